@@ -1,0 +1,154 @@
+import { z } from "zod";
+
+/** Tunables with the defaults of LightRAG/GraphRAG where ours follow theirs. */
+export const ChunkingSchema = z.object({
+  size: z.number().int().min(16).default(1200),
+  overlap: z.number().int().min(0).default(100),
+  encoding: z.enum(["o200k_base", "cl100k_base"]).default("o200k_base"),
+});
+
+export const ExtractionSchema = z.object({
+  gleaning: z.number().int().min(0).max(5).default(1),
+  entityTypes: z
+    .array(z.string().min(1))
+    .default(["person", "organization", "location", "event", "product", "concept", "technology", "work"]),
+  /** "auto" answers in the language of the chunk, so Chinese text gets Chinese entities. */
+  language: z.string().default("auto"),
+  /** Attempts to get parseable output from the model for one chunk before it is marked failed. */
+  parseAttempts: z.number().int().min(1).default(2),
+});
+
+export const MergeSchema = z.object({
+  summaryMinFragments: z.number().int().min(2).default(8),
+  summaryMinTokens: z.number().int().min(16).default(1200),
+  /** Context window for one summary call; more fragments than fit are map-reduced. */
+  summaryContextTokens: z.number().int().min(256).default(12000),
+  summaryMaxTokens: z.number().int().min(32).default(600),
+});
+
+export const CommunitySchema = z.object({
+  maxClusterSize: z.number().int().min(2).default(10),
+  seed: z.number().int().default(42),
+  reportContextTokens: z.number().int().min(256).default(8000),
+  enabled: z.boolean().default(true),
+});
+
+export const QuerySchema = z.object({
+  topK: z.number().int().min(1).default(40),
+  chunkTopK: z.number().int().min(1).default(20),
+  entityTokens: z.number().int().min(0).default(6000),
+  relationshipTokens: z.number().int().min(0).default(8000),
+  totalTokens: z.number().int().min(256).default(30000),
+  similarityThreshold: z.number().min(-1).max(1).default(0.2),
+  globalBatchTokens: z.number().int().min(256).default(12000),
+  communityLevel: z.number().int().min(0).default(2),
+  responseType: z.string().default("Multiple Paragraphs"),
+});
+
+export const LlmSchema = z.object({
+  baseURL: z.string().url().optional(),
+  apiKey: z.string().min(1),
+  model: z.string().min(1),
+  concurrency: z.number().int().min(1).default(4),
+  timeoutMs: z.number().int().min(100).default(120_000),
+  maxRetries: z.number().int().min(0).default(5),
+});
+
+export const EmbeddingSchema = z.object({
+  baseURL: z.string().url().optional(),
+  apiKey: z.string().min(1),
+  model: z.string().min(1),
+  dimension: z.number().int().min(1).optional(),
+  batchSize: z.number().int().min(1).default(32),
+  concurrency: z.number().int().min(1).default(4),
+  timeoutMs: z.number().int().min(100).default(60_000),
+  maxRetries: z.number().int().min(0).default(5),
+});
+
+export const Neo4jSchema = z.object({
+  uri: z.string().min(1),
+  username: z.string().default("neo4j"),
+  password: z.string().default(""),
+  database: z.string().optional(),
+});
+
+export const ConfigSchema = z.object({
+  workspace: z.string().min(1).default("./kgrag-data"),
+  storage: z.enum(["sqlite", "neo4j"]).default("sqlite"),
+  neo4j: Neo4jSchema.optional(),
+  llm: LlmSchema.optional(),
+  embedding: EmbeddingSchema.optional(),
+  /** Dimension of the offline hashing embedder. */
+  hashingDimension: z.number().int().min(16).default(512),
+  chunking: ChunkingSchema.default(ChunkingSchema.parse({})),
+  extraction: ExtractionSchema.default(ExtractionSchema.parse({})),
+  merge: MergeSchema.default(MergeSchema.parse({})),
+  community: CommunitySchema.default(CommunitySchema.parse({})),
+  query: QuerySchema.default(QuerySchema.parse({})),
+});
+
+export type KgragConfig = z.infer<typeof ConfigSchema>;
+export type KgragConfigInput = z.input<typeof ConfigSchema>;
+export type QueryConfig = z.infer<typeof QuerySchema>;
+
+type Env = Record<string, string | undefined>;
+
+function intFromEnv(env: Env, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value)) throw new Error(`${name} must be an integer, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+/**
+ * Reads the KGRAG_* variables (OPENAI_API_KEY and OPENAI_BASE_URL as fallbacks). No LLM model set
+ * means the offline built-ins are used.
+ */
+export function configFromEnv(env: Env = process.env, overrides: KgragConfigInput = {}): KgragConfig {
+  const llmModel = env.KGRAG_LLM_MODEL;
+  const llmKey = env.KGRAG_LLM_API_KEY ?? env.OPENAI_API_KEY;
+  const llmBase = env.KGRAG_LLM_BASE_URL ?? env.OPENAI_BASE_URL;
+  const embModel = env.KGRAG_EMBEDDING_MODEL;
+  const input: KgragConfigInput = {
+    workspace: env.KGRAG_WORKSPACE,
+    storage: env.KGRAG_STORAGE as KgragConfigInput["storage"],
+    neo4j: env.NEO4J_URI
+      ? {
+          uri: env.NEO4J_URI,
+          username: env.NEO4J_USERNAME ?? "neo4j",
+          password: env.NEO4J_PASSWORD ?? "",
+          database: env.NEO4J_DATABASE,
+        }
+      : undefined,
+    llm: llmModel
+      ? {
+          model: llmModel,
+          // Local servers (Ollama, vLLM) accept any key; the client library insists on one.
+          apiKey: llmKey || "not-needed",
+          baseURL: llmBase,
+          concurrency: intFromEnv(env, "KGRAG_LLM_CONCURRENCY"),
+          timeoutMs: intFromEnv(env, "KGRAG_LLM_TIMEOUT_MS"),
+        }
+      : undefined,
+    embedding: embModel
+      ? {
+          model: embModel,
+          apiKey: env.KGRAG_EMBEDDING_API_KEY ?? llmKey ?? "not-needed",
+          baseURL: env.KGRAG_EMBEDDING_BASE_URL ?? llmBase,
+          dimension: intFromEnv(env, "KGRAG_EMBEDDING_DIM"),
+          timeoutMs: intFromEnv(env, "KGRAG_LLM_TIMEOUT_MS"),
+        }
+      : undefined,
+  };
+  const merged = { ...stripUndefined(input), ...stripUndefined(overrides) };
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    throw new Error(`Invalid kgrag configuration:\n${z.prettifyError(parsed.error)}`);
+  }
+  return parsed.data;
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,9 @@
+/** Turns texts into vectors. Implementations: OpenAI-compatible endpoint, LangChain embeddings, offline hashing. */
+export interface Embedder {
+  /** Recorded in the workspace; opening it with another model is an error. */
+  readonly model: string;
+  readonly dimension: number;
+  /** "hashing" marks the offline built-in so nobody mistakes it for a semantic model. */
+  readonly kind: "openai" | "langchain" | "hashing" | "test";
+  embed(texts: string[]): Promise<number[][]>;
+}

@@ -1,0 +1,53 @@
+/** The pipeline stages that call a chat model; sent as the X-Kgrag-Stage header and used for usage totals. */
+export const STAGES = [
+  "extract",
+  "glean",
+  "summarize",
+  "keywords",
+  "report",
+  "global-map",
+  "global-reduce",
+  "answer",
+  "text2cypher",
+] as const;
+export type Stage = (typeof STAGES)[number];
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+export interface JsonSchemaSpec {
+  name: string;
+  schema: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  stage: Stage;
+  messages: ChatMessage[];
+  /** Ask for structured output (response_format json_schema) where the endpoint supports it. */
+  jsonSchema?: JsonSchemaSpec;
+  temperature?: number;
+  maxTokens?: number;
+  /** Called with each text delta when the caller wants streaming. */
+  onToken?: (delta: string) => void;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface ChatResponse {
+  text: string;
+  usage: TokenUsage;
+  /** True when the answer came from the workspace LLM cache. */
+  cached: boolean;
+}
+
+/** Any chat model kgrag can use: the OpenAI-compatible client, a LangChain model, or a test double. */
+export interface ChatModel {
+  /** Model name, part of the cache key. */
+  readonly model: string;
+  chat(request: ChatRequest): Promise<ChatResponse>;
+}

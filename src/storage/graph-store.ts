@@ -1,0 +1,118 @@
+import type {
+  ChunkRecord,
+  ChunkState,
+  CommunityRecord,
+  DocumentRecord,
+  DocumentStatus,
+  EntityMention,
+  EntityRecord,
+  GraphChanges,
+  GraphCounts,
+  HistoryEntry,
+  LlmCacheEntry,
+  RelationshipMention,
+  RelationshipRecord,
+  Scope,
+  ScoredId,
+  VectorItem,
+  VectorNamespace,
+} from "../types.js";
+
+/**
+ * The one storage interface. Two adapters implement it: SQLite (embedded default, one file per
+ * workspace) and Neo4j. Merge rules live outside the store; adapters only persist and search.
+ *
+ * Every method is async so that both adapters fit. Methods documented as atomic must leave the
+ * store unchanged if they fail half-way.
+ */
+export interface GraphStore {
+  readonly kind: "sqlite" | "neo4j";
+  close(): Promise<void>;
+
+  // ---- workspace metadata (embedding model and dimension, extractor kind, ...) ----
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
+
+  // ---- documents ----
+  upsertDocument(doc: DocumentRecord): Promise<void>;
+  getDocument(id: string): Promise<DocumentRecord | undefined>;
+  listDocuments(): Promise<DocumentRecord[]>;
+  setDocumentStatus(id: string, status: DocumentStatus, error: string | null): Promise<void>;
+
+  // ---- chunks ----
+  /**
+   * Atomic. Replaces the document's chunks (and their full-text entries); new chunks start
+   * 'pending'. Chunks whose id is unchanged keep their state and mentions.
+   */
+  replaceDocumentChunks(docId: string, chunks: ChunkRecord[]): Promise<void>;
+  getChunks(ids: string[]): Promise<ChunkRecord[]>;
+  listChunks(docId?: string): Promise<ChunkRecord[]>;
+  getChunkStates(docId?: string): Promise<ChunkState[]>;
+  markChunkFailed(chunkId: string, error: string, rawOutput: string | null): Promise<void>;
+  /** Document ids and metadata filters resolved to chunk ids; undefined scope means all. */
+  chunkIdsInScope(scope: Scope): Promise<Set<string>>;
+
+  // ---- merge ----
+  /**
+   * Atomic. Stores one chunk's mentions, applies the graph changes computed from them, and marks
+   * the chunk 'merged'. A crash leaves either all of it or none of it.
+   */
+  commitChunkMerge(
+    chunkId: string,
+    mentions: { entities: EntityMention[]; relationships: RelationshipMention[] },
+    changes: GraphChanges,
+  ): Promise<void>;
+  /** Atomic. Applies changes that are not tied to one chunk (summaries, rebuilds after delete). */
+  applyGraphChanges(changes: GraphChanges): Promise<void>;
+  getEntityMentions(entityKeys: string[]): Promise<EntityMention[]>;
+  getRelationshipMentions(relationshipKeys: string[]): Promise<RelationshipMention[]>;
+  /** All mentions stored for these chunks (the cached extractions used to rebuild after delete). */
+  getChunkMentions(
+    chunkIds: string[],
+  ): Promise<{ entities: EntityMention[]; relationships: RelationshipMention[] }>;
+
+  // ---- graph reads ----
+  getEntities(keys: string[]): Promise<EntityRecord[]>;
+  getRelationships(keys: string[]): Promise<RelationshipRecord[]>;
+  listEntities(): Promise<EntityRecord[]>;
+  listRelationships(): Promise<RelationshipRecord[]>;
+  /** Relationships with at least one endpoint among the keys. */
+  relationshipsOf(entityKeys: string[]): Promise<RelationshipRecord[]>;
+  /** Number of relationships of each entity. */
+  degrees(entityKeys: string[]): Promise<Map<string, number>>;
+  entitiesNeedingSummary(): Promise<EntityRecord[]>;
+  relationshipsNeedingSummary(): Promise<RelationshipRecord[]>;
+  counts(): Promise<GraphCounts>;
+
+  // ---- delete ----
+  /**
+   * Atomic. Removes the documents, their chunks, chunk vectors, full-text entries and mentions.
+   * Returns the entity and relationship keys that lost mentions and must be rebuilt.
+   */
+  deleteDocuments(docIds: string[]): Promise<{ entityKeys: string[]; relationshipKeys: string[] }>;
+
+  // ---- vectors (one index per namespace) ----
+  upsertVectors(ns: VectorNamespace, items: VectorItem[]): Promise<void>;
+  deleteVectors(ns: VectorNamespace, ids: string[]): Promise<void>;
+  /** textHash of each stored vector, to skip items whose text did not change. */
+  vectorHashes(ns: VectorNamespace): Promise<Map<string, string>>;
+  /** Cosine similarity, best first. `allow` restricts the candidates before ranking. */
+  searchVectors(ns: VectorNamespace, query: number[], topK: number, allow?: Set<string>): Promise<ScoredId[]>;
+
+  // ---- full text ----
+  /** BM25 over chunk text (Chinese segmented), best first; scores are higher-is-better. */
+  searchChunkText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]>;
+  /** Entity keys whose name or description matches the text, best first. */
+  searchEntityText(query: string, topK: number): Promise<ScoredId[]>;
+
+  // ---- communities ----
+  /** Atomic. Replaces the whole hierarchy (reports of unchanged communities are passed in). */
+  replaceCommunities(communities: CommunityRecord[]): Promise<void>;
+  listCommunities(): Promise<CommunityRecord[]>;
+  saveCommunityReport(id: string, report: CommunityRecord["report"], reportHash: string): Promise<void>;
+
+  // ---- LLM cache and history ----
+  getLlmCache(stage: string, model: string, promptHash: string): Promise<LlmCacheEntry | undefined>;
+  putLlmCache(entry: LlmCacheEntry): Promise<void>;
+  listHistory(key?: string): Promise<HistoryEntry[]>;
+}
