@@ -1,0 +1,20 @@
+import type { KgragConfig } from "./config.js";
+import type { Embedder } from "./embedding/embedder.js";
+import type { ChatModel } from "./llm/chat-model.js";
+import type { UsageTracker } from "./llm/usage.js";
+import type { GraphStore } from "./storage/graph-store.js";
+import type { ProgressReporter } from "./util/progress.js";
+
+/**
+ * What every pipeline step, query mode and command receives. `chat` is null when no LLM is
+ * configured: each stage then uses its offline built-in (and says so).
+ */
+export interface KgragServices {
+  config: KgragConfig;
+  store: GraphStore;
+  embedder: Embedder;
+  /** Already wrapped with the workspace LLM cache and usage tracking. */
+  chat: ChatModel | null;
+  usage: UsageTracker;
+  progress: ProgressReporter;
+}
