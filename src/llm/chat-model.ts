@@ -31,6 +31,11 @@ export interface ChatRequest {
   maxTokens?: number;
   /** Called with each text delta when the caller wants streaming. */
   onToken?: (delta: string) => void;
+  /**
+   * Whether an answer is usable (e.g. it parses). The LLM cache stores only accepted answers and
+   * asks again instead of replaying a cached one this rejects, so a malformed reply never sticks.
+   */
+  acceptAnswer?: (text: string) => boolean;
 }
 
 export interface TokenUsage {

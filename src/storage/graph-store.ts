@@ -62,6 +62,17 @@ export interface GraphStore {
     mentions: { entities: EntityMention[]; relationships: RelationshipMention[] },
     changes: GraphChanges,
   ): Promise<void>;
+  /**
+   * Atomic. The same for several chunks at once, with changes planned for all of them together
+   * (the indexer merges in batches so popular entities are rewritten once per batch).
+   */
+  commitChunkMerges(
+    merges: {
+      chunkId: string;
+      mentions: { entities: EntityMention[]; relationships: RelationshipMention[] };
+    }[],
+    changes: GraphChanges,
+  ): Promise<void>;
   /** Atomic. Applies changes that are not tied to one chunk (summaries, rebuilds after delete). */
   applyGraphChanges(changes: GraphChanges): Promise<void>;
   getEntityMentions(entityKeys: string[]): Promise<EntityMention[]>;
@@ -115,4 +126,9 @@ export interface GraphStore {
   getLlmCache(stage: string, model: string, promptHash: string): Promise<LlmCacheEntry | undefined>;
   putLlmCache(entry: LlmCacheEntry): Promise<void>;
   listHistory(key?: string): Promise<HistoryEntry[]>;
+
+  // ---- bulk reads for `kgrag migrate` (optional: what an adapter lacks is reported as not copied) ----
+  listMeta?(): Promise<Record<string, string>>;
+  getVectors?(ns: VectorNamespace, ids: string[]): Promise<VectorItem[]>;
+  listLlmCache?(): Promise<LlmCacheEntry[]>;
 }

@@ -1,4 +1,5 @@
 import { getEncoding, type Tiktoken, type TiktokenEncoding } from "js-tiktoken";
+import { encodeByPieces } from "./piece-encoder.js";
 
 export const DEFAULT_ENCODING: TiktokenEncoding = "o200k_base";
 
@@ -15,7 +16,7 @@ export function encoder(encoding: TiktokenEncoding = DEFAULT_ENCODING): Tiktoken
 }
 
 export function countTokens(text: string, encoding: TiktokenEncoding = DEFAULT_ENCODING): number {
-  return encoder(encoding).encode(text).length;
+  return encodeByPieces(text, encoding).length;
 }
 
 /** Keeps the longest prefix of `text` that fits in `maxTokens`. */
@@ -25,7 +26,7 @@ export function truncateToTokens(
   encoding: TiktokenEncoding = DEFAULT_ENCODING,
 ): string {
   const enc = encoder(encoding);
-  const ids = enc.encode(text);
+  const ids = encodeByPieces(text, encoding);
   if (ids.length <= maxTokens) return text;
   return enc.decode(ids.slice(0, Math.max(0, maxTokens)));
 }

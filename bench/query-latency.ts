@@ -1,0 +1,100 @@
+/**
+ * Retrieval latency at the ~6,000-passage scale, offline and context-only: the HotpotQA corpus
+ * (994 passages) plus five altered copies in which every capitalised word has its vowels rotated,
+ * so each copy brings its own entities and relationships instead of repeating the same graph.
+ * Indexed once into a workspace under the temp folder (reused by later runs); then each HotpotQA
+ * question (and its altered twin) is asked in every mode. Target: p95 under 100 ms per mode.
+ * Run: npx tsx bench/query-latency.ts [--fresh] [--queries N] [--dir DIR]
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { formatTable } from "../src/cli/output.js";
+import { createKgrag } from "../src/kgrag.js";
+import { QUERY_MODES } from "../src/query/options.js";
+import { runQuery } from "../src/query/query-engine.js";
+
+const DATA = "/work/shared/datasets/hotpotqa-100";
+const COPIES = 6;
+const VOWELS = "aeiou";
+
+/** Copy 0 is the original; copy c rotates the vowels of capitalised words by c places. */
+function alter(text: string, copy: number): string {
+  if (copy === 0) return text;
+  return text.replace(/\b[A-Z][a-z]+/g, (word) =>
+    word.replace(/[aeiou]/g, (v) => VOWELS[(VOWELS.indexOf(v) + copy) % VOWELS.length] as string),
+  );
+}
+
+async function scaledCorpus(dir: string): Promise<string> {
+  const path = join(dir, "corpus-x6.jsonl");
+  if (existsSync(path)) return path;
+  const lines = readFileSync(join(DATA, "corpus.jsonl"), "utf8").split("\n").filter(Boolean);
+  const out: string[] = [];
+  for (let copy = 0; copy < COPIES; copy++) {
+    for (const line of lines) {
+      const p = JSON.parse(line) as { id: string; title: string; text: string };
+      out.push(
+        JSON.stringify({ id: `${p.id}-v${copy}`, title: alter(p.title, copy), text: alter(p.text, copy) }),
+      );
+    }
+  }
+  await writeFile(path, `${out.join("\n")}\n`);
+  return path;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const limit = args.includes("--queries") ? Number(args[args.indexOf("--queries") + 1]) : 200;
+  const dir = args.includes("--dir") ? (args[args.indexOf("--dir") + 1] ?? "") : join(tmpdir(), "kgrag-bench-latency");
+  if (args.includes("--fresh") && existsSync(dir)) await rm(dir, { recursive: true });
+  await mkdir(dir, { recursive: true });
+  const corpus = await scaledCorpus(dir);
+
+  const kgrag = await createKgrag({ env: {}, config: { workspace: join(dir, "workspace") } });
+  try {
+    const started = performance.now();
+    const s = await kgrag.index([corpus]);
+    console.log(
+      `${s.documents} documents, ${s.chunks} chunks, ${s.entities} entities, ${s.relationships} relationships ` +
+        `(index step ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+    );
+    const questions = readFileSync(join(DATA, "questions.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { question: string }).question)
+      .flatMap((q) => [q, alter(q, 3)])
+      .slice(0, limit);
+
+    const rows: string[][] = [];
+    for (const mode of QUERY_MODES) {
+      // Warm-up: the first search loads each vector namespace into memory.
+      await runQuery(kgrag.services, questions[0] ?? "warm up", { mode, contextOnly: true });
+      const times: number[] = [];
+      for (const question of questions) {
+        const t0 = performance.now();
+        await runQuery(kgrag.services, question, { mode, contextOnly: true });
+        times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      rows.push([
+        mode,
+        String(times.length),
+        percentile(times, 50).toFixed(1),
+        percentile(times, 95).toFixed(1),
+        (times.at(-1) ?? 0).toFixed(1),
+      ]);
+    }
+    console.log(formatTable(["mode", "queries", "p50 ms", "p95 ms", "max ms"], rows));
+  } finally {
+    await kgrag.close();
+  }
+}
+
+await main();

@@ -1,0 +1,8 @@
+// Full-text (Lucene, BM25) indexes. The CJK analyzer indexes Chinese, Japanese and Korean as
+// overlapping bigrams, so text without spaces is searchable; Latin text is tokenised as usual.
+CREATE FULLTEXT INDEX kgrag_chunk_text IF NOT EXISTS
+FOR (c:Chunk) ON EACH [c.text]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
+CREATE FULLTEXT INDEX kgrag_entity_text IF NOT EXISTS
+FOR (e:Entity) ON EACH [e.name, e.description]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};

@@ -1,0 +1,6 @@
+// Vector index over Community.embedding (cosine). Created on the first vector upsert, because the
+// dimension must be known; vectors of any other dimension are stored but not indexed.
+// @param dimension  length of the embedding vectors
+CREATE VECTOR INDEX kgrag_community_embedding IF NOT EXISTS
+FOR (n:Community) ON n.embedding
+OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}}

@@ -1,0 +1,9 @@
+// Removes chunk vectors; an anchor node left with nothing is deleted.
+// @param workspace  the workspace this store serves
+// @param ids  Chunk ids
+UNWIND $ids AS id
+MATCH (n:Chunk {workspace: $workspace, id: id})
+REMOVE n.embedding, n.embeddingHash, n.embeddingNorm
+WITH n
+WHERE n.anchor = true AND NOT EXISTS { (n)--() }
+DELETE n

@@ -1,0 +1,13 @@
+// Exact cosine ranking of the allowed chunk vectors (brute force, used for small allow sets).
+// Neo4j's cosine is normalised to [0, 1] as (1 + cos) / 2; the store converts it back.
+// @param workspace  the workspace this store serves
+// @param ids  allowed Chunk ids
+// @param query  query vector
+// @param topK  how many to return
+UNWIND $ids AS id
+MATCH (n:Chunk {workspace: $workspace, id: id})
+WHERE n.embeddingNorm > 0 AND size(n.embedding) = size($query)
+WITH n.id AS id, vector.similarity.cosine(n.embedding, $query) AS score
+RETURN id, score
+ORDER BY score DESC, id
+LIMIT $topK

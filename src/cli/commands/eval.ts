@@ -1,0 +1,92 @@
+import type { Command } from "commander";
+import { DEFAULT_KS, type EvalReport, readEvalQuestions, runEval } from "../../query/eval.js";
+import { QUERY_MODES, type QueryMode } from "../../query/options.js";
+import type { KgragServices } from "../../services.js";
+import { formatTable, printJson, UsageError } from "../output.js";
+
+/** The workspace eval needs: services to query, and a way to index the corpus (kgrag.index). */
+export type OpenEvalWorkspace = (opts: {
+  workspace?: string;
+}) => Promise<{ services: KgragServices; close(): Promise<void>; index(paths: string[]): Promise<unknown> }>;
+
+interface EvalFlags {
+  questions: string;
+  corpus: string;
+  modes?: string[];
+  k: string;
+  json?: boolean;
+  workspace?: string;
+}
+
+export function registerEvalCommand(program: Command, open: OpenEvalWorkspace): void {
+  program
+    .command("eval")
+    .description("Score retrieval (and, with an LLM, answers) against gold passages, per query mode")
+    .requiredOption("--questions <file>", 'questions JSONL: {"id","question","gold_titles":[...],"answer"?}')
+    .requiredOption("--corpus <file>", 'corpus JSONL: {"id","title","text"}; indexed first if needed')
+    .option("--modes <mode...>", `modes to score (default all: ${QUERY_MODES.join(" ")})`)
+    .option("--k <list>", "cut-offs K, comma-separated", DEFAULT_KS.join(","))
+    .option("--json", "print the report as JSON")
+    .option("-w, --workspace <dir>", "workspace folder (default $KGRAG_WORKSPACE or ./kgrag-data)")
+    .action(async (flags: EvalFlags) => {
+      const modes = parseModes(flags.modes);
+      const ks = parseKs(flags.k);
+      const questions = await readEvalQuestions(flags.questions);
+      const workspace = await open(flags);
+      try {
+        // Indexing skips documents already indexed with the same content.
+        await workspace.index([flags.corpus]);
+        const report = await runEval(workspace.services, questions, {
+          modes,
+          ks,
+          onQuestion: (mode, done, total) => {
+            if (process.stderr.isTTY)
+              process.stderr.write(`\r${mode}: ${done}/${total}${done === total ? "\n" : ""}`);
+          },
+        });
+        if (flags.json) printJson(report);
+        else process.stdout.write(reportTable(report));
+      } finally {
+        await workspace.close();
+      }
+    });
+}
+
+export function reportTable(report: EvalReport): string {
+  const entries = Object.entries(report.modes);
+  const withAnswers = entries.some(([, s]) => s.exactMatch !== undefined);
+  const headers = [
+    "mode",
+    ...report.ks.map((k) => `all-gold@${k}`),
+    ...report.ks.map((k) => `recall@${k}`),
+    "MRR",
+    ...(withAnswers ? ["EM", "F1"] : []),
+  ];
+  const fixed = (x: number | undefined) => (x === undefined ? "" : x.toFixed(2));
+  const rows = entries.map(([mode, s]) => [
+    mode,
+    ...report.ks.map((k) => fixed(s.allGold[k])),
+    ...report.ks.map((k) => fixed(s.recall[k])),
+    fixed(s.mrr),
+    ...(withAnswers ? [fixed(s.exactMatch), fixed(s.f1)] : []),
+  ]);
+  const questions = entries[0]?.[1].questions ?? 0;
+  return `${formatTable(headers, rows)}\n(${questions} questions)\n`;
+}
+
+function parseModes(modes: string[] | undefined): QueryMode[] {
+  if (!modes?.length) return [...QUERY_MODES];
+  const list = modes.flatMap((m) => m.split(",")).map((m) => m.trim());
+  const unknown = list.filter((m) => !(QUERY_MODES as readonly string[]).includes(m));
+  if (unknown.length)
+    throw new UsageError(`Unknown mode(s) ${unknown.join(", ")}; choose from ${QUERY_MODES.join(", ")}`);
+  return list as QueryMode[];
+}
+
+function parseKs(list: string): number[] {
+  const ks = list.split(",").map((k) => Number(k.trim()));
+  if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1)) {
+    throw new UsageError(`--k expects whole numbers separated by commas, e.g. 5,8,10; got "${list}"`);
+  }
+  return ks;
+}

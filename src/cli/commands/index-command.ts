@@ -1,0 +1,70 @@
+import type { Command } from "commander";
+import type { IndexSummary } from "../../workspace/indexing.js";
+import type { OpenKgrag } from "../open.js";
+import { printJson } from "../output.js";
+
+export function registerIndexCommand(program: Command, open: OpenKgrag): void {
+  program
+    .command("index")
+    .description(
+      "Index files and folders (.txt .md .pdf .docx .html .jsonl) into the workspace's knowledge graph",
+    )
+    .argument("<paths...>", "files or folders (recursive)")
+    .option("-w, --workspace <dir>", "workspace folder (default $KGRAG_WORKSPACE or ./kgrag-data)")
+    .option("--json", "print one JSON summary object on stdout")
+    .option("--no-communities", "skip building communities and reports")
+    .option("--prune", "remove documents whose files are gone from the indexed folders")
+    .action(
+      async (
+        paths: string[],
+        opts: { workspace?: string; json?: boolean; communities: boolean; prune?: boolean },
+      ) => {
+        const kgrag = await open(opts);
+        try {
+          const summary = await kgrag.index(paths, { communities: opts.communities, prune: opts.prune });
+          if (opts.json) printJson(jsonSummary(summary));
+          else process.stdout.write(humanSummary(summary));
+          // A run with failures still keeps everything that worked; the exit code tells scripts.
+          if (summary.failures.length > 0) process.exitCode = 1;
+        } finally {
+          await kgrag.close();
+        }
+      },
+    );
+}
+
+function jsonSummary(s: IndexSummary) {
+  return {
+    documents: s.documents,
+    chunks: s.chunks,
+    entities: s.entities,
+    relationships: s.relationships,
+    failed: s.failed,
+    llmCalls: s.llmCalls,
+    tokens: s.tokens,
+    durationMs: s.durationMs,
+    added: s.added.length,
+    updated: s.updated.length,
+    unchanged: s.unchanged.length,
+    removed: s.removed,
+    missing: s.missing,
+    skipped: s.skipped,
+    failures: s.failures,
+  };
+}
+
+function humanSummary(s: IndexSummary): string {
+  const lines = [
+    `Indexed in ${(s.durationMs / 1000).toFixed(1)} s: ${s.added.length} new, ${s.updated.length} updated, ` +
+      `${s.unchanged.length} unchanged, ${s.removed.length} removed document(s).`,
+    `Workspace: ${s.documents} documents, ${s.chunks} chunks, ${s.entities} entities, ${s.relationships} relationships.`,
+    `LLM calls: ${s.llmCalls} (${s.tokens} tokens).`,
+  ];
+  for (const k of s.skipped) lines.push(`skipped ${k.path}: ${k.reason}`);
+  for (const m of s.missing)
+    lines.push(`file gone: ${m.path} (document ${m.docId}); run with --prune to remove it`);
+  for (const f of s.failures) lines.push(`FAILED ${f.docId}: ${f.error}`);
+  if (s.failures.length)
+    lines.push(`${s.failures.length} document(s) failed; run \`kgrag index\` again to retry them.`);
+  return `${lines.join("\n")}\n`;
+}

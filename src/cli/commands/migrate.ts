@@ -1,0 +1,58 @@
+import type { Command } from "commander";
+import { copyStore } from "../../export/copy-store.js";
+import type { KgragServices } from "../../services.js";
+import { neo4jWorkspaceName } from "../../workspace/store.js";
+import { UsageError } from "../output.js";
+
+type OpenServices = (opts: {
+  workspace?: string;
+}) => Promise<{ services: KgragServices; close(): Promise<void> }>;
+
+/**
+ * `kgrag migrate --to neo4j`: copies the embedded workspace into Neo4j (NEO4J_URI...) under the
+ * same workspace name, with nothing extracted or embedded again.
+ */
+export function registerMigrateCommand(program: Command, open: OpenServices): void {
+  program
+    .command("migrate")
+    .description(
+      "Copy an embedded (SQLite) workspace into Neo4j: documents, graph, vectors, communities, cache",
+    )
+    .requiredOption("--to <backend>", "target backend: neo4j")
+    .option("-w, --workspace <dir>", "workspace folder")
+    .action(async (opts: { to: string; workspace?: string }) => {
+      if (opts.to !== "neo4j")
+        throw new UsageError(`kgrag migrate copies into Neo4j only (--to neo4j), not "${opts.to}".`);
+      const { services, close } = await open(opts);
+      try {
+        if (services.store.kind !== "sqlite") {
+          throw new UsageError(
+            "kgrag migrate reads the embedded store: run it without KGRAG_STORAGE=neo4j (NEO4J_URI still set).",
+          );
+        }
+        const settings = services.config.neo4j;
+        if (!settings) {
+          throw new UsageError(
+            "Set NEO4J_URI (and NEO4J_USERNAME, NEO4J_PASSWORD) to the target Neo4j; `docker compose up -d` starts one.",
+          );
+        }
+        const { openNeo4jStore } = await import("../../storage/neo4j/neo4j-store.js");
+        const target = await openNeo4jStore(settings, neo4jWorkspaceName(services.config.workspace));
+        try {
+          const report = await copyStore(services.store, target, services.progress);
+          process.stdout.write(
+            `Copied ${report.documents} documents, ${report.chunks} chunks, ${report.entities} entities, ` +
+              `${report.relationships} relationships, ${report.communities} communities, ${report.vectors} vectors, ` +
+              `${report.history} history entries and ${report.llmCache} cached LLM answers to ${settings.uri} ` +
+              `(workspace "${neo4jWorkspaceName(services.config.workspace)}").\n`,
+          );
+          for (const part of report.notCopied) process.stderr.write(`kgrag: not copied: ${part}\n`);
+          process.stdout.write("Use it with KGRAG_STORAGE=neo4j and the same --workspace.\n");
+        } finally {
+          await target.close();
+        }
+      } finally {
+        await close();
+      }
+    });
+}

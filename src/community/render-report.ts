@@ -1,0 +1,59 @@
+import type { CommunityReport } from "../types.js";
+import { citedIds } from "./citations.js";
+import type { ReportContext } from "./report-context.js";
+import type { ReportFields } from "./report-schema.js";
+
+/**
+ * Renders a report as markdown (what is embedded and shown). Entity and relationship ids only mean
+ * something next to the context they came from, so the ids the report cites are listed at the end.
+ */
+export function renderReport(
+  fields: ReportFields,
+  method: CommunityReport["method"],
+  context: ReportContext,
+): string {
+  const lines = [`# ${fields.title}`, ""];
+  if (method === "extractive") lines.push("_Extractive report (offline, written without an LLM)._", "");
+  lines.push(
+    fields.summary,
+    "",
+    `**Rating:** ${formatRating(fields.rating)}/10. ${fields.ratingExplanation}`.trim(),
+  );
+  if (fields.findings.length) {
+    lines.push("", "## Findings");
+    for (const finding of fields.findings) lines.push("", `### ${finding.summary}`, "", finding.explanation);
+  }
+  const references = referenceLines(fields, context);
+  if (references.length) lines.push("", "## References", "", ...references);
+  return `${lines.join("\n").trim()}\n`;
+}
+
+export function toCommunityReport(
+  fields: ReportFields,
+  method: CommunityReport["method"],
+  context: ReportContext,
+): CommunityReport {
+  return { ...fields, markdown: renderReport(fields, method, context), method };
+}
+
+function referenceLines(fields: ReportFields, context: ReportContext): string[] {
+  const prose = [
+    fields.summary,
+    fields.ratingExplanation,
+    ...fields.findings.flatMap((f) => [f.summary, f.explanation]),
+  ];
+  const labels = new Map<string, string>();
+  const names = new Map(context.entities.map((e) => [e.key, e.name]));
+  for (const e of context.entities) labels.set(e.id, e.name);
+  for (const r of context.relationships) {
+    labels.set(r.id, `${names.get(r.sourceKey) ?? r.sourceKey} — ${names.get(r.targetKey) ?? r.targetKey}`);
+  }
+  for (const c of context.childReports) labels.set(`C:${c.id}`, c.report.title);
+  return citedIds(prose.join("\n"))
+    .filter((id) => labels.has(id))
+    .map((id) => `- [${id}] ${labels.get(id)}`);
+}
+
+function formatRating(rating: number): string {
+  return Number.isInteger(rating) ? String(rating) : rating.toFixed(1);
+}

@@ -1,0 +1,106 @@
+import type { Driver } from "neo4j-driver";
+import { loadPrompt } from "../llm/prompts.js";
+import type { GraphStore } from "../storage/graph-store.js";
+import { DriverRunner } from "../storage/neo4j/driver-runner.js";
+import { Neo4jGraphStore } from "../storage/neo4j/neo4j-store.js";
+import { driverReadOnlySession, runReadOnlyCypher } from "./run-cypher.js";
+import { type GraphSchema, loadSchema } from "./schema.js";
+import { introspectSchema } from "./schema-introspect.js";
+import type { CypherExecutor, TextToCypherOptions } from "./text2cypher.js";
+
+/** The Neo4j database behind a workspace, as Text2Cypher needs it. */
+export interface LiveCypher {
+  driver: Driver;
+  database: string | undefined;
+  workspace: string;
+}
+
+/** Undefined when the workspace uses the embedded store (Cypher needs the Neo4j backend). */
+export function liveCypherOf(store: Pick<GraphStore, "kind">): LiveCypher | undefined {
+  if (!(store instanceof Neo4jGraphStore) || !(store.connection.runner instanceof DriverRunner))
+    return undefined;
+  const runner = store.connection.runner;
+  return { driver: runner.driver, database: runner.database, workspace: store.workspace };
+}
+
+/**
+ * Runs validated queries the read-only way `kgrag cypher` does: EXPLAIN must report a read-only
+ * plan ("r"), then a READ transaction with READ routing, the timeout and the row cap.
+ */
+export function liveExecutor(live: LiveCypher): CypherExecutor {
+  const session = driverReadOnlySession(live.driver, live.database);
+  return async (cypher, limits, params) => {
+    const result = await runReadOnlyCypher(session, cypher, params, limits);
+    return { rows: result.rows, truncated: result.truncated };
+  };
+}
+
+/** The schema from a file when given, else introspected from the database (cached per driver). */
+export async function resolveSchema(
+  live: LiveCypher | undefined,
+  schemaFile: string | undefined,
+): Promise<GraphSchema> {
+  if (schemaFile) return loadSchema(schemaFile);
+  if (!live) throw new Error("No schema: give --schema FILE or use the Neo4j backend");
+  return introspectSchema(live.driver, live.database);
+}
+
+/** kgrag's own graph (Document/Chunk/Entity) is shared by workspaces and filtered by $workspace. */
+export function isKgragGraph(schema: GraphSchema): boolean {
+  return ["Document", "Chunk", "Entity"].every((label) => schema.labels.includes(label));
+}
+
+/** Bookkeeping labels of kgrag's graph that no question is about. */
+const KGRAG_INTERNAL_LABELS = new Set(["Meta", "LlmCache", "History", "Counter", "RelationMention"]);
+
+/**
+ * What Text2Cypher gets on the live database: on kgrag's own graph, the workspace note and
+ * parameter, and a schema without bookkeeping labels and embedding vectors (they only cost prompt
+ * tokens; the validator still accepts them).
+ */
+export function text2CypherSetup(
+  schema: GraphSchema,
+  workspace: string | undefined,
+): { schema: GraphSchema; options: Pick<TextToCypherOptions, "instructions" | "parameters"> } {
+  if (workspace === undefined || !isKgragGraph(schema)) return { schema, options: {} };
+  return {
+    schema: withoutInternals(schema),
+    options: {
+      instructions: loadPrompt("text2cypher-workspace").trim(),
+      parameters: { workspace },
+    },
+  };
+}
+
+function withoutInternals(schema: GraphSchema): GraphSchema {
+  const keep = (label: string) => !KGRAG_INTERNAL_LABELS.has(label);
+  const dropVectors = (properties: Record<string, string>) =>
+    Object.fromEntries(
+      Object.entries(properties).filter(([name]) => !/^embedding/.test(name) && name !== "anchor"),
+    );
+  const table = (entries: Record<string, Record<string, string>>, owners: (name: string) => boolean) =>
+    Object.fromEntries(
+      Object.entries(entries)
+        .filter(([owner]) => owners(owner))
+        .map(([owner, properties]) => [owner, dropVectors(properties)]),
+    );
+  const patterns = schema.patterns.filter((p) => keep(p.start) && keep(p.end));
+  // Types with no pattern (no data sampled yet) stay; types only internal labels use go.
+  const types = new Set(
+    schema.relationshipTypes.filter(
+      (type) => patterns.some((p) => p.type === type) || !schema.patterns.some((p) => p.type === type),
+    ),
+  );
+  const sampleValues =
+    schema.sampleValues &&
+    Object.fromEntries(Object.entries(schema.sampleValues).filter(([label]) => keep(label)));
+  return {
+    ...schema,
+    ...(sampleValues ? { sampleValues } : {}),
+    labels: schema.labels.filter(keep),
+    relationshipTypes: schema.relationshipTypes.filter((type) => types.has(type)),
+    nodeProperties: table(schema.nodeProperties, keep),
+    relationshipProperties: table(schema.relationshipProperties, (type) => types.has(type)),
+    patterns,
+  };
+}

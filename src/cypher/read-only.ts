@@ -1,0 +1,121 @@
+import { type CypherNode, findRules, isRule, tokenText } from "./parse-tree.js";
+
+/** Built-in, read-only procedures a generated query may call. Everything else is refused. */
+export const DEFAULT_ALLOWED_PROCEDURES: readonly string[] = [
+  "db.labels",
+  "db.relationshipTypes",
+  "db.propertyKeys",
+  "db.schema.nodeTypeProperties",
+  "db.schema.relTypeProperties",
+  "db.schema.visualization",
+  "db.index.vector.queryNodes",
+  "db.index.vector.queryRelationships",
+  "db.index.fulltext.queryNodes",
+  "db.index.fulltext.queryRelationships",
+];
+
+/**
+ * Namespaced functions built into Neo4j. Functions without a namespace are always built in (Neo4j
+ * requires user-defined functions to live in a namespace), so only namespaced ones need checking.
+ */
+const BUILT_IN_FUNCTION_NAMESPACES = [
+  "date.",
+  "datetime.",
+  "localdatetime.",
+  "localtime.",
+  "time.",
+  "duration.",
+  "point.",
+  "vector.similarity.",
+];
+const BUILT_IN_NAMESPACED_FUNCTIONS = new Set(["db.nameFromElementId"]);
+
+/** Clauses that change data or read outside the graph, with the reason given to the user and the model. */
+const REFUSED_CLAUSES: Record<string, string> = {
+  createClause: "CREATE writes to the database",
+  insertClause: "INSERT writes to the database",
+  mergeClause: "MERGE writes to the database",
+  setClause: "SET writes to the database",
+  removeClause: "REMOVE writes to the database",
+  deleteClause: "DELETE writes to the database",
+  foreachClause: "FOREACH is an update clause",
+  loadCSVClause: "LOAD CSV reads files and URLs",
+  subqueryInTransactionsParameters: "CALL { } IN TRANSACTIONS runs its own write transactions",
+  command: "schema and administration commands (indexes, constraints, databases, users) are not allowed",
+  composableCommandClauses: "SHOW and TERMINATE commands are not allowed",
+  localDefinition: "DEFINE PROCEDURE/FUNCTION is not allowed",
+};
+
+/** Statement parts that are not writes but are not ours to accept either. */
+const OTHER_REFUSALS: Record<string, string> = {
+  useClause: "USE is not allowed: kgrag chooses the database",
+  consoleCommand: "console commands (:param, :use, ...) are not Cypher",
+};
+
+export interface ReadOnlyPolicy {
+  /** Procedures allowed besides DEFAULT_ALLOWED_PROCEDURES. */
+  allowProcedures?: readonly string[];
+}
+
+export interface ReadOnlyFindings {
+  /** Writes, file access, schema/admin commands and calls outside the allow list. */
+  violations: string[];
+  /** Other refused constructs (USE, EXPLAIN/PROFILE prefixes, console commands). */
+  errors: string[];
+}
+
+/** Checks the parse tree: clause rules, procedure and function names, never the raw text. */
+export function checkReadOnly(tree: CypherNode, policy: ReadOnlyPolicy = {}): ReadOnlyFindings {
+  const violations = new Set<string>();
+  const errors = new Set<string>();
+  visit(tree, (node) => {
+    const refusal = REFUSED_CLAUSES[node.name];
+    if (refusal && isRule(node, node.name)) violations.add(describeClause(node, refusal));
+    const other = OTHER_REFUSALS[node.name];
+    if (other && isRule(node, node.name)) errors.add(other);
+  });
+  for (const option of findRules(tree, "preparserOption")) {
+    const keyword = tokenText(option).toUpperCase();
+    if (keyword === "EXPLAIN" || keyword === "PROFILE") {
+      errors.add(`${keyword} prefix is not allowed: kgrag runs EXPLAIN itself before executing`);
+    }
+  }
+  const allowed = new Set([...DEFAULT_ALLOWED_PROCEDURES, ...(policy.allowProcedures ?? [])]);
+  for (const call of findRules(tree, "procedureName")) {
+    const name = tokenText(call);
+    if (!allowed.has(name)) violations.add(procedureRefusal(name));
+  }
+  for (const fn of findRules(tree, "functionName")) {
+    const name = tokenText(fn);
+    if (!isAllowedFunction(name)) violations.add(functionRefusal(name));
+  }
+  return { violations: [...violations], errors: [...errors] };
+}
+
+function visit(node: CypherNode, onNode: (node: CypherNode) => void): void {
+  onNode(node);
+  for (const child of node.children) visit(child, onNode);
+}
+
+function describeClause(node: CypherNode, refusal: string): string {
+  const detach = node.name === "deleteClause" && /^DETACH/i.test(tokenText(node));
+  return `Not read-only: ${detach ? `DETACH ${refusal}` : refusal}`;
+}
+
+function isAllowedFunction(name: string): boolean {
+  if (!name.includes(".")) return true;
+  if (BUILT_IN_NAMESPACED_FUNCTIONS.has(name)) return true;
+  const lower = name.toLowerCase();
+  return BUILT_IN_FUNCTION_NAMESPACES.some((prefix) => lower.startsWith(prefix));
+}
+
+function procedureRefusal(name: string): string {
+  if (/^apoc\./i.test(name))
+    return `Not allowed: APOC procedure ${name} (apoc.load.* reads URLs and files, many write)`;
+  return `Not allowed: procedure ${name} is not on the allow list (${DEFAULT_ALLOWED_PROCEDURES.join(", ")})`;
+}
+
+function functionRefusal(name: string): string {
+  if (/^apoc\./i.test(name)) return `Not allowed: APOC function ${name}`;
+  return `Not allowed: function ${name} is not a Neo4j built-in (plugin and user-defined functions are refused)`;
+}

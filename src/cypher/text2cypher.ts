@@ -1,0 +1,189 @@
+import type { ChatModel } from "../llm/chat-model.js";
+import { cleanGeneratedCypher } from "./clean-cypher.js";
+import { answerFromRows } from "./cypher-answer.js";
+import { fixPrompt, generatePrompt, type HistoryTurn, type PromptContext } from "./cypher-prompts.js";
+import type { GraphSchema } from "./schema.js";
+import { type CypherValidation, type ValidateOptions, validateCypher } from "./validator.js";
+
+export type { HistoryTurn } from "./cypher-prompts.js";
+
+export interface ExecutionLimits {
+  timeoutMs: number;
+  maxRows: number;
+}
+
+export interface CypherExecution {
+  rows: Record<string, unknown>[];
+  /** True when the row cap cut the result short. */
+  truncated?: boolean;
+}
+
+/**
+ * Runs an already validated, read-only query: READ routing, the timeout and the row cap are the
+ * executor's job (live: src/cypher/live-cypher.ts over run-cypher.ts; tests: recorded rows).
+ */
+export type CypherExecutor = (
+  cypher: string,
+  limits: ExecutionLimits,
+  params: Record<string, unknown>,
+) => Promise<CypherExecution>;
+
+export interface TextToCypherDeps {
+  chat: ChatModel;
+  schema: GraphSchema;
+  execute: CypherExecutor;
+}
+
+export interface TextToCypherOptions {
+  /** Correction rounds after a rejected query (default 1). */
+  maxCorrections?: number;
+  timeoutMs?: number;
+  maxRows?: number;
+  /** Extra validator settings (allowed procedures, Cypher version). */
+  validation?: Omit<ValidateOptions, "parameters">;
+  /**
+   * Values the queries may use as $parameters (e.g. the workspace of kgrag's own graph); any other
+   * $parameter is a validation error, since nothing would supply it.
+   */
+  parameters?: Record<string, unknown>;
+  /** Notes for the model about this database, e.g. a workspace filter every query needs. */
+  instructions?: string;
+  schemaTokens?: number;
+  /** Budget for result rows in the answer prompt. */
+  rowTokens?: number;
+}
+
+export interface TextToCypherResult {
+  question: string;
+  /** The last query generated (null when the model said Cypher cannot answer). */
+  cypher: string | null;
+  valid: boolean;
+  errors: string[];
+  warnings: string[];
+  /** Generations made: 1 plus the correction rounds used. */
+  attempts: number;
+  rows: Record<string, unknown>[];
+  truncated: boolean;
+  executed: boolean;
+  answer: string;
+  /** The model's reason when it said the question is not a graph lookup. */
+  noCypherReason?: string;
+}
+
+/** Defaults of the issue: one correction round, 10 s, 100 rows. */
+export const TEXT2CYPHER_DEFAULTS = { maxCorrections: 1, timeoutMs: 10_000, maxRows: 100, rowTokens: 6000 };
+
+interface Generation {
+  cypher: string | null;
+  valid: boolean;
+  errors: string[];
+  warnings: string[];
+  attempts: number;
+  noCypherReason?: string;
+}
+
+/** Question -> validated read-only Cypher -> rows -> an answer computed only from those rows. */
+export async function answerWithCypher(
+  question: string,
+  deps: TextToCypherDeps,
+  options: TextToCypherOptions = {},
+  history: HistoryTurn[] = [],
+): Promise<TextToCypherResult> {
+  const settings = {
+    timeoutMs: options.timeoutMs ?? TEXT2CYPHER_DEFAULTS.timeoutMs,
+    maxRows: options.maxRows ?? TEXT2CYPHER_DEFAULTS.maxRows,
+    rowTokens: options.rowTokens ?? TEXT2CYPHER_DEFAULTS.rowTokens,
+  };
+  const generation = await generateCypher(question, deps, options, history);
+  const base = { question, ...generation, rows: [], truncated: false, executed: false };
+  if (generation.noCypherReason !== undefined) {
+    return { ...base, answer: `Cypher cannot answer this question: ${generation.noCypherReason}` };
+  }
+  if (!generation.valid || generation.cypher === null) {
+    const answer = `No answer: the generated Cypher was rejected and not run (${generation.errors.join("; ")})`;
+    return { ...base, answer };
+  }
+  const cypher = generation.cypher;
+  let execution: CypherExecution;
+  try {
+    const limits = { timeoutMs: settings.timeoutMs, maxRows: settings.maxRows };
+    execution = await deps.execute(cypher, limits, options.parameters ?? {});
+  } catch (error) {
+    const message = `The query failed when it ran: ${(error as Error).message}`;
+    return { ...base, errors: [...generation.errors, message], answer: `No answer: ${message}` };
+  }
+  const rows = execution.rows.slice(0, settings.maxRows);
+  const truncated = Boolean(execution.truncated) || execution.rows.length > settings.maxRows;
+  const answer = await answerFromRows(deps.chat, {
+    question,
+    cypher,
+    rows,
+    truncated,
+    rowTokens: settings.rowTokens,
+  });
+  return { ...base, rows, truncated, executed: true, answer };
+}
+
+/**
+ * Generate -> clean -> validate, then up to `maxCorrections` rounds that hand the model its
+ * errors. Only a query that passed the validator comes back with valid = true.
+ */
+export async function generateCypher(
+  question: string,
+  deps: Pick<TextToCypherDeps, "chat" | "schema">,
+  options: TextToCypherOptions = {},
+  history: HistoryTurn[] = [],
+): Promise<Generation> {
+  const maxCorrections = options.maxCorrections ?? TEXT2CYPHER_DEFAULTS.maxCorrections;
+  const context: PromptContext = {
+    schema: deps.schema,
+    question,
+    instructions: options.instructions ?? "",
+    schemaTokens: options.schemaTokens ?? 2500,
+  };
+  const validate = memoisedValidator(deps.schema, {
+    ...options.validation,
+    parameters: Object.keys(options.parameters ?? {}),
+  });
+  // The LLM cache keeps only replies that pass, so asking again never replays a rejected query.
+  const acceptAnswer = (text: string) => {
+    const generated = cleanGeneratedCypher(text);
+    return generated.kind === "no-cypher" || validate(generated.cypher).valid;
+  };
+  let prompt = generatePrompt(context, history);
+  for (let attempt = 1; ; attempt++) {
+    const messages = [{ role: "user" as const, content: prompt }];
+    const reply = await deps.chat.chat({ stage: "text2cypher", temperature: 0, messages, acceptAnswer });
+    const generated = cleanGeneratedCypher(reply.text);
+    if (generated.kind === "no-cypher") {
+      return {
+        cypher: null,
+        valid: false,
+        errors: [],
+        warnings: [],
+        attempts: attempt,
+        noCypherReason: generated.reason,
+      };
+    }
+    const { valid, errors, warnings } = validate(generated.cypher);
+    if (valid || attempt > maxCorrections)
+      return { cypher: generated.cypher, valid, errors, warnings, attempts: attempt };
+    prompt = fixPrompt(context, generated.cypher, errors);
+  }
+}
+
+/** Validation costs ~100 ms (Neo4j's semantic analysis); the cache check and the loop share it. */
+function memoisedValidator(
+  schema: GraphSchema,
+  options: ValidateOptions,
+): (cypher: string) => CypherValidation {
+  const seen = new Map<string, CypherValidation>();
+  return (cypher) => {
+    let verdict = seen.get(cypher);
+    if (!verdict) {
+      verdict = validateCypher(cypher, schema, options);
+      seen.set(cypher, verdict);
+    }
+    return verdict;
+  };
+}

@@ -1,0 +1,97 @@
+import { entityKey } from "../merge/keys.js";
+import type { MentionKind, TextAnalysis } from "../nlp/types.js";
+
+/** One entity of a chunk with everything the offline extractor needs to describe and relate it. */
+export interface ChunkEntity {
+  key: string;
+  name: string;
+  /** Also the entity's type: person, location, organization or concept. */
+  kind: MentionKind;
+  named: boolean;
+  isTitle: boolean;
+  /** Sentences it appears in, in text order. */
+  sentences: number[];
+  count: number;
+  firstAt: number;
+  score: number;
+}
+
+/**
+ * Groups the analysis's mentions by normalised name, adds the title entity, ranks them (names
+ * over noun phrases, then frequency, salience and phrase length, then first appearance) and keeps
+ * the best `limit`. The title entity is always kept: short passages often name their subject only
+ * in the title.
+ */
+export function chunkEntities(analysis: TextAnalysis, title: string | null, limit: number): ChunkEntity[] {
+  const byKey = new Map<string, ChunkEntity>();
+  for (const mention of analysis.mentions) {
+    const key = entityKey(mention.name);
+    if (!key || mention.name.length > 80) continue;
+    const entity = byKey.get(key);
+    if (!entity) {
+      byKey.set(key, {
+        key,
+        name: mention.name,
+        kind: mention.kind,
+        named: mention.named,
+        isTitle: false,
+        sentences: [mention.sentence],
+        count: 1,
+        firstAt: mention.start,
+        score: 0,
+      });
+      continue;
+    }
+    entity.count++;
+    if (!entity.sentences.includes(mention.sentence)) entity.sentences.push(mention.sentence);
+    // A name beats a lower-case phrase with the same key ("Demon" as name vs "demon").
+    if (mention.named && !entity.named)
+      Object.assign(entity, { name: mention.name, named: true, kind: mention.kind });
+    else if (entity.kind === "concept" && mention.kind !== "concept") entity.kind = mention.kind;
+  }
+  if (title) addTitle(byKey, title);
+  const salient = new Set(analysis.salient.map(entityKey));
+  const entities = [...byKey.values()];
+  for (const entity of entities) entity.score = rankScore(entity, salient.has(entity.key));
+  entities.sort((a, b) => b.score - a.score || a.firstAt - b.firstAt || (a.key < b.key ? -1 : 1));
+  return entities.slice(0, limit);
+}
+
+function addTitle(byKey: Map<string, ChunkEntity>, title: string): void {
+  const key = entityKey(title);
+  if (!key) return;
+  const existing = byKey.get(key);
+  if (existing) {
+    Object.assign(existing, { isTitle: true, named: true, name: title });
+    return;
+  }
+  byKey.set(key, {
+    key,
+    name: title,
+    kind: "concept",
+    named: true,
+    isTitle: true,
+    sentences: [],
+    count: 0,
+    firstAt: -1,
+    score: 0,
+  });
+}
+
+function rankScore(entity: ChunkEntity, salient: boolean): number {
+  if (entity.isTitle) return Number.POSITIVE_INFINITY;
+  const words = entity.name.split(" ").length;
+  return (
+    entity.count * (entity.named ? 2 : 1) +
+    (entity.named ? 2 : 0) +
+    (salient ? 1 : 0) +
+    Math.min(words - 1, 2) * 0.25
+  );
+}
+
+/** Sentences that say something: not a bare heading or title line holding only the name. */
+export function isInformative(sentence: string, entity: ChunkEntity, headings: ReadonlySet<string>): boolean {
+  if (sentence.length > 200) return true;
+  const key = entityKey(sentence.replace(/[.!?。！？;；:]+$/, ""));
+  return key !== entity.key && !headings.has(key);
+}

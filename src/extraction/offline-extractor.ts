@@ -1,0 +1,72 @@
+import { entityKey } from "../merge/keys.js";
+import { analyzeText } from "../nlp/analyze.js";
+import type { ChunkRecord, ExtractedEntity, Extraction } from "../types.js";
+import type { ExtractionOutcome, Extractor } from "./extractor.js";
+import { type ChunkEntity, chunkEntities, isInformative } from "./offline-entities.js";
+import { cooccurrences } from "./offline-relationships.js";
+import { type ChunkSentences, prepareSentences } from "./offline-text.js";
+import { titleEntityName } from "./offline-title.js";
+
+export interface OfflineExtractorOptions {
+  /** Entities kept per chunk, best ranked first (names before noun phrases, frequent before rare). */
+  maxEntities?: number;
+  /** Co-occurrence pairs kept per chunk, strongest first. */
+  maxRelationships?: number;
+  /** Sentences quoted in one entity's description. */
+  sentencesPerEntity?: number;
+}
+
+const DEFAULTS: Required<OfflineExtractorOptions> = {
+  maxEntities: 40,
+  maxRelationships: 60,
+  sentencesPerEntity: 2,
+};
+
+/**
+ * The built-in extractor that needs no model, in the spirit of GraphRAG's "fast" indexing: named
+ * entities and noun phrases become entities, described by the sentences they appear in;
+ * co-occurrence in a sentence (or with the document's title) becomes a relationship. English is
+ * analysed with compromise, Chinese with jieba. Deterministic: the same chunk gives the same result.
+ */
+export class OfflineNlpExtractor implements Extractor {
+  readonly kind = "offline-nlp" as const;
+  private readonly options: Required<OfflineExtractorOptions>;
+
+  constructor(options: OfflineExtractorOptions = {}) {
+    this.options = { ...DEFAULTS, ...options };
+  }
+
+  async extract(chunk: ChunkRecord, context: { title: string }): Promise<ExtractionOutcome> {
+    return { ok: true, extraction: this.extractText(chunk.text, context.title) };
+  }
+
+  /** The synchronous core, also used by the benchmark. */
+  extractText(text: string, title: string): Extraction {
+    const analysis = analyzeText(text);
+    const titleName = titleEntityName(title);
+    const entities = chunkEntities(analysis, titleName, this.options.maxEntities);
+    const sentences = prepareSentences(analysis);
+    const headings = new Set([entityKey(title), titleName ? entityKey(titleName) : ""].filter(Boolean));
+    return {
+      entities: entities.map((entity) => this.describe(entity, sentences, headings)),
+      relationships: cooccurrences(sentences, entities, this.options.maxRelationships),
+    };
+  }
+
+  private describe(
+    entity: ChunkEntity,
+    sentences: ChunkSentences,
+    headings: ReadonlySet<string>,
+  ): ExtractedEntity {
+    const informative = (s: number) => isInformative(sentences.text[s]!, entity, headings);
+    let chosen = entity.sentences.filter(informative);
+    // The title entity may never be written out in the text: the passage's opening is about it.
+    if (chosen.length === 0 && entity.isTitle) chosen = sentences.text.map((_, s) => s).filter(informative);
+    if (chosen.length === 0) chosen = entity.sentences;
+    const description = chosen
+      .slice(0, this.options.sentencesPerEntity)
+      .map((s) => sentences.clipped[s])
+      .join(" ");
+    return { name: entity.name, type: entity.kind, description: description || entity.name };
+  }
+}

@@ -1,0 +1,31 @@
+import type { TextAnalysis } from "../nlp/types.js";
+
+const MAX_SENTENCE_CHARS = 300;
+
+/** A sentence short enough for a description fragment, cut at a word boundary when too long. */
+export function clipSentence(sentence: string, max = MAX_SENTENCE_CHARS): string {
+  const text = sentence.replace(/\s+/g, " ").trim();
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** A chunk's sentences prepared once: as written, clipped for descriptions, and their theme words. */
+export interface ChunkSentences {
+  text: string[];
+  clipped: string[];
+  /** Per sentence: distinct content lemmas, verbs before nouns. */
+  themes: string[][];
+}
+
+export function prepareSentences(analysis: TextAnalysis): ChunkSentences {
+  const verbs: string[][] = analysis.sentences.map(() => []);
+  const nouns: string[][] = analysis.sentences.map(() => []);
+  for (const word of analysis.words) (word.pos === "verb" ? verbs : nouns)[word.sentence]?.push(word.lemma);
+  return {
+    text: analysis.sentences.map((s) => s.text),
+    clipped: analysis.sentences.map((s) => clipSentence(s.text)),
+    themes: analysis.sentences.map((_, i) => [...new Set([...verbs[i]!, ...nouns[i]!])]),
+  };
+}

@@ -1,0 +1,106 @@
+import { createReadStream } from "node:fs";
+import { basename } from "node:path";
+import { createInterface } from "node:readline";
+import { z } from "zod";
+import type { SourceDocument } from "../types.js";
+import { hashText } from "../util/hash.js";
+import type { LoadEvent } from "./source-types.js";
+
+const JsonlRecordSchema = z.object({
+  id: z.union([z.string().trim().min(1), z.number()]).optional(),
+  title: z.string().optional(),
+  text: z.string(),
+  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+});
+type JsonlRecord = z.infer<typeof JsonlRecordSchema>;
+
+/**
+ * One document per line of `{"id"?, "title"?, "text", "metadata"?}`, read line by line so files of
+ * any size stream through. A bad line is reported with its file:line and the rest still load.
+ * `seenIds` spans the whole load, so an id reused in another line or file is reported, not merged.
+ */
+export async function* loadJsonl(path: string, seenIds: Map<string, string>): AsyncGenerator<LoadEvent> {
+  // Read as latin1 (one char per byte) so each line's bytes can be checked as UTF-8 on their own:
+  // a bad line is reported and the rest still load. "\n" and "\r" never occur inside UTF-8 sequences.
+  const input = createReadStream(path, { encoding: "latin1" });
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let lineNumber = 0;
+  for await (const raw of lines) {
+    lineNumber += 1;
+    const line = decodeUtf8(raw);
+    if (line === null) {
+      yield {
+        kind: "skipped",
+        path: `${path}:${lineNumber}`,
+        reason: "not valid UTF-8 text: convert the file to UTF-8",
+      };
+    } else if (line.trim()) {
+      yield lineEvent(line, path, lineNumber, seenIds);
+    }
+  }
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+function decodeUtf8(latin1: string): string | null {
+  try {
+    return strictUtf8.decode(Buffer.from(latin1, "latin1"));
+  } catch {
+    return null;
+  }
+}
+
+function lineEvent(line: string, path: string, lineNumber: number, seenIds: Map<string, string>): LoadEvent {
+  const where = `${path}:${lineNumber}`;
+  const parsed = parseLine(line);
+  if (!parsed.ok) return { kind: "skipped", path: where, reason: parsed.reason };
+  const document = toDocument(parsed.record, path, lineNumber);
+  const firstSeen = seenIds.get(document.id);
+  if (firstSeen) {
+    return {
+      kind: "skipped",
+      path: where,
+      reason: `duplicate document id ${document.id} (first at ${firstSeen})`,
+    };
+  }
+  seenIds.set(document.id, where);
+  return { kind: "document", document };
+}
+
+function parseLine(line: string): { ok: true; record: JsonlRecord } | { ok: false; reason: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch (error) {
+    return { ok: false, reason: `not valid JSON (${(error as Error).message})` };
+  }
+  const result = JsonlRecordSchema.safeParse(json);
+  if (!result.success) {
+    const issues = result.error.issues.map((issue) => `${issue.path.join(".") || "line"}: ${issue.message}`);
+    return { ok: false, reason: `expected {"id"?, "title"?, "text", "metadata"?}: ${issues.join("; ")}` };
+  }
+  return { ok: true, record: result.data };
+}
+
+function toDocument(record: JsonlRecord, path: string, lineNumber: number): SourceDocument {
+  const title = record.title?.trim() ?? "";
+  const body = record.text.trim() ? record.text : "";
+  // Short passages often name their subject only in the title, so the title is indexed too.
+  // A title alone is not content: a blank text stays empty and the document fails as empty.
+  const text = title && body ? `${title}\n\n${body}` : body;
+  return {
+    id: record.id === undefined ? contentDocumentId(path, text) : String(record.id),
+    title: title || `${basename(path)} line ${lineNumber}`,
+    path,
+    text,
+    metadata: { source: path, format: "jsonl", line: lineNumber, ...record.metadata },
+  };
+}
+
+/**
+ * Without an id a line is identified by its file and content, so inserting or reordering lines
+ * changes nothing; give ids to have an edited line update its document in place.
+ */
+function contentDocumentId(path: string, text: string): string {
+  return `doc-${hashText(`${path}\n${text}`)}`;
+}

@@ -1,0 +1,103 @@
+import { basename, extname } from "node:path";
+import type { SourceDocument } from "../types.js";
+import { hashText } from "../util/hash.js";
+import { loadJsonl } from "./jsonl.js";
+import { loadDocx, loadPdf } from "./office-formats.js";
+import type { LoadEvent, SkippedSource, SourceFormat } from "./source-types.js";
+import { UnreadableSourceError } from "./source-types.js";
+import { type LoadedText, loadHtml, loadMarkdown, loadPlainText } from "./text-formats.js";
+import { collectFiles } from "./walk.js";
+
+type WholeFileLoader = (path: string) => Promise<LoadedText>;
+
+const textOnly =
+  (load: (path: string) => Promise<string>): WholeFileLoader =>
+  async (path) => ({ text: await load(path), title: null });
+
+/** Formats whose file is one document. .jsonl (one document a line) is handled apart. */
+const WHOLE_FILE_FORMATS: Record<string, { format: SourceFormat; load: WholeFileLoader }> = {
+  ".txt": { format: "text", load: loadPlainText },
+  ".md": { format: "markdown", load: loadMarkdown },
+  ".markdown": { format: "markdown", load: loadMarkdown },
+  ".html": { format: "html", load: loadHtml },
+  ".htm": { format: "html", load: loadHtml },
+  ".pdf": { format: "pdf", load: textOnly(loadPdf) },
+  ".docx": { format: "docx", load: textOnly(loadDocx) },
+};
+
+export const SUPPORTED_EXTENSIONS = [...Object.keys(WHOLE_FILE_FORMATS), ".jsonl"];
+
+/**
+ * Loads files and folders into documents. Unsupported or unreadable files (and bad .jsonl lines)
+ * come back in `skipped` with a reason; empty documents are returned, for the pipeline to fail.
+ */
+export async function loadSources(
+  paths: string[],
+): Promise<{ documents: SourceDocument[]; skipped: SkippedSource[] }> {
+  const documents: SourceDocument[] = [];
+  const skipped: SkippedSource[] = [];
+  for await (const event of iterateSources(paths)) {
+    if (event.kind === "document") documents.push(event.document);
+    else skipped.push({ path: event.path, reason: event.reason });
+  }
+  return { documents, skipped };
+}
+
+/** The streaming form of loadSources: documents one at a time, in a deterministic order. */
+export async function* iterateSources(paths: string[]): AsyncGenerator<LoadEvent> {
+  const { files, skipped } = await collectFiles(paths);
+  for (const skip of skipped) yield { kind: "skipped", ...skip };
+  const jsonlIds = new Map<string, string>();
+  for (const file of files) {
+    const extension = extname(file).toLowerCase();
+    if (extension === ".jsonl") yield* loadJsonlOrExplain(file, jsonlIds);
+    else yield await loadWholeFile(file, extension);
+  }
+}
+
+async function loadWholeFile(path: string, extension: string): Promise<LoadEvent> {
+  const handler = WHOLE_FILE_FORMATS[extension];
+  if (!handler) {
+    const what = extension ? `unsupported file type ${extension}` : "no file extension";
+    return { kind: "skipped", path, reason: `${what} (supported: ${SUPPORTED_EXTENSIONS.join(", ")})` };
+  }
+  try {
+    const { text, title } = await handler.load(path);
+    return { kind: "document", document: fileDocument(path, handler.format, text, title) };
+  } catch (error) {
+    return { kind: "skipped", path, reason: skipReason(error) };
+  }
+}
+
+async function* loadJsonlOrExplain(path: string, seenIds: Map<string, string>): AsyncGenerator<LoadEvent> {
+  try {
+    yield* loadJsonl(path, seenIds);
+  } catch (error) {
+    yield { kind: "skipped", path, reason: skipReason(error) };
+  }
+}
+
+function skipReason(error: unknown): string {
+  if (error instanceof UnreadableSourceError) return error.message;
+  return `cannot read file: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function fileDocument(
+  path: string,
+  format: SourceFormat,
+  text: string,
+  title: string | null,
+): SourceDocument {
+  return {
+    id: fileDocumentId(path),
+    title: title ?? basename(path, extname(path)),
+    path,
+    text,
+    metadata: { source: path, format },
+  };
+}
+
+/** From the absolute path, not the content: editing a file updates the same document. */
+export function fileDocumentId(absolutePath: string): string {
+  return `doc-${hashText(absolutePath)}`;
+}

@@ -1,0 +1,18 @@
+import type { SourceDocument } from "../types.js";
+
+/** The formats kgrag reads; recorded as `metadata.format` on every document. */
+export type SourceFormat = "text" | "markdown" | "html" | "pdf" | "docx" | "jsonl";
+
+/** A file or line that was not loaded, and why (shown to the user, never silently dropped). */
+export interface SkippedSource {
+  path: string;
+  reason: string;
+}
+
+/** What loading yields, one item at a time, so large inputs never have to sit in memory whole. */
+export type LoadEvent =
+  | { kind: "document"; document: SourceDocument }
+  | ({ kind: "skipped" } & SkippedSource);
+
+/** A thrown error whose message is the user-facing skip reason. */
+export class UnreadableSourceError extends Error {}

@@ -1,0 +1,53 @@
+import { convert } from "html-to-text";
+import { readTextFile } from "./read-text.js";
+
+export interface LoadedText {
+  text: string;
+  /** Title found in the content, when the format has one. */
+  title: string | null;
+}
+
+export async function loadPlainText(path: string): Promise<LoadedText> {
+  return { text: await readTextFile(path), title: null };
+}
+
+export async function loadMarkdown(path: string): Promise<LoadedText> {
+  const text = await readTextFile(path);
+  return { text, title: firstMarkdownHeading(text) };
+}
+
+/** The first ATX heading (`# Title`) outside fenced code blocks. */
+export function firstMarkdownHeading(markdown: string): string | null {
+  let inFence = false;
+  for (const line of markdown.split("\n")) {
+    if (/^\s{0,3}(```|~~~)/.test(line)) inFence = !inFence;
+    if (inFence) continue;
+    const heading = /^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$/.exec(line);
+    if (heading?.[1]) return heading[1];
+  }
+  return null;
+}
+
+export async function loadHtml(path: string): Promise<LoadedText> {
+  const html = await readTextFile(path);
+  return { text: htmlToText(html), title: htmlTitle(html) };
+}
+
+export function htmlToText(html: string): string {
+  return convert(html, {
+    wordwrap: false,
+    selectors: [
+      // Link targets and images are noise for entity extraction; their visible text is kept.
+      { selector: "a", options: { ignoreHref: true } },
+      { selector: "img", format: "skip" },
+      { selector: "script", format: "skip" },
+      { selector: "style", format: "skip" },
+    ],
+  }).trim();
+}
+
+function htmlTitle(html: string): string | null {
+  const match = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html) ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html);
+  const title = match?.[1] ? convert(match[1], { wordwrap: false }).trim() : "";
+  return title || null;
+}

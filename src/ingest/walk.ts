@@ -1,0 +1,59 @@
+import type { Dirent } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { SkippedSource } from "./source-types.js";
+
+/** Folders never worth indexing: hidden ones (.git, .venv, ...) and installed packages. */
+function isIgnoredName(name: string): boolean {
+  return name.startsWith(".") || name === "node_modules";
+}
+
+/**
+ * Expands files and folders into absolute file paths: folders recursively, entries sorted so every
+ * run sees the same order, each file once even when named twice or reached through a symlink.
+ */
+export async function collectFiles(paths: string[]): Promise<{ files: string[]; skipped: SkippedSource[] }> {
+  const files: string[] = [];
+  const skipped: SkippedSource[] = [];
+  const seen = new Set<string>();
+  for (const given of paths) {
+    const path = resolve(given);
+    const info = await stat(path).catch(() => undefined);
+    if (!info) skipped.push({ path, reason: "no such file or folder" });
+    else if (info.isDirectory()) await walkFolder(path, files, skipped, seen);
+    else await addFile(path, files, seen);
+  }
+  return { files, skipped };
+}
+
+async function addFile(path: string, files: string[], seen: Set<string>): Promise<void> {
+  const real = await realpath(path);
+  if (seen.has(real)) return;
+  seen.add(real);
+  files.push(path);
+}
+
+async function walkFolder(folder: string, files: string[], skipped: SkippedSource[], seen: Set<string>) {
+  const real = await realpath(folder);
+  // A symlink cycle would otherwise recurse forever.
+  if (seen.has(real)) return;
+  seen.add(real);
+  let entries: Dirent[];
+  try {
+    entries = await readdir(folder, { withFileTypes: true });
+  } catch (error) {
+    skipped.push({ path: folder, reason: `cannot read folder: ${(error as Error).message}` });
+    return;
+  }
+  const names = entries
+    .map((entry) => entry.name)
+    .filter((name) => !isIgnoredName(name))
+    .sort();
+  for (const name of names) {
+    const path = join(folder, name);
+    const info = await stat(path).catch(() => undefined);
+    if (!info) skipped.push({ path, reason: "broken link or unreadable entry" });
+    else if (info.isDirectory()) await walkFolder(path, files, skipped, seen);
+    else if (info.isFile()) await addFile(path, files, seen);
+  }
+}

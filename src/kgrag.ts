@@ -1,0 +1,124 @@
+import { resolve } from "node:path";
+import { configFromEnv, type KgragConfig, type KgragConfigInput } from "./config.js";
+import type { Embedder } from "./embedding/embedder.js";
+import type { ChatModel } from "./llm/chat-model.js";
+import { UsageTracker } from "./llm/usage.js";
+import { removeDocuments } from "./pipeline/delete-documents.js";
+import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
+import { type QueryOptions, type QueryResult, runQuery } from "./query/query-engine.js";
+import type { KgragServices } from "./services.js";
+import type { GraphStore } from "./storage/graph-store.js";
+import type { DocumentRecord, GraphCounts, SourceDocument } from "./types.js";
+import { type ProgressReporter, silentProgress } from "./util/progress.js";
+import { createComponents } from "./workspace/components.js";
+import { checkEmbeddingModel } from "./workspace/embedding-guard.js";
+import { type IndexOptions, type IndexSummary, indexPaths, indexSources } from "./workspace/indexing.js";
+import { withWorkspaceLock } from "./workspace/lock.js";
+import { openModels } from "./workspace/models.js";
+import { openStore } from "./workspace/store.js";
+
+export interface CreateKgragOptions {
+  /** Settings; anything not given comes from KGRAG_* environment variables, then defaults. */
+  config?: KgragConfigInput;
+  /** Environment to read settings from (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** Bring your own models (e.g. LangChain adapters); they win over the configured endpoints. */
+  chat?: ChatModel | null;
+  embedder?: Embedder;
+  store?: GraphStore;
+  progress?: ProgressReporter;
+}
+
+export interface StatusReport {
+  workspace: string;
+  storage: KgragConfig["storage"];
+  extractor: string;
+  embedding: { model: string; dimension: number; kind: string };
+  documents: DocumentRecord[];
+  counts: GraphCounts;
+}
+
+/** The kgrag library entry point: one object per workspace. The CLI is a thin layer over it. */
+export interface Kgrag {
+  readonly services: KgragServices;
+  readonly components: IndexComponents;
+  /** "llm" when a chat model is configured, otherwise the offline built-ins. */
+  readonly mode: "llm" | "offline";
+  index(inputs: string[] | SourceDocument[], options?: IndexOptions): Promise<IndexSummary>;
+  status(): Promise<StatusReport>;
+  query(question: string, options?: Partial<QueryOptions>): Promise<QueryResult>;
+  deleteDocuments(docIds: string[]): Promise<{ deleted: string[]; missing: string[] }>;
+  rebuildCommunities(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgrag> {
+  const config = configFromEnv(options.env ?? process.env, options.config ?? {});
+  const workspace = resolve(config.workspace);
+  const store = options.store ?? (await openStore(config, workspace));
+  const usage = new UsageTracker();
+  try {
+    const models = await openModels(config, store, usage, options);
+    await checkEmbeddingModel(store, models.embedder);
+    const services: KgragServices = {
+      config,
+      store,
+      embedder: models.embedder,
+      chat: models.chat,
+      usage,
+      progress: options.progress ?? silentProgress,
+    };
+    const components = createComponents(services);
+    await store.setMeta("extractor", components.extractor.kind);
+    return buildFacade(workspace, services, components);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+function buildFacade(workspace: string, services: KgragServices, components: IndexComponents): Kgrag {
+  const { store } = services;
+  const writing = <T>(work: () => Promise<T>) =>
+    store.kind === "sqlite" ? withWorkspaceLock(workspace, work) : work();
+  return {
+    services,
+    components,
+    mode: services.chat ? "llm" : "offline",
+    index: (inputs, indexOptions = {}) =>
+      writing(() =>
+        isPathList(inputs)
+          ? indexPaths(services, components, inputs, indexOptions)
+          : indexSources(services, components, inputs, [], indexOptions),
+      ),
+    status: async () => ({
+      workspace,
+      storage: services.config.storage,
+      extractor: components.extractor.kind,
+      embedding: {
+        model: services.embedder.model,
+        dimension: services.embedder.dimension,
+        kind: services.embedder.kind,
+      },
+      documents: await store.listDocuments(),
+      counts: await store.counts(),
+    }),
+    query: (question, queryOptions = {}) => runQuery(services, question, queryOptions),
+    deleteDocuments: (docIds) =>
+      writing(async () => {
+        const known = new Set((await store.listDocuments()).map((d) => d.id));
+        const deleted = docIds.filter((id) => known.has(id));
+        const missing = docIds.filter((id) => !known.has(id));
+        if (deleted.length === 0) return { deleted, missing };
+        await removeDocuments(services, deleted, `delete document ${deleted.join(", ")}`);
+        await settleGraph(services, components, true);
+        return { deleted, missing };
+      }),
+    rebuildCommunities: () => writing(() => refreshCommunities(services, components.reportWriter, true)),
+    close: () => store.close(),
+  };
+}
+
+function isPathList(inputs: string[] | SourceDocument[]): inputs is string[] {
+  return inputs.every((i) => typeof i === "string");
+}

@@ -1,0 +1,56 @@
+import type { GraphStore } from "../storage/graph-store.js";
+import { hashJson } from "../util/hash.js";
+import type { ChatModel, ChatRequest, ChatResponse } from "./chat-model.js";
+import type { UsageTracker } from "./usage.js";
+
+export type LlmCache = Pick<GraphStore, "getLlmCache" | "putLlmCache">;
+
+/** The parts of a request that decide the answer; callbacks and the stage (a key column) are left out. */
+export function promptHash(request: ChatRequest): string {
+  const { messages, jsonSchema, temperature, maxTokens } = request;
+  return hashJson({ messages, jsonSchema, temperature, maxTokens });
+}
+
+/**
+ * Puts the workspace LLM cache and per-stage usage totals in front of any chat model, so a re-run
+ * after a crash or a delete repeats no call. Cache hits are counted apart from real calls.
+ */
+export class CachedChatModel implements ChatModel {
+  readonly model: string;
+
+  constructor(
+    private readonly inner: ChatModel,
+    private readonly cache: LlmCache,
+    private readonly usage: UsageTracker,
+  ) {
+    this.model = inner.model;
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResponse> {
+    const hash = promptHash(request);
+    const hit = await this.cache.getLlmCache(request.stage, this.model, hash);
+    if (hit && this.accepts(request, hit.response)) {
+      const usage = { promptTokens: hit.promptTokens, completionTokens: hit.completionTokens };
+      this.usage.record(request.stage, usage, true);
+      request.onToken?.(hit.response);
+      return { text: hit.response, usage, cached: true };
+    }
+    const answer = await this.inner.chat(request);
+    if (this.accepts(request, answer.text)) {
+      await this.cache.putLlmCache({
+        stage: request.stage,
+        model: this.model,
+        promptHash: hash,
+        response: answer.text,
+        promptTokens: answer.usage.promptTokens,
+        completionTokens: answer.usage.completionTokens,
+      });
+    }
+    this.usage.record(request.stage, answer.usage, false);
+    return { ...answer, cached: false };
+  }
+
+  private accepts(request: ChatRequest, text: string): boolean {
+    return request.acceptAnswer ? request.acceptAnswer(text) : true;
+  }
+}

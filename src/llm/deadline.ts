@@ -1,0 +1,26 @@
+import { RequestTimeoutError } from "./retry.js";
+
+/**
+ * Runs `work` with an AbortSignal that fires after `timeoutMs`. Unlike the openai client's own
+ * timeout (which stops once headers arrive), this covers reading the whole body or stream, so a
+ * server that stalls mid-answer is also cut off. The abort surfaces as RequestTimeoutError.
+ */
+export async function withDeadline<T>(
+  label: string,
+  timeoutMs: number,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const timeout = new RequestTimeoutError(label, timeoutMs);
+  const timer = setTimeout(() => controller.abort(timeout), timeoutMs);
+  try {
+    const result = await work(controller.signal);
+    // The openai client ends an aborted stream quietly; a cut-off answer must not pass as whole.
+    if (controller.signal.aborted) throw timeout;
+    return result;
+  } catch (error) {
+    throw controller.signal.aborted ? timeout : error;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,72 @@
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { KgragConfig } from "../config.js";
+import type { Embedder } from "../embedding/embedder.js";
+import { HashingEmbedder } from "../embedding/hashing-embedder.js";
+import { LangChainEmbedder, type LangChainEmbedderOptions } from "../embedding/langchain-embedder.js";
+import { OpenAIEmbedder } from "../embedding/openai-embedder.js";
+import { CachedChatModel, type LlmCache } from "./cached-chat.js";
+import type { ChatModel } from "./chat-model.js";
+import { LangChainChatModel, type LangChainChatOptions } from "./langchain-chat.js";
+import { OpenAIChatModel } from "./openai-chat.js";
+import type { RetryTuning } from "./retry.js";
+import type { UsageTracker } from "./usage.js";
+
+export interface Models {
+  /** Null when no LLM is configured: each stage then uses its offline built-in. */
+  chat: ChatModel | null;
+  embedder: Embedder;
+}
+
+function configuredChat(config: KgragConfig, cache: LlmCache, usage: UsageTracker, tuning: RetryTuning) {
+  return config.llm ? new CachedChatModel(new OpenAIChatModel(config.llm, tuning), cache, usage) : null;
+}
+
+async function configuredEmbedder(config: KgragConfig, tuning: RetryTuning): Promise<Embedder> {
+  return config.embedding
+    ? await OpenAIEmbedder.create(config.embedding, tuning)
+    : new HashingEmbedder(config.hashingDimension);
+}
+
+/**
+ * The models a workspace uses: the OpenAI-compatible chat model behind the LLM cache when
+ * `config.llm` is set, and the OpenAI-compatible embedder or else the offline hashing one.
+ */
+export async function createModels(
+  config: KgragConfig,
+  cache: LlmCache,
+  usage: UsageTracker,
+  tuning: RetryTuning = {},
+): Promise<Models> {
+  return {
+    chat: configuredChat(config, cache, usage, tuning),
+    embedder: await configuredEmbedder(config, tuning),
+  };
+}
+
+export interface LangChainModels {
+  chat?: BaseChatModel;
+  chatOptions?: LangChainChatOptions;
+  embeddings?: EmbeddingsInterface;
+  embeddingOptions?: LangChainEmbedderOptions;
+}
+
+/**
+ * The same from LangChain objects, for library users who already hold a configured model. A
+ * missing one comes from the config as in createModels (so possibly offline or hashing).
+ */
+export async function fromLangChain(
+  models: LangChainModels,
+  config: KgragConfig,
+  cache: LlmCache,
+  usage: UsageTracker,
+  tuning: RetryTuning = {},
+): Promise<Models> {
+  const chat = models.chat
+    ? new CachedChatModel(new LangChainChatModel(models.chat, models.chatOptions), cache, usage)
+    : configuredChat(config, cache, usage, tuning);
+  const embedder = models.embeddings
+    ? await LangChainEmbedder.create(models.embeddings, models.embeddingOptions)
+    : await configuredEmbedder(config, tuning);
+  return { chat, embedder };
+}

@@ -1,0 +1,115 @@
+import { countTokens, truncateToTokens } from "../util/tokens.js";
+import type { DescriptionSummarizer } from "./summarizer.js";
+
+/** A sentence sharing this much of its words (Jaccard) with one already chosen repeats it. */
+const NEAR_DUPLICATE = 0.7;
+
+const sentenceSegmenter = new Intl.Segmenter(undefined, { granularity: "sentence" });
+const wordSegmenter = new Intl.Segmenter(undefined, { granularity: "word" });
+
+interface Sentence {
+  text: string;
+  order: number;
+  words: Set<string>;
+  tokens: number;
+}
+
+/**
+ * The offline built-in: keeps the most representative sentences of the fragments, those sharing
+ * the most words with the rest (degree centrality on word overlap), within the token target, in
+ * the order they were first seen. Deterministic and model-free; it selects, it never rewrites.
+ */
+export class ExtractiveSummarizer implements DescriptionSummarizer {
+  readonly kind = "extractive" as const;
+
+  constructor(private readonly opts: { summaryMaxTokens: number }) {}
+
+  async summarize(_subject: { kind: "entity" | "relationship"; name: string }, fragments: string[]) {
+    const sentences = uniqueSentences(fragments);
+    if (sentences.length === 0) return "";
+    const total = sentences.reduce((sum, s) => sum + s.tokens, 0);
+    const chosen = total <= this.opts.summaryMaxTokens ? sentences : this.select(sentences);
+    return joinSentences(chosen.sort((a, b) => a.order - b.order).map((s) => s.text));
+  }
+
+  private select(sentences: Sentence[]): Sentence[] {
+    const scores = centrality(sentences);
+    const ranked = [...sentences].sort((a, b) => scores[b.order]! - scores[a.order]! || a.order - b.order);
+    const chosen: Sentence[] = [];
+    let used = 0;
+    for (const sentence of ranked) {
+      if (used + sentence.tokens > this.opts.summaryMaxTokens) continue;
+      if (chosen.some((c) => jaccard(c.words, sentence.words) >= NEAR_DUPLICATE)) continue;
+      chosen.push(sentence);
+      used += sentence.tokens;
+    }
+    if (chosen.length > 0) return chosen;
+    // Even the best sentence alone is too long: keep its beginning.
+    const best = ranked[0]!;
+    return [{ ...best, text: truncateToTokens(best.text, this.opts.summaryMaxTokens) }];
+  }
+}
+
+function uniqueSentences(fragments: string[]): Sentence[] {
+  const seen = new Set<string>();
+  const sentences: Sentence[] = [];
+  for (const fragment of fragments) {
+    for (const { segment } of sentenceSegmenter.segment(fragment)) {
+      const text = segment.trim();
+      const folded = text.replace(/\s+/g, " ").toLowerCase();
+      if (!text || seen.has(folded)) continue;
+      seen.add(folded);
+      sentences.push({ text, order: sentences.length, words: wordsOf(text), tokens: countTokens(text) });
+    }
+  }
+  return sentences;
+}
+
+/** Words as Intl.Segmenter sees them, which also splits Chinese into words without spaces. */
+function wordsOf(text: string): Set<string> {
+  const words = new Set<string>();
+  for (const { segment, isWordLike } of wordSegmenter.segment(text.toLowerCase())) {
+    if (isWordLike) words.add(segment);
+  }
+  return words;
+}
+
+/** Sum of each sentence's similarity to all the others. */
+function centrality(sentences: Sentence[]): number[] {
+  const scores = sentences.map(() => 0);
+  for (let i = 0; i < sentences.length; i += 1) {
+    for (let j = i + 1; j < sentences.length; j += 1) {
+      const s = similarity(sentences[i]!.words, sentences[j]!.words);
+      scores[i]! += s;
+      scores[j]! += s;
+    }
+  }
+  return scores;
+}
+
+/** Shared words over the smaller set, so a short sentence contained in a long one scores high. */
+function similarity(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  return sharedWords(a, b) / Math.min(a.size, b.size);
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  const shared = sharedWords(a, b);
+  const union = a.size + b.size - shared;
+  return union === 0 ? 1 : shared / union;
+}
+
+function sharedWords(a: Set<string>, b: Set<string>): number {
+  let shared = 0;
+  for (const word of a) if (b.has(word)) shared += 1;
+  return shared;
+}
+
+/** Spaces between sentences, except after CJK text, which is written without them. */
+function joinSentences(sentences: string[]): string {
+  return sentences.reduce((out, sentence) => {
+    if (!out) return sentence;
+    const cjkEnd = /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]$/.test(out);
+    return `${out}${cjkEnd ? "" : " "}${sentence}`;
+  }, "");
+}

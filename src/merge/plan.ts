@@ -1,0 +1,204 @@
+import type { GraphStore } from "../storage/graph-store.js";
+import type {
+  EntityMention,
+  EntityRecord,
+  GraphChanges,
+  HistoryEntry,
+  RelationshipMention,
+  RelationshipRecord,
+} from "../types.js";
+import { stableStringify } from "../util/hash.js";
+import type { ChunkMentions, FoldOptions } from "./fold.js";
+import { foldEntity, foldRelationship } from "./fold.js";
+
+/** The store reads a merge plan needs; plans never write, the caller applies them. */
+export type MergeReadStore = Pick<
+  GraphStore,
+  "getEntities" | "getRelationships" | "getEntityMentions" | "getRelationshipMentions" | "getChunkMentions"
+>;
+
+export interface PlanOptions extends FoldOptions {
+  /** Clock for history entries; injectable so tests can compare plans. */
+  now?: () => string;
+}
+
+/** One chunk's extraction, ready to merge. */
+export interface ChunkMerge {
+  chunkId: string;
+  mentions: ChunkMentions;
+}
+
+/**
+ * What merging one chunk's mentions changes: every touched entity and relationship is re-folded
+ * from all its stored mentions plus the new ones. A re-merge of the same chunk replaces its old
+ * mentions rather than adding to them, so a retried chunk is never counted twice (the store's
+ * commitChunkMerge must likewise replace the chunk's stored mentions).
+ */
+export async function planChunkMerge(
+  store: MergeReadStore,
+  chunkId: string,
+  mentions: ChunkMentions,
+  opts: PlanOptions,
+): Promise<GraphChanges> {
+  return planChunkMerges(store, [{ chunkId, mentions }], opts);
+}
+
+/**
+ * The same for a batch of chunks at once. A popular entity is then re-folded and rewritten once
+ * per batch instead of once per chunk, which keeps large corpora from going quadratic.
+ */
+export async function planChunkMerges(
+  store: MergeReadStore,
+  merges: ChunkMerge[],
+  opts: PlanOptions,
+): Promise<GraphChanges> {
+  const batchIds = new Set(merges.map((m) => m.chunkId));
+  // Keys these chunks mentioned in an earlier merge are re-folded too, in case they mention them no more.
+  const earlier = await store.getChunkMentions([...batchIds]);
+  const fresh = {
+    entities: merges.flatMap((m) => m.mentions.entities),
+    relationships: merges.flatMap((m) => m.mentions.relationships),
+  };
+  const entityKeys = unique([...fresh.entities, ...earlier.entities].map((m) => m.entityKey));
+  const relationshipKeys = unique(
+    [...fresh.relationships, ...earlier.relationships].map((m) => m.relationshipKey),
+  );
+  const notThisBatch = (m: { chunkId: string }) => !batchIds.has(m.chunkId);
+  const entityMentions = [
+    ...(await store.getEntityMentions(entityKeys)).filter(notThisBatch),
+    ...fresh.entities,
+  ];
+  const relationshipMentions = [
+    ...(await store.getRelationshipMentions(relationshipKeys)).filter(notThisBatch),
+    ...fresh.relationships,
+  ];
+  const causeByKey = new Map<string, string[]>();
+  for (const m of [
+    ...fresh.entities,
+    ...fresh.relationships,
+    ...earlier.entities,
+    ...earlier.relationships,
+  ]) {
+    const key = "entityKey" in m ? m.entityKey : m.relationshipKey;
+    const ids = causeByKey.get(key) ?? [];
+    if (!ids.includes(m.chunkId)) ids.push(m.chunkId);
+    causeByKey.set(key, ids);
+  }
+  return refold(
+    store,
+    { entityKeys, relationshipKeys, entityMentions, relationshipMentions },
+    opts,
+    (key) => `merge chunk ${(causeByKey.get(key) ?? [...batchIds]).join(", ")}`,
+  );
+}
+
+/**
+ * After mentions were deleted: re-folds the affected keys from the mentions that remain; keys left
+ * with none are deleted. Needs no extraction, only the stored mentions.
+ */
+export async function planRebuild(
+  store: MergeReadStore,
+  entityKeys: string[],
+  relationshipKeys: string[],
+  cause: string,
+  opts: PlanOptions,
+): Promise<GraphChanges> {
+  const entities = unique(entityKeys);
+  const relationships = unique(relationshipKeys);
+  const entityMentions = await store.getEntityMentions(entities);
+  const relationshipMentions = await store.getRelationshipMentions(relationships);
+  return refold(
+    store,
+    { entityKeys: entities, relationshipKeys: relationships, entityMentions, relationshipMentions },
+    opts,
+    cause,
+  );
+}
+
+interface RefoldInput {
+  entityKeys: string[];
+  relationshipKeys: string[];
+  entityMentions: EntityMention[];
+  relationshipMentions: RelationshipMention[];
+}
+
+/** Why each key changed: one cause for all, or one per key. */
+type Cause = string | ((key: string) => string);
+
+async function refold(store: MergeReadStore, input: RefoldInput, opts: PlanOptions, cause: Cause) {
+  const causeOf = typeof cause === "string" ? () => cause : cause;
+  const at = (opts.now ?? (() => new Date().toISOString()))();
+  const changes: GraphChanges = {
+    upsertEntities: [],
+    upsertRelationships: [],
+    deleteEntityKeys: [],
+    deleteRelationshipKeys: [],
+    history: [],
+  };
+  const existingEntities = byKey(await store.getEntities(input.entityKeys));
+  const entityMentions = groupBy(input.entityMentions, (m) => m.entityKey);
+  for (const key of input.entityKeys) {
+    const previous = existingEntities.get(key);
+    const next = foldEntity(key, entityMentions.get(key) ?? [], opts, previous);
+    const entry = recordChange(changes.upsertEntities, changes.deleteEntityKeys, key, previous, next);
+    if (entry) changes.history.push({ kind: "entity", key, ...entry, cause: causeOf(key), at });
+  }
+  const existingRelationships = byKey(await store.getRelationships(input.relationshipKeys));
+  const relationshipMentions = groupBy(input.relationshipMentions, (m) => m.relationshipKey);
+  for (const key of input.relationshipKeys) {
+    const previous = existingRelationships.get(key);
+    const next = foldRelationship(key, relationshipMentions.get(key) ?? [], opts, previous);
+    const entry = recordChange(
+      changes.upsertRelationships,
+      changes.deleteRelationshipKeys,
+      key,
+      previous,
+      next,
+    );
+    if (entry) changes.history.push({ kind: "relationship", key, ...entry, cause: causeOf(key), at });
+  }
+  return changes;
+}
+
+type HistoryDiff = Pick<HistoryEntry, "action" | "oldDescription" | "newDescription">;
+
+/** Adds the upsert or delete for one key and returns its history entry; nothing when unchanged. */
+function recordChange<T extends EntityRecord | RelationshipRecord>(
+  upserts: T[],
+  deletes: string[],
+  key: string,
+  previous: T | undefined,
+  next: T | null,
+): HistoryDiff | null {
+  if (!next) {
+    if (!previous) return null;
+    deletes.push(key);
+    return { action: "delete", oldDescription: previous.description, newDescription: null };
+  }
+  if (previous && stableStringify(previous) === stableStringify(next)) return null;
+  upserts.push(next);
+  return {
+    action: previous ? "update" : "create",
+    oldDescription: previous?.description ?? null,
+    newDescription: next.description,
+  };
+}
+
+function byKey<T extends { key: string }>(records: T[]): Map<string, T> {
+  return new Map(records.map((record) => [record.key, record]));
+}
+
+function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,31 @@
+import { analyzeChinese } from "./chinese.js";
+import { analyzeEnglish } from "./english.js";
+import { detectScript, scriptRuns } from "./script.js";
+import type { TextAnalysis } from "./types.js";
+
+/**
+ * Analyses English, Chinese or mixed text: mixed text is cut into runs of one script, each run goes
+ * to its analyzer, and the results are joined with offsets into the whole text.
+ */
+export function analyzeText(text: string): TextAnalysis {
+  const script = detectScript(text);
+  if (script === "en") return analyzeEnglish(text);
+  if (script === "zh") return analyzeChinese(text);
+  const joined: TextAnalysis = { sentences: [], mentions: [], words: [], salient: [] };
+  for (const run of scriptRuns(text)) {
+    const part = text.slice(run.start, run.end);
+    const analysis = run.script === "zh" ? analyzeChinese(part) : analyzeEnglish(part);
+    appendShifted(joined, analysis, run.start);
+  }
+  return joined;
+}
+
+function appendShifted(into: TextAnalysis, part: TextAnalysis, offset: number): void {
+  const base = into.sentences.length;
+  for (const s of part.sentences) into.sentences.push({ ...s, start: s.start + offset, end: s.end + offset });
+  for (const m of part.mentions) {
+    into.mentions.push({ ...m, sentence: m.sentence + base, start: m.start + offset, end: m.end + offset });
+  }
+  for (const w of part.words) into.words.push({ ...w, sentence: w.sentence + base });
+  into.salient.push(...part.salient.filter((term) => !into.salient.includes(term)));
+}

@@ -1,0 +1,116 @@
+import {
+  endsWithAny,
+  LEADING_FUNCTION_CHARS,
+  NAME_TAG_KINDS,
+  ORGANIZATION_SUFFIXES,
+  PLACE_SUFFIXES,
+  SURNAMES,
+  TRAILING_FUNCTION_CHARS,
+} from "./chinese-words.js";
+import type { Mention, MentionKind } from "./types.js";
+
+/** One jieba word with its part-of-speech tag and offsets in the analysed text. */
+export interface Word {
+  word: string;
+  tag: string;
+  start: number;
+  end: number;
+}
+
+const HAN = /\p{Script=Han}/u;
+
+const PERSON_TAGS = new Set(["nr", "nrt", "nrfg"]);
+const NAME_DOTS = new Set(["·", "•", "・"]);
+
+/**
+ * jieba cuts transliterated names into pieces ("史蒂夫 · 乔布斯", "库比 蒂诺"): neighbouring name
+ * pieces, with or without the middle dot between them, are joined into one name.
+ */
+export function joinTransliterations(words: Word[]): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const previous = out[out.length - 1];
+    const dot = NAME_DOTS.has(w.word) ? words[i + 1] : undefined;
+    if (previous && PERSON_TAGS.has(previous.tag) && dot && PERSON_TAGS.has(dot.tag)) {
+      out[out.length - 1] = {
+        word: previous.word + w.word + dot.word,
+        tag: "nr",
+        start: previous.start,
+        end: dot.end,
+      };
+      i++;
+    } else if (previous?.tag === "nrt" && w.tag === "nrt") {
+      out[out.length - 1] = { word: previous.word + w.word, tag: "nrt", start: previous.start, end: w.end };
+    } else {
+      out.push(w);
+    }
+  }
+  return out;
+}
+
+export function mention(
+  name: string,
+  kind: MentionKind,
+  named: boolean,
+  sentence: number,
+  start: number,
+  end: number,
+): Mention {
+  return { name, kind, named, sentence, start, end };
+}
+
+export function namesIn(words: Word[], sentence: number): Mention[] {
+  const found: Mention[] = [];
+  words.forEach((w, i) => {
+    const kind = NAME_TAG_KINDS[w.tag];
+    if (kind) {
+      found.push(mention(w.word, kind, true, sentence, w.start, w.end));
+      const suffixed = withSuffix(words, i);
+      if (suffixed) found.push(suffixed(sentence));
+    } else if (w.tag === "x" && HAN.test(w.word)) {
+      const guess = unknownName(w);
+      if (guess) found.push(mention(guess.name, guess.kind, true, sentence, guess.start, guess.end));
+    } else if (w.tag === "eng" && /\p{Lu}|\d/u.test(w.word) && w.word.length > 1) {
+      found.push(mention(w.word, "concept", true, sentence, w.start, w.end));
+    }
+  });
+  return found;
+}
+
+/** "阿里巴巴" + "集团": the name with the organisation or place word after it, as its own mention. */
+function withSuffix(words: Word[], i: number): ((sentence: number) => Mention) | null {
+  const w = words[i]!;
+  const next = words[i + 1];
+  if (!next) return null;
+  const kind = ORGANIZATION_SUFFIXES.includes(next.word)
+    ? "organization"
+    : PLACE_SUFFIXES.includes(next.word)
+      ? "location"
+      : null;
+  if (!kind) return null;
+  return (sentence) => mention(w.word + next.word, kind, true, sentence, w.start, next.end);
+}
+
+/**
+ * A word jieba did not know (tag "x"): most often a name. Function characters its HMM glued on
+ * are removed; surname, organisation and place endings decide the class.
+ */
+function unknownName(w: Word): { name: string; kind: MentionKind; start: number; end: number } | null {
+  let start = 0;
+  let end = w.word.length;
+  while (end - start > 2 && LEADING_FUNCTION_CHARS.has(w.word[start]!)) start++;
+  while (end - start > 2 && TRAILING_FUNCTION_CHARS.has(w.word[end - 1]!)) end--;
+  const name = w.word.slice(start, end);
+  if (name.length < 2 || !/^\p{Script=Han}+$/u.test(name)) return null;
+  if (name.length === 2 && (LEADING_FUNCTION_CHARS.has(name[0]!) || TRAILING_FUNCTION_CHARS.has(name[1]!)))
+    return null;
+  const kind: MentionKind = endsWithAny(name, ORGANIZATION_SUFFIXES)
+    ? "organization"
+    : endsWithAny(name, PLACE_SUFFIXES)
+      ? "location"
+      : SURNAMES.has(name[0]!) && name.length <= 3
+        ? "person"
+        : "concept";
+  return { name, kind, start: w.start + start, end: w.start + end };
+}

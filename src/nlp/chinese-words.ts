@@ -1,0 +1,70 @@
+/** Small Chinese word lists for what jieba's tags leave open. */
+
+/**
+ * jieba part-of-speech tags of names and the class they give. "nrt" (transliterated name) holds
+ * people, places and brands alike in jieba's dictionary (爱因斯坦, 阿里巴巴), so it gives no class.
+ */
+export const NAME_TAG_KINDS: Record<string, "person" | "location" | "organization" | "concept"> = {
+  nr: "person",
+  nrfg: "person",
+  nrt: "concept",
+  ns: "location",
+  nt: "organization",
+};
+
+/** Tags of nouns that form concept phrases ("跨国 科技 公司"). */
+export const NOUN_TAGS = new Set(["n", "vn", "nz", "ng", "nl"]);
+
+/** Frequent single-character surnames: an unknown two- or three-character word starting with one is likely a person. */
+export const SURNAMES = new Set([
+  ..."王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤",
+]);
+
+/** Function characters jieba's unknown-word model sometimes glues onto a name ("由马云"). */
+export const LEADING_FUNCTION_CHARS = new Set([..."由在于和与及的了是被把从向对给等将为以让就都也而其这那"]);
+export const TRAILING_FUNCTION_CHARS = new Set([..."的了等说是于在和与及也都就"]);
+
+/** Endings that make a name an organisation or a place. */
+export const ORGANIZATION_SUFFIXES = [
+  "公司",
+  "集团",
+  "大学",
+  "学院",
+  "学校",
+  "银行",
+  "医院",
+  "研究院",
+  "研究所",
+  "协会",
+  "委员会",
+  "政府",
+  "基金会",
+  "中心",
+  "出版社",
+  "报社",
+  "电视台",
+  "实验室",
+  "俱乐部",
+  "部",
+  "局",
+  "党",
+  "队",
+  "厂",
+];
+export const PLACE_SUFFIXES = [..."省市县区镇乡村州山河江湖海岛路街港湾"];
+
+/** Nouns too general to be concepts of their own. */
+export const GENERIC_NOUNS = new Set(
+  "时候 时间 问题 方面 情况 部分 东西 人们 方式 过程 结果 原因 地方 事情 内容 工作 其中 一种 之一 包括 主要 这种 那种 方法 作用 影响 关系".split(
+    " ",
+  ),
+);
+
+/** Verbs that carry no theme of their own. */
+export const LIGHT_VERBS = new Set(
+  "是 有 在 为 成为 进行 使 让 被 把 会 能 可以 要 说 得 到 来 去 做 没有 就是 还是".split(" "),
+);
+
+export function endsWithAny(word: string, suffixes: readonly string[]): boolean {
+  return suffixes.some((suffix) => word.length > suffix.length && word.endsWith(suffix));
+}

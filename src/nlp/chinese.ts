@@ -1,0 +1,120 @@
+import { joinTransliterations, mention, namesIn, type Word } from "./chinese-names.js";
+import { GENERIC_NOUNS, LIGHT_VERBS, NOUN_TAGS, ORGANIZATION_SUFFIXES } from "./chinese-words.js";
+import { chineseTools } from "./jieba.js";
+import type { ContentWord, Mention, Sentence, TextAnalysis } from "./types.js";
+
+const MAX_PHRASE_WORDS = 3;
+const MAX_PHRASE_CHARS = 8;
+const SALIENT_COUNT = 20;
+/** Salient keywords added as concepts when no mention covers them. */
+const SALIENT_CONCEPTS = 3;
+const SALIENT_TAGS = ["n", "nr", "nrt", "ns", "nt", "nz", "vn", "eng"];
+const HAN = /\p{Script=Han}/u;
+
+/** Splits on 。！？； and line breaks, keeping the end mark in the sentence. */
+export function chineseSentences(text: string): Sentence[] {
+  const sentences: Sentence[] = [];
+  for (const match of text.matchAll(/[^。！？；\n]+[。！？；]*/g)) {
+    const raw = match[0];
+    const start = match.index + (raw.length - raw.trimStart().length);
+    const end = match.index + raw.trimEnd().length;
+    if (end > start) sentences.push({ text: text.slice(start, end), start, end });
+  }
+  return sentences;
+}
+
+/**
+ * Chinese analysis with jieba: part-of-speech tags give people (nr), places (ns) and organisations
+ * (nt); unknown words jieba's HMM found are classed by surname and suffix; runs of nouns and the
+ * top TF-IDF keywords are concepts.
+ */
+export function analyzeChinese(text: string): TextAnalysis {
+  const { jieba, tfIdf } = chineseTools();
+  const analysis: TextAnalysis = { sentences: chineseSentences(text), mentions: [], words: [], salient: [] };
+  analysis.sentences.forEach((sentence, index) => {
+    const words = joinTransliterations(tagWords(jieba.tag(sentence.text, true), sentence.start));
+    const names = namesIn(words, index);
+    const inName = new Set(names.flatMap((m) => words.filter((w) => w.start >= m.start && w.end <= m.end)));
+    analysis.mentions.push(...names, ...phrasesIn(words, inName, index));
+    analysis.words.push(...contentWordsIn(words, index));
+  });
+  analysis.salient = tfIdf.extractKeywords(jieba, text, SALIENT_COUNT, SALIENT_TAGS).map((k) => k.keyword);
+  analysis.mentions.push(...salientConcepts(analysis));
+  analysis.mentions.sort((a, b) => a.start - b.start);
+  return analysis;
+}
+
+/**
+ * The best TF-IDF keywords that are no mention yet (a noun inside a longer phrase, such as 科技
+ * in 跨国科技公司) become concepts too, mentioned where they first occur in each sentence. Parts of
+ * names and class words such as 公司 are left out.
+ */
+function salientConcepts(analysis: TextAnalysis): Mention[] {
+  const known = new Set(analysis.mentions.map((m) => m.name));
+  const names = analysis.mentions.filter((m) => m.named).map((m) => m.name);
+  const isFresh = (k: string) =>
+    HAN.test(k) &&
+    k.length >= 2 &&
+    !known.has(k) &&
+    !GENERIC_NOUNS.has(k) &&
+    !ORGANIZATION_SUFFIXES.includes(k);
+  const fresh = analysis.salient.filter((k) => isFresh(k) && !names.some((name) => name.includes(k)));
+  const found: Mention[] = [];
+  for (const keyword of fresh.slice(0, SALIENT_CONCEPTS)) {
+    analysis.sentences.forEach((sentence, index) => {
+      const at = sentence.text.indexOf(keyword);
+      if (at < 0) return;
+      const start = sentence.start + at;
+      found.push(mention(keyword, "concept", false, index, start, start + keyword.length));
+    });
+  }
+  return found;
+}
+
+/** jieba returns the sentence's words in order, so a running sum gives their offsets. */
+function tagWords(tagged: { word: string; tag: string }[], offset: number): Word[] {
+  let at = offset;
+  return tagged.map(({ word, tag }) => {
+    const start = at;
+    at += word.length;
+    return { word, tag, start, end: at };
+  });
+}
+
+/** Runs of nouns ("跨国 科技 公司" → 跨国科技公司) outside names, capped in words and characters. */
+function phrasesIn(words: Word[], inName: ReadonlySet<Word>, sentence: number): Mention[] {
+  const found: Mention[] = [];
+  let run: Word[] = [];
+  const flush = () => {
+    const name = run.map((w) => w.word).join("");
+    if (name.length >= 2 && !GENERIC_NOUNS.has(name)) {
+      found.push(mention(name, "concept", false, sentence, run[0]!.start, run[run.length - 1]!.end));
+    }
+    run = [];
+  };
+  for (const w of words) {
+    const fits =
+      run.length < MAX_PHRASE_WORDS &&
+      run.reduce((n, r) => n + r.word.length, w.word.length) <= MAX_PHRASE_CHARS;
+    if (NOUN_TAGS.has(w.tag) && HAN.test(w.word) && !inName.has(w)) {
+      if (!fits) flush();
+      run.push(w);
+    } else if (run.length) {
+      flush();
+    }
+  }
+  if (run.length) flush();
+  return found;
+}
+
+function contentWordsIn(words: Word[], sentence: number): ContentWord[] {
+  const found: ContentWord[] = [];
+  for (const w of words) {
+    if (w.word.length < 2 || !HAN.test(w.word)) continue;
+    if (NOUN_TAGS.has(w.tag) && !GENERIC_NOUNS.has(w.word))
+      found.push({ lemma: w.word, pos: "noun", sentence });
+    else if (w.tag.startsWith("v") && !LIGHT_VERBS.has(w.word))
+      found.push({ lemma: w.word, pos: "verb", sentence });
+  }
+  return found;
+}

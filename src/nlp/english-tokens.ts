@@ -1,0 +1,127 @@
+import type { Term } from "compromise/misc";
+import nlp from "compromise/two";
+
+/** One word as compromise tokenised and tagged it, with its position in the analysed text. */
+export interface Token {
+  text: string;
+  /** Lower-cased, unicode-normalised form. */
+  normal: string;
+  tags: ReadonlySet<string>;
+  /** Punctuation and whitespace before and after the word. */
+  pre: string;
+  post: string;
+  start: number;
+  end: number;
+}
+
+export interface TaggedSentence {
+  tokens: Token[];
+  start: number;
+  end: number;
+}
+
+const NO_TAGS: ReadonlySet<string> = new Set();
+
+/**
+ * Splits English text into sentences of part-of-speech tagged words. Only compromise's lexicon
+ * and pre-tagger run: its rule-based post-tagger costs three quarters of the time and mostly
+ * refines what our capitalisation-based name finder decides anyway.
+ */
+export function tagEnglish(text: string): TaggedSentence[] {
+  const doc = nlp.tokenize(text).compute(["lexicon", "preTagger"]);
+  const sentences: TaggedSentence[] = [];
+  // compromise is lossless (pre + text + post over all terms rebuilds the input), so a running
+  // sum gives every word's offset without its slower offset pass.
+  let at = 0;
+  let tokens: Token[] = [];
+  const close = () => {
+    const first = tokens[0];
+    const last = tokens[tokens.length - 1];
+    if (first && last) {
+      const start = first.start - openingLength(first.pre);
+      sentences.push({ tokens, start, end: last.end + sentenceEndLength(last.post) });
+    }
+    tokens = [];
+  };
+  for (const terms of doc.docs as Term[][]) {
+    for (const term of terms) {
+      const start = at + term.pre.length;
+      const end = start + term.text.length;
+      at = end + term.post.length;
+      if (!term.text) continue;
+      const { pre, post } = term;
+      tokens.push({
+        text: term.text,
+        normal: term.normal,
+        tags: term.tags ?? NO_TAGS,
+        pre,
+        post,
+        start,
+        end,
+      });
+      // A line break ends a sentence even where compromise reads on ("Brewing Co.\n\nThe brewery").
+      if (post.includes("\n")) close();
+    }
+    close();
+  }
+  return sentences;
+}
+
+/** Keeps an opening quote or bracket in the sentence, not the whitespace before it. */
+function openingLength(pre: string): number {
+  return /[^\s]*$/.exec(pre)?.[0].length ?? 0;
+}
+
+/** Keeps the closing punctuation ("." "?" '."') in the sentence, not the whitespace after it. */
+function sentenceEndLength(post: string): number {
+  return /^[^\s]*/.exec(post)?.[0].length ?? 0;
+}
+
+interface CompromiseInternals {
+  model: { two: { orgWords: Record<string, boolean>; placeWords: Record<string, boolean> } };
+  methods: {
+    two: {
+      transform: {
+        noun: { toSingular(word: string, model: object): string };
+        verb: { toInfinitive(word: string, model: object, tense?: string): string };
+      };
+    };
+  };
+}
+
+// compromise types its internals as `object`; this names the few parts we use.
+const internals = { model: nlp.model(), methods: nlp.methods() } as CompromiseInternals;
+
+/** Words that make an unknown capitalised name an organisation ("... University") or place ("... River"). */
+export function isOrganizationWord(normal: string): boolean {
+  return internals.model.two.orgWords[normal] === true;
+}
+
+export function isPlaceWord(normal: string): boolean {
+  return internals.model.two.placeWords[normal] === true;
+}
+
+/** Words that end like a plural but are not one ("species" would become "specy"). */
+const NOT_PLURAL = /(ss|us|is|ics|series|species|news)$/;
+
+export function singular(word: string): string {
+  if (NOT_PLURAL.test(word)) return word;
+  const result = internals.methods.two.transform.noun.toSingular(word, internals.model);
+  return result || word;
+}
+
+/** compromise needs the form's tense; irregular participles ("given") have their own table. */
+function verbForm(word: string, tags: ReadonlySet<string>): string | undefined {
+  if (tags.has("Gerund")) return "Gerund";
+  if (tags.has("PastTense") || tags.has("Participle")) {
+    return tags.has("Participle") && !word.endsWith("ed") ? "Participle" : "PastTense";
+  }
+  return tags.has("PresentTense") ? "PresentTense" : undefined;
+}
+
+export function infinitive(word: string, tags: ReadonlySet<string>): string {
+  const form = verbForm(word, tags);
+  if (!form) return word;
+  const result = internals.methods.two.transform.verb.toInfinitive(word, internals.model, form);
+  return result || word;
+}

@@ -1,0 +1,39 @@
+import { findNames, midSentenceCapitals } from "./english-names.js";
+import { contentWords, findPhrases } from "./english-phrases.js";
+import { tagEnglish } from "./english-tokens.js";
+import type { Mention, TextAnalysis } from "./types.js";
+
+/**
+ * English analysis with compromise: sentences, proper names classed as person, location,
+ * organization or (other) concept, common noun phrases as concepts, and content words. Offsets are
+ * positions in `text`.
+ */
+export function analyzeEnglish(text: string): TextAnalysis {
+  const tagged = tagEnglish(text);
+  const caps = midSentenceCapitals(tagged.map((s) => s.tokens));
+  const analysis: TextAnalysis = { sentences: [], mentions: [], words: [], salient: [] };
+  tagged.forEach(({ tokens, start, end }, sentence) => {
+    analysis.sentences.push({ text: text.slice(start, end), start, end });
+    const inName = new Set<number>();
+    for (const span of findNames(tokens, text, caps)) {
+      for (let k = span.first; k <= span.last; k++) inName.add(k);
+      const mention: Mention = {
+        name: span.name,
+        kind: span.kind,
+        named: !span.demonym,
+        sentence,
+        start: tokens[span.first]!.start,
+        end: tokens[span.last]!.end,
+      };
+      analysis.mentions.push(mention);
+    }
+    for (const phrase of findPhrases(tokens, inName)) {
+      const start = tokens[phrase.first]!.start;
+      const end = tokens[phrase.last]!.end;
+      analysis.mentions.push({ name: phrase.lemma, kind: "concept", named: false, sentence, start, end });
+    }
+    analysis.words.push(...contentWords(tokens, sentence, inName));
+  });
+  analysis.mentions.sort((a, b) => a.start - b.start);
+  return analysis;
+}

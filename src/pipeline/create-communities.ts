@@ -1,0 +1,66 @@
+import { type CommunityNode, clusterHierarchy } from "../community/cluster.js";
+import { communityContentHash } from "../community/content-hash.js";
+import { GraphIndex } from "../community/graph-index.js";
+import { projectGraph } from "../community/project-graph.js";
+import type { KgragServices } from "../services.js";
+import type { CommunityRecord } from "../types.js";
+
+export interface CreateCommunitiesResult {
+  communities: CommunityRecord[];
+  /** Number of levels in the hierarchy (0 when the graph has no relationships). */
+  levels: number;
+  /** Communities whose report was carried over because their content did not change. */
+  reused: number;
+}
+
+/**
+ * Index step: re-clusters the whole graph (cheap) and stores the new hierarchy. A community whose
+ * id (level + membership) and content hash are unchanged keeps its report, so only changed
+ * communities cost an LLM call in the report step.
+ */
+export async function createCommunities(services: KgragServices): Promise<CreateCommunitiesResult> {
+  const { store, config } = services;
+  const [entities, relationships, previous] = await Promise.all([
+    store.listEntities(),
+    store.listRelationships(),
+    store.listCommunities(),
+  ]);
+  const nodes = clusterHierarchy(projectGraph(entities, relationships), {
+    maxClusterSize: config.community.maxClusterSize,
+    seed: config.community.seed,
+  });
+  const index = new GraphIndex(entities, relationships);
+  const previousById = new Map(previous.map((c) => [c.id, c]));
+  const communities = nodes.map((node) =>
+    toRecord(node, communityContentHash(node.entityKeys, index), previousById),
+  );
+  await store.replaceCommunities(communities);
+  const current = new Set(communities.map((c) => c.id));
+  const vanished = previous.map((c) => c.id).filter((id) => !current.has(id));
+  if (vanished.length) await store.deleteVectors("communities", vanished);
+  const levels = communities.reduce((max, c) => Math.max(max, c.level + 1), 0);
+  const reused = communities.filter((c) => c.report !== null).length;
+  services.progress.info(
+    `Communities: ${communities.length} on ${levels} level(s); ${reused} unchanged keep their reports.`,
+  );
+  return { communities, levels, reused };
+}
+
+function toRecord(
+  node: CommunityNode,
+  contentHash: string,
+  previousById: Map<string, CommunityRecord>,
+): CommunityRecord {
+  const before = previousById.get(node.id);
+  const keep = before?.report != null && before.reportHash === contentHash;
+  return {
+    id: node.id,
+    level: node.level,
+    parentId: node.parentId,
+    childIds: node.childIds,
+    entityKeys: node.entityKeys,
+    contentHash,
+    report: keep ? before.report : null,
+    reportHash: keep ? contentHash : null,
+  };
+}

@@ -1,0 +1,104 @@
+import type { Embedder } from "../embedding/embedder.js";
+import { splitRelationshipKey } from "../merge/keys.js";
+import type { KgragServices } from "../services.js";
+import type { EntityRecord, RelationshipRecord, VectorNamespace } from "../types.js";
+import { hashText } from "../util/hash.js";
+import type { ProgressReporter } from "../util/progress.js";
+
+interface EmbeddingInput {
+  id: string;
+  text: string;
+}
+
+export function entityEmbeddingText(entity: EntityRecord): string {
+  return `${entity.name}\n${entity.description}`;
+}
+
+export function relationshipEmbeddingText(rel: RelationshipRecord, names: Map<string, string>): string {
+  const [a, b] = splitRelationshipKey(rel.key);
+  return `${rel.keywords.join(", ")}\n${names.get(a) ?? a}\n${names.get(b) ?? b}\n${rel.description}`;
+}
+
+/**
+ * Embeds whatever changed since the last run: chunks by their text, entities by name and
+ * description, relationships by keywords, both names and description (what makes global
+ * retrieval possible). Vectors of items that no longer exist are removed.
+ */
+export async function embedGraph(services: KgragServices): Promise<{ embedded: number }> {
+  const { store } = services;
+  const chunks = await store.listChunks();
+  const entities = await store.listEntities();
+  const relationships = await store.listRelationships();
+  const names = new Map(entities.map((e) => [e.key, e.name]));
+
+  let embedded = 0;
+  embedded += await syncNamespace(
+    services,
+    "chunks",
+    chunks.map((c) => ({ id: c.id, text: c.text })),
+  );
+  embedded += await syncNamespace(
+    services,
+    "entities",
+    entities.map((e) => ({ id: e.key, text: entityEmbeddingText(e) })),
+  );
+  embedded += await syncNamespace(
+    services,
+    "relationships",
+    relationships.map((r) => ({ id: r.key, text: relationshipEmbeddingText(r, names) })),
+  );
+  return { embedded };
+}
+
+/** Embeds the inputs whose text hash changed and deletes vectors whose item is gone. */
+export async function syncNamespace(
+  services: KgragServices,
+  ns: VectorNamespace,
+  inputs: EmbeddingInput[],
+): Promise<number> {
+  const { store, embedder, progress } = services;
+  const stored = await store.vectorHashes(ns);
+  const live = new Set(inputs.map((i) => i.id));
+  const stale = [...stored.keys()].filter((id) => !live.has(id));
+  if (stale.length) await store.deleteVectors(ns, stale);
+  const todo = inputs
+    .map((i) => ({ ...i, textHash: hashText(i.text) }))
+    .filter((i) => stored.get(i.id) !== i.textHash);
+  if (todo.length === 0) return 0;
+  await embedInBatches(embedder, ns, todo, store.upsertVectors.bind(store), progress);
+  return todo.length;
+}
+
+const WRITE_BATCH = 256;
+
+async function embedInBatches(
+  embedder: Embedder,
+  ns: VectorNamespace,
+  todo: (EmbeddingInput & { textHash: string })[],
+  write: KgragServices["store"]["upsertVectors"],
+  progress: ProgressReporter,
+): Promise<void> {
+  const step = `embed ${ns}`;
+  progress.start(step, todo.length);
+  for (let i = 0; i < todo.length; i += WRITE_BATCH) {
+    const batch = todo.slice(i, i + WRITE_BATCH);
+    const vectors = await embedder.embed(batch.map((b) => b.text));
+    await write(
+      ns,
+      batch.map((b, j) => ({ id: b.id, textHash: b.textHash, vector: vectorAt(vectors, j, embedder) })),
+    );
+    progress.advance(step, batch.length);
+  }
+  progress.finish(step);
+}
+
+function vectorAt(vectors: number[][], index: number, embedder: Embedder): number[] {
+  const vector = vectors[index];
+  if (!vector) throw new Error(`Embedding model ${embedder.model} returned fewer vectors than texts`);
+  if (vector.length !== embedder.dimension) {
+    throw new Error(
+      `Embedding model ${embedder.model} returned a vector of dimension ${vector.length}, expected ${embedder.dimension}`,
+    );
+  }
+  return vector;
+}

@@ -1,0 +1,73 @@
+import pLimit from "p-limit";
+import type { Extractor } from "../extraction/extractor.js";
+import { mentionsFromExtraction } from "../merge/fold.js";
+import { type ChunkMerge, planChunkMerges } from "../merge/plan.js";
+import type { KgragServices } from "../services.js";
+import type { ChunkRecord } from "../types.js";
+
+/** Chunks merged per transaction: large enough that popular entities are not rewritten per chunk. */
+const MERGE_BATCH = 64;
+
+export interface ExtractGraphResult {
+  merged: number;
+  failed: { chunkId: string; docId: string; error: string }[];
+}
+
+/**
+ * Extracts every pending or failed chunk of the given documents and merges each into the graph.
+ * Extraction runs concurrently (the chat model bounds its own concurrency); merges run one batch at
+ * a time because each reads and rewrites the entities it touches. A batch is committed in one
+ * transaction, so after a crash its chunks are either merged or pending, never half-merged.
+ */
+export async function extractGraph(
+  services: KgragServices,
+  extractor: Extractor,
+  docIds: string[],
+): Promise<ExtractGraphResult> {
+  const { store, progress } = services;
+  const work: { chunk: ChunkRecord; title: string }[] = [];
+  for (const docId of docIds) {
+    const doc = await store.getDocument(docId);
+    if (!doc) continue;
+    const pendingIds = (await store.getChunkStates(docId))
+      .filter((s) => s.status !== "merged")
+      .map((s) => s.chunkId);
+    for (const chunk of await store.getChunks(pendingIds)) work.push({ chunk, title: doc.title });
+  }
+  const result: ExtractGraphResult = { merged: 0, failed: [] };
+  if (work.length === 0) return result;
+
+  progress.start("extract", work.length);
+  const mergeQueue = pLimit(1);
+  // Enough extractions in flight to keep the model busy without holding every chunk's promise at once.
+  const inFlight = pLimit(Math.max(2, (services.config.llm?.concurrency ?? 1) * 2));
+  const ready: ChunkMerge[] = [];
+  const mergeReady = (all: boolean) =>
+    mergeQueue(async () => {
+      while (ready.length >= MERGE_BATCH || (all && ready.length > 0)) {
+        const batch = ready.splice(0, MERGE_BATCH);
+        const changes = await planChunkMerges(store, batch, services.config.merge);
+        await store.commitChunkMerges(batch, changes);
+        result.merged += batch.length;
+      }
+    });
+
+  await Promise.all(
+    work.map(({ chunk, title }) =>
+      inFlight(async () => {
+        const outcome = await extractor.extract(chunk, { title });
+        progress.advance("extract");
+        if (outcome.ok) {
+          ready.push({ chunkId: chunk.id, mentions: mentionsFromExtraction(chunk.id, outcome.extraction) });
+          await mergeReady(false);
+          return;
+        }
+        result.failed.push({ chunkId: chunk.id, docId: chunk.docId, error: outcome.error });
+        await mergeQueue(() => store.markChunkFailed(chunk.id, outcome.error, outcome.rawOutput));
+      }),
+    ),
+  );
+  await mergeReady(true);
+  progress.finish("extract");
+  return result;
+}

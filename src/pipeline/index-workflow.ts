@@ -1,0 +1,145 @@
+import type { ReportWriter } from "../community/report-writer.js";
+import type { Extractor } from "../extraction/extractor.js";
+import type { DescriptionSummarizer } from "../merge/summarizer.js";
+import type { KgragServices } from "../services.js";
+import type { GraphCounts, SourceDocument } from "../types.js";
+import { communitiesAreStale, markCommunitiesFresh, markCommunitiesStale } from "./community-freshness.js";
+import { createCommunities } from "./create-communities.js";
+import { createCommunityReports } from "./create-community-reports.js";
+import { removeDocuments } from "./delete-documents.js";
+import { embedGraph } from "./embed-graph.js";
+import { extractGraph } from "./extract-graph.js";
+import { finalizeDocuments } from "./finalize-documents.js";
+import { planRegistration, registerDocument } from "./register-documents.js";
+import { type SummarizeResult, summarizeDescriptions } from "./summarize-descriptions.js";
+
+/** The stage implementations chosen for this workspace: LLM-backed or the offline built-ins. */
+export interface IndexComponents {
+  extractor: Extractor;
+  summarizer: DescriptionSummarizer;
+  reportWriter: ReportWriter;
+}
+
+export interface IndexRunOptions {
+  /** Build communities and reports when the graph changed (default true, from config). */
+  communities?: boolean;
+}
+
+export interface IndexRunResult {
+  added: string[];
+  updated: string[];
+  resumed: string[];
+  unchanged: string[];
+  failures: { docId: string; error: string }[];
+  graphChanged: boolean;
+  counts: GraphCounts;
+}
+
+/**
+ * The indexing pipeline, as small named steps in order (GraphRAG-style workflows):
+ * register documents -> remove old versions -> extract and merge -> summarize descriptions ->
+ * embed -> finalize statuses -> communities -> community reports.
+ */
+export async function runIndexWorkflow(
+  services: KgragServices,
+  components: IndexComponents,
+  sources: SourceDocument[],
+  options: IndexRunOptions = {},
+): Promise<IndexRunResult> {
+  const plan = await planRegistration(services, sources);
+  await removeDocuments(services, plan.changed, "update document");
+
+  const byId = new Map(sources.map((s) => [s.id, s]));
+  services.progress.start("register", plan.toProcess.length);
+  for (const id of plan.toProcess) {
+    const source = byId.get(id);
+    if (source) await registerDocument(services, source);
+    services.progress.advance("register");
+  }
+  services.progress.finish("register");
+
+  if (plan.toProcess.length > 0) await markCommunitiesStale(services.store);
+  const extracted = await extractGraph(services, components.extractor, plan.toProcess);
+  const graphChanged = extracted.merged > 0 || plan.changed.length > 0;
+  let settled: SettleResult;
+  try {
+    settled = await settleGraph(services, components, graphChanged, options);
+  } catch (error) {
+    await markUnsettled(services, plan.toProcess, error);
+    throw error;
+  }
+  const { failed } = await finalizeDocuments(services, plan.toProcess, settled.summaryFailures);
+
+  const failures = [];
+  for (const docId of failed) {
+    const doc = await services.store.getDocument(docId);
+    failures.push({ docId, error: doc?.error ?? "failed" });
+  }
+  const seenBefore = new Set([...plan.changed, ...plan.resumed]);
+  const added = plan.toProcess.filter((id) => !seenBefore.has(id));
+  return {
+    added,
+    updated: plan.changed,
+    resumed: plan.resumed,
+    unchanged: plan.unchanged,
+    failures,
+    graphChanged,
+    counts: await services.store.counts(),
+  };
+}
+
+export interface SettleResult {
+  /** Descriptions whose summary failed: they keep their joined fragments until the next run. */
+  summaryFailures: SummarizeResult["failed"];
+}
+
+/**
+ * Brings everything derived from the merged graph up to date: summaries of descriptions that grew,
+ * vectors of whatever changed, then communities and their reports. Used after indexing and after
+ * deleting documents.
+ */
+export async function settleGraph(
+  services: KgragServices,
+  components: IndexComponents,
+  graphChanged: boolean,
+  options: IndexRunOptions = {},
+): Promise<SettleResult> {
+  const summarized = await summarizeDescriptions(services, components.summarizer);
+  // A summary retried from an earlier run changes descriptions, and so the communities' content.
+  const descriptionsChanged = summarized.entities + summarized.relationships > 0;
+  await embedGraph(services);
+  const wantCommunities = options.communities ?? services.config.community.enabled;
+  if (wantCommunities) {
+    await refreshCommunities(services, components.reportWriter, graphChanged || descriptionsChanged);
+  }
+  return { summaryFailures: summarized.failed };
+}
+
+/** Re-clusters when the graph changed (or no hierarchy exists yet) and writes the missing reports. */
+export async function refreshCommunities(
+  services: KgragServices,
+  reportWriter: ReportWriter,
+  graphChanged: boolean,
+): Promise<void> {
+  const { store } = services;
+  const existing = await store.listCommunities();
+  if (graphChanged || existing.length === 0 || (await communitiesAreStale(store))) {
+    await createCommunities(services);
+    await markCommunitiesFresh(store);
+  }
+  await createCommunityReports(services, reportWriter);
+}
+
+/**
+ * A run that merged its chunks but could not finish the graph (e.g. the embedding endpoint failed)
+ * leaves its documents failed with the reason: nothing merged is lost, and the next run picks them
+ * up again and redoes only what is missing.
+ */
+async function markUnsettled(services: KgragServices, docIds: string[], error: unknown): Promise<void> {
+  const reason = error instanceof Error ? error.message : String(error);
+  for (const docId of docIds) {
+    const doc = await services.store.getDocument(docId);
+    if (!doc || doc.status === "failed") continue;
+    await services.store.setDocumentStatus(docId, "failed", `indexing did not finish: ${reason}`);
+  }
+}

@@ -1,0 +1,153 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import type { KgragServices } from "../services.js";
+import { exactMatch, mean, type RetrievalScores, scoreRetrieval, tokenF1 } from "./eval-metrics.js";
+import { type GraphRanking, QUERY_MODES, type QueryMode } from "./options.js";
+import { runQuery } from "./query-engine.js";
+
+/** One line of a questions file in the ../shared/datasets format. */
+const EvalQuestionSchema = z.object({
+  id: z.union([z.string(), z.number()]).transform(String),
+  question: z.string().min(1),
+  answer: z.string().optional(),
+  aliases: z.array(z.string()).default([]),
+  gold_titles: z.array(z.string()).min(1),
+  type: z.string().optional(),
+});
+export type EvalQuestion = z.infer<typeof EvalQuestionSchema>;
+
+export const DEFAULT_KS = [5, 8, 10];
+
+/** Asked for when answers are scored by exact match: a short answer, the form HotpotQA grades. */
+const SHORT_ANSWER =
+  "only the answer itself in a few words (a name, number, date, yes or no), no explanation";
+
+export interface EvalOptions {
+  modes?: QueryMode[];
+  ks?: number[];
+  graphRanking?: GraphRanking;
+  /** Score answers too (needs an LLM); default: when one is configured. */
+  answers?: boolean;
+  onQuestion?: (mode: QueryMode, done: number, total: number) => void;
+}
+
+export interface ModeScores {
+  questions: number;
+  allGold: Record<number, number>;
+  recall: Record<number, number>;
+  mrr: number;
+  exactMatch?: number;
+  f1?: number;
+  meanRetrievalMs: number;
+}
+
+export interface EvalReport {
+  ks: number[];
+  modes: Partial<Record<QueryMode, ModeScores & { byType: Record<string, ModeScores> }>>;
+}
+
+export async function readEvalQuestions(path: string): Promise<EvalQuestion[]> {
+  const lines = (await readFile(path, "utf8")).split(/\r?\n/);
+  return lines.flatMap((line, i) => {
+    if (!line.trim()) return [];
+    const parsed = EvalQuestionSchema.safeParse(parseJsonLine(line, `${path}:${i + 1}`));
+    if (!parsed.success) {
+      throw new Error(
+        `${path}:${i + 1}: expected {"id","question","gold_titles":[...],"answer"?,"aliases"?,"type"?}: ` +
+          z.prettifyError(parsed.error),
+      );
+    }
+    return [parsed.data];
+  });
+}
+
+function parseJsonLine(line: string, where: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw new Error(`${where}: not valid JSON; each line must be one JSON object`);
+  }
+}
+
+interface QuestionOutcome {
+  type: string;
+  retrieval: RetrievalScores;
+  exactMatch?: number;
+  f1?: number;
+  retrievalMs: number;
+}
+
+/**
+ * Scores retrieval against gold passages for each mode: a question's retrieved passages are the
+ * documents behind its ranked context chunks, de-duplicated in order, matched to gold by title.
+ */
+export async function runEval(
+  services: KgragServices,
+  questions: EvalQuestion[],
+  options: EvalOptions = {},
+): Promise<EvalReport> {
+  const ks = options.ks ?? DEFAULT_KS;
+  const scoreAnswers = options.answers ?? services.chat !== null;
+  const report: EvalReport = { ks, modes: {} };
+  for (const mode of options.modes ?? [...QUERY_MODES]) {
+    const outcomes: QuestionOutcome[] = [];
+    for (const q of questions) {
+      outcomes.push(await evaluateQuestion(services, q, mode, ks, scoreAnswers, options.graphRanking));
+      options.onQuestion?.(mode, outcomes.length, questions.length);
+    }
+    report.modes[mode] = { ...summarize(outcomes, ks), byType: byType(outcomes, ks) };
+  }
+  return report;
+}
+
+async function evaluateQuestion(
+  services: KgragServices,
+  q: EvalQuestion,
+  mode: QueryMode,
+  ks: number[],
+  scoreAnswers: boolean,
+  graphRanking: GraphRanking | undefined,
+): Promise<QuestionOutcome> {
+  const result = await runQuery(services, q.question, {
+    mode,
+    contextOnly: !scoreAnswers,
+    responseType: SHORT_ANSWER,
+    chunkTopK: Math.max(...ks, services.config.query.chunkTopK),
+    graphRanking,
+  });
+  const titles = [...new Set(result.references.map((r) => r.title))];
+  const outcome: QuestionOutcome = {
+    type: q.type ?? "all",
+    retrieval: scoreRetrieval(titles, q.gold_titles, ks),
+    retrievalMs: result.timings.retrievalMs,
+  };
+  if (scoreAnswers && q.answer !== undefined) {
+    const answer = result.answer.replace(/\[\d+\]/g, "");
+    const accepted = [q.answer, ...q.aliases];
+    outcome.exactMatch = exactMatch(answer, accepted);
+    outcome.f1 = tokenF1(answer, accepted);
+  }
+  return outcome;
+}
+
+function summarize(outcomes: QuestionOutcome[], ks: number[]): ModeScores {
+  const at = (pick: (o: QuestionOutcome) => Record<number, number>) =>
+    Object.fromEntries(ks.map((k) => [k, mean(outcomes.map((o) => pick(o)[k] ?? 0))]));
+  const answered = outcomes.filter((o) => o.exactMatch !== undefined);
+  return {
+    questions: outcomes.length,
+    allGold: at((o) => o.retrieval.allGold),
+    recall: at((o) => o.retrieval.recall),
+    mrr: mean(outcomes.map((o) => o.retrieval.reciprocalRank)),
+    ...(answered.length
+      ? { exactMatch: mean(answered.map((o) => o.exactMatch ?? 0)), f1: mean(answered.map((o) => o.f1 ?? 0)) }
+      : {}),
+    meanRetrievalMs: mean(outcomes.map((o) => o.retrievalMs)),
+  };
+}
+
+function byType(outcomes: QuestionOutcome[], ks: number[]): Record<string, ModeScores> {
+  const groups = new Map<string, QuestionOutcome[]>();
+  for (const o of outcomes) groups.set(o.type, [...(groups.get(o.type) ?? []), o]);
+  return Object.fromEntries([...groups].map(([type, group]) => [type, summarize(group, ks)]));
+}

@@ -1,0 +1,47 @@
+import type { ScoredId } from "../types.js";
+
+/**
+ * The constant of reciprocal rank fusion (Cormack et al., 2009). 60 is the value from the paper
+ * and the one search engines ship; it damps the head so one list cannot dominate.
+ */
+export const RRF_K = 60;
+
+/**
+ * Reciprocal rank fusion: score(d) = sum over lists of 1 / (k + rank). Only ranks are used, so
+ * lists with incomparable scores (cosine, BM25, PageRank) fuse fairly. Ties keep first-seen order.
+ */
+export function reciprocalRankFusion(lists: ScoredId[][], k = RRF_K): ScoredId[] {
+  const scores = new Map<string, number>();
+  for (const list of lists) {
+    const seen = new Set<string>();
+    let rank = 0;
+    for (const item of list) {
+      if (seen.has(item.id)) continue;
+      seen.add(item.id);
+      rank += 1;
+      scores.set(item.id, (scores.get(item.id) ?? 0) + 1 / (k + rank));
+    }
+  }
+  return sortByScore([...scores].map(([id, score]) => ({ id, score })));
+}
+
+/** Round-robin merge that keeps each id once, at its first (best) position; scores come from the first list that had it. */
+export function interleave(lists: ScoredId[][]): ScoredId[] {
+  const out: ScoredId[] = [];
+  const seen = new Set<string>();
+  const longest = Math.max(0, ...lists.map((l) => l.length));
+  for (let i = 0; i < longest; i++) {
+    for (const list of lists) {
+      const item = list[i];
+      if (!item || seen.has(item.id)) continue;
+      seen.add(item.id);
+      out.push(item);
+    }
+  }
+  return out;
+}
+
+/** Best first; equal scores keep their input order (Array.prototype.sort is stable). */
+export function sortByScore(items: ScoredId[]): ScoredId[] {
+  return [...items].sort((a, b) => b.score - a.score);
+}

@@ -1,0 +1,123 @@
+import { jsonrepair } from "jsonrepair";
+import { z } from "zod";
+import type { JsonSchemaSpec } from "../llm/chat-model.js";
+import { renderPrompt } from "../llm/prompts.js";
+import { questionKeywords } from "../nlp/question-keywords.js";
+import type { KgragServices } from "../services.js";
+import { formatHistory } from "./history.js";
+import type { HistoryMessage } from "./options.js";
+
+/** Low-level: the specific entities a question names; high-level: its themes. */
+export interface QueryKeywords {
+  high: string[];
+  low: string[];
+}
+
+const KEYWORDS_SCHEMA: JsonSchemaSpec = {
+  name: "query_keywords",
+  schema: {
+    type: "object",
+    properties: {
+      high_level_keywords: { type: "array", items: { type: "string" } },
+      low_level_keywords: { type: "array", items: { type: "string" } },
+    },
+    required: ["high_level_keywords", "low_level_keywords"],
+    additionalProperties: false,
+  },
+};
+
+/** Small models sometimes answer a list as one comma-separated string, or leave a list out. */
+const KeywordList = z.preprocess(
+  (value) => (typeof value === "string" ? value.split(/[,，;；]/) : value),
+  z.array(z.unknown()).catch([]),
+);
+const KeywordsReply = z.object({ high_level_keywords: KeywordList, low_level_keywords: KeywordList });
+
+/**
+ * The question's keywords: from the LLM (stage "keywords") when one is configured, else from the
+ * offline NLP (names and noun phrases as low-level, theme words as high-level). A reply that
+ * cannot be read falls back to the offline keywords; if both levels end up empty the question
+ * itself is the keyword.
+ */
+export async function extractKeywords(
+  services: KgragServices,
+  question: string,
+  history: HistoryMessage[] = [],
+): Promise<QueryKeywords> {
+  const found = services.chat ? await llmKeywords(services, question, history) : null;
+  return orQuestion(found ?? offlineKeywords(question), question);
+}
+
+export function offlineKeywords(question: string): QueryKeywords {
+  return cleanKeywords(questionKeywords(question));
+}
+
+async function llmKeywords(
+  services: KgragServices,
+  question: string,
+  history: HistoryMessage[],
+): Promise<QueryKeywords | null> {
+  const chat = services.chat;
+  if (!chat) return null;
+  const prompt = renderPrompt("keywords", { question, history: formatHistory(history) });
+  const reply = await chat.chat({
+    stage: "keywords",
+    messages: [{ role: "user", content: prompt }],
+    jsonSchema: KEYWORDS_SCHEMA,
+    temperature: 0,
+  });
+  const parsed = parseKeywordsReply(reply.text);
+  if (!parsed)
+    services.progress.info("keywords: the model's reply was not readable JSON; using offline keywords");
+  return parsed;
+}
+
+/** Tolerant reading of the model's JSON: code fences, chatter and broken syntax are survived. */
+export function parseKeywordsReply(text: string): QueryKeywords | null {
+  const start = text.indexOf("{");
+  if (start < 0) return null;
+  const end = text.lastIndexOf("}");
+  const candidate = end > start ? text.slice(start, end + 1) : text.slice(start);
+  let json: unknown;
+  try {
+    json = JSON.parse(jsonrepair(candidate));
+  } catch {
+    return null;
+  }
+  const reply = KeywordsReply.safeParse(json);
+  if (!reply.success) return null;
+  return cleanKeywords({
+    high: strings(reply.data.high_level_keywords),
+    low: strings(reply.data.low_level_keywords),
+  });
+}
+
+function strings(values: unknown[]): string[] {
+  return values
+    .filter((v): v is string | number => typeof v === "string" || typeof v === "number")
+    .map(String);
+}
+
+function cleanKeywords(keywords: QueryKeywords): QueryKeywords {
+  return { high: dedupe(keywords.high), low: dedupe(keywords.low) };
+}
+
+function dedupe(values: string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of values) {
+    const value = raw.trim();
+    const key = value.toLowerCase();
+    if (value && !seen.has(key)) {
+      seen.add(key);
+      out.push(value);
+    }
+  }
+  return out;
+}
+
+function orQuestion(keywords: QueryKeywords, question: string): QueryKeywords {
+  if (keywords.high.length || keywords.low.length) return keywords;
+  const q = question.trim();
+  return { high: [q], low: [q] };
+}

@@ -1,0 +1,32 @@
+import { communityContext } from "../community-context.js";
+import { expandSeeds } from "../expansion/graph-expansion.js";
+import { relationshipSeeds } from "../seeds.js";
+import {
+  EMPTY_RETRIEVAL,
+  globalKeywords,
+  type Retrieval,
+  type RetrievalInput,
+  vectorFor,
+} from "./retrieval.js";
+
+/**
+ * Themes across the corpus: high-level keywords -> relationships whose keywords and descriptions
+ * match -> their endpoint entities -> graph expansion -> source chunks; plus, once communities
+ * exist, the community reports most relevant to the question.
+ */
+export async function retrieveGlobal(input: RetrievalInput): Promise<Retrieval> {
+  const { options } = input;
+  const text = globalKeywords(input.question, input.keywords).join(", ");
+  const matched = await relationshipSeeds(input, vectorFor(input, text));
+  const [hits, reports] = await Promise.all([
+    expandSeeds(input.graph, { entities: new Map(), relationships: matched }, options.graphRanking, options),
+    // The full map-reduce over reports is for global questions proper, and only when an answer is wanted.
+    communityContext(input, options.mode === "global" && !options.contextOnly),
+  ]);
+  return {
+    ...EMPTY_RETRIEVAL,
+    ...hits,
+    communities: reports.communities,
+    communityAnalysis: reports.analysis,
+  };
+}

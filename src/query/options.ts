@@ -1,0 +1,99 @@
+import { z } from "zod";
+import type { QueryConfig } from "../config.js";
+import type { Scope } from "../types.js";
+
+export const QUERY_MODES = ["naive", "local", "global", "hybrid", "mix"] as const;
+export type QueryMode = (typeof QUERY_MODES)[number];
+
+/**
+ * How graph expansion ranks what the seed entities lead to: "ppr" propagates relevance from the
+ * seeds through the graph (reaches a second hop the question does not name); "degree" is the
+ * LightRAG ranking of the seeds' own relationships by degree and weight, kept to measure against.
+ */
+export const GRAPH_RANKINGS = ["ppr", "degree"] as const;
+export type GraphRanking = (typeof GRAPH_RANKINGS)[number];
+
+const HistoryMessageSchema = z.object({
+  role: z.enum(["user", "assistant"]),
+  content: z.string(),
+});
+export type HistoryMessage = z.infer<typeof HistoryMessageSchema>;
+
+/** Per-query options; numeric settings left out fall back to the workspace `query` config. */
+export const QueryOptionsSchema = z.object({
+  id: z.string().optional(),
+  mode: z.enum(QUERY_MODES).default("mix"),
+  topK: z.number().int().min(1).optional(),
+  chunkTopK: z.number().int().min(1).optional(),
+  entityTokens: z.number().int().min(0).optional(),
+  relationshipTokens: z.number().int().min(0).optional(),
+  totalTokens: z.number().int().min(256).optional(),
+  similarityThreshold: z.number().min(-1).max(1).optional(),
+  /** Restrict retrieval to these documents (applied before ranking). */
+  docIds: z.array(z.string().min(1)).optional(),
+  /** Restrict retrieval to documents whose metadata has all these key=value pairs. */
+  metadata: z.record(z.string(), z.string()).optional(),
+  contextOnly: z.boolean().default(false),
+  responseType: z.string().min(1).optional(),
+  history: z.array(HistoryMessageSchema).default([]),
+  graphRanking: z.enum(GRAPH_RANKINGS).default("ppr"),
+  /** Receives answer text as it streams from the model. */
+  onToken: z
+    .custom<(delta: string) => void>((value) => typeof value === "function", "onToken must be a function")
+    .optional(),
+});
+
+export type QueryOptionsInput = z.input<typeof QueryOptionsSchema>;
+
+export interface ResolvedQueryOptions {
+  id: string | undefined;
+  mode: QueryMode;
+  topK: number;
+  chunkTopK: number;
+  entityTokens: number;
+  relationshipTokens: number;
+  totalTokens: number;
+  similarityThreshold: number;
+  scope: Scope | undefined;
+  contextOnly: boolean;
+  responseType: string;
+  history: HistoryMessage[];
+  graphRanking: GraphRanking;
+  onToken: ((delta: string) => void) | undefined;
+}
+
+/** Validates the caller's options and fills the gaps from the workspace config. */
+export function resolveQueryOptions(
+  config: QueryConfig,
+  input: QueryOptionsInput = {},
+): ResolvedQueryOptions {
+  const parsed = QueryOptionsSchema.safeParse(input);
+  if (!parsed.success) throw new Error(`Invalid query options:\n${z.prettifyError(parsed.error)}`);
+  const o = parsed.data;
+  return {
+    id: o.id,
+    mode: o.mode,
+    topK: o.topK ?? config.topK,
+    chunkTopK: o.chunkTopK ?? config.chunkTopK,
+    entityTokens: o.entityTokens ?? config.entityTokens,
+    relationshipTokens: o.relationshipTokens ?? config.relationshipTokens,
+    totalTokens: o.totalTokens ?? config.totalTokens,
+    similarityThreshold: o.similarityThreshold ?? config.similarityThreshold,
+    scope: scopeOf(o.docIds, o.metadata),
+    contextOnly: o.contextOnly,
+    responseType: o.responseType ?? config.responseType,
+    history: o.history,
+    graphRanking: o.graphRanking,
+    onToken: o.onToken,
+  };
+}
+
+function scopeOf(
+  docIds: string[] | undefined,
+  metadata: Record<string, string> | undefined,
+): Scope | undefined {
+  const hasDocs = docIds !== undefined && docIds.length > 0;
+  const hasMeta = metadata !== undefined && Object.keys(metadata).length > 0;
+  if (!hasDocs && !hasMeta) return undefined;
+  return { ...(hasDocs ? { docIds } : {}), ...(hasMeta ? { metadata } : {}) };
+}

@@ -1,0 +1,84 @@
+import type { GraphStore } from "../storage/graph-store.js";
+import type { EntityRecord, RelationshipRecord } from "../types.js";
+import type { ResolvedScope } from "./scope.js";
+
+/**
+ * The graph as one query sees it: store reads memoised for the query's lifetime (hybrid and mix
+ * walk the same neighbourhoods twice) and everything outside the scope invisible.
+ */
+export class QueryGraph {
+  private readonly entityCache = new Map<string, EntityRecord | null>();
+  private readonly relationshipCache = new Map<string, RelationshipRecord | null>();
+  private readonly edgesCache = new Map<string, RelationshipRecord[]>();
+  private chunkTotal: number | undefined;
+
+  constructor(
+    readonly store: GraphStore,
+    readonly scope: ResolvedScope | undefined,
+  ) {}
+
+  entityAllowed(key: string): boolean {
+    return !this.scope || this.scope.entityKeys.has(key);
+  }
+
+  relationshipAllowed(key: string): boolean {
+    return !this.scope || this.scope.relationshipKeys.has(key);
+  }
+
+  async entities(keys: string[]): Promise<EntityRecord[]> {
+    const missing = unique(keys).filter((k) => !this.entityCache.has(k) && this.entityAllowed(k));
+    if (missing.length) {
+      const found = new Map((await this.store.getEntities(missing)).map((e) => [e.key, e]));
+      for (const k of missing) this.entityCache.set(k, found.get(k) ?? null);
+    }
+    return present(keys.map((k) => this.entityCache.get(k)));
+  }
+
+  async relationships(keys: string[]): Promise<RelationshipRecord[]> {
+    const missing = unique(keys).filter((k) => !this.relationshipCache.has(k) && this.relationshipAllowed(k));
+    if (missing.length) {
+      const found = new Map((await this.store.getRelationships(missing)).map((r) => [r.key, r]));
+      for (const k of missing) this.relationshipCache.set(k, found.get(k) ?? null);
+    }
+    return present(keys.map((k) => this.relationshipCache.get(k)));
+  }
+
+  /** In-scope relationships touching any of the entities, each once. */
+  async relationshipsOf(entityKeys: string[]): Promise<RelationshipRecord[]> {
+    const missing = unique(entityKeys).filter((k) => !this.edgesCache.has(k));
+    if (missing.length) {
+      const requested = new Map(missing.map((k) => [k, [] as RelationshipRecord[]]));
+      for (const rel of await this.store.relationshipsOf(missing)) {
+        if (!this.relationshipAllowed(rel.key)) continue;
+        this.relationshipCache.set(rel.key, rel);
+        // Only the requested ends are filled: the other end's list is complete only once asked for.
+        requested.get(rel.sourceKey)?.push(rel);
+        if (rel.targetKey !== rel.sourceKey) requested.get(rel.targetKey)?.push(rel);
+      }
+      for (const [k, rels] of requested) this.edgesCache.set(k, rels);
+    }
+    const out = new Map<string, RelationshipRecord>();
+    for (const k of entityKeys) for (const rel of this.edgesCache.get(k) ?? []) out.set(rel.key, rel);
+    return [...out.values()];
+  }
+
+  /** Chunks in the whole workspace (the N of inverse document frequencies). */
+  async chunkCount(): Promise<number> {
+    this.chunkTotal ??= (await this.store.counts()).chunks;
+    return this.chunkTotal;
+  }
+
+  /** Source chunks of a record that the query may cite. */
+  chunkIdsOf(record: { sourceChunkIds: string[] }): string[] {
+    const scope = this.scope;
+    return scope ? record.sourceChunkIds.filter((id) => scope.chunkIds.has(id)) : record.sourceChunkIds;
+  }
+}
+
+function unique(keys: string[]): string[] {
+  return [...new Set(keys)];
+}
+
+function present<T>(items: (T | null | undefined)[]): T[] {
+  return items.filter((x): x is T => x !== null && x !== undefined);
+}

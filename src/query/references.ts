@@ -1,0 +1,28 @@
+import type { GraphStore } from "../storage/graph-store.js";
+import type { ChunkRecord } from "../types.js";
+import type { Reference } from "./result.js";
+
+/**
+ * Numbers the context's chunks 1..n in rank order and says where each comes from: document,
+ * title (or path), chunk and character span, so an [n] in the answer leads to the exact passage.
+ */
+export function numberReferences(chunks: ChunkRecord[], titles: Map<string, string>): Reference[] {
+  return chunks.map((chunk, i) => ({
+    n: i + 1,
+    docId: chunk.docId,
+    title: titles.get(chunk.docId) ?? chunk.docId,
+    chunkId: chunk.id,
+    start: chunk.start,
+    end: chunk.end,
+  }));
+}
+
+/** Document id -> its title, or its path when it has none. */
+export async function documentTitles(store: GraphStore, docIds: string[]): Promise<Map<string, string>> {
+  const titles = new Map<string, string>();
+  for (const id of new Set(docIds)) {
+    const doc = await store.getDocument(id);
+    if (doc) titles.set(id, doc.title || doc.path || id);
+  }
+  return titles;
+}

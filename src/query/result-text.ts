@@ -1,0 +1,29 @@
+import type { QueryResult, Reference } from "./result.js";
+
+/** One source line: where [n] points, down to the character span. */
+export function referenceLine(ref: Reference): string {
+  return `[${ref.n}] ${ref.title} (document ${ref.docId}, chunk ${ref.chunkId}, chars ${ref.start}-${ref.end})`;
+}
+
+/** The terminal view of a result: the answer (unless already streamed), then its numbered sources. */
+export function resultText(result: QueryResult, options: { answerShown?: boolean } = {}): string {
+  const parts: string[] = [];
+  if (!options.answerShown && result.answer) parts.push(result.answer.trim());
+  if (!result.answer) parts.push(contextSummary(result));
+  if (result.references.length) parts.push(`Sources:\n${result.references.map(referenceLine).join("\n")}`);
+  return `${parts.join("\n\n")}\n`;
+}
+
+function contextSummary(result: QueryResult): string {
+  const c = result.context;
+  const head =
+    `Context (${result.mode}): ${c.entities.length} entities, ${c.relationships.length} relationships, ` +
+    `${c.communities.length} community reports, ${c.chunks.length} passages`;
+  const passages = c.chunks.map((chunk, i) => `[${i + 1}] ${oneLine(chunk.text, 160)}`);
+  return [head, ...passages].join("\n");
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,0 +1,65 @@
+import { entityKey } from "../merge/keys.js";
+import type { ScoredId } from "../types.js";
+import { topScores } from "./expansion/graph-expansion.js";
+import { localKeywords, type RetrievalInput, vectorFor } from "./modes/retrieval.js";
+import { entitySpecificity } from "./specificity.js";
+
+/** Cosine similarity of an exact name match: nothing is more similar to a keyword than its own entity. */
+const EXACT_MATCH = 1;
+
+/**
+ * The entities the question names, found by linking each low-level keyword to its best-matching
+ * entity (as fast-graphrag links query entities): its exact name if the graph has it, else the most
+ * similar candidate among the vector neighbours of all keywords and the full-text matches of this
+ * one, if that similarity clears the threshold. Linking keeps one seed per keyword: the dozens of
+ * loose neighbours a plain vector search returns would each pull the walk somewhere else.
+ * A seed weighs its similarity times its specificity, so a question's rare names lead and its
+ * generic nouns ("city", "film") barely count.
+ */
+export async function entitySeeds(input: RetrievalInput): Promise<Map<string, number>> {
+  const { graph, options } = input;
+  const keywords = localKeywords(input.question, input.keywords);
+  const joined = vectorFor(input, keywords.join(", "));
+  const allow = graph.scope?.entityKeys;
+  const { store } = input.services;
+  const nearby = await store.searchVectors("entities", joined, options.topK, allow);
+  const shared = nearby.filter((h) => h.score >= options.similarityThreshold).map((h) => h.id);
+
+  const links = new Map<string, number>();
+  const exact = new Set((await graph.entities(keywords.map(entityKey))).map((e) => e.key));
+  for (const keyword of keywords) {
+    const key = entityKey(keyword);
+    if (exact.has(key)) {
+      links.set(key, EXACT_MATCH);
+      continue;
+    }
+    const candidates = new Set([...shared, ...(await fullTextMatches(input, keyword))]);
+    if (candidates.size === 0) continue;
+    const [best] = await store.searchVectors("entities", vectorFor(input, keyword), 1, candidates);
+    if (best && best.score >= options.similarityThreshold)
+      links.set(best.id, Math.max(links.get(best.id) ?? 0, best.score));
+  }
+  const idf = await entitySpecificity(graph, [...links.keys()]);
+  const weighted = new Map([...links].map(([key, similarity]) => [key, similarity * (idf.get(key) ?? 0)]));
+  return new Map(topScores(weighted, options.topK).map((s) => [s.id, s.score]));
+}
+
+/** Relationships whose keywords and description resemble the question's themes (global mode). */
+export async function relationshipSeeds(input: RetrievalInput, vector: number[]): Promise<ScoredId[]> {
+  const { graph, options } = input;
+  const allow = graph.scope?.relationshipKeys;
+  const hits = await input.services.store.searchVectors("relationships", vector, options.topK, allow);
+  return hits.filter((h) => h.score >= options.similarityThreshold);
+}
+
+/** In-scope entities whose name or description matches the keyword in the full-text index. */
+async function fullTextMatches(input: RetrievalInput, keyword: string): Promise<string[]> {
+  const { graph, options } = input;
+  // The full-text index takes no scope, so a scoped query over-fetches and filters.
+  const depth = graph.scope ? options.topK * 4 : options.topK;
+  const hits = await input.services.store.searchEntityText(keyword, depth);
+  return hits
+    .filter((h) => graph.entityAllowed(h.id))
+    .slice(0, options.topK)
+    .map((h) => h.id);
+}

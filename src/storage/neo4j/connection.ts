@@ -1,0 +1,74 @@
+import neo4j, { type Integer } from "neo4j-driver";
+import { bindCypherParams, loadCypher } from "../../cypher/cypher-files.js";
+import type { BoundStatement, StatementRunner } from "./driver-runner.js";
+import type { PlainRecord } from "./record-mapping.js";
+
+/** Rows per UNWIND statement: large enough to amortise a round trip, small enough for the heap. */
+export const WRITE_BATCH_ROWS = 1000;
+
+/** JavaScript numbers travel as Cypher FLOAT; counts, positions and LIMITs must be INTEGER. */
+export function int(value: number): Integer {
+  return neo4j.int(value);
+}
+
+/**
+ * The store's view of Neo4j, scoped to one workspace. Statements are named by their file under
+ * cypher/; parameters are checked against the file's header, and `$workspace` is filled in for
+ * every statement that declares it. Reads use READ routing; writes run in one managed write
+ * transaction per call, which the driver retries on transient errors.
+ */
+export class Neo4jConnection {
+  constructor(
+    readonly runner: StatementRunner,
+    readonly workspace: string,
+  ) {}
+
+  read(name: string, params: Record<string, unknown> = {}): Promise<PlainRecord[]> {
+    return this.runner.read(this.bind(name, params));
+  }
+
+  /** Runs `work` in one write transaction: all of it commits, or none of it. */
+  write<T>(work: (tx: WriteTransaction) => Promise<T>): Promise<T> {
+    return this.runner.write((run) => work(new WriteTransaction(run, this)));
+  }
+
+  /** A schema command (constraint or index) in its own transaction, never mixed with data writes. */
+  schema(name: string, text: string, params: Record<string, unknown> = {}): Promise<PlainRecord[]> {
+    return this.runner.schema({ name, text, params });
+  }
+
+  bind(name: string, params: Record<string, unknown>): BoundStatement {
+    const statement = loadCypher(name);
+    const declaresWorkspace = statement.params.some((p) => p.name === "workspace");
+    const values = declaresWorkspace ? { workspace: this.workspace, ...params } : params;
+    return { name, text: statement.text, params: bindCypherParams(statement, values) };
+  }
+
+  close(): Promise<void> {
+    return this.runner.close();
+  }
+}
+
+export class WriteTransaction {
+  constructor(
+    private readonly runInTransaction: (statement: BoundStatement) => Promise<PlainRecord[]>,
+    private readonly connection: Neo4jConnection,
+  ) {}
+
+  run(name: string, params: Record<string, unknown> = {}): Promise<PlainRecord[]> {
+    return this.runInTransaction(this.connection.bind(name, params));
+  }
+
+  /** UNWIND batches of WRITE_BATCH_ROWS rows (as `$rows`), all inside this transaction. */
+  async runBatched(
+    name: string,
+    rows: unknown[],
+    params: Record<string, unknown> = {},
+  ): Promise<PlainRecord[]> {
+    const out: PlainRecord[] = [];
+    for (let start = 0; start < rows.length; start += WRITE_BATCH_ROWS) {
+      out.push(...(await this.run(name, { ...params, rows: rows.slice(start, start + WRITE_BATCH_ROWS) })));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,245 @@
+import type {
+  ChunkRecord,
+  ChunkState,
+  CommunityRecord,
+  DocumentRecord,
+  DocumentStatus,
+  EntityMention,
+  EntityRecord,
+  GraphChanges,
+  GraphCounts,
+  HistoryEntry,
+  LlmCacheEntry,
+  RelationshipMention,
+  RelationshipRecord,
+  Scope,
+  ScoredId,
+  VectorItem,
+  VectorNamespace,
+} from "../../types.js";
+import type { GraphStore } from "../graph-store.js";
+import * as communities from "./communities.js";
+import { Neo4jConnection } from "./connection.js";
+import * as documents from "./documents.js";
+import { type Neo4jSettings, openDriverRunner } from "./driver-runner.js";
+import * as reads from "./graph-reads.js";
+import { applyGraphChanges, type ChunkMentions, type ChunkMerge, commitChunkMerges } from "./graph-writes.js";
+import { ensureSchema, VectorIndexes } from "./schema-setup.js";
+import * as search from "./search.js";
+import * as vectors from "./vectors.js";
+import * as data from "./workspace-data.js";
+
+/**
+ * Opens the Neo4j store of one workspace: connects, checks the server version and makes sure the
+ * constraints and indexes exist. Several kgrag processes may share the database and workspace.
+ */
+export async function openNeo4jStore(settings: Neo4jSettings, workspace: string): Promise<Neo4jGraphStore> {
+  const connection = new Neo4jConnection(await openDriverRunner(settings), workspace);
+  try {
+    await ensureSchema(connection);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  return new Neo4jGraphStore(connection);
+}
+
+/** GraphStore on Neo4j. Each concern has its own module; this class only routes to them. */
+export class Neo4jGraphStore implements GraphStore {
+  readonly kind = "neo4j" as const;
+  private readonly indexes: VectorIndexes;
+
+  constructor(readonly connection: Neo4jConnection) {
+    this.indexes = new VectorIndexes(connection);
+  }
+
+  get workspace(): string {
+    return this.connection.workspace;
+  }
+
+  close(): Promise<void> {
+    return this.connection.close();
+  }
+
+  /** Deletes every node of this workspace (tests, small workspaces: one transaction). */
+  async deleteWorkspace(): Promise<void> {
+    await this.connection.write((tx) => tx.run("store/workspace-delete"));
+  }
+
+  getMeta(key: string): Promise<string | undefined> {
+    return data.getMeta(this.connection, key);
+  }
+
+  setMeta(key: string, value: string): Promise<void> {
+    return data.setMeta(this.connection, key, value);
+  }
+
+  listMeta(): Promise<Record<string, string>> {
+    return data.listMeta(this.connection);
+  }
+
+  upsertDocument(doc: DocumentRecord): Promise<void> {
+    return documents.upsertDocument(this.connection, doc);
+  }
+
+  getDocument(id: string): Promise<DocumentRecord | undefined> {
+    return documents.getDocument(this.connection, id);
+  }
+
+  listDocuments(): Promise<DocumentRecord[]> {
+    return documents.listDocuments(this.connection);
+  }
+
+  setDocumentStatus(id: string, status: DocumentStatus, error: string | null): Promise<void> {
+    return documents.setDocumentStatus(this.connection, id, status, error);
+  }
+
+  replaceDocumentChunks(docId: string, chunks: ChunkRecord[]): Promise<void> {
+    return documents.replaceDocumentChunks(this.connection, docId, chunks);
+  }
+
+  getChunks(ids: string[]): Promise<ChunkRecord[]> {
+    return documents.getChunks(this.connection, ids);
+  }
+
+  listChunks(docId?: string): Promise<ChunkRecord[]> {
+    return documents.listChunks(this.connection, docId);
+  }
+
+  getChunkStates(docId?: string): Promise<ChunkState[]> {
+    return documents.getChunkStates(this.connection, docId);
+  }
+
+  markChunkFailed(chunkId: string, error: string, rawOutput: string | null): Promise<void> {
+    return documents.markChunkFailed(this.connection, chunkId, error, rawOutput);
+  }
+
+  chunkIdsInScope(scope: Scope): Promise<Set<string>> {
+    return documents.chunkIdsInScope(this.connection, scope);
+  }
+
+  commitChunkMerge(chunkId: string, mentions: ChunkMentions, changes: GraphChanges): Promise<void> {
+    return commitChunkMerges(this.connection, [{ chunkId, mentions }], changes);
+  }
+
+  commitChunkMerges(merges: ChunkMerge[], changes: GraphChanges): Promise<void> {
+    return commitChunkMerges(this.connection, merges, changes);
+  }
+
+  applyGraphChanges(changes: GraphChanges): Promise<void> {
+    return applyGraphChanges(this.connection, changes);
+  }
+
+  getEntityMentions(entityKeys: string[]): Promise<EntityMention[]> {
+    return reads.getEntityMentions(this.connection, entityKeys);
+  }
+
+  getRelationshipMentions(relationshipKeys: string[]): Promise<RelationshipMention[]> {
+    return reads.getRelationshipMentions(this.connection, relationshipKeys);
+  }
+
+  getChunkMentions(chunkIds: string[]): Promise<ChunkMentions> {
+    return reads.getChunkMentions(this.connection, chunkIds);
+  }
+
+  getEntities(keys: string[]): Promise<EntityRecord[]> {
+    return reads.getEntities(this.connection, keys);
+  }
+
+  getRelationships(keys: string[]): Promise<RelationshipRecord[]> {
+    return reads.getRelationships(this.connection, keys);
+  }
+
+  listEntities(): Promise<EntityRecord[]> {
+    return reads.listEntities(this.connection);
+  }
+
+  listRelationships(): Promise<RelationshipRecord[]> {
+    return reads.listRelationships(this.connection);
+  }
+
+  relationshipsOf(entityKeys: string[]): Promise<RelationshipRecord[]> {
+    return reads.relationshipsOf(this.connection, entityKeys);
+  }
+
+  degrees(entityKeys: string[]): Promise<Map<string, number>> {
+    return reads.degrees(this.connection, entityKeys);
+  }
+
+  entitiesNeedingSummary(): Promise<EntityRecord[]> {
+    return reads.listEntities(this.connection, true);
+  }
+
+  relationshipsNeedingSummary(): Promise<RelationshipRecord[]> {
+    return reads.listRelationships(this.connection, true);
+  }
+
+  counts(): Promise<GraphCounts> {
+    return reads.counts(this.connection);
+  }
+
+  deleteDocuments(docIds: string[]): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
+    return documents.deleteDocuments(this.connection, docIds);
+  }
+
+  upsertVectors(ns: VectorNamespace, items: VectorItem[]): Promise<void> {
+    return vectors.upsertVectors(this.connection, this.indexes, ns, items);
+  }
+
+  deleteVectors(ns: VectorNamespace, ids: string[]): Promise<void> {
+    return vectors.deleteVectors(this.connection, ns, ids);
+  }
+
+  vectorHashes(ns: VectorNamespace): Promise<Map<string, string>> {
+    return vectors.vectorHashes(this.connection, ns);
+  }
+
+  getVectors(ns: VectorNamespace, ids: string[]): Promise<VectorItem[]> {
+    return vectors.getVectors(this.connection, ns, ids);
+  }
+
+  searchVectors(
+    ns: VectorNamespace,
+    query: number[],
+    topK: number,
+    allow?: Set<string>,
+  ): Promise<ScoredId[]> {
+    return search.searchVectors(this.connection, this.indexes, ns, query, topK, allow);
+  }
+
+  searchChunkText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]> {
+    return search.searchChunkText(this.connection, query, topK, allow);
+  }
+
+  searchEntityText(query: string, topK: number): Promise<ScoredId[]> {
+    return search.searchEntityText(this.connection, query, topK);
+  }
+
+  replaceCommunities(list: CommunityRecord[]): Promise<void> {
+    return communities.replaceCommunities(this.connection, list);
+  }
+
+  listCommunities(): Promise<CommunityRecord[]> {
+    return communities.listCommunities(this.connection);
+  }
+
+  saveCommunityReport(id: string, report: CommunityRecord["report"], reportHash: string): Promise<void> {
+    return communities.saveCommunityReport(this.connection, id, report, reportHash);
+  }
+
+  getLlmCache(stage: string, model: string, promptHash: string): Promise<LlmCacheEntry | undefined> {
+    return data.getLlmCache(this.connection, stage, model, promptHash);
+  }
+
+  putLlmCache(entry: LlmCacheEntry): Promise<void> {
+    return data.putLlmCache(this.connection, entry);
+  }
+
+  listLlmCache(): Promise<LlmCacheEntry[]> {
+    return data.listLlmCache(this.connection);
+  }
+
+  listHistory(key?: string): Promise<HistoryEntry[]> {
+    return data.listHistory(this.connection, key);
+  }
+}

@@ -1,0 +1,212 @@
+import { z } from "zod";
+import type {
+  ChunkRecord,
+  ChunkState,
+  CommunityRecord,
+  DocumentRecord,
+  EntityMention,
+  EntityRecord,
+  HistoryEntry,
+  LlmCacheEntry,
+  Metadata,
+  RelationshipMention,
+  RelationshipRecord,
+} from "../../types.js";
+import type { PlainRecord, PlainValue } from "./record-mapping.js";
+
+/**
+ * Statements return maps shaped like kgrag's records; these schemas check them on the way out, so
+ * a missing or mistyped property is an error naming the record, not a silent undefined.
+ */
+
+const text = z.string();
+const nullableText = z.string().nullable();
+const texts = z
+  .array(z.string())
+  .nullable()
+  .transform((v) => v ?? []);
+const count = z.number();
+const flag = z
+  .boolean()
+  .nullable()
+  .transform((v) => v === true);
+
+const DocumentRow = z.object({
+  id: text,
+  title: text,
+  path: nullableText,
+  contentHash: text,
+  status: z.enum(["pending", "processing", "processed", "failed"]),
+  error: nullableText,
+  metadataJson: nullableText,
+  chunkCount: count,
+  createdAt: text,
+  updatedAt: text,
+});
+
+const ChunkRow = z.object({
+  id: text,
+  docId: text,
+  index: count,
+  text,
+  tokens: count,
+  start: count,
+  end: count,
+});
+
+const ChunkStateRow = z.object({
+  chunkId: text,
+  docId: text,
+  status: z.enum(["pending", "merged", "failed"]),
+  error: nullableText,
+  rawOutput: nullableText,
+});
+
+const EntityRow = z.object({
+  key: text,
+  name: text,
+  type: text,
+  description: text,
+  fragments: texts,
+  sourceChunkIds: texts,
+  fragmentsHash: text,
+  needsSummary: flag,
+});
+
+const RelationshipRow = z.object({
+  key: text,
+  sourceKey: text,
+  targetKey: text,
+  description: text,
+  fragments: texts,
+  keywords: texts,
+  weight: count,
+  sourceChunkIds: texts,
+  fragmentsHash: text,
+  needsSummary: flag,
+});
+
+const EntityMentionRow = z.object({
+  entityKey: text,
+  chunkId: text,
+  name: text,
+  type: text,
+  description: text,
+});
+
+const RelationshipMentionRow = z.object({
+  relationshipKey: text,
+  sourceKey: text,
+  targetKey: text,
+  chunkId: text,
+  description: text,
+  keywords: texts,
+  strength: count,
+});
+
+const CommunityRow = z.object({
+  id: text,
+  level: count,
+  parentId: nullableText,
+  childIds: texts,
+  entityKeys: texts,
+  contentHash: text,
+  reportJson: nullableText,
+  reportHash: nullableText,
+});
+
+const HistoryRow = z.object({
+  kind: z.enum(["entity", "relationship"]),
+  key: text,
+  action: z.enum(["create", "update", "delete"]),
+  oldDescription: nullableText,
+  newDescription: nullableText,
+  cause: text,
+  at: text,
+});
+
+const LlmCacheRow = z.object({
+  stage: text,
+  model: text,
+  promptHash: text,
+  response: text,
+  promptTokens: count,
+  completionTokens: count,
+});
+
+const ScoredRow = z.object({ id: text, score: count });
+
+function parse<T extends z.ZodType>(schema: T, value: PlainValue | undefined, what: string): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    throw new Error(`Neo4j returned a malformed ${what}: ${z.prettifyError(result.error)}`);
+  }
+  return result.data;
+}
+
+/** The values of one column of the records, each parsed as `what`. */
+function column<T extends z.ZodType>(schema: T, key: string, what: string) {
+  return (records: PlainRecord[]): z.infer<T>[] => records.map((r) => parse(schema, r[key], what));
+}
+
+export const asDocuments = (records: PlainRecord[]): DocumentRecord[] =>
+  column(
+    DocumentRow,
+    "document",
+    "document",
+  )(records).map(({ metadataJson, ...doc }) => ({
+    ...doc,
+    metadata: (metadataJson ? JSON.parse(metadataJson) : {}) as Metadata,
+  }));
+
+export const asChunks = (records: PlainRecord[]): ChunkRecord[] =>
+  column(ChunkRow, "chunk", "chunk")(records);
+
+export const asChunkStates = (records: PlainRecord[]): ChunkState[] =>
+  column(ChunkStateRow, "state", "chunk state")(records);
+
+export const asEntities = (records: PlainRecord[]): EntityRecord[] =>
+  column(EntityRow, "entity", "entity")(records);
+
+export const asRelationships = (records: PlainRecord[]): RelationshipRecord[] =>
+  column(RelationshipRow, "relationship", "relationship")(records);
+
+export const asEntityMentions = (records: PlainRecord[]): EntityMention[] =>
+  column(EntityMentionRow, "mention", "entity mention")(records);
+
+export const asRelationshipMentions = (records: PlainRecord[]): RelationshipMention[] =>
+  column(RelationshipMentionRow, "mention", "relationship mention")(records);
+
+export const asHistory = (records: PlainRecord[]): HistoryEntry[] =>
+  column(HistoryRow, "entry", "history entry")(records);
+
+export const asLlmCacheEntries = (records: PlainRecord[]): LlmCacheEntry[] =>
+  column(LlmCacheRow, "entry", "LLM cache entry")(records);
+
+export const asCommunities = (records: PlainRecord[]): CommunityRecord[] =>
+  column(
+    CommunityRow,
+    "community",
+    "community",
+  )(records).map(({ reportJson, ...community }) => ({
+    ...community,
+    report: reportJson ? (JSON.parse(reportJson) as CommunityRecord["report"]) : null,
+  }));
+
+/** Rows of {id, score} returned as columns of a record. */
+export function asScored(records: PlainRecord[]): { id: string; score: number }[] {
+  return records.map((r) => parse(ScoredRow, { id: r.id ?? null, score: r.score ?? null }, "search hit"));
+}
+
+/** A list of {id, score} maps held in one column. */
+export function asScoredList(value: PlainValue | undefined): { id: string; score: number }[] {
+  return parse(z.array(ScoredRow), value, "search hit list");
+}
+
+export function asStrings(value: PlainValue | undefined, what: string): string[] {
+  return parse(z.array(z.string()), value, what);
+}
+
+export function asNumber(value: PlainValue | undefined, what: string): number {
+  return parse(z.number(), value, what);
+}

@@ -1,0 +1,115 @@
+import { splitRelationshipKey } from "../../merge/keys.js";
+import type { VectorItem, VectorNamespace } from "../../types.js";
+import { int, type Neo4jConnection } from "./connection.js";
+import { asNumber, asStrings } from "./read-rows.js";
+import type { VectorIndexes } from "./schema-setup.js";
+
+/**
+ * Vectors live on their records as float lists: Chunk, Entity and Community nodes and RELATED
+ * edges carry `embedding`, `embeddingHash` and `embeddingNorm` (so zero vectors, which cosine
+ * cannot rank, are skipped by exact search).
+ */
+
+/** The separator inside relationship keys (see relationshipKey()). */
+const PAIR_MARK = "\u001f";
+
+const statement = (ns: VectorNamespace, op: string) => `store/vectors/${ns}/${op}`;
+
+export async function upsertVectors(
+  db: Neo4jConnection,
+  indexes: VectorIndexes,
+  ns: VectorNamespace,
+  items: VectorItem[],
+): Promise<void> {
+  if (items.length === 0) return;
+  const dimension = await checkDimensions(db, ns, items);
+  const rows = items.map((item) => vectorRow(ns, item));
+  await db.write((tx) => tx.runBatched(statement(ns, "upsert"), rows));
+  await indexes.ensure(ns, dimension);
+}
+
+export async function deleteVectors(db: Neo4jConnection, ns: VectorNamespace, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.write(async (tx) => {
+    const [row] = await tx.run(statement(ns, "delete"), { ids });
+    if (ns === "relationships") {
+      await tx.run("store/entity-anchors-prune", {
+        keys: asStrings(row?.endpointKeys ?? [], "endpoint keys"),
+      });
+    }
+  });
+}
+
+export async function vectorHashes(db: Neo4jConnection, ns: VectorNamespace): Promise<Map<string, string>> {
+  const rows = await db.read(statement(ns, "hashes"));
+  return new Map(rows.map((r) => [String(r.id), String(r.textHash)]));
+}
+
+export async function getVectors(
+  db: Neo4jConnection,
+  ns: VectorNamespace,
+  ids: string[],
+): Promise<VectorItem[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.read(statement(ns, "get"), { ids });
+  return rows.map((r) => ({
+    id: String(r.id),
+    textHash: String(r.textHash),
+    vector: (r.vector as number[]).map((x) => asNumber(x, "vector component")),
+  }));
+}
+
+/** How many vectors the namespace holds, counted up to `limit`, and their dimension (if any). */
+export async function vectorStats(
+  db: Neo4jConnection,
+  ns: VectorNamespace,
+  limit: number,
+): Promise<{ count: number; dimension: number | undefined }> {
+  const [row] = await db.read(statement(ns, "stats"), { limit: int(limit) });
+  const dimension = row?.dimension;
+  return {
+    count: asNumber(row?.count ?? 0, "vector count"),
+    dimension:
+      dimension === null || dimension === undefined ? undefined : asNumber(dimension, "vector dimension"),
+  };
+}
+
+async function checkDimensions(
+  db: Neo4jConnection,
+  ns: VectorNamespace,
+  items: VectorItem[],
+): Promise<number> {
+  const stored = (await vectorStats(db, ns, 1)).dimension;
+  const dim = stored ?? (items[0] as VectorItem).vector.length;
+  for (const item of items) {
+    if (item.vector.length !== dim) {
+      const against = stored === undefined ? "the other vectors in this batch" : "the vectors already stored";
+      throw new Error(
+        `Vector "${item.id}" has ${item.vector.length} dimensions but ${against} in namespace "${ns}" ` +
+          `have ${dim}. The embedding model or its dimension changed: use the workspace's model, ` +
+          "or start a new workspace to switch models.",
+      );
+    }
+    if (dim === 0 || !item.vector.every(Number.isFinite)) {
+      throw new Error(`Vector "${item.id}" in namespace "${ns}" is empty or holds non-finite numbers.`);
+    }
+  }
+  return dim;
+}
+
+function vectorRow(ns: VectorNamespace, item: VectorItem) {
+  const row = { id: item.id, vector: item.vector, textHash: item.textHash, norm: norm(item.vector) };
+  if (ns !== "relationships") return row;
+  // A relationship vector hangs on its RELATED edge, found (or anchored) by the key's two entities;
+  // an id that is no pair key gets an anchor self-loop, so any id can hold a vector.
+  const [sourceKey, targetKey] = item.id.includes(PAIR_MARK)
+    ? splitRelationshipKey(item.id)
+    : [item.id, item.id];
+  return { ...row, sourceKey, targetKey };
+}
+
+export function norm(vector: number[]): number {
+  let squares = 0;
+  for (const x of vector) squares += x * x;
+  return Math.sqrt(squares);
+}

@@ -1,0 +1,136 @@
+import type { ChunkRecord, ChunkState } from "../../types.js";
+import { idList, qualified, type Sql } from "./connection.js";
+import type { FullTextIndex } from "./fts.js";
+import { type ChunkRow, type ChunkStateRow, toChunk, toChunkState } from "./rows.js";
+import type { VectorIndex } from "./vector-index.js";
+
+interface ChunkRef {
+  id: string;
+  seq: number;
+}
+
+const CHUNK_COLUMNS = "id, doc_id, idx, text, tokens, start_offset, end_offset";
+const CHUNK_COLUMNS_OF_C = qualified("c", CHUNK_COLUMNS);
+const STATE_COLUMNS = "id, doc_id, status, error, raw_output";
+
+/** Chunks with their merge state, kept in step with their full-text rows and chunk vectors. */
+export class ChunkTable {
+  constructor(
+    private readonly sql: Sql,
+    private readonly fullText: FullTextIndex,
+    private readonly vectors: VectorIndex,
+  ) {}
+
+  /** Call inside a transaction. Unchanged ids keep state and mentions; the others are removed. */
+  replaceForDocument(docId: string, chunks: ChunkRecord[]): void {
+    assertChunksBelongTo(docId, chunks);
+    const existing = new Map(this.refsOfDocuments([docId]).map((ref) => [ref.id, ref.seq]));
+    const incoming = new Set(chunks.map((chunk) => chunk.id));
+    this.remove([...existing].filter(([id]) => !incoming.has(id)).map(([id, seq]) => ({ id, seq })));
+    for (const chunk of chunks) {
+      if (existing.has(chunk.id)) this.updatePosition(chunk);
+      else this.insert(chunk);
+    }
+  }
+
+  refsOfDocuments(docIds: string[]): ChunkRef[] {
+    return this.sql.all<ChunkRef>(
+      "SELECT id, seq FROM chunks WHERE doc_id IN (SELECT value FROM json_each(?))",
+      idList(docIds),
+    );
+  }
+
+  /** Deletes chunks with their full-text rows and vectors; mentions go by ON DELETE CASCADE. */
+  remove(refs: ChunkRef[]): void {
+    if (refs.length === 0) return;
+    const ids = refs.map((ref) => ref.id);
+    this.fullText.removeChunks(refs.map((ref) => ref.seq));
+    this.vectors.delete("chunks", ids);
+    this.sql.run("DELETE FROM chunks WHERE id IN (SELECT value FROM json_each(?))", idList(ids));
+  }
+
+  get(ids: string[]): ChunkRecord[] {
+    return this.sql
+      .all<ChunkRow>(
+        `SELECT ${CHUNK_COLUMNS_OF_C} FROM json_each(?) wanted JOIN chunks c ON c.id = wanted.value
+         ORDER BY wanted.key`,
+        idList(ids),
+      )
+      .map(toChunk);
+  }
+
+  list(docId?: string): ChunkRecord[] {
+    const rows =
+      docId === undefined
+        ? this.sql.all<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM chunks ORDER BY doc_id, idx`)
+        : this.sql.all<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE doc_id = ? ORDER BY idx`, docId);
+    return rows.map(toChunk);
+  }
+
+  states(docId?: string): ChunkState[] {
+    const rows =
+      docId === undefined
+        ? this.sql.all<ChunkStateRow>(`SELECT ${STATE_COLUMNS} FROM chunks ORDER BY doc_id, idx`)
+        : this.sql.all<ChunkStateRow>(
+            `SELECT ${STATE_COLUMNS} FROM chunks WHERE doc_id = ? ORDER BY idx`,
+            docId,
+          );
+    return rows.map(toChunkState);
+  }
+
+  markFailed(chunkId: string, error: string, rawOutput: string | null): void {
+    const result = this.sql.run(
+      "UPDATE chunks SET status = 'failed', error = ?, raw_output = ? WHERE id = ?",
+      error,
+      rawOutput,
+      chunkId,
+    );
+    if (result.changes === 0) throw new Error(`Cannot mark unknown chunk "${chunkId}" as failed.`);
+  }
+
+  markMerged(chunkId: string): void {
+    const result = this.sql.run(
+      "UPDATE chunks SET status = 'merged', error = NULL, raw_output = NULL WHERE id = ?",
+      chunkId,
+    );
+    if (result.changes === 0)
+      throw new Error(`Cannot merge unknown chunk "${chunkId}": store its document's chunks first.`);
+  }
+
+  private insert(chunk: ChunkRecord): void {
+    const { lastInsertRowid } = this.sql.run(
+      `INSERT INTO chunks (${CHUNK_COLUMNS}, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')`,
+      chunk.id,
+      chunk.docId,
+      chunk.index,
+      chunk.text,
+      chunk.tokens,
+      chunk.start,
+      chunk.end,
+    );
+    this.fullText.queueChunk(Number(lastInsertRowid));
+  }
+
+  /** Same id means same content; only its place in the (re-chunked) document can move. */
+  private updatePosition(chunk: ChunkRecord): void {
+    this.sql.run(
+      "UPDATE chunks SET idx = ?, tokens = ?, start_offset = ?, end_offset = ? WHERE id = ?",
+      chunk.index,
+      chunk.tokens,
+      chunk.start,
+      chunk.end,
+      chunk.id,
+    );
+  }
+}
+
+function assertChunksBelongTo(docId: string, chunks: ChunkRecord[]): void {
+  const seen = new Set<string>();
+  for (const chunk of chunks) {
+    if (chunk.docId !== docId) {
+      throw new Error(`Chunk "${chunk.id}" belongs to document "${chunk.docId}", not "${docId}".`);
+    }
+    if (seen.has(chunk.id)) throw new Error(`Chunk id "${chunk.id}" appears twice in document "${docId}".`);
+    seen.add(chunk.id);
+  }
+}

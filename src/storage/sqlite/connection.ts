@@ -1,0 +1,111 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { MIGRATIONS, SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "./schema.js";
+
+export type SqliteDatabase = Database.Database;
+
+/** How long a write waits for another process's transaction before giving up. */
+const BUSY_TIMEOUT_MS = 15_000;
+
+/**
+ * Prepared statements cached by their SQL text: preparing costs more than running a small
+ * statement, and indexing runs the same few statements hundreds of thousands of times.
+ */
+export class Sql {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(readonly db: SqliteDatabase) {}
+
+  /** `pluck` statements return the first column only; it is a statement mode, so it is cached apart. */
+  statement(sql: string, pluck = false): Database.Statement {
+    const cacheKey = pluck ? `pluck:${sql}` : sql;
+    let statement = this.statements.get(cacheKey);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      if (pluck) statement.pluck(true);
+      this.statements.set(cacheKey, statement);
+    }
+    return statement;
+  }
+
+  /** Rows typed by the caller: SQLite hands back untyped objects, the SQL text defines their shape. */
+  all<Row>(sql: string, ...params: unknown[]): Row[] {
+    return this.statement(sql).all(...params) as Row[];
+  }
+
+  get<Row>(sql: string, ...params: unknown[]): Row | undefined {
+    return this.statement(sql).get(...params) as Row | undefined;
+  }
+
+  run(sql: string, ...params: unknown[]): Database.RunResult {
+    return this.statement(sql).run(...params);
+  }
+
+  /** First column of every row. */
+  column<Value>(sql: string, ...params: unknown[]): Value[] {
+    return this.statement(sql, true).all(...params) as Value[];
+  }
+
+  /**
+   * Runs `work` in one write transaction. IMMEDIATE takes the write lock up front, so a second
+   * process waits on busy_timeout instead of failing when it tries to upgrade a read transaction.
+   */
+  transaction<T>(work: () => T): T {
+    if (this.db.inTransaction) return work();
+    return this.db.transaction(work).immediate();
+  }
+}
+
+/**
+ * A list of ids bound as ONE parameter and read back with json_each(?): no limit on the number
+ * of SQL variables, and one cached statement whatever the list length.
+ */
+export function idList(ids: Iterable<string>): string {
+  return JSON.stringify([...new Set(ids)]);
+}
+
+/** "a, b" -> "t.a, t.b": column lists reused in joins, where bare names like `key` are ambiguous. */
+export function qualified(alias: string, columns: string): string {
+  return columns
+    .split(",")
+    .map((column) => `${alias}.${column.trim()}`)
+    .join(", ");
+}
+
+/** Opens (creating if needed) the SQLite file and brings its schema up to date. */
+export function openDatabase(file: string): SqliteDatabase {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    db.pragma("journal_mode = WAL");
+    // NORMAL is crash-safe in WAL mode (a power cut may lose the last commits, never corrupt).
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    migrate(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function migrate(db: SqliteDatabase): void {
+  db.transaction(() => {
+    db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID");
+    const stored = db.prepare("SELECT value FROM meta WHERE key = ?").pluck(true).get(SCHEMA_VERSION_KEY);
+    const current = stored === undefined ? 0 : Number(stored);
+    if (!Number.isInteger(current) || current > SCHEMA_VERSION) {
+      throw new Error(
+        `This workspace's SQLite file has schema version ${String(stored)}, newer than this kgrag ` +
+          `supports (${SCHEMA_VERSION}). Upgrade kgrag to open it.`,
+      );
+    }
+    if (current === SCHEMA_VERSION) return;
+    for (const ddl of MIGRATIONS.slice(current)) db.exec(ddl);
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(
+      SCHEMA_VERSION_KEY,
+      String(SCHEMA_VERSION),
+    );
+  }).immediate();
+}

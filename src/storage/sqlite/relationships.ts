@@ -1,0 +1,104 @@
+import { relationshipKey } from "../../merge/keys.js";
+import type { RelationshipRecord } from "../../types.js";
+import { idList, qualified, type Sql } from "./connection.js";
+import { type RelationshipRow, toRelationship } from "./rows.js";
+
+const RELATIONSHIP_COLUMNS =
+  "key, source_key, target_key, description, fragments, keywords, weight, source_chunk_ids, " +
+  "fragments_hash, needs_summary";
+const RELATIONSHIP_COLUMNS_OF_R = qualified("r", RELATIONSHIP_COLUMNS);
+
+/** Folded relationships: one row per unordered entity pair, stored in canonical order. */
+export class RelationshipTable {
+  constructor(private readonly sql: Sql) {}
+
+  upsert(relationship: RelationshipRecord): void {
+    assertCanonical(relationship);
+    this.sql.run(
+      `INSERT INTO relationships (${RELATIONSHIP_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET
+         source_key = excluded.source_key, target_key = excluded.target_key,
+         description = excluded.description, fragments = excluded.fragments, keywords = excluded.keywords,
+         weight = excluded.weight, source_chunk_ids = excluded.source_chunk_ids,
+         fragments_hash = excluded.fragments_hash, needs_summary = excluded.needs_summary`,
+      relationship.key,
+      relationship.sourceKey,
+      relationship.targetKey,
+      relationship.description,
+      JSON.stringify(relationship.fragments),
+      JSON.stringify(relationship.keywords),
+      relationship.weight,
+      JSON.stringify(relationship.sourceChunkIds),
+      relationship.fragmentsHash,
+      relationship.needsSummary ? 1 : 0,
+    );
+  }
+
+  delete(key: string): void {
+    this.sql.run("DELETE FROM relationships WHERE key = ?", key);
+  }
+
+  /** In the order of `keys`; unknown keys are skipped. */
+  get(keys: string[]): RelationshipRecord[] {
+    return this.sql
+      .all<RelationshipRow>(
+        `SELECT ${RELATIONSHIP_COLUMNS_OF_R} FROM json_each(?) wanted JOIN relationships r ON r.key = wanted.value
+         ORDER BY wanted.key`,
+        idList(keys),
+      )
+      .map(toRelationship);
+  }
+
+  list(): RelationshipRecord[] {
+    return this.sql
+      .all<RelationshipRow>(`SELECT ${RELATIONSHIP_COLUMNS} FROM relationships ORDER BY key`)
+      .map(toRelationship);
+  }
+
+  needingSummary(): RelationshipRecord[] {
+    return this.sql
+      .all<RelationshipRow>(
+        `SELECT ${RELATIONSHIP_COLUMNS} FROM relationships WHERE needs_summary = 1 ORDER BY key`,
+      )
+      .map(toRelationship);
+  }
+
+  /** Both endpoint indexes are used: one lookup per key and side, no table scan. */
+  touching(entityKeys: string[]): RelationshipRecord[] {
+    return this.sql
+      .all<RelationshipRow>(
+        `SELECT ${RELATIONSHIP_COLUMNS} FROM relationships WHERE key IN (
+           SELECT key FROM relationships WHERE source_key IN (SELECT value FROM json_each(@keys))
+           UNION
+           SELECT key FROM relationships WHERE target_key IN (SELECT value FROM json_each(@keys))
+         ) ORDER BY key`,
+        { keys: idList(entityKeys) },
+      )
+      .map(toRelationship);
+  }
+
+  /** Relationship count per entity; a self-loop counts once, unknown keys count 0. */
+  degrees(entityKeys: string[]): Map<string, number> {
+    const rows = this.sql.all<{ key: string; degree: number }>(
+      `SELECT wanted.value AS key,
+         (SELECT count(*) FROM relationships WHERE source_key = wanted.value)
+         + (SELECT count(*) FROM relationships WHERE target_key = wanted.value)
+         - (SELECT count(*) FROM relationships WHERE source_key = wanted.value AND target_key = wanted.value)
+         AS degree
+       FROM json_each(?) wanted`,
+      idList(entityKeys),
+    );
+    return new Map(rows.map((row) => [row.key, row.degree]));
+  }
+}
+
+/** The store guards "one edge per unordered pair": a record must be in canonical form to be saved. */
+function assertCanonical(relationship: RelationshipRecord): void {
+  const { key, sourceKey, targetKey } = relationship;
+  if (sourceKey > targetKey || key !== relationshipKey(sourceKey, targetKey)) {
+    throw new Error(
+      `Relationship ${JSON.stringify(key)} is not canonical: its key must be relationshipKey(sourceKey, ` +
+        `targetKey) with sourceKey <= targetKey (got ${JSON.stringify(sourceKey)}, ${JSON.stringify(targetKey)}).`,
+    );
+  }
+}

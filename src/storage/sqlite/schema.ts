@@ -1,0 +1,171 @@
+/**
+ * The embedded store's tables. Bump SCHEMA_VERSION and add a step to MIGRATIONS whenever the DDL
+ * changes, so that workspaces written by an older kgrag keep opening.
+ */
+export const SCHEMA_VERSION = 1;
+
+/** Meta key holding the schema version (a reserved key in the shared meta table). */
+export const SCHEMA_VERSION_KEY = "sqlite.schemaVersion";
+
+const FTS_TOKENIZER = "tokenize = 'unicode61 remove_diacritics 2'";
+
+/**
+ * Chunks and entities carry an INTEGER PRIMARY KEY `seq` besides their text key: it is the stable rowid
+ * that links them to their full-text rows, so updating or deleting one FTS row is an index lookup.
+ */
+const SCHEMA_V1 = `
+CREATE TABLE IF NOT EXISTS meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS documents (
+  id TEXT PRIMARY KEY,
+  title TEXT NOT NULL,
+  path TEXT,
+  content_hash TEXT NOT NULL,
+  status TEXT NOT NULL,
+  error TEXT,
+  metadata TEXT NOT NULL,
+  chunk_count INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_by_status ON documents(status);
+
+CREATE TABLE IF NOT EXISTS chunks (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  tokens INTEGER NOT NULL,
+  start_offset INTEGER NOT NULL,
+  end_offset INTEGER NOT NULL,
+  status TEXT NOT NULL DEFAULT 'pending',
+  error TEXT,
+  raw_output TEXT
+);
+CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks(doc_id, idx);
+CREATE INDEX IF NOT EXISTS chunks_by_status ON chunks(status);
+
+CREATE TABLE IF NOT EXISTS entity_mentions (
+  seq INTEGER PRIMARY KEY,
+  chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+  entity_key TEXT NOT NULL,
+  name TEXT NOT NULL,
+  type TEXT NOT NULL,
+  description TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entity_mentions_by_chunk ON entity_mentions(chunk_id);
+CREATE INDEX IF NOT EXISTS entity_mentions_by_key ON entity_mentions(entity_key);
+
+CREATE TABLE IF NOT EXISTS relationship_mentions (
+  seq INTEGER PRIMARY KEY,
+  chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+  relationship_key TEXT NOT NULL,
+  source_key TEXT NOT NULL,
+  target_key TEXT NOT NULL,
+  description TEXT NOT NULL,
+  keywords TEXT NOT NULL,
+  strength REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS relationship_mentions_by_chunk ON relationship_mentions(chunk_id);
+CREATE INDEX IF NOT EXISTS relationship_mentions_by_key ON relationship_mentions(relationship_key);
+
+CREATE TABLE IF NOT EXISTS entities (
+  seq INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  type TEXT NOT NULL,
+  description TEXT NOT NULL,
+  fragments TEXT NOT NULL,
+  source_chunk_ids TEXT NOT NULL,
+  fragments_hash TEXT NOT NULL,
+  needs_summary INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entities_needing_summary ON entities(key) WHERE needs_summary = 1;
+
+CREATE TABLE IF NOT EXISTS relationships (
+  key TEXT PRIMARY KEY,
+  source_key TEXT NOT NULL,
+  target_key TEXT NOT NULL,
+  description TEXT NOT NULL,
+  fragments TEXT NOT NULL,
+  keywords TEXT NOT NULL,
+  weight REAL NOT NULL,
+  source_chunk_ids TEXT NOT NULL,
+  fragments_hash TEXT NOT NULL,
+  needs_summary INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS relationships_by_source ON relationships(source_key, target_key);
+CREATE INDEX IF NOT EXISTS relationships_by_target ON relationships(target_key);
+CREATE INDEX IF NOT EXISTS relationships_needing_summary ON relationships(key) WHERE needs_summary = 1;
+
+CREATE TABLE IF NOT EXISTS vectors (
+  namespace TEXT NOT NULL,
+  id TEXT NOT NULL,
+  dim INTEGER NOT NULL,
+  text_hash TEXT NOT NULL,
+  vector BLOB NOT NULL,
+  PRIMARY KEY (namespace, id)
+);
+
+-- Bumped by every vector write, so any connection can tell that its in-memory matrix is stale.
+CREATE TABLE IF NOT EXISTS vector_generations (
+  namespace TEXT PRIMARY KEY,
+  generation INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS llm_cache (
+  stage TEXT NOT NULL,
+  model TEXT NOT NULL,
+  prompt_hash TEXT NOT NULL,
+  response TEXT NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  PRIMARY KEY (stage, model, prompt_hash)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS history (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  action TEXT NOT NULL,
+  old_description TEXT,
+  new_description TEXT,
+  cause TEXT NOT NULL,
+  at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS history_by_key ON history(key, id);
+
+CREATE TABLE IF NOT EXISTS communities (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  level INTEGER NOT NULL,
+  parent_id TEXT,
+  child_ids TEXT NOT NULL,
+  entity_keys TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  report TEXT,
+  report_hash TEXT
+);
+
+-- Rows written since the last full-text flush; indexed in one batch before the next search.
+CREATE TABLE IF NOT EXISTS fts_pending (
+  kind TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (kind, seq)
+) WITHOUT ROWID;
+
+-- Contentless: the segmented text is only needed for matching, the original lives in chunks/entities.
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+  text, content = '', contentless_delete = 1, ${FTS_TOKENIZER}
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(
+  name, description, content = '', contentless_delete = 1, ${FTS_TOKENIZER}
+);
+`;
+
+/** DDL applied to reach each version; index i brings a store from version i to i + 1. */
+export const MIGRATIONS: readonly string[] = [SCHEMA_V1];

@@ -1,0 +1,289 @@
+import { join } from "node:path";
+import type {
+  ChunkRecord,
+  ChunkState,
+  CommunityRecord,
+  DocumentRecord,
+  DocumentStatus,
+  EntityMention,
+  EntityRecord,
+  GraphChanges,
+  GraphCounts,
+  HistoryEntry,
+  LlmCacheEntry,
+  RelationshipMention,
+  RelationshipRecord,
+  Scope,
+  ScoredId,
+  VectorItem,
+  VectorNamespace,
+} from "../../types.js";
+import type { GraphStore } from "../graph-store.js";
+import { ChunkTable } from "./chunks.js";
+import { CommunityTable } from "./communities.js";
+import { openDatabase, Sql, type SqliteDatabase } from "./connection.js";
+import { DocumentTable } from "./documents.js";
+import { EntityTable } from "./entities.js";
+import { FullTextIndex } from "./fts.js";
+import { HistoryLog } from "./history.js";
+import { LlmCacheTable } from "./llm-cache.js";
+import { type ChunkMentions, MentionTable } from "./mentions.js";
+import { RelationshipTable } from "./relationships.js";
+import { VectorIndex } from "./vector-index.js";
+
+export const SQLITE_FILE_NAME = "kgrag.sqlite";
+
+/** The workspace's SQLite file. */
+export function sqliteFile(workspaceDir: string): string {
+  return join(workspaceDir, SQLITE_FILE_NAME);
+}
+
+/** Opens (creating if missing) the embedded store of a workspace: one SQLite file in WAL mode. */
+export async function openSqliteStore(workspaceDir: string): Promise<SqliteGraphStore> {
+  return new SqliteGraphStore(openDatabase(sqliteFile(workspaceDir)));
+}
+
+/**
+ * GraphStore on one SQLite file. The work is synchronous (better-sqlite3); each table has its own
+ * module and this class only composes them, wrapping atomic operations in one transaction.
+ */
+export class SqliteGraphStore implements GraphStore {
+  readonly kind = "sqlite" as const;
+  private readonly sql: Sql;
+  private readonly documents: DocumentTable;
+  private readonly chunks: ChunkTable;
+  private readonly mentions: MentionTable;
+  private readonly entities: EntityTable;
+  private readonly relationships: RelationshipTable;
+  private readonly vectors: VectorIndex;
+  private readonly fullText: FullTextIndex;
+  private readonly communities: CommunityTable;
+  private readonly llmCache: LlmCacheTable;
+  private readonly history: HistoryLog;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.sql = new Sql(db);
+    this.fullText = new FullTextIndex(this.sql);
+    this.vectors = new VectorIndex(this.sql);
+    this.documents = new DocumentTable(this.sql);
+    this.chunks = new ChunkTable(this.sql, this.fullText, this.vectors);
+    this.mentions = new MentionTable(this.sql);
+    this.entities = new EntityTable(this.sql, this.fullText);
+    this.relationships = new RelationshipTable(this.sql);
+    this.communities = new CommunityTable(this.sql);
+    this.llmCache = new LlmCacheTable(this.sql);
+    this.history = new HistoryLog(this.sql);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  async getMeta(key: string): Promise<string | undefined> {
+    return this.sql.column<string>("SELECT value FROM meta WHERE key = ?", key)[0];
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    this.sql.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", key, value);
+  }
+
+  async upsertDocument(doc: DocumentRecord): Promise<void> {
+    this.documents.upsert(doc);
+  }
+
+  async getDocument(id: string): Promise<DocumentRecord | undefined> {
+    return this.documents.get(id);
+  }
+
+  async listDocuments(): Promise<DocumentRecord[]> {
+    return this.documents.list();
+  }
+
+  async setDocumentStatus(id: string, status: DocumentStatus, error: string | null): Promise<void> {
+    this.documents.setStatus(id, status, error);
+  }
+
+  async replaceDocumentChunks(docId: string, chunks: ChunkRecord[]): Promise<void> {
+    this.sql.transaction(() => {
+      if (!this.documents.exists(docId)) {
+        throw new Error(`Cannot store chunks of unknown document "${docId}": upsert the document first.`);
+      }
+      this.chunks.replaceForDocument(docId, chunks);
+      this.documents.setChunkCount(docId, chunks.length);
+    });
+  }
+
+  async getChunks(ids: string[]): Promise<ChunkRecord[]> {
+    return this.chunks.get(ids);
+  }
+
+  async listChunks(docId?: string): Promise<ChunkRecord[]> {
+    return this.chunks.list(docId);
+  }
+
+  async getChunkStates(docId?: string): Promise<ChunkState[]> {
+    return this.chunks.states(docId);
+  }
+
+  async markChunkFailed(chunkId: string, error: string, rawOutput: string | null): Promise<void> {
+    this.chunks.markFailed(chunkId, error, rawOutput);
+  }
+
+  async chunkIdsInScope(scope: Scope): Promise<Set<string>> {
+    return this.documents.chunkIdsInScope(scope);
+  }
+
+  async commitChunkMerge(chunkId: string, mentions: ChunkMentions, changes: GraphChanges): Promise<void> {
+    await this.commitChunkMerges([{ chunkId, mentions }], changes);
+  }
+
+  async commitChunkMerges(
+    merges: { chunkId: string; mentions: ChunkMentions }[],
+    changes: GraphChanges,
+  ): Promise<void> {
+    this.sql.transaction(() => {
+      for (const { chunkId, mentions } of merges) {
+        this.chunks.markMerged(chunkId);
+        this.mentions.replaceForChunk(chunkId, mentions);
+      }
+      this.applyChanges(changes);
+    });
+  }
+
+  async applyGraphChanges(changes: GraphChanges): Promise<void> {
+    this.sql.transaction(() => this.applyChanges(changes));
+  }
+
+  async getEntityMentions(entityKeys: string[]): Promise<EntityMention[]> {
+    return this.mentions.ofEntities(entityKeys);
+  }
+
+  async getRelationshipMentions(relationshipKeys: string[]): Promise<RelationshipMention[]> {
+    return this.mentions.ofRelationships(relationshipKeys);
+  }
+
+  async getChunkMentions(chunkIds: string[]): Promise<ChunkMentions> {
+    return this.mentions.ofChunks(chunkIds);
+  }
+
+  async getEntities(keys: string[]): Promise<EntityRecord[]> {
+    return this.entities.get(keys);
+  }
+
+  async getRelationships(keys: string[]): Promise<RelationshipRecord[]> {
+    return this.relationships.get(keys);
+  }
+
+  async listEntities(): Promise<EntityRecord[]> {
+    return this.entities.list();
+  }
+
+  async listRelationships(): Promise<RelationshipRecord[]> {
+    return this.relationships.list();
+  }
+
+  async relationshipsOf(entityKeys: string[]): Promise<RelationshipRecord[]> {
+    return this.relationships.touching(entityKeys);
+  }
+
+  async degrees(entityKeys: string[]): Promise<Map<string, number>> {
+    return this.relationships.degrees(entityKeys);
+  }
+
+  async entitiesNeedingSummary(): Promise<EntityRecord[]> {
+    return this.entities.needingSummary();
+  }
+
+  async relationshipsNeedingSummary(): Promise<RelationshipRecord[]> {
+    return this.relationships.needingSummary();
+  }
+
+  async counts(): Promise<GraphCounts> {
+    return this.sql.get<GraphCounts>(
+      `SELECT
+         (SELECT count(*) FROM documents) AS documents,
+         (SELECT count(*) FROM chunks) AS chunks,
+         (SELECT count(*) FROM entities) AS entities,
+         (SELECT count(*) FROM relationships) AS relationships,
+         (SELECT count(*) FROM communities) AS communities,
+         (SELECT count(*) FROM documents WHERE status = 'failed') AS failedDocuments,
+         (SELECT count(*) FROM chunks WHERE status = 'failed') AS failedChunks`,
+    ) as GraphCounts;
+  }
+
+  async deleteDocuments(docIds: string[]): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
+    return this.sql.transaction(() => {
+      const chunkRefs = this.chunks.refsOfDocuments(docIds);
+      const affected = this.mentions.keysOfChunks(chunkRefs.map((ref) => ref.id));
+      this.chunks.remove(chunkRefs);
+      this.documents.deleteMany(docIds);
+      return affected;
+    });
+  }
+
+  async upsertVectors(ns: VectorNamespace, items: VectorItem[]): Promise<void> {
+    this.sql.transaction(() => this.vectors.upsert(ns, items));
+  }
+
+  async deleteVectors(ns: VectorNamespace, ids: string[]): Promise<void> {
+    this.sql.transaction(() => this.vectors.delete(ns, ids));
+  }
+
+  async vectorHashes(ns: VectorNamespace): Promise<Map<string, string>> {
+    return this.vectors.hashes(ns);
+  }
+
+  async searchVectors(
+    ns: VectorNamespace,
+    query: number[],
+    topK: number,
+    allow?: Set<string>,
+  ): Promise<ScoredId[]> {
+    return this.vectors.search(ns, query, topK, allow);
+  }
+
+  async searchChunkText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]> {
+    return this.fullText.searchChunks(query, topK, allow);
+  }
+
+  async searchEntityText(query: string, topK: number): Promise<ScoredId[]> {
+    return this.fullText.searchEntities(query, topK);
+  }
+
+  async replaceCommunities(communities: CommunityRecord[]): Promise<void> {
+    this.sql.transaction(() => this.communities.replaceAll(communities));
+  }
+
+  async listCommunities(): Promise<CommunityRecord[]> {
+    return this.communities.list();
+  }
+
+  async saveCommunityReport(
+    id: string,
+    report: CommunityRecord["report"],
+    reportHash: string,
+  ): Promise<void> {
+    this.communities.saveReport(id, report, reportHash);
+  }
+
+  async getLlmCache(stage: string, model: string, promptHash: string): Promise<LlmCacheEntry | undefined> {
+    return this.llmCache.get(stage, model, promptHash);
+  }
+
+  async putLlmCache(entry: LlmCacheEntry): Promise<void> {
+    this.llmCache.put(entry);
+  }
+
+  async listHistory(key?: string): Promise<HistoryEntry[]> {
+    return this.history.list(key);
+  }
+
+  /** Deletes first, so a rebuild may delete and re-create the same key in one change set. */
+  private applyChanges(changes: GraphChanges): void {
+    for (const key of changes.deleteRelationshipKeys) this.relationships.delete(key);
+    for (const key of changes.deleteEntityKeys) this.entities.delete(key);
+    for (const entity of changes.upsertEntities) this.entities.upsert(entity);
+    for (const relationship of changes.upsertRelationships) this.relationships.upsert(relationship);
+    this.history.append(changes.history);
+  }
+}

@@ -1,0 +1,27 @@
+import { reportWriterFor } from "../community/report-writer.js";
+import { LlmExtractor } from "../extraction/llm-extractor.js";
+import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
+import { ExtractiveSummarizer, LlmDescriptionSummarizer } from "../merge/summarize.js";
+import type { IndexComponents } from "../pipeline/index-workflow.js";
+import type { KgragServices } from "../services.js";
+
+/** With a chat model every stage asks it; without one each stage uses its offline built-in. */
+export function createComponents(services: KgragServices): IndexComponents {
+  const { chat, config } = services;
+  const reportWriter = reportWriterFor(services);
+  if (chat) {
+    return {
+      extractor: new LlmExtractor(chat, config.extraction),
+      summarizer: new LlmDescriptionSummarizer(chat, {
+        ...config.merge,
+        language: config.extraction.language,
+      }),
+      reportWriter,
+    };
+  }
+  return {
+    extractor: new OfflineNlpExtractor(),
+    summarizer: new ExtractiveSummarizer(config.merge),
+    reportWriter,
+  };
+}

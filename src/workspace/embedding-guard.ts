@@ -1,0 +1,32 @@
+import type { Embedder } from "../embedding/embedder.js";
+import type { GraphStore } from "../storage/graph-store.js";
+
+export class EmbeddingMismatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EmbeddingMismatchError";
+  }
+}
+
+/**
+ * A workspace is tied to the embedding model that built its vectors. Opening it with another model
+ * or dimension would compare incomparable vectors, so it is refused with a clear message instead.
+ * The first open records the model.
+ */
+export async function checkEmbeddingModel(store: GraphStore, embedder: Embedder): Promise<void> {
+  const model = await store.getMeta("embedding.model");
+  const dimension = await store.getMeta("embedding.dimension");
+  if (model === undefined || dimension === undefined) {
+    await store.setMeta("embedding.model", embedder.model);
+    await store.setMeta("embedding.dimension", String(embedder.dimension));
+    await store.setMeta("embedding.kind", embedder.kind);
+    return;
+  }
+  if (model !== embedder.model || Number(dimension) !== embedder.dimension) {
+    throw new EmbeddingMismatchError(
+      `This workspace was indexed with embedding model "${model}" (dimension ${dimension}), ` +
+        `but the configured one is "${embedder.model}" (dimension ${embedder.dimension}). ` +
+        "Configure the original model (KGRAG_EMBEDDING_MODEL / KGRAG_EMBEDDING_DIM), or index into a new workspace.",
+    );
+  }
+}

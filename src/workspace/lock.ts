@@ -1,0 +1,120 @@
+import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import lockfile from "proper-lockfile";
+
+const LOCK_NAME = "kgrag.lock";
+/** Written inside the lock folder, so it disappears with the lock it describes. */
+const OWNER_FILE = "owner.json";
+
+interface LockOwner {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+export class WorkspaceBusyError extends Error {
+  constructor(workspace: string, owner?: LockOwner) {
+    const holder = owner ? ` (pid ${owner.pid} on ${owner.host}, since ${owner.since})` : "";
+    super(
+      `Workspace ${workspace} is being written by another kgrag process${holder}. ` +
+        `Wait for it to finish and run the command again (lock: ${join(workspace, LOCK_NAME)}).`,
+    );
+    this.name = "WorkspaceBusyError";
+  }
+}
+
+/**
+ * Holds the workspace's writer lock while `work` runs: two `kgrag index` processes never interleave
+ * their writes. The lock is refreshed while held. A lock whose holder died on this host (kill -9)
+ * is taken over at once; one left by a process elsewhere goes stale after 30 seconds.
+ */
+export async function withWorkspaceLock<T>(workspace: string, work: () => Promise<T>): Promise<T> {
+  mkdirSync(workspace, { recursive: true });
+  const release = await acquire(workspace);
+  try {
+    return await work();
+  } finally {
+    await release();
+  }
+}
+
+async function acquire(workspace: string): Promise<() => Promise<void>> {
+  try {
+    return await lockOnce(workspace);
+  } catch (error) {
+    if (!isLocked(error)) throw error;
+  }
+  const reclaimed = await reclaimFromDeadOwner(workspace);
+  if (reclaimed) return reclaimed;
+  throw new WorkspaceBusyError(workspace, readOwner(workspace));
+}
+
+async function lockOnce(workspace: string): Promise<() => Promise<void>> {
+  const release = await lockfile.lock(workspace, {
+    lockfilePath: join(workspace, LOCK_NAME),
+    stale: 30_000,
+    update: 5_000,
+    retries: 0,
+  });
+  const folder = join(workspace, LOCK_NAME);
+  const { atime, mtime } = statSync(folder);
+  const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+  writeFileSync(join(folder, OWNER_FILE), JSON.stringify(owner));
+  // proper-lockfile takes a changed folder mtime for a lock stolen from it; adding a file changed it.
+  utimesSync(folder, atime, mtime);
+  return async () => {
+    rmSync(join(folder, OWNER_FILE), { force: true });
+    await release();
+  };
+}
+
+/**
+ * Takes the lock over when its owner is a process of this host that no longer runs. Reclaimers
+ * queue on a second, short-lived lock, so two of them never both remove and re-take the same lock.
+ */
+async function reclaimFromDeadOwner(workspace: string): Promise<(() => Promise<void>) | null> {
+  // A lock on another path: proper-lockfile tracks its locks by path, one per path and process.
+  const releaseMutex = await lockfile.lock(join(workspace, `${LOCK_NAME}-reclaim`), {
+    realpath: false,
+    stale: 5_000,
+    retries: { retries: 50, minTimeout: 20, maxTimeout: 100 },
+  });
+  try {
+    const owner = readOwner(workspace);
+    if (!owner || owner.host !== hostname() || isRunning(owner.pid)) return null;
+    rmSync(join(workspace, LOCK_NAME), { recursive: true, force: true });
+    return await lockOnce(workspace);
+  } catch (error) {
+    if (isLocked(error)) return null;
+    throw error;
+  } finally {
+    await releaseMutex();
+  }
+}
+
+function readOwner(workspace: string): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(
+      readFileSync(join(workspace, LOCK_NAME, OWNER_FILE), "utf8"),
+    ) as Partial<LockOwner>;
+    return typeof owner.pid === "number" && typeof owner.host === "string" ? (owner as LockOwner) : undefined;
+  } catch {
+    // No owner file yet (the holder is between taking the lock and writing it) or an old lock.
+    return undefined;
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function isLocked(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === "ELOCKED";
+}

@@ -1,0 +1,144 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createKgrag } from "../../src/kgrag.js";
+import { WorkspaceBusyError, withWorkspaceLock } from "../../src/workspace/lock.js";
+import { runCli, startCli } from "../support/cli-child.js";
+import { integrityCheck, workspaceSnapshot } from "../support/graph-snapshot.js";
+import {
+  EMPTY_EXTRACTION,
+  extractReply,
+  llmEnv,
+  REPORT_REPLY,
+  summarizeReply,
+  writeCorpus,
+} from "../support/lifecycle-corpus.js";
+import { scriptByStage, startScriptedOpenAI } from "../support/scripted-openai-server.js";
+
+/** Leaves a lock folder as a process with this pid would have left it. */
+function plantLock(workspace: string, owner: { pid: number; host: string } | null): void {
+  const folder = join(workspace, "kgrag.lock");
+  mkdirSync(folder, { recursive: true });
+  if (owner) writeFileSync(join(folder, "owner.json"), JSON.stringify({ ...owner, since: new Date().toISOString() }));
+}
+
+/** The pid of a process that has already exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+    encoding: "utf8",
+  });
+  return Number(child.stdout);
+}
+
+describe("two writers on one workspace", () => {
+  let root: string;
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-concurrency-"));
+  });
+
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it("two `kgrag index` started at once on a new workspace: never both writing, never corrupt", async () => {
+    const folder = join(root, "corpus");
+    writeCorpus(folder, 60, 51);
+    const ws = join(root, "ws");
+    const runs = [0, 1].map(() => startCli(["index", folder, "--workspace", ws, "--json"]));
+    const results = await Promise.all(runs.map((r) => r.done));
+
+    // Either one lost the race for the lock and said so, or they ran one after the other.
+    expect(results.some((r) => r.code === 0)).toBe(true);
+    for (const result of results.filter((r) => r.code !== 0)) {
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/is being written by another kgrag process/);
+    }
+    expect(integrityCheck(ws)).toBe("ok");
+    const clean = await createKgrag({ env: {}, config: { workspace: join(root, "clean") } });
+    await clean.index([folder]);
+    await clean.close();
+    expect(await workspaceSnapshot(ws)).toEqual(await workspaceSnapshot(join(root, "clean")));
+  });
+
+  it("a second `kgrag index` while one is writing fails clearly; readers carry on", async () => {
+    let openGate = () => {};
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    const server = await startScriptedOpenAI({
+      embeddingDimension: 32,
+      chat: scriptByStage({
+        // The first writer holds the lock while its extraction calls wait here.
+        extract: async (call) => {
+          await gate;
+          return extractReply(call);
+        },
+        glean: { content: EMPTY_EXTRACTION },
+        summarize: summarizeReply,
+        report: REPORT_REPLY,
+      }),
+    });
+    try {
+      const folder = join(root, "corpus");
+      writeCorpus(folder, 12, 52);
+      const ws = join(root, "ws");
+      const env = llmEnv(server.baseURL);
+      const writer = startCli(["index", folder, "--workspace", ws, "--json"], env);
+      while (server.count("extract") === 0) await sleep(20);
+
+      const second = await runCli(["index", folder, "--workspace", ws, "--json"], env);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain(
+        `is being written by another kgrag process (pid ${writer.process.pid} on ${hostname()}`,
+      );
+      const reader = await createKgrag({ env, config: { workspace: ws } });
+      try {
+        const status = await reader.status();
+        expect(status.documents).toHaveLength(12);
+        expect(status.documents.every((d) => d.status === "processing")).toBe(true);
+      } finally {
+        await reader.close();
+      }
+
+      openGate();
+      expect((await writer.done).code).toBe(0);
+      expect(integrityCheck(ws)).toBe("ok");
+      const clean = await createKgrag({ env, config: { workspace: join(root, "clean") } });
+      await clean.index([folder]);
+      await clean.close();
+      expect(await workspaceSnapshot(ws)).toEqual(await workspaceSnapshot(join(root, "clean")));
+    } finally {
+      openGate();
+      await server.close();
+    }
+  });
+
+  it("refuses a lock held by a live process, naming it", async () => {
+    const ws = join(root, "ws");
+    plantLock(ws, { pid: process.pid, host: hostname() });
+    const attempt = withWorkspaceLock(ws, async () => "ran");
+    await expect(attempt).rejects.toBeInstanceOf(WorkspaceBusyError);
+    await expect(attempt).rejects.toThrow(`pid ${process.pid} on ${hostname()}`);
+  });
+
+  it("takes over at once a lock left by a killed process of this host", async () => {
+    const ws = join(root, "ws");
+    plantLock(ws, { pid: deadPid(), host: hostname() });
+    const started = Date.now();
+    expect(await withWorkspaceLock(ws, async () => "ran")).toBe("ran");
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // Released again: the next writer gets it too.
+    expect(await withWorkspaceLock(ws, async () => "again")).toBe("again");
+  });
+
+  it("does not guess about a fresh lock it cannot attribute (another host, or no owner yet)", async () => {
+    const elsewhere = join(root, "elsewhere");
+    plantLock(elsewhere, { pid: deadPid(), host: `${hostname()}-other` });
+    await expect(withWorkspaceLock(elsewhere, async () => "ran")).rejects.toBeInstanceOf(WorkspaceBusyError);
+    const anonymous = join(root, "anonymous");
+    plantLock(anonymous, null);
+    await expect(withWorkspaceLock(anonymous, async () => "ran")).rejects.toBeInstanceOf(WorkspaceBusyError);
+  });
+});

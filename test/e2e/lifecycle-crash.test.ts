@@ -1,0 +1,292 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createKgrag } from "../../src/kgrag.js";
+import { openSqliteStore, SQLITE_FILE_NAME } from "../../src/storage/sqlite/sqlite-store.js";
+import { type CliChild, type CliResult, runCli, startCli } from "../support/cli-child.js";
+import { integrityCheck, workspaceSnapshot } from "../support/graph-snapshot.js";
+import {
+  EMPTY_EXTRACTION,
+  extractReply,
+  llmEnv,
+  promptPassage,
+  REPORT_REPLY,
+  seededRandom,
+  summarizeReply,
+  writeCorpus,
+} from "../support/lifecycle-corpus.js";
+import {
+  type ChatBody,
+  type ScriptedServer,
+  scriptByStage,
+  startScriptedOpenAI,
+} from "../support/scripted-openai-server.js";
+
+interface Progress {
+  documents: number;
+  chunks: number;
+  merged: number;
+}
+
+/** Reads how far a running child got, through a read-only connection (WAL lets it read alongside). */
+function progressOf(workspace: string): Progress | null {
+  const file = join(workspace, SQLITE_FILE_NAME);
+  if (!existsSync(file)) return null;
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      return db
+        .prepare(
+          `SELECT (SELECT count(*) FROM documents) AS documents, (SELECT count(*) FROM chunks) AS chunks,
+                  (SELECT count(*) FROM chunks WHERE status = 'merged') AS merged`,
+        )
+        .get() as Progress;
+    } finally {
+      db.close();
+    }
+  } catch {
+    // The child is still creating the schema.
+    return null;
+  }
+}
+
+function mergedChunkIds(workspace: string): Set<string> {
+  const db = new Database(join(workspace, SQLITE_FILE_NAME), { readonly: true });
+  try {
+    return new Set(db.prepare("SELECT id FROM chunks WHERE status = 'merged'").pluck(true).all() as string[]);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * SIGKILLs the child once `reached()` holds, after `delayMs`. Fails when the child ends on its own
+ * first: then the kill point was never reached and the test would prove nothing.
+ */
+async function killWhen(child: CliChild, reached: () => boolean, delayMs: number): Promise<CliResult> {
+  let exited: CliResult | null = null;
+  child.done.then((result) => {
+    exited = result;
+  });
+  while (!reached()) {
+    if (exited) throw new Error(`kgrag index ended before the kill point:\n${(exited as CliResult).stderr}`);
+    await sleep(10);
+  }
+  await sleep(delayMs);
+  child.process.kill("SIGKILL");
+  const result = await child.done;
+  expect(result.signal, `the run ended by itself: ${result.stderr}`).toBe("SIGKILL");
+  return result;
+}
+
+/** The community hierarchy without reports' text: what must match a clean run after a resume. */
+async function communityShape(workspace: string) {
+  const store = await openSqliteStore(workspace);
+  try {
+    return (await store.listCommunities())
+      .map((c) => ({ id: c.id, entityKeys: c.entityKeys, contentHash: c.contentHash, reported: c.reportHash === c.contentHash }))
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
+  } finally {
+    await store.close();
+  }
+}
+
+describe("kill -9 during indexing (offline)", () => {
+  let root: string;
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-crash-"));
+  });
+
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it("resumes after four kills at random points and ends with the graph of a clean run", async () => {
+    const folder = join(root, "corpus");
+    writeCorpus(folder, 300, 17);
+    const ws = join(root, "ws");
+    const random = seededRandom(2024);
+    // One kill per phase, at a seeded point inside it: registration, extraction (twice, each after
+    // a seeded number of new merges) and after the last merge (summaries, embeddings, communities).
+    const afterNewMerges = (n: number) => (start: Progress | null) => (p: Progress) =>
+      p.merged >= (start?.merged ?? 0) + n;
+    const killPoints = [
+      () => (p: Progress) => p.documents > 0,
+      afterNewMerges(20 + Math.floor(60 * random())),
+      afterNewMerges(60 + Math.floor(80 * random())),
+      () => (p: Progress) => p.chunks >= 300 && p.merged === p.chunks,
+    ];
+    for (const killPoint of killPoints) {
+      const reached = killPoint(progressOf(ws));
+      const child = startCli(["index", folder, "--workspace", ws, "--json"]);
+      const killed = await killWhen(
+        child,
+        () => {
+          const progress = progressOf(ws);
+          return progress !== null && reached(progress);
+        },
+        Math.floor(random() * 120),
+      );
+      expect(killed.stderr).not.toMatch(/being written by another kgrag process/);
+    }
+
+    const resumed = await runCli(["index", folder, "--workspace", ws, "--json"]);
+    expect(resumed.stderr).not.toMatch(/being written/);
+    expect(resumed.code).toBe(0);
+    expect(integrityCheck(ws)).toBe("ok");
+
+    const clean = await createKgrag({ env: {}, config: { workspace: join(root, "clean") } });
+    await clean.index([folder]);
+    await clean.close();
+    const snapshot = await workspaceSnapshot(ws);
+    expect(snapshot.documents.every((d) => d.status === "processed")).toBe(true);
+    expect(snapshot).toEqual(await workspaceSnapshot(join(root, "clean")));
+    expect(await communityShape(ws)).toEqual(await communityShape(join(root, "clean")));
+  }, 180_000);
+});
+
+describe("kill -9 during indexing (LLM path, scripted server)", () => {
+  let root: string;
+  let server: ScriptedServer;
+
+  beforeEach(async () => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-crash-llm-"));
+    server = await startScriptedOpenAI({
+      embeddingDimension: 32,
+      latencyMs: 40,
+      chat: scriptByStage({
+        extract: extractReply,
+        glean: { content: EMPTY_EXTRACTION },
+        summarize: summarizeReply,
+        report: REPORT_REPLY,
+      }),
+    });
+  });
+
+  afterEach(async () => {
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  // Enough passages that extraction takes over a second at the server's latency.
+  const DOCS = 80;
+
+  it("never asks the model again about a chunk that was merged before the kill", async () => {
+    const folder = join(root, "corpus");
+    writeCorpus(folder, DOCS, 29);
+    const ws = join(root, "ws");
+    const env = llmEnv(server.baseURL);
+    const random = seededRandom(99);
+    const mergedAtKill: { merged: Set<string>; requestsSoFar: number }[] = [];
+
+    // Killed after a seeded number of extraction requests (nothing merged yet: answers received are
+    // only in the workspace cache), right after the first merge commit, and after the last one.
+    const merged = () => progressOf(ws)?.merged ?? 0;
+    const firstKillAt = 15 + Math.floor(10 * random());
+    const killPoints = [() => server.count("extract") >= firstKillAt, () => merged() > 0, () => merged() === DOCS];
+    for (const reached of killPoints) {
+      const child = startCli(["index", folder, "--workspace", ws, "--json"], env);
+      await killWhen(child, reached, Math.floor(20 * random()));
+      mergedAtKill.push({ merged: mergedChunkIds(ws), requestsSoFar: server.requests.length });
+    }
+    expect(mergedAtKill.some((k) => k.merged.size > 0 && k.merged.size < DOCS)).toBe(true);
+    const resumed = await runCli(["index", folder, "--workspace", ws, "--json"], env);
+    expect(resumed.code).toBe(0);
+    const requestsOfRuns = server.requests.slice();
+
+    const chunkByText = new Map((await workspaceSnapshot(ws)).chunks.map((c) => [c.text, c.id]));
+    const chunkOf = (body: ChatBody) => {
+      const passageText = promptPassage({ stage: "", body, headers: {}, callIndex: 0, stageCallIndex: 0 });
+      const id = chunkByText.get(passageText);
+      if (!id) throw new Error(`a prompt for an unknown chunk: ${passageText}`);
+      return id;
+    };
+    const extractionRequests = requestsOfRuns
+      .map((r, at) => ({ at, stage: r.stage, body: r.body as ChatBody }))
+      .filter((r) => r.stage === "extract" || r.stage === "glean");
+    for (const { merged, requestsSoFar } of mergedAtKill) {
+      const askedAgain = extractionRequests.filter((r) => r.at >= requestsSoFar && merged.has(chunkOf(r.body)));
+      expect(askedAgain).toEqual([]);
+    }
+    // A chunk is asked at most once, plus once per kill that caught its answer in flight.
+    const extractsPerChunk = new Map<string, number>();
+    for (const r of extractionRequests.filter((x) => x.stage === "extract")) {
+      extractsPerChunk.set(chunkOf(r.body), (extractsPerChunk.get(chunkOf(r.body)) ?? 0) + 1);
+    }
+    expect(extractsPerChunk.size).toBe(DOCS);
+    expect(Math.max(...extractsPerChunk.values())).toBeLessThanOrEqual(1 + mergedAtKill.length);
+    const repeated = [...extractsPerChunk.values()].filter((n) => n > 1).length;
+    expect(repeated).toBeLessThanOrEqual(mergedAtKill.length * 8);
+
+    const clean = await createKgrag({ env, config: { workspace: join(root, "clean") } });
+    await clean.index([folder]);
+    await clean.close();
+    expect(await workspaceSnapshot(ws)).toEqual(await workspaceSnapshot(join(root, "clean")));
+  }, 180_000);
+});
+
+describe("a run that dies at the worst moment (fault injected in process)", () => {
+  let root: string;
+  let paths: string[];
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-interrupt-"));
+    paths = writeCorpus(join(root, "corpus"), 15, 31);
+  });
+
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const open = (name: string) => createKgrag({ env: {}, config: { workspace: join(root, name) } });
+
+  async function cleanIndex(files: string[]): Promise<string> {
+    const clean = await open("clean");
+    await clean.index(files);
+    await clean.close();
+    return join(root, "clean");
+  }
+
+  it("finishes a delete that died between removing the documents and rebuilding the graph", async () => {
+    const kgrag = await open("ws");
+    try {
+      const indexed = await kgrag.index(paths);
+      const { store } = kgrag.services;
+      vi.spyOn(store, "applyGraphChanges").mockRejectedValueOnce(new Error("killed"));
+      await expect(kgrag.deleteDocuments([indexed.added[0] ?? "", indexed.added[3] ?? ""])).rejects.toThrow("killed");
+      // The documents are gone but the graph still cites their chunks: the state a kill leaves.
+      const chunkIds = new Set((await store.listChunks()).map((c) => c.id));
+      const cited = (await store.listEntities()).flatMap((e) => e.sourceChunkIds);
+      expect(cited.some((id) => !chunkIds.has(id))).toBe(true);
+
+      const remaining = paths.filter((_, i) => i !== 0 && i !== 3);
+      const next = await kgrag.index(remaining);
+      expect(next.unchanged).toHaveLength(remaining.length);
+    } finally {
+      await kgrag.close();
+    }
+    const clean = await cleanIndex(paths.filter((_, i) => i !== 0 && i !== 3));
+    expect(await workspaceSnapshot(join(root, "ws"))).toEqual(await workspaceSnapshot(clean));
+    expect(await communityShape(join(root, "ws"))).toEqual(await communityShape(clean));
+  });
+
+  it("re-clusters on the next run when a run died after merging but before its communities", async () => {
+    const kgrag = await open("ws");
+    try {
+      await kgrag.index(paths.slice(0, 9));
+      vi.spyOn(kgrag.services.store, "replaceCommunities").mockRejectedValueOnce(new Error("killed"));
+      await expect(kgrag.index(paths)).rejects.toThrow("killed");
+      const unfinished = (await kgrag.services.store.listDocuments()).filter((d) => d.status !== "processed");
+      expect(unfinished.map((d) => d.error)).toEqual(Array(6).fill("indexing did not finish: killed"));
+
+      const retry = await kgrag.index(paths);
+      expect(retry.resumed).toHaveLength(6);
+      expect(retry.failures).toEqual([]);
+    } finally {
+      await kgrag.close();
+    }
+    const clean = await cleanIndex(paths);
+    expect(await workspaceSnapshot(join(root, "ws"))).toEqual(await workspaceSnapshot(clean));
+    expect(await communityShape(join(root, "ws"))).toEqual(await communityShape(clean));
+  });
+});

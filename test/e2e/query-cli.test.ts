@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command } from "commander";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { registerEvalCommand } from "../../src/cli/commands/eval.js";
+import { registerQueryCommand } from "../../src/cli/commands/query.js";
+import { createKgrag, type Kgrag } from "../../src/kgrag.js";
+
+const CORPUS = [
+  {
+    id: "lumen",
+    title: "Lumen Robotics",
+    text: "Lumen Robotics was founded by Mara Okafor in Lisbon in 2015.",
+  },
+  { id: "okafor", title: "Mara Okafor", text: "Mara Okafor was born in Ibadan, Nigeria, in 1984." },
+  { id: "lisbon", title: "Lisbon", text: "Lisbon is the capital of Portugal, on the Tagus estuary." },
+];
+
+describe("kgrag query and eval commands (offline)", () => {
+  let root: string;
+  let kgrag: Kgrag;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-query-cli-"));
+    writeFileSync(join(root, "corpus.jsonl"), CORPUS.map((d) => JSON.stringify(d)).join("\n"));
+    kgrag = await createKgrag({ env: {}, config: { workspace: join(root, "ws") } });
+  });
+
+  afterAll(async () => {
+    await kgrag.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /** Runs one command line against the shared workspace and returns what it printed. */
+  async function run(...args: string[]): Promise<string> {
+    const program = new Command().exitOverride();
+    // The workspace stays open across commands; "close" is a no-op here.
+    const open = async () => ({ services: kgrag.services, index: kgrag.index, close: async () => {} });
+    registerQueryCommand(program, open);
+    registerEvalCommand(program, open);
+    const printed: string[] = [];
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+      printed.push(String(chunk));
+      return true;
+    });
+    try {
+      await program.parseAsync(["node", "kgrag", ...args]);
+    } finally {
+      spy.mockRestore();
+    }
+    return printed.join("");
+  }
+
+  it("eval indexes the corpus and scores every mode against gold titles", async () => {
+    const questions = join(root, "questions.jsonl");
+    writeFileSync(
+      questions,
+      `${JSON.stringify({ id: "q1", question: "Where was the founder of Lumen Robotics born?", gold_titles: ["Lumen Robotics", "Mara Okafor"], type: "bridge" })}\n`,
+    );
+    const report = JSON.parse(
+      await run(
+        "eval",
+        "--questions",
+        questions,
+        "--corpus",
+        join(root, "corpus.jsonl"),
+        "--k",
+        "1,2",
+        "--json",
+      ),
+    );
+    expect(Object.keys(report.modes)).toEqual(["naive", "local", "global", "hybrid", "mix"]);
+    expect(report.ks).toEqual([1, 2]);
+    expect(report.modes.mix.recall[2]).toBe(1);
+    expect(report.modes.mix.allGold[1]).toBe(0);
+    expect(report.modes.mix.mrr).toBe(1);
+    expect(report.modes.mix.byType.bridge.questions).toBe(1);
+    const table = await run(
+      "eval",
+      "--questions",
+      questions,
+      "--corpus",
+      join(root, "corpus.jsonl"),
+      "--modes",
+      "naive,mix",
+    );
+    expect(table).toMatch(/mode\s+all-gold@5\s+all-gold@8\s+all-gold@10/);
+    expect(table).toMatch(/\nmix\s+1\.00/);
+  });
+
+  it("query prints the answer and numbered sources, or the JSON result", async () => {
+    const human = await run("query", "Where was Mara Okafor born?", "--mode", "naive");
+    expect(human).toMatch(/^Extractive answer/);
+    expect(human).toMatch(/Sources:\n\[1\] Mara Okafor \(document okafor, chunk \S+, chars \d+-\d+\)/);
+    const json = JSON.parse(
+      await run("query", "Where was Mara Okafor born?", "--mode", "local", "--json", "--top-k", "5"),
+    );
+    expect(json.mode).toBe("local");
+    expect(json.references[0].n).toBe(1);
+  });
+
+  it("query --doc and --filter restrict the sources", async () => {
+    const json = JSON.parse(
+      await run("query", "Lumen Robotics founder", "--json", "--doc", "lisbon", "--context-only"),
+    );
+    expect(json.references.every((r: { docId: string }) => r.docId === "lisbon")).toBe(true);
+    const filtered = JSON.parse(
+      await run("query", "Lumen Robotics founder", "--json", "--filter", "line=2", "--context-only"),
+    );
+    expect(filtered.references.map((r: { docId: string }) => r.docId)).toEqual(["okafor"]);
+  });
+
+  it("query --batch prints one JSON result per line, ids echoed, in input order", async () => {
+    const batch = join(root, "batch.jsonl");
+    writeFileSync(
+      batch,
+      ["z", "a", "m"]
+        .map((id) => JSON.stringify({ id, question: `Who founded Lumen Robotics? ${id}` }))
+        .join("\n"),
+    );
+    const lines = (await run("query", "--batch", batch, "--mode", "mix", "--context-only", "--jsonl"))
+      .trim()
+      .split("\n");
+    expect(lines.map((l) => JSON.parse(l).id)).toEqual(["z", "a", "m"]);
+    expect(lines.every((l) => JSON.parse(l).answer === "")).toBe(true);
+  });
+
+  it("refuses a bad invocation with a message that says what to do", async () => {
+    await expect(run("query")).rejects.toThrow(/Give a question/);
+    await expect(run("query", "x", "--filter", "novalue")).rejects.toThrow(/--filter expects key=value/);
+  });
+});

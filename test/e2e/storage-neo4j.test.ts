@@ -1,0 +1,134 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findCypherFile, resolveQuery } from "../../src/cli/commands/cypher.js";
+import { driverReadOnlySession, runReadOnlyCypher } from "../../src/cypher/run-cypher.js";
+import { copyStore } from "../../src/export/copy-store.js";
+import type { GraphStore } from "../../src/storage/graph-store.js";
+import { DriverRunner, type Neo4jSettings } from "../../src/storage/neo4j/driver-runner.js";
+import { Neo4jGraphStore, openNeo4jStore } from "../../src/storage/neo4j/neo4j-store.js";
+import { EXACT_LIMIT } from "../../src/storage/neo4j/search.js";
+import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
+import { describeStorageContract } from "../support/storage-contract.js";
+import { mergeChunk, seedDocument } from "../support/storage-fixtures.js";
+
+/**
+ * The shared GraphStore contract and a few Neo4j-only checks, against a live Neo4j when NEO4J_URI
+ * is set (e.g. after `docker compose up -d`). Each test uses a fresh workspace in the database and
+ * deletes it afterwards, so the suite can run against a database that holds other data.
+ */
+
+const uri = process.env.NEO4J_URI;
+
+if (!uri) {
+  describe.skip("GraphStore contract: neo4j", () => {
+    it("skipped: NEO4J_URI not set (Neo4j not available)", () => {});
+  });
+} else {
+  const settings: Neo4jSettings = {
+    uri,
+    username: process.env.NEO4J_USERNAME ?? "neo4j",
+    password: process.env.NEO4J_PASSWORD ?? "",
+    database: process.env.NEO4J_DATABASE,
+  };
+  const freshStore = () => openNeo4jStore(settings, `kgrag-test-${randomUUID()}`);
+  const dropWorkspace = async (store: GraphStore) => {
+    if (store instanceof Neo4jGraphStore) await store.deleteWorkspace();
+  };
+
+  describeStorageContract("neo4j", freshStore, dropWorkspace);
+
+  describe("Neo4j backend", () => {
+    let store: Neo4jGraphStore;
+
+    beforeAll(async () => {
+      store = await freshStore();
+      const [chunk] = await seedDocument(store, "d1", ["Acme hired Bob in Berlin."]);
+      await mergeChunk(
+        store,
+        chunk!.id,
+        ["Acme", "Bob", "Berlin"],
+        [
+          ["Acme", "Bob"],
+          ["Bob", "Berlin"],
+        ],
+      );
+    });
+
+    afterAll(async () => {
+      await dropWorkspace(store);
+      await store.close();
+    });
+
+    it("keeps workspaces apart in one database", async () => {
+      const other = await freshStore();
+      try {
+        expect(await other.listEntities()).toEqual([]);
+        expect(await other.searchChunkText("Acme", 5)).toEqual([]);
+        expect((await store.listEntities()).length).toBe(3);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it("runs the shipped exploration queries read-only, and refuses a write", async () => {
+      const runner = store.connection.runner;
+      if (!(runner instanceof DriverRunner)) throw new Error("expected a driver-backed store");
+      const session = driverReadOnlySession(runner.driver, runner.database);
+      const limits = { timeoutMs: 10_000, maxRows: 100 };
+      const path = resolveQuery(
+        undefined,
+        { file: findCypherFile("explore/shortest-path"), param: ["from=Acme", "to=Berlin"] },
+        store.workspace,
+      );
+      const rows = await runReadOnlyCypher(session, path.text, path.params, limits);
+      expect(rows.rows[0]?.hops).toBe(2);
+      const top = resolveQuery(
+        undefined,
+        { file: findCypherFile("explore/top-entities-by-degree"), param: [] },
+        store.workspace,
+      );
+      expect((await runReadOnlyCypher(session, top.text, top.params, limits)).rows[0]?.entity).toBe("Bob");
+      await expect(runReadOnlyCypher(session, "MATCH (n) DETACH DELETE n", {}, limits)).rejects.toThrow(
+        /read-write|write/,
+      );
+      expect((await store.listEntities()).length).toBe(3);
+    });
+
+    it("searches a namespace larger than the exact limit through the vector index", async () => {
+      const items = Array.from({ length: EXACT_LIMIT + 50 }, (_, i) => ({
+        id: `v${i}`,
+        vector: [Math.cos(i), Math.sin(i), 0.1],
+        textHash: `h${i}`,
+      }));
+      await store.upsertVectors("communities", items);
+      const hits = await store.searchVectors("communities", [Math.cos(7), Math.sin(7), 0.1], 3);
+      expect(hits[0]?.id).toBe("v7");
+      expect(hits[0]?.score).toBeCloseTo(1, 3);
+    });
+
+    it("receives a migrated embedded workspace unchanged", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "kgrag-neo4j-migrate-"));
+      const source = await openSqliteStore(dir);
+      const target = await freshStore();
+      try {
+        const [chunk] = await seedDocument(source, "d1", ["Acme hired Bob."]);
+        await mergeChunk(source, chunk!.id, ["Acme", "Bob"], [["Acme", "Bob"]]);
+        await copyStore(source, target);
+        expect(await target.listEntities()).toEqual(await source.listEntities());
+        expect(await target.listRelationships()).toEqual(await source.listRelationships());
+        expect(await target.getChunkMentions([chunk!.id])).toEqual(
+          await source.getChunkMentions([chunk!.id]),
+        );
+        expect(await target.counts()).toEqual(await source.counts());
+      } finally {
+        await dropWorkspace(target);
+        await target.close();
+        await source.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+}

@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest";
+import { communityRows } from "../../src/cli/commands/communities.js";
+import { ExtractiveReportWriter } from "../../src/community/extractive-report-writer.js";
+import { LlmReportWriter } from "../../src/community/llm-report-writer.js";
+import type { ReportContext } from "../../src/community/report-context.js";
+import type { ReportWriter } from "../../src/community/report-writer.js";
+import { createCommunities } from "../../src/pipeline/create-communities.js";
+import { createCommunityReports } from "../../src/pipeline/create-community-reports.js";
+import { ScriptedChat } from "../support/community-chat.js";
+import { CommunityFakeStore, communityServices, entity, loadGraph } from "../support/community-fake-store.js";
+import { blockModelGraph } from "../support/community-graphs.js";
+
+/** Wraps a writer to record the contexts it was given, in order. */
+class RecordingWriter implements ReportWriter {
+  readonly contexts: ReportContext[] = [];
+  constructor(private readonly inner: ReportWriter = new ExtractiveReportWriter()) {}
+  get kind() {
+    return this.inner.kind;
+  }
+  async write(context: ReportContext) {
+    this.contexts.push(context);
+    return this.inner.write(context);
+  }
+}
+
+const SETTINGS = { community: { maxClusterSize: 6, reportContextTokens: 256 } };
+
+function setup() {
+  const store = new CommunityFakeStore();
+  loadGraph(store, blockModelGraph({ nodes: 60, edges: 140, blocks: 6, mixing: 0.85, seed: 4 }));
+  return { store, services: communityServices(store, null, SETTINGS) };
+}
+
+async function indexCommunities(services: ReturnType<typeof setup>["services"], writer: ReportWriter) {
+  const created = await createCommunities(services);
+  const reports = await createCommunityReports(services, writer);
+  return { created, reports };
+}
+
+describe("createCommunities + createCommunityReports", () => {
+  it("stores a hierarchy in which every community gets a report and a vector", async () => {
+    const { store, services } = setup();
+    const { created, reports } = await indexCommunities(services, new ExtractiveReportWriter());
+    expect(created.levels).toBeGreaterThan(1);
+    expect(created.reused).toBe(0);
+    expect(reports).toEqual({ written: store.communities.length, reused: 0 });
+    for (const c of store.communities) {
+      expect(c.report?.method).toBe("extractive");
+      expect(c.reportHash).toBe(c.contentHash);
+    }
+    expect([...(store.vectors.get("communities")?.keys() ?? [])].sort()).toEqual(
+      store.communities.map((c) => c.id).sort(),
+    );
+  });
+
+  it("writes children before parents, and parents over budget use their children's reports", async () => {
+    const { store, services } = setup();
+    const writer = new RecordingWriter();
+    await indexCommunities(services, writer);
+    const order = writer.contexts.map((c) => c.communityId);
+    for (const community of store.communities) {
+      for (const child of community.childIds)
+        expect(order.indexOf(child)).toBeLessThan(order.indexOf(community.id));
+    }
+    const substituted = writer.contexts.filter((c) => c.childReports.length > 0);
+    expect(substituted.length).toBeGreaterThan(0);
+    for (const context of substituted) expect(context.text).toContain(`[C:${context.childReports[0]?.id}]`);
+  });
+
+  it("rewrites no report and embeds nothing when the graph did not change", async () => {
+    const { store, services } = setup();
+    await indexCommunities(services, new ExtractiveReportWriter());
+    const vectorsBefore = structuredClone(store.vectors.get("communities"));
+    store.savedReports = [];
+    const { created, reports } = await indexCommunities(services, new ExtractiveReportWriter());
+    expect(created.reused).toBe(store.communities.length);
+    expect(reports).toEqual({ written: 0, reused: store.communities.length });
+    expect(store.savedReports).toEqual([]);
+    expect(store.vectors.get("communities")).toEqual(vectorsBefore);
+  });
+
+  it("rewrites only the communities holding an entity whose description changed", async () => {
+    const { store, services } = setup();
+    await indexCommunities(services, new ExtractiveReportWriter());
+    const deepest = [...store.communities].sort((a, b) => b.level - a.level)[0]!;
+    const key = deepest.entityKeys[0]!;
+    store.entities.set(key, entity(key, "A new description from a new document."));
+    store.savedReports = [];
+    const { reports } = await indexCommunities(services, new ExtractiveReportWriter());
+    const holding = store.communities.filter((c) => c.entityKeys.includes(key)).map((c) => c.id);
+    expect(holding.length).toBe(deepest.level + 1);
+    expect([...store.savedReports].sort()).toEqual([...holding].sort());
+    expect(reports.written).toBe(holding.length);
+  });
+
+  it("redoes offline reports once an LLM is available, but never downgrades LLM reports", async () => {
+    const { store, services } = setup();
+    await indexCommunities(services, new ExtractiveReportWriter());
+    const chat = new ScriptedChat(
+      () => '{"title":"T","summary":"S","rating":5,"rating_explanation":"","findings":[]}',
+    );
+    const upgraded = await createCommunityReports(services, new LlmReportWriter(chat));
+    expect(upgraded.written).toBe(store.communities.length);
+    expect(chat.stages().every((s) => s === "report")).toBe(true);
+    const offlineAgain = await createCommunityReports(services, new ExtractiveReportWriter());
+    expect(offlineAgain.written).toBe(0);
+    expect(store.communities.every((c) => c.report?.method === "llm")).toBe(true);
+  });
+
+  it("drops the vectors of communities that no longer exist", async () => {
+    const { store, services } = setup();
+    await indexCommunities(services, new ExtractiveReportWriter());
+    store.relationships.clear();
+    await indexCommunities(services, new ExtractiveReportWriter());
+    expect(store.communities).toEqual([]);
+    expect(store.vectors.get("communities")?.size).toBe(0);
+  });
+
+  it("lists the hierarchy as rows for `kgrag communities --json`", async () => {
+    const { store, services } = setup();
+    await indexCommunities(services, new ExtractiveReportWriter());
+    const rows = communityRows(store.communities, 1);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      const record = store.communities.find((c) => c.id === row.id)!;
+      expect(row).toEqual({
+        id: record.id,
+        level: 1,
+        parent: record.parentId,
+        children: record.childIds,
+        size: record.entityKeys.length,
+        title: record.report?.title,
+        rating: record.report?.rating,
+      });
+    }
+  });
+});

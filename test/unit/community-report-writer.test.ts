@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import { UnreadableReplyError } from "../../src/community/chat-json.js";
+import { ExtractiveReportWriter } from "../../src/community/extractive-report-writer.js";
+import { GraphIndex } from "../../src/community/graph-index.js";
+import { LlmReportWriter } from "../../src/community/llm-report-writer.js";
+import { buildReportContext } from "../../src/community/report-context.js";
+import { ScriptedChat } from "../support/community-chat.js";
+import { entity, relationship } from "../support/community-fake-store.js";
+
+function context() {
+  const entities = [
+    entity("scrooge", "A miser who learns generosity."),
+    entity("marley", "Scrooge's dead partner.<SEP>A ghost in chains."),
+    entity("cratchit", "Scrooge's clerk."),
+    entity("tim", "Cratchit's son."),
+  ];
+  const relationships = [
+    relationship("scrooge", "marley", 9, "Marley warns Scrooge of his fate. He comes at night."),
+    relationship("scrooge", "cratchit", 4, "Cratchit works for Scrooge."),
+    relationship("cratchit", "tim", 6, "Tim is Cratchit's youngest son."),
+    relationship("scrooge", "tim", 2, "Scrooge comes to care for Tim."),
+  ];
+  return buildReportContext({
+    community: { id: "c0-abc", level: 0, entityKeys: entities.map((e) => e.key) },
+    index: new GraphIndex(entities, relationships),
+    childReports: [],
+    budget: 4000,
+  });
+}
+
+const goodReply = [
+  "Here is the report:",
+  "```json",
+  '{"title": "Scrooge and his circle", "summary": "Scrooge is at the centre [E:1, R:1].", "rating": "8",',
+  ' "rating_explanation": "Main characters.", "findings": [{"summary": "Marley warns", "explanation": "See [R:1]."},',
+  ' "Tim is frail [E:4]",]}',
+  "```",
+].join("\n");
+
+describe("ExtractiveReportWriter", () => {
+  it("titles the report after the most connected entities and quotes the strongest relationships", async () => {
+    const report = await new ExtractiveReportWriter().write(context());
+    expect(report.method).toBe("extractive");
+    expect(report.title).toBe("SCROOGE, CRATCHIT and TIM");
+    expect(report.summary).toContain("Marley warns Scrooge of his fate.");
+    expect(report.summary).not.toContain("He comes at night");
+    expect(report.findings[0]).toEqual({
+      summary: "MARLEY and SCROOGE",
+      explanation: expect.stringMatching(/^Marley warns Scrooge.*\[R:\d+\]$/),
+    });
+    expect(report.rating).toBeGreaterThanOrEqual(0);
+    expect(report.rating).toBeLessThanOrEqual(10);
+    expect(report.markdown).toContain("Extractive report (offline");
+    expect(report.markdown).toMatch(
+      /## References[\s\S]*\[R:\d+\] MARLEY — SCROOGE|\[R:\d+\] SCROOGE — MARLEY/,
+    );
+  });
+  it("quotes a sentence shared by several co-occurrence edges once, citing all of them", async () => {
+    const sentence = "Alice, Bob and Carol founded the guild in 1820.";
+    const entities = [entity("alice"), entity("bob"), entity("carol")];
+    const relationships = [
+      relationship("alice", "bob", 3, sentence),
+      relationship("alice", "carol", 3, sentence),
+      relationship("bob", "carol", 3, sentence),
+    ];
+    const ctx = buildReportContext({
+      community: { id: "c0-g", level: 0, entityKeys: ["alice", "bob", "carol"] },
+      index: new GraphIndex(entities, relationships),
+      childReports: [],
+      budget: 2000,
+    });
+    const report = await new ExtractiveReportWriter().write(ctx);
+    expect(report.summary.split(sentence)).toHaveLength(2);
+    expect(report.summary).toContain(`${sentence} [R:1, R:2, R:3]`);
+    expect(report.findings).toHaveLength(1);
+  });
+});
+
+describe("LlmReportWriter", () => {
+  it("asks stage 'report' for the JSON schema and repairs a sloppy reply", async () => {
+    const chat = new ScriptedChat(() => goodReply);
+    const ctx = context();
+    const report = await new LlmReportWriter(chat).write(ctx);
+    expect(chat.stages()).toEqual(["report"]);
+    expect(chat.requests[0]?.jsonSchema?.name).toBe("community_report");
+    expect(ScriptedChat.prompt(chat.requests[0]!)).toContain(ctx.text);
+    expect(report).toMatchObject({
+      method: "llm",
+      title: "Scrooge and his circle",
+      rating: 8,
+      ratingExplanation: "Main characters.",
+      findings: [
+        { summary: "Marley warns", explanation: "See [R:1]." },
+        { summary: "Tim is frail [E:4]", explanation: "" },
+      ],
+    });
+    const e1 = ctx.entities.find((e) => e.id === "E:1")!.name;
+    expect(report.markdown).toContain(`- [E:1] ${e1}`);
+    expect(report.markdown).toContain("**Rating:** 8/10.");
+  });
+
+  it("clamps an out-of-range rating", async () => {
+    const chat = new ScriptedChat(() => '{"title": "T", "summary": "S", "rating": 42, "findings": []}');
+    expect((await new LlmReportWriter(chat).write(context())).rating).toBe(10);
+  });
+
+  it("asks again once with the error, then uses the reply", async () => {
+    const chat = new ScriptedChat((_req, i) => (i === 0 ? "I cannot do JSON today." : goodReply));
+    const report = await new LlmReportWriter(chat).write(context());
+    expect(chat.requests).toHaveLength(2);
+    expect(ScriptedChat.prompt(chat.requests[1]!)).toContain("could not be used");
+    expect(report.title).toBe("Scrooge and his circle");
+  });
+
+  it("falls back to an extractive report, with a warning, when both replies are unreadable", async () => {
+    const warnings: string[] = [];
+    const chat = new ScriptedChat(() => '{"summary": "no title here"}');
+    const writer = new LlmReportWriter(chat, {
+      fallback: new ExtractiveReportWriter(),
+      warn: (m) => warnings.push(m),
+    });
+    const report = await writer.write(context());
+    expect(report.method).toBe("extractive");
+    expect(warnings[0]).toContain("c0-abc");
+    await expect(new LlmReportWriter(chat).write(context())).rejects.toBeInstanceOf(UnreadableReplyError);
+  });
+
+  it("lets a failing endpoint stop the run instead of silently going offline", async () => {
+    const chat = new ScriptedChat(() => new Error("connect ECONNREFUSED"));
+    const writer = new LlmReportWriter(chat, { fallback: new ExtractiveReportWriter() });
+    await expect(writer.write(context())).rejects.toThrow("ECONNREFUSED");
+  });
+});

@@ -1,0 +1,203 @@
+import { describe, expect, it } from "vitest";
+import { ExtractionSchema } from "../../src/config.js";
+import { LlmExtractor, type LlmExtractorOptions } from "../../src/extraction/llm-extractor.js";
+import type { ChatModel, ChatRequest, ChatResponse, Stage } from "../../src/llm/chat-model.js";
+import type { ChunkRecord } from "../../src/types.js";
+
+/** Answers each stage from its own script, in order, and records every request. */
+class StageScriptedChat implements ChatModel {
+  readonly model = "stage-scripted";
+  readonly requests: ChatRequest[] = [];
+  private readonly next = new Map<Stage, number>();
+
+  constructor(private readonly scripts: Partial<Record<Stage, (string | Error)[]>>) {}
+
+  async chat(request: ChatRequest): Promise<ChatResponse> {
+    this.requests.push(request);
+    const index = this.next.get(request.stage) ?? 0;
+    this.next.set(request.stage, index + 1);
+    const answer = this.scripts[request.stage]?.[index];
+    if (answer === undefined) throw new Error(`no scripted answer for ${request.stage} #${index}`);
+    if (answer instanceof Error) throw answer;
+    return { text: answer, usage: { promptTokens: 1, completionTokens: 1 }, cached: false };
+  }
+
+  stages(): Stage[] {
+    return this.requests.map((r) => r.stage);
+  }
+}
+
+const CHUNK: ChunkRecord = {
+  id: "c1",
+  docId: "d1",
+  index: 0,
+  text: "Christopher Nolan directed Inception, produced by Syncopy.",
+  tokens: 12,
+  start: 0,
+  end: 57,
+};
+
+function options(overrides: Partial<LlmExtractorOptions> = {}): LlmExtractorOptions {
+  return { ...ExtractionSchema.parse({}), ...overrides };
+}
+
+const FIRST = JSON.stringify({
+  entities: [
+    { name: "Christopher Nolan", type: "person", description: "A director." },
+    { name: "Inception", type: "work", description: "A 2010 film directed by Christopher Nolan." },
+  ],
+  relationships: [
+    {
+      source: "Christopher Nolan",
+      target: "Inception",
+      description: "Nolan directed Inception.",
+      keywords: ["direction"],
+      strength: 6,
+    },
+  ],
+});
+
+const GLEANED = JSON.stringify({
+  entities: [
+    {
+      name: "christopher nolan",
+      type: "person",
+      description: "Christopher Nolan is a British-American film director.",
+    },
+    { name: "Syncopy", type: "organization", description: "Production company that produced Inception." },
+  ],
+  relationships: [
+    {
+      source: "Inception",
+      target: "Christopher Nolan",
+      description: "Directed.",
+      keywords: ["Direction", "filmmaking"],
+      strength: 9,
+    },
+    {
+      source: "Syncopy",
+      target: "Inception",
+      description: "Syncopy produced Inception.",
+      keywords: ["production"],
+      strength: 7,
+    },
+  ],
+});
+
+describe("LlmExtractor", () => {
+  it("extracts, gleans once and merges the rounds", async () => {
+    const chat = new StageScriptedChat({ extract: [FIRST], glean: [GLEANED] });
+    const outcome = await new LlmExtractor(chat, options()).extract(CHUNK, { title: "Inception" });
+
+    expect(chat.stages()).toEqual(["extract", "glean"]);
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    const { entities, relationships } = outcome.extraction;
+    expect(entities.map((e) => e.name)).toEqual(["Christopher Nolan", "Inception", "Syncopy"]);
+    expect(entities[0]?.description).toBe("Christopher Nolan is a British-American film director.");
+    expect(relationships).toHaveLength(2);
+    expect(relationships[0]).toEqual({
+      source: "Christopher Nolan",
+      target: "Inception",
+      description: "Nolan directed Inception.",
+      keywords: ["direction", "filmmaking"],
+      strength: 9,
+    });
+  });
+
+  it("continues the conversation for gleaning and asks for structured output at both stages", async () => {
+    const chat = new StageScriptedChat({ extract: [FIRST], glean: [GLEANED] });
+    await new LlmExtractor(chat, options()).extract(CHUNK, { title: "Inception" });
+    const [extract, glean] = chat.requests;
+    expect(extract?.messages).toHaveLength(1);
+    expect(extract?.messages[0]?.content).toContain(CHUNK.text);
+    expect(extract?.messages[0]?.content).toContain("Document title: Inception");
+    expect(extract?.messages[0]?.content).toContain("person, organization, location");
+    expect(glean?.messages.slice(0, 2)).toEqual([
+      extract?.messages[0],
+      { role: "assistant", content: FIRST },
+    ]);
+    expect(glean?.messages[2]?.role).toBe("user");
+    expect(extract?.jsonSchema?.name).toBe(glean?.jsonSchema?.name);
+    expect(extract?.acceptAnswer?.(FIRST)).toBe(true);
+    expect(extract?.acceptAnswer?.("no json here")).toBe(false);
+  });
+
+  it("asks again with a different prompt after an unreadable answer", async () => {
+    const chat = new StageScriptedChat({ extract: ["Sorry, I cannot do that.", FIRST] });
+    const outcome = await new LlmExtractor(chat, options({ gleaning: 0 })).extract(CHUNK, { title: "" });
+
+    expect(outcome.ok).toBe(true);
+    expect(chat.stages()).toEqual(["extract", "extract"]);
+    const [first, retry] = chat.requests.map((r) => r.messages);
+    // The cached chat model keys on the prompt: an identical retry would replay the bad answer.
+    expect(JSON.stringify(retry)).not.toBe(JSON.stringify(first));
+    expect(retry?.[1]).toEqual({ role: "assistant", content: "Sorry, I cannot do that." });
+    expect(retry?.[2]?.content).toContain("no JSON");
+  });
+
+  it("returns a failure with the raw output when every attempt is unreadable", async () => {
+    const chat = new StageScriptedChat({ extract: ["garbage one", "garbage two", "garbage three"] });
+    const outcome = await new LlmExtractor(chat, options({ parseAttempts: 3 })).extract(CHUNK, {
+      title: "t",
+    });
+
+    expect(outcome).toEqual({
+      ok: false,
+      error: expect.stringContaining("3 attempts"),
+      rawOutput: "garbage three",
+    });
+    const prompts = chat.requests.map((r) => JSON.stringify(r.messages));
+    expect(new Set(prompts).size).toBe(3);
+    expect(chat.stages()).toEqual(["extract", "extract", "extract"]);
+  });
+
+  it("makes a single call when gleaning is 0", async () => {
+    const chat = new StageScriptedChat({ extract: [FIRST] });
+    const outcome = await new LlmExtractor(chat, options({ gleaning: 0 })).extract(CHUNK, { title: "t" });
+    expect(chat.stages()).toEqual(["extract"]);
+    expect(outcome.ok && outcome.extraction.entities).toHaveLength(2);
+  });
+
+  it("ignores an unreadable glean answer and keeps the first round", async () => {
+    const chat = new StageScriptedChat({ extract: [FIRST], glean: ["{{{ not json", GLEANED] });
+    const outcome = await new LlmExtractor(chat, options({ gleaning: 2 })).extract(CHUNK, { title: "t" });
+    expect(chat.stages()).toEqual(["extract", "glean"]);
+    expect(outcome.ok && outcome.extraction.entities.map((e) => e.name)).toEqual([
+      "Christopher Nolan",
+      "Inception",
+    ]);
+  });
+
+  it("runs several glean rounds, each a longer conversation", async () => {
+    const empty = '{"entities":[],"relationships":[]}';
+    const chat = new StageScriptedChat({ extract: [FIRST], glean: [GLEANED, empty] });
+    const outcome = await new LlmExtractor(chat, options({ gleaning: 2 })).extract(CHUNK, { title: "t" });
+    expect(chat.stages()).toEqual(["extract", "glean", "glean"]);
+    expect(chat.requests[2]?.messages).toHaveLength(5);
+    expect(chat.requests[2]?.messages[3]).toEqual({ role: "assistant", content: GLEANED });
+    expect(outcome.ok && outcome.extraction.entities).toHaveLength(3);
+  });
+
+  it("returns transport errors as failures instead of throwing", async () => {
+    const chat = new StageScriptedChat({ extract: [new Error("503 Service Unavailable after 5 retries")] });
+    const outcome = await new LlmExtractor(chat, options()).extract(CHUNK, { title: "t" });
+    expect(outcome).toEqual({
+      ok: false,
+      error: expect.stringContaining("503 Service Unavailable"),
+      rawOutput: null,
+    });
+  });
+
+  it("asks for the passage's own language by default and for a set language otherwise", async () => {
+    const auto = new StageScriptedChat({ extract: [FIRST] });
+    await new LlmExtractor(auto, options({ gleaning: 0 })).extract(CHUNK, { title: "t" });
+    expect(auto.requests[0]?.messages[0]?.content).toContain("language of the passage");
+
+    const chinese = new StageScriptedChat({ extract: [FIRST] });
+    await new LlmExtractor(chinese, options({ gleaning: 0, language: "Chinese" })).extract(CHUNK, {
+      title: "t",
+    });
+    expect(chinese.requests[0]?.messages[0]?.content).toContain("in Chinese");
+  });
+});

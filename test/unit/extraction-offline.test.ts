@@ -1,0 +1,183 @@
+import { describe, expect, it } from "vitest";
+import { OfflineNlpExtractor } from "../../src/extraction/offline-extractor.js";
+import { titleEntityName } from "../../src/extraction/offline-title.js";
+import { entityKey } from "../../src/merge/keys.js";
+import type { ChunkRecord, Extraction } from "../../src/types.js";
+
+const CURIE = [
+  "Marie Curie was a physicist and chemist who worked at the University of Paris.",
+  "She was born in Warsaw, Poland.",
+  "Curie won the Nobel Prize with Pierre Curie in 1903.",
+  "The Curie Institute in Paris was founded in 1920 to honour her research on radioactivity.",
+  "They said it was theirs.",
+].join(" ");
+
+const ALIBABA =
+  "马云在杭州创立了阿里巴巴。阿里巴巴集团是一家总部位于中国杭州的跨国科技公司。他后来成为了中国最富有的人之一。";
+
+function chunk(text: string): ChunkRecord {
+  return { id: "c", docId: "d", index: 0, text, tokens: 0, start: 0, end: text.length };
+}
+
+async function extract(text: string, title = ""): Promise<Extraction> {
+  const outcome = await new OfflineNlpExtractor().extract(chunk(text), { title });
+  if (!outcome.ok) throw new Error(outcome.error);
+  return outcome.extraction;
+}
+
+function typeOf(extraction: Extraction, name: string): string | undefined {
+  return extraction.entities.find((e) => entityKey(e.name) === entityKey(name))?.type;
+}
+
+function related(extraction: Extraction, a: string, b: string): boolean {
+  const pair = [entityKey(a), entityKey(b)].sort().join("|");
+  return extraction.relationships.some(
+    (r) => [entityKey(r.source), entityKey(r.target)].sort().join("|") === pair,
+  );
+}
+
+const PRONOUNS = ["she", "her", "they", "it", "theirs", "he", "他", "她", "它"];
+
+describe("OfflineNlpExtractor on English", () => {
+  it("finds people, places and organisations with their types", async () => {
+    const extraction = await extract(CURIE, "Marie Curie");
+    expect(typeOf(extraction, "Marie Curie")).toBe("person");
+    expect(typeOf(extraction, "Pierre Curie")).toBe("person");
+    expect(typeOf(extraction, "Warsaw")).toBe("location");
+    expect(typeOf(extraction, "Poland")).toBe("location");
+    expect(typeOf(extraction, "University of Paris")).toBe("organization");
+    expect(typeOf(extraction, "Curie Institute")).toBe("organization");
+    expect(typeOf(extraction, "radioactivity")).toBe("concept");
+  });
+
+  it("never makes pronouns or bare years into entities", async () => {
+    const names = (await extract(CURIE, "Marie Curie")).entities.map((e) => entityKey(e.name));
+    for (const pronoun of PRONOUNS) expect(names).not.toContain(pronoun);
+    expect(names).not.toContain("1903");
+  });
+
+  it("describes an entity by the sentences it appears in", async () => {
+    const extraction = await extract(CURIE, "Marie Curie");
+    const warsaw = extraction.entities.find((e) => e.name === "Warsaw");
+    expect(warsaw?.description).toBe("She was born in Warsaw, Poland.");
+  });
+
+  it("relates entities of the same sentence more strongly than through the title alone", async () => {
+    const extraction = await extract(CURIE, "Marie Curie");
+    const sameSentence = extraction.relationships.find((r) =>
+      related({ ...extraction, relationships: [r] }, "Warsaw", "Poland"),
+    );
+    expect(sameSentence?.description).toBe("She was born in Warsaw, Poland.");
+    expect(sameSentence?.keywords).toContain("born");
+    const titleOnly = extraction.relationships.find((r) =>
+      related({ ...extraction, relationships: [r] }, "Marie Curie", "Warsaw"),
+    );
+    expect(titleOnly).toBeDefined();
+    expect(titleOnly!.strength).toBeLessThan(sameSentence!.strength);
+  });
+
+  it("keeps relationship keywords free of the two names", async () => {
+    const extraction = await extract(CURIE, "Marie Curie");
+    for (const r of extraction.relationships) {
+      for (const keyword of r.keywords) {
+        expect(r.source.toLowerCase()).not.toContain(keyword);
+        expect(r.target.toLowerCase()).not.toContain(keyword);
+      }
+    }
+  });
+
+  it("always includes the title entity, even when the text never names it", async () => {
+    const extraction = await extract(
+      "It is a 2010 science fiction film directed by Christopher Nolan.",
+      "Inception (film)",
+    );
+    const title = extraction.entities.find((e) => e.name === "Inception");
+    expect(title?.description).toContain("science fiction film");
+    expect(related(extraction, "Inception", "Christopher Nolan")).toBe(true);
+  });
+
+  it("does not make a file name into an entity", async () => {
+    const extraction = await extract("Christopher Nolan directed Inception.", "notes.txt");
+    expect(extraction.entities.map((e) => e.name)).not.toContain("notes.txt");
+  });
+
+  it("gives a linking entity the same name in a passage about it and in one that mentions it", async () => {
+    const film = await extract(
+      "Inception is a 2010 film written and directed by Christopher Nolan.",
+      "Inception",
+    );
+    const person = await extract("Christopher Nolan is a British-American filmmaker.", "Christopher Nolan");
+    const filmKeys = new Set(film.entities.map((e) => entityKey(e.name)));
+    const personKeys = new Set(person.entities.map((e) => entityKey(e.name)));
+    expect(filmKeys.has("christopher nolan")).toBe(true);
+    expect(personKeys.has("christopher nolan")).toBe(true);
+  });
+
+  it("bounds entities and relationships per chunk", async () => {
+    const sentences = Array.from(
+      { length: 40 },
+      (_, i) => `Alpha${i} Smith met Beta${i} Jones and Gamma${i} Brown in Delta${i} City.`,
+    );
+    const outcome = await new OfflineNlpExtractor({ maxEntities: 25, maxRelationships: 30 }).extract(
+      chunk(sentences.join(" ")),
+      { title: "Meetings" },
+    );
+    expect(outcome.ok && outcome.extraction.entities.length).toBe(25);
+    expect(outcome.ok && outcome.extraction.relationships.length).toBe(30);
+    expect(outcome.ok && outcome.extraction.entities[0]?.name).toBe("Meetings");
+  });
+
+  it("is deterministic", async () => {
+    expect(await extract(CURIE, "Marie Curie")).toEqual(await extract(CURIE, "Marie Curie"));
+  });
+});
+
+describe("OfflineNlpExtractor on Chinese", () => {
+  it("finds 马云, 杭州 and 阿里巴巴 and relates them", async () => {
+    const extraction = await extract("马云在杭州创立了阿里巴巴。", "");
+    const names = extraction.entities.map((e) => e.name);
+    expect(names).toEqual(expect.arrayContaining(["马云", "杭州", "阿里巴巴"]));
+    expect(typeOf(extraction, "马云")).toBe("person");
+    expect(typeOf(extraction, "杭州")).toBe("location");
+    expect(related(extraction, "马云", "杭州")).toBe(true);
+    expect(related(extraction, "马云", "阿里巴巴")).toBe(true);
+    expect(related(extraction, "杭州", "阿里巴巴")).toBe(true);
+    const founding = extraction.relationships.find((r) =>
+      related({ ...extraction, relationships: [r] }, "马云", "阿里巴巴"),
+    );
+    expect(founding?.description).toBe("马云在杭州创立了阿里巴巴。");
+    expect(founding?.keywords).toContain("创立");
+  });
+
+  it("keeps Chinese descriptions, the title entity and no pronouns", async () => {
+    const extraction = await extract(ALIBABA, "阿里巴巴");
+    expect(typeOf(extraction, "阿里巴巴集团")).toBe("organization");
+    expect(extraction.entities[0]?.name).toBe("阿里巴巴");
+    const names = extraction.entities.map((e) => e.name);
+    for (const pronoun of PRONOUNS) expect(names).not.toContain(pronoun);
+    expect(extraction.entities.find((e) => e.name === "中国")?.description).toContain("中国");
+  });
+
+  it("handles English and Chinese in one chunk", async () => {
+    const extraction = await extract("Inception was directed by Christopher Nolan. 诺兰出生于伦敦。", "");
+    const keys = extraction.entities.map((e) => entityKey(e.name));
+    expect(keys).toEqual(expect.arrayContaining(["christopher nolan", "inception", "伦敦"]));
+    expect(typeOf(extraction, "伦敦")).toBe("location");
+    expect(related(extraction, "Christopher Nolan", "Inception")).toBe(true);
+  });
+});
+
+describe("titleEntityName", () => {
+  it("drops qualifiers and leading articles, and refuses file names", () => {
+    expect(titleEntityName("Lilu (mythology)")).toBe("Lilu");
+    expect(titleEntityName("The Hukilau Song")).toBe("Hukilau Song");
+    expect(titleEntityName("West Bengal Legislative Assembly election, 1967")).toBe(
+      "West Bengal Legislative Assembly election, 1967",
+    );
+    expect(titleEntityName("report.pdf")).toBeNull();
+    expect(titleEntityName("docs/intro")).toBeNull();
+    expect(titleEntityName("  ")).toBeNull();
+    expect(titleEntityName("Node.js")).toBe("Node.js");
+    expect(titleEntityName("Christian Moerlein Brewing Co.")).toBe("Christian Moerlein Brewing Co");
+  });
+});

@@ -1,0 +1,212 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileDocumentId, loadSources } from "../../src/ingest/loaders.js";
+import { minimalDocx, minimalPdf } from "../support/document-fixtures.js";
+
+let dir: string;
+const file = (name: string, content: string | Buffer) => {
+  const path = join(dir, name);
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, content);
+  return path;
+};
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "kgrag-loaders-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function loadOne(path: string) {
+  const { documents, skipped } = await loadSources([path]);
+  return { document: documents[0], skipped };
+}
+
+describe("loadSources: whole-file formats", () => {
+  it("loads .txt with the file name as title and path-derived id and metadata", async () => {
+    const path = file("plain/notes.txt", "Line one\r\nLine two\n");
+    const { document } = await loadOne(path);
+    expect(document).toEqual({
+      id: fileDocumentId(path),
+      title: "notes",
+      path,
+      text: "Line one\nLine two\n",
+      metadata: { source: path, format: "text" },
+    });
+  });
+
+  it("keeps the document id when the file's content changes, and resolves relative paths", async () => {
+    const path = file("plain/changing.txt", "first version");
+    const before = await loadOne(path);
+    writeFileSync(path, "second version");
+    const after = await loadOne(relative(process.cwd(), path));
+    expect(after.document?.id).toBe(before.document?.id);
+    expect(after.document?.text).toBe("second version");
+    expect(after.document?.path).toBe(path);
+  });
+
+  it("titles markdown by its first heading outside code fences", async () => {
+    const md = "```\n# not a title\n```\nIntro line\n\n## Lumora Optics ##\n\nBody.";
+    const { document } = await loadOne(file("md/lumora.md", md));
+    expect(document?.title).toBe("Lumora Optics");
+    expect(document?.text).toBe(md);
+    expect(document?.metadata.format).toBe("markdown");
+    const untitled = await loadOne(file("md/untitled.markdown", "Just text."));
+    expect(untitled.document?.title).toBe("untitled");
+  });
+
+  it("turns HTML into text without markup, scripts or link targets", async () => {
+    const html =
+      "<html><head><title>Vessen &amp; Port Ellery</title><script>var x = 1;</script></head>" +
+      '<body><h1>City guide</h1><p>Vessen lies on the <a href="http://example.org">River Tarne</a>.</p></body></html>';
+    const { document } = await loadOne(file("web/vessen.html", html));
+    expect(document?.title).toBe("Vessen & Port Ellery");
+    expect(document?.text).toContain("Vessen lies on the River Tarne.");
+    expect(document?.text).not.toMatch(/<|var x|example\.org/);
+  });
+
+  it("reads .docx through the DocxLoader", async () => {
+    const path = file(
+      "office/memo.docx",
+      minimalDocx(["Lumora Optics makes lenses.", "Tidewell & friends."]),
+    );
+    const { document, skipped } = await loadOne(path);
+    expect(skipped).toEqual([]);
+    expect(document?.text).toBe("Lumora Optics makes lenses.\n\nTidewell & friends.");
+    expect(document?.metadata).toEqual({ source: path, format: "docx" });
+  });
+
+  it("reads .pdf through the PDFLoader", async () => {
+    const path = file(
+      "office/brief.pdf",
+      minimalPdf(["Tidewell Robotics (Carrow Bay)", "builds survey drones."]),
+    );
+    const { document, skipped } = await loadOne(path);
+    expect(skipped).toEqual([]);
+    expect(document?.text).toBe("Tidewell Robotics (Carrow Bay)\nbuilds survey drones.");
+    expect(document?.metadata.format).toBe("pdf");
+  });
+
+  it("skips corrupt .pdf and .docx files with a reason naming the format", async () => {
+    const pdf = file("broken/bad.pdf", "%PDF-1.4 this is not really a pdf");
+    const docx = file("broken/bad.docx", "not a zip archive");
+    const { documents, skipped } = await loadSources([pdf, docx]);
+    expect(documents).toEqual([]);
+    expect(skipped).toEqual([
+      { path: pdf, reason: expect.stringMatching(/^not a readable PDF file/) },
+      { path: docx, reason: expect.stringMatching(/^not a readable DOCX file/) },
+    ]);
+  });
+
+  it("skips binary content and invalid UTF-8, saying what to do", async () => {
+    const binary = file("bad/image.txt", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x1a]));
+    const gbk = file("bad/gbk.md", Buffer.from([0xc4, 0xe3, 0xba, 0xc3, 0x20, 0xca, 0xc0, 0xbd, 0xe7]));
+    const { documents, skipped } = await loadSources([binary, gbk]);
+    expect(documents).toEqual([]);
+    expect(skipped[0]).toEqual({ path: binary, reason: expect.stringContaining("binary content") });
+    expect(skipped[1]).toEqual({ path: gbk, reason: expect.stringMatching(/not valid UTF-8.*convert/) });
+  });
+
+  it("accepts UTF-16 text that starts with a byte-order mark", async () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("澄州 harbour", "utf16le")]);
+    const { document } = await loadOne(file("bad/utf16.txt", utf16));
+    expect(document?.text).toBe("澄州 harbour");
+  });
+
+  it("returns an empty document instead of skipping it", async () => {
+    const { document, skipped } = await loadOne(file("empty/blank.txt", ""));
+    expect(skipped).toEqual([]);
+    expect(document?.text).toBe("");
+  });
+});
+
+describe("loadSources: folders", () => {
+  it("walks folders recursively in sorted order, skipping dotfiles, node_modules and unknown types", async () => {
+    const root = join(dir, "tree");
+    file("tree/b.txt", "b");
+    file("tree/a/z.md", "# Z\nz");
+    file("tree/a/y.txt", "y");
+    file("tree/.hidden/secret.txt", "no");
+    file("tree/.env.txt", "no");
+    file("tree/node_modules/pkg/readme.md", "no");
+    const image = file("tree/c.png", Buffer.from([1, 2, 3]));
+    const { documents, skipped } = await loadSources([root, join(root, "b.txt"), join(dir, "missing")]);
+    expect(documents.map((d) => relative(root, d.path!))).toEqual(["a/y.txt", "a/z.md", "b.txt"]);
+    expect(skipped).toEqual([
+      { path: join(dir, "missing"), reason: "no such file or folder" },
+      { path: image, reason: expect.stringMatching(/^unsupported file type \.png \(supported: .*\.jsonl\)/) },
+    ]);
+  });
+});
+
+describe("loadSources: .jsonl", () => {
+  const lines = [
+    JSON.stringify({
+      id: "p1",
+      title: "Gullwing drone",
+      text: "A fixed-wing survey aircraft.",
+      metadata: { year: 2021 },
+    }),
+    "{ not json",
+    JSON.stringify({ id: "p2", title: "No text" }),
+    "",
+    JSON.stringify({ text: "A passage without id or title." }),
+    JSON.stringify({ id: "p1", text: "Same id again." }),
+    JSON.stringify({ id: 7, text: "Numeric id.", metadata: { nested: { no: 1 } } }),
+    JSON.stringify({ id: "p3", title: "Only a title", text: "   " }),
+  ];
+
+  it("loads one document per good line and reports each bad line with file:line", async () => {
+    const path = file("jsonl/passages.jsonl", `${lines.join("\n")}\n`);
+    const { documents, skipped } = await loadSources([path]);
+    expect(documents.map((d) => d.id)).toEqual(["p1", expect.stringMatching(/^doc-/), "p3"]);
+    expect(documents[0]).toEqual({
+      id: "p1",
+      title: "Gullwing drone",
+      path,
+      text: "Gullwing drone\n\nA fixed-wing survey aircraft.",
+      metadata: { source: path, format: "jsonl", line: 1, year: 2021 },
+    });
+    expect(documents[1]).toMatchObject({
+      title: "passages.jsonl line 5",
+      text: "A passage without id or title.",
+    });
+    expect(documents[2]).toMatchObject({ title: "Only a title", text: "" });
+    expect(skipped).toEqual([
+      { path: `${path}:2`, reason: expect.stringMatching(/^not valid JSON/) },
+      {
+        path: `${path}:3`,
+        reason: expect.stringMatching(/expected \{"id"\?, "title"\?, "text", "metadata"\?\}: text/),
+      },
+      { path: `${path}:6`, reason: `duplicate document id p1 (first at ${path}:1)` },
+      { path: `${path}:7`, reason: expect.stringContaining("metadata.nested") },
+    ]);
+  });
+
+  it("derives the id of a line without one from its content, not its position", async () => {
+    const first = file("jsonl/a.jsonl", `${JSON.stringify({ text: "Saltmere has salt pans." })}\n`);
+    const shifted = `${JSON.stringify({ text: "A new first line." })}\n${JSON.stringify({ text: "Saltmere has salt pans." })}\n`;
+    const before = (await loadSources([first])).documents[0]!.id;
+    writeFileSync(first, shifted);
+    const after = (await loadSources([first])).documents.map((d) => d.id);
+    expect(after[1]).toBe(before);
+    expect(after[0]).not.toBe(before);
+  });
+
+  it("skips a line of invalid UTF-8 by its number and loads the others, CRLF endings and BOM included", async () => {
+    const line = (id: string, text: string) => Buffer.from(`${JSON.stringify({ id, text })}\r\n`);
+    const bad = Buffer.from([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]);
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    const path = file(
+      "jsonl/broken.jsonl",
+      Buffer.concat([bom, line("ok", "fine"), bad, line("zh", "澄州港")]),
+    );
+    const { documents, skipped } = await loadSources([path]);
+    expect(documents.map((d) => [d.id, d.text])).toEqual([
+      ["ok", "fine"],
+      ["zh", "澄州港"],
+    ]);
+    expect(skipped).toEqual([{ path: `${path}:2`, reason: expect.stringContaining("not valid UTF-8") }]);
+  });
+});

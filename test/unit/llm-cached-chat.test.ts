@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { LlmSchema } from "../../src/config.js";
+import { CachedChatModel, type LlmCache } from "../../src/llm/cached-chat.js";
+import type { ChatRequest } from "../../src/llm/chat-model.js";
+import { OpenAIChatModel } from "../../src/llm/openai-chat.js";
+import { UsageTracker } from "../../src/llm/usage.js";
+import type { LlmCacheEntry } from "../../src/types.js";
+import { type ScriptedServer, startScriptedOpenAI } from "../support/scripted-openai-server.js";
+
+/** In-memory stand-in for the workspace LLM cache table. */
+function memoryCache(): LlmCache & { entries: Map<string, LlmCacheEntry> } {
+  const entries = new Map<string, LlmCacheEntry>();
+  const key = (stage: string, model: string, hash: string) => `${stage}|${model}|${hash}`;
+  return {
+    entries,
+    async getLlmCache(stage, model, promptHash) {
+      return entries.get(key(stage, model, promptHash));
+    },
+    async putLlmCache(entry) {
+      entries.set(key(entry.stage, entry.model, entry.promptHash), entry);
+    },
+  };
+}
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function setup(replies: string[]) {
+  let call = 0;
+  server = await startScriptedOpenAI({
+    chat: () => ({ content: replies[Math.min(call++, replies.length - 1)]! }),
+  });
+  const config = LlmSchema.parse({ baseURL: server.baseURL, apiKey: "test", model: "scripted" });
+  const usage = new UsageTracker();
+  const cache = memoryCache();
+  const model = new CachedChatModel(new OpenAIChatModel(config, { baseDelayMs: 5 }), cache, usage);
+  return { server, model, usage, cache };
+}
+
+const request: ChatRequest = {
+  stage: "extract",
+  messages: [
+    { role: "system", content: "extract entities" },
+    { role: "user", content: "Ada Lovelace met Charles Babbage." },
+  ],
+  temperature: 0,
+};
+
+describe("CachedChatModel", () => {
+  it("answers a repeated request from the cache without an HTTP call", async () => {
+    const { server, model, usage } = await setup(['{"entities":[]}']);
+    const first = await model.chat(request);
+    const second = await model.chat({ ...request, messages: [...request.messages] });
+    expect(server.count("extract")).toBe(1);
+    expect(first.cached).toBe(false);
+    expect(second).toEqual({ text: first.text, usage: first.usage, cached: true });
+    expect(usage.stages().extract).toEqual({
+      calls: 1,
+      cachedCalls: 1,
+      promptTokens: first.usage.promptTokens,
+      completionTokens: first.usage.completionTokens,
+    });
+  });
+
+  it("keys on stage, messages and sampling settings", async () => {
+    const { server, model } = await setup(["a"]);
+    await model.chat(request);
+    await model.chat({ ...request, stage: "glean" });
+    await model.chat({ ...request, temperature: 0.7 });
+    await model.chat({ ...request, messages: [{ role: "user", content: "other text" }] });
+    await model.chat({ ...request, jsonSchema: { name: "x", schema: { type: "object" } } });
+    expect(server.requests).toHaveLength(5);
+  });
+
+  it("replays a cached answer to onToken in one piece", async () => {
+    const { model } = await setup(["streamed answer here"]);
+    await model.chat(request);
+    const tokens: string[] = [];
+    const hit = await model.chat({ ...request, onToken: (t) => tokens.push(t) });
+    expect(hit.cached).toBe(true);
+    expect(tokens).toEqual(["streamed answer here"]);
+  });
+
+  it("neither stores nor replays an answer the caller rejects", async () => {
+    const { server, model, cache } = await setup(['{"entities": [', '{"entities":[]}']);
+    const parses = (text: string) => {
+      try {
+        JSON.parse(text);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const bad = await model.chat({ ...request, acceptAnswer: parses });
+    expect(bad.text).toBe('{"entities": [');
+    expect(cache.entries.size).toBe(0);
+    const good = await model.chat({ ...request, acceptAnswer: parses });
+    expect(good.text).toBe('{"entities":[]}');
+    const replay = await model.chat({ ...request, acceptAnswer: parses });
+    expect(replay.cached).toBe(true);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("asks again when a cached answer is rejected by the current caller", async () => {
+    const { server, model } = await setup(["not json", '{"ok":1}']);
+    await model.chat(request);
+    const answer = await model.chat({ ...request, acceptAnswer: (t) => t.startsWith("{") });
+    expect(answer).toMatchObject({ text: '{"ok":1}', cached: false });
+    expect(server.requests).toHaveLength(2);
+    expect((await model.chat(request)).text).toBe('{"ok":1}');
+  });
+});

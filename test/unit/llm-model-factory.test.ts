@@ -1,0 +1,80 @@
+import { FakeListChatModel, SyntheticEmbeddings } from "@langchain/core/utils/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { ConfigSchema } from "../../src/config.js";
+import type { LlmCache } from "../../src/llm/cached-chat.js";
+import { createModels, fromLangChain } from "../../src/llm/model-factory.js";
+import { UsageTracker } from "../../src/llm/usage.js";
+import type { LlmCacheEntry } from "../../src/types.js";
+import { type ScriptedServer, startScriptedOpenAI } from "../support/scripted-openai-server.js";
+
+function memoryCache(): LlmCache {
+  const entries = new Map<string, LlmCacheEntry>();
+  return {
+    async getLlmCache(stage, model, hash) {
+      return entries.get(`${stage}|${model}|${hash}`);
+    },
+    async putLlmCache(entry) {
+      entries.set(`${entry.stage}|${entry.model}|${entry.promptHash}`, entry);
+    },
+  };
+}
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const ask = { stage: "answer" as const, messages: [{ role: "user" as const, content: "hi" }] };
+
+describe("createModels", () => {
+  it("is offline without an LLM and embeds with hashing", async () => {
+    const config = ConfigSchema.parse({ hashingDimension: 128 });
+    const { chat, embedder } = await createModels(config, memoryCache(), new UsageTracker());
+    expect(chat).toBeNull();
+    expect(embedder.kind).toBe("hashing");
+    expect(embedder.dimension).toBe(128);
+  });
+
+  it("builds a cached OpenAI chat model and a probed OpenAI embedder", async () => {
+    server = await startScriptedOpenAI({ chat: () => ({ content: "hello" }), embeddingDimension: 20 });
+    const endpoint = { baseURL: server.baseURL, apiKey: "k" };
+    const config = ConfigSchema.parse({
+      llm: { ...endpoint, model: "m" },
+      embedding: { ...endpoint, model: "e" },
+    });
+    const usage = new UsageTracker();
+    const { chat, embedder } = await createModels(config, memoryCache(), usage);
+    expect(embedder).toMatchObject({ kind: "openai", dimension: 20, model: "e" });
+    expect(chat?.model).toBe("m");
+    await chat?.chat(ask);
+    expect((await chat?.chat(ask))?.cached).toBe(true);
+    expect(server.count("answer")).toBe(1);
+    expect(usage.stages().answer).toMatchObject({ calls: 1, cachedCalls: 1 });
+  });
+});
+
+describe("fromLangChain", () => {
+  it("wraps LangChain objects with the cache and usage tracking", async () => {
+    const usage = new UsageTracker();
+    const { chat, embedder } = await fromLangChain(
+      {
+        chat: new FakeListChatModel({ responses: ["one", "two"] }),
+        embeddings: new SyntheticEmbeddings({ vectorSize: 5 }),
+      },
+      ConfigSchema.parse({}),
+      memoryCache(),
+      usage,
+    );
+    expect(embedder).toMatchObject({ kind: "langchain", dimension: 5 });
+    expect((await chat?.chat(ask))?.text).toBe("one");
+    expect(await chat?.chat(ask)).toMatchObject({ text: "one", cached: true });
+    expect(usage.totals()).toMatchObject({ calls: 1, cachedCalls: 1 });
+  });
+
+  it("falls back to the configured models for what is not given", async () => {
+    const models = await fromLangChain({}, ConfigSchema.parse({}), memoryCache(), new UsageTracker());
+    expect(models.chat).toBeNull();
+    expect(models.embedder.kind).toBe("hashing");
+  });
+});

@@ -1,0 +1,208 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command } from "commander";
+import neo4j from "neo4j-driver";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import {
+  findCypherFile,
+  formatCypherRows,
+  registerCypherCommand,
+  resolveQuery,
+} from "../../src/cli/commands/cypher.js";
+import { UsageError } from "../../src/cli/output.js";
+import { configFromEnv } from "../../src/config.js";
+import { parseCypherParams, type ReadOnlySession, runReadOnlyCypher } from "../../src/cypher/run-cypher.js";
+import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
+import { UsageTracker } from "../../src/llm/usage.js";
+import type { KgragServices } from "../../src/services.js";
+import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
+import { silentProgress } from "../../src/util/progress.js";
+
+const limits = { timeoutMs: 1000, maxRows: 10 };
+
+function scriptedSession(queryType: string) {
+  const ran: { query: string; params: Record<string, unknown> }[] = [];
+  const session: ReadOnlySession = {
+    explain: async () => queryType,
+    run: async (query, params) => {
+      ran.push({ query, params });
+      return { columns: ["n"], rows: [{ n: 1 }], truncated: false };
+    },
+  };
+  return { session, ran };
+}
+
+describe("runReadOnlyCypher", () => {
+  it("runs a query whose EXPLAIN plan is read-only", async () => {
+    const { session, ran } = scriptedSession("r");
+    const rows = await runReadOnlyCypher(session, " MATCH (n) RETURN 1 AS n ", { a: 1 }, limits);
+    expect(rows.rows).toEqual([{ n: 1 }]);
+    expect(ran).toEqual([{ query: "MATCH (n) RETURN 1 AS n", params: { a: 1 } }]);
+  });
+
+  it.each([
+    ["rw", /read-write/],
+    ["w", /write-only/],
+    ["s", /schema-changing/],
+  ])("refuses a query planned as %s without running it", async (queryType, message) => {
+    const { session, ran } = scriptedSession(queryType);
+    await expect(runReadOnlyCypher(session, "MATCH (n) DETACH DELETE n", {}, limits)).rejects.toThrow(
+      message,
+    );
+    expect(ran).toEqual([]);
+  });
+
+  it("refuses EXPLAIN/PROFILE prefixes and empty queries", async () => {
+    const { session } = scriptedSession("r");
+    await expect(runReadOnlyCypher(session, "PROFILE MATCH (n) RETURN n", {}, limits)).rejects.toThrow(
+      /EXPLAIN/,
+    );
+    await expect(runReadOnlyCypher(session, "  ", {}, limits)).rejects.toThrow(/empty/);
+  });
+});
+
+describe("parseCypherParams", () => {
+  it("reads JSON values, keeps other text, and sends whole numbers as INTEGER", () => {
+    const params = parseCypherParams([
+      "limit=10",
+      "ratio=0.5",
+      'names=["a",2]',
+      "name=Acme Corp",
+      'code="007"',
+    ]);
+    expect(neo4j.isInt(params.limit)).toBe(true);
+    expect(String(params.limit)).toBe("10");
+    expect(params.ratio).toBe(0.5);
+    expect((params.names as unknown[])[0]).toBe("a");
+    expect(neo4j.isInt((params.names as unknown[])[1])).toBe(true);
+    expect(params.name).toBe("Acme Corp");
+    expect(params.code).toBe("007");
+  });
+
+  it("refuses a pair without a parameter name", () => {
+    expect(() => parseCypherParams(["=3"])).toThrow(/key=value/);
+    expect(() => parseCypherParams(["no-equals"])).toThrow(/key=value/);
+  });
+});
+
+describe("resolveQuery", () => {
+  it("fills $workspace into a shipped exploration file and checks its parameters", () => {
+    const file = findCypherFile("explore/shortest-path");
+    const { text, params } = resolveQuery(undefined, { file, param: ["from=Alice", "to=Bob"] }, "ws");
+    expect(text).toContain("shortestPath");
+    expect(params).toEqual({ workspace: "ws", from: "Alice", to: "Bob" });
+    expect(() => resolveQuery(undefined, { file, param: ["from=Alice"] }, "ws")).toThrow(/needs \$to/);
+  });
+
+  it("passes optional parameters of a file as null", () => {
+    const file = findCypherFile("cypher/explore/top-entities-by-degree.cypher");
+    expect(resolveQuery(undefined, { file, param: [] }, "ws").params).toEqual({
+      workspace: "ws",
+      limit: null,
+    });
+  });
+
+  it("adds $workspace to an inline query only when it uses it", () => {
+    expect(
+      resolveQuery("MATCH (e:Entity {workspace: $workspace}) RETURN e", { param: [] }, "ws").params,
+    ).toEqual({
+      workspace: "ws",
+    });
+    expect(resolveQuery("RETURN 1", { param: [] }, "ws").params).toEqual({});
+  });
+
+  it("wants exactly one of a query and --file, and lists the shipped files for an unknown one", () => {
+    expect(() => resolveQuery("RETURN 1", { file: "x", param: [] }, "ws")).toThrow(UsageError);
+    expect(() => resolveQuery(undefined, { param: [] }, "ws")).toThrow(/Give a Cypher query/);
+    expect(() => findCypherFile("explore/nope")).toThrow(/cypher\/explore\/entity-sources\.cypher/);
+  });
+});
+
+describe("formatCypherRows", () => {
+  it("prints a table, flattens long values and says when rows were cut", () => {
+    const out = formatCypherRows(
+      {
+        columns: ["name", "tags"],
+        rows: [
+          { name: "Acme", tags: ["a", "b"] },
+          { name: "x".repeat(200), tags: null },
+        ],
+        truncated: true,
+      },
+      2,
+    );
+    const lines = out.split("\n");
+    expect(lines[0]?.trimEnd()).toMatch(/^name\s+tags$/);
+    expect(out).toContain('["a","b"]');
+    expect(out).toContain(`${"x".repeat(79)}…`);
+    expect(lines.at(-1)).toBe("2 rows; stopped at --max-rows 2");
+  });
+});
+
+describe("kgrag cypher command", () => {
+  let dir: string;
+  const savedStorage = process.env.KGRAG_STORAGE;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "kgrag-cypher-"));
+  });
+
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+    if (savedStorage === undefined) delete process.env.KGRAG_STORAGE;
+    else process.env.KGRAG_STORAGE = savedStorage;
+  });
+
+  async function embeddedServices(): Promise<{ services: KgragServices; close: () => Promise<void> }> {
+    const store = await openSqliteStore(dir);
+    const services: KgragServices = {
+      config: configFromEnv({}),
+      store,
+      embedder: new HashingEmbedder(16),
+      chat: null,
+      usage: new UsageTracker(),
+      progress: silentProgress,
+    };
+    return { services, close: () => store.close() };
+  }
+
+  it("hands `cypher validate ... --json` to the subcommand, options included", async () => {
+    const program = new Command("kgrag").exitOverride();
+    const open = vi.fn(embeddedServices);
+    const cypher = registerCypherCommand(program, open);
+    const seen: unknown[] = [];
+    cypher
+      .command("validate")
+      .argument("<query>")
+      .option("--json")
+      .action((query: string, opts: { json?: boolean }) => {
+        seen.push({ query, json: opts.json });
+      });
+    await program.parseAsync(["cypher", "validate", "MATCH (n) RETURN n", "--json"], { from: "user" });
+    expect(seen).toEqual([{ query: "MATCH (n) RETURN n", json: true }]);
+    expect(open).not.toHaveBeenCalled();
+  });
+
+  it("on the embedded store, stops with a usage error saying how to start Neo4j", async () => {
+    delete process.env.KGRAG_STORAGE;
+    const program = new Command("kgrag").exitOverride();
+    const open = vi.fn(embeddedServices);
+    registerCypherCommand(program, open);
+    const run = program.parseAsync(["cypher", "MATCH (n) RETURN n"], { from: "user" });
+    await expect(run).rejects.toBeInstanceOf(UsageError);
+    await expect(run).rejects.toThrow(/docker compose up -d[\s\S]*KGRAG_STORAGE=neo4j NEO4J_URI=bolt/);
+    expect(open).not.toHaveBeenCalled();
+  });
+
+  it("also refuses when the opened workspace turns out to be embedded, and closes it", async () => {
+    process.env.KGRAG_STORAGE = "neo4j";
+    const program = new Command("kgrag").exitOverride();
+    const close = vi.fn(async () => {});
+    registerCypherCommand(program, async () => ({ ...(await embeddedServices()), close }));
+    await expect(program.parseAsync(["cypher", "RETURN 1"], { from: "user" })).rejects.toThrow(
+      /needs the Neo4j backend/,
+    );
+    expect(close).toHaveBeenCalledOnce();
+  });
+});

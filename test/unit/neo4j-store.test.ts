@@ -1,0 +1,484 @@
+import neo4j from "neo4j-driver";
+import { describe, expect, it } from "vitest";
+import { relationshipKey } from "../../src/merge/keys.js";
+import { Neo4jConnection, WRITE_BATCH_ROWS } from "../../src/storage/neo4j/connection.js";
+import type { BoundStatement, StatementRunner } from "../../src/storage/neo4j/driver-runner.js";
+import { Neo4jGraphStore } from "../../src/storage/neo4j/neo4j-store.js";
+import type { PlainRecord } from "../../src/storage/neo4j/record-mapping.js";
+import { ensureSchema } from "../../src/storage/neo4j/schema-setup.js";
+import { EXACT_LIMIT, luceneQuery } from "../../src/storage/neo4j/search.js";
+import type { GraphChanges } from "../../src/types.js";
+import { makeChunk, makeDocument, makeEntity, makeRelationship } from "../support/storage-fixtures.js";
+
+/**
+ * Neo4j cannot run here, so these tests script the database side: they check what the adapter
+ * sends (which statement, with which parameters, in which transaction) and how it reads answers.
+ * Parameters are bound through the real cypher/ headers, so a call with a missing or misspelt
+ * parameter fails here. What the server does with the statements is not tested (see docs/neo4j.md).
+ */
+
+interface Call {
+  kind: "read" | "write" | "schema";
+  tx: number;
+  name: string;
+  params: Record<string, unknown>;
+}
+
+type Answer = (params: Record<string, unknown>, call: number) => PlainRecord[];
+
+class ScriptedRunner implements StatementRunner {
+  readonly target = "bolt://scripted#";
+  readonly calls: Call[] = [];
+  private transactions = 0;
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly answers: Record<string, Answer> = {}) {}
+
+  private answer(kind: Call["kind"], tx: number, statement: BoundStatement): PlainRecord[] {
+    this.calls.push({ kind, tx, name: statement.name, params: statement.params });
+    const count = this.seen.get(statement.name) ?? 0;
+    this.seen.set(statement.name, count + 1);
+    return this.answers[statement.name]?.(statement.params, count) ?? [];
+  }
+
+  async read(statement: BoundStatement) {
+    return this.answer("read", 0, statement);
+  }
+
+  async write<T>(work: (run: (s: BoundStatement) => Promise<PlainRecord[]>) => Promise<T>) {
+    const tx = ++this.transactions;
+    return work(async (s) => this.answer("write", tx, s));
+  }
+
+  async schema(statement: BoundStatement) {
+    return this.answer("schema", 0, statement);
+  }
+
+  async close() {}
+
+  names(kind?: Call["kind"]) {
+    return this.calls.filter((c) => !kind || c.kind === kind).map((c) => c.name);
+  }
+}
+
+function storeWith(answers: Record<string, Answer> = {}) {
+  const runner = new ScriptedRunner(answers);
+  return { runner, store: new Neo4jGraphStore(new Neo4jConnection(runner, "team-a")) };
+}
+
+const one = (record: PlainRecord) => () => [record];
+const noChanges: GraphChanges = {
+  upsertEntities: [],
+  upsertRelationships: [],
+  deleteEntityKeys: [],
+  deleteRelationshipKeys: [],
+  history: [],
+};
+
+describe("Neo4j store: workspace and parameters", () => {
+  it("fills $workspace into every statement and passes the documented parameters", async () => {
+    const { runner, store } = storeWith();
+    await store.getMeta("embedding.model");
+    await store.listEntities();
+    expect(runner.calls.map((c) => c.params)).toEqual([
+      { workspace: "team-a", key: "embedding.model" },
+      { workspace: "team-a", needingSummary: false },
+    ]);
+  });
+
+  it("sends counts and positions as Cypher INTEGER, not FLOAT", async () => {
+    const { runner, store } = storeWith({ "store/document-set-chunk-count": one({ id: "d1" }) });
+    await store.replaceDocumentChunks("d1", [makeChunk("d1", 3, "some text")]);
+    const upsert = runner.calls.find((c) => c.name === "store/chunks-upsert");
+    const [row] = (upsert?.params.rows ?? []) as { index: unknown; start: unknown }[];
+    expect(neo4j.isInt(row?.index)).toBe(true);
+    expect(neo4j.isInt(row?.start)).toBe(true);
+  });
+});
+
+describe("Neo4j store: atomic writes", () => {
+  it("replaces a document's chunks in one transaction, after checking the document exists", async () => {
+    const { runner, store } = storeWith({ "store/document-set-chunk-count": one({ id: "d1" }) });
+    await store.replaceDocumentChunks("d1", [makeChunk("d1", 0, "a"), makeChunk("d1", 1, "b")]);
+    expect(runner.names("write")).toEqual([
+      "store/document-set-chunk-count",
+      "store/chunks-delete-others",
+      "store/chunks-upsert",
+      "store/chunks-link-sequence",
+    ]);
+    expect(new Set(runner.calls.map((c) => c.tx))).toEqual(new Set([1]));
+  });
+
+  it("refuses chunks of an unknown document and writes nothing after the check", async () => {
+    const { runner, store } = storeWith();
+    await expect(store.replaceDocumentChunks("nope", [makeChunk("nope", 0, "a")])).rejects.toThrow(
+      /unknown document "nope"/,
+    );
+    expect(runner.names()).toEqual(["store/document-set-chunk-count"]);
+  });
+
+  it("writes UNWIND batches of 1000 rows, all inside the one transaction", async () => {
+    const { runner, store } = storeWith({ "store/document-set-chunk-count": one({ id: "d1" }) });
+    const chunks = Array.from({ length: 2500 }, (_, i) => makeChunk("d1", i, `chunk ${i}`));
+    await store.replaceDocumentChunks("d1", chunks);
+    const batches = runner.calls.filter((c) => c.name === "store/chunks-upsert");
+    expect(batches.map((c) => (c.params.rows as unknown[]).length)).toEqual([WRITE_BATCH_ROWS, 1000, 500]);
+    expect(new Set(batches.map((c) => c.tx)).size).toBe(1);
+  });
+
+  it("commits a chunk merge in one transaction: mark, replace mentions, apply changes, prune anchors", async () => {
+    const { runner, store } = storeWith({
+      "store/counter-next": one({ first: 41 }),
+      "store/chunks-mark-merged": (params) => (params.rows as { id: string }[]).map((r) => ({ id: r.id })),
+      "store/mentions-clear-chunks": one({ entityKeys: ["old"] }),
+    });
+    const entity = makeEntity("Acme");
+    await store.commitChunkMerge(
+      "c1",
+      {
+        entities: [
+          { entityKey: entity.key, chunkId: "c1", name: "Acme", type: "organization", description: "x" },
+        ],
+        relationships: [],
+      },
+      { ...noChanges, upsertEntities: [entity] },
+    );
+    expect(runner.names()).toEqual([
+      "store/counter-next",
+      "store/chunks-mark-merged",
+      "store/mentions-clear-chunks",
+      "store/entity-mentions-create",
+      "store/entities-upsert",
+      "store/entity-anchors-prune",
+    ]);
+    expect(new Set(runner.calls.map((c) => c.tx)).size).toBe(1);
+    expect(runner.calls[1]?.params.rows).toEqual([{ id: "c1", mergeSeq: neo4j.int(41) }]);
+    expect(runner.calls.at(-1)?.params.keys).toEqual(["old"]);
+  });
+
+  it("commits several chunks in one transaction, numbering them and their mentions in order", async () => {
+    const { runner, store } = storeWith({
+      "store/counter-next": one({ first: 10 }),
+      "store/chunks-mark-merged": (params) => (params.rows as { id: string }[]).map((r) => ({ id: r.id })),
+    });
+    const mention = (chunkId: string, name: string) => ({
+      entityKey: name.toLowerCase(),
+      chunkId,
+      name,
+      type: "t",
+      description: "",
+    });
+    await store.commitChunkMerges(
+      [
+        {
+          chunkId: "c1",
+          mentions: { entities: [mention("c1", "A"), mention("c1", "B")], relationships: [] },
+        },
+        { chunkId: "c2", mentions: { entities: [mention("c2", "A")], relationships: [] } },
+      ],
+      noChanges,
+    );
+    expect(new Set(runner.calls.map((c) => c.tx)).size).toBe(1);
+    expect(runner.calls.find((c) => c.name === "store/counter-next")?.params.count).toEqual(neo4j.int(2));
+    const marked = runner.calls.find((c) => c.name === "store/chunks-mark-merged")?.params.rows as {
+      mergeSeq: unknown;
+    }[];
+    expect(marked.map((r) => String(r.mergeSeq))).toEqual(["10", "11"]);
+    const created = runner.calls.find((c) => c.name === "store/entity-mentions-create")?.params.rows as {
+      chunkId: string;
+      ord: unknown;
+    }[];
+    expect(created.map((r) => `${r.chunkId}#${r.ord}`)).toEqual(["c1#0", "c1#1", "c2#0"]);
+  });
+
+  it("fails the merge of an unknown chunk before writing any mention", async () => {
+    const { runner, store } = storeWith({ "store/counter-next": one({ first: 1 }) });
+    await expect(
+      store.commitChunkMerge("ghost", { entities: [], relationships: [] }, noChanges),
+    ).rejects.toThrow(/unknown chunk "ghost"/);
+    expect(runner.names()).not.toContain("store/entity-mentions-create");
+  });
+
+  it("refuses mentions that belong to another chunk, before touching the database", async () => {
+    const { runner, store } = storeWith();
+    const mention = { entityKey: "a", chunkId: "other", name: "A", type: "t", description: "" };
+    await expect(
+      store.commitChunkMerge("c1", { entities: [mention], relationships: [] }, noChanges),
+    ).rejects.toThrow(/mention of chunk "other"/);
+    expect(runner.calls).toEqual([]);
+  });
+
+  it("applies deletes before upserts and numbers history entries from the counter", async () => {
+    const { runner, store } = storeWith({
+      "store/relationships-delete": one({ endpointKeys: ["a", "b"] }),
+      "store/counter-next": one({ first: 7 }),
+    });
+    const history = ["x", "y"].map((key) => ({
+      kind: "entity" as const,
+      key,
+      action: "update" as const,
+      oldDescription: null,
+      newDescription: "d",
+      cause: "summarize",
+      at: "2024-01-01T00:00:00.000Z",
+    }));
+    await store.applyGraphChanges({
+      upsertEntities: [makeEntity("A")],
+      upsertRelationships: [makeRelationship("A", "B")],
+      deleteEntityKeys: ["gone"],
+      deleteRelationshipKeys: [relationshipKey("a", "b")],
+      history,
+    });
+    expect(runner.names()).toEqual([
+      "store/relationships-delete",
+      "store/entities-delete",
+      "store/entities-upsert",
+      "store/relationships-upsert",
+      "store/entity-anchors-prune",
+      "store/counter-next",
+      "store/history-append",
+    ]);
+    const appended = runner.calls.at(-1)?.params.rows as { seq: unknown; key: string }[];
+    expect(appended.map((r) => [r.key, String(r.seq)])).toEqual([
+      ["x", "7"],
+      ["y", "8"],
+    ]);
+  });
+
+  it("rejects a relationship that is not in canonical order", async () => {
+    const { store } = storeWith();
+    const rel = { ...makeRelationship("A", "B") };
+    const swapped = { ...rel, sourceKey: rel.targetKey, targetKey: rel.sourceKey };
+    await expect(store.applyGraphChanges({ ...noChanges, upsertRelationships: [swapped] })).rejects.toThrow(
+      /not canonical/,
+    );
+  });
+
+  it("deletes documents atomically and returns the affected keys sorted", async () => {
+    const { runner, store } = storeWith({
+      "store/mention-keys-of-documents": one({ entityKeys: ["b", "a"], relationshipKeys: ["r2", "r1"] }),
+    });
+    expect(await store.deleteDocuments(["d1"])).toEqual({
+      entityKeys: ["a", "b"],
+      relationshipKeys: ["r1", "r2"],
+    });
+    expect(runner.names()).toEqual([
+      "store/mention-keys-of-documents",
+      "store/documents-delete",
+      "store/entity-anchors-prune",
+    ]);
+    expect(new Set(runner.calls.map((c) => c.tx)).size).toBe(1);
+  });
+});
+
+describe("Neo4j store: reads", () => {
+  it("maps records back, parsing document metadata and community reports from JSON", async () => {
+    const doc = makeDocument("d1", { metadata: { year: 2020, team: "x" } });
+    const report = {
+      title: "T",
+      summary: "S",
+      rating: 5,
+      ratingExplanation: "",
+      findings: [],
+      markdown: "# T",
+      method: "extractive" as const,
+    };
+    const { store } = storeWith({
+      "store/document-get": one({
+        document: { ...doc, metadataJson: JSON.stringify(doc.metadata), metadata: null },
+      }),
+      "store/communities-list": one({
+        community: {
+          id: "c0-1",
+          level: 0,
+          parentId: null,
+          childIds: null,
+          entityKeys: ["a"],
+          contentHash: "h",
+          reportJson: JSON.stringify(report),
+          reportHash: "h",
+        },
+      }),
+    });
+    expect(await store.getDocument("d1")).toEqual(doc);
+    expect(await store.listCommunities()).toEqual([
+      {
+        id: "c0-1",
+        level: 0,
+        parentId: null,
+        childIds: [],
+        entityKeys: ["a"],
+        contentHash: "h",
+        report,
+        reportHash: "h",
+      },
+    ]);
+  });
+
+  it("names the record when Neo4j returns a malformed one", async () => {
+    const { store } = storeWith({ "store/entities-list": one({ entity: { key: "a" } }) });
+    await expect(store.listEntities()).rejects.toThrow(/malformed entity/);
+  });
+
+  it("resolves metadata scopes to document ids before asking for chunk ids", async () => {
+    const docs = [
+      makeDocument("d1", { metadata: { year: 2020 } }),
+      makeDocument("d2", { metadata: { year: 2021 } }),
+    ].map((d) => ({ document: { ...d, metadataJson: JSON.stringify(d.metadata), metadata: null } }));
+    const { runner, store } = storeWith({
+      "store/documents-list": () => docs,
+      "store/chunk-ids-in-scope": () => [{ id: "d2:c" }],
+    });
+    expect(await store.chunkIdsInScope({ metadata: { year: "2021" } })).toEqual(new Set(["d2:c"]));
+    expect(runner.calls.at(-1)?.params.docIds).toEqual(["d2"]);
+    expect(await store.chunkIdsInScope({ docIds: ["d1"], metadata: { year: "2021" } })).toEqual(new Set());
+  });
+});
+
+describe("Neo4j store: vector search", () => {
+  const stored = (dimension: number | null, count = 4) => ({
+    "store/vectors/chunks/stats": one({ count, dimension }),
+  });
+
+  it("ranks a small allow list exactly and converts Neo4j's [0, 1] cosine back to cosine", async () => {
+    const { runner, store } = storeWith({
+      ...stored(2),
+      "store/vectors/chunks/exact-allowed": () => [
+        { id: "a", score: 1 },
+        { id: "b", score: 0.5 },
+      ],
+    });
+    expect(await store.searchVectors("chunks", [1, 0], 5, new Set(["a", "b"]))).toEqual([
+      { id: "a", score: 1 },
+      { id: "b", score: 0 },
+    ]);
+    expect(runner.calls.at(-1)?.params.ids).toEqual(["a", "b"]);
+  });
+
+  it("returns nothing when no vector is stored, and refuses a query of another dimension", async () => {
+    expect(await storeWith(stored(null, 0)).store.searchVectors("chunks", [1, 0], 5)).toEqual([]);
+    await expect(storeWith(stored(3)).store.searchVectors("chunks", [1, 0], 5)).rejects.toThrow(
+      /2 dimensions but the "chunks" vectors have 3/,
+    );
+  });
+
+  it("ranks a small namespace exactly, without the index", async () => {
+    const { runner, store } = storeWith({
+      ...stored(2, EXACT_LIMIT),
+      "store/vectors/chunks/exact-all": () => [],
+    });
+    await store.searchVectors("chunks", [1, 0], 5);
+    expect(runner.names()).toEqual(["store/vectors/chunks/stats", "store/vectors/chunks/exact-all"]);
+  });
+
+  it("falls back to exact ranking when the vector index is missing", async () => {
+    const { runner, store } = storeWith({
+      ...stored(2, EXACT_LIMIT + 1),
+      "store/vectors/chunks/exact-all": () => [],
+    });
+    await store.searchVectors("chunks", [1, 0], 5);
+    expect(runner.names()).toContain("schema/show-vector-index");
+    expect(runner.names().at(-1)).toBe("store/vectors/chunks/exact-all");
+  });
+
+  it("over-fetches from the shared index until enough hits of this workspace survive", async () => {
+    const big = new Set(Array.from({ length: EXACT_LIMIT + 1 }, (_, i) => `id${i}`));
+    const { runner, store } = storeWith({
+      ...stored(2, EXACT_LIMIT + 1),
+      "schema/show-vector-index": one({ name: "kgrag_chunk_embedding", state: "ONLINE", dimension: 2 }),
+      "store/vectors/chunks/ann": (params, call) => {
+        const fetch = Number(params.fetch);
+        const matches =
+          call === 0
+            ? [{ id: "id1", score: 0.9 }]
+            : [
+                { id: "id1", score: 0.9 },
+                { id: "id2", score: 0.8 },
+              ];
+        return [{ fetched: fetch, matches }];
+      },
+    });
+    const hits = await store.searchVectors("chunks", [1, 0], 2, big);
+    expect(hits.map((h) => h.id)).toEqual(["id1", "id2"]);
+    const fetches = runner.calls
+      .filter((c) => c.name === "store/vectors/chunks/ann")
+      .map((c) => Number(c.params.fetch));
+    expect(fetches).toEqual([50, 200]);
+  });
+
+  it("checks the dimension of new vectors against the stored ones", async () => {
+    const { store } = storeWith(stored(3));
+    await expect(store.upsertVectors("chunks", [{ id: "a", vector: [1, 0], textHash: "h" }])).rejects.toThrow(
+      /has 2 dimensions but the vectors already stored/,
+    );
+  });
+
+  it("creates the vector index on the first upsert, with the vectors' dimension", async () => {
+    const { runner, store } = storeWith();
+    await store.upsertVectors("relationships", [
+      { id: relationshipKey("a", "b"), vector: [3, 4], textHash: "h" },
+    ]);
+    const upsert = runner.calls.find((c) => c.name === "store/vectors/relationships/upsert");
+    expect(upsert?.params.rows).toEqual([
+      {
+        id: relationshipKey("a", "b"),
+        vector: [3, 4],
+        textHash: "h",
+        norm: 5,
+        sourceKey: "a",
+        targetKey: "b",
+      },
+    ]);
+    const created = runner.calls.find((c) => c.name === "schema/vector-index-relationships");
+    expect(created?.params).toEqual({ dimension: neo4j.int(2) });
+    expect(runner.names("schema")).toContain("schema/await-index");
+  });
+});
+
+describe("Neo4j store: full-text search", () => {
+  it("escapes Lucene syntax, drops stop words and punctuation, and ORs the words", () => {
+    expect(luceneQuery('What is "kgrag"? (graph: RAG) AND more')).toBe(
+      'what OR \\"kgrag\\"\\? OR \\(graph\\: OR rag\\) OR more',
+    );
+    expect(luceneQuery("  \n ")).toBeNull();
+    expect(luceneQuery('") OR (')).toBeNull();
+    expect(luceneQuery("?!*()\"'")).toBeNull();
+  });
+
+  it("cuts Chinese into the bigrams the CJK analyzer indexes", () => {
+    expect(luceneQuery("杭州在哪里？")).toBe("杭州 OR 州在 OR 在哪 OR 哪里");
+    expect(luceneQuery("深圳 Tencent总部")).toBe("深圳 OR 总部 OR tencent");
+    expect(luceneQuery("京")).toBe("京");
+  });
+
+  it("weights entity names five times their descriptions", async () => {
+    const { runner, store } = storeWith({ "store/fulltext-entities": one({ fetched: 1, matches: [] }) });
+    await store.searchEntityText("acme corp", 3);
+    expect(runner.calls[0]?.params.query).toBe("name:(acme OR corp)^5 OR description:(acme OR corp)");
+  });
+
+  it("stops asking for more hits once the index has no more", async () => {
+    const { runner, store } = storeWith({
+      "store/fulltext-chunks": one({ fetched: 3, matches: [{ id: "c1", score: 2.5 }] }),
+    });
+    expect(await store.searchChunkText("graph", 10, new Set(["c1"]))).toEqual([{ id: "c1", score: 2.5 }]);
+    expect(runner.calls).toHaveLength(1);
+  });
+});
+
+describe("Neo4j schema setup", () => {
+  it("creates constraints and indexes once per database, then waits for the full-text indexes", async () => {
+    const runner = new ScriptedRunner();
+    const connection = new Neo4jConnection(runner, "w");
+    await ensureSchema(connection);
+    const names = runner.names("schema");
+    expect(names.filter((n) => n.startsWith("schema/constraints#")).length).toBe(7);
+    expect(names.filter((n) => n.startsWith("schema/fulltext-indexes#")).length).toBe(2);
+    expect(runner.calls.filter((c) => c.name === "schema/await-index").map((c) => c.params.name)).toEqual([
+      "kgrag_chunk_text",
+      "kgrag_entity_text",
+    ]);
+    await ensureSchema(new Neo4jConnection(runner, "another-workspace"));
+    expect(runner.names("schema")).toHaveLength(names.length);
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { analyzeChinese, chineseSentences } from "../../src/nlp/chinese.js";
+
+describe("chineseSentences", () => {
+  it("splits on 。！？； and line breaks, with offsets", () => {
+    const text = "第一句。第二句！\n第三句；第四句？";
+    const sentences = chineseSentences(text);
+    expect(sentences.map((s) => s.text)).toEqual(["第一句。", "第二句！", "第三句；", "第四句？"]);
+    for (const s of sentences) expect(text.slice(s.start, s.end)).toBe(s.text);
+  });
+});
+
+describe("analyzeChinese", () => {
+  it("classes people, places and organisations from jieba's tags", () => {
+    const { mentions } = analyzeChinese("周杰伦出生于台湾省新北市。清华大学位于北京市海淀区。");
+    const kinds = Object.fromEntries(mentions.filter((m) => m.named).map((m) => [m.name, m.kind]));
+    expect(kinds).toMatchObject({
+      周杰伦: "person",
+      台湾省: "location",
+      新北市: "location",
+      清华大学: "organization",
+    });
+  });
+
+  it("recovers names jieba's unknown-word model glued to a preposition", () => {
+    const { mentions } = analyzeChinese("该公司由马云等人于1999年创立。");
+    expect(mentions.find((m) => m.name === "马云")?.kind).toBe("person");
+    expect(mentions.map((m) => m.name)).not.toContain("由马云");
+  });
+
+  it("joins a transliterated name split at its middle dot", () => {
+    const { mentions } = analyzeChinese("苹果公司由史蒂夫·乔布斯创立。");
+    expect(mentions.map((m) => m.name)).toContain("史蒂夫·乔布斯");
+  });
+
+  it("keeps offsets that point at the mention", () => {
+    const text = "马云在杭州创立了阿里巴巴。";
+    for (const m of analyzeChinese(text).mentions) expect(text.slice(m.start, m.end)).toBe(m.name);
+  });
+
+  it("makes noun runs and salient TF-IDF keywords into concepts, but not parts of names", () => {
+    const analysis = analyzeChinese("阿里巴巴集团是一家总部位于杭州的跨国科技公司。");
+    const concepts = analysis.mentions.filter((m) => !m.named).map((m) => m.name);
+    expect(concepts).toContain("跨国科技公司");
+    expect(analysis.salient).toContain("科技");
+    expect(concepts).toContain("科技");
+    expect(concepts).not.toContain("集团");
+    expect(concepts).not.toContain("公司");
+  });
+});

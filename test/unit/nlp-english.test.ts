@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { analyzeEnglish } from "../../src/nlp/english.js";
+import type { Mention } from "../../src/nlp/types.js";
+
+function named(text: string): Mention[] {
+  return analyzeEnglish(text).mentions.filter((m) => m.named);
+}
+
+function names(text: string): string[] {
+  return named(text).map((m) => m.name);
+}
+
+describe("analyzeEnglish", () => {
+  it("splits sentences with offsets into the text", () => {
+    const text = "Dr. August Francke visited St. Louis. He left in 1862!\n\nThe end";
+    const { sentences } = analyzeEnglish(text);
+    expect(sentences.map((s) => s.text)).toEqual([
+      "Dr. August Francke visited St. Louis.",
+      "He left in 1862!",
+      "The end",
+    ]);
+    for (const s of sentences) expect(text.slice(s.start, s.end)).toBe(s.text);
+  });
+
+  it("ends a sentence at a line break even after an abbreviation", () => {
+    const { sentences } = analyzeEnglish("Moerlein Brewing Co.\n\nThe brewery opened in 1853.");
+    expect(sentences.map((s) => s.text)).toEqual(["Moerlein Brewing Co.", "The brewery opened in 1853."]);
+  });
+
+  it("finds multi-word names with connectors, initials, hyphens and numbers", () => {
+    expect(names("The book is about Haymo of Faversham and the Bank of the West.")).toEqual([
+      "Haymo of Faversham",
+      "Bank of the West",
+    ]);
+    expect(names("It was written by J. R. R. Tolkien and read by Jean-Luc Godard.")).toEqual([
+      "J. R. R. Tolkien",
+      "Jean-Luc Godard",
+    ]);
+    expect(names("The crew of Apollo 11 used GPT-4 with Kim Jong-un.")).toEqual([
+      "Apollo 11",
+      "GPT-4",
+      "Kim Jong-un",
+    ]);
+  });
+
+  it("drops articles, titles, possessive endings and sentence-initial function words", () => {
+    expect(names("Are Christopher Nolan's films popular?")).toEqual(["Christopher Nolan"]);
+    expect(names('He wrote "The Hukilau Song" in 1948.')).toEqual(["Hukilau Song"]);
+    expect(names("Yesterday Dr. Smith met Mr. Jones.")).toEqual(["Smith", "Jones"]);
+  });
+
+  it("keeps a quoted title whole and a possessive inside a title", () => {
+    expect(names('She sang "Welcome to the Show" on tour.')).toEqual(["Welcome to the Show"]);
+    expect(names("It was printed in the Woman's Viewpoint magazine.")).toEqual(["Woman's Viewpoint"]);
+  });
+
+  it("separates a person from the organisation after 'of'", () => {
+    // compromise knows "Li" as a name, so the run before "of" is a person, not part of a longer name.
+    const found = named("The study was led by Professor Li Yujie of Henan University.");
+    expect(found.map((m) => [m.name, m.kind])).toEqual([
+      ["Professor Li Yujie", "person"],
+      ["Henan University", "organization"],
+    ]);
+  });
+
+  it("classes people, places and organisations", () => {
+    const found = named("Marie Curie moved from Warsaw to the University of Paris.");
+    expect(found.map((m) => m.kind)).toEqual(["person", "location", "organization"]);
+  });
+
+  it("accepts a lone sentence-initial word as a name only with evidence", () => {
+    expect(names("Lilu was a tribe. Records mention Lilu often.")).toEqual(["Lilu", "Lilu"]);
+    expect(names("Interpretations vary widely.")).toEqual([]);
+    expect(names("Monday was cold in March 1990.")).toEqual([]);
+  });
+
+  it("lemmatises noun phrases and drops determiners, pronouns and vague words", () => {
+    const phrases = analyzeEnglish("Each player controls a demon made of body parts and their magical items.")
+      .mentions.filter((m) => !m.named)
+      .map((m) => m.name);
+    expect(phrases).toEqual(["player", "demon", "body part", "magical item"]);
+  });
+
+  it("lists lemmatised content words and skips auxiliaries", () => {
+    const words = analyzeEnglish("The film was directed by Nolan and has written credits.").words;
+    expect(words.filter((w) => w.pos === "verb").map((w) => w.lemma)).toEqual(["direct", "write"]);
+    expect(words.filter((w) => w.pos === "noun").map((w) => w.lemma)).toEqual(["film", "credit"]);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { exactMatch, normalizeAnswer, scoreRetrieval, tokenF1 } from "../../src/query/eval-metrics.js";
+
+describe("retrieval scores", () => {
+  const retrieved = ["Other", "Big Stone Gap (film)", "Noise", "adriana  trigiani", "More"];
+  const gold = ["Big Stone Gap (film)", "Adriana Trigiani"];
+
+  it("all-gold@K is 1 only when every gold passage is in the top K (titles compared loosely)", () => {
+    const s = scoreRetrieval(retrieved, gold, [2, 4]);
+    expect(s.allGold).toEqual({ 2: 0, 4: 1 });
+    expect(s.recall).toEqual({ 2: 0.5, 4: 1 });
+  });
+
+  it("MRR is 1/rank of the first gold passage, 0 when none", () => {
+    expect(scoreRetrieval(retrieved, gold, [5]).reciprocalRank).toBeCloseTo(1 / 2);
+    expect(scoreRetrieval(["x"], gold, [5]).reciprocalRank).toBe(0);
+  });
+});
+
+describe("answer scores", () => {
+  it("normalises like SQuAD", () => {
+    expect(normalizeAnswer("The  Eiffel Tower!")).toBe("eiffel tower");
+  });
+
+  it("exact match accepts any alias", () => {
+    expect(
+      exactMatch("Greenwich Village, New York City", [
+        "Greenwich Village",
+        "Greenwich Village, New York City",
+      ]),
+    ).toBe(1);
+    expect(exactMatch("Paris", ["London"])).toBe(0);
+  });
+
+  it("token F1 gives partial credit", () => {
+    expect(tokenF1("Greenwich Village", ["Greenwich Village, New York City"])).toBeCloseTo(
+      (2 * 1 * 0.4) / 1.4,
+    );
+    expect(tokenF1("nothing", ["something"])).toBe(0);
+  });
+});

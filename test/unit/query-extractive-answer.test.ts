@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { EXTRACTIVE_LABEL, extractiveAnswer } from "../../src/query/extractive-answer.js";
+import type { ContextChunk, Reference } from "../../src/query/result.js";
+import { splitSentences } from "../../src/query/terms.js";
+
+function context(texts: string[]): { chunks: ContextChunk[]; references: Reference[] } {
+  const chunks = texts.map((text, i) => ({ id: `c${i}`, docId: `d${i}`, text, score: 1 }));
+  const references = chunks.map((c, i) => ({
+    n: i + 1,
+    docId: c.docId,
+    title: c.docId,
+    chunkId: c.id,
+    start: 0,
+    end: c.text.length,
+  }));
+  return { chunks, references };
+}
+
+describe("extractive answer", () => {
+  it("quotes the best-matching sentences with the number of their passage, labelled", () => {
+    const { chunks, references } = context([
+      "The weather was mild. Lyon hosts many festivals.",
+      "Big Stone Gap is a 2014 film. It was directed by Adriana Trigiani.",
+    ]);
+    const answer = extractiveAnswer("Who directed the film Big Stone Gap?", chunks, references);
+    const lines = answer.split("\n");
+    expect(lines[0]).toBe(EXTRACTIVE_LABEL);
+    expect(lines[1]).toBe("Big Stone Gap is a 2014 film. [2]");
+    expect(answer).toContain("It was directed by Adriana Trigiani. [2]");
+    expect(answer).not.toContain("weather");
+  });
+
+  it("weights rare question terms above common ones", () => {
+    const { chunks, references } = context([
+      "The river is long. The river is wide. The river Rhône flows through Lyon.",
+    ]);
+    const answer = extractiveAnswer("Which river flows through Lyon?", chunks, references);
+    expect(answer.split("\n")[1]).toBe("The river Rhône flows through Lyon. [1]");
+  });
+
+  it("matches Chinese questions by word", () => {
+    const { chunks, references } = context(["上海是一个城市。北京是中国的首都。"]);
+    const answer = extractiveAnswer("中国的首都是哪里？", chunks, references);
+    expect(answer.split("\n")[1]).toBe("北京是中国的首都。 [1]");
+  });
+
+  it("falls back to the first sentence of the top passage when nothing matches", () => {
+    const { chunks, references } = context(["Alpha beta. Gamma delta."]);
+    expect(extractiveAnswer("zzz?", chunks, references).split("\n")[1]).toBe("Alpha beta. [1]");
+  });
+});
+
+describe("sentence splitting", () => {
+  it("does not end a sentence at a title abbreviation", () => {
+    expect(splitSentences("Dr. Smith met Mr. Jones. They talked.")).toEqual([
+      "Dr. Smith met Mr. Jones.",
+      "They talked.",
+    ]);
+  });
+});
+
+describe("extractive answer sentences", () => {
+  it("never quotes a markdown heading", () => {
+    const chunks = [
+      { id: "c", docId: "d", text: "# Lumen Robotics\n\nLumen Robotics builds robots.", score: 1 },
+    ];
+    const refs = [{ n: 1, docId: "d", title: "d", chunkId: "c", start: 0, end: 10 }];
+    expect(extractiveAnswer("What does Lumen Robotics build?", chunks, refs)).toBe(
+      `${EXTRACTIVE_LABEL}\nLumen Robotics builds robots. [1]`,
+    );
+  });
+});

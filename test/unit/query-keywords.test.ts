@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { ConfigSchema } from "../../src/config.js";
+import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
+import { UsageTracker } from "../../src/llm/usage.js";
+import { extractKeywords, parseKeywordsReply } from "../../src/query/keywords.js";
+import type { KgragServices } from "../../src/services.js";
+import type { GraphStore } from "../../src/storage/graph-store.js";
+import { silentProgress } from "../../src/util/progress.js";
+import { StageChat } from "./query-fixture.js";
+
+function services(chat: StageChat | null): KgragServices {
+  return {
+    config: ConfigSchema.parse({}),
+    // Keyword extraction never touches the store.
+    store: {} as GraphStore,
+    embedder: new HashingEmbedder(32),
+    chat,
+    usage: new UsageTracker(),
+    progress: silentProgress,
+  };
+}
+
+describe("parsing the model's keywords", () => {
+  it("reads plain JSON", () => {
+    expect(
+      parseKeywordsReply('{"high_level_keywords":["film"],"low_level_keywords":["Big Stone Gap"]}'),
+    ).toEqual({
+      high: ["film"],
+      low: ["Big Stone Gap"],
+    });
+  });
+
+  it("survives code fences, chatter, trailing commas and a comma-separated string", () => {
+    const reply =
+      'Sure!\n```json\n{"high_level_keywords": "film, direction", "low_level_keywords": ["Big Stone Gap",],}\n```';
+    expect(parseKeywordsReply(reply)).toEqual({ high: ["film", "direction"], low: ["Big Stone Gap"] });
+  });
+
+  it("drops blanks and case-insensitive duplicates, and treats a missing list as empty", () => {
+    expect(parseKeywordsReply('{"low_level_keywords":["Paris"," paris ",""]}')).toEqual({
+      high: [],
+      low: ["Paris"],
+    });
+  });
+
+  it("gives up on a reply with no JSON object", () => {
+    expect(parseKeywordsReply("I cannot help with that.")).toBeNull();
+  });
+});
+
+describe("query keywords", () => {
+  it("come from the model (stage keywords, JSON schema requested) when one is configured", async () => {
+    const chat = new StageChat({
+      keywords: () => '{"high_level_keywords":["x"],"low_level_keywords":["Y"]}',
+    });
+    expect(await extractKeywords(services(chat), "What about Y?")).toEqual({ high: ["x"], low: ["Y"] });
+    expect(chat.requests[0]?.stage).toBe("keywords");
+    expect(chat.requests[0]?.jsonSchema?.name).toBe("query_keywords");
+    expect(chat.requests[0]?.messages[0]?.content).toContain("What about Y?");
+  });
+
+  it("fall back to the offline keywords when the reply is unreadable", async () => {
+    const chat = new StageChat({ keywords: () => "no idea" });
+    const keywords = await extractKeywords(services(chat), "Who directed the film Big Stone Gap?");
+    expect(keywords.low).toContain("Big Stone Gap");
+  });
+
+  it("are the question itself when the model finds none", async () => {
+    const chat = new StageChat({ keywords: () => '{"high_level_keywords":[],"low_level_keywords":[]}' });
+    expect(await extractKeywords(services(chat), "Why?")).toEqual({ high: ["Why?"], low: ["Why?"] });
+  });
+
+  it("offline: names as low-level and theme words as high-level, in English and Chinese", async () => {
+    const en = await extractKeywords(services(null), "Which company did Steve Jobs found in California?");
+    expect(en.low).toEqual(expect.arrayContaining(["Steve Jobs", "California"]));
+    expect(en.high.length).toBeGreaterThan(0);
+    const zh = await extractKeywords(services(null), "鲁迅在北京写了哪些小说？");
+    expect(zh.low.join(" ")).toMatch(/鲁迅|北京/);
+  });
+});

@@ -1,0 +1,140 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
+import { openSqliteStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
+import { describeStorageContract } from "../support/storage-contract.js";
+import { mergeChunk, seedDocument } from "../support/storage-fixtures.js";
+
+const tempDirs: string[] = [];
+
+async function tempWorkspace(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "kgrag-sqlite-"));
+  tempDirs.push(dir);
+  return dir;
+}
+
+afterAll(async () => {
+  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+describeStorageContract("sqlite", async () => openSqliteStore(await tempWorkspace()));
+
+describe("SQLite store file", () => {
+  it("creates <workspace>/kgrag.sqlite and its folder, in WAL mode, with the schema version", async () => {
+    const workspace = join(await tempWorkspace(), "nested", "workspace");
+    const store = await openSqliteStore(workspace);
+    await store.close();
+    expect(existsSync(join(workspace, "kgrag.sqlite"))).toBe(true);
+    const db = new Database(sqliteFile(workspace), { readonly: true });
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(SCHEMA_VERSION_KEY)).toBe(
+      String(SCHEMA_VERSION),
+    );
+    db.close();
+  });
+
+  it("keeps everything across close and reopen", async () => {
+    const workspace = await tempWorkspace();
+    const first = await openSqliteStore(workspace);
+    const [chunk] = await seedDocument(first, "d1", ["腾讯公司总部位于深圳"]);
+    await mergeChunk(first, chunk!.id, ["腾讯", "深圳"], [["腾讯", "深圳"]]);
+    await first.upsertVectors("chunks", [{ id: chunk!.id, vector: [0.5, 0.5], textHash: "h" }]);
+    await first.setMeta("embedding.dim", "2");
+    const countsBefore = await first.counts();
+    await first.close();
+
+    const second = await openSqliteStore(workspace);
+    expect(await second.counts()).toEqual(countsBefore);
+    expect(await second.getMeta("embedding.dim")).toBe("2");
+    expect((await second.searchChunkText("深圳", 3)).map((h) => h.id)).toEqual([chunk!.id]);
+    expect((await second.searchVectors("chunks", [1, 1], 1))[0]?.id).toBe(chunk!.id);
+    expect((await second.getChunkStates("d1"))[0]?.status).toBe("merged");
+    await second.close();
+  });
+
+  it("reads id lists far longer than SQLite's variable limit", async () => {
+    const store = await openSqliteStore(await tempWorkspace());
+    const chunks = await seedDocument(store, "d1", ["one", "two"]);
+    const ids = [...Array.from({ length: 40_000 }, (_, i) => `missing-${i}`), ...chunks.map((c) => c.id)];
+    expect(await store.getChunks(ids)).toEqual(chunks);
+    expect((await store.degrees(ids)).size).toBe(ids.length);
+    await store.close();
+  });
+
+  it("refuses a file written by a newer schema, saying what to do", async () => {
+    const workspace = await tempWorkspace();
+    await (await openSqliteStore(workspace)).close();
+    const db = new Database(sqliteFile(workspace));
+    db.prepare("UPDATE meta SET value = ? WHERE key = ?").run(String(SCHEMA_VERSION + 1), SCHEMA_VERSION_KEY);
+    db.close();
+    await expect(openSqliteStore(workspace)).rejects.toThrow(/Upgrade kgrag/);
+  });
+
+  it("lets two connections write the same workspace and see each other's writes", async () => {
+    const workspace = await tempWorkspace();
+    const a = await openSqliteStore(workspace);
+    const b = await openSqliteStore(workspace);
+    await a.upsertVectors("entities", [{ id: "x", vector: [1, 0], textHash: "1" }]);
+    expect((await b.searchVectors("entities", [1, 0], 5)).map((h) => h.id)).toEqual(["x"]);
+    // b's in-memory matrix is now cached; a's next write must still reach b's searches.
+    await a.upsertVectors("entities", [{ id: "y", vector: [0, 1], textHash: "2" }]);
+    expect((await b.searchVectors("entities", [0, 1], 1)).map((h) => h.id)).toEqual(["y"]);
+
+    await Promise.all([
+      seedDocument(a, "from-a", ["alpha words"]),
+      seedDocument(b, "from-b", ["beta words"]),
+    ]);
+    expect((await a.listDocuments()).map((d) => d.id).sort()).toEqual(["from-a", "from-b"]);
+    await a.close();
+    await b.close();
+    const db = new Database(sqliteFile(workspace), { readonly: true });
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    db.close();
+  });
+
+  it("waits for another process's write transaction instead of failing", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    const holder = holdWriteLock(sqliteFile(workspace), 400);
+    await holder.locked;
+    const started = Date.now();
+    await store.setMeta("after.lock", "yes");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    expect(await holder.exitCode).toBe(0);
+    expect(await store.getMeta("held.by.child")).toBe("yes");
+    await store.close();
+  });
+});
+
+/** A child process that takes the write lock, reports it, holds it for `ms`, then commits. */
+function holdWriteLock(
+  file: string,
+  ms: number,
+): { locked: Promise<void>; exitCode: Promise<number | null> } {
+  const script = `
+    const Database = require("better-sqlite3");
+    const db = new Database(${JSON.stringify(file)});
+    db.exec("BEGIN IMMEDIATE");
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('held.by.child', 'yes')").run();
+    process.stdout.write("locked\\n");
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${ms});
+    db.exec("COMMIT");
+    db.close();`;
+  const child = spawn(process.execPath, ["-e", script], {
+    cwd: process.cwd(),
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const locked = new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", (data: Buffer) => {
+      if (data.toString().includes("locked")) resolve();
+    });
+    child.on("exit", () => reject(new Error("lock holder exited before locking")));
+  });
+  const exitCode = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  return { locked, exitCode };
+}

@@ -1,0 +1,93 @@
+import { randomUUID } from "node:crypto";
+import neo4j, { type Driver } from "neo4j-driver";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { explainIsReadOnly } from "../../src/cypher/explain-check.js";
+import { liveExecutor, text2CypherSetup } from "../../src/cypher/live-cypher.js";
+import { introspectSchema } from "../../src/cypher/schema-introspect.js";
+import { answerWithCypher, type CypherExecutor } from "../../src/cypher/text2cypher.js";
+import type { ChatModel, ChatRequest, ChatResponse } from "../../src/llm/chat-model.js";
+
+/**
+ * The same pipeline as text2cypher.test.ts, executed on a real database. The data uses kgrag's own
+ * labels under a fresh workspace (no new label tokens left behind) and is deleted afterwards.
+ */
+const uri = process.env.NEO4J_URI;
+const database = process.env.NEO4J_DATABASE || undefined;
+const workspace = `t2c-test-${randomUUID()}`;
+
+const COUNT_MENTIONS =
+  "MATCH (c:Chunk {workspace: $workspace})-[:MENTIONS]->(e:Entity {workspace: $workspace}) " +
+  "WHERE e.name = 'Alice' RETURN count(DISTINCT c) AS chunks";
+
+function scriptedChat(replies: string[]): ChatModel {
+  return {
+    model: "scripted",
+    async chat(request: ChatRequest): Promise<ChatResponse> {
+      const text = replies.shift();
+      if (text === undefined) throw new Error(`no scripted reply left for ${request.stage}`);
+      return { text, usage: { promptTokens: 0, completionTokens: 0 }, cached: false };
+    },
+  };
+}
+
+describe.skipIf(!uri)("Text2Cypher on a live Neo4j (skipped: NEO4J_URI not set)", () => {
+  let driver: Driver;
+  const run = (cypher: string) => driver.executeQuery(cypher, { workspace }, { database });
+
+  beforeAll(async () => {
+    driver = neo4j.driver(
+      uri ?? "",
+      neo4j.auth.basic(process.env.NEO4J_USERNAME ?? "neo4j", process.env.NEO4J_PASSWORD ?? ""),
+    );
+    await run(
+      "CREATE (a:Entity {workspace: $workspace, key: 'alice', name: 'Alice', type: 'person'}) " +
+        "CREATE (b:Entity {workspace: $workspace, key: 'bob', name: 'Bob', type: 'person'}) " +
+        "CREATE (a)-[:RELATED {workspace: $workspace, key: 'alice|bob', weight: 1.0}]->(b) " +
+        "CREATE (:Chunk {workspace: $workspace, id: 'c1', text: 'Alice met Bob.'})-[:MENTIONS]->(a) " +
+        "CREATE (:Chunk {workspace: $workspace, id: 'c2', text: 'Alice left.'})-[:MENTIONS]->(a)",
+    );
+  });
+
+  afterAll(async () => {
+    await run("MATCH (n {workspace: $workspace}) DETACH DELETE n");
+    await driver.close();
+  });
+
+  it("introspects, validates, executes read-only and answers from the rows", async () => {
+    const live = { driver, database, workspace };
+    const { schema, options } = text2CypherSetup(
+      await introspectSchema(driver, database, { refresh: true }),
+      workspace,
+    );
+    expect(schema.patterns).toContainEqual({ start: "Chunk", type: "MENTIONS", end: "Entity" });
+    const chat = scriptedChat([COUNT_MENTIONS, "Alice is mentioned in 2 chunks."]);
+    const result = await answerWithCypher(
+      "How many chunks mention Alice?",
+      { chat, schema, execute: liveExecutor(live) },
+      options,
+    );
+    expect(result).toMatchObject({
+      valid: true,
+      rows: [{ chunks: 2 }],
+      answer: "Alice is mentioned in 2 chunks.",
+    });
+  });
+
+  it("never sends a write to the database, and EXPLAIN flags one without running it", async () => {
+    const execute = vi.fn<CypherExecutor>(liveExecutor({ driver, database, workspace }));
+    const { schema, options } = text2CypherSetup(await introspectSchema(driver, database), workspace);
+    const write = "MATCH (e:Entity {workspace: $workspace}) DETACH DELETE e";
+    const result = await answerWithCypher(
+      "Delete Alice",
+      { chat: scriptedChat([write, write]), schema, execute },
+      options,
+    );
+    expect(result.valid).toBe(false);
+    expect(execute).not.toHaveBeenCalled();
+    expect(await explainIsReadOnly(driver, write, { database, params: { workspace } })).toMatchObject({
+      readOnly: false,
+    });
+    const left = await run("MATCH (e:Entity {workspace: $workspace}) RETURN count(e) AS n");
+    expect(left.records[0]?.get("n").toNumber()).toBe(2);
+  });
+});
