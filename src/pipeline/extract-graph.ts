@@ -6,7 +6,7 @@ import type { KgragServices } from "../services.js";
 import type { ChunkRecord } from "../types.js";
 
 /** Chunks merged per transaction: large enough that popular entities are not rewritten per chunk. */
-const MERGE_BATCH = 64;
+const MERGE_BATCH = 256;
 
 export interface ExtractGraphResult {
   merged: number;

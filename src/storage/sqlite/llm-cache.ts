@@ -21,16 +21,13 @@ export class LlmCacheTable {
       model,
       promptHash,
     );
-    return (
-      row && {
-        stage: row.stage,
-        model: row.model,
-        promptHash: row.prompt_hash,
-        response: row.response,
-        promptTokens: row.prompt_tokens,
-        completionTokens: row.completion_tokens,
-      }
-    );
+    return row && toEntry(row);
+  }
+
+  list(): LlmCacheEntry[] {
+    return this.sql
+      .all<LlmCacheRow>("SELECT * FROM llm_cache ORDER BY stage, model, prompt_hash")
+      .map(toEntry);
   }
 
   put(entry: LlmCacheEntry): void {
@@ -46,4 +43,15 @@ export class LlmCacheTable {
       entry.completionTokens,
     );
   }
+}
+
+function toEntry(row: LlmCacheRow): LlmCacheEntry {
+  return {
+    stage: row.stage,
+    model: row.model,
+    promptHash: row.prompt_hash,
+    response: row.response,
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+  };
 }

@@ -83,6 +83,19 @@ export class SqliteGraphStore implements GraphStore {
     return this.sql.column<string>("SELECT value FROM meta WHERE key = ?", key)[0];
   }
 
+  async listMeta(): Promise<Record<string, string>> {
+    const rows = this.sql.all<{ key: string; value: string }>("SELECT key, value FROM meta ORDER BY key");
+    return Object.fromEntries(rows.map((row) => [row.key, row.value]));
+  }
+
+  async getVectors(ns: VectorNamespace, ids: string[]): Promise<VectorItem[]> {
+    return this.vectors.get(ns, ids);
+  }
+
+  async listLlmCache(): Promise<LlmCacheEntry[]> {
+    return this.llmCache.list();
+  }
+
   async setMeta(key: string, value: string): Promise<void> {
     this.sql.run("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", key, value);
   }

@@ -46,6 +46,21 @@ export class VectorIndex {
     if (result.changes > 0) this.bumpGeneration(ns);
   }
 
+  get(ns: VectorNamespace, ids: string[]): VectorItem[] {
+    const rows = this.sql.all<VectorRow & { text_hash: string }>(
+      "SELECT id, text_hash, vector FROM vectors WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))",
+      ns,
+      idList(ids),
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      textHash: row.text_hash,
+      vector: Array.from(
+        new Float32Array(row.vector.buffer, row.vector.byteOffset, row.vector.byteLength / 4),
+      ),
+    }));
+  }
+
   hashes(ns: VectorNamespace): Map<string, string> {
     const rows = this.sql.all<{ id: string; text_hash: string }>(
       "SELECT id, text_hash FROM vectors WHERE namespace = ?",
