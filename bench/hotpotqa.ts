@@ -12,10 +12,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatTable } from "../src/cli/output.js";
 import { createKgrag } from "../src/kgrag.js";
-import { type EvalQuestion, type EvalReport, readEvalQuestions, runEval } from "../src/query/eval.js";
-import { mean, scoreRetrieval } from "../src/query/eval-metrics.js";
+import { documentTitles } from "../src/query/context/references.js";
+import { mean, scoreRetrieval } from "../src/query/eval/metrics.js";
+import {
+  type EvalQuestion,
+  type EvalReport,
+  readEvalQuestions,
+  runEval,
+} from "../src/query/eval/run-eval.js";
 import { GRAPH_RANKINGS, QUERY_MODES, type QueryMode } from "../src/query/options.js";
-import { documentTitles } from "../src/query/references.js";
 import type { KgragServices } from "../src/services.js";
 
 const DATA = "/work/shared/datasets/hotpotqa-100";

@@ -4,7 +4,7 @@ import type { JsonSchemaSpec } from "../llm/chat-model.js";
 import { renderPrompt } from "../llm/prompts.js";
 import { questionKeywords } from "../nlp/question-keywords.js";
 import type { KgragServices } from "../services.js";
-import { formatHistory } from "./history.js";
+import { formatHistory } from "./answer/history.js";
 import type { HistoryMessage } from "./options.js";
 
 /** Low-level: the specific entities a question names; high-level: its themes. */

@@ -1,18 +1,18 @@
 import type { KgragServices } from "../services.js";
-import { answerQuestion, promptOverheadTokens } from "./answer.js";
-import { buildContext } from "./context.js";
+import { answerQuestion, promptOverheadTokens } from "./answer/answer.js";
+import { buildContext } from "./context/build-context.js";
+import { QueryGraph } from "./graph/query-graph.js";
 import { extractKeywords, type QueryKeywords } from "./keywords.js";
 import { queryTexts } from "./modes/retrieval.js";
 import { retrieve } from "./modes/retrieve.js";
 import { type QueryOptionsInput, type ResolvedQueryOptions, resolveQueryOptions } from "./options.js";
-import { QueryGraph } from "./query-graph.js";
 import type { QueryResult } from "./result.js";
 
 export type { QueryResult } from "./result.js";
 /** Options of one query as callers pass them (all optional; see QueryOptionsSchema). */
 export type QueryOptions = QueryOptionsInput;
 
-import { resolveScope } from "./scope.js";
+import { resolveScope } from "./graph/scope.js";
 import { MeteredChat, NO_USAGE } from "./usage-meter.js";
 
 /**

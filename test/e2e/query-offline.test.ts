@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
-import { EXTRACTIVE_LABEL } from "../../src/query/extractive-answer.js";
+import { EXTRACTIVE_LABEL } from "../../src/query/answer/extractive-answer.js";
 import { QUERY_MODES } from "../../src/query/options.js";
 
 /** A small bilingual corpus with a two-hop chain in each language. */

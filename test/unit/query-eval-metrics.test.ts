@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exactMatch, normalizeAnswer, scoreRetrieval, tokenF1 } from "../../src/query/eval-metrics.js";
+import { exactMatch, normalizeAnswer, scoreRetrieval, tokenF1 } from "../../src/query/eval/metrics.js";
 
 describe("retrieval scores", () => {
   const retrieved = ["Other", "Big Stone Gap (film)", "Noise", "adriana  trigiani", "More"];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { EXTRACTIVE_LABEL, extractiveAnswer } from "../../src/query/extractive-answer.js";
+import { EXTRACTIVE_LABEL, extractiveAnswer } from "../../src/query/answer/extractive-answer.js";
+import { splitSentences } from "../../src/query/answer/terms.js";
 import type { ContextChunk, Reference } from "../../src/query/result.js";
-import { splitSentences } from "../../src/query/terms.js";
 
 function context(texts: string[]): { chunks: ContextChunk[]; references: Reference[] } {
   const chunks = texts.map((text, i) => ({ id: `c${i}`, docId: `d${i}`, text, score: 1 }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Adjacency, addEdge, personalizedPageRank } from "../../src/query/pagerank.js";
+import { type Adjacency, addEdge, personalizedPageRank } from "../../src/query/graph/pagerank.js";
 
 function graph(edges: [string, string, number][]): Adjacency {
   const adjacency: Adjacency = new Map();

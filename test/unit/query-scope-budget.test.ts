@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { entityKey } from "../../src/merge/keys.js";
-import { promptOverheadTokens } from "../../src/query/answer.js";
+import { promptOverheadTokens } from "../../src/query/answer/answer.js";
 import { runQuery } from "../../src/query/query-engine.js";
 import {
   buildFixture,

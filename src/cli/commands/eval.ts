@@ -1,6 +1,6 @@
-import type { Command } from "commander";
-import { DEFAULT_KS, type EvalReport, readEvalQuestions, runEval } from "../../query/eval.js";
-import { QUERY_MODES, type QueryMode } from "../../query/options.js";
+import { type Command, Option } from "commander";
+import { DEFAULT_KS, type EvalReport, readEvalQuestions, runEval } from "../../query/eval/run-eval.js";
+import { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode } from "../../query/options.js";
 import type { KgragServices } from "../../services.js";
 import { formatTable, printJson, UsageError } from "../output.js";
 
@@ -15,6 +15,7 @@ interface EvalFlags {
   modes?: string[];
   k: string;
   json?: boolean;
+  graphRanking: GraphRanking;
   workspace?: string;
 }
 
@@ -27,6 +28,11 @@ export function registerEvalCommand(program: Command, open: OpenEvalWorkspace): 
     .option("--modes <mode...>", `modes to score (default all: ${QUERY_MODES.join(" ")})`)
     .option("--k <list>", "cut-offs K, comma-separated", DEFAULT_KS.join(","))
     .option("--json", "print the report as JSON")
+    .addOption(
+      new Option("--graph-ranking <ranking>", "graph expansion: personalised PageRank or degree/weight")
+        .choices(GRAPH_RANKINGS)
+        .default("ppr"),
+    )
     .option("-w, --workspace <dir>", "workspace folder (default $KGRAG_WORKSPACE or ./kgrag-data)")
     .action(async (flags: EvalFlags) => {
       const modes = parseModes(flags.modes);
@@ -39,6 +45,7 @@ export function registerEvalCommand(program: Command, open: OpenEvalWorkspace): 
         const report = await runEval(workspace.services, questions, {
           modes,
           ks,
+          graphRanking: flags.graphRanking,
           onQuestion: (mode, done, total) => {
             if (process.stderr.isTTY)
               process.stderr.write(`\r${mode}: ${done}/${total}${done === total ? "\n" : ""}`);

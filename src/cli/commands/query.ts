@@ -1,6 +1,12 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { readBatchFile, runBatch } from "../../query/batch.js";
-import { QUERY_MODES, type QueryMode, type QueryOptionsInput } from "../../query/options.js";
+import {
+  GRAPH_RANKINGS,
+  type GraphRanking,
+  QUERY_MODES,
+  type QueryMode,
+  type QueryOptionsInput,
+} from "../../query/options.js";
 import { runQuery } from "../../query/query-engine.js";
 import { resultText } from "../../query/result-text.js";
 import type { KgragServices } from "../../services.js";
@@ -23,6 +29,7 @@ interface QueryFlags {
   doc?: string[];
   filter?: string[];
   responseType?: string;
+  graphRanking: GraphRanking;
   workspace?: string;
 }
 
@@ -40,6 +47,11 @@ export function registerQueryCommand(program: Command, open: OpenServices): void
     .option("--doc <id...>", "only search these documents")
     .option("--filter <key=value...>", "only search documents whose metadata has key=value")
     .option("--response-type <type>", 'answer form, e.g. "a paragraph" or "bullet points"')
+    .addOption(
+      new Option("--graph-ranking <ranking>", "graph expansion: personalised PageRank or degree/weight")
+        .choices(GRAPH_RANKINGS)
+        .default("ppr"),
+    )
     .option("--batch <file>", 'questions file, one {"id","question"} JSON object per line')
     .option("--jsonl", "with --batch: one JSON result per line, in input order (the default)")
     .option("-w, --workspace <dir>", "workspace folder (default $KGRAG_WORKSPACE or ./kgrag-data)")
@@ -95,6 +107,7 @@ function queryOptions(flags: QueryFlags): QueryOptionsInput {
     responseType: flags.responseType,
     docIds: flags.doc,
     metadata: flags.filter ? parseFilters(flags.filter) : undefined,
+    graphRanking: flags.graphRanking,
   };
 }
 

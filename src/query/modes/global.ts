@@ -1,6 +1,6 @@
-import { communityContext } from "../community-context.js";
-import { expandSeeds } from "../expansion/graph-expansion.js";
-import { relationshipSeeds } from "../seeds.js";
+import { communityContext } from "../communities/community-context.js";
+import { expandSeeds } from "../graph/graph-expansion.js";
+import { relationshipSeeds } from "../graph/seeds.js";
 import {
   EMPTY_RETRIEVAL,
   globalKeywords,

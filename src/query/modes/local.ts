@@ -1,5 +1,5 @@
-import { expandSeeds } from "../expansion/graph-expansion.js";
-import { entitySeeds } from "../seeds.js";
+import { expandSeeds } from "../graph/graph-expansion.js";
+import { entitySeeds } from "../graph/seeds.js";
 import { EMPTY_RETRIEVAL, type Retrieval, type RetrievalInput } from "./retrieval.js";
 
 /**

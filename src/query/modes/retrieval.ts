@@ -1,8 +1,8 @@
 import type { KgragServices } from "../../services.js";
-import type { GraphHits } from "../expansion/graph-expansion.js";
+import type { GraphHits } from "../graph/graph-expansion.js";
+import type { QueryGraph } from "../graph/query-graph.js";
 import type { QueryKeywords } from "../keywords.js";
 import type { QueryMode, ResolvedQueryOptions } from "../options.js";
-import type { QueryGraph } from "../query-graph.js";
 import type { ContextCommunity } from "../result.js";
 
 /** Everything a retrieval mode reads; built once per query. */

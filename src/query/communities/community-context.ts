@@ -1,8 +1,8 @@
-import { type GlobalSearchResult, globalSearch } from "../community/global-search.js";
-import { offlineGlobalSearch } from "../community/offline-global.js";
+import { type GlobalSearchResult, globalSearch } from "../../community/global-search.js";
+import { offlineGlobalSearch } from "../../community/offline-global.js";
+import type { RetrievalInput } from "../modes/retrieval.js";
+import type { ContextCommunity } from "../result.js";
 import { reportsAtLevel } from "./community-reports.js";
-import type { RetrievalInput } from "./modes/retrieval.js";
-import type { ContextCommunity } from "./result.js";
 
 export interface CommunityContext {
   communities: ContextCommunity[];

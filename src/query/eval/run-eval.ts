@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import type { KgragServices } from "../services.js";
-import { exactMatch, mean, type RetrievalScores, scoreRetrieval, tokenF1 } from "./eval-metrics.js";
-import { type GraphRanking, QUERY_MODES, type QueryMode } from "./options.js";
-import { runQuery } from "./query-engine.js";
+import type { KgragServices } from "../../services.js";
+import { type GraphRanking, QUERY_MODES, type QueryMode } from "../options.js";
+import { runQuery } from "../query-engine.js";
+import { exactMatch, mean, type RetrievalScores, scoreRetrieval, tokenF1 } from "./metrics.js";
 
 /** One line of a questions file in the ../shared/datasets format. */
 const EvalQuestionSchema = z.object({

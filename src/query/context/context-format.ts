@@ -1,11 +1,11 @@
-import { DESCRIPTION_SEPARATOR } from "../merge/keys.js";
+import { DESCRIPTION_SEPARATOR } from "../../merge/keys.js";
 import type {
   ContextChunk,
   ContextCommunity,
   ContextEntity,
   ContextRelationship,
   Reference,
-} from "./result.js";
+} from "../result.js";
 
 /** One line or block of the context as the answer model reads it. */
 

@@ -1,4 +1,4 @@
-import type { HistoryMessage } from "./options.js";
+import type { HistoryMessage } from "../options.js";
 
 /** Conversation turns as plain text for a prompt slot; "(none)" so the slot is never blank. */
 export function formatHistory(history: HistoryMessage[]): string {

@@ -1,8 +1,8 @@
 import type { RelationshipRecord } from "../../types.js";
-import { type Adjacency, addEdge, nodeStrengths, personalizedPageRank } from "../pagerank.js";
-import type { QueryGraph } from "../query-graph.js";
-import { entitySpecificity } from "../specificity.js";
 import { addScore, type ExpansionLimits, type GraphHits, type Seeds, topScores } from "./graph-expansion.js";
+import { type Adjacency, addEdge, nodeStrengths, personalizedPageRank } from "./pagerank.js";
+import type { QueryGraph } from "./query-graph.js";
+import { entitySpecificity } from "./specificity.js";
 
 /**
  * Probability that the walk follows an edge rather than returning to a seed. At 0.5 a walk takes
@@ -26,9 +26,7 @@ export async function rankByPageRank(
 ): Promise<GraphHits> {
   const restart = await restartWeights(graph, seeds);
   const firstHop = await graph.relationshipsOf([...restart.keys()]);
-  // The second hop is loaded only around the neighbours the walk reaches most, which bounds the
-  // work when a seed is a hub.
-  const frontier = topScores(oneStepFlow(firstHop, restart), limits.topK).map((s) => s.id);
+  const frontier = await secondHopFrontier(graph, oneStepFlow(firstHop, restart), limits.topK);
   const secondHop = await graph.relationshipsOf(frontier);
   const edges = uniqueByKey([...firstHop, ...secondHop]);
 
@@ -75,6 +73,23 @@ async function restartWeights(graph: QueryGraph, seeds: Seeds): Promise<Map<stri
     }
   }
   return restart;
+}
+
+/**
+ * The neighbours whose own relationships are loaded for the second hop: those that pass the most
+ * mass to each of their neighbours (the mass they receive over their degree). A hub reached from
+ * a seed spreads its share so thin over thousands of edges that none of them could rank, so
+ * loading them would cost much and change nothing; a bridge entity with a few edges is kept.
+ */
+async function secondHopFrontier(
+  graph: QueryGraph,
+  flow: Map<string, number>,
+  size: number,
+): Promise<string[]> {
+  if (flow.size === 0) return [];
+  const degree = await graph.store.degrees([...flow.keys()]);
+  const perEdge = new Map([...flow].map(([key, mass]) => [key, mass / Math.max(1, degree.get(key) ?? 1)]));
+  return topScores(perEdge, size).map((s) => s.id);
 }
 
 /** Mass each non-seed neighbour receives in one weighted step from the seeds. */

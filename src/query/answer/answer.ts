@@ -1,11 +1,11 @@
-import type { ChatMessage } from "../llm/chat-model.js";
-import { renderPrompt } from "../llm/prompts.js";
-import type { KgragServices } from "../services.js";
-import { countTokens } from "../util/tokens.js";
-import type { BuiltContext } from "./context.js";
+import type { ChatMessage } from "../../llm/chat-model.js";
+import { renderPrompt } from "../../llm/prompts.js";
+import type { KgragServices } from "../../services.js";
+import { countTokens } from "../../util/tokens.js";
+import type { BuiltContext } from "../context/build-context.js";
+import type { HistoryMessage } from "../options.js";
 import { extractiveAnswer } from "./extractive-answer.js";
 import { formatHistory } from "./history.js";
-import type { HistoryMessage } from "./options.js";
 
 export interface AnswerOptions {
   responseType: string;

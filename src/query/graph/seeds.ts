@@ -1,7 +1,7 @@
-import { entityKey } from "../merge/keys.js";
-import type { ScoredId } from "../types.js";
-import { topScores } from "./expansion/graph-expansion.js";
-import { localKeywords, type RetrievalInput, vectorFor } from "./modes/retrieval.js";
+import { entityKey } from "../../merge/keys.js";
+import type { ScoredId } from "../../types.js";
+import { localKeywords, type RetrievalInput, vectorFor } from "../modes/retrieval.js";
+import { topScores } from "./graph-expansion.js";
 import { entitySpecificity } from "./specificity.js";
 
 /** Cosine similarity of an exact name match: nothing is more similar to a keyword than its own entity. */
@@ -18,30 +18,42 @@ const EXACT_MATCH = 1;
  */
 export async function entitySeeds(input: RetrievalInput): Promise<Map<string, number>> {
   const { graph, options } = input;
-  const keywords = localKeywords(input.question, input.keywords);
-  const joined = vectorFor(input, keywords.join(", "));
-  const allow = graph.scope?.entityKeys;
   const { store } = input.services;
-  const nearby = await store.searchVectors("entities", joined, options.topK, allow);
-  const shared = nearby.filter((h) => h.score >= options.similarityThreshold).map((h) => h.id);
-
-  const links = new Map<string, number>();
+  const keywords = localKeywords(input.question, input.keywords);
   const exact = new Set((await graph.entities(keywords.map(entityKey))).map((e) => e.key));
+  // The vector neighbours of all keywords serve only keywords without an exact match; searching
+  // every entity vector is the costly step, so it runs only when one needs it.
+  let shared: string[] | undefined;
+  const links = new Map<string, number>();
   for (const keyword of keywords) {
     const key = entityKey(keyword);
     if (exact.has(key)) {
       links.set(key, EXACT_MATCH);
       continue;
     }
+    shared ??= await vectorNeighbours(input, keywords);
     const candidates = new Set([...shared, ...(await fullTextMatches(input, keyword))]);
     if (candidates.size === 0) continue;
     const [best] = await store.searchVectors("entities", vectorFor(input, keyword), 1, candidates);
-    if (best && best.score >= options.similarityThreshold)
+    if (best && best.score >= options.similarityThreshold) {
       links.set(best.id, Math.max(links.get(best.id) ?? 0, best.score));
+    }
   }
   const idf = await entitySpecificity(graph, [...links.keys()]);
   const weighted = new Map([...links].map(([key, similarity]) => [key, similarity * (idf.get(key) ?? 0)]));
   return new Map(topScores(weighted, options.topK).map((s) => [s.id, s.score]));
+}
+
+async function vectorNeighbours(input: RetrievalInput, keywords: string[]): Promise<string[]> {
+  const { graph, options } = input;
+  const joined = vectorFor(input, keywords.join(", "));
+  const hits = await input.services.store.searchVectors(
+    "entities",
+    joined,
+    options.topK,
+    graph.scope?.entityKeys,
+  );
+  return hits.filter((h) => h.score >= options.similarityThreshold).map((h) => h.id);
 }
 
 /** Relationships whose keywords and description resemble the question's themes (global mode). */

@@ -1,5 +1,7 @@
-import type { ChunkRecord, ScoredId } from "../types.js";
-import { countTokens } from "../util/tokens.js";
+import type { ChunkRecord, ScoredId } from "../../types.js";
+import type { QueryGraph } from "../graph/query-graph.js";
+import type { Retrieval } from "../modes/retrieval.js";
+import type { ContextEntity, ContextRelationship, QueryContext, Reference } from "../result.js";
 import {
   communityLine,
   entityLine,
@@ -7,10 +9,8 @@ import {
   relationshipLine,
   renderContext,
 } from "./context-format.js";
-import type { Retrieval } from "./modes/retrieval.js";
-import type { QueryGraph } from "./query-graph.js";
+import { lineTokens } from "./line-tokens.js";
 import { documentTitles, numberReferences } from "./references.js";
-import type { ContextEntity, ContextRelationship, QueryContext, Reference } from "./result.js";
 
 export interface ContextBudget {
   entityTokens: number;
@@ -91,7 +91,7 @@ export function fitting<T>(
   const kept: T[] = [];
   let tokens = 0;
   for (const item of items) {
-    const cost = countTokens(render(item)) + 1; // +1 for the line break
+    const cost = lineTokens(render(item)) + 1; // +1 for the line break
     if (tokens + cost > budget) break;
     kept.push(item);
     tokens += cost;
@@ -109,7 +109,7 @@ function chunksFitting(chunks: RankedChunk[], titles: Map<string, string>, budge
   let tokens = 0;
   for (const chunk of chunks) {
     const title = titles.get(chunk.record.docId) ?? chunk.record.docId;
-    const cost = countTokens(passageHeader(kept.length + 1, title)) + chunk.record.tokens + 2;
+    const cost = lineTokens(passageHeader(kept.length + 1, title)) + chunk.record.tokens + 2;
     if (tokens + cost > budget) break;
     kept.push(chunk);
     tokens += cost;

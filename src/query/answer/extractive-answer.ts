@@ -1,4 +1,4 @@
-import type { ContextChunk, Reference } from "./result.js";
+import type { ContextChunk, Reference } from "../result.js";
 import { contentTerms, splitSentences } from "./terms.js";
 
 export const EXTRACTIVE_LABEL =

@@ -1,6 +1,5 @@
-import { type ReportedCommunity, selectReports } from "../community/select-reports.js";
-import type { GraphStore } from "../storage/graph-store.js";
-import { hashText } from "../util/hash.js";
+import { type ReportedCommunity, selectReports } from "../../community/select-reports.js";
+import type { GraphStore } from "../../storage/graph-store.js";
 
 interface CachedReports {
   signature: string;
@@ -19,15 +18,25 @@ const cache = new WeakMap<GraphStore, CachedReports>();
 export async function reportsAtLevel(store: GraphStore, level: number): Promise<ReportedCommunity[]> {
   const hashes = await store.vectorHashes("communities");
   if (hashes.size === 0) return [];
-  const signature = hashText(
-    [...hashes]
-      .map(([id, hash]) => `${id}:${hash}`)
-      .sort()
-      .join("\n"),
-  );
+  const signature = setSignature(hashes);
   const cached = cache.get(store);
   if (cached && cached.signature === signature && cached.level === level) return cached.reports;
   const reports = selectReports(await store.listCommunities(), level);
   cache.set(store, { signature, level, reports });
   return reports;
+}
+
+/**
+ * An order-independent fingerprint of the (id, text hash) pairs: the sum of a 32-bit FNV-1a hash
+ * of each pair, with the count. Runs on every query, so it avoids sorting and hashing one big string.
+ */
+function setSignature(hashes: Map<string, string>): string {
+  let sum = 0;
+  for (const [id, hash] of hashes) {
+    let h = 0x811c9dc5;
+    const pair = `${id}\u0000${hash}`;
+    for (let i = 0; i < pair.length; i++) h = Math.imul(h ^ pair.charCodeAt(i), 0x01000193);
+    sum = (sum + (h >>> 0)) % 0x100000000;
+  }
+  return `${hashes.size}:${sum}`;
 }

@@ -1,6 +1,6 @@
-import type { GraphStore } from "../storage/graph-store.js";
-import type { ChunkRecord } from "../types.js";
-import type { Reference } from "./result.js";
+import type { GraphStore } from "../../storage/graph-store.js";
+import type { ChunkRecord } from "../../types.js";
+import type { Reference } from "../result.js";
 
 /**
  * Numbers the context's chunks 1..n in rank order and says where each comes from: document,

@@ -1,5 +1,5 @@
-import type { GraphStore } from "../storage/graph-store.js";
-import type { Scope } from "../types.js";
+import type { GraphStore } from "../../storage/graph-store.js";
+import type { Scope } from "../../types.js";
 
 /**
  * A scope resolved to the ids every retrieval step may consider. An entity or relationship is in

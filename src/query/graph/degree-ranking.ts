@@ -1,7 +1,7 @@
 import type { RelationshipRecord, ScoredId } from "../../types.js";
 import { interleave } from "../fusion.js";
-import type { QueryGraph } from "../query-graph.js";
 import { type ExpansionLimits, type GraphHits, type Seeds, topScores } from "./graph-expansion.js";
+import type { QueryGraph } from "./query-graph.js";
 
 /**
  * LightRAG's ranking, kept as the baseline PageRank is measured against: the seeds' own

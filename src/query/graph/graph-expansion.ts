@@ -1,8 +1,8 @@
 import type { ScoredId } from "../../types.js";
 import type { GraphRanking } from "../options.js";
-import type { QueryGraph } from "../query-graph.js";
 import { rankByDegree } from "./degree-ranking.js";
 import { rankByPageRank } from "./pagerank-ranking.js";
+import type { QueryGraph } from "./query-graph.js";
 
 /** Where graph retrieval starts: entities (and, in global mode, relationships) matched to the question. */
 export interface Seeds {

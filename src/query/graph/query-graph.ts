@@ -1,5 +1,5 @@
-import type { GraphStore } from "../storage/graph-store.js";
-import type { EntityRecord, RelationshipRecord } from "../types.js";
+import type { GraphStore } from "../../storage/graph-store.js";
+import type { EntityRecord, RelationshipRecord } from "../../types.js";
 import type { ResolvedScope } from "./scope.js";
 
 /**

@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { entityKey } from "../../src/merge/keys.js";
+import { QueryGraph } from "../../src/query/graph/query-graph.js";
+import { entitySeeds } from "../../src/query/graph/seeds.js";
+import type { QueryKeywords } from "../../src/query/keywords.js";
+import { queryTexts, type RetrievalInput } from "../../src/query/modes/retrieval.js";
+import { resolveQueryOptions } from "../../src/query/options.js";
+import { buildFixture, type Fixture, MULTI_HOP } from "./query-fixture.js";
+
+let fixture: Fixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+/** Three more passages that all mention the generic "film". */
+const WITH_GENERIC = [
+  ...MULTI_HOP.map((spec) =>
+    spec.doc === "film" ? { ...spec, entities: [...spec.entities, "film"] } : spec,
+  ),
+  ...["Casablanca", "Vertigo", "Metropolis"].map((title) => ({
+    doc: title.toLowerCase(),
+    text: `${title} is a classic film.`,
+    entities: [title, "film"],
+    pairs: [[title, "film"]] as [string, string][],
+  })),
+];
+
+async function seedsFor(low: string[]): Promise<Map<string, number>> {
+  const services = fixture!.services;
+  const keywords: QueryKeywords = { high: [], low };
+  const options = resolveQueryOptions(services.config.query, { mode: "local" });
+  const texts = queryTexts("question", keywords, "local");
+  const vectors = await services.embedder.embed(texts);
+  const input: RetrievalInput = {
+    services,
+    graph: new QueryGraph(services.store, undefined),
+    question: "question",
+    keywords,
+    options,
+    vectors: new Map(texts.map((t, i) => [t, vectors[i] ?? []])),
+  };
+  return entitySeeds(input);
+}
+
+describe("entity seeds (linking the question's keywords to entities)", () => {
+  it("link each keyword to at most one entity: its exact name, else its closest match", async () => {
+    fixture = await buildFixture(MULTI_HOP);
+    const seeds = await seedsFor(["Big Stone Gap", "Trigiani"]);
+    expect([...seeds.keys()].sort()).toEqual([entityKey("Adriana Trigiani"), entityKey("Big Stone Gap")]);
+  });
+
+  it("skip a keyword that matches nothing well enough", async () => {
+    fixture = await buildFixture(MULTI_HOP);
+    expect([...(await seedsFor(["Big Stone Gap", "quantum chromodynamics"])).keys()]).toEqual([
+      entityKey("Big Stone Gap"),
+    ]);
+  });
+
+  it("weigh a generic entity below a specific one (inverse document frequency)", async () => {
+    fixture = await buildFixture(WITH_GENERIC);
+    const seeds = await seedsFor(["Big Stone Gap", "film"]);
+    const specific = seeds.get(entityKey("Big Stone Gap")) ?? 0;
+    const generic = seeds.get(entityKey("film")) ?? 0;
+    expect(generic).toBeGreaterThan(0);
+    expect(specific).toBeGreaterThan(generic);
+  });
+});
