@@ -109,9 +109,9 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         const known = new Set((await store.listDocuments()).map((d) => d.id));
         const deleted = docIds.filter((id) => known.has(id));
         const missing = docIds.filter((id) => !known.has(id));
-        if (deleted.length === 0) return { deleted, missing };
+        // Runs even when no id is known: it also finishes a delete that an earlier crash interrupted.
         await removeDocuments(services, deleted, `delete document ${deleted.join(", ")}`);
-        await settleGraph(services, components, true);
+        await settleGraph(services, components, deleted.length > 0);
         return { deleted, missing };
       }),
     rebuildCommunities: () => writing(() => refreshCommunities(services, components.reportWriter, true)),

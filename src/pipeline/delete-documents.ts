@@ -33,7 +33,10 @@ export async function removeDocuments(
   const affected = await store.deleteDocuments(docIds);
   // One rebuild for the whole batch: an entity shared by several deleted documents is folded once.
   await rebuild(services, pending);
-  return { entitiesTouched: affected.entityKeys.length, relationshipsTouched: affected.relationshipKeys.length };
+  return {
+    entitiesTouched: affected.entityKeys.length,
+    relationshipsTouched: affected.relationshipKeys.length,
+  };
 }
 
 /** Applies a rebuild an earlier, interrupted delete recorded but did not apply. */
@@ -45,7 +48,13 @@ export async function finishPendingRebuild(services: KgragServices): Promise<voi
 
 async function rebuild(services: KgragServices, pending: PendingRebuild): Promise<void> {
   const { store, config } = services;
-  const changes = await planRebuild(store, pending.entityKeys, pending.relationshipKeys, pending.cause, config.merge);
+  const changes = await planRebuild(
+    store,
+    pending.entityKeys,
+    pending.relationshipKeys,
+    pending.cause,
+    config.merge,
+  );
   await store.applyGraphChanges(changes);
   await store.setMeta(PENDING_REBUILD, "");
 }

@@ -46,7 +46,9 @@ async function unsummarizedReasons(
   const { store } = services;
   for (const failure of failures) {
     const [record] =
-      failure.kind === "entity" ? await store.getEntities([failure.key]) : await store.getRelationships([failure.key]);
+      failure.kind === "entity"
+        ? await store.getEntities([failure.key])
+        : await store.getRelationships([failure.key]);
     if (!record) continue;
     const label = "name" in record ? record.name : splitRelationshipKey(record.key).join(" — ");
     const reason = `the description summary of ${failure.kind} "${label}" failed: ${failure.error}`;

@@ -75,11 +75,17 @@ async function lockOnce(workspace: string): Promise<() => Promise<void>> {
  */
 async function reclaimFromDeadOwner(workspace: string): Promise<(() => Promise<void>) | null> {
   // A lock on another path: proper-lockfile tracks its locks by path, one per path and process.
-  const releaseMutex = await lockfile.lock(join(workspace, `${LOCK_NAME}-reclaim`), {
-    realpath: false,
-    stale: 5_000,
-    retries: { retries: 50, minTimeout: 20, maxTimeout: 100 },
-  });
+  const releaseMutex = await lockfile
+    .lock(join(workspace, `${LOCK_NAME}-reclaim`), {
+      realpath: false,
+      stale: 5_000,
+      retries: { retries: 50, minTimeout: 20, maxTimeout: 100 },
+    })
+    .catch((error: unknown) => {
+      if (isLocked(error)) return null;
+      throw error;
+    });
+  if (!releaseMutex) return null;
   try {
     const owner = readOwner(workspace);
     if (!owner || owner.host !== hostname() || isRunning(owner.pid)) return null;

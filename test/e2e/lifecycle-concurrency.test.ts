@@ -22,7 +22,8 @@ import { scriptByStage, startScriptedOpenAI } from "../support/scripted-openai-s
 function plantLock(workspace: string, owner: { pid: number; host: string } | null): void {
   const folder = join(workspace, "kgrag.lock");
   mkdirSync(folder, { recursive: true });
-  if (owner) writeFileSync(join(folder, "owner.json"), JSON.stringify({ ...owner, since: new Date().toISOString() }));
+  if (owner)
+    writeFileSync(join(folder, "owner.json"), JSON.stringify({ ...owner, since: new Date().toISOString() }));
 }
 
 /** The pid of a process that has already exited. */
@@ -44,7 +45,7 @@ describe("two writers on one workspace", () => {
 
   it("two `kgrag index` started at once on a new workspace: never both writing, never corrupt", async () => {
     const folder = join(root, "corpus");
-    writeCorpus(folder, 60, 51);
+    writeCorpus(folder, 40, 51);
     const ws = join(root, "ws");
     const runs = [0, 1].map(() => startCli(["index", folder, "--workspace", ws, "--json"]));
     const results = await Promise.all(runs.map((r) => r.done));

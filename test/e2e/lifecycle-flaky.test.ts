@@ -41,7 +41,10 @@ const fail500: ScriptedReply = { status: 500, headers: { "retry-after-ms": "5" }
 
 /** Per record: what its first calls get before the model answers properly (undefined: answer). */
 const FAULTS: Record<number, (attempt: number, call: ChatCall) => ScriptedReply | undefined> = {
-  1: (n) => (n === 0 ? { status: 429, headers: { "retry-after": "1" }, body: { error: { message: "rate limited" } } } : undefined),
+  1: (n) =>
+    n === 0
+      ? { status: 429, headers: { "retry-after": "1" }, body: { error: { message: "rate limited" } } }
+      : undefined,
   2: (n) => (n < 2 ? { status: 500 } : undefined),
   3: (n) => (n === 0 ? { hang: true } : undefined),
   4: (n, call) => (n === 0 ? unusableTruncation(call) : undefined),
@@ -99,9 +102,11 @@ describe("indexing against a flaky model (scripted server, CLI)", () => {
 
     const first = await runCli(["index", folder, "--workspace", ws, "--json"], env);
     expect(first.code).toBe(1);
-    const summary = jsonOutput<{ documents: number; failed: number; failures: { docId: string; error: string }[] }>(
-      first,
-    );
+    const summary = jsonOutput<{
+      documents: number;
+      failed: number;
+      failures: { docId: string; error: string }[];
+    }>(first);
     const failedRecords = [...PERSISTENT, ...LUMEN_RECORDS].sort((a, b) => a - b);
     expect(summary.documents).toBe(24);
     expect(summary.failed).toBe(failedRecords.length);
@@ -118,7 +123,9 @@ describe("indexing against a flaky model (scripted server, CLI)", () => {
       expect(reasons[paths[5] ?? ""]).toMatch(/failed after 6 attempts; last error: HTTP 500/);
       expect(reasons[paths[7] ?? ""]).toMatch(/Unreadable extraction output after 2 attempts/);
       for (const record of LUMEN_RECORDS) {
-        expect(reasons[paths[record] ?? ""]).toMatch(/description summary of entity "Lumen Robotics" failed: .*HTTP 500/);
+        expect(reasons[paths[record] ?? ""]).toMatch(
+          /description summary of entity "Lumen Robotics" failed: .*HTTP 500/,
+        );
       }
       const chunkStates = await store.getChunkStates();
       const failedChunks = chunkStates.filter((s) => s.status === "failed");

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createKgrag } from "../../src/kgrag.js";
 import { fileDocumentId } from "../../src/ingest/loaders.js";
+import { createKgrag } from "../../src/kgrag.js";
 import { jsonOutput, runCli } from "../support/cli-child.js";
 import { graphSnapshot, workspaceSnapshot } from "../support/graph-snapshot.js";
 import {
@@ -16,7 +16,11 @@ import {
   summarizeReply,
   writeCorpus,
 } from "../support/lifecycle-corpus.js";
-import { type ScriptedServer, scriptByStage, startScriptedOpenAI } from "../support/scripted-openai-server.js";
+import {
+  type ScriptedServer,
+  scriptByStage,
+  startScriptedOpenAI,
+} from "../support/scripted-openai-server.js";
 
 /** Small chunks, so one document has several and an edit near its end changes only the last. */
 const CHUNKING = { size: 24, overlap: 0 };
@@ -128,9 +132,13 @@ describe("updating documents (offline, CLI)", () => {
     unlinkSync(paths[7] ?? "");
     const result = await runCli(["index", folder, "--prune", "--json", "--workspace", join(root, "ws")]);
     expect(result.code).toBe(0);
-    const summary = jsonOutput<{ updated: number; removed: string[]; missing: unknown[]; documents: number }>(result);
+    const summary = jsonOutput<{ updated: number; removed: string[]; missing: unknown[]; documents: number }>(
+      result,
+    );
     expect(summary.updated).toBe(1);
-    expect(summary.removed.sort()).toEqual([fileDocumentId(paths[4] ?? ""), fileDocumentId(paths[7] ?? "")].sort());
+    expect(summary.removed.sort()).toEqual(
+      [fileDocumentId(paths[4] ?? ""), fileDocumentId(paths[7] ?? "")].sort(),
+    );
     expect(summary.missing).toEqual([]);
     expect(summary.documents).toBe(8);
 

@@ -60,6 +60,8 @@ export function jsonOutput<T>(result: CliResult): T {
   try {
     return JSON.parse(result.stdout) as T;
   } catch {
-    throw new Error(`expected JSON on stdout (exit ${result.code}):\n${result.stdout}\n--- stderr:\n${result.stderr}`);
+    throw new Error(
+      `expected JSON on stdout (exit ${result.code}):\n${result.stdout}\n--- stderr:\n${result.stderr}`,
+    );
   }
 }

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { openSqliteStore, SQLITE_FILE_NAME } from "../../src/storage/sqlite/sqlite-store.js";
 import type { GraphStore } from "../../src/storage/graph-store.js";
+import { openSqliteStore, SQLITE_FILE_NAME } from "../../src/storage/sqlite/sqlite-store.js";
 import { stableStringify } from "../../src/util/hash.js";
 
 /**
@@ -41,10 +41,22 @@ export async function graphSnapshot(store: GraphStore): Promise<GraphSnapshot> {
   const mentions = await store.getChunkMentions(chunks.map((c) => c.id));
   return {
     documents: (await store.listDocuments())
-      .map((d) => ({ id: d.id, title: d.title, contentHash: d.contentHash, status: d.status, chunkCount: d.chunkCount }))
+      .map((d) => ({
+        id: d.id,
+        title: d.title,
+        contentHash: d.contentHash,
+        status: d.status,
+        chunkCount: d.chunkCount,
+      }))
       .sort(byId),
     chunks: chunks
-      .map((c) => ({ id: c.id, docId: c.docId, index: c.index, status: states.get(c.id) ?? "?", text: c.text }))
+      .map((c) => ({
+        id: c.id,
+        docId: c.docId,
+        index: c.index,
+        status: states.get(c.id) ?? "?",
+        text: c.text,
+      }))
       .sort(byId),
     entities: (await store.listEntities())
       .map((e) => ({

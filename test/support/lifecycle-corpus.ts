@@ -9,7 +9,11 @@ import type { ChatCall, ScriptedReply } from "./scripted-openai-server.js";
 
 /** Three groups of entities that never meet, so the graph has separate communities. */
 const GROUPS = [
-  { people: ["Mara Okafor", "Tomas Weber", "Ines Duarte"], orgs: ["Lumen Robotics"], places: ["Lisbon", "Porto"] },
+  {
+    people: ["Mara Okafor", "Tomas Weber", "Ines Duarte"],
+    orgs: ["Lumen Robotics"],
+    places: ["Lisbon", "Porto"],
+  },
   {
     people: ["Kenji Watanabe", "Leila Haddad", "Pavel Novak"],
     orgs: ["Harbor Analytics", "Northwind Labs"],
@@ -42,7 +46,11 @@ function pick<T>(items: T[], random: () => number): T {
 /** One short passage about a person, an organisation and a place of group `n % 3`. */
 export function passage(n: number, random: () => number): string {
   const group = GROUPS[n % GROUPS.length] as (typeof GROUPS)[number];
-  const [person, org, place] = [pick(group.people, random), pick(group.orgs, random), pick(group.places, random)];
+  const [person, org, place] = [
+    pick(group.people, random),
+    pick(group.orgs, random),
+    pick(group.places, random),
+  ];
   return `${person} ${pick(VERBS, random)} ${org} in ${place}, says record ${n}.`;
 }
 

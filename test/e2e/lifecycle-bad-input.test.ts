@@ -1,0 +1,212 @@
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fileDocumentId } from "../../src/ingest/loaders.js";
+import { createKgrag } from "../../src/kgrag.js";
+import { type CliResult, jsonOutput, REPO_ROOT, runCli } from "../support/cli-child.js";
+import { graphSnapshot, workspaceSnapshot } from "../support/graph-snapshot.js";
+import { passage, seededRandom, writeCorpus } from "../support/lifecycle-corpus.js";
+import { type ScriptedServer, startScriptedOpenAI } from "../support/scripted-openai-server.js";
+
+/**
+ * Runs `kgrag <args>` with test/support/memory-probe.mjs preloaded, and returns its result with the
+ * peak of its live JavaScript memory (measured after garbage collections), in megabytes.
+ */
+async function runMeasured(
+  args: string[],
+  memoryFile: string,
+): Promise<{ result: CliResult; liveMb: number }> {
+  const probe = join(REPO_ROOT, "test", "support", "memory-probe.mjs");
+  const result = await runCli(args, {
+    NODE_OPTIONS: `--expose-gc --import ${probe}`,
+    KGRAG_TEST_MEMORY_FILE: memoryFile,
+  });
+  return { result, liveMb: Number(readFileSync(memoryFile, "utf8")) };
+}
+
+/** ~50 MB of .jsonl: 100 short passages, each line carrying 512 KB of a field kgrag ignores. */
+function writeBigJsonl(path: string): void {
+  const padding = "x".repeat(512 * 1024);
+  const random = seededRandom(3);
+  const fd = openSync(path, "w");
+  for (let n = 0; n < 100; n++) {
+    writeSync(
+      fd,
+      `${JSON.stringify({ id: `archive-${n}`, text: `Archive entry ${n}. ${passage(n, random)}`, padding })}\n`,
+    );
+  }
+  closeSync(fd);
+}
+
+interface IndexJson {
+  documents: number;
+  failed: number;
+  skipped: { path: string; reason: string }[];
+  failures: { docId: string; error: string }[];
+}
+
+describe("bad input never costs what is already indexed", () => {
+  let root: string;
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-bad-input-"));
+  });
+
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it("reports binary, mis-encoded, empty, oversized and malformed input clearly and streams a 50 MB .jsonl", async () => {
+    const ws = join(root, "ws");
+    const base = join(root, "base");
+    // As many short passages as the big file holds, so the two runs' memory can be compared.
+    writeCorpus(base, 100, 61);
+    const first = await runMeasured(["index", base, "--workspace", ws, "--json"], join(root, "memory-1"));
+    expect(first.result.code).toBe(0);
+    const before = await workspaceSnapshot(ws);
+
+    const bad = join(root, "bad");
+    mkdirSync(bad);
+    writeFileSync(join(bad, "binary.txt"), Buffer.from([0x4d, 0x5a, 0x90, 0x00, 0x03, 0x00, 0xff, 0xfe]));
+    writeFileSync(join(bad, "latin1.txt"), Buffer.from("Caf\xe9 Lumen in Lisbon.", "latin1"));
+    writeFileSync(
+      join(bad, "utf16.txt"),
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("Ines Duarte visited Porto.", "utf16le")]),
+    );
+    writeFileSync(join(bad, "empty.md"), "");
+    writeFileSync(join(bad, "blank.txt"), "  \n\t\n");
+    writeFileSync(join(bad, "image.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a]));
+    // Sparse: over the whole-file cap without writing 200 MB.
+    const huge = openSync(join(bad, "huge.txt"), "w");
+    writeSync(huge, "x", 201 * 1024 * 1024);
+    closeSync(huge);
+    writeFileSync(
+      join(bad, "lines.jsonl"),
+      [
+        JSON.stringify({ id: "line-ok", text: "Tomas Weber joined Lumen Robotics in Porto." }),
+        "{not json",
+        JSON.stringify({ id: "no-text", title: "Missing text" }),
+        Buffer.from([0x7b, 0x22, 0x74, 0x65, 0x78, 0x74, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d]).toString(
+          "latin1",
+        ),
+        JSON.stringify({ id: "line-ok", text: "A second line reusing the id." }),
+        JSON.stringify({ id: "blank", text: "   " }),
+      ].join("\n"),
+      "latin1",
+    );
+    writeBigJsonl(join(bad, "big.jsonl"));
+
+    const second = await runMeasured(["index", bad, "--workspace", ws, "--json"], join(root, "memory-2"));
+    expect(second.result.code).toBe(1);
+    const summary = jsonOutput<IndexJson>(second.result);
+    const reasonOf = (suffix: string) => summary.skipped.find((s) => s.path.endsWith(suffix))?.reason;
+    expect(reasonOf("binary.txt")).toMatch(/binary content/);
+    expect(reasonOf("latin1.txt")).toMatch(/not valid UTF-8 text: convert it to UTF-8/);
+    expect(reasonOf("image.png")).toMatch(/unsupported file type \.png/);
+    expect(reasonOf("huge.txt")).toMatch(/too large to load whole .*convert it to \.jsonl/);
+    expect(reasonOf("lines.jsonl:2")).toMatch(/not valid JSON/);
+    expect(reasonOf("lines.jsonl:3")).toMatch(/text/);
+    expect(reasonOf("lines.jsonl:4")).toMatch(/not valid UTF-8/);
+    expect(reasonOf("lines.jsonl:5")).toMatch(/duplicate document id line-ok/);
+    const emptyIds = [fileDocumentId(join(bad, "empty.md")), fileDocumentId(join(bad, "blank.txt")), "blank"];
+    expect(summary.failures.map((f) => f.docId).sort()).toEqual(emptyIds.sort());
+    expect(summary.failures.every((f) => /empty document/.test(f.error))).toBe(true);
+    // The 50 MB file went through line by line: its 100 documents cost no more live memory than
+    // the 100 short ones of the first run (holding the file, or its ignored field, would add 50 MB).
+    expect(summary.documents).toBe(before.documents.length + 100 + 1 + 1 + emptyIds.length);
+    expect(second.liveMb - first.liveMb).toBeLessThan(25);
+
+    const after = await workspaceSnapshot(ws);
+    for (const doc of before.documents) expect(after.documents).toContainEqual(doc);
+    for (const chunk of before.chunks) expect(after.chunks).toContainEqual(chunk);
+    for (const vector of before.vectors.chunks) expect(after.vectors.chunks).toContain(vector);
+    const utf16 = after.chunks.find((c) => c.docId === fileDocumentId(join(bad, "utf16.txt")));
+    expect(utf16?.text).toBe("Ines Duarte visited Porto.");
+  }, 120_000);
+});
+
+describe("an embedding endpoint that returns the wrong dimension", () => {
+  let root: string;
+  let server: ScriptedServer;
+  let dimension: number;
+
+  beforeEach(async () => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-dimension-"));
+    dimension = 32;
+    server = await startScriptedOpenAI({
+      embeddings: (call) => ({
+        vectors: call.input.map((_, i) => Array.from({ length: dimension }, (_, j) => ((i + j) % 7) - 3)),
+      }),
+    });
+  });
+
+  afterEach(async () => {
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /** Offline extraction, embeddings through the server. */
+  const env = (extra: Record<string, string> = {}) => ({
+    KGRAG_EMBEDDING_BASE_URL: server.baseURL,
+    KGRAG_EMBEDDING_API_KEY: "test-key",
+    KGRAG_EMBEDDING_MODEL: "scripted-embed",
+    KGRAG_EMBEDDING_DIM: "32",
+    ...extra,
+  });
+
+  it("fails the run naming both dimensions, loses nothing, and the next run finishes the same documents", async () => {
+    const paths = writeCorpus(join(root, "corpus"), 12, 71);
+    const kgrag = await createKgrag({ env: env(), config: { workspace: join(root, "ws") } });
+    try {
+      await kgrag.index(paths.slice(0, 8));
+      const before = await graphSnapshot(kgrag.services.store);
+
+      dimension = 16;
+      await expect(kgrag.index(paths)).rejects.toThrow(/returned vectors of dimension 16, expected 32/);
+      const docs = await kgrag.services.store.listDocuments();
+      const unfinished = docs.filter((d) => d.status !== "processed");
+      expect(unfinished.map((d) => d.path).sort()).toEqual(paths.slice(8).sort());
+      expect(
+        unfinished.every((d) => d.status === "failed" && /dimension 16, expected 32/.test(d.error ?? "")),
+      ).toBe(true);
+      const during = await graphSnapshot(kgrag.services.store);
+      for (const vector of before.vectors.chunks) expect(during.vectors.chunks).toContain(vector);
+      expect(during.documents.filter((d) => d.status === "processed")).toEqual(before.documents);
+
+      // Reopening with no dimension configured asks the endpoint, and is refused just as clearly.
+      await expect(
+        createKgrag({ env: env({ KGRAG_EMBEDDING_DIM: "" }), config: { workspace: join(root, "ws") } }),
+      ).rejects.toThrow(/\(dimension 32\).*\(dimension 16\)/);
+
+      dimension = 32;
+      const retry = await kgrag.index(paths);
+      expect(retry.resumed.sort()).toEqual(paths.slice(8).map(fileDocumentId).sort());
+      expect(retry.failures).toEqual([]);
+    } finally {
+      await kgrag.close();
+    }
+    const clean = await createKgrag({ env: env(), config: { workspace: join(root, "clean") } });
+    await clean.index(paths);
+    const communities = async (store: typeof clean.services.store) =>
+      (await store.listCommunities())
+        .map((c) => `${c.id} ${c.contentHash} ${c.reportHash === c.contentHash}`)
+        .sort();
+    const cleanCommunities = await communities(clean.services.store);
+    await clean.close();
+    expect(await workspaceSnapshot(join(root, "ws"))).toEqual(await workspaceSnapshot(join(root, "clean")));
+    const reopened = await createKgrag({ env: env(), config: { workspace: join(root, "ws") } });
+    try {
+      expect(await communities(reopened.services.store)).toEqual(cleanCommunities);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
