@@ -4,7 +4,7 @@
  * scores every mode with both graph rankings (personalised PageRank and LightRAG's degree/weight)
  * by all-gold@K, recall@K and MRR, overall and split into bridge and comparison questions.
  * A BM25-only row (the store's full-text index) is printed next to the dataset's BM25 reference.
- * Run: npx tsx bench/hotpotqa.ts [--modes naive,local,...] [--workspace DIR] [--fresh]
+ * Run: npx tsx bench/hotpotqa.ts [--modes naive,local,...] [--rankings ppr,degree] [--workspace DIR] [--fresh]
  */
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -20,7 +20,7 @@ import {
   readEvalQuestions,
   runEval,
 } from "../src/query/eval/run-eval.js";
-import { GRAPH_RANKINGS, QUERY_MODES, type QueryMode } from "../src/query/options.js";
+import { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode } from "../src/query/options.js";
 import type { KgragServices } from "../src/services.js";
 
 const DATA = "/work/shared/datasets/hotpotqa-100";
@@ -33,6 +33,10 @@ async function main(): Promise<void> {
   const modes = (
     args.includes("--modes") && modesArg ? modesArg.split(",") : [...QUERY_MODES]
   ) as QueryMode[];
+  const rankingsArg = args[args.indexOf("--rankings") + 1];
+  const rankings = (
+    args.includes("--rankings") && rankingsArg ? rankingsArg.split(",") : [...GRAPH_RANKINGS]
+  ) as GraphRanking[];
   const workspace = args.includes("--workspace")
     ? (args[args.indexOf("--workspace") + 1] ?? "")
     : join(tmpdir(), "kgrag-bench-hotpotqa");
@@ -50,7 +54,7 @@ async function main(): Promise<void> {
     const questions = await readEvalQuestions(join(DATA, "questions.jsonl"));
     console.log(`${questions.length} questions; ${BM25_REFERENCE}\n`);
     console.log(`bm25 (store full-text only): ${formatScores(await bm25Only(kgrag.services, questions))}\n`);
-    for (const graphRanking of GRAPH_RANKINGS) {
+    for (const graphRanking of rankings) {
       const report = await runEval(kgrag.services, questions, {
         modes,
         ks: KS,

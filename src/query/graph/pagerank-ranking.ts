@@ -3,6 +3,7 @@ import { addScore, type ExpansionLimits, type GraphHits, type Seeds, topScores }
 import { type Adjacency, addEdge, nodeStrengths, personalizedPageRank } from "./pagerank.js";
 import type { QueryGraph } from "./query-graph.js";
 import { entitySpecificity } from "./specificity.js";
+import { homeChunks } from "./subjects.js";
 
 /**
  * Probability that the walk follows an edge rather than returning to a seed. At 0.5 a walk takes
@@ -42,8 +43,12 @@ export async function rankByPageRank(
   // Chunks are scored from entities only: every relationship's chunk also mentions its endpoints,
   // and summing edges would favour chunks that merely name many things together.
   const chunkScores = new Map<string, number>();
+  const homes = await homeChunks(
+    graph,
+    entities.map((e) => e.id),
+  );
   for (const entity of await graph.entities(entities.map((e) => e.id))) {
-    spread(chunkScores, graph.chunkIdsOf(entity), rank.get(entity.key) ?? 0);
+    spread(chunkScores, graph.chunkIdsOf(entity), rank.get(entity.key) ?? 0, homes.get(entity.key));
   }
   return {
     entities,
@@ -124,10 +129,15 @@ function edgeFlow(rel: RelationshipRecord, rank: Map<string, number>, strength: 
   return flow;
 }
 
-/** A record passes its score to its chunks in equal shares, so hubs mentioned everywhere add little to each. */
-function spread(scores: Map<string, number>, chunkIds: string[], score: number): void {
+/**
+ * An entity passes its score to the chunks that mention it in equal shares, so hubs mentioned
+ * everywhere add little to each; its home passages (see subjects.ts) share its whole score instead.
+ */
+function spread(scores: Map<string, number>, chunkIds: string[], score: number, home?: Set<string>): void {
   if (chunkIds.length === 0 || score <= 0) return;
+  const homeIds = home ? chunkIds.filter((id) => home.has(id)) : [];
   for (const id of chunkIds) addScore(scores, id, score / chunkIds.length);
+  for (const id of homeIds) addScore(scores, id, score / homeIds.length);
 }
 
 function uniqueByKey(rels: RelationshipRecord[]): RelationshipRecord[] {

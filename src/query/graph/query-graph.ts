@@ -1,6 +1,7 @@
 import type { GraphStore } from "../../storage/graph-store.js";
 import type { EntityRecord, RelationshipRecord } from "../../types.js";
 import type { ResolvedScope } from "./scope.js";
+import { subjectIndex } from "./subjects.js";
 
 /**
  * The graph as one query sees it: store reads memoised for the query's lifetime (hybrid and mix
@@ -11,6 +12,8 @@ export class QueryGraph {
   private readonly relationshipCache = new Map<string, RelationshipRecord | null>();
   private readonly edgesCache = new Map<string, RelationshipRecord[]>();
   private chunkTotal: number | undefined;
+  private subjects: Promise<Map<string, string[]>> | undefined;
+  private readonly documentChunks = new Map<string, string[]>();
 
   constructor(
     readonly store: GraphStore,
@@ -66,6 +69,22 @@ export class QueryGraph {
   async chunkCount(): Promise<number> {
     this.chunkTotal ??= (await this.store.counts()).chunks;
     return this.chunkTotal;
+  }
+
+  /** Entity key -> documents whose title names it (see subjects.ts); read once per query. */
+  documentSubjects(): Promise<Map<string, string[]>> {
+    this.subjects ??= this.store.listDocuments().then(subjectIndex);
+    return this.subjects;
+  }
+
+  /** In-scope chunk ids of one document. */
+  async chunkIdsOfDocument(docId: string): Promise<string[]> {
+    let ids = this.documentChunks.get(docId);
+    if (!ids) {
+      ids = (await this.store.listChunks(docId)).map((c) => c.id);
+      this.documentChunks.set(docId, ids);
+    }
+    return this.chunkIdsOf({ sourceChunkIds: ids });
   }
 
   /** Source chunks of a record that the query may cite. */

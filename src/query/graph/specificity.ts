@@ -1,16 +1,16 @@
 import type { QueryGraph } from "./query-graph.js";
 
 /**
- * How specific each entity is: its inverse document frequency over chunks, log(1 + N / df). A
- * question's "Big Stone Gap" (in 3 chunks) should steer retrieval far more than its "film" or
- * "city" (in hundreds), just as rare terms outweigh common ones in BM25; HippoRAG weights its
- * PageRank seeds by node specificity for the same reason. Unknown entities get nothing.
+ * How specific each entity is: the inverse of the number of chunks that mention it, HippoRAG's
+ * node specificity (1 / |passages|). A question's "Big Stone Gap" (in 3 chunks) should steer
+ * retrieval far more than its "film" or "city" (in hundreds). The logarithmic IDF of BM25 was
+ * measured too: it flattens the gap so much that a question's generic nouns, linked to entities
+ * of a few chunks each, outweighed its names. Unknown entities get nothing.
  */
 export async function entitySpecificity(graph: QueryGraph, keys: string[]): Promise<Map<string, number>> {
-  const total = await graph.chunkCount();
-  const idf = new Map<string, number>();
+  const specificity = new Map<string, number>();
   for (const entity of await graph.entities(keys)) {
-    idf.set(entity.key, Math.log(1 + total / Math.max(1, entity.sourceChunkIds.length)));
+    specificity.set(entity.key, 1 / Math.max(1, entity.sourceChunkIds.length));
   }
-  return idf;
+  return specificity;
 }

@@ -1,3 +1,4 @@
+import type { ScoredId } from "../../types.js";
 import { communityContext } from "../communities/community-context.js";
 import { expandSeeds } from "../graph/graph-expansion.js";
 import { relationshipSeeds } from "../graph/seeds.js";
@@ -16,8 +17,7 @@ import {
  */
 export async function retrieveGlobal(input: RetrievalInput): Promise<Retrieval> {
   const { options } = input;
-  const text = globalKeywords(input.question, input.keywords).join(", ");
-  const matched = await relationshipSeeds(input, vectorFor(input, text));
+  const matched = await matchedRelationships(input);
   const [hits, reports] = await Promise.all([
     expandSeeds(input.graph, { entities: new Map(), relationships: matched }, options.graphRanking, options),
     // The full map-reduce over reports is for global questions proper, and only when an answer is wanted.
@@ -29,4 +29,10 @@ export async function retrieveGlobal(input: RetrievalInput): Promise<Retrieval> 
     communities: reports.communities,
     communityAnalysis: reports.analysis,
   };
+}
+
+/** The relationships matching the question's high-level keywords, best first. */
+export function matchedRelationships(input: RetrievalInput): Promise<ScoredId[]> {
+  const text = globalKeywords(input.question, input.keywords).join(", ");
+  return relationshipSeeds(input, vectorFor(input, text));
 }

@@ -7,8 +7,11 @@ import type { Retrieval, RetrievalInput } from "./retrieval.js";
 
 /**
  * The graph and the passages together: hybrid's entities, relationships and reports, and the
- * chunk rankings of local, global and naive retrieval fused by reciprocal rank, so a passage that
- * several retrievers find comes first and each retriever still contributes its best.
+ * passages of the entity walk (local) fused with the passages the question itself matches
+ * (naive: vectors + BM25) by reciprocal rank, as HippoRAG and fast-graphrag pair query-level
+ * lexical evidence with PageRank from the linked entities. Global's passages inform the
+ * relationships and reports but are not fused: reached through loosely matched themes, they
+ * pushed gold passages out more often than they added one (measured; see docs/query.md).
  */
 export async function retrieveMix(input: RetrievalInput): Promise<Retrieval> {
   const [local, global, passages] = await Promise.all([
@@ -17,6 +20,6 @@ export async function retrieveMix(input: RetrievalInput): Promise<Retrieval> {
     retrieveNaive(input),
   ]);
   const graph = mergeGraphHits(local, global);
-  const chunks = reciprocalRankFusion([local.chunks, global.chunks, passages.chunks]);
+  const chunks = reciprocalRankFusion([local.chunks, passages.chunks]);
   return { ...graph, chunks: chunks.slice(0, input.options.chunkTopK) };
 }
