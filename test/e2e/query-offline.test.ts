@@ -45,6 +45,17 @@ describe("querying an offline index end to end", () => {
 
   const passagesOf = (result: Awaited<ReturnType<Kgrag["query"]>>) => result.references.map((r) => r.title);
 
+  it("answers a whole-corpus question in global mode from the community reports", async () => {
+    const communities = await kgrag.services.store.listCommunities();
+    expect(communities.length).toBeGreaterThan(0);
+    const result = await kgrag.query("What are the main themes?", { mode: "global" });
+    expect(result.context.communities.length).toBeGreaterThan(0);
+    const ids = new Set(communities.map((c) => c.id));
+    for (const c of result.context.communities) expect(ids.has(c.id)).toBe(true);
+    expect(result.answer).toContain("From the community reports");
+    expect(result.answer).toContain(`[C:${result.context.communities[0]?.id}]`);
+  });
+
   it("answers in all five modes with labelled extractive answers citing numbered passages", async () => {
     for (const mode of QUERY_MODES) {
       const result = await kgrag.query("Who founded Lumen Robotics?", { mode });

@@ -26,13 +26,31 @@ export async function answerQuestion(
   options: AnswerOptions,
 ): Promise<string> {
   if (built.context.chunks.length === 0 && built.context.communities.length === 0) return NOTHING_FOUND;
-  if (!services.chat) return extractiveAnswer(question, built.context.chunks, built.references);
+  if (!services.chat) return offlineAnswer(question, built);
   const reply = await services.chat.chat({
     stage: "answer",
     messages: answerMessages(question, built.text, options),
     onToken: options.onToken,
   });
   return reply.text.trim();
+}
+
+/**
+ * Offline: the passages' best-matching sentences with their [n] references, then the summaries of
+ * the community reports in the context (what whole-corpus questions are answered from).
+ */
+function offlineAnswer(question: string, built: BuiltContext): string {
+  const { communities, chunks } = built.context;
+  const parts = chunks.length > 0 ? [extractiveAnswer(question, chunks, built.references)] : [];
+  if (communities.length > 0) {
+    parts.push(
+      [
+        "From the community reports (extractive, offline: the reports' own summaries):",
+        ...communities.map((c) => `- ${c.title} [C:${c.id}]: ${c.summary.replace(/\s+/g, " ").trim()}`),
+      ].join("\n"),
+    );
+  }
+  return parts.join("\n\n");
 }
 
 export function answerMessages(question: string, context: string, options: AnswerOptions): ChatMessage[] {

@@ -11,6 +11,7 @@ export interface CommunityContext {
 }
 
 const NONE: CommunityContext = { communities: [], analysis: null };
+const BROADEST_THEMES = 5;
 
 /**
  * Community reports for the question, once communities exist. With a model, global mode runs the
@@ -34,9 +35,25 @@ export async function communityContext(input: RetrievalInput, useModel: boolean)
     result = await offlineGlobalSearch({ ...services, chat: null }, input.question, reports, searchOptions);
   }
   if (result.communities.length === 0) return NONE;
-  const relevant = result.communities.filter((c) =>
+  const similar = result.communities.filter((c) =>
     withModel ? c.score > 0 : c.score >= options.similarityThreshold,
   );
+  // In global mode the reports are the answer. A whole-corpus question ("what are the main themes?")
+  // shares no words with any report, so offline it falls back to the broadest themes: the largest
+  // top-level communities, instead of answering from nothing.
+  if (similar.length === 0 && !withModel && options.mode === "global") {
+    const broadest = (await reportsAtLevel(services.store, 0)).slice(0, BROADEST_THEMES);
+    return {
+      communities: broadest.map((c) => ({
+        id: c.id,
+        level: c.level,
+        title: c.report.title,
+        summary: c.report.summary,
+      })),
+      analysis: null,
+    };
+  }
+  const relevant = similar;
   return {
     communities: relevant.map(({ id, level, title, summary }) => ({ id, level, title, summary })),
     analysis: withModel && relevant.length ? result.answer : null,
