@@ -175,13 +175,23 @@ function recordChange<T extends EntityRecord | RelationshipRecord>(
     deletes.push(key);
     return { action: "delete", oldDescription: previous.description, newDescription: null };
   }
-  if (previous && stableStringify(previous) === stableStringify(next)) return null;
+  if (previous && sameRecord(previous, next)) return null;
   upserts.push(next);
   return {
     action: previous ? "update" : "create",
     oldDescription: previous?.description ?? null,
     newDescription: next.description,
   };
+}
+
+/**
+ * Deep equality. Hub records hold thousands of fragments, so the cheap fields that nearly always
+ * differ after a merge (fragment hash, chunk count) are compared before serialising both records.
+ */
+function sameRecord<T extends EntityRecord | RelationshipRecord>(a: T, b: T): boolean {
+  if (a.fragmentsHash !== b.fragmentsHash || a.sourceChunkIds.length !== b.sourceChunkIds.length)
+    return false;
+  return stableStringify(a) === stableStringify(b);
 }
 
 function byKey<T extends { key: string }>(records: T[]): Map<string, T> {

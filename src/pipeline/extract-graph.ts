@@ -5,8 +5,19 @@ import { type ChunkMerge, planChunkMerges } from "../merge/plan.js";
 import type { KgragServices } from "../services.js";
 import type { ChunkRecord } from "../types.js";
 
-/** Chunks merged per transaction: large enough that popular entities are not rewritten per chunk. */
-const MERGE_BATCH = 256;
+/**
+ * Chunks merged per transaction. Each batch re-folds and rewrites every entity it touches from all
+ * its mentions, so a hub mentioned across the corpus costs (batches x its mentions). Cutting a run
+ * into a fixed number of batches keeps that linear in the corpus rather than quadratic, within
+ * bounds on the transaction size. A crash loses at most one batch of merges, never half a chunk.
+ */
+const MIN_MERGE_BATCH = 256;
+const MAX_MERGE_BATCH = 4096;
+const MERGE_BATCHES_PER_RUN = 2;
+
+function mergeBatchSize(chunks: number): number {
+  return Math.min(MAX_MERGE_BATCH, Math.max(MIN_MERGE_BATCH, Math.ceil(chunks / MERGE_BATCHES_PER_RUN)));
+}
 
 export interface ExtractGraphResult {
   merged: number;
@@ -38,14 +49,15 @@ export async function extractGraph(
   if (work.length === 0) return result;
 
   progress.start("extract", work.length);
+  const batchSize = mergeBatchSize(work.length);
   const mergeQueue = pLimit(1);
   // Enough extractions in flight to keep the model busy without holding every chunk's promise at once.
   const inFlight = pLimit(Math.max(2, (services.config.llm?.concurrency ?? 1) * 2));
   const ready: ChunkMerge[] = [];
   const mergeReady = (all: boolean) =>
     mergeQueue(async () => {
-      while (ready.length >= MERGE_BATCH || (all && ready.length > 0)) {
-        const batch = ready.splice(0, MERGE_BATCH);
+      while (ready.length >= batchSize || (all && ready.length > 0)) {
+        const batch = ready.splice(0, batchSize);
         const changes = await planChunkMerges(store, batch, services.config.merge);
         await store.commitChunkMerges(batch, changes);
         result.merged += batch.length;

@@ -22,19 +22,34 @@ const pieceEncoders = new Map<TiktokenEncoding, PieceEncoder>();
  * "<|endoftext|>" is treated as plain text.
  */
 export function encodeByPieces(text: string, encoding: TiktokenEncoding): number[] {
-  const { pattern, cache } = pieceEncoder(encoding);
-  const enc = encoder(encoding);
   const ids: number[] = [];
-  for (const [piece] of text.matchAll(pattern)) {
-    let tokens = cache.get(piece);
-    if (!tokens) {
-      tokens = enc.encode(piece, [], []);
-      if (cache.size >= MAX_CACHED_PIECES) cache.clear();
-      cache.set(piece, tokens);
-    }
-    for (const id of tokens) ids.push(id);
+  for (const piece of piecesOf(text, encoding)) {
+    for (const id of pieceTokens(piece, encoding)) ids.push(id);
   }
   return ids;
+}
+
+/** `encodeByPieces(text, encoding).length` without building the token array. */
+export function countByPieces(text: string, encoding: TiktokenEncoding): number {
+  let count = 0;
+  for (const piece of piecesOf(text, encoding)) count += pieceTokens(piece, encoding).length;
+  return count;
+}
+
+/** The encoding's pieces of the text, one at a time: a long text never holds all of them at once. */
+function* piecesOf(text: string, encoding: TiktokenEncoding): Generator<string> {
+  for (const [piece] of text.matchAll(pieceEncoder(encoding).pattern)) yield piece;
+}
+
+function pieceTokens(piece: string, encoding: TiktokenEncoding): number[] {
+  const { cache } = pieceEncoder(encoding);
+  let tokens = cache.get(piece);
+  if (!tokens) {
+    tokens = encoder(encoding).encode(piece, [], []);
+    if (cache.size >= MAX_CACHED_PIECES) cache.clear();
+    cache.set(piece, tokens);
+  }
+  return tokens;
 }
 
 function pieceEncoder(encoding: TiktokenEncoding): PieceEncoder {

@@ -1,5 +1,5 @@
 import { getEncoding, type Tiktoken, type TiktokenEncoding } from "js-tiktoken";
-import { encodeByPieces } from "./piece-encoder.js";
+import { countByPieces, encodeByPieces } from "./piece-encoder.js";
 
 export const DEFAULT_ENCODING: TiktokenEncoding = "o200k_base";
 
@@ -16,7 +16,7 @@ export function encoder(encoding: TiktokenEncoding = DEFAULT_ENCODING): Tiktoken
 }
 
 export function countTokens(text: string, encoding: TiktokenEncoding = DEFAULT_ENCODING): number {
-  return encodeByPieces(text, encoding).length;
+  return countByPieces(text, encoding);
 }
 
 /** Keeps the longest prefix of `text` that fits in `maxTokens`. */

@@ -6,6 +6,8 @@ const COMMUNITY_COLUMNS = "id, level, parent_id, child_ids, entity_keys, content
 
 /** The community hierarchy with its reports, replaced as a whole after each clustering. */
 export class CommunityTable {
+  private cached: { generation: string; communities: CommunityRecord[] } | undefined;
+
   constructor(private readonly sql: Sql) {}
 
   /** Call inside a transaction. */
@@ -28,11 +30,17 @@ export class CommunityTable {
     }
   }
 
-  /** In the order they were given to replaceAll. */
+  /**
+   * In the order they were given to replaceAll. Global queries read them all; parsing thousands of
+   * reports costs far more than copying them, so the parsed list is kept until the data changes.
+   */
   list(): CommunityRecord[] {
-    return this.sql
-      .all<CommunityRow>(`SELECT ${COMMUNITY_COLUMNS} FROM communities ORDER BY seq`)
-      .map(toCommunity);
+    const generation = this.sql.generation();
+    if (this.cached?.generation !== generation) {
+      const rows = this.sql.all<CommunityRow>(`SELECT ${COMMUNITY_COLUMNS} FROM communities ORDER BY seq`);
+      this.cached = { generation, communities: rows.map(toCommunity) };
+    }
+    return this.cached.communities.map(copy);
   }
 
   saveReport(id: string, report: CommunityRecord["report"], reportHash: string): void {
@@ -44,4 +52,15 @@ export class CommunityTable {
     );
     if (result.changes === 0) throw new Error(`Cannot save a report for unknown community "${id}".`);
   }
+}
+
+/** Callers may change what they get; the cache keeps its own. */
+function copy(community: CommunityRecord): CommunityRecord {
+  const { report } = community;
+  return {
+    ...community,
+    childIds: [...community.childIds],
+    entityKeys: [...community.entityKeys],
+    report: report && { ...report, findings: report.findings.map((finding) => ({ ...finding })) },
+  };
 }

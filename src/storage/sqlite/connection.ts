@@ -14,6 +14,9 @@ const BUSY_TIMEOUT_MS = 15_000;
  */
 export class Sql {
   private readonly statements = new Map<string, Database.Statement>();
+  /** Writes issued through this connection; with SQLite's data_version it tells when data changed. */
+  private writes = 0;
+  private dataVersionStatement: Database.Statement | undefined;
 
   constructor(readonly db: SqliteDatabase) {}
 
@@ -26,6 +29,8 @@ export class Sql {
       if (pluck) statement.pluck(true);
       this.statements.set(cacheKey, statement);
     }
+    // Every write goes through here (or a transaction), so handing out a writer counts as a write.
+    if (!statement.readonly) this.writes += 1;
     return statement;
   }
 
@@ -48,12 +53,32 @@ export class Sql {
   }
 
   /**
+   * Changes whenever the database may have changed: a commit by any other connection (SQLite's
+   * data_version) or any write statement or transaction on this one. Read caches key on it.
+   */
+  generation(): string {
+    return `${this.dataVersion()}:${this.writes}`;
+  }
+
+  /** Changes when another connection commits (never for this connection's own writes). */
+  dataVersion(): number {
+    this.dataVersionStatement ??= this.db.prepare("PRAGMA data_version").pluck(true);
+    return this.dataVersionStatement.get() as number;
+  }
+
+  /**
    * Runs `work` in one write transaction. IMMEDIATE takes the write lock up front, so a second
    * process waits on busy_timeout instead of failing when it tries to upgrade a read transaction.
    */
   transaction<T>(work: () => T): T {
-    if (this.db.inTransaction) return work();
-    return this.db.transaction(work).immediate();
+    // Counted before and after: statements run inside `work` may write without being counted.
+    this.writes += 1;
+    try {
+      if (this.db.inTransaction) return work();
+      return this.db.transaction(work).immediate();
+    } finally {
+      this.writes += 1;
+    }
   }
 }
 

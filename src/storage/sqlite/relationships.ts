@@ -1,6 +1,7 @@
 import { relationshipKey } from "../../merge/keys.js";
 import type { RelationshipRecord } from "../../types.js";
 import { idList, qualified, type Sql } from "./connection.js";
+import { RelationshipCache } from "./relationship-cache.js";
 import { type RelationshipRow, toRelationship } from "./rows.js";
 
 const RELATIONSHIP_COLUMNS =
@@ -10,10 +11,15 @@ const RELATIONSHIP_COLUMNS_OF_R = qualified("r", RELATIONSHIP_COLUMNS);
 
 /** Folded relationships: one row per unordered entity pair, stored in canonical order. */
 export class RelationshipTable {
-  constructor(private readonly sql: Sql) {}
+  private readonly cache: RelationshipCache;
+
+  constructor(private readonly sql: Sql) {
+    this.cache = new RelationshipCache(sql);
+  }
 
   upsert(relationship: RelationshipRecord): void {
     assertCanonical(relationship);
+    this.cache.changed();
     this.sql.run(
       `INSERT INTO relationships (${RELATIONSHIP_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET
@@ -35,6 +41,7 @@ export class RelationshipTable {
   }
 
   delete(key: string): void {
+    this.cache.changed();
     this.sql.run("DELETE FROM relationships WHERE key = ?", key);
   }
 
@@ -63,32 +70,14 @@ export class RelationshipTable {
       .map(toRelationship);
   }
 
-  /** Both endpoint indexes are used: one lookup per key and side, no table scan. */
+  /** In key order; served from memory (see RelationshipCache). */
   touching(entityKeys: string[]): RelationshipRecord[] {
-    return this.sql
-      .all<RelationshipRow>(
-        `SELECT ${RELATIONSHIP_COLUMNS} FROM relationships WHERE key IN (
-           SELECT key FROM relationships WHERE source_key IN (SELECT value FROM json_each(@keys))
-           UNION
-           SELECT key FROM relationships WHERE target_key IN (SELECT value FROM json_each(@keys))
-         ) ORDER BY key`,
-        { keys: idList(entityKeys) },
-      )
-      .map(toRelationship);
+    return this.cache.records(this.cache.keysTouching(entityKeys), (missing) => this.get(missing));
   }
 
   /** Relationship count per entity; a self-loop counts once, unknown keys count 0. */
   degrees(entityKeys: string[]): Map<string, number> {
-    const rows = this.sql.all<{ key: string; degree: number }>(
-      `SELECT wanted.value AS key,
-         (SELECT count(*) FROM relationships WHERE source_key = wanted.value)
-         + (SELECT count(*) FROM relationships WHERE target_key = wanted.value)
-         - (SELECT count(*) FROM relationships WHERE source_key = wanted.value AND target_key = wanted.value)
-         AS degree
-       FROM json_each(?) wanted`,
-      idList(entityKeys),
-    );
-    return new Map(rows.map((row) => [row.key, row.degree]));
+    return this.cache.degrees(entityKeys);
   }
 }
 

@@ -60,6 +60,7 @@ export class SqliteGraphStore implements GraphStore {
   private readonly communities: CommunityTable;
   private readonly llmCache: LlmCacheTable;
   private readonly history: HistoryLog;
+  private documentList: { generation: string; documents: DocumentRecord[] } | undefined;
 
   constructor(private readonly db: SqliteDatabase) {
     this.sql = new Sql(db);
@@ -108,8 +109,14 @@ export class SqliteGraphStore implements GraphStore {
     return this.documents.get(id);
   }
 
+  /** Queries ask for every document (their titles name subjects); read once per data generation. */
   async listDocuments(): Promise<DocumentRecord[]> {
-    return this.documents.list();
+    const generation = this.sql.generation();
+    if (this.documentList?.generation !== generation) {
+      this.documentList = { generation, documents: this.documents.list() };
+    }
+    // Copies: a caller changing its records must not change the cache.
+    return this.documentList.documents.map((doc) => ({ ...doc, metadata: { ...doc.metadata } }));
   }
 
   async setDocumentStatus(id: string, status: DocumentStatus, error: string | null): Promise<void> {

@@ -1,10 +1,10 @@
 import type { ScoredId, VectorItem, VectorNamespace } from "../../types.js";
 import { idList, type Sql } from "./connection.js";
-import { normalizeInPlace, searchMatrix, type VectorMatrix } from "./vector-math.js";
+import { MatrixBuilder, searchMatrix, type VectorMatrix } from "./vector-math.js";
 
-interface CachedMatrix {
+interface Cached<T> {
   generation: number;
-  matrix: VectorMatrix;
+  value: T;
 }
 
 interface VectorRow {
@@ -18,7 +18,8 @@ interface VectorRow {
  * every write, from any connection or process) no longer matches.
  */
 export class VectorIndex {
-  private readonly cache = new Map<VectorNamespace, CachedMatrix>();
+  private readonly matrices = new Map<VectorNamespace, Cached<VectorMatrix>>();
+  private readonly textHashes = new Map<VectorNamespace, Cached<Map<string, string>>>();
 
   constructor(private readonly sql: Sql) {}
 
@@ -61,16 +62,20 @@ export class VectorIndex {
     }));
   }
 
+  /** A fresh copy each call; read from SQLite only when the namespace changed (queries ask often). */
   hashes(ns: VectorNamespace): Map<string, string> {
-    const rows = this.sql.all<{ id: string; text_hash: string }>(
-      "SELECT id, text_hash FROM vectors WHERE namespace = ?",
-      ns,
-    );
-    return new Map(rows.map((row) => [row.id, row.text_hash]));
+    const hashes = this.cached(this.textHashes, ns, () => {
+      const rows = this.sql.all<{ id: string; text_hash: string }>(
+        "SELECT id, text_hash FROM vectors WHERE namespace = ?",
+        ns,
+      );
+      return new Map(rows.map((row) => [row.id, row.text_hash]));
+    });
+    return new Map(hashes);
   }
 
   search(ns: VectorNamespace, query: number[], topK: number, allow?: Set<string>): ScoredId[] {
-    const matrix = this.matrix(ns);
+    const matrix = this.cached(this.matrices, ns, () => this.load(ns));
     if (matrix.ids.length === 0 || topK <= 0) return [];
     if (query.length !== matrix.dim) {
       throw new Error(
@@ -109,30 +114,32 @@ export class VectorIndex {
     );
   }
 
-  private matrix(ns: VectorNamespace): VectorMatrix {
+  /** The cached value while the namespace's generation is unchanged, else a freshly built one. */
+  private cached<T>(cache: Map<VectorNamespace, Cached<T>>, ns: VectorNamespace, build: () => T): T {
     const generation =
       this.sql.column<number>("SELECT generation FROM vector_generations WHERE namespace = ?", ns)[0] ?? 0;
-    const cached = this.cache.get(ns);
-    if (cached && cached.generation === generation) return cached.matrix;
-    const matrix = this.load(ns);
-    this.cache.set(ns, { generation, matrix });
-    return matrix;
+    const hit = cache.get(ns);
+    if (hit && hit.generation === generation) return hit.value;
+    const value = build();
+    cache.set(ns, { generation, value });
+    return value;
   }
 
+  /**
+   * Streams the rows into the matrix in one read transaction, so the count and the rows agree
+   * and the blobs are never all held at once.
+   */
   private load(ns: VectorNamespace): VectorMatrix {
-    const rows = this.sql.all<VectorRow>(
-      "SELECT id, vector FROM vectors WHERE namespace = ? ORDER BY id",
-      ns,
-    );
-    const dim = rows.length > 0 ? (rows[0] as VectorRow).vector.byteLength / 4 : 0;
-    const matrix = new Float32Array(rows.length * dim);
-    const bytes = new Uint8Array(matrix.buffer);
-    rows.forEach((row, index) => {
-      // Byte copy: SQLite blobs are not guaranteed to be 4-byte aligned for a Float32Array view.
-      bytes.set(row.vector, index * dim * 4);
-      normalizeInPlace(matrix, index * dim, dim);
-    });
-    const ids = rows.map((row) => row.id);
-    return { dim, ids, rowOf: new Map(ids.map((id, row) => [id, row])), rows: matrix };
+    const read = () => {
+      const size = this.sql.column<number>("SELECT count(*) FROM vectors WHERE namespace = ?", ns)[0] ?? 0;
+      const dim = this.sql.column<number>("SELECT dim FROM vectors WHERE namespace = ? LIMIT 1", ns)[0] ?? 0;
+      const builder = new MatrixBuilder(size, dim);
+      const rows = this.sql
+        .statement("SELECT id, vector FROM vectors WHERE namespace = ? ORDER BY id")
+        .iterate(ns) as IterableIterator<VectorRow>;
+      for (const row of rows) builder.add(row.id, row.vector);
+      return builder.finish();
+    };
+    return this.sql.db.inTransaction ? read() : this.sql.db.transaction(read).deferred();
   }
 }

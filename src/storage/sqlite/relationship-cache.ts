@@ -1,0 +1,116 @@
+import type { RelationshipRecord } from "../../types.js";
+import type { Sql } from "./connection.js";
+
+/** Cached records beyond this are dropped all at once, so memory stays bounded on huge graphs. */
+const MAX_CACHED_RECORDS = 100_000;
+
+interface Snapshot {
+  version: string;
+  /** Relationship keys per entity; a self-loop is listed once. */
+  byEntity: Map<string, string[]>;
+  records: Map<string, RelationshipRecord>;
+}
+
+/**
+ * What graph queries ask of relationships again and again (which edges touch these entities, how
+ * many, and the edges themselves), held in memory. Hub entities have thousands of edges, and
+ * reading them from SQLite on every query cost tens of milliseconds. Rebuilt when the
+ * relationships change: through this connection (the table reports it) or any other (data_version).
+ */
+export class RelationshipCache {
+  private snapshot: Snapshot | undefined;
+  private localChanges = 0;
+
+  constructor(private readonly sql: Sql) {}
+
+  /** Called by every write to the relationships table. */
+  changed(): void {
+    this.localChanges += 1;
+  }
+
+  /** Keys of the relationships touching any of the entities, in SQLite's key order. */
+  keysTouching(entityKeys: Iterable<string>): string[] {
+    const { byEntity } = this.current();
+    const keys = new Set<string>();
+    for (const entity of entityKeys) for (const key of byEntity.get(entity) ?? []) keys.add(key);
+    return sortLikeSqlite([...keys]);
+  }
+
+  /** Relationship count per entity (a self-loop once); the version is checked once per call. */
+  degrees(entityKeys: string[]): Map<string, number> {
+    const { byEntity } = this.current();
+    return new Map(entityKeys.map((key) => [key, byEntity.get(key)?.length ?? 0]));
+  }
+
+  /** Copies of the records, in the order of `keys`; `load` reads the ones not cached yet. */
+  records(keys: string[], load: (missing: string[]) => RelationshipRecord[]): RelationshipRecord[] {
+    const { records } = this.current();
+    const missing = keys.filter((key) => !records.has(key));
+    if (missing.length > 0) {
+      if (records.size + missing.length > MAX_CACHED_RECORDS) records.clear();
+      for (const record of load(missing)) records.set(record.key, record);
+    }
+    const out: RelationshipRecord[] = [];
+    for (const key of keys) {
+      const record = records.get(key);
+      if (record) out.push(copy(record));
+    }
+    return out;
+  }
+
+  private current(): Snapshot {
+    const version = `${this.sql.dataVersion()}:${this.localChanges}`;
+    if (this.snapshot?.version !== version) {
+      this.snapshot = { version, byEntity: this.adjacency(), records: new Map() };
+    }
+    return this.snapshot;
+  }
+
+  private adjacency(): Map<string, string[]> {
+    const byEntity = new Map<string, string[]>();
+    const add = (entity: string, key: string) => {
+      const keys = byEntity.get(entity);
+      if (keys) keys.push(key);
+      else byEntity.set(entity, [key]);
+    };
+    const rows = this.sql
+      .statement("SELECT key, source_key, target_key FROM relationships")
+      .iterate() as IterableIterator<{ key: string; source_key: string; target_key: string }>;
+    for (const row of rows) {
+      add(row.source_key, row.key);
+      if (row.target_key !== row.source_key) add(row.target_key, row.key);
+    }
+    return byEntity;
+  }
+}
+
+/** Callers may change what they get; the cache keeps its own. */
+function copy(record: RelationshipRecord): RelationshipRecord {
+  return {
+    ...record,
+    fragments: [...record.fragments],
+    keywords: [...record.keywords],
+    sourceChunkIds: [...record.sourceChunkIds],
+  };
+}
+
+/**
+ * SQLite's BINARY collation compares UTF-8 bytes, which is code point order. JavaScript's `<`
+ * compares UTF-16 units and differs only for text with surrogate pairs, so only that needs the
+ * slower comparison.
+ */
+function sortLikeSqlite(keys: string[]): string[] {
+  if (!keys.some((key) => /[\uD800-\uDFFF]/.test(key)))
+    return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return keys.sort(compareCodePoints);
+}
+
+function compareCodePoints(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = (x[i] as string).codePointAt(0)! - (y[i] as string).codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}

@@ -1,0 +1,165 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { relationshipKey } from "../../src/merge/keys.js";
+import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
+import type { CommunityRecord, GraphChanges, RelationshipRecord } from "../../src/types.js";
+import { makeDocument } from "../support/storage-fixtures.js";
+
+const tempDirs: string[] = [];
+
+async function tempWorkspace(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "kgrag-read-cache-"));
+  tempDirs.push(dir);
+  return dir;
+}
+
+afterAll(async () => {
+  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+const vector = (x: number) => [x, 1 - x, 0.5];
+
+function edge(a: string, b: string, weight = 1): RelationshipRecord {
+  const [sourceKey, targetKey] = a <= b ? [a, b] : [b, a];
+  return {
+    key: relationshipKey(sourceKey, targetKey),
+    sourceKey,
+    targetKey,
+    description: `${a} and ${b}`,
+    fragments: [`${a} and ${b}`],
+    keywords: ["k"],
+    weight,
+    sourceChunkIds: ["c1"],
+    fragmentsHash: "h",
+    needsSummary: false,
+  };
+}
+
+function changes(upsert: RelationshipRecord[], remove: string[] = []): GraphChanges {
+  return {
+    upsertEntities: [],
+    upsertRelationships: upsert,
+    deleteEntityKeys: [],
+    deleteRelationshipKeys: remove,
+    history: [],
+  };
+}
+
+describe("SQLite read caches (documents, vector hashes, vector matrices)", () => {
+  it("sees this connection's writes at once", async () => {
+    const store = await openSqliteStore(await tempWorkspace());
+    await store.upsertDocument(makeDocument("a"));
+    expect((await store.listDocuments()).map((d) => d.id)).toEqual(["a"]);
+    await store.setDocumentStatus("a", "failed", "boom");
+    expect((await store.listDocuments())[0]?.status).toBe("failed");
+    await store.upsertVectors("chunks", [{ id: "c1", textHash: "h1", vector: vector(0.1) }]);
+    expect(await store.vectorHashes("chunks")).toEqual(new Map([["c1", "h1"]]));
+    await store.upsertVectors("chunks", [{ id: "c1", textHash: "h2", vector: vector(0.9) }]);
+    expect(await store.vectorHashes("chunks")).toEqual(new Map([["c1", "h2"]]));
+    await store.close();
+  });
+
+  it("sees another connection's commits", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    await writer.upsertDocument(makeDocument("a"));
+    await writer.upsertVectors("chunks", [{ id: "c1", textHash: "h1", vector: vector(0.1) }]);
+    expect((await reader.listDocuments()).map((d) => d.id)).toEqual(["a"]);
+    expect((await reader.searchVectors("chunks", vector(0.1), 5)).map((hit) => hit.id)).toEqual(["c1"]);
+    await writer.upsertDocument(makeDocument("b"));
+    await writer.upsertVectors("chunks", [{ id: "c2", textHash: "h2", vector: vector(0.9) }]);
+    expect((await reader.listDocuments()).map((d) => d.id).sort()).toEqual(["a", "b"]);
+    expect((await reader.searchVectors("chunks", vector(0.9), 1)).map((hit) => hit.id)).toEqual(["c2"]);
+    expect([...(await reader.vectorHashes("chunks")).keys()].sort()).toEqual(["c1", "c2"]);
+    await reader.close();
+    await writer.close();
+  });
+
+  it("hands out copies, so a caller's edits never reach the cache", async () => {
+    const store = await openSqliteStore(await tempWorkspace());
+    await store.upsertDocument(makeDocument("a", { metadata: { lang: "en" } }));
+    await store.upsertVectors("chunks", [{ id: "c1", textHash: "h1", vector: vector(0.1) }]);
+    const [first] = await store.listDocuments();
+    if (!first) throw new Error("document missing");
+    first.title = "changed";
+    first.metadata.lang = "fr";
+    (await store.vectorHashes("chunks")).set("c1", "tampered");
+    const [again] = await store.listDocuments();
+    expect(again?.title).not.toBe("changed");
+    expect(again?.metadata.lang).toBe("en");
+    expect((await store.vectorHashes("chunks")).get("c1")).toBe("h1");
+    await store.close();
+  });
+
+  it("keeps relationshipsOf and degrees in step with writes from this and other connections", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    await reader.applyGraphChanges(changes([edge("a", "b"), edge("a", "c"), edge("a", "a")]));
+    expect((await reader.relationshipsOf(["a"])).map((r) => r.key)).toEqual(
+      [edge("a", "a"), edge("a", "b"), edge("a", "c")].map((r) => r.key).sort(),
+    );
+    expect(await reader.degrees(["a", "b", "zzz"])).toEqual(
+      new Map([
+        ["a", 3],
+        ["b", 1],
+        ["zzz", 0],
+      ]),
+    );
+    const [first] = await reader.relationshipsOf(["b"]);
+    first?.sourceChunkIds.push("tampered");
+    expect((await reader.relationshipsOf(["b"]))[0]?.sourceChunkIds).toEqual(["c1"]);
+
+    await writer.applyGraphChanges(changes([edge("b", "c", 7)], [edge("a", "c").key]));
+    expect((await reader.relationshipsOf(["c"])).map((r) => [r.key, r.weight])).toEqual([
+      [edge("b", "c").key, 7],
+    ]);
+    expect((await reader.degrees(["a", "b"])).get("a")).toBe(2);
+    await reader.applyGraphChanges(changes([], [edge("a", "b").key]));
+    expect((await reader.degrees(["b"])).get("b")).toBe(1);
+    await reader.close();
+    await writer.close();
+  });
+
+  it("keeps the community list in step with reports saved by any connection", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    const community: CommunityRecord = {
+      id: "c0",
+      level: 0,
+      parentId: null,
+      childIds: [],
+      entityKeys: ["a", "b"],
+      contentHash: "h",
+      report: null,
+      reportHash: null,
+    };
+    await writer.replaceCommunities([community]);
+    expect((await reader.listCommunities())[0]?.report).toBeNull();
+    const report = {
+      title: "A and B",
+      summary: "s",
+      rating: 1,
+      ratingExplanation: "r",
+      findings: [{ summary: "f", explanation: "e" }],
+      markdown: "# A and B",
+      method: "extractive" as const,
+    };
+    await writer.saveCommunityReport("c0", report, "h");
+    const [listed] = await reader.listCommunities();
+    expect(listed?.report?.title).toBe("A and B");
+    listed?.entityKeys.push("tampered");
+    if (listed?.report) listed.report.findings[0] = { summary: "x", explanation: "x" };
+    const [again] = await reader.listCommunities();
+    expect(again?.entityKeys).toEqual(["a", "b"]);
+    expect(again?.report?.findings).toEqual(report.findings);
+    await reader.replaceCommunities([]);
+    expect(await reader.listCommunities()).toEqual([]);
+    await reader.close();
+    await writer.close();
+  });
+});
