@@ -122,7 +122,8 @@ describe("bad input never costs what is already indexed", () => {
     // The 50 MB file went through line by line: its 100 documents cost no more live memory than
     // the 100 short ones of the first run (holding the file, or its ignored field, would add 50 MB).
     expect(summary.documents).toBe(before.documents.length + 100 + 1 + 1 + emptyIds.length);
-    expect(second.liveMb - first.liveMb).toBeLessThan(25);
+    // Margin for caches and GC timing; holding the file would add its whole 50 MB.
+    expect(second.liveMb - first.liveMb).toBeLessThan(40);
 
     const after = await workspaceSnapshot(ws);
     for (const doc of before.documents) expect(after.documents).toContainEqual(doc);

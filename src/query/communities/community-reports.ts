@@ -7,7 +7,8 @@ interface CachedReports {
   reports: ReportedCommunity[];
 }
 
-const cache = new WeakMap<GraphStore, CachedReports>();
+/** Per store, one entry per level: queries at different levels must not evict each other. */
+const cache = new WeakMap<GraphStore, Map<number, CachedReports>>();
 
 /**
  * The reports at a community level, loaded once per store and reloaded when the embedded reports
@@ -19,10 +20,12 @@ export async function reportsAtLevel(store: GraphStore, level: number): Promise<
   const hashes = await store.vectorHashes("communities");
   if (hashes.size === 0) return [];
   const signature = setSignature(hashes);
-  const cached = cache.get(store);
-  if (cached && cached.signature === signature && cached.level === level) return cached.reports;
+  const levels = cache.get(store) ?? new Map<number, CachedReports>();
+  cache.set(store, levels);
+  const cached = levels.get(level);
+  if (cached && cached.signature === signature) return cached.reports;
   const reports = selectReports(await store.listCommunities(), level);
-  cache.set(store, { signature, level, reports });
+  levels.set(level, { signature, level, reports });
   return reports;
 }
 

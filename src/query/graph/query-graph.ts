@@ -1,5 +1,5 @@
 import type { GraphStore } from "../../storage/graph-store.js";
-import type { EntityRecord, RelationshipRecord } from "../../types.js";
+import type { DocumentRecord, EntityRecord, RelationshipRecord } from "../../types.js";
 import type { ResolvedScope } from "./scope.js";
 import { subjectIndex } from "./subjects.js";
 
@@ -73,7 +73,7 @@ export class QueryGraph {
 
   /** Entity key -> documents whose title names it (see subjects.ts); read once per query. */
   documentSubjects(): Promise<Map<string, string[]>> {
-    this.subjects ??= this.store.listDocuments().then(subjectIndex);
+    this.subjects ??= this.store.listDocuments().then((docs) => cachedSubjectIndex(this.store, docs));
     return this.subjects;
   }
 
@@ -92,6 +92,18 @@ export class QueryGraph {
     const scope = this.scope;
     return scope ? record.sourceChunkIds.filter((id) => scope.chunkIds.has(id)) : record.sourceChunkIds;
   }
+}
+
+const subjectCache = new WeakMap<GraphStore, { signature: string; index: Map<string, string[]> }>();
+
+/** Titles change only with documents: the index is rebuilt when their ids or titles change, not per query. */
+function cachedSubjectIndex(store: GraphStore, docs: DocumentRecord[]): Map<string, string[]> {
+  const signature = docs.map((d) => `${d.id}\u0000${d.title}`).join("\u0001");
+  const cached = subjectCache.get(store);
+  if (cached?.signature === signature) return cached.index;
+  const index = subjectIndex(docs);
+  subjectCache.set(store, { signature, index });
+  return index;
 }
 
 function unique(keys: string[]): string[] {
