@@ -23,7 +23,7 @@ import {
 import { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode } from "../src/query/options.js";
 import type { KgragServices } from "../src/services.js";
 
-const DATA = "/work/shared/datasets/hotpotqa-100";
+const DATA = join(import.meta.dirname, "../../shared/datasets/hotpotqa-100");
 const KS = [5, 8, 10];
 const BM25_REFERENCE = "BM25 over title + text (dataset README): all-gold@5/8/10 = 0.57 / 0.70 / 0.80";
 

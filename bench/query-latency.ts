@@ -16,7 +16,7 @@ import { createKgrag } from "../src/kgrag.js";
 import { QUERY_MODES } from "../src/query/options.js";
 import { runQuery } from "../src/query/query-engine.js";
 
-const DATA = "/work/shared/datasets/hotpotqa-100";
+const DATA = join(import.meta.dirname, "../../shared/datasets/hotpotqa-100");
 const COPIES = 6;
 const VOWELS = "aeiou";
 

@@ -31,22 +31,26 @@ export async function embedGraph(services: KgragServices): Promise<{ embedded: n
   const relationships = await store.listRelationships();
   const names = new Map(entities.map((e) => [e.key, e.name]));
 
-  let embedded = 0;
-  embedded += await syncNamespace(
-    services,
-    "chunks",
-    chunks.map((c) => ({ id: c.id, text: c.text })),
-  );
-  embedded += await syncNamespace(
-    services,
-    "entities",
-    entities.map((e) => ({ id: e.key, text: entityEmbeddingText(e) })),
-  );
-  embedded += await syncNamespace(
-    services,
-    "relationships",
-    relationships.map((r) => ({ id: r.key, text: relationshipEmbeddingText(r, names) })),
-  );
+  // The three indexes are independent: embedding them together keeps every request slot busy
+  // instead of draining one namespace's last half-empty round before the next starts.
+  const counts = await Promise.all([
+    syncNamespace(
+      services,
+      "chunks",
+      chunks.map((c) => ({ id: c.id, text: c.text })),
+    ),
+    syncNamespace(
+      services,
+      "entities",
+      entities.map((e) => ({ id: e.key, text: entityEmbeddingText(e) })),
+    ),
+    syncNamespace(
+      services,
+      "relationships",
+      relationships.map((r) => ({ id: r.key, text: relationshipEmbeddingText(r, names) })),
+    ),
+  ]);
+  const embedded = counts.reduce((a, b) => a + b, 0);
   return { embedded };
 }
 
