@@ -1,9 +1,16 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { configFromEnv } from "../config.js";
 import { type CreateKgragOptions, createKgrag, type Kgrag } from "../kgrag.js";
 import type { KgragServices } from "../services.js";
+import { sqliteFile } from "../storage/sqlite/sqlite-store.js";
+import { UsageError } from "./output.js";
 import { terminalProgress } from "./progress-bars.js";
 
 export interface OpenOptions {
   workspace?: string;
+  /** Only commands that write a graph create a missing workspace; the others say it is missing. */
+  create?: boolean;
 }
 
 /** What most commands need: the services of one workspace, and a way to let go of it. */
@@ -17,6 +24,7 @@ let notified = false;
 /** Opens a workspace for the CLI: progress bars on a terminal, and one notice when running offline. */
 export function cliOpener(extra: CreateKgragOptions = {}): OpenKgrag {
   return async (opts) => {
+    if (!opts.create) refuseMissingWorkspace(opts.workspace, extra);
     const kgrag = await createKgrag({
       ...extra,
       progress: extra.progress ?? terminalProgress(),
@@ -32,4 +40,19 @@ export function cliOpener(extra: CreateKgragOptions = {}): OpenKgrag {
     }
     return kgrag;
   };
+}
+
+/** A read command pointed at the wrong folder should say so, not create an empty workspace there. */
+function refuseMissingWorkspace(workspace: string | undefined, extra: CreateKgragOptions): void {
+  const config = configFromEnv(extra.env ?? process.env, {
+    ...extra.config,
+    ...(workspace ? { workspace } : {}),
+  });
+  if (config.storage !== "sqlite" || extra.store) return;
+  const dir = resolve(config.workspace);
+  if (existsSync(sqliteFile(dir))) return;
+  throw new UsageError(
+    `No kgrag workspace at ${dir}. Index documents first (kgrag index <paths> --workspace ${config.workspace}), ` +
+      "or point --workspace / KGRAG_WORKSPACE at an existing one.",
+  );
 }

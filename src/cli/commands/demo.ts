@@ -13,7 +13,7 @@ export function registerDemoCommand(program: Command, open: OpenKgrag): void {
     .option("-w, --workspace <dir>", "workspace folder", "./kgrag-demo")
     .option("--questions <n>", "how many sample questions to ask", "3")
     .action(async (opts: { workspace: string; questions: string }) => {
-      const kgrag = await open(opts);
+      const kgrag = await open({ ...opts, create: true });
       try {
         const summary = await kgrag.index([packagePath("samples", "corpus")]);
         const out = process.stdout;

@@ -7,6 +7,7 @@ import { formatTable, printJson, UsageError } from "../output.js";
 /** The workspace eval needs: services to query, and a way to index the corpus (kgrag.index). */
 export type OpenEvalWorkspace = (opts: {
   workspace?: string;
+  create?: boolean;
 }) => Promise<{ services: KgragServices; close(): Promise<void>; index(paths: string[]): Promise<unknown> }>;
 
 interface EvalFlags {
@@ -38,7 +39,7 @@ export function registerEvalCommand(program: Command, open: OpenEvalWorkspace): 
       const modes = parseModes(flags.modes);
       const ks = parseKs(flags.k);
       const questions = await readEvalQuestions(flags.questions);
-      const workspace = await open(flags);
+      const workspace = await open({ ...flags, create: true });
       try {
         // Indexing skips documents already indexed with the same content.
         await workspace.index([flags.corpus]);

@@ -1,7 +1,8 @@
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import type { IndexSummary } from "../../workspace/indexing.js";
 import type { OpenKgrag } from "../open.js";
-import { printJson } from "../output.js";
+import { printJson, UsageError } from "../output.js";
 
 export function registerIndexCommand(program: Command, open: OpenKgrag): void {
   program
@@ -19,7 +20,9 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
         paths: string[],
         opts: { workspace?: string; json?: boolean; communities: boolean; prune?: boolean },
       ) => {
-        const kgrag = await open(opts);
+        const missing = paths.filter((path) => !existsSync(path));
+        if (missing.length > 0) throw new UsageError(`No such file or folder: ${missing.join(", ")}`);
+        const kgrag = await open({ ...opts, create: true });
         try {
           const summary = await kgrag.index(paths, { communities: opts.communities, prune: opts.prune });
           if (opts.json) printJson(jsonSummary(summary));
