@@ -90,7 +90,7 @@ function fileDocument(
 ): SourceDocument {
   return {
     id: fileDocumentId(path),
-    title: title ?? basename(path, extname(path)),
+    title: title ?? titleFromFileName(path),
     path,
     text,
     metadata: { source: path, format },
@@ -100,4 +100,12 @@ function fileDocument(
 /** From the absolute path, not the content: editing a file updates the same document. */
 export function fileDocumentId(absolutePath: string): string {
   return `doc-${hashText(absolutePath)}`;
+}
+
+/** "mara-quell.txt" -> "mara quell": the words of the file name, so it names the same entity as the text. */
+export function titleFromFileName(path: string): string {
+  const words = basename(path, extname(path))
+    .replace(/[-_.]+/g, " ")
+    .trim();
+  return words || basename(path);
 }
