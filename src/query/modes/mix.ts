@@ -1,5 +1,5 @@
 import { reciprocalRankFusion } from "../fusion.js";
-import { retrieveGlobal } from "./global.js";
+import { retrieveThemes } from "./global.js";
 import { mergeGraphHits } from "./hybrid.js";
 import { retrieveLocal } from "./local.js";
 import { retrieveNaive } from "./naive.js";
@@ -11,12 +11,13 @@ import type { Retrieval, RetrievalInput } from "./retrieval.js";
  * (naive: vectors + BM25) by reciprocal rank, as HippoRAG and fast-graphrag pair query-level
  * lexical evidence with PageRank from the linked entities. Global's passages inform the
  * relationships and reports but are not fused: reached through loosely matched themes, they
- * pushed gold passages out more often than they added one (measured; see docs/query.md).
+ * pushed gold passages out more often than they added one (measured; see docs/query.md), so
+ * mix takes global's relationships, entities and reports without its graph walk (retrieveThemes).
  */
 export async function retrieveMix(input: RetrievalInput): Promise<Retrieval> {
   const [local, global, passages] = await Promise.all([
     retrieveLocal(input),
-    retrieveGlobal(input),
+    retrieveThemes(input),
     retrieveNaive(input),
   ]);
   const graph = mergeGraphHits(local, global);
