@@ -6,6 +6,7 @@ import type {
   Metadata,
   Scope,
 } from "../../types.js";
+import { assertChunksBelongTo } from "../input-checks.js";
 import { int, type Neo4jConnection } from "./connection.js";
 import { asChunkStates, asChunks, asDocuments, asStrings } from "./read-rows.js";
 import { chunkRow, documentRow } from "./write-rows.js";
@@ -115,15 +116,4 @@ export async function deleteDocuments(
     await tx.run("store/entity-anchors-prune", { keys: entityKeys });
     return { entityKeys, relationshipKeys };
   });
-}
-
-function assertChunksBelongTo(docId: string, chunks: ChunkRecord[]): void {
-  const seen = new Set<string>();
-  for (const chunk of chunks) {
-    if (chunk.docId !== docId) {
-      throw new Error(`Chunk "${chunk.id}" belongs to document "${chunk.docId}", not "${docId}".`);
-    }
-    if (seen.has(chunk.id)) throw new Error(`Chunk id "${chunk.id}" appears twice in document "${docId}".`);
-    seen.add(chunk.id);
-  }
 }

@@ -1,5 +1,6 @@
 import { splitRelationshipKey } from "../../merge/keys.js";
 import type { VectorItem, VectorNamespace } from "../../types.js";
+import { vectorDimension } from "../input-checks.js";
 import { int, type Neo4jConnection } from "./connection.js";
 import { asNumber, asStrings } from "./read-rows.js";
 import type { VectorIndexes } from "./schema-setup.js";
@@ -79,22 +80,7 @@ async function checkDimensions(
   ns: VectorNamespace,
   items: VectorItem[],
 ): Promise<number> {
-  const stored = (await vectorStats(db, ns, 1)).dimension;
-  const dim = stored ?? (items[0] as VectorItem).vector.length;
-  for (const item of items) {
-    if (item.vector.length !== dim) {
-      const against = stored === undefined ? "the other vectors in this batch" : "the vectors already stored";
-      throw new Error(
-        `Vector "${item.id}" has ${item.vector.length} dimensions but ${against} in namespace "${ns}" ` +
-          `have ${dim}. The embedding model or its dimension changed: use the workspace's model, ` +
-          "or start a new workspace to switch models.",
-      );
-    }
-    if (dim === 0 || !item.vector.every(Number.isFinite)) {
-      throw new Error(`Vector "${item.id}" in namespace "${ns}" is empty or holds non-finite numbers.`);
-    }
-  }
-  return dim;
+  return vectorDimension(ns, items, (await vectorStats(db, ns, 1)).dimension);
 }
 
 function vectorRow(ns: VectorNamespace, item: VectorItem) {

@@ -1,4 +1,5 @@
 import type { ChunkRecord, ChunkState } from "../../types.js";
+import { assertChunksBelongTo } from "../input-checks.js";
 import { idList, qualified, type Sql } from "./connection.js";
 import type { FullTextIndex } from "./fts.js";
 import { type ChunkRow, type ChunkStateRow, toChunk, toChunkState } from "./rows.js";
@@ -121,16 +122,5 @@ export class ChunkTable {
       chunk.end,
       chunk.id,
     );
-  }
-}
-
-function assertChunksBelongTo(docId: string, chunks: ChunkRecord[]): void {
-  const seen = new Set<string>();
-  for (const chunk of chunks) {
-    if (chunk.docId !== docId) {
-      throw new Error(`Chunk "${chunk.id}" belongs to document "${chunk.docId}", not "${docId}".`);
-    }
-    if (seen.has(chunk.id)) throw new Error(`Chunk id "${chunk.id}" appears twice in document "${docId}".`);
-    seen.add(chunk.id);
   }
 }

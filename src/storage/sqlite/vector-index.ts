@@ -1,4 +1,5 @@
 import type { ScoredId, VectorItem, VectorNamespace } from "../../types.js";
+import { vectorDimension } from "../input-checks.js";
 import { idList, type Sql } from "./connection.js";
 import { MatrixBuilder, searchMatrix, type VectorMatrix } from "./vector-math.js";
 
@@ -88,22 +89,7 @@ export class VectorIndex {
 
   private checkDimensions(ns: VectorNamespace, items: VectorItem[]): number {
     const stored = this.sql.column<number>("SELECT dim FROM vectors WHERE namespace = ? LIMIT 1", ns)[0];
-    const dim = stored ?? (items[0] as VectorItem).vector.length;
-    for (const item of items) {
-      if (item.vector.length !== dim) {
-        const against =
-          stored === undefined ? "the other vectors in this batch" : "the vectors already stored";
-        throw new Error(
-          `Vector "${item.id}" has ${item.vector.length} dimensions but ${against} in namespace "${ns}" ` +
-            `have ${dim}. The embedding model or its dimension changed: use the workspace's model, ` +
-            "or start a new workspace to switch models.",
-        );
-      }
-      if (dim === 0 || !item.vector.every(Number.isFinite)) {
-        throw new Error(`Vector "${item.id}" in namespace "${ns}" is empty or holds non-finite numbers.`);
-      }
-    }
-    return dim;
+    return vectorDimension(ns, items, stored);
   }
 
   private bumpGeneration(ns: VectorNamespace): void {
