@@ -8,15 +8,7 @@ import { createKgrag } from "../../src/kgrag.js";
 import { WorkspaceBusyError, withWorkspaceLock } from "../../src/workspace/lock.js";
 import { runCli, startCli } from "../support/cli-child.js";
 import { integrityCheck, workspaceSnapshot } from "../support/graph-snapshot.js";
-import {
-  EMPTY_EXTRACTION,
-  extractReply,
-  llmEnv,
-  REPORT_REPLY,
-  summarizeReply,
-  writeCorpus,
-} from "../support/lifecycle-corpus.js";
-import { scriptByStage, startScriptedOpenAI } from "../support/scripted-openai-server.js";
+import { extractReply, llmEnv, startLifecycleServer, writeCorpus } from "../support/lifecycle-corpus.js";
 
 /** Leaves a lock folder as a process with this pid would have left it. */
 function plantLock(workspace: string, owner: { pid: number; host: string } | null): void {
@@ -68,18 +60,12 @@ describe("two writers on one workspace", () => {
     const gate = new Promise<void>((resolve) => {
       openGate = resolve;
     });
-    const server = await startScriptedOpenAI({
-      embeddingDimension: 32,
-      chat: scriptByStage({
-        // The first writer holds the lock while its extraction calls wait here.
-        extract: async (call) => {
-          await gate;
-          return extractReply(call);
-        },
-        glean: { content: EMPTY_EXTRACTION },
-        summarize: summarizeReply,
-        report: REPORT_REPLY,
-      }),
+    const server = await startLifecycleServer({
+      // The first writer holds the lock while its extraction calls wait here.
+      extract: async (call) => {
+        await gate;
+        return extractReply(call);
+      },
     });
     try {
       const folder = join(root, "corpus");

@@ -9,21 +9,13 @@ import { openSqliteStore, SQLITE_FILE_NAME } from "../../src/storage/sqlite/sqli
 import { type CliChild, type CliResult, runCli, startCli } from "../support/cli-child.js";
 import { integrityCheck, workspaceSnapshot } from "../support/graph-snapshot.js";
 import {
-  EMPTY_EXTRACTION,
-  extractReply,
   llmEnv,
   promptPassage,
-  REPORT_REPLY,
   seededRandom,
-  summarizeReply,
+  startLifecycleServer,
   writeCorpus,
 } from "../support/lifecycle-corpus.js";
-import {
-  type ChatBody,
-  type ScriptedServer,
-  scriptByStage,
-  startScriptedOpenAI,
-} from "../support/scripted-openai-server.js";
+import type { ChatBody, ScriptedServer } from "../support/scripted-openai-server.js";
 
 interface Progress {
   documents: number;
@@ -159,16 +151,7 @@ describe("kill -9 during indexing (LLM path, scripted server)", () => {
 
   beforeEach(async () => {
     root = mkdtempSync(join(tmpdir(), "kgrag-crash-llm-"));
-    server = await startScriptedOpenAI({
-      embeddingDimension: 32,
-      latencyMs: 25,
-      chat: scriptByStage({
-        extract: extractReply,
-        glean: { content: EMPTY_EXTRACTION },
-        summarize: summarizeReply,
-        report: REPORT_REPLY,
-      }),
-    });
+    server = await startLifecycleServer({ latencyMs: 25 });
   });
 
   afterEach(async () => {

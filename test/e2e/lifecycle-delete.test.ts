@@ -6,19 +6,8 @@ import { createKgrag, type Kgrag } from "../../src/kgrag.js";
 import type { CommunityRecord } from "../../src/types.js";
 import { jsonOutput, runCli } from "../support/cli-child.js";
 import { graphSnapshot, workspaceSnapshot } from "../support/graph-snapshot.js";
-import {
-  EMPTY_EXTRACTION,
-  extractReply,
-  llmEnv,
-  REPORT_REPLY,
-  summarizeReply,
-  writeCorpus,
-} from "../support/lifecycle-corpus.js";
-import {
-  type ScriptedServer,
-  scriptByStage,
-  startScriptedOpenAI,
-} from "../support/scripted-openai-server.js";
+import { llmEnv, startLifecycleServer, writeCorpus } from "../support/lifecycle-corpus.js";
+import type { ScriptedServer } from "../support/scripted-openai-server.js";
 
 /** Keys mentioned by the chunks of each document, to find what a batch delete shares. */
 async function keysByDocument(kgrag: Kgrag, docIds: string[]): Promise<Map<string, string[]>> {
@@ -145,15 +134,7 @@ describe("deleting documents (LLM path, scripted server)", () => {
 
   beforeEach(async () => {
     root = mkdtempSync(join(tmpdir(), "kgrag-delete-llm-"));
-    server = await startScriptedOpenAI({
-      embeddingDimension: 32,
-      chat: scriptByStage({
-        extract: extractReply,
-        glean: { content: EMPTY_EXTRACTION },
-        summarize: summarizeReply,
-        report: REPORT_REPLY,
-      }),
-    });
+    server = await startLifecycleServer();
   });
 
   afterEach(async () => {

@@ -7,20 +7,13 @@ import { createKgrag } from "../../src/kgrag.js";
 import { jsonOutput, runCli } from "../support/cli-child.js";
 import { graphSnapshot, workspaceSnapshot } from "../support/graph-snapshot.js";
 import {
-  EMPTY_EXTRACTION,
-  extractReply,
   llmEnv,
   passage,
-  REPORT_REPLY,
   seededRandom,
-  summarizeReply,
+  startLifecycleServer,
   writeCorpus,
 } from "../support/lifecycle-corpus.js";
-import {
-  type ScriptedServer,
-  scriptByStage,
-  startScriptedOpenAI,
-} from "../support/scripted-openai-server.js";
+import type { ScriptedServer } from "../support/scripted-openai-server.js";
 
 /** Small chunks, so one document has several and an edit near its end changes only the last. */
 const CHUNKING = { size: 24, overlap: 0 };
@@ -36,15 +29,7 @@ describe("updating documents (LLM path, scripted server)", () => {
 
   beforeEach(async () => {
     root = mkdtempSync(join(tmpdir(), "kgrag-update-"));
-    server = await startScriptedOpenAI({
-      embeddingDimension: 32,
-      chat: scriptByStage({
-        extract: extractReply,
-        glean: { content: EMPTY_EXTRACTION },
-        summarize: summarizeReply,
-        report: REPORT_REPLY,
-      }),
-    });
+    server = await startLifecycleServer();
   });
 
   afterEach(async () => {

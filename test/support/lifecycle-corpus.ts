@@ -1,6 +1,15 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ChatCall, ScriptedReply } from "./scripted-openai-server.js";
+import { seededRandom } from "../../src/community/seeded-random.js";
+import {
+  type ChatCall,
+  type ChatHandler,
+  type ScriptedReply,
+  type ScriptedServer,
+  type ScriptedServerOptions,
+  scriptByStage,
+  startScriptedOpenAI,
+} from "./scripted-openai-server.js";
 
 /**
  * Small generated corpora for the lifecycle tests, and a scripted "model" that extracts from them
@@ -27,17 +36,8 @@ const ORGANISATIONS = GROUPS.flatMap((g) => g.orgs);
 const PLACES = GROUPS.flatMap((g) => g.places);
 const VERBS = ["founded", "joined", "advised", "visited", "funded", "audited"];
 
-/** A deterministic pseudo-random sequence (mulberry32), so every "random" corpus is reproducible. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The engine's own seeded PRNG (mulberry32), so every "random" corpus is reproducible. */
+export { seededRandom } from "../../src/community/seeded-random.js";
 
 function pick<T>(items: T[], random: () => number): T {
   return items[Math.floor(random() * items.length)] as T;
@@ -130,4 +130,24 @@ export function llmEnv(baseURL: string, extra: Record<string, string> = {}): Rec
     KGRAG_EMBEDDING_DIM: "32",
     ...extra,
   };
+}
+
+/**
+ * The scripted server every LLM-path lifecycle test talks to: extraction from the corpus, empty
+ * gleaning, summaries and reports. `extract` replaces the extraction script (to gate or fail it).
+ */
+export function startLifecycleServer(
+  options: Omit<ScriptedServerOptions, "chat"> & { extract?: ChatHandler } = {},
+): Promise<ScriptedServer> {
+  const { extract = extractReply, ...rest } = options;
+  return startScriptedOpenAI({
+    embeddingDimension: 32,
+    ...rest,
+    chat: scriptByStage({
+      extract,
+      glean: { content: EMPTY_EXTRACTION },
+      summarize: summarizeReply,
+      report: REPORT_REPLY,
+    }),
+  });
 }
