@@ -12,8 +12,6 @@ export interface RegistrationPlan {
   changed: string[];
   /** Documents seen before with the same content whose indexing did not finish (or failed). */
   resumed: string[];
-  /** Documents that failed before chunking (e.g. empty), with the reason. */
-  rejected: { id: string; error: string }[];
 }
 
 export function contentHashOf(source: SourceDocument): string {
@@ -25,7 +23,7 @@ export async function planRegistration(
   services: KgragServices,
   sources: SourceDocument[],
 ): Promise<RegistrationPlan> {
-  const plan: RegistrationPlan = { toProcess: [], unchanged: [], changed: [], resumed: [], rejected: [] };
+  const plan: RegistrationPlan = { toProcess: [], unchanged: [], changed: [], resumed: [] };
   for (const source of sources) {
     const existing = await services.store.getDocument(source.id);
     const hash = contentHashOf(source);
