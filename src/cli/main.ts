@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { ScopeError } from "../query/graph/scope.js";
 import { packagePath } from "../util/paths.js";
 import { cliOpener, type OpenKgrag } from "./open.js";
-import { UsageError } from "./output.js";
+import { USAGE_EXIT_CODE, UsageError } from "./output.js";
 
 type Register = (program: Command, open: OpenKgrag) => Promise<void>;
 
@@ -39,25 +40,51 @@ export async function buildProgram(
     .version(version)
     .description(
       "Knowledge-graph RAG: index documents into a graph, then query it in five modes with citations",
-    )
-    .showHelpAfterError();
+    );
   const named = argv.slice(2).find((arg) => !arg.startsWith("-"));
   const wanted = named && named in COMMANDS ? [named] : Object.keys(COMMANDS);
   for (const name of wanted) await COMMANDS[name]?.(program, open);
+  reportUsageErrorsBriefly(program);
   return program;
+}
+
+/**
+ * Commander's own usage errors (unknown option, missing argument, bad choice...) look like ours:
+ * one line, a pointer to the command's help instead of the whole help text, and (in `main`) exit
+ * code 2. Walked over the tree after registration: commander copies these settings only into
+ * subcommands created after they are set.
+ */
+export function reportUsageErrorsBriefly(command: Command): void {
+  command
+    .exitOverride()
+    .showHelpAfterError(`Run '${commandPath(command)} --help' for usage.`)
+    .configureOutput({
+      outputError: (text, write) => write(`kgrag: ${text.replace(/^error: /, "")}`),
+    });
+  for (const sub of command.commands) reportUsageErrorsBriefly(sub);
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
+}
+
+/** 0 for help and version, 2 for a wrong invocation or input, 1 for a failure at run time. */
+function exitCodeOf(error: unknown): number {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
+  return error instanceof UsageError || error instanceof ScopeError ? USAGE_EXIT_CODE : 1;
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
   try {
     await (await buildProgram(argv)).parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) {
-      process.exitCode = error.exitCode;
-      return;
-    }
+    process.exitCode = exitCodeOf(error);
+    // Commander has already printed its own errors.
+    if (error instanceof CommanderError) return;
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`kgrag: ${message}\n`);
     if (process.env.KGRAG_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-    process.exitCode = error instanceof UsageError ? 2 : 1;
   }
 }

@@ -2,52 +2,95 @@ import { readFile } from "node:fs/promises";
 import pLimit from "p-limit";
 import { z } from "zod";
 import type { KgragServices } from "../services.js";
-import type { QueryOptionsInput } from "./options.js";
+import { checkScope } from "./graph/scope.js";
+import { type QueryOptionsInput, scopeOfOptions } from "./options.js";
 import { runQuery } from "./query-engine.js";
 import type { QueryResult } from "./result.js";
 
-const BatchLineSchema = z.object({
-  id: z.union([z.string(), z.number()]).transform(String),
-  question: z.string().trim().min(1),
-});
-export type BatchQuestion = z.infer<typeof BatchLineSchema>;
+export const BATCH_LINE_FORMAT = 'each line must be a JSON object {"id": ..., "question": "..."}';
 
-/** A question that failed does not stop the batch; its line says why. */
-export type BatchOutcome = QueryResult | { id: string; error: string };
+const BatchLineSchema = z.object(
+  {
+    id: z
+      .union([z.string(), z.number()], {
+        error: (issue) => (issue.input === undefined ? 'missing "id"' : '"id" must be a string or a number'),
+      })
+      .transform(String),
+    question: z
+      .string({
+        error: (issue) => (issue.input === undefined ? 'missing "question"' : '"question" must be text'),
+      })
+      .trim()
+      .min(1, '"question" is empty'),
+  },
+  { error: "not a JSON object" },
+);
 
-/** Reads `{"id","question"}` lines; a bad line is an error naming file and line, before any query runs. */
-export async function readBatchFile(path: string): Promise<BatchQuestion[]> {
-  const lines = (await readFile(path, "utf8")).split(/\r?\n/);
-  const questions: BatchQuestion[] = [];
-  lines.forEach((line, i) => {
-    if (!line.trim()) return;
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      throw new Error(`${path}:${i + 1}: not valid JSON; each line must be {"id": ..., "question": "..."}`);
-    }
-    const parsed = BatchLineSchema.safeParse(json);
-    if (!parsed.success) {
-      throw new Error(
-        `${path}:${i + 1}: expected {"id": ..., "question": "..."} (${z.prettifyError(parsed.error)})`,
-      );
-    }
-    questions.push(parsed.data);
-  });
-  return questions;
+/** One question of a batch; `line` is its 1-based line in the batch file, when it came from one. */
+export interface BatchQuestion {
+  id: string;
+  question: string;
+  line?: number;
+}
+
+/** A line that could not be read as a question: it is reported in its place, the rest still run. */
+export interface BatchLineError {
+  id: string | null;
+  line: number;
+  error: string;
+}
+
+export type BatchEntry = BatchQuestion | BatchLineError;
+
+/** A question that failed does not stop the batch either; its output line says why. */
+export type BatchOutcome = QueryResult | { id: string; line?: number; error: string } | BatchLineError;
+
+export function isBatchLineError(entry: BatchEntry): entry is BatchLineError {
+  return "error" in entry;
+}
+
+/** Reads `{"id","question"}` lines (blank lines skipped); a file without any is an error. */
+export async function readBatchFile(path: string): Promise<BatchEntry[]> {
+  const entries = parseBatchLines(await readFile(path, "utf8"));
+  if (entries.length === 0) throw new Error(`${path} has no questions: ${BATCH_LINE_FORMAT}.`);
+  return entries;
+}
+
+/** Every non-blank line becomes a question or, when it is not one, a line error saying why. */
+export function parseBatchLines(text: string): BatchEntry[] {
+  return text.split(/\r?\n/).flatMap((text, i) => (text.trim() ? [parseLine(text, i + 1)] : []));
+}
+
+function parseLine(text: string, line: number): BatchEntry {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { id: null, line, error: `line ${line} is not valid JSON; ${BATCH_LINE_FORMAT}` };
+  }
+  const parsed = BatchLineSchema.safeParse(json);
+  if (parsed.success) return { ...parsed.data, line };
+  const problems = [...new Set(parsed.error.issues.map((issue) => issue.message))].join(", ");
+  return { id: readableId(json), line, error: `line ${line}: ${problems}; ${BATCH_LINE_FORMAT}` };
+}
+
+function readableId(json: unknown): string | null {
+  const id = typeof json === "object" && json !== null ? (json as { id?: unknown }).id : undefined;
+  return typeof id === "string" || typeof id === "number" ? String(id) : null;
 }
 
 /**
- * Runs the questions a few at a time (the model's concurrency) and hands the results to `emit`
- * strictly in input order, each as soon as all before it are done.
+ * Runs the questions a few at a time (the model's concurrency) and hands the outcomes to `emit`
+ * strictly in input order, each as soon as all before it are done; line errors keep their place.
+ * A scope naming an unknown document or metadata key fails the whole batch once, up front.
  */
 export async function runBatch(
   services: KgragServices,
-  questions: BatchQuestion[],
+  entries: BatchEntry[],
   options: QueryOptionsInput,
   emit: (outcome: BatchOutcome) => void,
 ): Promise<void> {
+  await checkScope(services.store, scopeOfOptions(options));
   const limit = pLimit(services.chat ? (services.config.llm?.concurrency ?? 4) : 1);
   const done = new Map<number, BatchOutcome>();
   let next = 0;
@@ -58,12 +101,18 @@ export async function runBatch(
       next += 1;
     }
   };
+  entries.forEach((entry, index) => {
+    if (isBatchLineError(entry)) done.set(index, entry);
+  });
+  flush();
   await Promise.all(
-    questions.map((q, index) =>
-      limit(async () => {
-        done.set(index, await answerOne(services, q, options));
-        flush();
-      }),
+    entries.map((entry, index) =>
+      isBatchLineError(entry)
+        ? undefined
+        : limit(async () => {
+            done.set(index, await answerOne(services, entry, options));
+            flush();
+          }),
     ),
   );
 }
@@ -76,6 +125,7 @@ async function answerOne(
   try {
     return await runQuery(services, q.question, { ...options, id: q.id, onToken: undefined });
   } catch (error) {
-    return { id: q.id, error: error instanceof Error ? error.message : String(error) };
+    const line = q.line === undefined ? {} : { line: q.line };
+    return { id: q.id, ...line, error: error instanceof Error ? error.message : String(error) };
   }
 }

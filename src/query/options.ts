@@ -88,6 +88,11 @@ export function resolveQueryOptions(
   };
 }
 
+/** The scope the options ask for, without validating the rest (to check it once for a batch). */
+export function scopeOfOptions(input: QueryOptionsInput): Scope | undefined {
+  return scopeOf(input.docIds, input.metadata);
+}
+
 function scopeOf(
   docIds: string[] | undefined,
   metadata: Record<string, string> | undefined,

@@ -34,22 +34,35 @@ describe("kgrag query and eval commands (offline)", () => {
 
   /** Runs one command line against the shared workspace and returns what it printed. */
   async function run(...args: string[]): Promise<string> {
+    return (await runCapturing(...args)).stdout;
+  }
+
+  async function runCapturing(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
     const program = new Command().exitOverride();
     // The workspace stays open across commands; "close" is a no-op here.
     const open = async () => ({ services: kgrag.services, index: kgrag.index, close: async () => {} });
     registerQueryCommand(program, open);
     registerEvalCommand(program, open);
     const printed: string[] = [];
-    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+    const errors: string[] = [];
+    const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
       printed.push(String(chunk));
       return true;
     });
+    const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      errors.push(String(chunk));
+      return true;
+    });
+    process.exitCode = 0;
     try {
       await program.parseAsync(["node", "kgrag", ...args]);
     } finally {
-      spy.mockRestore();
+      out.mockRestore();
+      err.mockRestore();
     }
-    return printed.join("");
+    const code = Number(process.exitCode ?? 0);
+    process.exitCode = 0;
+    return { stdout: printed.join(""), stderr: errors.join(""), code };
   }
 
   it("eval indexes the corpus and scores every mode against gold titles", async () => {
@@ -125,6 +138,59 @@ describe("kgrag query and eval commands (offline)", () => {
       .split("\n");
     expect(lines.map((l) => JSON.parse(l).id)).toEqual(["z", "a", "m"]);
     expect(lines.every((l) => JSON.parse(l).answer === "")).toBe(true);
+  });
+
+  it("query --batch answers the good lines in order and reports each bad line in its place", async () => {
+    const batch = join(root, "mixed.jsonl");
+    writeFileSync(
+      batch,
+      [
+        JSON.stringify({ id: "first", question: "Where was Mara Okafor born?" }),
+        '{"id": "broken", "question": "unterminated',
+        JSON.stringify({ id: 3 }),
+        "",
+        JSON.stringify({ id: "last", question: "What is the capital of Portugal?" }),
+      ].join("\n"),
+    );
+    const { stdout, stderr, code } = await runCapturing(
+      "query",
+      "--batch",
+      batch,
+      "--context-only",
+      "--jsonl",
+    );
+    const lines = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.id, l.line ?? null, "error" in l])).toEqual([
+      ["first", null, false],
+      [null, 2, true],
+      ["3", 3, true],
+      ["last", null, false],
+    ]);
+    expect(lines[1].error).toMatch(/not valid JSON/);
+    expect(lines[2].error).toMatch(/missing "question"/);
+    expect(lines[0].references[0].docId).toBe("okafor");
+    expect(stderr).toMatch(/2 of 4 line\(s\) not a question \(line 2, 3\); 2 answered/);
+    expect(code).toBe(2);
+  });
+
+  it("query --doc / --filter naming what no document has is an error saying what exists", async () => {
+    await expect(run("query", "x", "--doc", "lisbon", "--doc", "lisbn")).rejects.toThrow(
+      /Unknown document id "lisbn".*kgrag status/,
+    );
+    await expect(run("query", "x", "--filter", "lang=en")).rejects.toThrow(
+      /metadata key "lang".*Keys that exist: .*"line"/,
+    );
+    await expect(run("query", "x", "--filter", "line=9")).rejects.toThrow(
+      /No document has line=9\. Values of "line" that exist: "1", "2", "3"/,
+    );
+    const batch = join(root, "one.jsonl");
+    writeFileSync(batch, JSON.stringify({ id: "q", question: "x" }));
+    await expect(run("query", "--batch", batch, "--doc", "nope")).rejects.toThrow(
+      /Unknown document id "nope"/,
+    );
   });
 
   it("refuses a bad invocation with a message that says what to do", async () => {

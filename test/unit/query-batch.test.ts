@@ -2,7 +2,8 @@ import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BatchOutcome, readBatchFile, runBatch } from "../../src/query/batch.js";
+import { type BatchOutcome, parseBatchLines, readBatchFile, runBatch } from "../../src/query/batch.js";
+import { ScopeError } from "../../src/query/graph/scope.js";
 import { buildFixture, type Fixture, MULTI_HOP, StageChat } from "./query-fixture.js";
 
 let fixture: Fixture | undefined;
@@ -59,15 +60,80 @@ describe("batch queries", () => {
     expect(emitted.every((o) => "error" in o && /Invalid query options/.test(o.error))).toBe(true);
   });
 
-  it("reads {id, question} lines and names the line of a bad one", async () => {
+  it("reads {id, question} lines with their line numbers, blank lines skipped", async () => {
     const good = join(tmpdir(), `kgrag-batch-${process.pid}-good.jsonl`);
-    await writeFile(good, '{"id": 1, "question": "First?"}\n\n{"id": "x", "question": "Second?"}\n');
+    await writeFile(good, '{"id": 1, "question": "First?"}\n\n{"id": "x", "question": " Second? "}\n');
     expect(await readBatchFile(good)).toEqual([
-      { id: "1", question: "First?" },
-      { id: "x", question: "Second?" },
+      { id: "1", question: "First?", line: 1 },
+      { id: "x", question: "Second?", line: 3 },
     ]);
-    const bad = join(tmpdir(), `kgrag-batch-${process.pid}-bad.jsonl`);
-    await writeFile(bad, '{"id": 1, "question": "First?"}\n{"id": 2}\n');
-    await expect(readBatchFile(bad)).rejects.toThrow(/bad\.jsonl:2: expected \{"id"/);
+    const empty = join(tmpdir(), `kgrag-batch-${process.pid}-empty.jsonl`);
+    await writeFile(empty, "\n  \n");
+    await expect(readBatchFile(empty)).rejects.toThrow(/empty\.jsonl has no questions/);
+  });
+
+  it("turns each bad line into an error in its place, keeping the id when it is readable", () => {
+    const entries = parseBatchLines(
+      [
+        '{"id": "ok", "question": "Fine?"}',
+        "{not json",
+        '{"id": 7}',
+        '{"id": "e", "question": "   "}',
+        '["id", "question"]',
+        '{"question": "Who?"}',
+        '{"id": {"x": 1}, "question": 3}',
+      ].join("\n"),
+    );
+    expect(entries[0]).toEqual({ id: "ok", question: "Fine?", line: 1 });
+    expect(entries.slice(1).map((e) => ("error" in e ? [e.id, e.line] : e))).toEqual([
+      [null, 2],
+      ["7", 3],
+      ["e", 4],
+      [null, 5],
+      [null, 6],
+      [null, 7],
+    ]);
+    const errors = entries.slice(1).map((e) => ("error" in e ? e.error : ""));
+    expect(errors[0]).toMatch(/^line 2 is not valid JSON/);
+    expect(errors[1]).toMatch(/^line 3: missing "question"/);
+    expect(errors[2]).toMatch(/^line 4: "question" is empty/);
+    expect(errors[3]).toMatch(/^line 5: not a JSON object/);
+    expect(errors[4]).toMatch(/^line 6: missing "id"/);
+    expect(errors[5]).toMatch(/^line 7: "id" must be a string or a number, "question" must be text/);
+  });
+
+  it("answers every good line in input order around the bad ones", async () => {
+    fixture = await buildFixture(MULTI_HOP, { chat: null });
+    const entries = parseBatchLines(
+      [
+        "oops",
+        '{"id": "a", "question": "Wise County coal"}',
+        '{"id": 2}',
+        '{"id": "b", "question": "Lyon food"}',
+      ].join("\n"),
+    );
+    const emitted: BatchOutcome[] = [];
+    await runBatch(fixture.services, entries, { mode: "naive", contextOnly: true }, (o) => emitted.push(o));
+    expect(emitted.map((o) => [o.id, "error" in o])).toEqual([
+      [null, true],
+      ["a", false],
+      ["2", true],
+      ["b", false],
+    ]);
+    expect(emitted[1]).toHaveProperty("context.chunks.0.docId", "town");
+    expect(emitted[3]).toHaveProperty("context.chunks.0.docId", "lyon");
+  });
+
+  it("fails once, before any question runs, when the scope names an unknown document", async () => {
+    fixture = await buildFixture(MULTI_HOP, { chat: null });
+    const emitted: BatchOutcome[] = [];
+    const run = runBatch(
+      fixture.services,
+      [{ id: "1", question: "Big Stone Gap" }],
+      { mode: "naive", docIds: ["nope"] },
+      (o) => emitted.push(o),
+    );
+    await expect(run).rejects.toBeInstanceOf(ScopeError);
+    expect(emitted).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { entityKey } from "../../src/merge/keys.js";
 import { promptOverheadTokens } from "../../src/query/answer/answer.js";
+import { ScopeError } from "../../src/query/graph/scope.js";
 import { runQuery } from "../../src/query/query-engine.js";
 import {
   buildFixture,
@@ -68,6 +69,45 @@ describe("scope filters", () => {
       similarityThreshold: 0,
     });
     expect(result.context.chunks.map((c) => c.id)).toEqual([fixture.chunkOf(TOWN).id]);
+  });
+});
+
+describe("scope filters naming what no document has", () => {
+  const scoped = (scope: { docIds?: string[]; metadata?: Record<string, string> }) =>
+    runQuery(fixture!.services, QUESTION, { mode: "mix", contextOnly: true, ...scope });
+
+  it("an unknown document id is an error naming it (and only it) and how to list documents", async () => {
+    fixture = await buildFixture(MULTI_HOP, { chat: keywordsOnly() });
+    const error = await scoped({ docIds: ["person", "persn", "flim"] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ScopeError);
+    expect(error).toMatchObject({ problem: "unknown-document" });
+    expect((error as Error).message).toMatch(/Unknown document ids "persn", "flim"/);
+    expect((error as Error).message).not.toMatch(/"person"/);
+    expect((error as Error).message).toMatch(/kgrag status/);
+  });
+
+  it("an unknown metadata key is an error listing the keys that exist", async () => {
+    fixture = await buildFixture(MULTI_HOP, { chat: keywordsOnly() });
+    const error = await scoped({ metadata: { knd: "place" } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ScopeError);
+    expect(error).toMatchObject({ problem: "unknown-metadata-key" });
+    expect((error as Error).message).toMatch(/metadata key "knd".*Keys that exist: "kind"/);
+  });
+
+  it("a known key with a value no document has is an error listing the values that exist", async () => {
+    fixture = await buildFixture(MULTI_HOP, { chat: keywordsOnly() });
+    const error = await scoped({ metadata: { kind: "places" } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ScopeError);
+    expect(error).toMatchObject({ problem: "unmatched-metadata-value" });
+    const message = (error as Error).message;
+    expect(message).toMatch(/No document has kind=places/);
+    for (const value of ["film", "person", "place"]) expect(message).toContain(`"${value}"`);
+  });
+
+  it("existing ids and values that together match nothing are not an error, just an empty context", async () => {
+    fixture = await buildFixture(MULTI_HOP, { chat: keywordsOnly() });
+    const result = await scoped({ docIds: ["person"], metadata: { kind: "place" } });
+    expect(result.context.chunks).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { z } from "zod";
 import { liveCypherOf } from "../../cypher/live-cypher.js";
@@ -6,6 +6,7 @@ import { type GraphSchema, loadSchema } from "../../cypher/schema.js";
 import { introspectSchema } from "../../cypher/schema-introspect.js";
 import { renderSchema } from "../../cypher/schema-render.js";
 import { type CypherValidation, type ValidateOptions, validateCypher } from "../../cypher/validator.js";
+import { readInputFile } from "../input-file.js";
 import { printJson, UsageError } from "../output.js";
 import { type OpenForCypher, storageFromEnv } from "./ask.js";
 
@@ -105,7 +106,9 @@ async function validateBatch(
   validate: (query: string) => CypherValidation,
   opts: ValidateCliOptions,
 ): Promise<void> {
-  const text = await asUsageError(() => (file === "-" ? readStdin() : readFile(file, "utf8")));
+  const text = await readInputFile(file, "--batch", 'one {"id", "cypher"} JSON object per line');
+  if (!text.trim())
+    throw new UsageError(`--batch file ${file} is empty; give one {"id", "cypher"} JSON object per line.`);
   const results = text.split(/\r?\n/).flatMap((line, index) => {
     if (line.trim() === "") return [];
     const parsed = BatchLine.safeParse(parseJson(line));
@@ -138,12 +141,6 @@ function parseJson(line: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 async function asUsageError<T>(work: () => Promise<T>): Promise<T> {

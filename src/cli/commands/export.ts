@@ -1,7 +1,8 @@
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { EXPORT_FORMATS, type ExportFormat, exportGraph } from "../../export/export-graph.js";
 import type { KgragServices } from "../../services.js";
 import { UsageError } from "../output.js";
+import { checkOutPath } from "../output-path.js";
 
 type OpenServices = (opts: {
   workspace?: string;
@@ -10,23 +11,23 @@ type OpenServices = (opts: {
 interface ExportOptions {
   format: ExportFormat;
   out?: string;
+  force?: boolean;
   workspace?: string;
 }
 
-/** `kgrag export --format graphml|gexf|json|neo4j-csv [--out PATH]`, from either backend. */
+/** `kgrag export --format graphml|gexf|json|neo4j-csv [--out PATH] [--force]`, from either backend. */
 export function registerExportCommand(program: Command, open: OpenServices): void {
   program
     .command("export")
     .description(
       "Write the knowledge graph as GraphML or GEXF (Gephi, yEd), JSON, or CSV files for neo4j-admin import",
     )
-    .requiredOption("--format <format>", EXPORT_FORMATS.join(" | "), parseFormat)
+    .addOption(new Option("--format <format>", "output format").choices(EXPORT_FORMATS).makeOptionMandatory())
     .option("-o, --out <path>", "output file, or directory for neo4j-csv (default: standard output)")
+    .option("-f, --force", "overwrite an existing --out file (or write into a non-empty directory)")
     .option("-w, --workspace <dir>", "workspace folder")
     .action(async (opts: ExportOptions) => {
-      if (opts.format === "neo4j-csv" && !opts.out) {
-        throw new UsageError("--format neo4j-csv writes several files: give a directory with --out.");
-      }
+      checkOut(opts);
       const { services, close } = await open(opts);
       try {
         const summary = await exportGraph(services.store, opts.format, opts.out ?? process.stdout, {
@@ -45,15 +46,17 @@ export function registerExportCommand(program: Command, open: OpenServices): voi
     });
 }
 
+/** Before the workspace is opened: a bad --out should cost nothing and replace nothing. */
+function checkOut(opts: ExportOptions): void {
+  if (opts.format === "neo4j-csv" && !opts.out) {
+    throw new UsageError("--format neo4j-csv writes several files: give a directory with --out.");
+  }
+  if (opts.force && !opts.out) throw new UsageError("--force only applies with --out PATH.");
+  if (opts.out) checkOutPath(opts.out, opts.format === "neo4j-csv" ? "folder" : "file", opts.force ?? false);
+}
+
 /** The reader of standard output went away (e.g. `| head`): nothing left to do. */
 function ignoreClosedPipe(error: unknown): undefined {
   if ((error as NodeJS.ErrnoException).code === "EPIPE") return undefined;
   throw error;
-}
-
-function parseFormat(value: string): ExportFormat {
-  const format = EXPORT_FORMATS.find((f) => f === value);
-  if (!format)
-    throw new UsageError(`Unknown export format "${value}"; use one of ${EXPORT_FORMATS.join(", ")}.`);
-  return format;
 }

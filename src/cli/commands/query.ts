@@ -1,5 +1,11 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { readBatchFile, runBatch } from "../../query/batch.js";
+import {
+  BATCH_LINE_FORMAT,
+  type BatchEntry,
+  isBatchLineError,
+  parseBatchLines,
+  runBatch,
+} from "../../query/batch.js";
 import {
   GRAPH_RANKINGS,
   type GraphRanking,
@@ -10,7 +16,8 @@ import {
 import { runQuery } from "../../query/query-engine.js";
 import { resultText } from "../../query/result-text.js";
 import type { KgragServices } from "../../services.js";
-import { UsageError } from "../output.js";
+import { readInputFile } from "../input-file.js";
+import { USAGE_EXIT_CODE, UsageError } from "../output.js";
 
 /** Opens a workspace's services for one command and lets go of them afterwards. */
 export type OpenServices = (opts: {
@@ -52,14 +59,16 @@ export function registerQueryCommand(program: Command, open: OpenServices): void
         .choices(GRAPH_RANKINGS)
         .default("ppr"),
     )
-    .option("--batch <file>", 'questions file, one {"id","question"} JSON object per line')
+    .option("--batch <file>", 'questions file, one {"id","question"} JSON object per line ("-" for stdin)')
     .option("--jsonl", "with --batch: one JSON result per line, in input order (the default)")
     .option("-w, --workspace <dir>", "workspace folder (default $KGRAG_WORKSPACE or ./kgrag-data)")
     .action(async (question: string | undefined, flags: QueryFlags) => {
       checkInvocation(question, flags);
+      // Read before opening the workspace: a wrong path should fail fast and touch nothing.
+      const batch = flags.batch ? await readBatch(flags.batch) : undefined;
       const { services, close } = await open(flags);
       try {
-        if (flags.batch) await batchQuery(services, flags.batch, flags);
+        if (batch) await batchQuery(services, batch, flags);
         else await singleQuery(services, question ?? "", flags);
       } finally {
         await close();
@@ -83,19 +92,45 @@ async function singleQuery(services: KgragServices, question: string, flags: Que
   process.stdout.write(resultText(result, { answerShown: stream }));
 }
 
-async function batchQuery(services: KgragServices, file: string, flags: QueryFlags): Promise<void> {
-  const questions = await readBatchFile(file);
-  let failed = 0;
-  await runBatch(services, questions, queryOptions(flags), (outcome) => {
-    if ("error" in outcome) failed += 1;
+async function readBatch(file: string): Promise<BatchEntry[]> {
+  const text = await readInputFile(file, "--batch", 'one {"id", "question"} JSON object per line');
+  const entries = parseBatchLines(text);
+  if (entries.length === 0)
+    throw new UsageError(`--batch file ${file} has no questions; ${BATCH_LINE_FORMAT}.`);
+  return entries;
+}
+
+/**
+ * Every readable line is answered, in input order; an unreadable one gets an error line in its
+ * place. Exit code 2 when any line was not a question, 1 when a question failed at run time.
+ */
+async function batchQuery(services: KgragServices, entries: BatchEntry[], flags: QueryFlags): Promise<void> {
+  const badLines = entries.filter(isBatchLineError).map((e) => e.line);
+  let errors = 0;
+  await runBatch(services, entries, queryOptions(flags), (outcome) => {
+    if ("error" in outcome) errors += 1;
     process.stdout.write(`${JSON.stringify(outcome)}\n`);
   });
-  if (failed > 0) {
-    process.stderr.write(
-      `kgrag: ${failed} of ${questions.length} question(s) failed; see their "error" lines\n`,
-    );
-    process.exitCode = 1;
-  }
+  const failed = errors - badLines.length;
+  if (badLines.length === 0 && failed === 0) return;
+  process.stderr.write(`kgrag: ${batchSummary(entries.length, badLines, failed)}\n`);
+  process.exitCode = badLines.length > 0 ? USAGE_EXIT_CODE : 1;
+}
+
+function batchSummary(total: number, badLines: number[], failed: number): string {
+  const parts = [
+    ...(badLines.length > 0
+      ? [`${badLines.length} of ${total} line(s) not a question (line ${listSome(badLines)})`]
+      : []),
+    ...(failed > 0 ? [`${failed} question(s) failed`] : []),
+  ];
+  const answered = total - badLines.length - failed;
+  return `${parts.join(" and ")}; ${answered} answered. See the "error" output lines.`;
+}
+
+function listSome(lines: number[], shown = 10): string {
+  const more = lines.length - shown;
+  return lines.slice(0, shown).join(", ") + (more > 0 ? ` and ${more} more` : "");
 }
 
 function queryOptions(flags: QueryFlags): QueryOptionsInput {
@@ -136,6 +171,6 @@ export function parseFilters(pairs: string[]): Record<string, string> {
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1)
-    throw new InvalidArgumentError(`expected a whole number of at least 1, got "${value}"`);
+    throw new InvalidArgumentError(`Expected a whole number of at least 1, got "${value}"`);
   return n;
 }

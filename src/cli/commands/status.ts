@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { OpenKgrag } from "../open.js";
-import { formatTable, printJson } from "../output.js";
+import { formatTable, printJson, truncateToWidth } from "../output.js";
 
 export function registerStatusCommand(program: Command, open: OpenKgrag): void {
   program
@@ -30,7 +30,12 @@ export function registerStatusCommand(program: Command, open: OpenKgrag): void {
           });
           return;
         }
-        const rows = status.documents.map((d) => [d.id, d.title.slice(0, 40), d.status, d.error ?? ""]);
+        const rows = status.documents.map((d) => [
+          d.id,
+          truncateToWidth(d.title, 40),
+          d.status,
+          d.error ?? "",
+        ]);
         process.stdout.write(`${formatTable(["id", "title", "status", "error"], rows)}\n\n`);
         const c = status.counts;
         process.stdout.write(

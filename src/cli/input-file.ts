@@ -1,0 +1,36 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { UsageError } from "./output.js";
+
+/**
+ * Reads a file named by an option such as --batch ("-" reads standard input). A path that cannot
+ * be read is a UsageError in one line saying what to fix, not Node's ENOENT text.
+ */
+export async function readInputFile(path: string, option: string, format: string): Promise<string> {
+  if (path === "-") return readStdin();
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    throw new UsageError(describeReadProblem(error, path, option, format));
+  }
+}
+
+function describeReadProblem(error: unknown, path: string, option: string, format: string): string {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case "ENOENT":
+      return `${option} file not found: ${path} (looked for ${resolve(path)}). Check the path; the file holds ${format}.`;
+    case "EISDIR":
+      return `${option} ${path} is a folder; give a file holding ${format}.`;
+    case "EACCES":
+    case "EPERM":
+      return `${option} file ${path} cannot be read (permission denied); check its permissions.`;
+    default:
+      return `${option} file ${path} cannot be read: ${(error as Error).message}`;
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString("utf8");
+}
