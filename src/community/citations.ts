@@ -5,10 +5,34 @@
 const LOCAL_CITATION = /\s*\[(?:[ER]:\d+)(?:\s*[,;]\s*(?:[ER]:)?\d+)*\]/g;
 const CITED_ID = /\b([ERC]):([A-Za-z0-9-]+)/g;
 const BRACKETED = /\[([^\]]+)\]/g;
+/** A bracket holding only citation ids, e.g. " [C:c1-0a, C:c2-1b]" or " [E:1, R:4, 5]". */
+const CITATION_BRACKET = /(\s*)\[\s*([ERC]:[A-Za-z0-9-]+(?:\s*[,;]\s*(?:[ERC]:)?[A-Za-z0-9-]+)*)\s*\]/g;
 
 /** Removes [E:n]/[R:n] markers: they mean nothing outside the context they were written from. */
 export function stripLocalCitations(text: string): string {
   return text.replace(LOCAL_CITATION, "");
+}
+
+/**
+ * Report text as a reader sees it outside the report: [E:n]/[R:n] are removed, and a [C:<id>] is
+ * kept only for the communities in `shown` (the ones the reader can look up, e.g. the query
+ * context's communities); a bracket left with no id goes whole.
+ */
+export function readableCitations(text: string, shown: ReadonlySet<string>): string {
+  return text.replace(CITATION_BRACKET, (_, space: string, inside: string) => {
+    const kept = bracketIds(inside).filter((id) => id.startsWith("C:") && shown.has(id.slice(2)));
+    return kept.length ? `${space}[${kept.join(", ")}]` : "";
+  });
+}
+
+/** "E:1, 4; C:c0-a" -> E:1, E:4, C:c0-a: an id without a kind takes the kind before it. */
+function bracketIds(inside: string): string[] {
+  let kind = "";
+  return inside.split(/[,;]/).map((part) => {
+    const [first, second] = part.trim().split(":");
+    if (second !== undefined) kind = first ?? "";
+    return `${kind}:${second ?? first}`;
+  });
 }
 
 /** Ids cited inside square brackets, e.g. "[E:1, R:4]" gives E:1 and R:4, in first-seen order. */

@@ -1,5 +1,6 @@
 import type { KgragServices } from "../services.js";
 import { countTokens } from "../util/tokens.js";
+import { readableCitations, stripLocalCitations } from "./citations.js";
 import type { GlobalCommunityRef, GlobalSearchOptions, GlobalSearchResult } from "./global-search.js";
 import type { ReportedCommunity } from "./select-reports.js";
 
@@ -20,32 +21,36 @@ export async function offlineGlobalSearch(
   const ranked = await rankBySimilarity(services, question, reports);
   const wanted = options.offlineReports ?? DEFAULT_OFFLINE_REPORTS;
   const chosen: GlobalCommunityRef[] = [];
-  const lines: string[] = [];
   let used = 0;
   for (const ref of ranked) {
     if (chosen.length >= wanted) break;
-    const line = `- **${ref.title}** [C:${ref.id}]: ${ref.summary.replace(/\s+/g, " ").trim()}`;
-    const cost = countTokens(line, config.chunking.encoding);
+    const cost = countTokens(answerLine(ref), config.chunking.encoding);
     if (used + cost > config.query.globalBatchTokens) continue;
     chosen.push(ref);
-    lines.push(line);
     used += cost;
   }
+  // Quoted outside their reports, summaries keep only citations of reports this answer lists.
+  const shown = new Set(chosen.map((ref) => ref.id));
+  const quoted = chosen.map((ref) => ({ ...ref, summary: readableCitations(ref.summary, shown).trim() }));
   const answer = [
     "Extractive answer (offline, no LLM): summaries of the community reports closest to the question.",
     "",
-    ...lines,
+    ...quoted.map(answerLine),
   ].join("\n");
   return {
     answer,
     method: "extractive",
-    communities: chosen,
-    points: chosen.map((ref) => ({
+    communities: quoted,
+    points: quoted.map((ref) => ({
       description: `${ref.summary} [C:${ref.id}]`,
       score: Math.round(Math.max(0, ref.score) * 100),
       communityIds: [ref.id],
     })),
   };
+}
+
+function answerLine(ref: GlobalCommunityRef): string {
+  return `- **${ref.title}** [C:${ref.id}]: ${stripLocalCitations(ref.summary).replace(/\s+/g, " ").trim()}`;
 }
 
 async function rankBySimilarity(

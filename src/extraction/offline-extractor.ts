@@ -1,5 +1,6 @@
 import { entityKey } from "../merge/keys.js";
 import { analyzeText } from "../nlp/analyze.js";
+import { proseForAnalysis } from "../nlp/markdown-prose.js";
 import type { ChunkRecord, ExtractedEntity, Extraction } from "../types.js";
 import type { ExtractionOutcome, Extractor } from "./extractor.js";
 import { type ChunkEntity, chunkEntities, isInformative } from "./offline-entities.js";
@@ -14,12 +15,18 @@ export interface OfflineExtractorOptions {
   maxRelationships?: number;
   /** Sentences quoted in one entity's description. */
   sentencesPerEntity?: number;
+  /**
+   * Read chunks that show markdown syntax as prose (headings and list items their own sentences,
+   * no markers in descriptions). Text without markdown syntax is read as written either way.
+   */
+  readMarkdown?: boolean;
 }
 
 const DEFAULTS: Required<OfflineExtractorOptions> = {
   maxEntities: 40,
   maxRelationships: 60,
   sentencesPerEntity: 2,
+  readMarkdown: true,
 };
 
 /**
@@ -42,7 +49,8 @@ export class OfflineNlpExtractor implements Extractor {
 
   /** The synchronous core, also used by the benchmark. */
   extractText(text: string, title: string): Extraction {
-    const analysis = analyzeText(text);
+    // The chunk itself stays as written: citations point at exact spans of the source document.
+    const analysis = analyzeText(this.options.readMarkdown ? proseForAnalysis(text) : text);
     const titleName = titleEntityName(title);
     const entities = chunkEntities(analysis, titleName, this.options.maxEntities);
     const sentences = prepareSentences(analysis);

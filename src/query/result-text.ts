@@ -1,16 +1,28 @@
-import type { QueryResult, Reference } from "./result.js";
+import type { ContextCommunity, QueryResult, Reference } from "./result.js";
 
 /** One source line: where [n] points, down to the character span. */
 export function referenceLine(ref: Reference): string {
   return `[${ref.n}] ${ref.title} (document ${ref.docId}, chunk ${ref.chunkId}, chars ${ref.start}-${ref.end})`;
 }
 
-/** The terminal view of a result: the answer (unless already streamed), then its numbered sources. */
+/** One community source line: where [C:<id>] points. */
+export function communitySourceLine(community: ContextCommunity): string {
+  return `[C:${community.id}] ${community.title} (community report, level ${community.level})`;
+}
+
+/**
+ * The terminal view of a result: the answer (unless already streamed), then its sources: numbered
+ * passages, then the community reports an answer cites as [C:<id>].
+ */
 export function resultText(result: QueryResult, options: { answerShown?: boolean } = {}): string {
   const parts: string[] = [];
   if (!options.answerShown && result.answer) parts.push(result.answer.trim());
   if (!result.answer) parts.push(contextSummary(result));
-  if (result.references.length) parts.push(`Sources:\n${result.references.map(referenceLine).join("\n")}`);
+  const sources = [
+    ...result.references.map(referenceLine),
+    ...result.context.communities.map(communitySourceLine),
+  ];
+  if (sources.length) parts.push(`Sources:\n${sources.join("\n")}`);
   return `${parts.join("\n\n")}\n`;
 }
 

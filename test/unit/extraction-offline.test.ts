@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { OfflineNlpExtractor } from "../../src/extraction/offline-extractor.js";
 import { titleEntityName } from "../../src/extraction/offline-title.js";
@@ -164,6 +165,87 @@ describe("OfflineNlpExtractor on Chinese", () => {
     expect(keys).toEqual(expect.arrayContaining(["christopher nolan", "inception", "伦敦"]));
     expect(typeOf(extraction, "伦敦")).toBe("location");
     expect(related(extraction, "Christopher Nolan", "Inception")).toBe(true);
+  });
+});
+
+const TIDEWELL_MD = [
+  "# Tidewell Robotics",
+  "",
+  "Tidewell Robotics builds **survey drones** for [coastal work](https://tidewell.example/coast).",
+  "",
+  "## Founding",
+  "It was founded in 2016 in _Carrow Bay_ by Idris Vale.",
+  "",
+  "- The **Gullwing** drone carries `Halcyon` lenses made by Lumora Optics.",
+  "- Qinglan Technology designs the Tingchao voice chip.",
+  "",
+  "| Customer | Region |",
+  "| --- | --- |",
+  "| Ellery Council | Ellery coast |",
+  "",
+  "```bash",
+  "gullwing --survey Carrow",
+  "```",
+].join("\n");
+
+/** Markdown syntax that must not reach a description: markers, emphasis, code, link targets, pipes. */
+const MARKDOWN_SYNTAX = /(^|\s)#{1,6}\s|^\s*[-*+]\s|\*\*|__|`|\]\(|\||https?:|\b_\w/;
+
+function descriptions(extraction: Extraction): string[] {
+  return [...extraction.entities, ...extraction.relationships].map((item) => item.description);
+}
+
+describe("OfflineNlpExtractor on markdown", () => {
+  it("describes entities and relationships without markdown syntax", async () => {
+    const extraction = await extract(TIDEWELL_MD, "Tidewell Robotics");
+    expect(extraction.entities.length).toBeGreaterThan(5);
+    for (const description of descriptions(extraction)) expect(description).not.toMatch(MARKDOWN_SYNTAX);
+    expect(related(extraction, "Gullwing", "Lumora Optics")).toBe(true);
+    expect(typeOf(extraction, "Carrow Bay")).toBe("location");
+  });
+
+  it("never runs a heading into the sentence after it", async () => {
+    const extraction = await extract(TIDEWELL_MD, "Tidewell Robotics");
+    const vale = extraction.entities.find((e) => e.name === "Idris Vale");
+    expect(vale?.description).toBe("It was founded in 2016 in Carrow Bay by Idris Vale.");
+    const title = extraction.entities.find((e) => e.name === "Tidewell Robotics");
+    expect(title?.description.startsWith("Tidewell Robotics builds survey drones for coastal work.")).toBe(
+      true,
+    );
+    for (const description of descriptions(extraction)) expect(description).not.toContain("Founding");
+  });
+
+  it("leaves the chunk as written, so citations keep pointing at the source", async () => {
+    const record = chunk(TIDEWELL_MD);
+    const before = structuredClone(record);
+    await new OfflineNlpExtractor().extract(record, { title: "Tidewell Robotics" });
+    expect(record).toEqual(before);
+  });
+
+  it("reads plain English and Chinese exactly as it does without markdown reading", async () => {
+    const corpus = new URL("../../samples/corpus/", import.meta.url);
+    const samples = [
+      { title: "Marie Curie", text: CURIE },
+      { title: "阿里巴巴", text: ALIBABA },
+      { title: "", text: "Inception was directed by Christopher Nolan. 诺兰出生于伦敦。" },
+      ...["mara-quell.txt", "chengzhou.txt", "vessen.txt"].map((file) => ({
+        title: file,
+        text: readFileSync(new URL(file, corpus), "utf8"),
+      })),
+      ...readFileSync(new URL("field-notes.jsonl", corpus), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { title: string; text: string }),
+    ];
+    const reading = new OfflineNlpExtractor();
+    const literal = new OfflineNlpExtractor({ readMarkdown: false });
+    for (const { title, text } of samples) {
+      expect(reading.extractText(text, title), title).toEqual(literal.extractText(text, title));
+    }
+    // The comparison has teeth: markdown is read differently.
+    expect(reading.extractText(TIDEWELL_MD, "Tidewell Robotics")).not.toEqual(
+      literal.extractText(TIDEWELL_MD, "Tidewell Robotics"),
+    );
   });
 });
 

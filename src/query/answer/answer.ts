@@ -1,3 +1,4 @@
+import { readableCitations } from "../../community/citations.js";
 import type { ChatMessage } from "../../llm/chat-model.js";
 import { renderPrompt } from "../../llm/prompts.js";
 import type { KgragServices } from "../../services.js";
@@ -32,12 +33,15 @@ export async function answerQuestion(
     messages: answerMessages(question, built.text, options),
     onToken: options.onToken,
   });
-  return reply.text.trim();
+  // The model may copy a report's own [E:n]/[R:n] or name a report the context does not hold.
+  const shown = new Set(built.context.communities.map((c) => c.id));
+  return readableCitations(reply.text, shown).trim();
 }
 
 /**
  * Offline: the passages' best-matching sentences with their [n] references, then the summaries of
- * the community reports in the context (what whole-corpus questions are answered from).
+ * the community reports in the context (what whole-corpus questions are answered from), each
+ * cited as [C:<id>], which the result's context.communities resolves to the report's title.
  */
 function offlineAnswer(question: string, built: BuiltContext): string {
   const { communities, chunks } = built.context;

@@ -1,3 +1,4 @@
+import { citedCommunityIds, stripLocalCitations } from "../../community/citations.js";
 import { type GlobalSearchResult, globalSearch } from "../../community/global-search.js";
 import { offlineGlobalSearch } from "../../community/offline-global.js";
 import type { RetrievalInput } from "../modes/retrieval.js";
@@ -44,18 +45,31 @@ export async function communityContext(input: RetrievalInput, useModel: boolean)
   if (similar.length === 0 && !withModel && options.mode === "global") {
     const broadest = (await reportsAtLevel(services.store, 0)).slice(0, BROADEST_THEMES);
     return {
-      communities: broadest.map((c) => ({
-        id: c.id,
-        level: c.level,
-        title: c.report.title,
-        summary: c.report.summary,
-      })),
+      communities: broadest.map((c) =>
+        contextCommunity({ ...c, title: c.report.title, summary: c.report.summary }),
+      ),
       analysis: null,
     };
   }
-  const relevant = similar;
-  return {
-    communities: relevant.map(({ id, level, title, summary }) => ({ id, level, title, summary })),
-    analysis: withModel && relevant.length ? result.answer : null,
-  };
+  // The analysis cites reports as [C:<id>]: every report it cites belongs in the context, so the
+  // reader can look each one up, even one whose own points scored low.
+  const analysis = withModel && similar.length ? result.answer : null;
+  const kept = new Set(citedCommunityIds(analysis ?? "", new Set(result.communities.map((c) => c.id))));
+  for (const c of similar) kept.add(c.id);
+  const relevant = result.communities.filter((c) => kept.has(c.id));
+  return { communities: relevant.map(contextCommunity), analysis };
+}
+
+/**
+ * A report as the query context shows it. Its [E:n]/[R:n] markers point into the context the
+ * report was written from and mean nothing here; [C:<id>] markers are resolved once the context
+ * is assembled (see context-communities.ts).
+ */
+function contextCommunity(c: {
+  id: string;
+  level: number;
+  title: string;
+  summary: string;
+}): ContextCommunity {
+  return { id: c.id, level: c.level, title: c.title, summary: stripLocalCitations(c.summary).trim() };
 }

@@ -2,14 +2,9 @@ import type { ChunkRecord, ScoredId } from "../../types.js";
 import type { QueryGraph } from "../graph/query-graph.js";
 import type { Retrieval } from "../modes/retrieval.js";
 import type { ContextEntity, ContextRelationship, QueryContext, Reference } from "../result.js";
-import {
-  communityLine,
-  entityLine,
-  passageHeader,
-  relationshipLine,
-  renderContext,
-} from "./context-format.js";
-import { lineTokens } from "./line-tokens.js";
+import { fitCommunities } from "./context-communities.js";
+import { entityLine, passageHeader, relationshipLine, renderContext } from "./context-format.js";
+import { fitting, lineTokens } from "./line-tokens.js";
 import { documentTitles, numberReferences } from "./references.js";
 
 export interface ContextBudget {
@@ -52,10 +47,8 @@ export async function buildContext(
     Math.min(budget.relationshipTokens, left),
   );
   left -= relationships.tokens;
-  const communities = fitting(retrieval.communities, communityLine, left);
-  left -= communities.tokens;
-  const analysis = fitting(retrieval.communityAnalysis ? [retrieval.communityAnalysis] : [], (a) => a, left);
-  left -= analysis.tokens;
+  const reports = fitCommunities(retrieval, left);
+  left -= reports.tokens;
 
   const candidates = await chunkRecords(graph, retrieval.chunks.slice(0, budget.chunkTopK));
   const titles = await documentTitles(
@@ -76,27 +69,10 @@ export async function buildContext(
       text: record.text,
       score,
     })),
-    communities: communities.items,
+    communities: reports.communities,
   };
-  const text = renderContext({ ...context, references, communityAnalysis: analysis.items[0] ?? null });
+  const text = renderContext({ ...context, references, communityAnalysis: reports.analysis });
   return { context, references, text };
-}
-
-/** The longest prefix of `items` whose rendered lines fit in `budget` tokens. */
-export function fitting<T>(
-  items: T[],
-  render: (item: T) => string,
-  budget: number,
-): { items: T[]; tokens: number } {
-  const kept: T[] = [];
-  let tokens = 0;
-  for (const item of items) {
-    const cost = lineTokens(render(item)) + 1; // +1 for the line break
-    if (tokens + cost > budget) break;
-    kept.push(item);
-    tokens += cost;
-  }
-  return { items: kept, tokens };
 }
 
 interface RankedChunk {

@@ -18,3 +18,20 @@ export function lineTokens(line: string): number {
   }
   return n;
 }
+
+/** The longest prefix of `items` whose rendered lines fit in `budget` tokens. */
+export function fitting<T>(
+  items: T[],
+  render: (item: T) => string,
+  budget: number,
+): { items: T[]; tokens: number } {
+  const kept: T[] = [];
+  let tokens = 0;
+  for (const item of items) {
+    const cost = lineTokens(render(item)) + 1; // +1 for the line break
+    if (tokens + cost > budget) break;
+    kept.push(item);
+    tokens += cost;
+  }
+  return { items: kept, tokens };
+}
