@@ -6,3 +6,8 @@ OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 CREATE FULLTEXT INDEX kgrag_entity_text IF NOT EXISTS
 FOR (e:Entity) ON EACH [e.name, e.description]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
+// Relationships are searched by their searchText: endpoint keys, keywords and description, as
+// composed by relationshipSearchText in src/storage/relationship-search-text.ts.
+CREATE FULLTEXT INDEX kgrag_relationship_text IF NOT EXISTS
+FOR ()-[r:RELATED]-() ON EACH [r.searchText]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};

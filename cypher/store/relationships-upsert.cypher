@@ -1,7 +1,8 @@
 // Inserts or replaces relationship records: one RELATED edge per unordered pair, directed from
-// sourceKey to targetKey (the canonical order). Missing endpoints get anchor nodes.
+// sourceKey to targetKey (the canonical order). Missing endpoints get anchor nodes. searchText is
+// what the kgrag_relationship_text full-text index reads.
 // @param workspace  the workspace this store serves
-// @param rows  list of {key, sourceKey, targetKey, description, fragments, keywords, weight, sourceChunkIds, fragmentsHash, needsSummary}
+// @param rows  list of {key, sourceKey, targetKey, description, fragments, keywords, weight, sourceChunkIds, fragmentsHash, needsSummary, searchText}
 UNWIND $rows AS row
 MERGE (a:Entity {workspace: $workspace, key: row.sourceKey})
 ON CREATE SET a.anchor = true
@@ -14,5 +15,6 @@ SET r.description = row.description,
     r.weight = row.weight,
     r.sourceChunkIds = row.sourceChunkIds,
     r.fragmentsHash = row.fragmentsHash,
-    r.needsSummary = row.needsSummary
+    r.needsSummary = row.needsSummary,
+    r.searchText = row.searchText
 REMOVE r.anchor

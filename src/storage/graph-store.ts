@@ -115,6 +115,11 @@ export interface GraphStore {
   searchChunkText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]>;
   /** Entity keys whose name or description matches the text, best first. */
   searchEntityText(query: string, topK: number): Promise<ScoredId[]>;
+  /**
+   * Relationship keys by BM25 over their endpoint keys, keywords and description (see
+   * relationshipSearchText), best first; `allow` restricts the candidates before ranking.
+   */
+  searchRelationshipText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]>;
 
   // ---- communities ----
   /** Atomic. Replaces the whole hierarchy (reports of unchanged communities are passed in). */

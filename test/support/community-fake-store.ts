@@ -109,6 +109,7 @@ export class CommunityFakeStore implements GraphStore {
   deleteDocuments = unused("deleteDocuments");
   searchChunkText = unused("searchChunkText");
   searchEntityText = unused("searchEntityText");
+  searchRelationshipText = unused("searchRelationshipText");
   getLlmCache = unused("getLlmCache");
   putLlmCache = unused("putLlmCache");
   listHistory = unused("listHistory");

@@ -6,6 +6,7 @@ import {
   describeCommunitiesCacheHistory,
   describeMetaAndDocuments,
 } from "./storage-contract-records.js";
+import { describeRelationshipText } from "./storage-contract-relationship-text.js";
 import { describeFullText, describeVectors } from "./storage-contract-search.js";
 
 /**
@@ -36,6 +37,7 @@ export function describeStorageContract(
     describeGraphReads(context);
     describeVectors(context);
     describeFullText(context);
+    describeRelationshipText(context);
     describeScopeAndDelete(context);
     describeCommunitiesCacheHistory(context);
   });

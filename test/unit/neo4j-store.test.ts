@@ -2,12 +2,10 @@ import neo4j from "neo4j-driver";
 import { describe, expect, it } from "vitest";
 import { relationshipKey } from "../../src/merge/keys.js";
 import { Neo4jConnection, WRITE_BATCH_ROWS } from "../../src/storage/neo4j/connection.js";
-import type { BoundStatement, StatementRunner } from "../../src/storage/neo4j/driver-runner.js";
-import { Neo4jGraphStore } from "../../src/storage/neo4j/neo4j-store.js";
-import type { PlainRecord } from "../../src/storage/neo4j/record-mapping.js";
 import { ensureSchema } from "../../src/storage/neo4j/schema-setup.js";
 import { EXACT_LIMIT, luceneQuery } from "../../src/storage/neo4j/search.js";
 import type { GraphChanges } from "../../src/types.js";
+import { one, ScriptedRunner, storeWith } from "../support/scripted-neo4j-runner.js";
 import { makeChunk, makeDocument, makeEntity, makeRelationship } from "../support/storage-fixtures.js";
 
 /**
@@ -17,56 +15,6 @@ import { makeChunk, makeDocument, makeEntity, makeRelationship } from "../suppor
  * parameter fails here. What the server does with the statements is not tested (see docs/neo4j.md).
  */
 
-interface Call {
-  kind: "read" | "write" | "schema";
-  tx: number;
-  name: string;
-  params: Record<string, unknown>;
-}
-
-type Answer = (params: Record<string, unknown>, call: number) => PlainRecord[];
-
-class ScriptedRunner implements StatementRunner {
-  readonly target = "bolt://scripted#";
-  readonly calls: Call[] = [];
-  private transactions = 0;
-  private readonly seen = new Map<string, number>();
-
-  constructor(private readonly answers: Record<string, Answer> = {}) {}
-
-  private answer(kind: Call["kind"], tx: number, statement: BoundStatement): PlainRecord[] {
-    this.calls.push({ kind, tx, name: statement.name, params: statement.params });
-    const count = this.seen.get(statement.name) ?? 0;
-    this.seen.set(statement.name, count + 1);
-    return this.answers[statement.name]?.(statement.params, count) ?? [];
-  }
-
-  async read(statement: BoundStatement) {
-    return this.answer("read", 0, statement);
-  }
-
-  async write<T>(work: (run: (s: BoundStatement) => Promise<PlainRecord[]>) => Promise<T>) {
-    const tx = ++this.transactions;
-    return work(async (s) => this.answer("write", tx, s));
-  }
-
-  async schema(statement: BoundStatement) {
-    return this.answer("schema", 0, statement);
-  }
-
-  async close() {}
-
-  names(kind?: Call["kind"]) {
-    return this.calls.filter((c) => !kind || c.kind === kind).map((c) => c.name);
-  }
-}
-
-function storeWith(answers: Record<string, Answer> = {}) {
-  const runner = new ScriptedRunner(answers);
-  return { runner, store: new Neo4jGraphStore(new Neo4jConnection(runner, "team-a")) };
-}
-
-const one = (record: PlainRecord) => () => [record];
 const noChanges: GraphChanges = {
   upsertEntities: [],
   upsertRelationships: [],
@@ -473,10 +421,11 @@ describe("Neo4j schema setup", () => {
     await ensureSchema(connection);
     const names = runner.names("schema");
     expect(names.filter((n) => n.startsWith("schema/constraints#")).length).toBe(7);
-    expect(names.filter((n) => n.startsWith("schema/fulltext-indexes#")).length).toBe(2);
+    expect(names.filter((n) => n.startsWith("schema/fulltext-indexes#")).length).toBe(3);
     expect(runner.calls.filter((c) => c.name === "schema/await-index").map((c) => c.params.name)).toEqual([
       "kgrag_chunk_text",
       "kgrag_entity_text",
+      "kgrag_relationship_text",
     ]);
     await ensureSchema(new Neo4jConnection(runner, "another-workspace"));
     expect(runner.names("schema")).toHaveLength(names.length);

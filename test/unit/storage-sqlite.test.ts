@@ -25,6 +25,13 @@ afterAll(async () => {
 describeStorageContract("sqlite", async () => openSqliteStore(await tempWorkspace()));
 
 describe("SQLite store file", () => {
+  it("lists workspace metadata without its own schema version, so a copy cannot carry an old one", async () => {
+    const store = await openSqliteStore(await tempWorkspace());
+    await store.setMeta("embedding.model", "hashing-v1");
+    expect(await store.listMeta()).toEqual({ "embedding.model": "hashing-v1" });
+    await store.close();
+  });
+
   it("creates <workspace>/kgrag.sqlite and its folder, in WAL mode, with the schema version", async () => {
     const workspace = join(await tempWorkspace(), "nested", "workspace");
     const store = await openSqliteStore(workspace);

@@ -143,6 +143,7 @@ export const GRAPH_MODEL = {
       sourceChunkIds: "LIST<STRING>",
       fragmentsHash: "STRING",
       needsSummary: "BOOLEAN",
+      searchText: "STRING",
       ...EMBEDDING,
     },
   } satisfies Record<string, PropertyTypes>,

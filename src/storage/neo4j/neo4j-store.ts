@@ -26,17 +26,20 @@ import * as reads from "./graph-reads.js";
 import { applyGraphChanges, type ChunkMentions, type ChunkMerge, commitChunkMerges } from "./graph-writes.js";
 import { ensureSchema, VectorIndexes } from "./schema-setup.js";
 import * as search from "./search.js";
+import { backfillRelationshipSearchText } from "./search-text-backfill.js";
 import * as vectors from "./vectors.js";
 import * as data from "./workspace-data.js";
 
 /**
  * Opens the Neo4j store of one workspace: connects, checks the server version and makes sure the
- * constraints and indexes exist. Several kgrag processes may share the database and workspace.
+ * constraints and indexes exist, and that relationships written by an older kgrag are searchable.
+ * Several kgrag processes may share the database and workspace.
  */
 export async function openNeo4jStore(settings: Neo4jSettings, workspace: string): Promise<Neo4jGraphStore> {
   const connection = new Neo4jConnection(await openDriverRunner(settings), workspace);
   try {
     await ensureSchema(connection);
+    await backfillRelationshipSearchText(connection);
   } catch (error) {
     await connection.close();
     throw error;
@@ -213,6 +216,10 @@ export class Neo4jGraphStore implements GraphStore {
 
   searchEntityText(query: string, topK: number): Promise<ScoredId[]> {
     return search.searchEntityText(this.connection, query, topK);
+  }
+
+  searchRelationshipText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]> {
+    return search.searchRelationshipText(this.connection, query, topK, allow);
   }
 
   replaceCommunities(list: CommunityRecord[]): Promise<void> {

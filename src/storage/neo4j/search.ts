@@ -94,6 +94,22 @@ export async function searchEntityText(db: Neo4jConnection, text: string, topK: 
   return hits;
 }
 
+/** Relationship keys by BM25 over their searchText (see relationshipSearchText), allow-filtered. */
+export async function searchRelationshipText(
+  db: Neo4jConnection,
+  text: string,
+  topK: number,
+  allow?: Set<string>,
+): Promise<ScoredId[]> {
+  const query = luceneQuery(text);
+  if (query === null || topK <= 0 || allow?.size === 0) return [];
+  const allowed = allow ? [...allow] : null;
+  const { hits } = await overFetch(topK, Number.POSITIVE_INFINITY, (fetch) =>
+    db.read("store/fulltext-relationships", { query, fetch: int(fetch), allow: allowed, topK: int(topK) }),
+  );
+  return hits;
+}
+
 /**
  * Runs a statement returning {fetched, matches} with a growing fetch size until topK matches
  * survive the filter or the index has no more hits (`exhausted`), or the cap is reached.

@@ -10,6 +10,7 @@ import type {
   RelationshipMention,
   RelationshipRecord,
 } from "../../types.js";
+import { relationshipSearchText } from "../relationship-search-text.js";
 import { int } from "./connection.js";
 
 /**
@@ -57,7 +58,10 @@ export function entityRow(entity: EntityRecord) {
   };
 }
 
-/** The store keeps "one edge per unordered pair": only canonical records are saved. */
+/**
+ * The store keeps "one edge per unordered pair": only canonical records are saved. searchText is
+ * what the relationship full-text index reads.
+ */
 export function relationshipRow(rel: RelationshipRecord) {
   if (rel.sourceKey > rel.targetKey || rel.key !== relationshipKey(rel.sourceKey, rel.targetKey)) {
     throw new Error(
@@ -76,6 +80,7 @@ export function relationshipRow(rel: RelationshipRecord) {
     sourceChunkIds: rel.sourceChunkIds,
     fragmentsHash: rel.fragmentsHash,
     needsSummary: rel.needsSummary,
+    searchText: relationshipSearchText(rel),
   };
 }
 

@@ -72,7 +72,11 @@ function cjkTerms(run: string): string[] {
  * Returns null when the query has no searchable term (e.g. only punctuation).
  */
 export function matchExpression(query: string): string | null {
-  const terms = queryTerms(query);
+  return matchTerms(queryTerms(query));
+}
+
+/** The MATCH expression of terms from queryTerms (or a subset of them); null when there are none. */
+export function matchTerms(terms: string[]): string | null {
   if (terms.length === 0) return null;
   return terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
 }

@@ -1,14 +1,17 @@
 import type { ScoredId } from "../../types.js";
+import { relationshipSearchText } from "../relationship-search-text.js";
 import { idList, type Sql } from "./connection.js";
-import { matchExpression, segmentForIndex } from "./fts-text.js";
+import { matchExpression, matchTerms, queryTerms, segmentForIndex } from "./fts-text.js";
+import { affordableTerms, RELATIONSHIP_POSTING_BUDGET, RelationshipTermFrequencies } from "./term-budget.js";
 
 /** An entity's name counts this many times more than its description in bm25. */
 const ENTITY_NAME_WEIGHT = 5;
 
-type FtsKind = "chunk" | "entity";
+type FtsKind = "chunk" | "entity" | "relationship";
 
 /**
- * FTS5 indexes over chunk text and entity name/description, keyed by the owner's `seq` rowid.
+ * FTS5 indexes over chunk text, entity name/description and relationship search text (see
+ * relationshipSearchText), keyed by the owner's `seq` rowid.
  *
  * Writes only queue the row in fts_pending; the queue is indexed in one batch before the next
  * search. An entity is re-described at every merge that mentions it, so indexing it each time
@@ -16,7 +19,11 @@ type FtsKind = "chunk" | "entity";
  * indexes each row once, in its final form. Scores are negated bm25: higher is better.
  */
 export class FullTextIndex {
-  constructor(private readonly sql: Sql) {}
+  private readonly relationshipTerms: RelationshipTermFrequencies;
+
+  constructor(private readonly sql: Sql) {
+    this.relationshipTerms = new RelationshipTermFrequencies(sql);
+  }
 
   queueChunk(seq: number): void {
     this.queue("chunk", seq);
@@ -24,6 +31,10 @@ export class FullTextIndex {
 
   queueEntity(seq: number): void {
     this.queue("entity", seq);
+  }
+
+  queueRelationship(seq: number): void {
+    this.queue("relationship", seq);
   }
 
   removeChunks(seqs: number[]): void {
@@ -41,21 +52,31 @@ export class FullTextIndex {
     this.sql.run("DELETE FROM fts_pending WHERE kind = 'entity' AND seq = ?", seq);
   }
 
+  removeRelationship(seq: number): void {
+    this.relationshipTerms.changed();
+    this.sql.run("DELETE FROM relationships_fts WHERE rowid = ?", seq);
+    this.sql.run("DELETE FROM fts_pending WHERE kind = 'relationship' AND seq = ?", seq);
+  }
+
   /** `allow` restricts candidates inside the query, so top-k is taken among allowed chunks only. */
   searchChunks(query: string, topK: number, allow?: Set<string>): ScoredId[] {
     const match = matchExpression(query);
-    if (match === null || topK <= 0 || allow?.size === 0) return [];
-    this.flush("chunk");
-    const select = `SELECT c.id AS id, -bm25(chunks_fts) AS score
-      FROM chunks_fts JOIN chunks c ON c.seq = chunks_fts.rowid
-      WHERE chunks_fts MATCH ?`;
-    if (!allow) return this.sql.all<ScoredId>(`${select} ORDER BY score DESC, c.id LIMIT ?`, match, topK);
-    return this.sql.all<ScoredId>(
-      `${select} AND c.id IN (SELECT value FROM json_each(?)) ORDER BY score DESC, c.id LIMIT ?`,
-      match,
-      idList(allow),
-      topK,
+    return this.searchOwners("chunk", { fts: "chunks_fts", owner: "chunks", id: "id" }, match, topK, allow);
+  }
+
+  /**
+   * Relationship keys, with `allow` applied before top-k as for chunks. Relationships outnumber
+   * chunks many times over, so the query's commonest terms are left out (see term-budget.ts).
+   */
+  searchRelationships(query: string, topK: number, allow?: Set<string>): ScoredId[] {
+    this.flush("relationship");
+    const terms = affordableTerms(
+      queryTerms(query),
+      (term) => this.relationshipTerms.rowsWith(term),
+      RELATIONSHIP_POSTING_BUDGET,
     );
+    const tables = { fts: "relationships_fts", owner: "relationships", id: "key" };
+    return this.searchOwners("relationship", tables, matchTerms(terms), topK, allow);
   }
 
   searchEntities(query: string, topK: number): ScoredId[] {
@@ -71,6 +92,42 @@ export class FullTextIndex {
     );
   }
 
+  /**
+   * BM25 over one single-column FTS table, joined to its owner table by seq. Unscoped, the best
+   * rows are picked inside the index and only those are joined; ties go to the older row.
+   */
+  private searchOwners(
+    kind: FtsKind,
+    tables: { fts: string; owner: string; id: string },
+    match: string | null,
+    topK: number,
+    allow?: Set<string>,
+  ): ScoredId[] {
+    if (match === null || topK <= 0 || allow?.size === 0) return [];
+    this.flush(kind);
+    const { fts, owner, id } = tables;
+    if (!allow) {
+      return this.sql.all<ScoredId>(
+        `SELECT o.${id} AS id, best.score FROM (
+           SELECT rowid, -bm25(${fts}) AS score FROM ${fts} WHERE ${fts} MATCH ?
+           ORDER BY score DESC, rowid LIMIT ?
+         ) best JOIN ${owner} o ON o.seq = best.rowid
+         ORDER BY best.score DESC, best.rowid`,
+        match,
+        topK,
+      );
+    }
+    return this.sql.all<ScoredId>(
+      `SELECT o.${id} AS id, -bm25(${fts}) AS score
+       FROM ${fts} JOIN ${owner} o ON o.seq = ${fts}.rowid
+       WHERE ${fts} MATCH ? AND o.${id} IN (SELECT value FROM json_each(?))
+       ORDER BY score DESC, o.${id} LIMIT ?`,
+      match,
+      idList(allow),
+      topK,
+    );
+  }
+
   private queue(kind: FtsKind, seq: number): void {
     this.sql.run("INSERT OR IGNORE INTO fts_pending (kind, seq) VALUES (?, ?)", kind, seq);
   }
@@ -78,7 +135,12 @@ export class FullTextIndex {
   /** Indexes the queued rows of one kind. Checked before taking the write lock: usually empty. */
   private flush(kind: FtsKind): void {
     if (!this.sql.get("SELECT 1 FROM fts_pending WHERE kind = ? LIMIT 1", kind)) return;
-    this.sql.transaction(() => (kind === "chunk" ? this.flushChunks() : this.flushEntities()));
+    const flushers: Record<FtsKind, () => void> = {
+      chunk: () => this.flushChunks(),
+      entity: () => this.flushEntities(),
+      relationship: () => this.flushRelationships(),
+    };
+    this.sql.transaction(flushers[kind]);
   }
 
   private flushChunks(): void {
@@ -101,4 +163,32 @@ export class FullTextIndex {
     for (const row of rows) insert.run(row.seq, segmentForIndex(row.name), segmentForIndex(row.description));
     this.sql.run("DELETE FROM fts_pending WHERE kind = 'entity'");
   }
+
+  private flushRelationships(): void {
+    this.relationshipTerms.changed();
+    const rows = this.sql.all<RelationshipTextRow>(
+      `SELECT r.seq, r.source_key, r.target_key, r.keywords, r.description
+       FROM fts_pending p JOIN relationships r ON r.seq = p.seq WHERE p.kind = 'relationship'`,
+    );
+    const insert = this.sql.statement("INSERT OR REPLACE INTO relationships_fts (rowid, text) VALUES (?, ?)");
+    for (const row of rows) insert.run(row.seq, segmentForIndex(searchTextOf(row)));
+    this.sql.run("DELETE FROM fts_pending WHERE kind = 'relationship'");
+  }
+}
+
+interface RelationshipTextRow {
+  seq: number;
+  source_key: string;
+  target_key: string;
+  keywords: string;
+  description: string;
+}
+
+function searchTextOf(row: RelationshipTextRow): string {
+  return relationshipSearchText({
+    sourceKey: row.source_key,
+    targetKey: row.target_key,
+    keywords: JSON.parse(row.keywords) as string[],
+    description: row.description,
+  });
 }

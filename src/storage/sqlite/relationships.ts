@@ -1,6 +1,7 @@
 import { relationshipKey } from "../../merge/keys.js";
 import type { RelationshipRecord } from "../../types.js";
 import { idList, qualified, type Sql } from "./connection.js";
+import type { FullTextIndex } from "./fts.js";
 import { RelationshipCache } from "./relationship-cache.js";
 import { type RelationshipRow, toRelationship } from "./rows.js";
 
@@ -9,24 +10,31 @@ const RELATIONSHIP_COLUMNS =
   "fragments_hash, needs_summary";
 const RELATIONSHIP_COLUMNS_OF_R = qualified("r", RELATIONSHIP_COLUMNS);
 
-/** Folded relationships: one row per unordered entity pair, stored in canonical order. */
+/**
+ * Folded relationships: one row per unordered entity pair, stored in canonical order, kept in
+ * step with their full-text rows.
+ */
 export class RelationshipTable {
   private readonly cache: RelationshipCache;
 
-  constructor(private readonly sql: Sql) {
+  constructor(
+    private readonly sql: Sql,
+    private readonly fullText: FullTextIndex,
+  ) {
     this.cache = new RelationshipCache(sql);
   }
 
   upsert(relationship: RelationshipRecord): void {
     assertCanonical(relationship);
     this.cache.changed();
-    this.sql.run(
+    const seq = this.sql.column<number>(
       `INSERT INTO relationships (${RELATIONSHIP_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET
          source_key = excluded.source_key, target_key = excluded.target_key,
          description = excluded.description, fragments = excluded.fragments, keywords = excluded.keywords,
          weight = excluded.weight, source_chunk_ids = excluded.source_chunk_ids,
-         fragments_hash = excluded.fragments_hash, needs_summary = excluded.needs_summary`,
+         fragments_hash = excluded.fragments_hash, needs_summary = excluded.needs_summary
+       RETURNING seq`,
       relationship.key,
       relationship.sourceKey,
       relationship.targetKey,
@@ -37,12 +45,14 @@ export class RelationshipTable {
       JSON.stringify(relationship.sourceChunkIds),
       relationship.fragmentsHash,
       relationship.needsSummary ? 1 : 0,
-    );
+    )[0] as number;
+    this.fullText.queueRelationship(seq);
   }
 
   delete(key: string): void {
     this.cache.changed();
-    this.sql.run("DELETE FROM relationships WHERE key = ?", key);
+    const seq = this.sql.column<number>("DELETE FROM relationships WHERE key = ? RETURNING seq", key)[0];
+    if (seq !== undefined) this.fullText.removeRelationship(seq);
   }
 
   /** In the order of `keys`; unknown keys are skipped. */

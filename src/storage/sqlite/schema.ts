@@ -2,7 +2,7 @@
  * The embedded store's tables. Bump SCHEMA_VERSION and add a step to MIGRATIONS whenever the DDL
  * changes, so that workspaces written by an older kgrag keep opening.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Meta key holding the schema version (a reserved key in the shared meta table). */
 export const SCHEMA_VERSION_KEY = "sqlite.schemaVersion";
@@ -10,6 +10,7 @@ export const SCHEMA_VERSION_KEY = "sqlite.schemaVersion";
 const FTS_TOKENIZER = "tokenize = 'unicode61 remove_diacritics 2'";
 
 /**
+ * Version 1, as first shipped (version 2 rebuilds `relationships`).
  * Chunks and entities carry an INTEGER PRIMARY KEY `seq` besides their text key: it is the stable rowid
  * that links them to their full-text rows, so updating or deleting one FTS row is an index lookup.
  */
@@ -167,5 +168,47 @@ CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(
 );
 `;
 
+/** Porter stemming on top, so "directed" meets "direct" in relationship descriptions and keywords. */
+const RELATIONSHIP_FTS_TOKENIZER = "tokenize = 'porter unicode61 remove_diacritics 2'";
+
+const RELATIONSHIP_VALUES =
+  "source_key, target_key, description, fragments, keywords, weight, source_chunk_ids, " +
+  "fragments_hash, needs_summary";
+
+/**
+ * Version 2: relationships get a `seq` rowid (like chunks and entities) and a full-text table.
+ * The table is rebuilt keeping every row and its rowid; every relationship is queued, so an old
+ * workspace becomes searchable on first use. Safe to run again on a version 2 file (its rowid is
+ * its seq, and the full-text table is emptied and requeued).
+ */
+const SCHEMA_V2 = `
+ALTER TABLE relationships RENAME TO relationships_v1;
+CREATE TABLE relationships (
+  seq INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  source_key TEXT NOT NULL,
+  target_key TEXT NOT NULL,
+  description TEXT NOT NULL,
+  fragments TEXT NOT NULL,
+  keywords TEXT NOT NULL,
+  weight REAL NOT NULL,
+  source_chunk_ids TEXT NOT NULL,
+  fragments_hash TEXT NOT NULL,
+  needs_summary INTEGER NOT NULL
+);
+INSERT INTO relationships (seq, key, ${RELATIONSHIP_VALUES})
+  SELECT rowid, key, ${RELATIONSHIP_VALUES} FROM relationships_v1 ORDER BY rowid;
+DROP TABLE relationships_v1;
+CREATE INDEX relationships_by_source ON relationships(source_key, target_key);
+CREATE INDEX relationships_by_target ON relationships(target_key);
+CREATE INDEX relationships_needing_summary ON relationships(key) WHERE needs_summary = 1;
+
+CREATE VIRTUAL TABLE IF NOT EXISTS relationships_fts USING fts5(
+  text, content = '', contentless_delete = 1, ${RELATIONSHIP_FTS_TOKENIZER}
+);
+INSERT INTO relationships_fts (relationships_fts) VALUES ('delete-all');
+INSERT OR IGNORE INTO fts_pending (kind, seq) SELECT 'relationship', seq FROM relationships;
+`;
+
 /** DDL applied to reach each version; index i brings a store from version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [SCHEMA_V1];
+export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2];

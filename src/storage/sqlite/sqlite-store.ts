@@ -29,6 +29,7 @@ import { HistoryLog } from "./history.js";
 import { LlmCacheTable } from "./llm-cache.js";
 import { type ChunkMentions, MentionTable } from "./mentions.js";
 import { RelationshipTable } from "./relationships.js";
+import { SCHEMA_VERSION_KEY } from "./schema.js";
 import { VectorIndex } from "./vector-index.js";
 
 export const SQLITE_FILE_NAME = "kgrag.sqlite";
@@ -70,7 +71,7 @@ export class SqliteGraphStore implements GraphStore {
     this.chunks = new ChunkTable(this.sql, this.fullText, this.vectors);
     this.mentions = new MentionTable(this.sql);
     this.entities = new EntityTable(this.sql, this.fullText);
-    this.relationships = new RelationshipTable(this.sql);
+    this.relationships = new RelationshipTable(this.sql, this.fullText);
     this.communities = new CommunityTable(this.sql);
     this.llmCache = new LlmCacheTable(this.sql);
     this.history = new HistoryLog(this.sql);
@@ -84,8 +85,12 @@ export class SqliteGraphStore implements GraphStore {
     return this.sql.column<string>("SELECT value FROM meta WHERE key = ?", key)[0];
   }
 
+  /** The workspace's metadata; the store's own schema version is not workspace data and is left out. */
   async listMeta(): Promise<Record<string, string>> {
-    const rows = this.sql.all<{ key: string; value: string }>("SELECT key, value FROM meta ORDER BY key");
+    const rows = this.sql.all<{ key: string; value: string }>(
+      "SELECT key, value FROM meta WHERE key <> ? ORDER BY key",
+      SCHEMA_VERSION_KEY,
+    );
     return Object.fromEntries(rows.map((row) => [row.key, row.value]));
   }
 
@@ -268,6 +273,10 @@ export class SqliteGraphStore implements GraphStore {
 
   async searchEntityText(query: string, topK: number): Promise<ScoredId[]> {
     return this.fullText.searchEntities(query, topK);
+  }
+
+  async searchRelationshipText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]> {
+    return this.fullText.searchRelationships(query, topK, allow);
   }
 
   async replaceCommunities(communities: CommunityRecord[]): Promise<void> {

@@ -1,0 +1,36 @@
+import { relationshipSearchText } from "../relationship-search-text.js";
+import { int, type Neo4jConnection } from "./connection.js";
+import { asRelationships } from "./read-rows.js";
+
+/** Relationships filled per write transaction. */
+export const BACKFILL_PAGE = 1000;
+
+/** Workspaces (database target + workspace) already checked by this process. */
+const backfilled = new Set<string>();
+
+/**
+ * Relationship edges written before relationships were full-text indexed have no searchText, so
+ * the kgrag_relationship_text index cannot see them. Opening the workspace fills it in, computed
+ * by the same relationshipSearchText the upsert uses, one page per transaction; only edges still
+ * lacking it are written, so a concurrent upsert's fresh text is never overwritten.
+ * Returns how many edges were filled.
+ */
+export async function backfillRelationshipSearchText(connection: Neo4jConnection): Promise<number> {
+  const target = `${connection.runner.target}\u0000${connection.workspace}`;
+  if (backfilled.has(target)) return 0;
+  let filled = 0;
+  for (;;) {
+    const page = await connection.write(async (tx) => {
+      const missing = asRelationships(
+        await tx.run("store/relationships-missing-search-text", { limit: int(BACKFILL_PAGE) }),
+      );
+      const rows = missing.map((rel) => ({ key: rel.key, searchText: relationshipSearchText(rel) }));
+      if (rows.length > 0) await tx.run("store/relationships-set-search-text", { rows });
+      return rows.length;
+    });
+    filled += page;
+    if (page < BACKFILL_PAGE) break;
+  }
+  backfilled.add(target);
+  return filled;
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import { loadCypher } from "../../src/cypher/cypher-files.js";
+import { Neo4jConnection } from "../../src/storage/neo4j/connection.js";
+import {
+  BACKFILL_PAGE,
+  backfillRelationshipSearchText,
+} from "../../src/storage/neo4j/search-text-backfill.js";
+import { relationshipSearchText } from "../../src/storage/relationship-search-text.js";
+import { type Answer, one, ScriptedRunner, storeWith } from "../support/scripted-neo4j-runner.js";
+import { changes, makeRelationship } from "../support/storage-fixtures.js";
+
+/** Neo4j is scripted (see scripted-neo4j-runner.ts); the live behaviour is in the contract suite. */
+
+const REL = makeRelationship("Acme Corp", "Bob", { keywords: ["founder"], description: "Bob founded Acme." });
+
+describe("Neo4j relationship full text: writes", () => {
+  it("stores the shared search text on every upserted relationship edge", async () => {
+    const { runner, store } = storeWith();
+    await store.applyGraphChanges(changes({ upsertRelationships: [REL] }));
+    const upsert = runner.calls.find((c) => c.name === "store/relationships-upsert");
+    const [row] = (upsert?.params.rows ?? []) as { key: string; searchText: string }[];
+    expect(row).toMatchObject({ key: REL.key, searchText: relationshipSearchText(REL) });
+    expect(row?.searchText).toBe("acme corp\nbob\nfounder\nBob founded Acme.");
+    expect(loadCypher("store/relationships-upsert").text).toMatch(/r\.searchText = row\.searchText/);
+  });
+
+  it("indexes searchText under the name the search statement queries, with the CJK analyzer", () => {
+    const schema = loadCypher("schema/fulltext-indexes").text;
+    expect(schema).toMatch(
+      /FULLTEXT INDEX kgrag_relationship_text IF NOT EXISTS\s+FOR \(\)-\[r:RELATED\]-\(\) ON EACH \[r\.searchText\]\s+OPTIONS \{indexConfig: \{`fulltext\.analyzer`: 'cjk'\}\};/,
+    );
+    expect(loadCypher("store/fulltext-relationships").text).toContain(
+      "db.index.fulltext.queryRelationships('kgrag_relationship_text'",
+    );
+  });
+});
+
+describe("Neo4j relationship full text: search", () => {
+  it("sends the user's words as a Lucene query with the allow list, and returns the hits", async () => {
+    const { runner, store } = storeWith({
+      "store/fulltext-relationships": one({ fetched: 2, matches: [{ id: REL.key, score: 1.5 }] }),
+    });
+    const hits = await store.searchRelationshipText('Who founded "Acme"?', 3, new Set([REL.key]));
+    expect(hits).toEqual([{ id: REL.key, score: 1.5 }]);
+    const [call] = runner.calls;
+    expect(call).toMatchObject({ kind: "read", name: "store/fulltext-relationships" });
+    expect(call?.params).toMatchObject({ workspace: "team-a", query: 'who OR founded OR \\"acme\\"\\?' });
+    expect(call?.params.allow).toEqual([REL.key]);
+    expect(String(call?.params.topK)).toBe("3");
+  });
+
+  it("asks the shared index for more while too few hits of this workspace survive", async () => {
+    const fetches: number[] = [];
+    const answer: Answer = (params, call) => {
+      fetches.push(Number(String(params.fetch)));
+      const matches = call === 0 ? [] : [{ id: REL.key, score: 2 }];
+      return [{ fetched: Number(String(params.fetch)), matches }];
+    };
+    const { store } = storeWith({ "store/fulltext-relationships": answer });
+    expect(await store.searchRelationshipText("acme", 1)).toEqual([{ id: REL.key, score: 2 }]);
+    expect(fetches).toHaveLength(2);
+    expect(fetches[1]).toBeGreaterThan(fetches[0]!);
+    expect((await storeWith().store.searchRelationshipText("acme", 1)).length).toBe(0);
+  });
+
+  it("asks nothing for a query with no words, an empty allow list or topK 0", async () => {
+    const { runner, store } = storeWith();
+    expect(await store.searchRelationshipText("?!*()\"'", 5)).toEqual([]);
+    expect(await store.searchRelationshipText("", 5)).toEqual([]);
+    expect(await store.searchRelationshipText("acme", 5, new Set())).toEqual([]);
+    expect(await store.searchRelationshipText("acme", 0)).toEqual([]);
+    expect(runner.calls).toEqual([]);
+  });
+});
+
+/** Relationship records as relationships-missing-search-text returns them. */
+function missingRows(count: number, from = 0) {
+  return Array.from({ length: count }, (_, i) => ({
+    relationship: { ...makeRelationship(`a${from + i}`, `b${from + i}`) },
+  }));
+}
+
+describe("Neo4j relationship full text: backfill of older workspaces", () => {
+  it("fills searchText of edges lacking it, a page per transaction, until none is left", async () => {
+    const runner = new ScriptedRunner({
+      "store/relationships-missing-search-text": (_, call) =>
+        call === 0 ? missingRows(BACKFILL_PAGE) : missingRows(2, BACKFILL_PAGE),
+    });
+    const connection = new Neo4jConnection(runner, "backfill-pages");
+    expect(await backfillRelationshipSearchText(connection)).toBe(BACKFILL_PAGE + 2);
+    const sets = runner.calls.filter((c) => c.name === "store/relationships-set-search-text");
+    expect(sets.map((c) => (c.params.rows as unknown[]).length)).toEqual([BACKFILL_PAGE, 2]);
+    const last = sets[1]?.params.rows as { key: string; searchText: string }[];
+    const expected = makeRelationship(`a${BACKFILL_PAGE + 1}`, `b${BACKFILL_PAGE + 1}`);
+    expect(last[1]).toEqual({ key: expected.key, searchText: relationshipSearchText(expected) });
+    expect(new Set(runner.calls.map((c) => c.tx))).toEqual(new Set([1, 2]));
+    expect(runner.calls.every((c) => c.params.workspace === "backfill-pages")).toBe(true);
+  });
+
+  it("writes nothing when every edge has its text, and checks a workspace once per process", async () => {
+    const runner = new ScriptedRunner();
+    const connection = new Neo4jConnection(runner, "backfill-once");
+    expect(await backfillRelationshipSearchText(connection)).toBe(0);
+    expect(runner.names()).toEqual(["store/relationships-missing-search-text"]);
+    await backfillRelationshipSearchText(connection);
+    expect(runner.calls).toHaveLength(1);
+    await backfillRelationshipSearchText(new Neo4jConnection(runner, "backfill-other"));
+    expect(runner.calls).toHaveLength(2);
+  });
+
+  it("only fills edges still lacking text, so a concurrent upsert is never overwritten", () => {
+    expect(loadCypher("store/relationships-set-search-text").text).toMatch(/r\.searchText IS NULL/);
+    expect(loadCypher("store/relationships-missing-search-text").text).toMatch(
+      /r\.anchor IS NULL AND r\.searchText IS NULL/,
+    );
+  });
+});
