@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { entityKey } from "../../src/merge/keys.js";
+import { entityKey, relationshipKey } from "../../src/merge/keys.js";
 import { QueryGraph } from "../../src/query/graph/query-graph.js";
-import { entitySeeds } from "../../src/query/graph/seeds.js";
+import { entitySeeds, relationshipSeeds } from "../../src/query/graph/seeds.js";
 import type { QueryKeywords } from "../../src/query/keywords.js";
 import { queryTexts, type RetrievalInput } from "../../src/query/modes/retrieval.js";
 import { resolveQueryOptions } from "../../src/query/options.js";
@@ -26,21 +26,27 @@ const WITH_GENERIC = [
   })),
 ];
 
-async function seedsFor(low: string[]): Promise<Map<string, number>> {
+async function retrievalInput(
+  question: string,
+  keywords: QueryKeywords,
+  mode: "local" | "global",
+): Promise<RetrievalInput> {
   const services = fixture!.services;
-  const keywords: QueryKeywords = { high: [], low };
-  const options = resolveQueryOptions(services.config.query, { mode: "local" });
-  const texts = queryTexts("question", keywords, "local");
+  const options = resolveQueryOptions(services.config.query, { mode });
+  const texts = queryTexts(question, keywords, mode);
   const vectors = await services.embedder.embed(texts);
-  const input: RetrievalInput = {
+  return {
     services,
     graph: new QueryGraph(services.store, undefined),
-    question: "question",
+    question,
     keywords,
     options,
     vectors: new Map(texts.map((t, i) => [t, vectors[i] ?? []])),
   };
-  return entitySeeds(input);
+}
+
+async function seedsFor(low: string[]): Promise<Map<string, number>> {
+  return entitySeeds(await retrievalInput("question", { high: [], low }, "local"));
 }
 
 describe("entity seeds (linking the question's keywords to entities)", () => {
@@ -64,5 +70,31 @@ describe("entity seeds (linking the question's keywords to entities)", () => {
     const generic = seeds.get(entityKey("film")) ?? 0;
     expect(generic).toBeGreaterThan(0);
     expect(specific).toBeGreaterThan(generic);
+  });
+});
+
+describe("relationship seeds (global mode)", () => {
+  const TOWN_PAIR = relationshipKey(entityKey("Big Stone Gap"), entityKey("Wise County"));
+
+  it("find a relationship by a rare word of the question that its theme words lack", async () => {
+    fixture = await buildFixture(WITH_GENERIC);
+    // The theme words point at the classic films; only "Wise County" names the town's relationship.
+    const question = "Which classic film is set near Wise County?";
+    const themes = ["classic film"];
+    const seeds = await relationshipSeeds(
+      await retrievalInput(question, { high: themes, low: [] }, "global"),
+      themes,
+    );
+    expect(seeds.map((s) => s.id)).toContain(TOWN_PAIR);
+  });
+
+  it("drop text hits that share only words nearly every relationship contains", async () => {
+    fixture = await buildFixture(MULTI_HOP);
+    const question = "Is Wise County a place where a film is?";
+    const input = await retrievalInput(question, { high: ["zzz"], low: [] }, "global");
+    const seeds = await relationshipSeeds(input, ["zzz"]);
+    const all = await fixture.services.store.searchRelationshipText(`${question} zzz`, 40);
+    expect(all.length).toBeGreaterThan(seeds.length);
+    expect(seeds.map((s) => s.id)).toContain(TOWN_PAIR);
   });
 });

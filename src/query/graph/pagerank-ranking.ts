@@ -14,6 +14,13 @@ import { homeChunks } from "./subjects.js";
 const DAMPING = 0.5;
 
 /**
+ * Seeds whose restart weight is under this share of the strongest seed's are not expanded: a hub
+ * endpoint of a matched relationship (weighted 1 / its thousands of chunks) would load thousands
+ * of edges, each carrying too little mass to rank. It still restarts the walk and scores itself.
+ */
+const EXPANDED_SEED_SHARE = 0.01;
+
+/**
  * Personalised PageRank over the seeds' two-hop neighbourhood (as in fast-graphrag and HippoRAG):
  * the walk restarts at the seeds in proportion to their similarity to the question. Its scores
  * then take one more step, from entities to the relationships they take part in and to the chunks
@@ -26,7 +33,7 @@ export async function rankByPageRank(
   limits: ExpansionLimits,
 ): Promise<GraphHits> {
   const restart = await restartWeights(graph, seeds);
-  const firstHop = await graph.relationshipsOf([...restart.keys()]);
+  const firstHop = await graph.relationshipsOf(expandedSeeds(restart));
   const frontier = await secondHopFrontier(graph, oneStepFlow(firstHop, restart), limits.topK);
   const secondHop = await graph.relationshipsOf(frontier);
   const edges = uniqueByKey([...firstHop, ...secondHop]);
@@ -78,6 +85,11 @@ async function restartWeights(graph: QueryGraph, seeds: Seeds): Promise<Map<stri
     }
   }
   return restart;
+}
+
+function expandedSeeds(restart: Map<string, number>): string[] {
+  const strongest = Math.max(0, ...restart.values());
+  return [...restart].filter(([, weight]) => weight >= EXPANDED_SEED_SHARE * strongest).map(([key]) => key);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { entityKey } from "../../merge/keys.js";
 import type { ScoredId } from "../../types.js";
+import { reciprocalRankFusion } from "../fusion.js";
 import { localKeywords, type RetrievalInput, vectorFor } from "../modes/retrieval.js";
 import { topScores } from "./graph-expansion.js";
 import { entitySpecificity } from "./specificity.js";
@@ -56,12 +57,35 @@ async function vectorNeighbours(input: RetrievalInput, keywords: string[]): Prom
   return hits.filter((h) => h.score >= options.similarityThreshold).map((h) => h.id);
 }
 
-/** Relationships whose keywords and description resemble the question's themes (global mode). */
-export async function relationshipSeeds(input: RetrievalInput, vector: number[]): Promise<ScoredId[]> {
+/**
+ * Relationships matching the question (global mode): vector search on the high-level keywords
+ * fused by reciprocal rank with BM25 over relationship text (both endpoints, keywords,
+ * description) on the question and its keywords, as naive fuses vectors and BM25 for chunks.
+ * Theme words alone fit every film or company in a corpus; the words the question shares with a
+ * relationship (a rare name, a place, a year) tell it apart.
+ */
+export async function relationshipSeeds(input: RetrievalInput, keywords: string[]): Promise<ScoredId[]> {
   const { graph, options } = input;
+  const { store } = input.services;
   const allow = graph.scope?.relationshipKeys;
-  const hits = await input.services.store.searchVectors("relationships", vector, options.topK, allow);
-  return hits.filter((h) => h.score >= options.similarityThreshold);
+  const [byVector, byText] = await Promise.all([
+    store.searchVectors("relationships", vectorFor(input, keywords.join(", ")), options.topK, allow),
+    store.searchRelationshipText([input.question, ...keywords].join(" "), options.topK, allow),
+  ]);
+  const similar = byVector.filter((h) => h.score >= options.similarityThreshold);
+  return reciprocalRankFusion([similar, substantialTextHits(byText)]).slice(0, options.topK);
+}
+
+/**
+ * A BM25 hit scoring under this share of the best one matched only words most relationships
+ * contain ("was", "the"): rank fusion would still give it a rank's worth of weight, so it is
+ * dropped, as the similarity threshold drops weak vector hits.
+ */
+const TEXT_HIT_FLOOR = 0.05;
+
+function substantialTextHits(hits: ScoredId[]): ScoredId[] {
+  const best = hits[0]?.score ?? 0;
+  return hits.filter((h) => h.score >= best * TEXT_HIT_FLOOR);
 }
 
 /** In-scope entities whose name or description matches the keyword in the full-text index. */

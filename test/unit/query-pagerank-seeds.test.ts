@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { entityKey } from "../../src/merge/keys.js";
+import { rankByPageRank } from "../../src/query/graph/pagerank-ranking.js";
+import { QueryGraph } from "../../src/query/graph/query-graph.js";
+import { buildFixture, type Fixture } from "./query-fixture.js";
+
+let fixture: Fixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+const SPECS = [
+  { doc: "a", text: "Alpha works with Beta.", entities: ["Alpha", "Beta"], pairs: [["Alpha", "Beta"]] },
+  { doc: "h", text: "Hub meets Xeno.", entities: ["Hub", "Xeno"], pairs: [["Hub", "Xeno"]] },
+] as { doc: string; text: string; entities: string[]; pairs: [string, string][] }[];
+
+async function rankedEntities(hubWeight: number): Promise<string[]> {
+  fixture = await buildFixture(SPECS);
+  const graph = new QueryGraph(fixture.services.store, undefined);
+  const seeds = new Map([
+    [entityKey("Alpha"), 1],
+    [entityKey("Hub"), hubWeight],
+  ]);
+  const hits = await rankByPageRank(
+    graph,
+    { entities: seeds, relationships: [] },
+    { topK: 10, chunkTopK: 10 },
+  );
+  return hits.entities.map((e) => e.id);
+}
+
+describe("PageRank seed expansion", () => {
+  it("walks from every seed of comparable weight", async () => {
+    expect(await rankedEntities(0.5)).toContain(entityKey("Xeno"));
+  });
+
+  it("does not expand a seed far weaker than the strongest (a hub's edges carry too little to rank)", async () => {
+    const ranked = await rankedEntities(0.001);
+    expect(ranked).toContain(entityKey("Hub"));
+    expect(ranked).not.toContain(entityKey("Xeno"));
+    expect(ranked).toContain(entityKey("Beta"));
+  });
+});
