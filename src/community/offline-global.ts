@@ -53,27 +53,47 @@ function answerLine(ref: GlobalCommunityRef): string {
   return `- **${ref.title}** [C:${ref.id}]: ${stripLocalCitations(ref.summary).replace(/\s+/g, " ").trim()}`;
 }
 
+/** Reports the vector search ranks; the caller takes a handful, so more would only cost time. */
+const SIMILAR_REPORTS = 64;
+
+/**
+ * Reports best first: the most similar to the question, then, on ties and for questions that share
+ * no words with any report ("main themes?"), higher rating and then larger size. Lazy, since the
+ * caller stops after a few: the reports beyond the similar ones are sorted only if it gets there.
+ */
 async function rankBySimilarity(
   services: KgragServices,
   question: string,
   reports: ReportedCommunity[],
-): Promise<GlobalCommunityRef[]> {
+): Promise<Iterable<GlobalCommunityRef>> {
   const [vector] = await services.embedder.embed([question]);
   const allow = new Set(reports.map((c) => c.id));
-  const hits = vector ? await services.store.searchVectors("communities", vector, reports.length, allow) : [];
+  const limit = Math.min(reports.length, SIMILAR_REPORTS);
+  const hits = vector ? await services.store.searchVectors("communities", vector, limit, allow) : [];
   const similarity = new Map(hits.map((hit) => [hit.id, hit.score]));
-  return reports
-    .map((c) => ({
-      ref: {
-        id: c.id,
-        level: c.level,
-        title: c.report.title,
-        summary: c.report.summary,
-        score: similarity.get(c.id) ?? 0,
-      },
-      rating: c.report.rating,
-      size: c.entityKeys.length,
-    }))
-    .sort((a, b) => b.ref.score - a.ref.score || b.rating - a.rating || b.size - a.size)
-    .map(({ ref }) => ref);
+  return orderedReports(reports, similarity);
+}
+
+function* orderedReports(
+  reports: ReportedCommunity[],
+  similarity: Map<string, number>,
+): Generator<GlobalCommunityRef> {
+  const score = (c: ReportedCommunity) => similarity.get(c.id) ?? 0;
+  const priority = (a: ReportedCommunity, b: ReportedCommunity) =>
+    score(b) - score(a) || b.report.rating - a.report.rating || b.entityKeys.length - a.entityKeys.length;
+  const toRef = (c: ReportedCommunity): GlobalCommunityRef => ({
+    id: c.id,
+    level: c.level,
+    title: c.report.title,
+    summary: c.report.summary,
+    score: score(c),
+  });
+  yield* reports
+    .filter((c) => score(c) > 0)
+    .sort(priority)
+    .map(toRef);
+  yield* reports
+    .filter((c) => !(score(c) > 0))
+    .sort(priority)
+    .map(toRef);
 }
