@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { communitySourceLine } from "../../query/result-text.js";
 import { packagePath } from "../../util/paths.js";
 import type { OpenKgrag } from "../open.js";
 
@@ -36,6 +37,11 @@ export function registerDemoCommand(program: Command, open: OpenKgrag): void {
             out.write(`\n[${mode}] ${result.answer.trim()}\n`);
             for (const ref of result.references.slice(0, 3)) {
               out.write(`  [${ref.n}] ${ref.title} (${ref.docId}, chars ${ref.start}-${ref.end})\n`);
+            }
+            // Reports the answer cites as [C:<id>], so every marker in it resolves to a title.
+            for (const community of result.context.communities) {
+              if (result.answer.includes(`[C:${community.id}]`))
+                out.write(`  ${communitySourceLine(community)}\n`);
             }
           }
         }
