@@ -68,19 +68,13 @@ export function cosineFromNeo4j(hit: ScoredId): ScoredId {
 }
 
 /** BM25 over chunk text; the index is Lucene's with the CJK analyzer. */
-export async function searchChunkText(
+export function searchChunkText(
   db: Neo4jConnection,
   text: string,
   topK: number,
   allow?: Set<string>,
 ): Promise<ScoredId[]> {
-  const query = luceneQuery(text);
-  if (query === null || topK <= 0 || allow?.size === 0) return [];
-  const allowed = allow ? [...allow] : null;
-  const { hits } = await overFetch(topK, Number.POSITIVE_INFINITY, (fetch) =>
-    db.read("store/fulltext-chunks", { query, fetch: int(fetch), allow: allowed, topK: int(topK) }),
-  );
-  return hits;
+  return allowFilteredTextSearch(db, "store/fulltext-chunks", text, topK, allow);
 }
 
 /** Entity keys by BM25 over name (weighted 5x, as in the embedded store) and description. */
@@ -95,8 +89,19 @@ export async function searchEntityText(db: Neo4jConnection, text: string, topK: 
 }
 
 /** Relationship keys by BM25 over their searchText (see relationshipSearchText), allow-filtered. */
-export async function searchRelationshipText(
+export function searchRelationshipText(
   db: Neo4jConnection,
+  text: string,
+  topK: number,
+  allow?: Set<string>,
+): Promise<ScoredId[]> {
+  return allowFilteredTextSearch(db, "store/fulltext-relationships", text, topK, allow);
+}
+
+/** A full-text statement taking {query, fetch, allow, topK}: hits of this workspace within `allow`. */
+async function allowFilteredTextSearch(
+  db: Neo4jConnection,
+  statement: string,
   text: string,
   topK: number,
   allow?: Set<string>,
@@ -105,7 +110,7 @@ export async function searchRelationshipText(
   if (query === null || topK <= 0 || allow?.size === 0) return [];
   const allowed = allow ? [...allow] : null;
   const { hits } = await overFetch(topK, Number.POSITIVE_INFINITY, (fetch) =>
-    db.read("store/fulltext-relationships", { query, fetch: int(fetch), allow: allowed, topK: int(topK) }),
+    db.read(statement, { query, fetch: int(fetch), allow: allowed, topK: int(topK) }),
   );
   return hits;
 }
