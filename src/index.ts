@@ -1,8 +1,25 @@
+// The package's public API: `import { createKgrag } from "kgrag"`.
 export type { KgragConfig, KgragConfigInput } from "./config.js";
 export { ConfigSchema, configFromEnv } from "./config.js";
+export type { GraphSchema, GraphSchemaInput } from "./cypher/schema.js";
+export { loadSchema, parseGraphSchema } from "./cypher/schema.js";
+export type { CypherValidation, ValidateOptions } from "./cypher/validator.js";
+export { validateCypher } from "./cypher/validator.js";
+export { EmbeddingDimensionError } from "./embedding/dimension-error.js";
 export type { Embedder } from "./embedding/embedder.js";
+export { HashingEmbedder } from "./embedding/hashing-embedder.js";
+export { LangChainEmbedder } from "./embedding/langchain-embedder.js";
+export { OpenAIEmbedder } from "./embedding/openai-embedder.js";
 export type { ExtractionOutcome, Extractor } from "./extraction/extractor.js";
+export type { CreateKgragOptions, Kgrag, StatusReport } from "./kgrag.js";
+export { createKgrag } from "./kgrag.js";
 export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, Stage } from "./llm/chat-model.js";
+export { LangChainChatModel } from "./llm/langchain-chat.js";
+export { OpenAIChatModel } from "./llm/openai-chat.js";
 export type { DescriptionSummarizer } from "./merge/summarizer.js";
+export { ScopeError } from "./query/graph/scope.js";
+export type { QueryMode, QueryOptionsInput as QueryOptions } from "./query/options.js";
+export { QUERY_MODES } from "./query/options.js";
+export type { QueryResult } from "./query/result.js";
 export type { GraphStore } from "./storage/graph-store.js";
 export type * from "./types.js";
