@@ -3,7 +3,7 @@
 // @param workspace  the workspace this store serves
 // @param limit  how many to return
 MATCH (a:Entity {workspace: $workspace})-[r:RELATED]->(b:Entity)
-WHERE r.anchor IS NULL AND r.searchText IS NULL
+WHERE r.workspace = $workspace AND r.anchor IS NULL AND r.searchText IS NULL
 RETURN {key: r.key, sourceKey: a.key, targetKey: b.key, description: r.description, fragments: r.fragments,
         keywords: r.keywords, weight: r.weight, sourceChunkIds: r.sourceChunkIds,
         fragmentsHash: r.fragmentsHash, needsSummary: r.needsSummary} AS relationship

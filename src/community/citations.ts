@@ -20,19 +20,31 @@ export function stripLocalCitations(text: string): string {
  */
 export function readableCitations(text: string, shown: ReadonlySet<string>): string {
   return text.replace(CITATION_BRACKET, (_, space: string, inside: string) => {
-    const kept = bracketIds(inside).filter((id) => id.startsWith("C:") && shown.has(id.slice(2)));
+    const kept = bracketIds(inside).filter(
+      (id) => isPassage(id) || (id.startsWith("C:") && shown.has(id.slice(2))),
+    );
     return kept.length ? `${space}[${kept.join(", ")}]` : "";
   });
 }
 
-/** "E:1, 4; C:c0-a" -> E:1, E:4, C:c0-a: an id without a kind takes the kind before it. */
+/**
+ * "E:1, 4; C:c0-a, 3" -> E:1, E:4, C:c0-a, 3. A bare id after E or R shares its kind (reports
+ * write "[E:1, 4]"); after a C id it is an answer's passage number ("[C:c0-a, 3]") and stays bare.
+ */
 function bracketIds(inside: string): string[] {
   let kind = "";
   return inside.split(/[,;]/).map((part) => {
-    const [first, second] = part.trim().split(":");
-    if (second !== undefined) kind = first ?? "";
-    return `${kind}:${second ?? first}`;
+    const [first = "", second] = part.trim().split(":");
+    if (second !== undefined) {
+      kind = first;
+      return `${first}:${second}`;
+    }
+    return kind === "E" || kind === "R" ? `${kind}:${first}` : first;
   });
+}
+
+function isPassage(id: string): boolean {
+  return /^\d+$/.test(id);
 }
 
 /** Ids cited inside square brackets, e.g. "[E:1, R:4]" gives E:1 and R:4, in first-seen order. */

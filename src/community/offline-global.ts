@@ -57,9 +57,10 @@ function answerLine(ref: GlobalCommunityRef): string {
 const SIMILAR_REPORTS = 64;
 
 /**
- * Reports best first: the most similar to the question, then, on ties and for questions that share
- * no words with any report ("main themes?"), higher rating and then larger size. Lazy, since the
- * caller stops after a few: the reports beyond the similar ones are sorted only if it gets there.
+ * Reports best first: the vector search's hits by similarity, then the reports it did not reach
+ * (no more similar than its last hit); ties, and questions that share no words with any report
+ * ("main themes?"), go to higher rating and then larger size. Lazy, since the caller stops after a
+ * few: the reports beyond the hits are sorted only if it gets there.
  */
 async function rankBySimilarity(
   services: KgragServices,
@@ -89,11 +90,11 @@ function* orderedReports(
     score: score(c),
   });
   yield* reports
-    .filter((c) => score(c) > 0)
+    .filter((c) => similarity.has(c.id))
     .sort(priority)
     .map(toRef);
   yield* reports
-    .filter((c) => !(score(c) > 0))
+    .filter((c) => !similarity.has(c.id))
     .sort(priority)
     .map(toRef);
 }

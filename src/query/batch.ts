@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import pLimit from "p-limit";
 import { z } from "zod";
 import type { KgragServices } from "../services.js";
@@ -47,13 +46,6 @@ export type BatchOutcome = QueryResult | { id: string; line?: number; error: str
 
 export function isBatchLineError(entry: BatchEntry): entry is BatchLineError {
   return "error" in entry;
-}
-
-/** Reads `{"id","question"}` lines (blank lines skipped); a file without any is an error. */
-export async function readBatchFile(path: string): Promise<BatchEntry[]> {
-  const entries = parseBatchLines(await readFile(path, "utf8"));
-  if (entries.length === 0) throw new Error(`${path} has no questions: ${BATCH_LINE_FORMAT}.`);
-  return entries;
 }
 
 /** Every non-blank line becomes a question or, when it is not one, a line error saying why. */

@@ -88,7 +88,7 @@ export function resolveQueryOptions(
   };
 }
 
-/** The scope the options ask for, without validating the rest (to check it once for a batch). */
+/** The scope the options ask for, without validating the rest (a batch checks it before any question runs). */
 export function scopeOfOptions(input: QueryOptionsInput): Scope | undefined {
   return scopeOf(input.docIds, input.metadata);
 }

@@ -197,6 +197,23 @@ describe("globalSearch offline", () => {
     expect(result.answer).toContain("[C:W]");
   });
 
+  it("ranks the reports the vector search reached by similarity, then the rest by rating", async () => {
+    const store = new CommunityFakeStore();
+    const whales = Array.from({ length: 64 }, (_, i) =>
+      community(`W${i}`, 0, [`w${i}`], null, [], `Whaling ships ${i} hunt whales near island ${i}.`),
+    );
+    const unrelated = ["X", "Y"].map((id) => community(id, 0, [id], null, [], "Tulip bulbs in spring."));
+    const [x, y] = unrelated as [CommunityRecord, CommunityRecord];
+    if (y.report) y.report.rating = 9;
+    store.communities = [x, ...whales, y];
+    const services = communityServices(store);
+    await embedCommunityReports(services, store.communities);
+    const result = await globalSearch(services, "Which whaling ships hunt whales?", { offlineReports: 66 });
+    const ids = result.communities.map((c) => c.id);
+    expect(ids).toHaveLength(66);
+    expect(ids.slice(-2)).toEqual(["Y", "X"]);
+  });
+
   it("says how to get reports when there are none", async () => {
     const result = await globalSearch(communityServices(new CommunityFakeStore()), "Main themes?");
     expect(result.communities).toEqual([]);

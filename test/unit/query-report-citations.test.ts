@@ -109,6 +109,13 @@ describe("readableCitations", () => {
     const text = "Lyon is in France [1][2]; see [note] and [Section 3].";
     expect(readableCitations(text, new Set())).toBe(text);
   });
+
+  it("keeps passage numbers that an answer writes in the same bracket as a report id", () => {
+    const shown = new Set(["c0-1"]);
+    expect(readableCitations("Erosion grows [C:c0-1, 3].", shown)).toBe("Erosion grows [C:c0-1, 3].");
+    expect(readableCitations("Erosion grows [C:c9-9, 4].", shown)).toBe("Erosion grows [4].");
+    expect(readableCitations("Ships [E:1, 4].", shown)).toBe("Ships.");
+  });
 });
 
 describe("fitCommunities", () => {

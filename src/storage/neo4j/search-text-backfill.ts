@@ -1,6 +1,6 @@
 import { relationshipSearchText } from "../relationship-search-text.js";
 import { int, type Neo4jConnection } from "./connection.js";
-import { asRelationships } from "./read-rows.js";
+import { asNumber, asRelationships } from "./read-rows.js";
 
 /** Relationships filled per write transaction. */
 export const BACKFILL_PAGE = 1000;
@@ -13,7 +13,8 @@ const backfilled = new Set<string>();
  * the kgrag_relationship_text index cannot see them. Opening the workspace fills it in, computed
  * by the same relationshipSearchText the upsert uses, one page per transaction; only edges still
  * lacking it are written, so a concurrent upsert's fresh text is never overwritten.
- * Returns how many edges were filled.
+ * Returns how many edges were filled. Stops at a page that fills nothing: an edge that is found
+ * but cannot be written would otherwise be found again forever.
  */
 export async function backfillRelationshipSearchText(connection: Neo4jConnection): Promise<number> {
   const target = `${connection.runner.target}\u0000${connection.workspace}`;
@@ -25,11 +26,12 @@ export async function backfillRelationshipSearchText(connection: Neo4jConnection
         await tx.run("store/relationships-missing-search-text", { limit: int(BACKFILL_PAGE) }),
       );
       const rows = missing.map((rel) => ({ key: rel.key, searchText: relationshipSearchText(rel) }));
-      if (rows.length > 0) await tx.run("store/relationships-set-search-text", { rows });
-      return rows.length;
+      if (rows.length === 0) return { found: 0, written: 0 };
+      const [result] = await tx.run("store/relationships-set-search-text", { rows });
+      return { found: rows.length, written: asNumber(result?.filled ?? 0, "filled edges") };
     });
-    filled += page;
-    if (page < BACKFILL_PAGE) break;
+    filled += page.written;
+    if (page.found < BACKFILL_PAGE || page.written === 0) break;
   }
   backfilled.add(target);
   return filled;

@@ -14,7 +14,10 @@ import { norm, vectorStats } from "./vectors.js";
 
 /** Up to this many vectors (or allowed ids) are ranked exactly rather than through the index. */
 export const EXACT_LIMIT = 2000;
-/** Past this many index hits, an allow-filtered vector search switches to exact ranking. */
+/**
+ * Past this many index hits, an allow-filtered vector search switches to exact ranking and a
+ * full-text search stops reading.
+ */
 const MAX_INDEX_FETCH = 20_000;
 const FIRST_FETCH_FACTOR = 4;
 const GROWTH = 4;
@@ -98,7 +101,11 @@ export function searchRelationshipText(
   return allowFilteredTextSearch(db, "store/fulltext-relationships", text, topK, allow);
 }
 
-/** A full-text statement taking {query, fetch, allow, topK}: hits of this workspace within `allow`. */
+/**
+ * A full-text statement taking {query, fetch, allow, topK}: hits of this workspace within `allow`.
+ * The index is read at most MAX_INDEX_FETCH hits deep, so a narrow scope over a large shared index
+ * costs a bounded read (its hits ranked deeper are not returned).
+ */
 async function allowFilteredTextSearch(
   db: Neo4jConnection,
   statement: string,
@@ -109,7 +116,7 @@ async function allowFilteredTextSearch(
   const query = luceneQuery(text);
   if (query === null || topK <= 0 || allow?.size === 0) return [];
   const allowed = allow ? [...allow] : null;
-  const { hits } = await overFetch(topK, Number.POSITIVE_INFINITY, (fetch) =>
+  const { hits } = await overFetch(topK, MAX_INDEX_FETCH, (fetch) =>
     db.read(statement, { query, fetch: int(fetch), allow: allowed, topK: int(topK) }),
   );
   return hits;

@@ -53,7 +53,6 @@ export class FullTextIndex {
   }
 
   removeRelationship(seq: number): void {
-    this.relationshipTerms.changed();
     this.sql.run("DELETE FROM relationships_fts WHERE rowid = ?", seq);
     this.sql.run("DELETE FROM fts_pending WHERE kind = 'relationship' AND seq = ?", seq);
   }
@@ -165,7 +164,6 @@ export class FullTextIndex {
   }
 
   private flushRelationships(): void {
-    this.relationshipTerms.changed();
     const rows = this.sql.all<RelationshipTextRow>(
       `SELECT r.seq, r.source_key, r.target_key, r.keywords, r.description
        FROM fts_pending p JOIN relationships r ON r.seq = p.seq WHERE p.kind = 'relationship'`,

@@ -10,22 +10,24 @@ import { matchTerms } from "./fts-text.js";
 export const RELATIONSHIP_POSTING_BUDGET = 20_000;
 
 /**
- * Document frequencies of relationship full-text terms, cached until the index changes. Counted
- * through MATCH, so the term is tokenised and stemmed exactly as the index was; counting a
- * common term's rows costs a pass over its postings, hence the cache.
+ * Document frequencies of relationship full-text terms, cached while the database is unchanged
+ * (by this connection or another process: see Sql.generation). Counted through MATCH, so the
+ * term is tokenised and stemmed exactly as the index was; counting a common term's rows costs a
+ * pass over its postings, hence the cache.
  */
 export class RelationshipTermFrequencies {
   private readonly cache = new Map<string, number>();
+  private generation = "";
 
   constructor(private readonly sql: Sql) {}
 
-  /** Forget cached counts: call whenever relationship rows are indexed or removed. */
-  changed(): void {
-    this.cache.clear();
-  }
-
   /** Rows matching the term (a word or a phrase from queryTerms). */
   rowsWith(term: string): number {
+    const generation = this.sql.generation();
+    if (generation !== this.generation) {
+      this.cache.clear();
+      this.generation = generation;
+    }
     const cached = this.cache.get(term);
     if (cached !== undefined) return cached;
     const rows =
