@@ -5,6 +5,7 @@ import type { KgragServices } from "../../services.js";
 import { countTokens } from "../../util/tokens.js";
 import type { BuiltContext } from "../context/build-context.js";
 import type { HistoryMessage } from "../options.js";
+import { citationFilter } from "./citation-stream.js";
 import { extractiveAnswer } from "./extractive-answer.js";
 import { formatHistory } from "./history.js";
 
@@ -28,13 +29,16 @@ export async function answerQuestion(
 ): Promise<string> {
   if (built.context.chunks.length === 0 && built.context.communities.length === 0) return NOTHING_FOUND;
   if (!services.chat) return offlineAnswer(question, built);
+  // The model may copy a report's own [E:n]/[R:n] or name a report the context does not hold:
+  // both the streamed and the returned answer are cleaned of them.
+  const shown = new Set(built.context.communities.map((c) => c.id));
+  const stream = options.onToken ? citationFilter(options.onToken, shown) : undefined;
   const reply = await services.chat.chat({
     stage: "answer",
     messages: answerMessages(question, built.text, options),
-    onToken: options.onToken,
+    onToken: stream ? (delta) => stream.push(delta) : undefined,
   });
-  // The model may copy a report's own [E:n]/[R:n] or name a report the context does not hold.
-  const shown = new Set(built.context.communities.map((c) => c.id));
+  stream?.end();
   return readableCitations(reply.text, shown).trim();
 }
 

@@ -6,9 +6,9 @@ import type { QueryGraph } from "./query-graph.js";
 
 /** Where graph retrieval starts: entities (and, in global mode, relationships) matched to the question. */
 export interface Seeds {
-  /** Entity key -> query similarity (> 0). */
+  /** Entity key -> seed weight (> 0): similarity to the question times specificity. */
   entities: Map<string, number>;
-  /** Relationships matched directly, best first (global mode). */
+  /** Relationships matched directly, best first, scored by rank fusion of vector and BM25 (global mode). */
   relationships: ScoredId[];
 }
 

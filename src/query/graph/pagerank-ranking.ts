@@ -22,9 +22,9 @@ const EXPANDED_SEED_SHARE = 0.01;
 
 /**
  * Personalised PageRank over the seeds' two-hop neighbourhood (as in fast-graphrag and HippoRAG):
- * the walk restarts at the seeds in proportion to their similarity to the question. Its scores
- * then take one more step, from entities to the relationships they take part in and to the chunks
- * that mention them. An entity the question never names, but that its entities lead to, collects
+ * the walk restarts at the seeds in proportion to their weight (how well they match the question).
+ * Its scores then take one more step, from entities to the relationships they take part in and to
+ * the chunks that mention them. An entity the question never names, but that its entities lead to, collects
  * mass, and so does its passage: the second hop of a multi-hop question.
  */
 export async function rankByPageRank(
@@ -65,21 +65,21 @@ export async function rankByPageRank(
 }
 
 /**
- * Seed entities, plus the endpoints of directly matched relationships sharing their similarity
+ * Seed entities, plus the endpoints of directly matched relationships sharing their match score
  * (weighted by specificity like entity seeds).
  */
 async function restartWeights(graph: QueryGraph, seeds: Seeds): Promise<Map<string, number>> {
   const restart = new Map<string, number>();
   for (const [key, weight] of seeds.entities) if (graph.entityAllowed(key)) addScore(restart, key, weight);
   if (seeds.relationships.length === 0) return restart;
-  const similarity = new Map(seeds.relationships.map((s) => [s.id, s.score]));
-  const matched = await graph.relationships([...similarity.keys()]);
+  const matchScore = new Map(seeds.relationships.map((s) => [s.id, s.score]));
+  const matched = await graph.relationships([...matchScore.keys()]);
   const idf = await entitySpecificity(
     graph,
     matched.flatMap((r) => [r.sourceKey, r.targetKey]),
   );
   for (const rel of matched) {
-    const half = (similarity.get(rel.key) ?? 0) / 2;
+    const half = (matchScore.get(rel.key) ?? 0) / 2;
     for (const end of [rel.sourceKey, rel.targetKey]) {
       if (graph.entityAllowed(end)) addScore(restart, end, half * (idf.get(end) ?? 0));
     }
