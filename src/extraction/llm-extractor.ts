@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ExtractionSchema } from "../config.js";
-import type { ChatMessage, ChatModel, Stage } from "../llm/chat-model.js";
+import type { ChatMessage, ChatModel, ChatResponse, Stage } from "../llm/chat-model.js";
 import type { ChunkRecord, Extraction } from "../types.js";
 import type { ExtractionOutcome, Extractor } from "./extractor.js";
 import { extractMessages, gleanMessages, retryMessages } from "./llm-messages.js";
@@ -22,10 +22,17 @@ type FirstRound = ({ ok: true } & Round) | { ok: false; error: string; rawOutput
 /** Only parseable answers are worth caching; a rejected one is asked again on the next run. */
 const isParseable = (text: string) => parseExtraction(text).ok;
 
+/** What the retry prompt is told when an answer stopped at the model's output limit. */
+const CUT_OFF =
+  "it was cut off at the model's output limit before the JSON was complete, so entities and " +
+  "relationships after the cut were lost";
+
 /**
  * Extraction by a chat model: one structured-output call per chunk ("extract"), retried with a
- * corrective prompt while the answer cannot be parsed, then `gleaning` rounds ("glean") asking for
- * what was missed. Model and transport problems come back as failures, never as exceptions.
+ * corrective prompt while the answer cannot be parsed or was cut off at the output limit (JSON
+ * repair would close it, silently dropping the rest), then `gleaning` rounds ("glean") asking for
+ * what was missed. When every attempt is cut off, the last one's readable part is kept. Model and
+ * transport problems come back as failures, never as exceptions.
  */
 export class LlmExtractor implements Extractor {
   readonly kind = "llm" as const;
@@ -52,12 +59,14 @@ export class LlmExtractor implements Extractor {
     let error = "";
     let rawOutput = "";
     for (let attempt = 1; attempt <= this.options.parseAttempts; attempt++) {
-      const answer = await this.ask("extract", messages);
+      const reply = await this.ask("extract", messages);
+      const answer = reply.text;
       const parsed = parseExtraction(answer);
-      if (parsed.ok) return { ok: true, extraction: parsed.extraction, messages, answer };
-      error = parsed.error;
+      const retryable = reply.truncated && attempt < this.options.parseAttempts;
+      if (parsed.ok && !retryable) return { ok: true, extraction: parsed.extraction, messages, answer };
+      error = parsed.ok ? CUT_OFF : parsed.error;
       rawOutput = answer;
-      messages = retryMessages(messages, answer, parsed.error);
+      messages = retryMessages(messages, answer, error);
     }
     const tries = this.options.parseAttempts === 1 ? "1 attempt" : `${this.options.parseAttempts} attempts`;
     return { ok: false, error: `Unreadable extraction output after ${tries}: ${error}`, rawOutput };
@@ -69,24 +78,25 @@ export class LlmExtractor implements Extractor {
     for (let round = 0; round < this.options.gleaning; round++) {
       const next = gleanMessages(messages, answer, this.options);
       const reply = await this.ask("glean", next);
-      const parsed = parseExtraction(reply);
+      const parsed = parseExtraction(reply.text);
       // An unreadable glean answer is ignored and gleaning stops: the first round already stands
-      // on its own, and the conversation cannot sensibly continue from a broken answer.
+      // on its own, and the conversation cannot sensibly continue from a broken answer. A cut-off
+      // one is kept for what it holds, and gleaning stops for the same reason.
       if (!parsed.ok) break;
       rounds.push(parsed.extraction);
+      if (reply.truncated) break;
       messages = next;
-      answer = reply;
+      answer = reply.text;
     }
     return rounds;
   }
 
-  private async ask(stage: Stage, messages: ChatMessage[]): Promise<string> {
-    const reply = await this.chat.chat({
+  private ask(stage: Stage, messages: ChatMessage[]): Promise<ChatResponse> {
+    return this.chat.chat({
       stage,
       messages,
       jsonSchema: EXTRACTION_JSON_SCHEMA,
       acceptAnswer: isParseable,
     });
-    return reply.text;
   }
 }

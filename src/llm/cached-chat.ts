@@ -36,7 +36,8 @@ export class CachedChatModel implements ChatModel {
       return { text: hit.response, usage, cached: true };
     }
     const answer = await this.inner.chat(request);
-    if (this.accepts(request, answer.text)) {
+    // A cut-off answer would be replayed cut off on every later run; only complete ones are kept.
+    if (!answer.truncated && this.accepts(request, answer.text)) {
       await this.cache.putLlmCache({
         stage: request.stage,
         model: this.model,

@@ -48,6 +48,11 @@ export interface ChatResponse {
   usage: TokenUsage;
   /** True when the answer came from the workspace LLM cache. */
   cached: boolean;
+  /**
+   * True when the model stopped at its output limit (finish_reason "length"): the text is cut
+   * short, even if JSON repair can close it. Such an answer is never cached.
+   */
+  truncated?: boolean;
 }
 
 /** Any chat model kgrag can use: the OpenAI-compatible client, a LangChain model, or a test double. */

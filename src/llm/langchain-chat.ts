@@ -79,7 +79,12 @@ export class LangChainChatModel implements ChatModel {
     const input = messages.map(toLangChain);
     if (request.onToken) return this.stream(input, options, messages, request.onToken);
     const reply = await this.lc.invoke(input, options);
-    return { text: reply.text, usage: usageOf(reply.usage_metadata, messages, reply.text), cached: false };
+    return {
+      text: reply.text,
+      usage: usageOf(reply.usage_metadata, messages, reply.text),
+      cached: false,
+      truncated: stoppedAtLimit(reply.response_metadata),
+    };
   }
 
   private prepare(request: ChatRequest): { messages: ChatMessage[]; options: StructuredCallOptions } {
@@ -108,6 +113,17 @@ export class LangChainChatModel implements ChatModel {
       whole = whole ? whole.concat(chunk) : chunk;
     }
     const text = whole?.text ?? "";
-    return { text, usage: usageOf(whole?.usage_metadata, prompt, text), cached: false };
+    return {
+      text,
+      usage: usageOf(whole?.usage_metadata, prompt, text),
+      cached: false,
+      truncated: stoppedAtLimit(whole?.response_metadata),
+    };
   }
+}
+
+/** Whether a reply stopped at its output limit, as OpenAI, Anthropic and Ollama report it. */
+export function stoppedAtLimit(metadata: Record<string, unknown> | undefined): boolean {
+  const reason = metadata?.finish_reason ?? metadata?.stop_reason ?? metadata?.done_reason;
+  return reason === "length" || reason === "max_tokens";
 }

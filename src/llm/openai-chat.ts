@@ -109,8 +109,10 @@ export class OpenAIChatModel implements ChatModel {
     const body = this.body(request, format);
     if (request.onToken) return this.stream(request, body, options, request.onToken);
     const completion = await this.client.chat.completions.create(body, options);
-    const text = completion.choices[0]?.message?.content ?? "";
-    return { text, usage: usageOf(completion.usage, request, text), cached: false };
+    const choice = completion.choices[0];
+    const text = choice?.message?.content ?? "";
+    const truncated = choice?.finish_reason === "length";
+    return { text, usage: usageOf(completion.usage, request, text), cached: false, truncated };
   }
 
   private async stream(
@@ -126,14 +128,16 @@ export class OpenAIChatModel implements ChatModel {
     // A retried stream starts over, so a listener may see the first tokens of a failed attempt again.
     let text = "";
     let usage: ApiUsage | undefined;
+    let truncated = false;
     for await (const chunk of stream) {
       const delta = chunk.choices[0]?.delta?.content;
       if (delta) {
         text += delta;
         onToken(delta);
       }
+      if (chunk.choices[0]?.finish_reason === "length") truncated = true;
       if (chunk.usage) usage = chunk.usage;
     }
-    return { text, usage: usageOf(usage, request, text), cached: false };
+    return { text, usage: usageOf(usage, request, text), cached: false, truncated };
   }
 }

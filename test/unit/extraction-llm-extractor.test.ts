@@ -4,13 +4,18 @@ import { LlmExtractor, type LlmExtractorOptions } from "../../src/extraction/llm
 import type { ChatModel, ChatRequest, ChatResponse, Stage } from "../../src/llm/chat-model.js";
 import type { ChunkRecord } from "../../src/types.js";
 
+/** An answer that stopped at the output limit (finish_reason "length") with this text. */
+interface CutOff {
+  cutOff: string;
+}
+
 /** Answers each stage from its own script, in order, and records every request. */
 class StageScriptedChat implements ChatModel {
   readonly model = "stage-scripted";
   readonly requests: ChatRequest[] = [];
   private readonly next = new Map<Stage, number>();
 
-  constructor(private readonly scripts: Partial<Record<Stage, (string | Error)[]>>) {}
+  constructor(private readonly scripts: Partial<Record<Stage, (string | Error | CutOff)[]>>) {}
 
   async chat(request: ChatRequest): Promise<ChatResponse> {
     this.requests.push(request);
@@ -19,7 +24,9 @@ class StageScriptedChat implements ChatModel {
     const answer = this.scripts[request.stage]?.[index];
     if (answer === undefined) throw new Error(`no scripted answer for ${request.stage} #${index}`);
     if (answer instanceof Error) throw answer;
-    return { text: answer, usage: { promptTokens: 1, completionTokens: 1 }, cached: false };
+    const usage = { promptTokens: 1, completionTokens: 1 };
+    if (typeof answer === "string") return { text: answer, usage, cached: false };
+    return { text: answer.cutOff, usage, cached: false, truncated: true };
   }
 
   stages(): Stage[] {
@@ -134,6 +141,37 @@ describe("LlmExtractor", () => {
     expect(JSON.stringify(retry)).not.toBe(JSON.stringify(first));
     expect(retry?.[1]).toEqual({ role: "assistant", content: "Sorry, I cannot do that." });
     expect(retry?.[2]?.content).toContain("no JSON");
+  });
+
+  it("asks again for a complete answer when one was cut off at the output limit", async () => {
+    // Repair would close the cut JSON after the first entity, silently losing the rest.
+    const cut = FIRST.slice(0, FIRST.indexOf("Inception") + 30);
+    const chat = new StageScriptedChat({ extract: [{ cutOff: cut }, FIRST] });
+    const outcome = await new LlmExtractor(chat, options({ gleaning: 0 })).extract(CHUNK, { title: "" });
+    expect(chat.stages()).toEqual(["extract", "extract"]);
+    expect(chat.requests[1]?.messages.at(-1)?.content).toMatch(/cut off at the model's output limit/);
+    expect(outcome.ok && outcome.extraction.relationships).toHaveLength(1);
+  });
+
+  it("keeps the readable part when every attempt is cut off", async () => {
+    const cut = FIRST.slice(0, FIRST.indexOf("relationships") - 2);
+    const chat = new StageScriptedChat({ extract: [{ cutOff: cut }, { cutOff: cut }] });
+    const outcome = await new LlmExtractor(chat, options({ gleaning: 0, parseAttempts: 2 })).extract(CHUNK, {
+      title: "",
+    });
+    expect(chat.stages()).toEqual(["extract", "extract"]);
+    expect(outcome.ok && outcome.extraction.entities.map((e) => e.name)).toEqual([
+      "Christopher Nolan",
+      "Inception",
+    ]);
+  });
+
+  it("keeps a cut-off glean answer's readable part and stops gleaning", async () => {
+    const cut = GLEANED.slice(0, GLEANED.indexOf("relationships") - 2);
+    const chat = new StageScriptedChat({ extract: [FIRST], glean: [{ cutOff: cut }, GLEANED] });
+    const outcome = await new LlmExtractor(chat, options({ gleaning: 2 })).extract(CHUNK, { title: "" });
+    expect(chat.stages()).toEqual(["extract", "glean"]);
+    expect(outcome.ok && outcome.extraction.entities.map((e) => e.name)).toContain("Syncopy");
   });
 
   it("returns a failure with the raw output when every attempt is unreadable", async () => {

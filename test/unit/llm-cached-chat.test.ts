@@ -28,10 +28,14 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function setup(replies: string[]) {
+async function setup(replies: string[], cutOff: (call: number) => boolean = () => false) {
   let call = 0;
   server = await startScriptedOpenAI({
-    chat: () => ({ content: replies[Math.min(call++, replies.length - 1)]! }),
+    chat: () => {
+      const index = call++;
+      const content = replies[Math.min(index, replies.length - 1)]!;
+      return cutOff(index) ? { truncate: true, content } : { content };
+    },
   });
   const config = LlmSchema.parse({ baseURL: server.baseURL, apiKey: "test", model: "scripted" });
   const usage = new UsageTracker();
@@ -101,6 +105,20 @@ describe("CachedChatModel", () => {
     expect(good.text).toBe('{"entities":[]}');
     const replay = await model.chat({ ...request, acceptAnswer: parses });
     expect(replay.cached).toBe(true);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("does not store an answer cut off at the output limit, even one the caller accepts", async () => {
+    const { server, model, cache } = await setup(
+      ['{"entities":[{"name":"Ada Lovelace"}]}'],
+      (call) => call === 0,
+    );
+    const cut = await model.chat({ ...request, acceptAnswer: () => true });
+    expect(cut.truncated).toBe(true);
+    expect(cache.entries.size).toBe(0);
+    const whole = await model.chat({ ...request, acceptAnswer: () => true });
+    expect(whole).toMatchObject({ text: '{"entities":[{"name":"Ada Lovelace"}]}', cached: false });
+    expect(cache.entries.size).toBe(1);
     expect(server.requests).toHaveLength(2);
   });
 

@@ -4,7 +4,7 @@ import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest } from "../../src/llm/chat-model.js";
-import { LangChainChatModel } from "../../src/llm/langchain-chat.js";
+import { LangChainChatModel, stoppedAtLimit } from "../../src/llm/langchain-chat.js";
 
 /** Records what the adapter hands to LangChain. */
 class RecordingModel extends FakeListChatModel {
@@ -115,5 +115,13 @@ describe("LangChainChatModel", () => {
 
   it("names itself after the model's type when no name is given", () => {
     expect(new LangChainChatModel(new FakeListChatModel({ responses: [] })).model).toBe("fake-list");
+  });
+
+  it("reads the output-limit stop as OpenAI, Anthropic and Ollama report it", () => {
+    expect(stoppedAtLimit({ finish_reason: "length" })).toBe(true);
+    expect(stoppedAtLimit({ stop_reason: "max_tokens" })).toBe(true);
+    expect(stoppedAtLimit({ done_reason: "length" })).toBe(true);
+    expect(stoppedAtLimit({ finish_reason: "stop" })).toBe(false);
+    expect(stoppedAtLimit(undefined)).toBe(false);
   });
 });

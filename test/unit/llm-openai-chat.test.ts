@@ -163,13 +163,22 @@ describe("OpenAIChatModel against the scripted server", () => {
     }
   });
 
-  it("returns truncated content as sent, for the parser to repair", async () => {
+  it("returns truncated content as sent, flagged as cut off at the output limit", async () => {
     const { model } = await setup({
       chat: () => ({ truncate: true, content: '{"entities":[{"name":"A"}]}' }),
     });
     const answer = await model.chat(ask("extract"));
     expect(answer.text.length).toBeLessThan('{"entities":[{"name":"A"}]}'.length);
     expect(() => JSON.parse(answer.text)).toThrow();
+    expect(answer.truncated).toBe(true);
+    const streamed = await model.chat({ ...ask("extract"), onToken: () => {} });
+    expect(streamed.truncated).toBe(true);
+  });
+
+  it("does not flag an answer that ended normally", async () => {
+    const { model } = await setup({ chat: () => ({ content: '{"entities":[]}' }) });
+    expect((await model.chat(ask("extract"))).truncated).toBe(false);
+    expect((await model.chat({ ...ask("extract"), onToken: () => {} })).truncated).toBe(false);
   });
 
   it("never has more requests in flight than the concurrency limit", async () => {
