@@ -1,9 +1,4 @@
-import {
-  type CypherVersion,
-  type DbSchema,
-  lintCypherQuery,
-  type SyntaxDiagnostic,
-} from "@neo4j-cypher/language-support";
+import { type DbSchema, lintCypherQuery, type SyntaxDiagnostic } from "@neo4j-cypher/language-support";
 import { checkDirections } from "./directions.js";
 import { parseCypherTree, statementsOf } from "./parse-tree.js";
 import { checkReadOnly, type ReadOnlyPolicy } from "./read-only.js";
@@ -16,8 +11,11 @@ export interface ValidateOptions extends ReadOnlyPolicy {
    * would fail); "any" accepts every parameter and only warns. Default: none.
    */
   parameters?: readonly string[] | "any";
-  /** Cypher dialect to lint with; Neo4j 5.x speaks "CYPHER 5" (the default). */
-  cypherVersion?: CypherVersion;
+  /**
+   * Cypher dialect to lint with; Neo4j 5.x speaks "CYPHER 5" (the default). A plain string, as in
+   * the language-support package, whose own types are kept out of kgrag's public declarations.
+   */
+  cypherVersion?: string;
 }
 
 export interface CypherValidation {
