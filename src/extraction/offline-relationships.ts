@@ -1,3 +1,4 @@
+import { singleLine } from "../nlp/line-breaks.js";
 import type { ExtractedRelationship } from "../types.js";
 import type { ChunkEntity } from "./offline-entities.js";
 import type { ChunkSentences } from "./offline-text.js";
@@ -90,7 +91,8 @@ function describePair(
   sentences: ChunkSentences,
   title: ChunkEntity | undefined,
 ): ExtractedRelationship {
-  const sentence = sentences.text[pair.firstSentence] ?? "";
+  // On one line, so a title wrapped across two lines is still found in it.
+  const sentence = singleLine(sentences.text[pair.firstSentence] ?? "");
   const clipped = sentences.clipped[pair.firstSentence] ?? "";
   // A title-only link's sentence may not name the title; saying where it comes from keeps it readable alone.
   const description =

@@ -1,10 +1,14 @@
+import { singleLine } from "../nlp/line-breaks.js";
 import type { TextAnalysis } from "../nlp/types.js";
 
 const MAX_SENTENCE_CHARS = 300;
 
-/** A sentence short enough for a description fragment, cut at a word boundary when too long. */
+/**
+ * A sentence on one line (a wrapped Chinese sentence joined without a space), short enough for a
+ * description fragment, cut at a word boundary when too long.
+ */
 export function clipSentence(sentence: string, max = MAX_SENTENCE_CHARS): string {
-  const text = sentence.replace(/\s+/g, " ").trim();
+  const text = singleLine(sentence);
   if (text.length <= max) return text;
   const cut = text.slice(0, max);
   const space = cut.lastIndexOf(" ");

@@ -1,10 +1,10 @@
+import { splitSentences } from "../nlp/sentence-split.js";
 import { countTokens, truncateToTokens } from "../util/tokens.js";
 import type { DescriptionSummarizer } from "./summarizer.js";
 
 /** A sentence sharing this much of its words (Jaccard) with one already chosen repeats it. */
 const NEAR_DUPLICATE = 0.7;
 
-const sentenceSegmenter = new Intl.Segmenter(undefined, { granularity: "sentence" });
 const wordSegmenter = new Intl.Segmenter(undefined, { granularity: "word" });
 
 interface Sentence {
@@ -54,9 +54,9 @@ function uniqueSentences(fragments: string[]): Sentence[] {
   const seen = new Set<string>();
   const sentences: Sentence[] = [];
   for (const fragment of fragments) {
-    for (const { segment } of sentenceSegmenter.segment(fragment)) {
-      const text = segment.trim();
-      const folded = text.replace(/\s+/g, " ").toLowerCase();
+    // Whole sentences even where a fragment is hard-wrapped; each comes back on one line.
+    for (const text of splitSentences(fragment)) {
+      const folded = text.toLowerCase();
       if (!text || seen.has(folded)) continue;
       seen.add(folded);
       sentences.push({ text, order: sentences.length, words: wordsOf(text), tokens: countTokens(text) });

@@ -1,20 +1,25 @@
 import { analyzeChinese } from "./chinese.js";
 import { analyzeEnglish } from "./english.js";
+import { unwrapLines } from "./line-breaks.js";
 import { detectScript, scriptRuns } from "./script.js";
 import type { TextAnalysis } from "./types.js";
 
 /**
  * Analyses English, Chinese or mixed text: mixed text is cut into runs of one script, each run goes
- * to its analyzer, and the results are joined with offsets into the whole text.
+ * to its analyzer, and the results are joined with offsets into the whole text. Which line breaks
+ * only wrap a sentence is decided once, on the whole text.
  */
 export function analyzeText(text: string): TextAnalysis {
+  const reading = unwrapLines(text);
   const script = detectScript(text);
-  if (script === "en") return analyzeEnglish(text);
-  if (script === "zh") return analyzeChinese(text);
+  if (script === "en") return analyzeEnglish(text, reading);
+  if (script === "zh") return analyzeChinese(text, reading);
   const joined: TextAnalysis = { sentences: [], mentions: [], words: [], salient: [] };
-  for (const run of scriptRuns(text)) {
+  for (const run of scriptRuns(reading)) {
     const part = text.slice(run.start, run.end);
-    const analysis = run.script === "zh" ? analyzeChinese(part) : analyzeEnglish(part);
+    const partReading = reading.slice(run.start, run.end);
+    const analysis =
+      run.script === "zh" ? analyzeChinese(part, partReading) : analyzeEnglish(part, partReading);
     appendShifted(joined, analysis, run.start);
   }
   return joined;

@@ -1,6 +1,7 @@
 import { joinTransliterations, mention, namesIn, type Word } from "./chinese-names.js";
 import { GENERIC_NOUNS, LIGHT_VERBS, NOUN_TAGS, ORGANIZATION_SUFFIXES } from "./chinese-words.js";
 import { chineseTools } from "./jieba.js";
+import { type JoinedText, joinWrappedCjk, unwrapLines } from "./line-breaks.js";
 import type { ContentWord, Mention, Sentence, TextAnalysis } from "./types.js";
 
 const MAX_PHRASE_WORDS = 3;
@@ -11,10 +12,13 @@ const SALIENT_CONCEPTS = 3;
 const SALIENT_TAGS = ["n", "nr", "nrt", "ns", "nt", "nz", "vn", "eng"];
 const HAN = /\p{Script=Han}/u;
 
-/** Splits on 。！？； and line breaks, keeping the end mark in the sentence. */
-export function chineseSentences(text: string): Sentence[] {
+/**
+ * Splits on 。！？； and on the line breaks that end a sentence, keeping the end mark in the
+ * sentence; a line that only wraps a sentence ("一家芯片\n设计公司") does not split it.
+ */
+export function chineseSentences(text: string, reading = unwrapLines(text)): Sentence[] {
   const sentences: Sentence[] = [];
-  for (const match of text.matchAll(/[^。！？；\n]+[。！？；]*/g)) {
+  for (const match of reading.matchAll(/[^。！？；\n]+[。！？；]*/g)) {
     const raw = match[0];
     const start = match.index + (raw.length - raw.trimStart().length);
     const end = match.index + raw.trimEnd().length;
@@ -28,18 +32,23 @@ export function chineseSentences(text: string): Sentence[] {
  * (nt); unknown words jieba's HMM found are classed by surname and suffix; runs of nouns and the
  * top TF-IDF keywords are concepts.
  */
-export function analyzeChinese(text: string): TextAnalysis {
+export function analyzeChinese(text: string, reading = unwrapLines(text)): TextAnalysis {
   const { jieba, tfIdf } = chineseTools();
-  const analysis: TextAnalysis = { sentences: chineseSentences(text), mentions: [], words: [], salient: [] };
-  analysis.sentences.forEach((sentence, index) => {
-    const words = joinTransliterations(tagWords(jieba.tag(sentence.text, true), sentence.start));
+  const sentences = chineseSentences(text, reading);
+  const analysis: TextAnalysis = { sentences, mentions: [], words: [], salient: [] };
+  // jieba reads each sentence with its wrapped lines joined, so a word cut by a line break is whole.
+  const joined = sentences.map((sentence) => joinWrappedCjk(sentence.text));
+  joined.forEach((sentence, index) => {
+    const offset = sentences[index]!.start;
+    const words = joinTransliterations(tagWords(jieba.tag(sentence.text, true), sentence, offset));
     const names = namesIn(words, index);
     const inName = new Set(names.flatMap((m) => words.filter((w) => w.start >= m.start && w.end <= m.end)));
     analysis.mentions.push(...names, ...phrasesIn(words, inName, index));
     analysis.words.push(...contentWordsIn(words, index));
   });
-  analysis.salient = tfIdf.extractKeywords(jieba, text, SALIENT_COUNT, SALIENT_TAGS).map((k) => k.keyword);
-  analysis.mentions.push(...salientConcepts(analysis));
+  const whole = joined.map((sentence) => sentence.text).join("\n");
+  analysis.salient = tfIdf.extractKeywords(jieba, whole, SALIENT_COUNT, SALIENT_TAGS).map((k) => k.keyword);
+  analysis.mentions.push(...salientConcepts(analysis, joined));
   analysis.mentions.sort((a, b) => a.start - b.start);
   return analysis;
 }
@@ -49,7 +58,7 @@ export function analyzeChinese(text: string): TextAnalysis {
  * in 跨国科技公司) become concepts too, mentioned where they first occur in each sentence. Parts of
  * names and class words such as 公司 are left out.
  */
-function salientConcepts(analysis: TextAnalysis): Mention[] {
+function salientConcepts(analysis: TextAnalysis, joined: JoinedText[]): Mention[] {
   const known = new Set(analysis.mentions.map((m) => m.name));
   const names = analysis.mentions.filter((m) => m.named).map((m) => m.name);
   const isFresh = (k: string) =>
@@ -61,24 +70,33 @@ function salientConcepts(analysis: TextAnalysis): Mention[] {
   const fresh = analysis.salient.filter((k) => isFresh(k) && !names.some((name) => name.includes(k)));
   const found: Mention[] = [];
   for (const keyword of fresh.slice(0, SALIENT_CONCEPTS)) {
-    analysis.sentences.forEach((sentence, index) => {
+    joined.forEach((sentence, index) => {
       const at = sentence.text.indexOf(keyword);
       if (at < 0) return;
-      const start = sentence.start + at;
-      found.push(mention(keyword, "concept", false, index, start, start + keyword.length));
+      const [start, end] = originalSpan(sentence, at, at + keyword.length, analysis.sentences[index]!.start);
+      found.push(mention(keyword, "concept", false, index, start, end));
     });
   }
   return found;
 }
 
-/** jieba returns the sentence's words in order, so a running sum gives their offsets. */
-function tagWords(tagged: { word: string; tag: string }[], offset: number): Word[] {
-  let at = offset;
+/**
+ * jieba returns the sentence's words in order, so a running sum gives their place in the joined
+ * sentence, and its origin map their place in the text (a wrapped word spans the line break).
+ */
+function tagWords(tagged: { word: string; tag: string }[], sentence: JoinedText, offset: number): Word[] {
+  let at = 0;
   return tagged.map(({ word, tag }) => {
-    const start = at;
+    const [start, end] = originalSpan(sentence, at, at + word.length, offset);
     at += word.length;
-    return { word, tag, start, end: at };
+    return { word, tag, start, end };
   });
+}
+
+/** [start, end) in the joined sentence as offsets in the text, the sentence starting at `offset`. */
+function originalSpan(sentence: JoinedText, start: number, end: number, offset: number): [number, number] {
+  const last = sentence.origin[Math.max(start, end - 1)]!;
+  return [offset + sentence.origin[start]!, offset + (end > start ? last + 1 : last)];
 }
 
 /** Runs of nouns ("跨国 科技 公司" → 跨国科技公司) outside names, capped in words and characters. */

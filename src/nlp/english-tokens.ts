@@ -25,10 +25,11 @@ const NO_TAGS: ReadonlySet<string> = new Set();
 /**
  * Splits English text into sentences of part-of-speech tagged words. Only compromise's lexicon
  * and pre-tagger run: its rule-based post-tagger costs three quarters of the time and mostly
- * refines what our capitalisation-based name finder decides anyway.
+ * refines what our capitalisation-based name finder decides anyway. `reading` is the text with
+ * its wrapping line breaks made spaces (unwrapLines), so a hard-wrapped sentence stays whole.
  */
-export function tagEnglish(text: string): TaggedSentence[] {
-  const doc = nlp.tokenize(text).compute(["lexicon", "preTagger"]);
+export function tagEnglish(reading: string): TaggedSentence[] {
+  const doc = nlp.tokenize(reading).compute(["lexicon", "preTagger"]);
   const sentences: TaggedSentence[] = [];
   // compromise is lossless (pre + text + post over all terms rebuilds the input), so a running
   // sum gives every word's offset without its slower offset pass.
@@ -59,7 +60,8 @@ export function tagEnglish(text: string): TaggedSentence[] {
         start,
         end,
       });
-      // A line break ends a sentence even where compromise reads on ("Brewing Co.\n\nThe brewery").
+      // A line break left in the reading ends a sentence even where compromise reads on
+      // ("Brewing Co.\n\nThe brewery"); wrapping ones are spaces by now.
       if (post.includes("\n")) close();
     }
     close();

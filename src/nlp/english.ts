@@ -1,15 +1,16 @@
 import { findNames, midSentenceCapitals } from "./english-names.js";
 import { contentWords, findPhrases } from "./english-phrases.js";
 import { tagEnglish } from "./english-tokens.js";
+import { unwrapLines } from "./line-breaks.js";
 import type { Mention, TextAnalysis } from "./types.js";
 
 /**
  * English analysis with compromise: sentences, proper names classed as person, location,
  * organization or (other) concept, common noun phrases as concepts, and content words. Offsets are
- * positions in `text`.
+ * positions in `text`; `reading` is `text` with its wrapping line breaks made spaces.
  */
-export function analyzeEnglish(text: string): TextAnalysis {
-  const tagged = tagEnglish(text);
+export function analyzeEnglish(text: string, reading = unwrapLines(text)): TextAnalysis {
+  const tagged = tagEnglish(reading);
   const caps = midSentenceCapitals(tagged.map((s) => s.tokens));
   const analysis: TextAnalysis = { sentences: [], mentions: [], words: [], salient: [] };
   tagged.forEach(({ tokens, start, end }, sentence) => {

@@ -1,5 +1,6 @@
 import { convert } from "html-to-text";
 import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
+import { joinCjkLines } from "./line-breaks.js";
 import { looksLikeMarkdown } from "./markdown-detect.js";
 
 /**
@@ -121,8 +122,7 @@ function inlineTextOf(token: MarkedToken): string {
 
 /** Soft line breaks of a paragraph join its lines (with nothing between Chinese characters). */
 function oneLine(text: string): string {
-  return text
-    .replace(/(?<=\p{Script=Han}|[，。；：！？、])[ \t]*\n[ \t]*(?=\p{Script=Han})/gu, "")
+  return joinCjkLines(text)
     .replace(/[ \t]*\n[ \t]*/g, " ")
     .replace(/[ \t]{2,}/g, " ")
     .trim();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { splitSentences } from "../../src/nlp/sentence-split.js";
 import { EXTRACTIVE_LABEL, extractiveAnswer } from "../../src/query/answer/extractive-answer.js";
-import { splitSentences } from "../../src/query/answer/terms.js";
 import type { ContextChunk, Reference } from "../../src/query/result.js";
 
 function context(texts: string[]): { chunks: ContextChunk[]; references: Reference[] } {
@@ -68,5 +68,36 @@ describe("extractive answer sentences", () => {
     expect(extractiveAnswer("What does Lumen Robotics build?", chunks, refs)).toBe(
       `${EXTRACTIVE_LABEL}\nLumen Robotics builds robots. [1]`,
     );
+  });
+});
+
+describe("extractive answer on hard-wrapped text", () => {
+  it("quotes the whole sentence, not the line it starts on", () => {
+    const { chunks, references } = context([
+      [
+        "# Kettle Works",
+        "",
+        "Bram Oster, the chief engineer of Kettle Works, was born in",
+        "Halden in 1962 and studied in Tromsø. After his degree he worked at",
+        "Boeing for ten years.",
+      ].join("\n"),
+    ]);
+    const answer = extractiveAnswer("Where was Bram Oster born?", chunks, references);
+    expect(answer.split("\n")[1]).toBe(
+      "Bram Oster, the chief engineer of Kettle Works, was born in Halden in 1962 and studied in Tromsø. [1]",
+    );
+    expect(answer).not.toContain("was born in [1]");
+  });
+
+  it("still ends a sentence at a blank line and at each list item", () => {
+    expect(splitSentences("Kettle Works makes boilers\n\nBram Oster runs it")).toEqual([
+      "Kettle Works makes boilers",
+      "Bram Oster runs it",
+    ]);
+    expect(splitSentences("Products:\n- steam boilers for\n  ships\n- water heaters")).toEqual([
+      "Products:",
+      "- steam boilers for ships",
+      "- water heaters",
+    ]);
   });
 });

@@ -1,5 +1,6 @@
+import { splitSentences } from "../../nlp/sentence-split.js";
 import type { ContextChunk, Reference } from "../result.js";
-import { contentTerms, splitSentences } from "./terms.js";
+import { contentTerms } from "./terms.js";
 
 export const EXTRACTIVE_LABEL =
   "Extractive answer (offline, no LLM: the passages' sentences that best match the question):";

@@ -19,20 +19,3 @@ export function contentTerms(text: string): string[] {
   }
   return out;
 }
-
-const sentences = new Intl.Segmenter("en", { granularity: "sentence" });
-// "Mr." or "St." ends an ICU sentence; a short capitalised word before the stop is a title, not an end.
-const ABBREVIATION_END = /(?:^|\s)[A-Z][a-z]{0,2}\.\s*$/;
-
-export function splitSentences(text: string): string[] {
-  const out: string[] = [];
-  let pending = "";
-  for (const s of sentences.segment(text)) {
-    pending += s.segment;
-    if (ABBREVIATION_END.test(pending)) continue;
-    if (pending.trim()) out.push(pending.trim());
-    pending = "";
-  }
-  if (pending.trim()) out.push(pending.trim());
-  return out;
-}
