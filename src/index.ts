@@ -11,6 +11,7 @@ export { HashingEmbedder } from "./embedding/hashing-embedder.js";
 export { LangChainEmbedder } from "./embedding/langchain-embedder.js";
 export { OpenAIEmbedder } from "./embedding/openai-embedder.js";
 export type { ExtractionOutcome, Extractor } from "./extraction/extractor.js";
+export { InvalidSourceDocumentError } from "./ingest/source-input.js";
 export type { CreateKgragOptions, Kgrag, StatusReport } from "./kgrag.js";
 export { createKgrag } from "./kgrag.js";
 export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, Stage } from "./llm/chat-model.js";

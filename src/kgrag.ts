@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { configFromEnv, type KgragConfig, type KgragConfigInput } from "./config.js";
 import type { Embedder } from "./embedding/embedder.js";
+import { parseSourceDocuments } from "./ingest/source-input.js";
 import type { ChatModel } from "./llm/chat-model.js";
 import { UsageTracker } from "./llm/usage.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
@@ -8,7 +9,7 @@ import { type IndexComponents, refreshCommunities, settleGraph } from "./pipelin
 import { type QueryOptions, type QueryResult, runQuery } from "./query/query-engine.js";
 import type { KgragServices } from "./services.js";
 import type { GraphStore } from "./storage/graph-store.js";
-import type { DocumentRecord, GraphCounts, SourceDocument } from "./types.js";
+import type { DocumentRecord, GraphCounts, SourceDocumentInput } from "./types.js";
 import { type ProgressReporter, silentProgress } from "./util/progress.js";
 import { createComponents } from "./workspace/components.js";
 import { checkEmbeddingModel } from "./workspace/embedding-guard.js";
@@ -44,7 +45,8 @@ export interface Kgrag {
   readonly components: IndexComponents;
   /** "llm" when a chat model is configured, otherwise the offline built-ins. */
   readonly mode: "llm" | "offline";
-  index(inputs: string[] | SourceDocument[], options?: IndexOptions): Promise<IndexSummary>;
+  /** Files and folders, or documents (validated first: a bad one refuses the whole call). */
+  index(inputs: string[] | SourceDocumentInput[], options?: IndexOptions): Promise<IndexSummary>;
   status(): Promise<StatusReport>;
   query(question: string, options?: Partial<QueryOptions>): Promise<QueryResult>;
   deleteDocuments(docIds: string[]): Promise<{ deleted: string[]; missing: string[] }>;
@@ -85,12 +87,12 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
     services,
     components,
     mode: services.chat ? "llm" : "offline",
-    index: (inputs, indexOptions = {}) =>
-      writing(() =>
-        isPathList(inputs)
-          ? indexPaths(services, components, inputs, indexOptions)
-          : indexSources(services, components, inputs, [], indexOptions),
-      ),
+    index: async (inputs, indexOptions = {}) => {
+      if (isPathList(inputs)) return writing(() => indexPaths(services, components, inputs, indexOptions));
+      // Validated before taking the lock: a bad document refuses the call with nothing written.
+      const sources = parseSourceDocuments(inputs);
+      return writing(() => indexSources(services, components, sources, [], indexOptions));
+    },
     status: async () => ({
       workspace,
       storage: services.config.storage,
@@ -119,6 +121,6 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
   };
 }
 
-function isPathList(inputs: string[] | SourceDocument[]): inputs is string[] {
-  return inputs.every((i) => typeof i === "string");
+function isPathList(inputs: string[] | SourceDocumentInput[]): inputs is string[] {
+  return Array.isArray(inputs) && inputs.every((i) => typeof i === "string");
 }

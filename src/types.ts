@@ -30,6 +30,15 @@ export interface SourceDocument {
   metadata: Metadata;
 }
 
+/** A document as callers hand it to `Kgrag.index`: `path` (default null) and `metadata` ({}) may be left out. */
+export interface SourceDocumentInput {
+  id: string;
+  title: string;
+  text: string;
+  path?: string | null;
+  metadata?: Metadata;
+}
+
 export interface ChunkRecord {
   /** Stable id derived from the document id and the chunk's content. */
   id: string;

@@ -1,5 +1,8 @@
-/** Extensions of the files kgrag reads: a title ending in one is a file name, not a subject. */
-const FILE_NAME = /\.(txt|md|markdown|pdf|docx?|html?|jsonl?|csv|rtf)$/i;
+/**
+ * The titles kgrag gives documents that have none: the file name ("zh.txt", see titleFromFileName)
+ * or the .jsonl line ("passages.jsonl line 5"). They name a file, not a subject.
+ */
+const FILE_NAME = /\.(txt|md|markdown|pdf|docx?|html?|jsonl?|csv|rtf)(\s+line\s+\d+)?$/i;
 
 /**
  * The entity a document title names, or null when the title is only a file name or a path.

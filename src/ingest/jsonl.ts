@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import { z } from "zod";
 import type { SourceDocument } from "../types.js";
 import { hashText } from "../util/hash.js";
+import { emptySource, hasText } from "./empty-input.js";
 import type { LoadEvent } from "./source-types.js";
 
 const JsonlRecordSchema = z.object({
@@ -55,6 +56,7 @@ function lineEvent(line: string, path: string, lineNumber: number, seenIds: Map<
   const parsed = parseLine(line);
   if (!parsed.ok) return { kind: "skipped", path: where, reason: parsed.reason };
   const document = toDocument(parsed.record, path, lineNumber);
+  if (!hasText(document.text)) return { kind: "skipped", ...emptySource(where, document.id) };
   const firstSeen = seenIds.get(document.id);
   if (firstSeen) {
     return {
@@ -86,7 +88,7 @@ function toDocument(record: JsonlRecord, path: string, lineNumber: number): Sour
   const title = record.title?.trim() ?? "";
   const body = record.text.trim() ? record.text : "";
   // Short passages often name their subject only in the title, so the title is indexed too.
-  // A title alone is not content: a blank text stays empty and the document fails as empty.
+  // A title alone is not content: a blank text stays empty and the line is skipped as empty.
   const text = title && body ? `${title}\n\n${body}` : body;
   return {
     id: record.id === undefined ? contentDocumentId(path, text) : String(record.id),

@@ -1,6 +1,7 @@
 import { basename, extname } from "node:path";
 import type { SourceDocument } from "../types.js";
 import { hashText } from "../util/hash.js";
+import { emptySource, hasText } from "./empty-input.js";
 import { loadJsonl } from "./jsonl.js";
 import { loadDocx, loadPdf } from "./office-formats.js";
 import type { LoadEvent, SkippedSource, SourceFormat } from "./source-types.js";
@@ -28,8 +29,8 @@ const WHOLE_FILE_FORMATS: Record<string, { format: SourceFormat; load: WholeFile
 export const SUPPORTED_EXTENSIONS = [...Object.keys(WHOLE_FILE_FORMATS), ".jsonl"];
 
 /**
- * Loads files and folders into documents. Unsupported or unreadable files (and bad .jsonl lines)
- * come back in `skipped` with a reason; empty documents are returned, for the pipeline to fail.
+ * Loads files and folders into documents. Unsupported, unreadable or empty files (and bad or empty
+ * .jsonl lines) come back in `skipped` with a reason; an empty one also names its document id.
  */
 export async function loadSources(
   paths: string[],
@@ -38,7 +39,10 @@ export async function loadSources(
   const skipped: SkippedSource[] = [];
   for await (const event of iterateSources(paths)) {
     if (event.kind === "document") documents.push(event.document);
-    else skipped.push({ path: event.path, reason: event.reason });
+    else {
+      const { kind: _, ...skip } = event;
+      skipped.push(skip);
+    }
   }
   return { documents, skipped };
 }
@@ -63,6 +67,7 @@ async function loadWholeFile(path: string, extension: string): Promise<LoadEvent
   }
   try {
     const { text, title } = await handler.load(path);
+    if (!hasText(text)) return { kind: "skipped", ...emptySource(path, fileDocumentId(path)) };
     return { kind: "document", document: fileDocument(path, handler.format, text, title) };
   } catch (error) {
     return { kind: "skipped", path, reason: skipReason(error) };
@@ -102,10 +107,11 @@ export function fileDocumentId(absolutePath: string): string {
   return `doc-${hashText(absolutePath)}`;
 }
 
-/** "mara-quell.txt" -> "mara quell": the words of the file name, so it names the same entity as the text. */
+/**
+ * The title of a file whose content has none: its file name, extension included. A file name is
+ * not a subject ("zh.txt", "priya.txt"), and titleEntityName() recognises it as one, so no entity
+ * is made of it.
+ */
 export function titleFromFileName(path: string): string {
-  const words = basename(path, extname(path))
-    .replace(/[-_.]+/g, " ")
-    .trim();
-  return words || basename(path);
+  return basename(path);
 }

@@ -7,6 +7,8 @@ export type SourceFormat = "text" | "markdown" | "html" | "pdf" | "docx" | "json
 export interface SkippedSource {
   path: string;
   reason: string;
+  /** The document this input would be, when it was read but had nothing to index (empty). */
+  docId?: string;
 }
 
 /** What loading yields, one item at a time, so large inputs never have to sit in memory whole. */

@@ -1,4 +1,5 @@
 import { chunkDocument } from "../ingest/chunker.js";
+import { EMPTY_DOCUMENT_REASON, hasText } from "../ingest/empty-input.js";
 import type { KgragServices } from "../services.js";
 import type { DocumentRecord, SourceDocument } from "../types.js";
 import { hashJson } from "../util/hash.js";
@@ -64,8 +65,9 @@ export async function registerDocument(
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
   };
-  if (source.text.trim() === "") {
-    const failed = { ...base, status: "failed" as const, error: "empty document: no text to index" };
+  // indexSources() sets empty documents aside as skipped; this guards direct pipeline callers.
+  if (!hasText(source.text)) {
+    const failed = { ...base, status: "failed" as const, error: EMPTY_DOCUMENT_REASON };
     await store.upsertDocument(failed);
     await store.replaceDocumentChunks(source.id, []);
     return failed;

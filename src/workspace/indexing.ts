@@ -1,16 +1,21 @@
 import { statSync } from "node:fs";
 import { resolve, sep } from "node:path";
+import { EMPTY_DOCUMENT_REASON, setAsideEmpty } from "../ingest/empty-input.js";
 import { loadSources } from "../ingest/loaders.js";
+import type { SkippedSource } from "../ingest/source-types.js";
 import type { StageUsage } from "../llm/usage.js";
 import { removeDocuments } from "../pipeline/delete-documents.js";
 import { type IndexComponents, runIndexWorkflow } from "../pipeline/index-workflow.js";
 import type { KgragServices } from "../services.js";
-import type { SourceDocument } from "../types.js";
+import type { DocumentRecord, SourceDocument } from "../types.js";
 
 export interface IndexOptions {
   /** Build communities and reports when the graph changed (default: config, true). */
   communities?: boolean;
-  /** Remove documents whose files disappeared from the indexed folders. */
+  /**
+   * Remove documents whose files disappeared from the indexed folders, and indexed documents whose
+   * input is now empty.
+   */
   prune?: boolean;
 }
 
@@ -34,7 +39,8 @@ export interface IndexSummary {
   removed: string[];
   /** Documents whose files are gone from an indexed folder; removed only with `prune`. */
   missing: { docId: string; path: string }[];
-  skipped: { path: string; reason: string }[];
+  /** Inputs not indexed, with the reason: unreadable, unsupported or empty (these name a `docId`). */
+  skipped: SkippedSource[];
   failures: { docId: string; error: string }[];
   usage: Partial<Record<string, StageUsage>>;
 }
@@ -56,17 +62,20 @@ export async function indexSources(
   services: KgragServices,
   components: IndexComponents,
   sources: SourceDocument[],
-  skipped: { path: string; reason: string }[],
+  skipped: SkippedSource[],
   options: IndexOptions = {},
   roots: string[] = [],
 ): Promise<IndexSummary> {
   const started = Date.now();
   const before = services.usage.totals();
-  const missing = await findMissingFiles(services, sources, roots);
-  const removed = options.prune ? missing.map((m) => m.docId) : [];
-  if (removed.length) await removeDocuments(services, removed, "prune: file removed");
+  const { withText, empty } = setAsideEmpty(sources);
+  const inputIds = new Set([...sources.map((s) => s.id), ...skipped.flatMap((s) => s.docId ?? [])]);
+  const missing = await findMissingFiles(services, inputIds, roots);
+  const pruned = options.prune ? missing.map((m) => m.docId) : [];
+  if (pruned.length) await removeDocuments(services, pruned, "prune: file removed");
+  const emptied = await settleEmptiedDocuments(services, withText, [...skipped, ...empty], options);
 
-  const run = await runIndexWorkflow(services, components, sources, {
+  const run = await runIndexWorkflow(services, components, withText, {
     communities: options.communities,
   });
   const after = services.usage.totals();
@@ -83,9 +92,9 @@ export async function indexSources(
     updated: run.updated,
     resumed: run.resumed,
     unchanged: run.unchanged,
-    removed,
+    removed: [...pruned, ...emptied.removed],
     missing: options.prune ? [] : missing,
-    skipped,
+    skipped: emptied.skipped,
     failures: run.failures,
     usage: services.usage.stages(),
   };
@@ -106,14 +115,53 @@ function folderRoots(paths: string[]): string[] {
 /** Documents that came from a file under one of the indexed folders and were not found this time. */
 async function findMissingFiles(
   services: KgragServices,
-  sources: SourceDocument[],
+  seen: ReadonlySet<string>,
   roots: string[],
 ): Promise<{ docId: string; path: string }[]> {
   if (roots.length === 0) return [];
-  const seen = new Set(sources.map((s) => s.id));
   const docs = await services.store.listDocuments();
   return docs
     .filter((d) => d.path !== null && !seen.has(d.id))
     .filter((d) => roots.some((root) => d.path?.startsWith(root + sep)))
     .map((d) => ({ docId: d.id, path: d.path ?? "" }));
+}
+
+/**
+ * Stored documents whose input is now empty. One never indexed (an empty document an older version
+ * recorded as failed) holds nothing and is removed. One indexed before is treated like a removed
+ * file: kept and reported, and removed only with `prune`.
+ */
+async function settleEmptiedDocuments(
+  services: KgragServices,
+  withText: SourceDocument[],
+  skipped: SkippedSource[],
+  options: IndexOptions,
+): Promise<{ removed: string[]; skipped: SkippedSource[] }> {
+  const stillHasText = new Set(withText.map((s) => s.id));
+  const removed: string[] = [];
+  const reported: SkippedSource[] = [];
+  for (const skip of skipped) {
+    const stored =
+      skip.docId && !stillHasText.has(skip.docId) ? await services.store.getDocument(skip.docId) : null;
+    if (!stored) {
+      reported.push(skip);
+      continue;
+    }
+    const remove = options.prune || !wasIndexed(stored);
+    if (remove) removed.push(stored.id);
+    reported.push({ ...skip, reason: emptiedReason(remove, wasIndexed(stored)) });
+  }
+  if (removed.length) await removeDocuments(services, removed, "input is now empty");
+  return { removed, skipped: reported };
+}
+
+function wasIndexed(doc: DocumentRecord): boolean {
+  return doc.chunkCount > 0;
+}
+
+function emptiedReason(removed: boolean, indexed: boolean): string {
+  if (!indexed) return EMPTY_DOCUMENT_REASON;
+  return removed
+    ? `${EMPTY_DOCUMENT_REASON}; its indexed version was removed (prune)`
+    : `${EMPTY_DOCUMENT_REASON}; its indexed version is kept: index with --prune to remove it`;
 }

@@ -51,7 +51,7 @@ function writeBigJsonl(path: string): void {
 interface IndexJson {
   documents: number;
   failed: number;
-  skipped: { path: string; reason: string }[];
+  skipped: { path: string; reason: string; docId?: string }[];
   failures: { docId: string; error: string }[];
 }
 
@@ -105,7 +105,8 @@ describe("bad input never costs what is already indexed", () => {
     writeBigJsonl(join(bad, "big.jsonl"));
 
     const second = await runMeasured(["index", bad, "--workspace", ws, "--json"], join(root, "memory-2"));
-    expect(second.result.code).toBe(1);
+    // Nothing failed: every bad input is skipped with its reason, so running again is not asked for.
+    expect(second.result.code).toBe(0);
     const summary = jsonOutput<IndexJson>(second.result);
     const reasonOf = (suffix: string) => summary.skipped.find((s) => s.path.endsWith(suffix))?.reason;
     expect(reasonOf("binary.txt")).toMatch(/binary content/);
@@ -116,12 +117,20 @@ describe("bad input never costs what is already indexed", () => {
     expect(reasonOf("lines.jsonl:3")).toMatch(/text/);
     expect(reasonOf("lines.jsonl:4")).toMatch(/not valid UTF-8/);
     expect(reasonOf("lines.jsonl:5")).toMatch(/duplicate document id line-ok/);
-    const emptyIds = [fileDocumentId(join(bad, "empty.md")), fileDocumentId(join(bad, "blank.txt")), "blank"];
-    expect(summary.failures.map((f) => f.docId).sort()).toEqual(emptyIds.sort());
-    expect(summary.failures.every((f) => /empty document/.test(f.error))).toBe(true);
+    // Empty files and lines are skipped, not failed, each naming the document it would have been.
+    const empties = summary.skipped.filter((s) => /^empty document/.test(s.reason));
+    expect(empties.map((s) => [s.path, s.docId])).toEqual([
+      [join(bad, "blank.txt"), fileDocumentId(join(bad, "blank.txt"))],
+      [join(bad, "empty.md"), fileDocumentId(join(bad, "empty.md"))],
+      [`${join(bad, "lines.jsonl")}:6`, "blank"],
+    ]);
+    expect(summary.failures).toEqual([]);
+    expect(summary.failed).toBe(0);
+    // One line on stderr for each input left out.
+    for (const skip of summary.skipped) expect(second.result.stderr).toContain(`skipped ${skip.path}: `);
     // The 50 MB file went through line by line: its 100 documents cost no more live memory than
     // the 100 short ones of the first run (holding the file, or its ignored field, would add 50 MB).
-    expect(summary.documents).toBe(before.documents.length + 100 + 1 + 1 + emptyIds.length);
+    expect(summary.documents).toBe(before.documents.length + 100 + 1 + 1);
     // Margin for caches and GC timing; holding the file would add its whole 50 MB.
     expect(second.liveMb - first.liveMb).toBeLessThan(40);
 

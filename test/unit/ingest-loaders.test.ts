@@ -29,7 +29,7 @@ describe("loadSources: whole-file formats", () => {
     const { document } = await loadOne(path);
     expect(document).toEqual({
       id: fileDocumentId(path),
-      title: "notes",
+      title: "notes.txt",
       path,
       text: "Line one\nLine two\n",
       metadata: { source: path, format: "text" },
@@ -53,7 +53,7 @@ describe("loadSources: whole-file formats", () => {
     expect(document?.text).toBe(md);
     expect(document?.metadata.format).toBe("markdown");
     const untitled = await loadOne(file("md/untitled.markdown", "Just text."));
-    expect(untitled.document?.title).toBe("untitled");
+    expect(untitled.document?.title).toBe("untitled.markdown");
   });
 
   it("turns HTML into text without markup, scripts or link targets", async () => {
@@ -114,10 +114,15 @@ describe("loadSources: whole-file formats", () => {
     expect(document?.text).toBe("澄州 harbour");
   });
 
-  it("returns an empty document instead of skipping it", async () => {
-    const { document, skipped } = await loadOne(file("empty/blank.txt", ""));
-    expect(skipped).toEqual([]);
-    expect(document?.text).toBe("");
+  it("skips empty and whitespace-only files as empty, naming the document they would be", async () => {
+    const empty = file("empty/empty.md", "");
+    const blank = file("empty/blank.txt", " \n\t\n");
+    const { documents, skipped } = await loadSources([empty, blank]);
+    expect(documents).toEqual([]);
+    expect(skipped).toEqual([
+      { path: empty, reason: "empty document: no text to index", docId: fileDocumentId(empty) },
+      { path: blank, reason: "empty document: no text to index", docId: fileDocumentId(blank) },
+    ]);
   });
 });
 
@@ -160,7 +165,7 @@ describe("loadSources: .jsonl", () => {
   it("loads one document per good line and reports each bad line with file:line", async () => {
     const path = file("jsonl/passages.jsonl", `${lines.join("\n")}\n`);
     const { documents, skipped } = await loadSources([path]);
-    expect(documents.map((d) => d.id)).toEqual(["p1", expect.stringMatching(/^doc-/), "p3"]);
+    expect(documents.map((d) => d.id)).toEqual(["p1", expect.stringMatching(/^doc-/)]);
     expect(documents[0]).toEqual({
       id: "p1",
       title: "Gullwing drone",
@@ -172,7 +177,6 @@ describe("loadSources: .jsonl", () => {
       title: "passages.jsonl line 5",
       text: "A passage without id or title.",
     });
-    expect(documents[2]).toMatchObject({ title: "Only a title", text: "" });
     expect(skipped).toEqual([
       { path: `${path}:2`, reason: expect.stringMatching(/^not valid JSON/) },
       {
@@ -181,6 +185,8 @@ describe("loadSources: .jsonl", () => {
       },
       { path: `${path}:6`, reason: `duplicate document id p1 (first at ${path}:1)` },
       { path: `${path}:7`, reason: expect.stringContaining("metadata.nested") },
+      // A title alone is not content.
+      { path: `${path}:8`, reason: "empty document: no text to index", docId: "p3" },
     ]);
   });
 

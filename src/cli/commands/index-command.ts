@@ -25,9 +25,12 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
         const kgrag = await open({ ...opts, create: true });
         try {
           const summary = await kgrag.index(paths, { communities: opts.communities, prune: opts.prune });
+          // One line per input left out, on stderr so it shows beside --json output too.
+          for (const k of summary.skipped) process.stderr.write(`kgrag: skipped ${k.path}: ${k.reason}\n`);
           if (opts.json) printJson(jsonSummary(summary));
           else process.stdout.write(humanSummary(summary));
           // A run with failures still keeps everything that worked; the exit code tells scripts.
+          // Skipped inputs are not failures: running again could not change them.
           if (summary.failures.length > 0) process.exitCode = 1;
         } finally {
           await kgrag.close();
@@ -59,11 +62,10 @@ function jsonSummary(s: IndexSummary) {
 function humanSummary(s: IndexSummary): string {
   const lines = [
     `Indexed in ${(s.durationMs / 1000).toFixed(1)} s: ${s.added.length} new, ${s.updated.length} updated, ` +
-      `${s.unchanged.length} unchanged, ${s.removed.length} removed document(s).`,
+      `${s.unchanged.length} unchanged, ${s.removed.length} removed document(s), ${s.skipped.length} input(s) skipped.`,
     `Workspace: ${s.documents} documents, ${s.chunks} chunks, ${s.entities} entities, ${s.relationships} relationships.`,
     `LLM calls: ${s.llmCalls} (${s.tokens} tokens).`,
   ];
-  for (const k of s.skipped) lines.push(`skipped ${k.path}: ${k.reason}`);
   for (const m of s.missing)
     lines.push(`file gone: ${m.path} (document ${m.docId}); run with --prune to remove it`);
   for (const f of s.failures) lines.push(`FAILED ${f.docId}: ${f.error}`);
