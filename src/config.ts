@@ -72,9 +72,11 @@ export const Neo4jSchema = z.object({
   database: z.string().optional(),
 });
 
+export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;
+
 export const ConfigSchema = z.object({
   workspace: z.string().min(1).default("./kgrag-data"),
-  storage: z.enum(["sqlite", "neo4j"]).default("sqlite"),
+  storage: z.enum(STORAGE_KINDS).default("sqlite"),
   neo4j: Neo4jSchema.optional(),
   llm: LlmSchema.optional(),
   embedding: EmbeddingSchema.optional(),
@@ -93,11 +95,20 @@ export type QueryConfig = z.infer<typeof QuerySchema>;
 
 type Env = Record<string, string | undefined>;
 
+/** A configuration that cannot be used as given: bad input (the CLI exits 2), not a failure at run time. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
 function intFromEnv(env: Env, name: string): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value)) throw new Error(`${name} must be an integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(value))
+    throw new ConfigError(`${name} must be an integer, got ${JSON.stringify(raw)}`);
   return value;
 }
 
@@ -110,6 +121,7 @@ export function configFromEnv(env: Env = process.env, overrides: KgragConfigInpu
   const llmKey = env.KGRAG_LLM_API_KEY ?? env.OPENAI_API_KEY;
   const llmBase = env.KGRAG_LLM_BASE_URL ?? env.OPENAI_BASE_URL;
   const embModel = env.KGRAG_EMBEDDING_MODEL;
+  checkChoice(env, "KGRAG_STORAGE", STORAGE_KINDS);
   const input: KgragConfigInput = {
     workspace: env.KGRAG_WORKSPACE,
     storage: env.KGRAG_STORAGE as KgragConfigInput["storage"],
@@ -144,9 +156,16 @@ export function configFromEnv(env: Env = process.env, overrides: KgragConfigInpu
   const merged = { ...stripUndefined(input), ...stripUndefined(overrides) };
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
-    throw new Error(`Invalid kgrag configuration:\n${z.prettifyError(parsed.error)}`);
+    throw new ConfigError(`Invalid kgrag configuration:\n${z.prettifyError(parsed.error)}`);
   }
   return parsed.data;
+}
+
+/** Names the variable and its allowed values; zod would only say "Invalid option ... at storage". */
+function checkChoice(env: Env, name: string, allowed: readonly string[]): void {
+  const raw = env[name];
+  if (raw === undefined || allowed.includes(raw)) return;
+  throw new ConfigError(`${name} must be one of ${allowed.join(", ")}; got ${JSON.stringify(raw)}.`);
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

@@ -1,3 +1,4 @@
+import { accessSync, constants } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { UsageError } from "./output.js";
@@ -10,6 +11,18 @@ export async function readInputFile(path: string, option: string, format: string
   if (path === "-") return readStdin();
   try {
     return await readFile(path, "utf8");
+  } catch (error) {
+    throw new UsageError(describeReadProblem(error, path, option, format));
+  }
+}
+
+/**
+ * Checks that a path named by an option (a file or a folder, e.g. --corpus) can be read, before
+ * any work starts; the same one-line messages as readInputFile.
+ */
+export function checkInputPath(path: string, option: string, format: string): void {
+  try {
+    accessSync(path, constants.R_OK);
   } catch (error) {
     throw new UsageError(describeReadProblem(error, path, option, format));
   }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { ConfigError } from "../config.js";
 import { ScopeError } from "../query/graph/scope.js";
 import { packagePath } from "../util/paths.js";
 import { cliOpener, type OpenKgrag } from "./open.js";
@@ -73,7 +74,8 @@ function commandPath(command: Command): string {
 /** 0 for help and version, 2 for a wrong invocation or input, 1 for a failure at run time. */
 function exitCodeOf(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
-  return error instanceof UsageError || error instanceof ScopeError ? USAGE_EXIT_CODE : 1;
+  const badInput = error instanceof UsageError || error instanceof ScopeError || error instanceof ConfigError;
+  return badInput ? USAGE_EXIT_CODE : 1;
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {

@@ -3,13 +3,23 @@ import { z } from "zod";
 
 const PropertyTypes = z.record(z.string(), z.string());
 
+/** The schema.json format in one line, for help texts and error messages. */
+export const SCHEMA_FORMAT =
+  '{"labels": ["Person", ...], "relationshipTypes": ["ACTED_IN", ...], ' +
+  '"nodeProperties": {"Person": {"name": "STRING"}}, "relationshipProperties": {"ACTED_IN": {"roles": "LIST<STRING>"}}, ' +
+  '"patterns": [{"start": "Person", "type": "ACTED_IN", "end": "Movie"}]}';
+
+/** Keys that name labels: a schema with none of them would check nothing, so it is a wrong file. */
+const LABEL_KEYS = ["labels", "nodeProperties", "patterns"] as const;
+
 /**
  * The graph schema Text2Cypher and the validator work from: the schema.json format that
  * `kgrag cypher schema --json` writes and `kgrag cypher validate --schema` reads. Property types are
  * Neo4j's names (STRING, INTEGER, LIST<STRING>, ...). `sampleValues` holds the few values of
  * low-cardinality string properties, so the model writes `{status: "active"}` and not a guess.
+ * Strict about its keys: a file of another shape must not pass as an empty schema that allows nothing.
  */
-export const GraphSchemaSpec = z.object({
+export const GraphSchemaSpec = z.strictObject({
   labels: z.array(z.string().min(1)).default([]),
   relationshipTypes: z.array(z.string().min(1)).default([]),
   nodeProperties: z.record(z.string(), PropertyTypes).default({}),
@@ -28,14 +38,22 @@ export type SchemaPattern = GraphSchema["patterns"][number];
  */
 export function parseGraphSchema(input: unknown, source = "schema"): GraphSchema {
   const parsed = GraphSchemaSpec.safeParse(input);
-  if (!parsed.success) {
+  const problem = parsed.success ? missingLabelsKey(input) : z.prettifyError(parsed.error);
+  if (problem || !parsed.success) {
     throw new Error(
-      `${source} is not a kgrag graph schema:\n${z.prettifyError(parsed.error)}\n` +
-        "Expected {labels, relationshipTypes, nodeProperties, relationshipProperties, patterns}; " +
+      `${source} is not a kgrag graph schema:\n${problem}\n` +
+        `Expected ${SCHEMA_FORMAT} (only "labels" is needed); ` +
         "`kgrag cypher schema --json` writes one from a live Neo4j database.",
     );
   }
   return completeSchema(parsed.data);
+}
+
+/** Checked on the input: the parsed schema has every key, filled with defaults. */
+function missingLabelsKey(input: unknown): string | undefined {
+  const keys = Object.keys(input as object);
+  if (LABEL_KEYS.some((key) => keys.includes(key))) return undefined;
+  return '✖ Missing "labels" (or "nodeProperties" / "patterns", from which the labels are taken)';
 }
 
 function completeSchema(schema: GraphSchema): GraphSchema {

@@ -19,8 +19,11 @@ const HistoryMessageSchema = z.object({
 });
 export type HistoryMessage = z.infer<typeof HistoryMessageSchema>;
 
-/** Per-query options; numeric settings left out fall back to the workspace `query` config. */
-export const QueryOptionsSchema = z.object({
+/**
+ * Per-query options; numeric settings left out fall back to the workspace `query` config. Strict:
+ * a misspelt option (`filter`, `topk`) would otherwise be dropped and the query run unfiltered.
+ */
+export const QueryOptionsSchema = z.strictObject({
   id: z.string().optional(),
   mode: z.enum(QUERY_MODES).default("mix"),
   topK: z.number().int().min(1).optional(),
@@ -68,7 +71,7 @@ export function resolveQueryOptions(
   input: QueryOptionsInput = {},
 ): ResolvedQueryOptions {
   const parsed = QueryOptionsSchema.safeParse(input);
-  if (!parsed.success) throw new Error(`Invalid query options:\n${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new Error(describeOptionErrors(parsed.error));
   const o = parsed.data;
   return {
     id: o.id,
@@ -86,6 +89,39 @@ export function resolveQueryOptions(
     graphRanking: o.graphRanking,
     onToken: o.onToken,
   };
+}
+
+/** Names callers reach for that mean one of our options under another name. */
+const OPTION_SYNONYMS: Record<string, string> = {
+  filter: "metadata",
+  filters: "metadata",
+  where: "metadata",
+  doc: "docIds",
+  docs: "docIds",
+  documents: "docIds",
+  k: "topK",
+  limit: "topK",
+  stream: "onToken",
+};
+
+/** The option an unknown name most likely meant: same letters ignoring case, `_` and `-`, or a synonym. */
+export function suggestQueryOption(name: string): string | undefined {
+  const squashed = name.toLowerCase().replace(/[-_]/g, "");
+  const known = Object.keys(QueryOptionsSchema.shape);
+  return known.find((key) => key.toLowerCase() === squashed) ?? OPTION_SYNONYMS[squashed];
+}
+
+function describeOptionErrors(error: z.ZodError): string {
+  const unknown = error.issues.flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys : []));
+  if (unknown.length === 0) return `Invalid query options:\n${z.prettifyError(error)}`;
+  const named = unknown.map((key) => {
+    const meant = suggestQueryOption(key);
+    return meant ? `"${key}" (did you mean "${meant}"?)` : `"${key}"`;
+  });
+  return (
+    `Unknown query option${unknown.length > 1 ? "s" : ""} ${named.join(", ")}. ` +
+    `Known options: ${Object.keys(QueryOptionsSchema.shape).join(", ")}.`
+  );
 }
 
 /** The scope the options ask for, without validating the rest (a batch checks it before any question runs). */

@@ -2,30 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { main } from "../../src/cli/main.js";
-
-/** Runs the CLI in-process and returns what it wrote and its exit code. */
-async function run(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  let stdout = "";
-  let stderr = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  process.exitCode = 0;
-  try {
-    await main(["node", "kgrag", ...args]);
-  } finally {
-    vi.restoreAllMocks();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { stdout, stderr, code };
-}
+import { runMain as run } from "../support/cli-in-process.js";
 
 const root = mkdtempSync(join(tmpdir(), "kgrag-cli-errors-"));
 afterEach(() => vi.restoreAllMocks());
@@ -71,7 +48,6 @@ describe("commander's usage errors", () => {
       error: /'pdf' is invalid\. Allowed choices/,
       help: "kgrag export",
     },
-    { args: ["export"], error: /required option '--format <format>'/, help: "kgrag export" },
     {
       args: ["cypher", "validate", "--bogus"],
       error: /unknown option '--bogus'/,

@@ -98,27 +98,24 @@ describe("deleting documents (offline)", () => {
     }
   });
 
-  it("`kgrag delete` removes documents, says which ids it did not know, and exits non-zero for them", async () => {
+  it("`kgrag delete` refuses unknown ids before deleting anything, then removes documents", async () => {
     const kgrag = await open("ws");
     const indexed = await kgrag.index([join(root, "corpus")]);
     await kgrag.close();
     const [first, second] = indexed.added;
+    const ws = join(root, "ws");
 
-    const result = await runCli([
-      "delete",
-      first ?? "",
-      second ?? "",
-      "nope",
-      "--workspace",
-      join(root, "ws"),
-      "--json",
-    ]);
-    expect(result.code).toBe(1);
-    const output = jsonOutput<{ deleted: string[]; missing: string[]; counts: { documents: number } }>(
-      result,
-    );
+    const typo = await runCli(["delete", first ?? "", second ?? "", "nope", "--workspace", ws, "--json"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/No document with id nope .*nothing was deleted/);
+    const untouched = await open("ws");
+    expect((await untouched.services.store.counts()).documents).toBe(paths.length);
+    await untouched.close();
+
+    const result = await runCli(["delete", first ?? "", second ?? "", "--workspace", ws, "--json"]);
+    expect(result.code).toBe(0);
+    const output = jsonOutput<{ deleted: string[]; counts: { documents: number } }>(result);
     expect(output.deleted).toEqual([first, second]);
-    expect(output.missing).toEqual(["nope"]);
     expect(output.counts.documents).toBe(paths.length - 2);
 
     const clean = await open("clean");

@@ -5,6 +5,7 @@ import { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { registerAskCommand } from "../../src/cli/commands/ask.js";
 import { registerChatCommand } from "../../src/cli/commands/chat.js";
+import { NEEDS_NEO4J } from "../../src/cli/commands/cypher.js";
 import { addCypherSubcommands } from "../../src/cli/commands/cypher-subcommands.js";
 import { UsageError } from "../../src/cli/output.js";
 import type { GraphStore } from "../../src/storage/graph-store.js";
@@ -72,14 +73,69 @@ describe("kgrag cypher validate (no database)", () => {
       ["ok", true, true],
       ["direction", false, true],
       [7, false, false],
-      ["line 5", false, false],
+      [null, undefined, undefined],
     ]);
+    // A line that is not a query has the shape `kgrag query --batch` gives it: id, line, error.
+    expect(lines[3]).toEqual({
+      id: null,
+      line: 5,
+      error: 'line 5 is not valid JSON; each line must be a JSON object {"id": ..., "cypher": "..."}',
+    });
     expect(Object.keys(lines[0])).toEqual(["id", "valid", "readOnly", "errors", "warnings"]);
     expect(lines[1].errors[0]).toMatch(/^Wrong relationship direction/);
     expect(lines[2].errors).toEqual(["Not read-only: DETACH DELETE writes to the database"]);
-    expect(stderr.join("")).toContain("1/4 queries valid");
-    expect(process.exitCode).toBe(1);
+    expect(stderr.join("")).toMatch(/1\/3 queries valid; 1 of 4 line\(s\) not a query \(line 5\)/);
+    // Bad input (a line that is not a query) outranks an invalid query: exit 2, as for query --batch.
+    expect(process.exitCode).toBe(2);
     expect(open).not.toHaveBeenCalled();
+  });
+
+  it("names the missing field of a batch line and keeps its id; only invalid queries exit 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kgrag-validate-"));
+    const batch = join(dir, "queries.jsonl");
+    writeFileSync(batch, `${JSON.stringify({ id: "q1", query: "MATCH (n) RETURN n" })}\n`);
+    await run(program().root, "cypher", "validate", "--batch", batch);
+    expect(JSON.parse(stdout.join(""))).toEqual({
+      id: "q1",
+      line: 1,
+      error: 'line 1: missing "cypher"; each line must be a JSON object {"id": ..., "cypher": "..."}',
+    });
+    expect(process.exitCode).toBe(2);
+
+    stdout = [];
+    process.exitCode = undefined;
+    writeFileSync(batch, `${JSON.stringify({ id: "w", cypher: "CREATE (n:Person)" })}\n`);
+    await run(program().root, "cypher", "validate", "--schema", schemaFile, "--batch", batch);
+    expect(JSON.parse(stdout.join("")).valid).toBe(false);
+    expect(process.exitCode).toBe(1);
+  });
+
+  it("refuses --jsonl for one query (it is for --batch)", async () => {
+    await expect(run(program().root, "cypher", "validate", "MATCH (n) RETURN n", "--jsonl")).rejects.toThrow(
+      /--jsonl is for --batch; use --json/,
+    );
+  });
+
+  it("refuses a schema file of another shape, naming the unknown keys and the expected format", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kgrag-validate-"));
+    const guess = join(dir, "guess.json");
+    writeFileSync(guess, JSON.stringify({ nodes: [{ label: "Person" }], relationships: [] }));
+    const refusal = run(program().root, "cypher", "validate", "--schema", guess, "MATCH (n) RETURN n");
+    await expect(refusal).rejects.toThrow(UsageError);
+    await expect(
+      run(program().root, "cypher", "validate", "--schema", guess, "MATCH (n) RETURN n"),
+    ).rejects.toThrow(/Unrecognized keys: "nodes", "relationships"[\s\S]*Expected \{"labels": \[/);
+    writeFileSync(guess, "{}");
+    await expect(
+      run(program().root, "cypher", "validate", "--schema", guess, "MATCH (n) RETURN n"),
+    ).rejects.toThrow(/Missing "labels"/);
+    expect(stdout).toEqual([]);
+  });
+
+  it("--help shows the schema.json format", async () => {
+    const { root } = program();
+    await expect(run(root, "cypher", "validate", "--help")).rejects.toThrow();
+    expect(stdout.join("")).toMatch(/schema\.json \(only "labels" is required\): \{"labels": \[/);
   });
 
   it("validates one query and prints JSON", async () => {
@@ -118,10 +174,24 @@ describe("commands that need the Neo4j backend", () => {
     const { root, open } = program();
     await expect(run(root, ...args)).rejects.toThrow(
       new RegExp(
-        `\`kgrag ${name}\` answers with Cypher run on the Neo4j backend[\\s\\S]*docker compose up -d`,
+        `\`kgrag ${name}\` needs the Neo4j backend[\\s\\S]*docker compose up -d[\\s\\S]*kgrag migrate --to neo4j`,
       ),
     );
     expect(open).not.toHaveBeenCalled();
+  });
+
+  it("cypher, cypher schema, ask and chat list the same steps, migrating the workspace included", async () => {
+    vi.stubEnv("KGRAG_STORAGE", "sqlite");
+    const messageOf = async (...args: string[]) =>
+      (await run(program().root, ...args).catch((error: Error) => error)) as Error;
+    const steps = (message: string) => message.split("\n").filter((line) => line.startsWith("  "));
+    const expected = steps(NEEDS_NEO4J);
+    expect(expected.join("\n")).toMatch(
+      /docker compose up -d[\s\S]*KGRAG_STORAGE=neo4j[\s\S]*migrate --to neo4j/,
+    );
+    for (const args of [["ask", "q"], ["chat"], ["cypher", "schema"]]) {
+      expect(steps((await messageOf(...args)).message)).toEqual(expected);
+    }
   });
 
   it("ask refuses a workspace whose store is not Neo4j even when the environment says neo4j", async () => {

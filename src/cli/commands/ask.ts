@@ -10,6 +10,7 @@ import {
 } from "../../cypher/text2cypher.js";
 import type { ChatModel } from "../../llm/chat-model.js";
 import type { GraphStore } from "../../storage/graph-store.js";
+import { needsNeo4jMessage } from "../needs-neo4j.js";
 import { formatTable, printJson, UsageError } from "../output.js";
 
 /** What ask and chat open: the workspace's store and model, and (for chat) kgrag's GraphRAG query. */
@@ -28,12 +29,12 @@ export interface TextToCypherCliOptions {
 }
 
 const needsNeo4j = (command: string) =>
-  `\`kgrag ${command}\` answers with Cypher run on the Neo4j backend; this workspace uses the embedded SQLite store.\n` +
-  "Start Neo4j and point kgrag at it:\n" +
-  "  docker compose up -d          # docker-compose.yml in the kgrag folder\n" +
-  "  export KGRAG_STORAGE=neo4j NEO4J_URI=bolt://localhost:7687 NEO4J_PASSWORD=<compose password>\n" +
-  "Without a database, `kgrag cypher validate --schema schema.json` checks queries and `kgrag query` answers " +
-  "from the embedded store.";
+  needsNeo4jMessage(
+    command,
+    "answers with Cypher run on the graph database",
+    "Without a database, `kgrag cypher validate --schema schema.json` checks queries and `kgrag query` " +
+      "answers from the embedded store.",
+  );
 
 const needsLlm = (command: string) =>
   `\`kgrag ${command}\` needs an LLM to write Cypher: set KGRAG_LLM_MODEL (and KGRAG_LLM_API_KEY, ` +

@@ -1,14 +1,14 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { z } from "zod";
 import { liveCypherOf } from "../../cypher/live-cypher.js";
-import { type GraphSchema, loadSchema } from "../../cypher/schema.js";
+import { type GraphSchema, loadSchema, SCHEMA_FORMAT } from "../../cypher/schema.js";
 import { introspectSchema } from "../../cypher/schema-introspect.js";
 import { renderSchema } from "../../cypher/schema-render.js";
 import { type CypherValidation, type ValidateOptions, validateCypher } from "../../cypher/validator.js";
-import { readInputFile } from "../input-file.js";
+import { needsNeo4jMessage } from "../needs-neo4j.js";
 import { printJson, UsageError } from "../output.js";
 import { type OpenForCypher, storageFromEnv } from "./ask.js";
+import { validateBatch } from "./cypher-validate-batch.js";
 
 interface ValidateCliOptions {
   schema?: string;
@@ -19,11 +19,7 @@ interface ValidateCliOptions {
   allowProcedure: string[];
 }
 
-const BatchLine = z.object({ id: z.union([z.string(), z.number()]), cypher: z.string() });
-
-const SCHEMA_NEEDS_NEO4J =
-  "`kgrag cypher schema` reads a live Neo4j database; this workspace uses the embedded SQLite store. " +
-  "Set KGRAG_STORAGE=neo4j and NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD (docker compose up -d starts one).";
+const SCHEMA_NEEDS_NEO4J = needsNeo4jMessage("cypher schema", "reads a live Neo4j database");
 
 const NO_SCHEMA_WARNING =
   "No --schema given: labels, relationship types, properties and directions were not checked";
@@ -45,19 +41,21 @@ export function addCypherSubcommands(cypher: Command, open?: OpenForCypher): Com
     .option("--json", "print JSON")
     .option("--allow-params", "accept $parameters (supplied at run time) with a warning")
     .option("--allow-procedure <name>", "also allow this procedure (repeatable)", collect, [])
+    .addHelpText("after", `\nschema.json (only "labels" is required): ${SCHEMA_FORMAT}`)
     .action(async (query: string | undefined, opts: ValidateCliOptions) => {
       const schema = opts.schema ? await asUsageError(() => loadSchema(opts.schema as string)) : null;
       const validate = (text: string) =>
         withSchemaNote(validateCypher(text, schema, validateOptions(opts)), schema);
       if (opts.batch !== undefined) {
         if (query !== undefined) throw new UsageError("Give either a query or --batch, not both.");
-        await validateBatch(opts.batch, validate, opts);
+        await validateBatch(opts.batch, validate, Boolean(opts.json && !opts.jsonl));
         return;
       }
       if (query === undefined)
         throw new UsageError('Give a query (kgrag cypher validate "MATCH ...") or --batch FILE.');
+      if (opts.jsonl) throw new UsageError("--jsonl is for --batch; use --json for one query.");
       const result = validate(query);
-      if (opts.json || opts.jsonl) printJson(result);
+      if (opts.json) printJson(result);
       else process.stdout.write(`${describeValidation(result)}\n`);
       if (!result.valid) process.exitCode = 1;
     });
@@ -100,31 +98,6 @@ function withSchemaNote(result: CypherValidation, schema: GraphSchema | null): C
   return schema ? result : { ...result, warnings: [...result.warnings, NO_SCHEMA_WARNING] };
 }
 
-/** Input lines {"id","cypher"}; output lines {"id","valid","readOnly","errors","warnings"}. */
-async function validateBatch(
-  file: string,
-  validate: (query: string) => CypherValidation,
-  opts: ValidateCliOptions,
-): Promise<void> {
-  const text = await readInputFile(file, "--batch", 'one {"id", "cypher"} JSON object per line');
-  if (!text.trim())
-    throw new UsageError(`--batch file ${file} is empty; give one {"id", "cypher"} JSON object per line.`);
-  const results = text.split(/\r?\n/).flatMap((line, index) => {
-    if (line.trim() === "") return [];
-    const parsed = BatchLine.safeParse(parseJson(line));
-    if (!parsed.success) {
-      const error = `line ${index + 1} is not a {"id","cypher"} JSON object`;
-      return [{ id: `line ${index + 1}`, valid: false, readOnly: false, errors: [error], warnings: [] }];
-    }
-    return [{ id: parsed.data.id, ...validate(parsed.data.cypher) }];
-  });
-  if (opts.json && !opts.jsonl) printJson(results);
-  else for (const result of results) process.stdout.write(`${JSON.stringify(result)}\n`);
-  const valid = results.filter((r) => r.valid).length;
-  process.stderr.write(`kgrag: ${valid}/${results.length} queries valid\n`);
-  if (valid < results.length) process.exitCode = 1;
-}
-
 function describeValidation(result: CypherValidation): string {
   const head = result.valid ? "valid, read-only" : result.readOnly ? "invalid" : "invalid, not read-only";
   const lines = [
@@ -133,14 +106,6 @@ function describeValidation(result: CypherValidation): string {
     ...result.warnings.map((w) => `  warning: ${w}`),
   ];
   return lines.join("\n");
-}
-
-function parseJson(line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return undefined;
-  }
 }
 
 async function asUsageError<T>(work: () => Promise<T>): Promise<T> {

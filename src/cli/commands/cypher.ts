@@ -22,6 +22,7 @@ import type { KgragServices } from "../../services.js";
 import type { GraphStore } from "../../storage/graph-store.js";
 import { DriverRunner } from "../../storage/neo4j/driver-runner.js";
 import { Neo4jGraphStore } from "../../storage/neo4j/neo4j-store.js";
+import { needsNeo4jMessage } from "../needs-neo4j.js";
 import { formatTable, printJson, UsageError } from "../output.js";
 
 type OpenServices = (opts: {
@@ -37,13 +38,7 @@ interface CypherOptions {
   maxRows: number;
 }
 
-export const NEEDS_NEO4J =
-  "`kgrag cypher` needs the Neo4j backend; this workspace uses the embedded SQLite store.\n" +
-  "Start Neo4j and point kgrag at it:\n" +
-  "  docker compose up -d          # docker-compose.yml in the kgrag folder\n" +
-  "  export KGRAG_STORAGE=neo4j NEO4J_URI=bolt://localhost:7687 NEO4J_PASSWORD=<compose password>\n" +
-  "  kgrag migrate --to neo4j      # copy this workspace into Neo4j (or index again with kgrag index)\n" +
-  "See docs/neo4j.md.";
+export const NEEDS_NEO4J = needsNeo4jMessage("cypher", "runs Cypher on the graph database");
 
 /**
  * `kgrag cypher "<query>"` and `kgrag cypher --file <file>`: read-only Cypher over the Neo4j

@@ -1,7 +1,15 @@
 import { type Command, Option } from "commander";
-import { DEFAULT_KS, type EvalReport, readEvalQuestions, runEval } from "../../query/eval/run-eval.js";
+import {
+  EVAL_QUESTION_FORMAT,
+  type EvalQuestion,
+  EvalQuestionsError,
+  parseEvalQuestions,
+  unmatchedGoldTitles,
+} from "../../query/eval/questions.js";
+import { DEFAULT_KS, type EvalReport, runEval } from "../../query/eval/run-eval.js";
 import { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode } from "../../query/options.js";
 import type { KgragServices } from "../../services.js";
+import { checkInputPath, readInputFile } from "../input-file.js";
 import { formatTable, printJson, UsageError } from "../output.js";
 
 /** The workspace eval needs: services to query, and a way to index the corpus (kgrag.index). */
@@ -12,7 +20,7 @@ export type OpenEvalWorkspace = (opts: {
 
 interface EvalFlags {
   questions: string;
-  corpus: string;
+  corpus?: string;
   modes?: string[];
   k: string;
   json?: boolean;
@@ -20,12 +28,17 @@ interface EvalFlags {
   workspace?: string;
 }
 
+const CORPUS_FORMAT = 'one {"id", "title", "text"} JSON object per line';
+
 export function registerEvalCommand(program: Command, open: OpenEvalWorkspace): void {
   program
     .command("eval")
     .description("Score retrieval (and, with an LLM, answers) against gold passages, per query mode")
     .requiredOption("--questions <file>", 'questions JSONL: {"id","question","gold_titles":[...],"answer"?}')
-    .requiredOption("--corpus <file>", 'corpus JSONL: {"id","title","text"}; indexed first if needed')
+    .option(
+      "--corpus <file>",
+      'corpus JSONL: {"id","title","text"}; indexed first if needed (default: score the workspace as indexed)',
+    )
     .option("--modes <mode...>", `modes to score (default all: ${QUERY_MODES.join(" ")})`)
     .option("--k <list>", "cut-offs K, comma-separated", DEFAULT_KS.join(","))
     .option("--json", "print the report as JSON")
@@ -38,11 +51,14 @@ export function registerEvalCommand(program: Command, open: OpenEvalWorkspace): 
     .action(async (flags: EvalFlags) => {
       const modes = parseModes(flags.modes);
       const ks = parseKs(flags.k);
-      const questions = await readEvalQuestions(flags.questions);
-      const workspace = await open({ ...flags, create: true });
+      // Every input is checked before the workspace is opened (or created): bad input touches nothing.
+      const questions = await readQuestions(flags.questions);
+      if (flags.corpus) checkInputPath(flags.corpus, "--corpus", CORPUS_FORMAT);
+      const workspace = await open({ ...flags, create: flags.corpus !== undefined });
       try {
         // Indexing skips documents already indexed with the same content.
-        await workspace.index([flags.corpus]);
+        if (flags.corpus) await workspace.index([flags.corpus]);
+        await checkDocuments(workspace.services, questions, flags);
         const report = await runEval(workspace.services, questions, {
           modes,
           ks,
@@ -58,6 +74,38 @@ export function registerEvalCommand(program: Command, open: OpenEvalWorkspace): 
         await workspace.close();
       }
     });
+}
+
+async function readQuestions(file: string): Promise<EvalQuestion[]> {
+  const text = await readInputFile(file, "--questions", EVAL_QUESTION_FORMAT);
+  try {
+    return parseEvalQuestions(text, `--questions file ${file}`);
+  } catch (error) {
+    if (error instanceof EvalQuestionsError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Scoring an empty workspace would print a table of zeros; gold titles no document has can only
+ * score 0, which is worth one warning (usually a corpus and questions that do not belong together).
+ */
+async function checkDocuments(services: KgragServices, questions: EvalQuestion[], flags: EvalFlags) {
+  const titles = (await services.store.listDocuments()).map((d) => d.title);
+  if (titles.length === 0) {
+    const where = flags.corpus ? `after indexing ${flags.corpus}` : `in ${services.config.workspace}`;
+    throw new UsageError(
+      `No documents to score against ${where}. Give --corpus FILE (${CORPUS_FORMAT}) or run kgrag index first.`,
+    );
+  }
+  const unmatched = unmatchedGoldTitles(questions, titles);
+  if (unmatched.length === 0) return;
+  const shown = unmatched.slice(0, 5).map((t) => JSON.stringify(t));
+  const more = unmatched.length > shown.length ? ` and ${unmatched.length - shown.length} more` : "";
+  process.stderr.write(
+    `kgrag: warning: ${unmatched.length} gold title(s) match no document title and can only score 0: ` +
+      `${shown.join(", ")}${more}\n`,
+  );
 }
 
 export function reportTable(report: EvalReport): string {

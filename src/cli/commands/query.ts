@@ -156,16 +156,23 @@ function checkInvocation(question: string | undefined, flags: QueryFlags): void 
   if (flags.batch && flags.json) {
     throw new UsageError("--batch prints one JSON result per line (--jsonl); --json is for one question.");
   }
+  if (flags.jsonl && !flags.batch) {
+    throw new UsageError("--jsonl is for --batch FILE; use --json to print one question's result as JSON.");
+  }
 }
 
 export function parseFilters(pairs: string[]): Record<string, string> {
-  const metadata: Record<string, string> = {};
+  const metadata = new Map<string, string>();
   for (const pair of pairs) {
     const at = pair.indexOf("=");
     if (at <= 0) throw new UsageError(`--filter expects key=value, got "${pair}"`);
-    metadata[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+    const key = pair.slice(0, at).trim();
+    // Metadata filters are ANDed, one value per key: a second value would silently replace the first.
+    if (metadata.has(key))
+      throw new UsageError(`--filter ${key} given twice; a document matches one value per key.`);
+    metadata.set(key, pair.slice(at + 1).trim());
   }
-  return metadata;
+  return Object.fromEntries(metadata);
 }
 
 function positiveInt(value: string): number {

@@ -1,20 +1,11 @@
-import { readFile } from "node:fs/promises";
-import { z } from "zod";
 import type { KgragServices } from "../../services.js";
 import { type GraphRanking, QUERY_MODES, type QueryMode } from "../options.js";
 import { runQuery } from "../query-engine.js";
 import { exactMatch, mean, type RetrievalScores, scoreRetrieval, tokenF1 } from "./metrics.js";
+import type { EvalQuestion } from "./questions.js";
 
-/** One line of a questions file in the ../shared/datasets format. */
-const EvalQuestionSchema = z.object({
-  id: z.union([z.string(), z.number()]).transform(String),
-  question: z.string().min(1),
-  answer: z.string().optional(),
-  aliases: z.array(z.string()).default([]),
-  gold_titles: z.array(z.string()).min(1),
-  type: z.string().optional(),
-});
-export type EvalQuestion = z.infer<typeof EvalQuestionSchema>;
+// Kept here too: the benchmarks read questions and run the eval from this one module.
+export { type EvalQuestion, readEvalQuestions } from "./questions.js";
 
 export const DEFAULT_KS = [5, 8, 10];
 
@@ -44,29 +35,6 @@ export interface ModeScores {
 export interface EvalReport {
   ks: number[];
   modes: Partial<Record<QueryMode, ModeScores & { byType: Record<string, ModeScores> }>>;
-}
-
-export async function readEvalQuestions(path: string): Promise<EvalQuestion[]> {
-  const lines = (await readFile(path, "utf8")).split(/\r?\n/);
-  return lines.flatMap((line, i) => {
-    if (!line.trim()) return [];
-    const parsed = EvalQuestionSchema.safeParse(parseJsonLine(line, `${path}:${i + 1}`));
-    if (!parsed.success) {
-      throw new Error(
-        `${path}:${i + 1}: expected {"id","question","gold_titles":[...],"answer"?,"aliases"?,"type"?}: ` +
-          z.prettifyError(parsed.error),
-      );
-    }
-    return [parsed.data];
-  });
-}
-
-function parseJsonLine(line: string, where: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    throw new Error(`${where}: not valid JSON; each line must be one JSON object`);
-  }
 }
 
 interface QuestionOutcome {

@@ -1,0 +1,69 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { normalizeTitle } from "./metrics.js";
+
+/** The line format, quoted in every error about a questions file. */
+export const EVAL_QUESTION_FORMAT =
+  'one JSON object per line: {"id", "question", "gold_titles": ["<document title>", ...], "answer"?, "aliases"?, "type"?}';
+
+/** zod's message for a field: "missing" when absent, else what it must be. */
+const field = (name: string, must: string) => ({
+  error: (issue: { input?: unknown }) =>
+    issue.input === undefined ? `missing "${name}"` : `"${name}" must be ${must}`,
+});
+
+/** One line of a questions file in the ../shared/datasets format. */
+const EvalQuestionSchema = z.object(
+  {
+    id: z.union([z.string(), z.number()], field("id", "a string or a number")).transform(String),
+    question: z.string(field("question", "text")).trim().min(1, '"question" is empty'),
+    answer: z.string(field("answer", "text")).optional(),
+    aliases: z.array(z.string(), field("aliases", "a list of texts")).default([]),
+    gold_titles: z
+      .array(z.string(), field("gold_titles", "a list of document titles"))
+      .min(1, '"gold_titles" is empty: name the document(s) that answer the question'),
+    type: z.string(field("type", "text")).optional(),
+  },
+  { error: "not a JSON object" },
+);
+export type EvalQuestion = z.infer<typeof EvalQuestionSchema>;
+
+/** A questions file that cannot be read as questions: bad input, reported with its line. */
+export class EvalQuestionsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EvalQuestionsError";
+  }
+}
+
+export async function readEvalQuestions(path: string): Promise<EvalQuestion[]> {
+  return parseEvalQuestions(await readFile(path, "utf8"), path);
+}
+
+/** Every non-blank line must be a question; the first that is not stops the run, naming its line. */
+export function parseEvalQuestions(text: string, source: string): EvalQuestion[] {
+  const questions = text.split(/\r?\n/).flatMap((line, i) => (line.trim() ? [parseLine(line, i + 1)] : []));
+  if (questions.length === 0)
+    throw new EvalQuestionsError(`${source} has no questions; ${EVAL_QUESTION_FORMAT}`);
+  return questions;
+
+  function parseLine(line: string, n: number): EvalQuestion {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      throw new EvalQuestionsError(`${source}, line ${n}: not valid JSON; ${EVAL_QUESTION_FORMAT}`);
+    }
+    const parsed = EvalQuestionSchema.safeParse(json);
+    if (parsed.success) return parsed.data;
+    const problems = [...new Set(parsed.error.issues.map((issue) => issue.message))].join(", ");
+    throw new EvalQuestionsError(`${source}, line ${n}: ${problems}; ${EVAL_QUESTION_FORMAT}`);
+  }
+}
+
+/** Gold titles no document has (compared as scoring compares them): those questions can only score 0. */
+export function unmatchedGoldTitles(questions: EvalQuestion[], documentTitles: string[]): string[] {
+  const known = new Set(documentTitles.map(normalizeTitle));
+  const gold = new Set(questions.flatMap((q) => q.gold_titles));
+  return [...gold].filter((title) => !known.has(normalizeTitle(title)));
+}

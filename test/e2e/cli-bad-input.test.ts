@@ -1,0 +1,173 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { runMain as run } from "../support/cli-in-process.js";
+
+const root = mkdtempSync(join(tmpdir(), "kgrag-cli-bad-input-"));
+const ws = join(root, "ws");
+const corpus = join(root, "corpus.jsonl");
+const questions = join(root, "questions.jsonl");
+
+const DOCS = [
+  {
+    id: "lumen",
+    title: "Lumen Robotics",
+    text: "Lumen Robotics was founded by Mara Okafor in Lisbon in 2015.",
+  },
+  { id: "okafor", title: "Mara Okafor", text: "Mara Okafor was born in Ibadan, Nigeria, in 1984." },
+];
+const QUESTION = { id: "q1", question: "Who founded Lumen Robotics?", gold_titles: ["Lumen Robotics"] };
+
+const jsonl = (rows: object[]) => rows.map((row) => JSON.stringify(row)).join("\n");
+
+beforeAll(async () => {
+  writeFileSync(corpus, jsonl(DOCS));
+  writeFileSync(questions, jsonl([QUESTION]));
+  expect((await run(["index", corpus, "--workspace", ws])).code).toBe(0);
+});
+afterEach(() => vi.unstubAllEnvs());
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("kgrag eval with bad input", () => {
+  it("a missing --corpus is exit 2 before any workspace is created", async () => {
+    const fresh = join(root, "never-created");
+    const { stderr, code, stdout } = await run([
+      "eval",
+      "--questions",
+      questions,
+      "--corpus",
+      join(root, "nope.jsonl"),
+      "--workspace",
+      fresh,
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--corpus file not found: .*nope\.jsonl .*\{"id", "title", "text"\}/);
+    expect(stdout).toBe("");
+    expect(existsSync(fresh)).toBe(false);
+  });
+
+  it("a missing --questions file is exit 2 in one line, not Node's ENOENT", async () => {
+    const { stderr, code } = await run(["eval", "--questions", join(root, "nope"), "--workspace", ws]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--questions file not found: .*nope .*"gold_titles"/);
+    expect(stderr).not.toMatch(/ENOENT/);
+  });
+
+  it("a question line without gold_titles names its line, the field and the line format", async () => {
+    const bad = join(root, "no-gold.jsonl");
+    writeFileSync(bad, jsonl([QUESTION, { id: "q2", question: "Where was Mara Okafor born?" }]));
+    const { stderr, code } = await run(["eval", "--questions", bad, "--workspace", ws]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /line 2: missing "gold_titles"; one JSON object per line: \{"id", "question", "gold_titles"/,
+    );
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("without --corpus scores the indexed workspace; an empty workspace is an error", async () => {
+    const args = ["--modes", "naive", "--k", "1", "--json", "--workspace", ws];
+    const scored = await run(["eval", "--questions", questions, ...args]);
+    expect(scored.code).toBe(0);
+    expect(JSON.parse(scored.stdout).modes.naive.recall[1]).toBe(1);
+
+    const empty = join(root, "empty-ws");
+    writeFileSync(join(root, "blank.jsonl"), "");
+    await run(["index", join(root, "blank.jsonl"), "--workspace", empty]);
+    const refused = await run(["eval", "--questions", questions, "--workspace", empty]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/No documents to score against in .*empty-ws\. Give --corpus FILE/);
+    expect(refused.stdout).toBe("");
+  });
+
+  it("warns once about gold titles no document has, listing a few", async () => {
+    const strays = join(root, "strays.jsonl");
+    const titles = ["Atlantis", "El Dorado", "Shangri-La", "Avalon", "Lemuria", "Mu", "Thule"];
+    writeFileSync(strays, jsonl([QUESTION, { id: "q2", question: "Lost cities?", gold_titles: titles }]));
+    const { stderr, code } = await run([
+      "eval",
+      "--questions",
+      strays,
+      "--modes",
+      "naive",
+      "--workspace",
+      ws,
+    ]);
+    expect(code).toBe(0);
+    const warnings = stderr.split("\n").filter((line) => line.includes("warning"));
+    expect(warnings).toEqual([
+      'kgrag: warning: 7 gold title(s) match no document title and can only score 0: "Atlantis", ' +
+        '"El Dorado", "Shangri-La", "Avalon", "Lemuria" and 2 more',
+    ]);
+    // Titles compare as scoring compares them: case and spacing do not make a title unmatched.
+    writeFileSync(strays, jsonl([{ ...QUESTION, gold_titles: ["lumen  ROBOTICS"] }]));
+    expect(
+      (await run(["eval", "--questions", strays, "--modes", "naive", "--workspace", ws])).stderr,
+    ).not.toMatch(/warning/);
+  });
+});
+
+describe("kgrag delete with unknown ids", () => {
+  it("deletes nothing, exits 2 and names the unknown ids on stderr", async () => {
+    const { stdout, stderr, code } = await run(["delete", "lumen", "n3", "bogus", "--workspace", ws]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(
+      /^kgrag: No document with id n3, bogus in this workspace; nothing was deleted\. .*kgrag status/m,
+    );
+    const status = JSON.parse((await run(["status", "--json", "--workspace", ws])).stdout);
+    expect(status.documents.map((d: { id: string }) => d.id).sort()).toEqual(["lumen", "okafor"]);
+  });
+});
+
+describe("query flags that would be silently ignored", () => {
+  it("a --filter key given twice is exit 2", async () => {
+    const { stderr, code } = await run([
+      "query",
+      "x",
+      "--filter",
+      "line=1",
+      "--filter",
+      "line=2",
+      "--workspace",
+      ws,
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--filter line given twice/);
+  });
+
+  it("--jsonl without --batch is exit 2", async () => {
+    const { stderr, code } = await run(["query", "x", "--jsonl", "--workspace", ws]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--jsonl is for --batch FILE; use --json/);
+  });
+});
+
+describe("kgrag export --out without --format", () => {
+  it("takes the format from the extension", async () => {
+    const out = join(root, "g.graphml");
+    const { code } = await run(["export", "--out", out, "--workspace", ws]);
+    expect(code).toBe(0);
+    expect(readFileSync(out, "utf8")).toMatch(/<graphml/);
+    expect((await run(["export", "--out", join(root, "g.gexf"), "--workspace", ws])).code).toBe(0);
+    expect(readFileSync(join(root, "g.gexf"), "utf8")).toMatch(/<gexf/);
+  });
+
+  it("says --format is needed when the extension names none, or there is no --out", async () => {
+    const csv = await run(["export", "--out", join(root, "csv-folder"), "--workspace", ws]);
+    expect(csv.code).toBe(2);
+    expect(csv.stderr).toMatch(/Cannot tell the format from --out .*csv-folder .*needs --format neo4j-csv/);
+    const none = await run(["export", "--workspace", ws]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/Give --format graphml\|gexf\|json\|neo4j-csv, or an --out file ending in/);
+  });
+});
+
+describe("configuration from the environment", () => {
+  it("a bad KGRAG_STORAGE names the variable and the allowed values, exit 2", async () => {
+    vi.stubEnv("KGRAG_STORAGE", "neo4jj");
+    const { stderr, code } = await run(["status", "--workspace", ws]);
+    expect(code).toBe(2);
+    expect(stderr).toBe('kgrag: KGRAG_STORAGE must be one of sqlite, neo4j; got "neo4jj".\n');
+  });
+});

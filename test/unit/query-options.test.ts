@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { QuerySchema } from "../../src/config.js";
+import { createKgrag } from "../../src/kgrag.js";
+import { type QueryOptionsInput, resolveQueryOptions, suggestQueryOption } from "../../src/query/options.js";
+
+const config = QuerySchema.parse({});
+
+/** Options as a JavaScript caller (or JSON) passes them: not checked by the compiler. */
+const untyped = (options: Record<string, unknown>) => options as QueryOptionsInput;
+
+describe("query options are strict", () => {
+  it.each([
+    [{ filter: { topic: "sites" } }, /Unknown query option "filter" \(did you mean "metadata"\?\)/],
+    [{ topk: 3 }, /Unknown query option "topk" \(did you mean "topK"\?\)/],
+    [{ chunk_top_k: 3 }, /"chunk_top_k" \(did you mean "chunkTopK"\?\)/],
+    [{ docs: ["a"] }, /"docs" \(did you mean "docIds"\?\)/],
+  ])("%o is refused, naming the option meant", (options, message) => {
+    expect(() => resolveQueryOptions(config, untyped(options))).toThrow(message);
+  });
+
+  it("lists every unknown option and the known ones; no guess when nothing is close", () => {
+    const attempt = () => resolveQueryOptions(config, untyped({ colour: "red", topk: 2 }));
+    expect(attempt).toThrow(
+      /Unknown query options "colour", "topk" \(did you mean "topK"\?\)\. Known options: id, mode, topK,/,
+    );
+    expect(suggestQueryOption("colour")).toBeUndefined();
+  });
+
+  it("accepts the known options, also when a caller leaves some undefined", () => {
+    const resolved = resolveQueryOptions(config, {
+      topK: 3,
+      metadata: { topic: "sites" },
+      onToken: undefined,
+    });
+    expect(resolved.topK).toBe(3);
+    expect(resolved.scope).toEqual({ metadata: { topic: "sites" } });
+  });
+
+  it("kgrag.query rejects a misspelt filter instead of answering unfiltered", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kgrag-options-"));
+    const kgrag = await createKgrag({ env: {}, config: { workspace: dir } });
+    try {
+      await expect(kgrag.query("anything", untyped({ filter: { topic: "sites" } }))).rejects.toThrow(
+        /did you mean "metadata"/,
+      );
+    } finally {
+      await kgrag.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
