@@ -50,7 +50,7 @@ function wrapsOn(line: string, next: string, afterBreak: boolean): boolean {
 }
 
 /** Short, not lower-case at the start, and ending neither a sentence (the splitters see to that) nor mid-clause. */
-function isTitleLike(line: string): boolean {
+export function isTitleLike(line: string): boolean {
   const text = line.trim();
   if (columns(text) > TITLE_MAX_COLUMNS || /^\p{Ll}/u.test(text)) return false;
   return !CONTINUES.test(text) && !/[.!?。！？]["'”’)）]*$/u.test(text);

@@ -71,6 +71,17 @@ describe("extractive answer sentences", () => {
   });
 });
 
+describe("extractive answer without title lines", () => {
+  it("never quotes a document's title line, which names a topic but states nothing", () => {
+    const { chunks, references } = context([
+      "Gullwing drone\n\nA fixed-wing survey aircraft that flies for ninety minutes on one charge.",
+    ]);
+    expect(extractiveAnswer("What is the Gullwing drone?", chunks, references)).toBe(
+      `${EXTRACTIVE_LABEL}\nA fixed-wing survey aircraft that flies for ninety minutes on one charge. [1]`,
+    );
+  });
+});
+
 describe("extractive answer on hard-wrapped text", () => {
   it("quotes the whole sentence, not the line it starts on", () => {
     const { chunks, references } = context([

@@ -1,3 +1,4 @@
+import { isTitleLike } from "../../nlp/line-breaks.js";
 import { splitSentences } from "../../nlp/sentence-split.js";
 import type { ContextChunk, Reference } from "../result.js";
 import { contentTerms } from "./terms.js";
@@ -47,9 +48,9 @@ export function extractiveAnswer(question: string, chunks: ContextChunk[], refer
   return `${EXTRACTIVE_LABEL}\n${scored.map((s) => `${s.c.text} [${s.c.n}]`).join("\n")}`;
 }
 
-/** Sentences fit to quote: markdown headings name a topic but state nothing. */
+/** Sentences fit to quote: headings and title lines ("Gullwing drone") name a topic but state nothing. */
 function answerSentences(text: string): string[] {
-  return splitSentences(text).filter((s) => !s.startsWith("#"));
+  return splitSentences(text).filter((s) => !s.startsWith("#") && !isTitleLike(s));
 }
 
 function inverseDocumentFrequency(candidates: Candidate[], terms: Set<string>): Map<string, number> {
