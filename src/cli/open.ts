@@ -11,6 +11,8 @@ export interface OpenOptions {
   workspace?: string;
   /** Only commands that write a graph create a missing workspace; the others say it is missing. */
   create?: boolean;
+  /** False for commands that never call a model (status, export...): no offline notice for them. */
+  usesModel?: boolean;
 }
 
 /** What most commands need: the services of one workspace, and a way to let go of it. */
@@ -30,7 +32,7 @@ export function cliOpener(extra: CreateKgragOptions = {}): OpenKgrag {
       progress: extra.progress ?? terminalProgress(),
       config: { ...extra.config, ...(opts.workspace ? { workspace: opts.workspace } : {}) },
     });
-    if (kgrag.mode === "offline" && !notified) {
+    if (kgrag.mode === "offline" && opts.usesModel !== false && !notified) {
       notified = true;
       process.stderr.write(
         "kgrag: no LLM configured (KGRAG_LLM_MODEL unset), using the offline built-ins: " +

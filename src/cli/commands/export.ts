@@ -1,13 +1,9 @@
 import { extname } from "node:path";
 import { type Command, Option } from "commander";
 import { EXPORT_FORMATS, type ExportFormat, exportGraph } from "../../export/export-graph.js";
-import type { KgragServices } from "../../services.js";
+import type { OpenServices } from "../open.js";
 import { UsageError } from "../output.js";
 import { checkOutPath } from "../output-path.js";
-
-type OpenServices = (opts: {
-  workspace?: string;
-}) => Promise<{ services: KgragServices; close(): Promise<void> }>;
 
 interface ExportOptions {
   format?: ExportFormat;
@@ -37,7 +33,7 @@ export function registerExportCommand(program: Command, open: OpenServices): voi
     .action(async (opts: ExportOptions) => {
       const format = opts.format ?? formatFromOut(opts.out);
       checkOut(format, opts);
-      const { services, close } = await open(opts);
+      const { services, close } = await open({ ...opts, usesModel: false });
       try {
         const summary = await exportGraph(services.store, format, opts.out ?? process.stdout, {
           workspace: services.config.workspace,

@@ -1,12 +1,8 @@
 import type { Command } from "commander";
 import { copyStore } from "../../export/copy-store.js";
-import type { KgragServices } from "../../services.js";
 import { neo4jWorkspaceName } from "../../workspace/store.js";
+import type { OpenServices } from "../open.js";
 import { UsageError } from "../output.js";
-
-type OpenServices = (opts: {
-  workspace?: string;
-}) => Promise<{ services: KgragServices; close(): Promise<void> }>;
 
 /**
  * `kgrag migrate --to neo4j`: copies the embedded workspace into Neo4j (NEO4J_URI...) under the
@@ -23,7 +19,7 @@ export function registerMigrateCommand(program: Command, open: OpenServices): vo
     .action(async (opts: { to: string; workspace?: string }) => {
       if (opts.to !== "neo4j")
         throw new UsageError(`kgrag migrate copies into Neo4j only (--to neo4j), not "${opts.to}".`);
-      const { services, close } = await open(opts);
+      const { services, close } = await open({ ...opts, usesModel: false });
       try {
         if (services.store.kind !== "sqlite") {
           throw new UsageError(

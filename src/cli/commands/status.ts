@@ -9,7 +9,7 @@ export function registerStatusCommand(program: Command, open: OpenKgrag): void {
     .option("-w, --workspace <dir>", "workspace folder")
     .option("--json", "print JSON")
     .action(async (opts: { workspace?: string; json?: boolean }) => {
-      const kgrag = await open(opts);
+      const kgrag = await open({ ...opts, usesModel: false });
       try {
         const status = await kgrag.status();
         if (opts.json) {
