@@ -31,8 +31,8 @@ const CUT_OFF =
  * Extraction by a chat model: one structured-output call per chunk ("extract"), retried with a
  * corrective prompt while the answer cannot be parsed or was cut off at the output limit (JSON
  * repair would close it, silently dropping the rest), then `gleaning` rounds ("glean") asking for
- * what was missed. When every attempt is cut off, the last one's readable part is kept. Model and
- * transport problems come back as failures, never as exceptions.
+ * what was missed. When no attempt gives a complete answer, the readable part of the latest cut-off
+ * one is kept. Model and transport problems come back as failures, never as exceptions.
  */
 export class LlmExtractor implements Extractor {
   readonly kind = "llm" as const;
@@ -58,16 +58,19 @@ export class LlmExtractor implements Extractor {
     let messages = extractMessages(this.options, title, text);
     let error = "";
     let rawOutput = "";
+    // The readable part of the latest cut-off answer: kept if no later attempt does better.
+    let partial: Round | null = null;
     for (let attempt = 1; attempt <= this.options.parseAttempts; attempt++) {
       const reply = await this.ask("extract", messages);
       const answer = reply.text;
       const parsed = parseExtraction(answer);
-      const retryable = reply.truncated && attempt < this.options.parseAttempts;
-      if (parsed.ok && !retryable) return { ok: true, extraction: parsed.extraction, messages, answer };
+      if (parsed.ok && !reply.truncated) return { ok: true, extraction: parsed.extraction, messages, answer };
+      if (parsed.ok) partial = { extraction: parsed.extraction, messages, answer };
       error = parsed.ok ? CUT_OFF : parsed.error;
       rawOutput = answer;
       messages = retryMessages(messages, answer, error);
     }
+    if (partial) return { ok: true, ...partial };
     const tries = this.options.parseAttempts === 1 ? "1 attempt" : `${this.options.parseAttempts} attempts`;
     return { ok: false, error: `Unreadable extraction output after ${tries}: ${error}`, rawOutput };
   }

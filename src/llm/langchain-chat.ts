@@ -122,8 +122,15 @@ export class LangChainChatModel implements ChatModel {
   }
 }
 
-/** Whether a reply stopped at its output limit, as OpenAI, Anthropic and Ollama report it. */
+/**
+ * Whether a reply stopped at its output limit, as OpenAI ("length"), Anthropic ("max_tokens"),
+ * Ollama ("length") and Gemini ("MAX_TOKENS") report it. Streamed metadata is concatenated chunk by
+ * chunk, so a reason repeated across chunks arrives repeated ("lengthlength"): the end is read.
+ */
 export function stoppedAtLimit(metadata: Record<string, unknown> | undefined): boolean {
-  const reason = metadata?.finish_reason ?? metadata?.stop_reason ?? metadata?.done_reason;
-  return reason === "length" || reason === "max_tokens";
+  const reason =
+    metadata?.finish_reason ?? metadata?.stop_reason ?? metadata?.done_reason ?? metadata?.finishReason;
+  if (typeof reason !== "string") return false;
+  const normal = reason.toLowerCase();
+  return normal.endsWith("length") || normal.endsWith("max_tokens");
 }

@@ -166,6 +166,18 @@ describe("LlmExtractor", () => {
     ]);
   });
 
+  it("keeps an earlier cut-off answer's readable part when a later attempt is unreadable", async () => {
+    const cut = FIRST.slice(0, FIRST.indexOf("relationships") - 2);
+    const chat = new StageScriptedChat({ extract: [{ cutOff: cut }, "Sorry, I cannot continue."] });
+    const outcome = await new LlmExtractor(chat, options({ gleaning: 0, parseAttempts: 2 })).extract(CHUNK, {
+      title: "",
+    });
+    expect(outcome.ok && outcome.extraction.entities.map((e) => e.name)).toEqual([
+      "Christopher Nolan",
+      "Inception",
+    ]);
+  });
+
   it("keeps a cut-off glean answer's readable part and stops gleaning", async () => {
     const cut = GLEANED.slice(0, GLEANED.indexOf("relationships") - 2);
     const chat = new StageScriptedChat({ extract: [FIRST], glean: [{ cutOff: cut }, GLEANED] });

@@ -121,6 +121,8 @@ describe("LangChainChatModel", () => {
     expect(stoppedAtLimit({ finish_reason: "length" })).toBe(true);
     expect(stoppedAtLimit({ stop_reason: "max_tokens" })).toBe(true);
     expect(stoppedAtLimit({ done_reason: "length" })).toBe(true);
+    expect(stoppedAtLimit({ finishReason: "MAX_TOKENS" })).toBe(true);
+    expect(stoppedAtLimit({ finish_reason: "lengthlength" })).toBe(true);
     expect(stoppedAtLimit({ finish_reason: "stop" })).toBe(false);
     expect(stoppedAtLimit(undefined)).toBe(false);
   });
