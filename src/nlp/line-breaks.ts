@@ -15,6 +15,9 @@ const STANDS_ALONE = /^ {0,3}(?:#{1,6}(?:[ \t]|$)|\||```|~~~|(?:[-=_*][ \t]*){3,
 /** Wrapped prose lines are wider than this; a title ("Kettle Works", "澄州城市简介") is not. */
 const TITLE_MAX_COLUMNS = 30;
 
+/** Sentence-final punctuation, then any closing quotes or brackets. */
+const ENDS_SENTENCE = /[.!?。！？]["'”’)）\]]*$/u;
+
 /** Endings that carry a sentence on to the next line: a comma, a dash, "and", "of"... */
 const CONTINUES = /(?:[,;:(/&\-–—，、；：（]|\b(?:a|an|and|at|by|for|from|in|of|on|or|the|to|with))$/u;
 
@@ -36,7 +39,8 @@ export function softLineBreaks(text: string): number[] {
     const next = text.slice(at + 1, nextEnd < 0 ? text.length : nextEnd);
     const wraps = wrapsOn(line, next, afterBreak);
     if (wraps) soft.push(at);
-    afterBreak = !wraps;
+    // A line ending a sentence breaks like a hard break does, so a heading after it is still seen.
+    afterBreak = !wraps || ENDS_SENTENCE.test(line.trimEnd());
     lineStart = at + 1;
   }
   return soft;
@@ -53,7 +57,12 @@ function wrapsOn(line: string, next: string, afterBreak: boolean): boolean {
 export function isTitleLike(line: string): boolean {
   const text = line.trim();
   if (columns(text) > TITLE_MAX_COLUMNS || /^\p{Ll}/u.test(text)) return false;
-  return !CONTINUES.test(text) && !/[.!?。！？]["'”’)）]*$/u.test(text);
+  return !CONTINUES.test(text) && !ENDS_SENTENCE.test(text);
+}
+
+/** Whether the line opens a markdown block: a heading, list item, table row, quote, fence or rule. */
+export function opensBlock(line: string): boolean {
+  return OPENS_BLOCK.test(line);
 }
 
 /** Display width: Chinese, Japanese and Korean characters take two columns. */

@@ -1,8 +1,17 @@
 import { singleLine, unwrapLines } from "./line-breaks.js";
 
 const sentences = new Intl.Segmenter("en", { granularity: "sentence" });
-// "Mr." or "St." ends an ICU sentence; a short capitalised word before the stop is a title, not an end.
-const ABBREVIATION_END = /(?:^|\s)[A-Z][a-z]{0,2}\.\s*$/;
+/**
+ * Abbreviations whose stop ICU takes for a sentence end: titles, company forms, "No." and the
+ * common Latin ones. Short on purpose: any other short word before a stop ("founded by Jon Vik.")
+ * ends its sentence, so only words nearly always written abbreviated belong here.
+ */
+const ABBREVIATIONS = "Mr Mrs Ms Dr Prof St Jr Sr Inc Ltd Co Corp No vs etc e.g i.e U.S".split(" ");
+/** A known abbreviation, or a single capital initial ("J. R. R. Tolkien"), just before the stop. */
+const ABBREVIATION_END = new RegExp(
+  `(?:^|[\\s(])(?:${ABBREVIATIONS.map((a) => a.replaceAll(".", "\\.")).join("|")}|\\p{Lu})\\.\\s*$`,
+  "u",
+);
 
 /**
  * Sentences of any language ICU segments, each on one line. ICU ends a sentence at every line

@@ -82,6 +82,22 @@ describe("hard-wrapped English", () => {
     expect(splitSentences(text)).toEqual(expected);
   });
 
+  it("ends a sentence after a heading line that follows a finished sentence", () => {
+    const text =
+      "Kettle Works was founded in the last century.\nProducts\nBoilers for ships are made in Halden.";
+    const sentences = analyzeText(text).sentences.map((s) => oneLine(s.text));
+    expect(sentences).toContain("Products");
+    expect(sentences).toContain("Boilers for ships are made in Halden.");
+    expect(splitSentences(text)).toEqual([
+      "Kettle Works was founded in the last century.",
+      "Products",
+      "Boilers for ships are made in Halden.",
+    ]);
+    const names = analyzeText(text).mentions.map((m) => m.name);
+    expect(names).not.toContain("Products Boilers");
+    expect(names).toContain("Halden");
+  });
+
   it("lets a short line run on when the next line plainly continues it", () => {
     expect(splitSentences("Bram Oster\nwas born in Halden.")).toEqual(["Bram Oster was born in Halden."]);
     expect(splitSentences("Kettle Works and\nBoeing build machines.")).toEqual([

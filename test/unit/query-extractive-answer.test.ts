@@ -50,15 +50,6 @@ describe("extractive answer", () => {
   });
 });
 
-describe("sentence splitting", () => {
-  it("does not end a sentence at a title abbreviation", () => {
-    expect(splitSentences("Dr. Smith met Mr. Jones. They talked.")).toEqual([
-      "Dr. Smith met Mr. Jones.",
-      "They talked.",
-    ]);
-  });
-});
-
 describe("extractive answer sentences", () => {
   it("never quotes a markdown heading", () => {
     const chunks = [
@@ -79,6 +70,22 @@ describe("extractive answer without title lines", () => {
     expect(extractiveAnswer("What is the Gullwing drone?", chunks, references)).toBe(
       `${EXTRACTIVE_LABEL}\nA fixed-wing survey aircraft that flies for ninety minutes on one charge. [1]`,
     );
+  });
+
+  it("quotes short fact lines: list items and key: value lines are not titles", () => {
+    const { chunks, references } = context([
+      "Vessen Dynamics\n\n- CEO: Maria Lopez\n- Founded: 1990",
+      "青岚科技\n\n创始人：张伟",
+    ]);
+    expect(extractiveAnswer("Who is the CEO of Vessen Dynamics?", chunks, references).split("\n")[1]).toBe(
+      "- CEO: Maria Lopez [1]",
+    );
+    expect(extractiveAnswer("青岚科技的创始人是谁？", chunks, references)).toContain("创始人：张伟 [2]");
+  });
+
+  it("falls back to the title line when a passage holds nothing else", () => {
+    const { chunks, references } = context(["Gullwing drone"]);
+    expect(extractiveAnswer("zzz?", chunks, references)).toBe(`${EXTRACTIVE_LABEL}\nGullwing drone [1]`);
   });
 });
 

@@ -1,4 +1,4 @@
-import { isTitleLike } from "../../nlp/line-breaks.js";
+import { isTitleLike, opensBlock } from "../../nlp/line-breaks.js";
 import { splitSentences } from "../../nlp/sentence-split.js";
 import type { ContextChunk, Reference } from "../result.js";
 import { contentTerms } from "./terms.js";
@@ -48,9 +48,28 @@ export function extractiveAnswer(question: string, chunks: ContextChunk[], refer
   return `${EXTRACTIVE_LABEL}\n${scored.map((s) => `${s.c.text} [${s.c.n}]`).join("\n")}`;
 }
 
-/** Sentences fit to quote: headings and title lines ("Gullwing drone") name a topic but state nothing. */
+/**
+ * Sentences fit to quote: headings and the document's title line ("Gullwing drone") name a topic
+ * but state nothing. Short fact lines ("- CEO: Maria Lopez") are kept; a passage with nothing else
+ * keeps all its sentences.
+ */
 function answerSentences(text: string): string[] {
-  return splitSentences(text).filter((s) => !s.startsWith("#") && !isTitleLike(s));
+  const title = standaloneTitle(text);
+  const body = title === undefined ? text : text.slice(title.length);
+  const fit = splitSentences(body).filter((s) => !s.startsWith("#"));
+  return fit.length > 0 ? fit : splitSentences(text);
+}
+
+/**
+ * The passage's first line when it is a title standing alone (the one indexing puts before a
+ * document's text): title-like, not a list item or "key: value" line, and followed by a blank line
+ * or nothing.
+ */
+function standaloneTitle(text: string): string | undefined {
+  const [first = "", second] = text.split("\n", 2);
+  const standsAlone = second === undefined || second.trim() === "";
+  const fact = opensBlock(first) || /[:：]/.test(first);
+  return standsAlone && !fact && isTitleLike(first) ? first : undefined;
 }
 
 function inverseDocumentFrequency(candidates: Candidate[], terms: Set<string>): Map<string, number> {
