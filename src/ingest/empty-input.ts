@@ -16,6 +16,10 @@ export function emptySource(where: string, docId: string): SkippedSource {
   return { path: where, reason: EMPTY_DOCUMENT_REASON, docId };
 }
 
+export function isEmptySource(skip: SkippedSource): boolean {
+  return skip.reason === EMPTY_DOCUMENT_REASON;
+}
+
 /** Splits documents with text from empty ones (reported by path, or by id when they have none). */
 export function setAsideEmpty(sources: SourceDocument[]): {
   withText: SourceDocument[];

@@ -4,8 +4,8 @@ import { hashText } from "../util/hash.js";
 import { emptySource, hasText } from "./empty-input.js";
 import { loadJsonl } from "./jsonl.js";
 import { loadDocx, loadPdf } from "./office-formats.js";
+import { skipReason } from "./skip-reason.js";
 import type { LoadEvent, SkippedSource, SourceFormat } from "./source-types.js";
-import { UnreadableSourceError } from "./source-types.js";
 import { type LoadedText, loadHtml, loadMarkdown, loadPlainText } from "./text-formats.js";
 import { collectFiles } from "./walk.js";
 
@@ -30,7 +30,8 @@ export const SUPPORTED_EXTENSIONS = [...Object.keys(WHOLE_FILE_FORMATS), ".jsonl
 
 /**
  * Loads files and folders into documents. Unsupported, unreadable or empty files (and bad or empty
- * .jsonl lines) come back in `skipped` with a reason; an empty one also names its document id.
+ * .jsonl lines) come back in `skipped` with a reason; an empty or unreadable file, and an empty
+ * line, also name the document they would be.
  */
 export async function loadSources(
   paths: string[],
@@ -70,7 +71,8 @@ async function loadWholeFile(path: string, extension: string): Promise<LoadEvent
     if (!hasText(text)) return { kind: "skipped", ...emptySource(path, fileDocumentId(path)) };
     return { kind: "document", document: fileDocument(path, handler.format, text, title) };
   } catch (error) {
-    return { kind: "skipped", path, reason: skipReason(error) };
+    // The file is still there: naming its document keeps an indexed version from being taken for gone.
+    return { kind: "skipped", path, reason: skipReason(error), docId: fileDocumentId(path) };
   }
 }
 
@@ -80,11 +82,6 @@ async function* loadJsonlOrExplain(path: string, seenIds: Map<string, string>): 
   } catch (error) {
     yield { kind: "skipped", path, reason: skipReason(error) };
   }
-}
-
-function skipReason(error: unknown): string {
-  if (error instanceof UnreadableSourceError) return error.message;
-  return `cannot read file: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 function fileDocument(

@@ -2,6 +2,7 @@ import { DocxLoader } from "@langchain/community/document_loaders/fs/docx";
 import { PDFLoader } from "@langchain/community/document_loaders/fs/pdf";
 import type { Document } from "@langchain/core/documents";
 import { normaliseNewlines, readWholeFile } from "./read-text.js";
+import { type ParsedFormat, unparsableReason } from "./skip-reason.js";
 import { UnreadableSourceError } from "./source-types.js";
 
 /** PDF text through LangChain's PDFLoader (pdf-parse v1 / pdf.js), pages joined by blank lines. */
@@ -27,12 +28,11 @@ function joinPages(documents: Document[]): string {
   return normaliseNewlines(documents.map((doc) => doc.pageContent).join("\n\n")).trim();
 }
 
-async function parseOrExplain(format: string, parse: () => Promise<Document[]>): Promise<Document[]> {
+async function parseOrExplain(format: ParsedFormat, parse: () => Promise<Document[]>): Promise<Document[]> {
   try {
     return await parse();
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new UnreadableSourceError(`not a readable ${format} file (${detail})`);
+    throw new UnreadableSourceError(unparsableReason(format, error));
   }
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { SourceDocument, SourceDocumentInput } from "../types.js";
+import { mustBe } from "../util/jsonl-line.js";
 
 /** Thrown before anything is written when `Kgrag.index` is given documents it cannot store. */
 export class InvalidSourceDocumentError extends Error {
@@ -9,12 +10,8 @@ export class InvalidSourceDocumentError extends Error {
 const SHAPE = "{ id, title, text, path?, metadata? }";
 const MAX_LISTED_PROBLEMS = 5;
 
-/** "is required" for a missing field, otherwise what the field must be. */
-const mustBe = (what: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? "is required" : `must be ${what}`;
-
 const nonEmptyId = z
-  .string({ error: mustBe("a non-empty string") })
+  .string(mustBe("a non-empty string"))
   .refine((id) => id.trim() !== "", "must be a non-empty string");
 
 // The same value types as Metadata in src/types.ts: what both storage adapters keep as written.
@@ -25,13 +22,10 @@ const metadataValue = z.union([z.string(), z.number(), z.boolean()], {
 const SourceDocumentInputSchema = z.object(
   {
     id: nonEmptyId,
-    title: z.string({ error: mustBe("a string") }),
-    text: z.string({ error: mustBe("a string") }),
-    path: z
-      .string({ error: mustBe("a string or null") })
-      .nullable()
-      .optional(),
-    metadata: z.record(z.string(), metadataValue, { error: mustBe("an object") }).optional(),
+    title: z.string(mustBe("a string")),
+    text: z.string(mustBe("a string")),
+    path: z.string(mustBe("a string or null")).nullable().optional(),
+    metadata: z.record(z.string(), metadataValue, mustBe("an object")).optional(),
   },
   { error: `must be a document object ${SHAPE}` },
 );

@@ -7,7 +7,7 @@ export type SourceFormat = "text" | "markdown" | "html" | "pdf" | "docx" | "json
 export interface SkippedSource {
   path: string;
   reason: string;
-  /** The document this input would be, when it was read but had nothing to index (empty). */
+  /** The document this input would be: a file that is empty or cannot be read, an empty line. */
   docId?: string;
 }
 

@@ -1,6 +1,7 @@
 import pLimit from "p-limit";
 import { z } from "zod";
 import type { KgragServices } from "../services.js";
+import { mustBe, parseJsonLine } from "../util/jsonl-line.js";
 import { checkScope } from "./graph/scope.js";
 import { type QueryOptionsInput, scopeOfOptions } from "./options.js";
 import { runQuery } from "./query-engine.js";
@@ -10,17 +11,8 @@ export const BATCH_LINE_FORMAT = 'each line must be a JSON object {"id": ..., "q
 
 const BatchLineSchema = z.object(
   {
-    id: z
-      .union([z.string(), z.number()], {
-        error: (issue) => (issue.input === undefined ? 'missing "id"' : '"id" must be a string or a number'),
-      })
-      .transform(String),
-    question: z
-      .string({
-        error: (issue) => (issue.input === undefined ? 'missing "question"' : '"question" must be text'),
-      })
-      .trim()
-      .min(1, '"question" is empty'),
+    id: z.union([z.string(), z.number()], mustBe("a string or a number", "id")).transform(String),
+    question: z.string(mustBe("text", "question")).trim().min(1, '"question" is empty'),
   },
   { error: "not a JSON object" },
 );
@@ -54,21 +46,9 @@ export function parseBatchLines(text: string): BatchEntry[] {
 }
 
 function parseLine(text: string, line: number): BatchEntry {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { id: null, line, error: `line ${line} is not valid JSON; ${BATCH_LINE_FORMAT}` };
-  }
-  const parsed = BatchLineSchema.safeParse(json);
-  if (parsed.success) return { ...parsed.data, line };
-  const problems = [...new Set(parsed.error.issues.map((issue) => issue.message))].join(", ");
-  return { id: readableId(json), line, error: `line ${line}: ${problems}; ${BATCH_LINE_FORMAT}` };
-}
-
-function readableId(json: unknown): string | null {
-  const id = typeof json === "object" && json !== null ? (json as { id?: unknown }).id : undefined;
-  return typeof id === "string" || typeof id === "number" ? String(id) : null;
+  const parsed = parseJsonLine(text, line, BatchLineSchema, BATCH_LINE_FORMAT);
+  if (parsed.ok) return { ...parsed.value, line };
+  return { id: parsed.id === null ? null : String(parsed.id), line, error: parsed.error };
 }
 
 /**

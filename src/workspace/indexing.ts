@@ -1,8 +1,9 @@
 import { statSync } from "node:fs";
 import { resolve, sep } from "node:path";
-import { EMPTY_DOCUMENT_REASON, setAsideEmpty } from "../ingest/empty-input.js";
+import { EMPTY_DOCUMENT_REASON, isEmptySource, setAsideEmpty } from "../ingest/empty-input.js";
 import { loadSources } from "../ingest/loaders.js";
 import type { SkippedSource } from "../ingest/source-types.js";
+import { stillPresent } from "../ingest/still-present.js";
 import type { StageUsage } from "../llm/usage.js";
 import { removeDocuments } from "../pipeline/delete-documents.js";
 import { type IndexComponents, runIndexWorkflow } from "../pipeline/index-workflow.js";
@@ -14,7 +15,7 @@ export interface IndexOptions {
   communities?: boolean;
   /**
    * Remove documents whose files disappeared from the indexed folders, and indexed documents whose
-   * input is now empty.
+   * input is now empty. A file that is still there but cannot be read keeps its document.
    */
   prune?: boolean;
 }
@@ -37,9 +38,12 @@ export interface IndexSummary {
   resumed: string[];
   unchanged: string[];
   removed: string[];
-  /** Documents whose files are gone from an indexed folder; removed only with `prune`. */
+  /**
+   * Documents whose files are gone from an indexed folder (or, for a .jsonl, whose line is gone);
+   * removed only with `prune`.
+   */
   missing: { docId: string; path: string }[];
-  /** Inputs not indexed, with the reason: unreadable, unsupported or empty (these name a `docId`). */
+  /** Inputs not indexed, with the reason; an unreadable or empty file names its `docId`. */
   skipped: SkippedSource[];
   failures: { docId: string; error: string }[];
   usage: Partial<Record<string, StageUsage>>;
@@ -70,10 +74,10 @@ export async function indexSources(
   const before = services.usage.totals();
   const { withText, empty } = setAsideEmpty(sources);
   const inputIds = new Set([...sources.map((s) => s.id), ...skipped.flatMap((s) => s.docId ?? [])]);
-  const missing = await findMissingFiles(services, inputIds, roots);
+  const missing = await findGoneDocuments(services, inputIds, skipped, roots);
   const pruned = options.prune ? missing.map((m) => m.docId) : [];
   if (pruned.length) await removeDocuments(services, pruned, "prune: file removed");
-  const emptied = await settleEmptiedDocuments(services, withText, [...skipped, ...empty], options);
+  const emptied = await settleSkippedDocuments(services, withText, [...skipped, ...empty], options);
 
   const run = await runIndexWorkflow(services, components, withText, {
     communities: options.communities,
@@ -112,26 +116,37 @@ function folderRoots(paths: string[]): string[] {
     });
 }
 
-/** Documents that came from a file under one of the indexed folders and were not found this time. */
-async function findMissingFiles(
+/**
+ * Documents from a file under one of the indexed folders that were not loaded this time, and not
+ * because their file was skipped while still there (unreadable now, or in an unreadable folder).
+ */
+async function findGoneDocuments(
   services: KgragServices,
   seen: ReadonlySet<string>,
+  skipped: SkippedSource[],
   roots: string[],
 ): Promise<{ docId: string; path: string }[]> {
   if (roots.length === 0) return [];
-  const docs = await services.store.listDocuments();
-  return docs
-    .filter((d) => d.path !== null && !seen.has(d.id))
-    .filter((d) => roots.some((root) => d.path?.startsWith(root + sep)))
-    .map((d) => ({ docId: d.id, path: d.path ?? "" }));
+  const unseen = (await services.store.listDocuments()).filter(
+    (d): d is DocumentRecord & { path: string } =>
+      d.path !== null && !seen.has(d.id) && roots.some((root) => d.path?.startsWith(root + sep)),
+  );
+  const gone: { docId: string; path: string }[] = [];
+  for (const doc of unseen) {
+    if (!(await stillPresent(doc.path, skipped))) gone.push({ docId: doc.id, path: doc.path });
+  }
+  return gone;
 }
 
+const KEPT = "its indexed version is kept";
+
 /**
- * Stored documents whose input is now empty. One never indexed (an empty document an older version
- * recorded as failed) holds nothing and is removed. One indexed before is treated like a removed
- * file: kept and reported, and removed only with `prune`.
+ * Stored documents whose input was skipped. An unreadable file's is kept, `prune` or not: the file
+ * is still there. An empty one never indexed (an empty document an older version recorded as
+ * failed) holds nothing and is removed; one indexed before is treated like a removed file: kept
+ * and reported, and removed only with `prune`.
  */
-async function settleEmptiedDocuments(
+async function settleSkippedDocuments(
   services: KgragServices,
   withText: SourceDocument[],
   skipped: SkippedSource[],
@@ -143,8 +158,8 @@ async function settleEmptiedDocuments(
   for (const skip of skipped) {
     const stored =
       skip.docId && !stillHasText.has(skip.docId) ? await services.store.getDocument(skip.docId) : null;
-    if (!stored) {
-      reported.push(skip);
+    if (!stored || !isEmptySource(skip)) {
+      reported.push(stored && wasIndexed(stored) ? { ...skip, reason: `${skip.reason}; ${KEPT}` } : skip);
       continue;
     }
     const remove = options.prune || !wasIndexed(stored);
@@ -163,5 +178,5 @@ function emptiedReason(removed: boolean, indexed: boolean): string {
   if (!indexed) return EMPTY_DOCUMENT_REASON;
   return removed
     ? `${EMPTY_DOCUMENT_REASON}; its indexed version was removed (prune)`
-    : `${EMPTY_DOCUMENT_REASON}; its indexed version is kept: index with --prune to remove it`;
+    : `${EMPTY_DOCUMENT_REASON}; ${KEPT}: index with --prune to remove it`;
 }

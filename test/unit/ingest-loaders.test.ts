@@ -88,14 +88,24 @@ describe("loadSources: whole-file formats", () => {
     expect(document?.metadata.format).toBe("pdf");
   });
 
-  it("skips corrupt .pdf and .docx files with a reason naming the format", async () => {
+  it("skips corrupt .pdf and .docx files with a plain reason and the parser's gist, naming their document", async () => {
     const pdf = file("broken/bad.pdf", "%PDF-1.4 this is not really a pdf");
     const docx = file("broken/bad.docx", "not a zip archive");
     const { documents, skipped } = await loadSources([pdf, docx]);
     expect(documents).toEqual([]);
     expect(skipped).toEqual([
-      { path: pdf, reason: expect.stringMatching(/^not a readable PDF file/) },
-      { path: docx, reason: expect.stringMatching(/^not a readable DOCX file/) },
+      {
+        path: pdf,
+        reason: expect.stringMatching(/^not a readable \.pdf file \(corrupt or not a PDF\): \S/),
+        docId: fileDocumentId(pdf),
+      },
+      {
+        // jszip's own words end in "is this a zip file ? If it is, see https://stuk.github.io/…".
+        path: docx,
+        reason:
+          "not a readable .docx file (corrupt or not a Word document): Can't find end of central directory",
+        docId: fileDocumentId(docx),
+      },
     ]);
   });
 
@@ -104,8 +114,16 @@ describe("loadSources: whole-file formats", () => {
     const gbk = file("bad/gbk.md", Buffer.from([0xc4, 0xe3, 0xba, 0xc3, 0x20, 0xca, 0xc0, 0xbd, 0xe7]));
     const { documents, skipped } = await loadSources([binary, gbk]);
     expect(documents).toEqual([]);
-    expect(skipped[0]).toEqual({ path: binary, reason: expect.stringContaining("binary content") });
-    expect(skipped[1]).toEqual({ path: gbk, reason: expect.stringMatching(/not valid UTF-8.*convert/) });
+    expect(skipped[0]).toEqual({
+      path: binary,
+      reason: expect.stringContaining("binary content"),
+      docId: fileDocumentId(binary),
+    });
+    expect(skipped[1]).toEqual({
+      path: gbk,
+      reason: expect.stringMatching(/not valid UTF-8.*convert/),
+      docId: fileDocumentId(gbk),
+    });
   });
 
   it("accepts UTF-16 text that starts with a byte-order mark", async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { CypherValidation } from "../../cypher/validator.js";
+import { mustBe, parseJsonLine } from "../../util/jsonl-line.js";
 import { readInputFile } from "../input-file.js";
 import { printJson, USAGE_EXIT_CODE, UsageError } from "../output.js";
 
@@ -7,14 +8,8 @@ const LINE_FORMAT = 'each line must be a JSON object {"id": ..., "cypher": "..."
 
 const BatchLineSchema = z.object(
   {
-    id: z.union([z.string(), z.number()], {
-      error: (issue) => (issue.input === undefined ? 'missing "id"' : '"id" must be a string or a number'),
-    }),
-    cypher: z
-      .string({
-        error: (issue) => (issue.input === undefined ? 'missing "cypher"' : '"cypher" must be text'),
-      })
-      .refine((text) => text.trim() !== "", '"cypher" is empty'),
+    id: z.union([z.string(), z.number()], mustBe("a string or a number", "id")),
+    cypher: z.string(mustBe("text", "cypher")).refine((text) => text.trim() !== "", '"cypher" is empty'),
   },
   { error: "not a JSON object" },
 );
@@ -58,19 +53,6 @@ export async function validateBatch(
 type LineError = Extract<BatchResult, { error: string }>;
 
 function parseLine(text: string, line: number): { id: string | number; cypher: string } | LineError {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { id: null, line, error: `line ${line} is not valid JSON; ${LINE_FORMAT}` };
-  }
-  const parsed = BatchLineSchema.safeParse(json);
-  if (parsed.success) return parsed.data;
-  const problems = [...new Set(parsed.error.issues.map((issue) => issue.message))].join(", ");
-  return { id: readableId(json), line, error: `line ${line}: ${problems}; ${LINE_FORMAT}` };
-}
-
-function readableId(json: unknown): string | number | null {
-  const id = typeof json === "object" && json !== null ? (json as { id?: unknown }).id : undefined;
-  return typeof id === "string" || typeof id === "number" ? id : null;
+  const parsed = parseJsonLine(text, line, BatchLineSchema, LINE_FORMAT);
+  return parsed.ok ? parsed.value : { id: parsed.id, line, error: parsed.error };
 }

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
+import { SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
 import type { IndexSummary } from "../../workspace/indexing.js";
 import type { OpenKgrag } from "../open.js";
 import { printJson, UsageError } from "../output.js";
@@ -30,13 +31,30 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
           if (opts.json) printJson(jsonSummary(summary));
           else process.stdout.write(humanSummary(summary));
           // A run with failures still keeps everything that worked; the exit code tells scripts.
-          // Skipped inputs are not failures: running again could not change them.
+          // Skipped inputs are reported, not failed: an empty or unsupported file is no error, and
+          // an unreadable one needs the file fixed, not a retry. Input with nothing to index at all
+          // is bad input, though.
+          if (nothingIndexable(summary)) throw new UsageError(nothingIndexableMessage(paths, summary));
           if (summary.failures.length > 0) process.exitCode = 1;
         } finally {
           await kgrag.close();
         }
       },
     );
+}
+
+function nothingIndexable(s: IndexSummary): boolean {
+  return s.added.length + s.updated.length + s.resumed.length + s.unchanged.length === 0;
+}
+
+function nothingIndexableMessage(paths: string[], s: IndexSummary): string {
+  const why = s.skipped.length
+    ? `every input was skipped (reasons above)`
+    : "no file of a supported type was found";
+  return (
+    `Nothing to index in ${paths.join(", ")}: ${why}. ` +
+    `Give files with text in one of ${SUPPORTED_EXTENSIONS.join(" ")}.`
+  );
 }
 
 function jsonSummary(s: IndexSummary) {

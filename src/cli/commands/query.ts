@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 import {
   BATCH_LINE_FORMAT,
   type BatchEntry,
@@ -6,39 +6,18 @@ import {
   parseBatchLines,
   runBatch,
 } from "../../query/batch.js";
-import {
-  GRAPH_RANKINGS,
-  type GraphRanking,
-  QUERY_MODES,
-  type QueryMode,
-  type QueryOptionsInput,
-} from "../../query/options.js";
+import { GRAPH_RANKINGS, QUERY_MODES, type QueryOptionsInput } from "../../query/options.js";
 import { runQuery } from "../../query/query-engine.js";
 import { resultText } from "../../query/result-text.js";
 import type { KgragServices } from "../../services.js";
 import { readInputFile } from "../input-file.js";
 import { USAGE_EXIT_CODE, UsageError } from "../output.js";
+import { checkInvocation, positiveInt, type QueryFlags, queryOptions } from "../query-flags.js";
 
 /** Opens a workspace's services for one command and lets go of them afterwards. */
 export type OpenServices = (opts: {
   workspace?: string;
 }) => Promise<{ services: KgragServices; close(): Promise<void> }>;
-
-interface QueryFlags {
-  mode: QueryMode;
-  topK?: number;
-  chunkTopK?: number;
-  contextOnly?: boolean;
-  stream?: boolean;
-  json?: boolean;
-  jsonl?: boolean;
-  batch?: string;
-  doc?: string[];
-  filter?: string[];
-  responseType?: string;
-  graphRanking: GraphRanking;
-  workspace?: string;
-}
 
 export function registerQueryCommand(program: Command, open: OpenServices): void {
   program
@@ -131,53 +110,4 @@ function batchSummary(total: number, badLines: number[], failed: number): string
 function listSome(lines: number[], shown = 10): string {
   const more = lines.length - shown;
   return lines.slice(0, shown).join(", ") + (more > 0 ? ` and ${more} more` : "");
-}
-
-function queryOptions(flags: QueryFlags): QueryOptionsInput {
-  return {
-    mode: flags.mode,
-    topK: flags.topK,
-    chunkTopK: flags.chunkTopK,
-    contextOnly: flags.contextOnly ?? false,
-    responseType: flags.responseType,
-    docIds: flags.doc,
-    metadata: flags.filter ? parseFilters(flags.filter) : undefined,
-    graphRanking: flags.graphRanking,
-  };
-}
-
-function checkInvocation(question: string | undefined, flags: QueryFlags): void {
-  if (flags.batch && question) {
-    throw new UsageError("Give either a question or --batch FILE, not both.");
-  }
-  if (!flags.batch && !question?.trim()) {
-    throw new UsageError('Give a question, e.g. kgrag query "Who founded X?", or --batch FILE.');
-  }
-  if (flags.batch && flags.json) {
-    throw new UsageError("--batch prints one JSON result per line (--jsonl); --json is for one question.");
-  }
-  if (flags.jsonl && !flags.batch) {
-    throw new UsageError("--jsonl is for --batch FILE; use --json to print one question's result as JSON.");
-  }
-}
-
-export function parseFilters(pairs: string[]): Record<string, string> {
-  const metadata = new Map<string, string>();
-  for (const pair of pairs) {
-    const at = pair.indexOf("=");
-    if (at <= 0) throw new UsageError(`--filter expects key=value, got "${pair}"`);
-    const key = pair.slice(0, at).trim();
-    // Metadata filters are ANDed, one value per key: a second value would silently replace the first.
-    if (metadata.has(key))
-      throw new UsageError(`--filter ${key} given twice; a document matches one value per key.`);
-    metadata.set(key, pair.slice(at + 1).trim());
-  }
-  return Object.fromEntries(metadata);
-}
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new InvalidArgumentError(`Expected a whole number of at least 1, got "${value}"`);
-  return n;
 }

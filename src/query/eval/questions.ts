@@ -1,28 +1,23 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { mustBe, parseJsonLine } from "../../util/jsonl-line.js";
 import { normalizeTitle } from "./metrics.js";
 
 /** The line format, quoted in every error about a questions file. */
 export const EVAL_QUESTION_FORMAT =
   'one JSON object per line: {"id", "question", "gold_titles": ["<document title>", ...], "answer"?, "aliases"?, "type"?}';
 
-/** zod's message for a field: "missing" when absent, else what it must be. */
-const field = (name: string, must: string) => ({
-  error: (issue: { input?: unknown }) =>
-    issue.input === undefined ? `missing "${name}"` : `"${name}" must be ${must}`,
-});
-
 /** One line of a questions file in the ../shared/datasets format. */
 const EvalQuestionSchema = z.object(
   {
-    id: z.union([z.string(), z.number()], field("id", "a string or a number")).transform(String),
-    question: z.string(field("question", "text")).trim().min(1, '"question" is empty'),
-    answer: z.string(field("answer", "text")).optional(),
-    aliases: z.array(z.string(), field("aliases", "a list of texts")).default([]),
+    id: z.union([z.string(), z.number()], mustBe("a string or a number", "id")).transform(String),
+    question: z.string(mustBe("text", "question")).trim().min(1, '"question" is empty'),
+    answer: z.string(mustBe("text", "answer")).optional(),
+    aliases: z.array(z.string(), mustBe("a list of texts", "aliases")).default([]),
     gold_titles: z
-      .array(z.string(), field("gold_titles", "a list of document titles"))
+      .array(z.string(), mustBe("a list of document titles", "gold_titles"))
       .min(1, '"gold_titles" is empty: name the document(s) that answer the question'),
-    type: z.string(field("type", "text")).optional(),
+    type: z.string(mustBe("text", "type")).optional(),
   },
   { error: "not a JSON object" },
 );
@@ -48,16 +43,9 @@ export function parseEvalQuestions(text: string, source: string): EvalQuestion[]
   return questions;
 
   function parseLine(line: string, n: number): EvalQuestion {
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      throw new EvalQuestionsError(`${source}, line ${n}: not valid JSON; ${EVAL_QUESTION_FORMAT}`);
-    }
-    const parsed = EvalQuestionSchema.safeParse(json);
-    if (parsed.success) return parsed.data;
-    const problems = [...new Set(parsed.error.issues.map((issue) => issue.message))].join(", ");
-    throw new EvalQuestionsError(`${source}, line ${n}: ${problems}; ${EVAL_QUESTION_FORMAT}`);
+    const parsed = parseJsonLine(line, n, EvalQuestionSchema, EVAL_QUESTION_FORMAT);
+    if (parsed.ok) return parsed.value;
+    throw new EvalQuestionsError(`${source}, line ${n}: ${parsed.problem}; ${EVAL_QUESTION_FORMAT}`);
   }
 }
 

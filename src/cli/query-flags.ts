@@ -1,0 +1,71 @@
+import { InvalidArgumentError } from "commander";
+import type { GraphRanking, QueryMode, QueryOptionsInput } from "../query/options.js";
+import { UsageError } from "./output.js";
+
+/** The flags of `kgrag query`, as commander parses them. */
+export interface QueryFlags {
+  mode: QueryMode;
+  topK?: number;
+  chunkTopK?: number;
+  contextOnly?: boolean;
+  stream?: boolean;
+  json?: boolean;
+  jsonl?: boolean;
+  batch?: string;
+  doc?: string[];
+  filter?: string[];
+  responseType?: string;
+  graphRanking: GraphRanking;
+  workspace?: string;
+}
+
+/** The query options the flags ask for. */
+export function queryOptions(flags: QueryFlags): QueryOptionsInput {
+  return {
+    mode: flags.mode,
+    topK: flags.topK,
+    chunkTopK: flags.chunkTopK,
+    contextOnly: flags.contextOnly ?? false,
+    responseType: flags.responseType,
+    docIds: flags.doc,
+    metadata: flags.filter ? parseFilters(flags.filter) : undefined,
+    graphRanking: flags.graphRanking,
+  };
+}
+
+/** Refuses flag combinations that cannot mean anything, before any work is done. */
+export function checkInvocation(question: string | undefined, flags: QueryFlags): void {
+  if (flags.batch && question) {
+    throw new UsageError("Give either a question or --batch FILE, not both.");
+  }
+  if (!flags.batch && !question?.trim()) {
+    throw new UsageError('Give a question, e.g. kgrag query "Who founded X?", or --batch FILE.');
+  }
+  if (flags.batch && flags.json) {
+    throw new UsageError("--batch prints one JSON result per line (--jsonl); --json is for one question.");
+  }
+  if (flags.jsonl && !flags.batch) {
+    throw new UsageError("--jsonl is for --batch FILE; use --json to print one question's result as JSON.");
+  }
+}
+
+export function parseFilters(pairs: string[]): Record<string, string> {
+  const metadata = new Map<string, string>();
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new UsageError(`--filter expects key=value, got "${pair}"`);
+    const key = pair.slice(0, at).trim();
+    // Metadata filters are ANDed, one value per key: a second value would silently replace the first.
+    if (metadata.has(key))
+      throw new UsageError(`--filter ${key} given twice; a document matches one value per key.`);
+    metadata.set(key, pair.slice(at + 1).trim());
+  }
+  return Object.fromEntries(metadata);
+}
+
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError(`Expected a whole number of at least 1, got "${value}"`);
+  return n;
+}

@@ -1,0 +1,54 @@
+import type { z } from "zod";
+
+/** A JSONL line that is not a record of the expected shape; `id` is its "id" when one is readable. */
+export interface JsonLineError {
+  id: string | number | null;
+  /** What is wrong, e.g. `not valid JSON` or `missing "question", "id" must be a string or a number`. */
+  problem: string;
+  /** The message for the user: line number, problem and the expected `format`. */
+  error: string;
+}
+
+export type JsonLineResult<T> = { ok: true; value: T } | ({ ok: false } & JsonLineError);
+
+/**
+ * Parses line `line` (1-based) of a JSONL file against `schema`. Every problem zod finds is listed
+ * once, so one look at the error tells how to fix the whole line.
+ */
+export function parseJsonLine<S extends z.ZodType>(
+  text: string,
+  line: number,
+  schema: S,
+  format: string,
+): JsonLineResult<z.output<S>> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    const problem = "not valid JSON";
+    return { ok: false, id: null, problem, error: `line ${line} is not valid JSON; ${format}` };
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const problem = [...new Set(parsed.error.issues.map((issue) => issue.message))].join(", ");
+  return { ok: false, id: readableId(json), problem, error: `line ${line}: ${problem}; ${format}` };
+}
+
+function readableId(json: unknown): string | number | null {
+  const id = typeof json === "object" && json !== null ? (json as { id?: unknown }).id : undefined;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+/**
+ * zod's error for a field that is absent or of the wrong type: `missing "name"` / `"name" must be
+ * {what}`, or without a name (when the caller prefixes the field path itself) `is required` /
+ * `must be {what}`.
+ */
+export function mustBe(what: string, name?: string): { error: (issue: { input?: unknown }) => string } {
+  return {
+    error: (issue) => {
+      if (issue.input === undefined) return name ? `missing "${name}"` : "is required";
+      return name ? `"${name}" must be ${what}` : `must be ${what}`;
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fileDocumentId } from "../../src/ingest/loaders.js";
+import { createKgrag } from "../../src/kgrag.js";
+import { type CliResult, jsonOutput, runCli } from "../support/cli-child.js";
+import { minimalDocx } from "../support/document-fixtures.js";
+
+const HARBOR = "Harbor Light Expo opened in Vessen in 2021. Mara Quell gave the opening talk.";
+const REPORT = "Tidewell Robotics builds survey drones in Carrow Bay.";
+const DOCX_UNREADABLE = "not a readable .docx file (corrupt or not a Word document)";
+
+interface IndexJson {
+  removed: string[];
+  missing: { docId: string; path: string }[];
+  skipped: { path: string; reason: string; docId?: string }[];
+}
+
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "kgrag-unreadable-"));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe("a file that is still there but cannot be read", () => {
+  let docs: string;
+  beforeEach(() => {
+    docs = join(root, "docs");
+    mkdirSync(docs);
+  });
+
+  const index = (...flags: string[]) =>
+    runCli(["index", docs, "--workspace", join(root, "ws"), "--no-communities", ...flags]);
+
+  it("keeps its document through `index --prune` and reports the read error, not a gone file", async () => {
+    writeFileSync(join(docs, "a.txt"), HARBOR);
+    const report = join(docs, "report.docx");
+    writeFileSync(report, minimalDocx([REPORT]));
+    expect((await index()).code).toBe(0);
+
+    writeFileSync(report, "these bytes are not a zip archive");
+    const plain = await index();
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).not.toMatch(/file gone/);
+
+    const pruned = await index("--prune", "--json");
+    expect(pruned.code).toBe(0);
+    const summary = jsonOutput<IndexJson>(pruned);
+    expect(summary.removed).toEqual([]);
+    expect(summary.missing).toEqual([]);
+    expect(summary.skipped).toEqual([
+      {
+        path: report,
+        reason: expect.stringMatching(/^not a readable \.docx file .*; its indexed version is kept$/),
+        docId: fileDocumentId(report),
+      },
+    ]);
+    expect(pruned.stderr).toContain(`skipped ${report}: ${DOCX_UNREADABLE}`);
+    expect(pruned.stderr).not.toMatch(/https?:/);
+
+    const kgrag = await createKgrag({ env: {}, config: { workspace: join(root, "ws") } });
+    try {
+      expect((await kgrag.services.store.getDocument(fileDocumentId(report)))?.status).toBe("processed");
+      const chunks = await kgrag.services.store.listChunks(fileDocumentId(report));
+      expect(chunks.map((c) => c.text).join(" ")).toContain("Tidewell Robotics");
+    } finally {
+      await kgrag.close();
+    }
+  });
+
+  it("keeps a .jsonl line's document while the line is unreadable, and prunes a line that is gone", async () => {
+    const lines = join(docs, "lines.jsonl");
+    const line = (id: string, text: string) => Buffer.from(`${JSON.stringify({ id, text })}\n`);
+    writeFileSync(lines, Buffer.concat([line("harbor", HARBOR), line("report", REPORT), line("x", "X.")]));
+    const kgrag = await createKgrag({ env: {}, config: { workspace: join(root, "ws") } });
+    try {
+      await kgrag.index([docs]);
+      // Line 2 loses its UTF-8 validity (a Latin-1 byte), line 3 is deleted.
+      const latin1 = Buffer.from(`{"id":"report","text":"Caf\xe9 ${REPORT}"}\n`, "latin1");
+      writeFileSync(lines, Buffer.concat([line("harbor", HARBOR), latin1]));
+      const summary = await kgrag.index([docs], { prune: true });
+      expect(summary.skipped.map((s) => s.path)).toEqual([`${lines}:2`]);
+      // While any line of the file cannot be read, none of its documents is taken for gone.
+      expect(summary.removed).toEqual([]);
+      expect(await kgrag.services.store.getDocument("report")).toBeDefined();
+
+      writeFileSync(lines, line("harbor", HARBOR));
+      const fixed = await kgrag.index([docs], { prune: true });
+      expect(fixed.removed.sort()).toEqual(["report", "x"]);
+    } finally {
+      await kgrag.close();
+    }
+  });
+});
+
+describe("kgrag index with nothing indexable", () => {
+  const index = (path: string) => runCli(["index", path, "--workspace", join(root, "ws"), "--json"]);
+
+  /** The one-line message that ends stderr. */
+  const refusal = (result: CliResult) => result.stderr.trimEnd().split("\n").at(-1) ?? "";
+
+  it("exits 2 for a file of an unsupported type only", async () => {
+    const notes = join(root, "notes.xyz");
+    writeFileSync(notes, HARBOR);
+    const result = await index(notes);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`skipped ${notes}: unsupported file type .xyz`);
+    expect(refusal(result)).toMatch(
+      /^kgrag: Nothing to index in .*notes\.xyz: every input was skipped.*\.txt/,
+    );
+  });
+
+  it("exits 2 for a folder of empty files only, still printing the summary", async () => {
+    const docs = join(root, "docs");
+    mkdirSync(docs);
+    writeFileSync(join(docs, "empty.md"), "");
+    writeFileSync(join(docs, "blank.txt"), " \n");
+    const result = await index(docs);
+    expect(result.code).toBe(2);
+    expect(jsonOutput<IndexJson>(result).skipped).toHaveLength(2);
+    expect(refusal(result)).toMatch(/^kgrag: Nothing to index in .*docs: every input was skipped/);
+  });
+
+  it("exits 2 for a folder with no file of a supported type", async () => {
+    const docs = join(root, "empty-folder");
+    mkdirSync(docs);
+    const result = await index(docs);
+    expect(result.code).toBe(2);
+    expect(refusal(result)).toMatch(/no file of a supported type was found/);
+  });
+});
