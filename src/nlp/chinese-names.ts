@@ -4,6 +4,7 @@ import {
   NAME_TAG_KINDS,
   ORGANIZATION_SUFFIXES,
   PLACE_SUFFIXES,
+  QUESTION_WORD,
   SURNAMES,
   TRAILING_FUNCTION_CHARS,
 } from "./chinese-words.js";
@@ -102,7 +103,7 @@ function unknownName(w: Word): { name: string; kind: MentionKind; start: number;
   while (end - start > 2 && LEADING_FUNCTION_CHARS.has(w.word[start]!)) start++;
   while (end - start > 2 && TRAILING_FUNCTION_CHARS.has(w.word[end - 1]!)) end--;
   const name = w.word.slice(start, end);
-  if (name.length < 2 || !/^\p{Script=Han}+$/u.test(name)) return null;
+  if (name.length < 2 || !/^\p{Script=Han}+$/u.test(name) || QUESTION_WORD.test(name)) return null;
   if (name.length === 2 && (LEADING_FUNCTION_CHARS.has(name[0]!) || TRAILING_FUNCTION_CHARS.has(name[1]!)))
     return null;
   const kind: MentionKind = endsWithAny(name, ORGANIZATION_SUFFIXES)

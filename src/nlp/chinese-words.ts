@@ -24,6 +24,9 @@ export const SURNAMES = new Set([
 export const LEADING_FUNCTION_CHARS = new Set([..."由在于和与及的了是被把从向对给等将为以让就都也而其这那"]);
 export const TRAILING_FUNCTION_CHARS = new Set([..."的了等说是于在和与及也都就"]);
 
+/** Question words jieba's HMM glues to a measure word ("哪座", "哪家"): they ask, they name nothing. */
+export const QUESTION_WORD = /^(?:哪|谁|啥|什么|怎么|怎样|多少)/u;
+
 /** Endings that make a name an organisation or a place. */
 export const ORGANIZATION_SUFFIXES = [
   "公司",
