@@ -15,6 +15,12 @@ const STANDS_ALONE = /^ {0,3}(?:#{1,6}(?:[ \t]|$)|\||```|~~~|(?:[-=_*][ \t]*){3,
 /** Wrapped prose lines are wider than this; a title ("Kettle Works", "澄州城市简介") is not. */
 const TITLE_MAX_COLUMNS = 30;
 
+/**
+ * A sentence-ending line this much narrower than its block's widest line ends a paragraph; a
+ * wider one is a full wrapped line, so the short line after it still belongs to the text.
+ */
+const PARAGRAPH_END_SHARE = 0.8;
+
 /** Sentence-final punctuation, then any closing quotes or brackets. */
 const ENDS_SENTENCE = /[.!?。！？]["'”’)）\]]*$/u;
 
@@ -29,21 +35,39 @@ const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f
 
 /** Positions of the "\n" characters of `text` that only wrap a paragraph, in order. */
 export function softLineBreaks(text: string): number[] {
+  const lines = text.split("\n");
+  const widths = blockWidths(lines);
   const soft: number[] = [];
-  let lineStart = 0;
+  let at = -1;
   // The text's start counts as a break: a title may open it.
   let afterBreak = true;
-  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) {
-    const line = text.slice(lineStart, at);
-    const nextEnd = text.indexOf("\n", at + 1);
-    const next = text.slice(at + 1, nextEnd < 0 ? text.length : nextEnd);
-    const wraps = wrapsOn(line, next, afterBreak);
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const line = lines[i] ?? "";
+    at += line.length + 1;
+    const wraps = wrapsOn(line, lines[i + 1] ?? "", afterBreak);
     if (wraps) soft.push(at);
-    // A line ending a sentence breaks like a hard break does, so a heading after it is still seen.
-    afterBreak = !wraps || ENDS_SENTENCE.test(line.trimEnd());
-    lineStart = at + 1;
+    // A paragraph's short last line breaks like a hard break does, so a heading after it is still seen.
+    afterBreak = !wraps || endsParagraph(line, widths[i] ?? 0);
   }
   return soft;
+}
+
+function endsParagraph(line: string, blockWidth: number): boolean {
+  const text = line.trim();
+  return ENDS_SENTENCE.test(text) && columns(text) < PARAGRAPH_END_SHARE * blockWidth;
+}
+
+/** For each line, the width of the widest line in its block (the lines between blank lines). */
+function blockWidths(lines: string[]): number[] {
+  const widths = lines.map((line) => columns(line.trim()));
+  let start = 0;
+  for (let end = 0; end <= lines.length; end++) {
+    if (end < lines.length && widths[end] !== 0) continue;
+    const widest = widths.slice(start, end).reduce((max, w) => Math.max(max, w), 0);
+    widths.fill(widest, start, end);
+    start = end + 1;
+  }
+  return widths;
 }
 
 function wrapsOn(line: string, next: string, afterBreak: boolean): boolean {

@@ -4,9 +4,10 @@ const sentences = new Intl.Segmenter("en", { granularity: "sentence" });
 /**
  * Abbreviations whose stop ICU takes for a sentence end: titles, company forms, "No." and the
  * common Latin ones. Short on purpose: any other short word before a stop ("founded by Jon Vik.")
- * ends its sentence, so only words nearly always written abbreviated belong here.
+ * ends its sentence, so only words nearly always written abbreviated belong here. Not "etc": it
+ * often ends a sentence, and ICU already reads on when a lower-case word follows it.
  */
-const ABBREVIATIONS = "Mr Mrs Ms Dr Prof St Jr Sr Inc Ltd Co Corp No vs etc e.g i.e U.S".split(" ");
+const ABBREVIATIONS = "Mr Mrs Ms Dr Prof Gen St Mt Jr Sr Inc Ltd Co Corp No vs e.g i.e U.S".split(" ");
 /** A known abbreviation, or a single capital initial ("J. R. R. Tolkien"), just before the stop. */
 const ABBREVIATION_END = new RegExp(
   `(?:^|[\\s(])(?:${ABBREVIATIONS.map((a) => a.replaceAll(".", "\\.")).join("|")}|\\p{Lu})\\.\\s*$`,

@@ -34,4 +34,16 @@ describe("sentence splitting at abbreviations", () => {
       "She lives in Oslo.",
     ]);
   });
+
+  it("ends a sentence at etc. before a capitalised word", () => {
+    expect(splitSentences("Apples, pears etc. They grow.")).toEqual(["Apples, pears etc.", "They grow."]);
+    expect(splitSentences("Apples, pears etc. grow here.")).toEqual(["Apples, pears etc. grow here."]);
+  });
+
+  it("does not end a sentence at the title Gen. or at Mt. before a name", () => {
+    expect(splitSentences("Gen. Lee crossed Mt. Hood. He rested.")).toEqual([
+      "Gen. Lee crossed Mt. Hood.",
+      "He rested.",
+    ]);
+  });
 });

@@ -83,19 +83,40 @@ describe("hard-wrapped English", () => {
   });
 
   it("ends a sentence after a heading line that follows a finished sentence", () => {
-    const text =
-      "Kettle Works was founded in the last century.\nProducts\nBoilers for ships are made in Halden.";
+    const text = [
+      "Kettle Works makes steam boilers and water heaters at its works beside the",
+      "river in Halden. It was founded in the last century.",
+      "Products",
+      "Boilers for ships are made in Halden, and boilers for mills are made by the",
+      "same engineers in Tromsø.",
+    ].join("\n");
+    const boilers =
+      "Boilers for ships are made in Halden, and boilers for mills are made by the same engineers in Tromsø.";
     const sentences = analyzeText(text).sentences.map((s) => oneLine(s.text));
     expect(sentences).toContain("Products");
-    expect(sentences).toContain("Boilers for ships are made in Halden.");
+    expect(sentences).toContain(boilers);
     expect(splitSentences(text)).toEqual([
-      "Kettle Works was founded in the last century.",
+      "Kettle Works makes steam boilers and water heaters at its works beside the river in Halden.",
+      "It was founded in the last century.",
       "Products",
-      "Boilers for ships are made in Halden.",
+      boilers,
     ]);
     const names = analyzeText(text).mentions.map((m) => m.name);
     expect(names).not.toContain("Products Boilers");
     expect(names).toContain("Halden");
+  });
+
+  it("reads a short line after a full-width sentence end as wrapped text in narrow columns", () => {
+    const text =
+      "Kettle Works was\nfounded in 1990.\nIts founder was\nJon Vik, who built\nboilers in Halden.";
+    expect(splitSentences(text)).toEqual([
+      "Kettle Works was founded in 1990.",
+      "Its founder was Jon Vik, who built boilers in Halden.",
+    ]);
+    expect(splitSentences("澄州是一座港口城市。\n人口很多\n它位于海边。")).toEqual([
+      "澄州是一座港口城市。",
+      "人口很多它位于海边。",
+    ]);
   });
 
   it("lets a short line run on when the next line plainly continues it", () => {

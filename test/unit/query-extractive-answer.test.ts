@@ -83,6 +83,22 @@ describe("extractive answer without title lines", () => {
     expect(extractiveAnswer("青岚科技的创始人是谁？", chunks, references)).toContain("创始人：张伟 [2]");
   });
 
+  it("never quotes a title running straight into its text", () => {
+    const { chunks, references } = context([
+      "Gullwing drone\nThe Gullwing drone is a fixed-wing survey aircraft.",
+    ]);
+    expect(extractiveAnswer("What is the Gullwing drone?", chunks, references)).toBe(
+      `${EXTRACTIVE_LABEL}\nThe Gullwing drone is a fixed-wing survey aircraft. [1]`,
+    );
+  });
+
+  it("never quotes a title line in the middle of a passage", () => {
+    const { chunks, references } = context(["上海是一个城市。\n\n澄州城市简介\n\n澄州是一座港口城市。"]);
+    const answer = extractiveAnswer("澄州是什么城市？", chunks, references);
+    expect(answer.split("\n")[1]).toBe("澄州是一座港口城市。 [1]");
+    expect(answer).not.toContain("澄州城市简介");
+  });
+
   it("falls back to the title line when a passage holds nothing else", () => {
     const { chunks, references } = context(["Gullwing drone"]);
     expect(extractiveAnswer("zzz?", chunks, references)).toBe(`${EXTRACTIVE_LABEL}\nGullwing drone [1]`);

@@ -49,27 +49,20 @@ export function extractiveAnswer(question: string, chunks: ContextChunk[], refer
 }
 
 /**
- * Sentences fit to quote: headings and the document's title line ("Gullwing drone") name a topic
- * but state nothing. Short fact lines ("- CEO: Maria Lopez") are kept; a passage with nothing else
- * keeps all its sentences.
+ * Sentences fit to quote: headings and title lines ("Gullwing drone", "澄州城市简介") name a topic
+ * but state nothing. Short fact lines ("- CEO: Maria Lopez", "创始人：张伟") are kept; a passage with
+ * nothing else keeps all its sentences.
  */
 function answerSentences(text: string): string[] {
-  const title = standaloneTitle(text);
-  const body = title === undefined ? text : text.slice(title.length);
-  const fit = splitSentences(body).filter((s) => !s.startsWith("#"));
-  return fit.length > 0 ? fit : splitSentences(text);
+  const sentences = splitSentences(text);
+  const fit = sentences.filter((s) => !s.startsWith("#") && !namesOnlyATopic(s));
+  return fit.length > 0 ? fit : sentences;
 }
 
-/**
- * The passage's first line when it is a title standing alone (the one indexing puts before a
- * document's text): title-like, not a list item or "key: value" line, and followed by a blank line
- * or nothing.
- */
-function standaloneTitle(text: string): string | undefined {
-  const [first = "", second] = text.split("\n", 2);
-  const standsAlone = second === undefined || second.trim() === "";
-  const fact = opensBlock(first) || /[:：]/.test(first);
-  return standsAlone && !fact && isTitleLike(first) ? first : undefined;
+/** A title-like sentence that is not a list item or "key: value" line. */
+function namesOnlyATopic(sentence: string): boolean {
+  const fact = opensBlock(sentence) || /[:：]/.test(sentence);
+  return !fact && isTitleLike(sentence);
 }
 
 function inverseDocumentFrequency(candidates: Candidate[], terms: Set<string>): Map<string, number> {
