@@ -4,15 +4,32 @@ import { createInterface } from "node:readline";
 import { z } from "zod";
 import type { SourceDocument } from "../types.js";
 import { hashText } from "../util/hash.js";
+import { parseJsonLine } from "../util/jsonl-line.js";
+import { mustBe } from "../util/zod-messages.js";
 import { emptySource, hasText } from "./empty-input.js";
 import type { LoadEvent } from "./source-types.js";
 
-const JsonlRecordSchema = z.object({
-  id: z.union([z.string().trim().min(1), z.number()]).optional(),
-  title: z.string().optional(),
-  text: z.string(),
-  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-});
+const LINE_SHAPE = '{"id"?, "title"?, "text", "metadata"?}';
+
+const JsonlRecordSchema = z.object(
+  {
+    id: z
+      .union([z.string().trim().min(1), z.number()], mustBe("a non-empty string or a number", "id"))
+      .optional(),
+    title: z.string(mustBe("a string", "title")).optional(),
+    text: z.string(mustBe("a string", "text")),
+    metadata: z
+      .record(
+        z.string(),
+        z.union([z.string(), z.number(), z.boolean()], {
+          error: '"metadata" values must be strings, numbers or booleans',
+        }),
+        mustBe("an object", "metadata"),
+      )
+      .optional(),
+  },
+  { error: "must be a JSON object" },
+);
 type JsonlRecord = z.infer<typeof JsonlRecordSchema>;
 
 /**
@@ -34,6 +51,7 @@ export async function* loadJsonl(path: string, seenIds: Map<string, string>): As
         kind: "skipped",
         path: `${path}:${lineNumber}`,
         reason: "not valid UTF-8 text: convert the file to UTF-8",
+        unreadable: true,
       };
     } else if (line.trim()) {
       yield lineEvent(line, path, lineNumber, seenIds);
@@ -53,9 +71,10 @@ function decodeUtf8(latin1: string): string | null {
 
 function lineEvent(line: string, path: string, lineNumber: number, seenIds: Map<string, string>): LoadEvent {
   const where = `${path}:${lineNumber}`;
-  const parsed = parseLine(line);
-  if (!parsed.ok) return { kind: "skipped", path: where, reason: parsed.reason };
-  const document = toDocument(parsed.record, path, lineNumber);
+  const parsed = parseJsonLine(line, lineNumber, JsonlRecordSchema, LINE_SHAPE);
+  if (!parsed.ok)
+    return { kind: "skipped", path: where, reason: lineProblem(parsed.problem), unreadable: true };
+  const document = toDocument(parsed.value, path, lineNumber);
   if (!hasText(document.text)) return { kind: "skipped", ...emptySource(where, document.id) };
   const firstSeen = seenIds.get(document.id);
   if (firstSeen) {
@@ -69,19 +88,8 @@ function lineEvent(line: string, path: string, lineNumber: number, seenIds: Map<
   return { kind: "document", document };
 }
 
-function parseLine(line: string): { ok: true; record: JsonlRecord } | { ok: false; reason: string } {
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch (error) {
-    return { ok: false, reason: `not valid JSON (${(error as Error).message})` };
-  }
-  const result = JsonlRecordSchema.safeParse(json);
-  if (!result.success) {
-    const issues = result.error.issues.map((issue) => `${issue.path.join(".") || "line"}: ${issue.message}`);
-    return { ok: false, reason: `expected {"id"?, "title"?, "text", "metadata"?}: ${issues.join("; ")}` };
-  }
-  return { ok: true, record: result.data };
+function lineProblem(problem: string): string {
+  return problem === "not valid JSON" ? problem : `expected ${LINE_SHAPE}: ${problem}`;
 }
 
 function toDocument(record: JsonlRecord, path: string, lineNumber: number): SourceDocument {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { SourceDocument, SourceDocumentInput } from "../types.js";
-import { mustBe } from "../util/jsonl-line.js";
+import { mustBe } from "../util/zod-messages.js";
 
 /** Thrown before anything is written when `Kgrag.index` is given documents it cannot store. */
 export class InvalidSourceDocumentError extends Error {

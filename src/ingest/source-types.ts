@@ -9,6 +9,11 @@ export interface SkippedSource {
   reason: string;
   /** The document this input would be: a file that is empty or cannot be read, an empty line. */
   docId?: string;
+  /**
+   * Set on a .jsonl line that could not be read (bad UTF-8, JSON or shape): it may be a stored
+   * document, so none of its file's documents is taken for gone. Empty and duplicate lines are not.
+   */
+  unreadable?: true;
 }
 
 /** What loading yields, one item at a time, so large inputs never have to sit in memory whole. */

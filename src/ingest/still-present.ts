@@ -8,15 +8,18 @@ import type { SkippedSource } from "./source-types.js";
  * kept; only a file that no longer exists, or a .jsonl read in full without it, lets it go.
  */
 export async function stillPresent(path: string, skipped: SkippedSource[]): Promise<boolean> {
-  return skipped.some((skip) => covers(skip.path, path)) && (await exists(path));
+  return skipped.some((skip) => covers(skip, path)) && (await exists(path));
 }
 
-function covers(skipped: string, path: string): boolean {
-  return (
-    skipped === path ||
-    path.startsWith(skipped + sep) ||
-    (skipped.startsWith(`${path}:`) && /^\d+$/.test(skipped.slice(path.length + 1)))
-  );
+function covers(skip: SkippedSource, path: string): boolean {
+  if (skip.path === path || path.startsWith(skip.path + sep)) return true;
+  // An empty line names its own document and a duplicate's id was loaded elsewhere: only a line
+  // that could not be read may be the missing document.
+  return skip.unreadable === true && isLineOf(skip.path, path);
+}
+
+function isLineOf(skipped: string, path: string): boolean {
+  return skipped.startsWith(`${path}:`) && /^\d+$/.test(skipped.slice(path.length + 1));
 }
 
 /** Any answer but "no such file" means the file is there (unreadable, perhaps). */

@@ -1,7 +1,8 @@
 import pLimit from "p-limit";
 import { z } from "zod";
 import type { KgragServices } from "../services.js";
-import { mustBe, parseJsonLine } from "../util/jsonl-line.js";
+import { parseJsonLine } from "../util/jsonl-line.js";
+import { mustBe } from "../util/zod-messages.js";
 import { checkScope } from "./graph/scope.js";
 import { type QueryOptionsInput, scopeOfOptions } from "./options.js";
 import { runQuery } from "./query-engine.js";

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve, sep } from "node:path";
-import { EMPTY_DOCUMENT_REASON, isEmptySource, setAsideEmpty } from "../ingest/empty-input.js";
+import { isEmptySource, setAsideEmpty } from "../ingest/empty-input.js";
 import { loadSources } from "../ingest/loaders.js";
 import type { SkippedSource } from "../ingest/source-types.js";
 import { stillPresent } from "../ingest/still-present.js";
@@ -142,9 +142,10 @@ const KEPT = "its indexed version is kept";
 
 /**
  * Stored documents whose input was skipped. An unreadable file's is kept, `prune` or not: the file
- * is still there. An empty one never indexed (an empty document an older version recorded as
- * failed) holds nothing and is removed; one indexed before is treated like a removed file: kept
- * and reported, and removed only with `prune`.
+ * is still there. Only one that failed before holds nothing worth keeping, so `prune` removes it.
+ * An empty one never indexed (an empty document an older version recorded as failed) holds nothing
+ * and is removed; one indexed before is treated like a removed file: kept and reported, and
+ * removed only with `prune`.
  */
 async function settleSkippedDocuments(
   services: KgragServices,
@@ -158,15 +159,15 @@ async function settleSkippedDocuments(
   for (const skip of skipped) {
     const stored =
       skip.docId && !stillHasText.has(skip.docId) ? await services.store.getDocument(skip.docId) : null;
-    if (!stored || !isEmptySource(skip)) {
-      reported.push(stored && wasIndexed(stored) ? { ...skip, reason: `${skip.reason}; ${KEPT}` } : skip);
+    if (!stored) {
+      reported.push(skip);
       continue;
     }
-    const remove = options.prune || !wasIndexed(stored);
-    if (remove) removed.push(stored.id);
-    reported.push({ ...skip, reason: emptiedReason(remove, wasIndexed(stored)) });
+    const settled = isEmptySource(skip) ? settleEmptied(stored, options) : settleUnreadable(stored, options);
+    if (settled.remove) removed.push(stored.id);
+    reported.push(settled.note ? { ...skip, reason: `${skip.reason}; ${settled.note}` } : skip);
   }
-  if (removed.length) await removeDocuments(services, removed, "input is now empty");
+  if (removed.length) await removeDocuments(services, removed, "input is now empty or unreadable");
   return { removed, skipped: reported };
 }
 
@@ -174,9 +175,22 @@ function wasIndexed(doc: DocumentRecord): boolean {
   return doc.chunkCount > 0;
 }
 
-function emptiedReason(removed: boolean, indexed: boolean): string {
-  if (!indexed) return EMPTY_DOCUMENT_REASON;
-  return removed
-    ? `${EMPTY_DOCUMENT_REASON}; its indexed version was removed (prune)`
-    : `${EMPTY_DOCUMENT_REASON}; ${KEPT}: index with --prune to remove it`;
+interface Settled {
+  remove: boolean;
+  /** Appended to the skip reason; none when there is nothing to add. */
+  note?: string;
+}
+
+function settleEmptied(stored: DocumentRecord, options: IndexOptions): Settled {
+  if (!wasIndexed(stored)) return { remove: true };
+  return options.prune
+    ? { remove: true, note: "its indexed version was removed (prune)" }
+    : { remove: false, note: `${KEPT}: index with --prune to remove it` };
+}
+
+function settleUnreadable(stored: DocumentRecord, options: IndexOptions): Settled {
+  if (stored.status !== "failed") return { remove: false, note: wasIndexed(stored) ? KEPT : undefined };
+  return options.prune
+    ? { remove: true, note: "its failed document was removed (prune)" }
+    : { remove: false, note: "its failed document is kept: index with --prune to remove it" };
 }

@@ -94,6 +94,112 @@ describe("a file that is still there but cannot be read", () => {
   });
 });
 
+describe("a .jsonl line that is gone while another line is skipped", () => {
+  const line = (id: string, text: string) => `${JSON.stringify({ id, text })}\n`;
+
+  // Neither skip can be the missing line: an empty line names its own document, and a duplicate's
+  // id was loaded from another line.
+  it.each([
+    ["an empty line", `${JSON.stringify({ id: "blank", text: "" })}\n`],
+    ["a duplicate line", line("harbor", "The same id again.")],
+  ])("prunes the gone line's document beside %s", async (_, extra) => {
+    const docs = join(root, "docs");
+    mkdirSync(docs);
+    const lines = join(docs, "lines.jsonl");
+    writeFileSync(lines, line("harbor", HARBOR) + line("report", REPORT));
+    const ws = join(root, "ws");
+    const index = (...flags: string[]) =>
+      runCli(["index", docs, "--workspace", ws, "--no-communities", "--json", ...flags]);
+    expect((await index()).code).toBe(0);
+
+    writeFileSync(lines, line("harbor", HARBOR) + extra);
+    const plain = await index();
+    expect(plain.code).toBe(0);
+    expect(jsonOutput<IndexJson>(plain).missing).toEqual([{ docId: "report", path: lines }]);
+
+    const pruned = await index("--prune");
+    expect(pruned.code).toBe(0);
+    const summary = jsonOutput<IndexJson>(pruned);
+    expect(summary.removed).toEqual(["report"]);
+    expect(summary.missing).toEqual([]);
+    expect(summary.skipped.map((s) => s.path)).toEqual([`${lines}:2`]);
+  });
+});
+
+describe("a file that failed before and cannot be read now", () => {
+  it("is kept and reported without --prune, and removed with it", async () => {
+    const docs = join(root, "docs");
+    mkdirSync(docs);
+    writeFileSync(join(docs, "a.txt"), HARBOR);
+    const report = join(docs, "report.docx");
+    writeFileSync(report, "these bytes are not a zip archive");
+    const kgrag = await createKgrag({ env: {}, config: { workspace: join(root, "ws") } });
+    try {
+      const now = new Date().toISOString();
+      await kgrag.services.store.upsertDocument({
+        id: fileDocumentId(report),
+        title: "report.docx",
+        path: report,
+        contentHash: "old",
+        status: "failed",
+        error: "embedding service unreachable",
+        metadata: { source: report, format: "docx" },
+        chunkCount: 0,
+        createdAt: now,
+        updatedAt: now,
+      });
+      const plain = await kgrag.index([docs], { communities: false });
+      expect(plain.removed).toEqual([]);
+      expect(plain.skipped).toEqual([
+        {
+          path: report,
+          reason: expect.stringMatching(
+            /^not a readable \.docx file.*; its failed document is kept: .*--prune/,
+          ),
+          docId: fileDocumentId(report),
+        },
+      ]);
+      expect((await kgrag.services.store.getDocument(fileDocumentId(report)))?.status).toBe("failed");
+
+      const pruned = await kgrag.index([docs], { communities: false, prune: true });
+      expect(pruned.removed).toEqual([fileDocumentId(report)]);
+      expect(pruned.failed).toBe(0);
+      expect(pruned.skipped[0]?.reason).toMatch(/; its failed document was removed \(prune\)$/);
+      expect(await kgrag.services.store.getDocument(fileDocumentId(report))).toBeUndefined();
+    } finally {
+      await kgrag.close();
+    }
+  });
+});
+
+describe("kgrag index after every file of the folder was deleted", () => {
+  it("reports the gone files without --prune and removes them with it, exiting 0", async () => {
+    const docs = join(root, "docs");
+    mkdirSync(docs);
+    writeFileSync(join(docs, "a.txt"), HARBOR);
+    writeFileSync(join(docs, "report.md"), REPORT);
+    const ws = join(root, "ws");
+    const index = (...flags: string[]) =>
+      runCli(["index", docs, "--workspace", ws, "--no-communities", ...flags]);
+    expect((await index()).code).toBe(0);
+    rmSync(join(docs, "a.txt"));
+    rmSync(join(docs, "report.md"));
+
+    const plain = await index();
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toContain(`file gone: ${join(docs, "a.txt")}`);
+    expect(plain.stdout).toMatch(/run with --prune to remove it/);
+
+    const pruned = await index("--prune", "--json");
+    expect(pruned.code).toBe(0);
+    const summary = jsonOutput<IndexJson & { documents: number }>(pruned);
+    expect(summary.removed.sort()).toEqual(
+      [fileDocumentId(join(docs, "a.txt")), fileDocumentId(join(docs, "report.md"))].sort(),
+    );
+    expect(summary.documents).toBe(0);
+  });
+});
+
 describe("kgrag index with nothing indexable", () => {
   const index = (path: string) => runCli(["index", path, "--workspace", join(root, "ws"), "--json"]);
 

@@ -20,7 +20,7 @@ describe("stillPresent", () => {
     const docx = join(dir, "sub", "report.docx");
     const jsonl = join(dir, "lines.jsonl");
     expect(await stillPresent(docx, [skip(docx)])).toBe(true);
-    expect(await stillPresent(jsonl, [skip(`${jsonl}:12`)])).toBe(true);
+    expect(await stillPresent(jsonl, [{ ...skip(`${jsonl}:12`), unreadable: true as const }])).toBe(true);
     expect(await stillPresent(docx, [skip(join(dir, "sub"))])).toBe(true);
   });
 
@@ -30,6 +30,10 @@ describe("stillPresent", () => {
     expect(await stillPresent(jsonl, [])).toBe(false);
     expect(await stillPresent(docx, [skip(join(dir, "su"))])).toBe(false);
     expect(await stillPresent(jsonl, [skip(`${jsonl}:x`), skip(`${jsonl}.bak`)])).toBe(false);
+    // An empty or duplicate line is read: it cannot be the document that is missing.
+    expect(await stillPresent(jsonl, [skip(`${jsonl}:12`), { ...skip(`${jsonl}:3`), docId: "x" }])).toBe(
+      false,
+    );
     const gone = join(dir, "sub", "gone.txt");
     expect(await stillPresent(gone, [skip(gone)])).toBe(false);
     expect(await stillPresent(join(docx, "inner"), [skip(docx)])).toBe(false);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { mustBe, parseJsonLine } from "../../src/util/jsonl-line.js";
+import { parseJsonLine } from "../../src/util/jsonl-line.js";
+import { mustBe } from "../../src/util/zod-messages.js";
 
 const FORMAT = 'each line is {"id", "name"}';
 const Schema = z.object(

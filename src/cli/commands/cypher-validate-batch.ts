@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { CypherValidation } from "../../cypher/validator.js";
-import { mustBe, parseJsonLine } from "../../util/jsonl-line.js";
+import { parseJsonLine } from "../../util/jsonl-line.js";
+import { mustBe } from "../../util/zod-messages.js";
 import { readInputFile } from "../input-file.js";
 import { printJson, USAGE_EXIT_CODE, UsageError } from "../output.js";
 

@@ -43,8 +43,10 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
     );
 }
 
+/** No document to index, and none whose file is gone: `index --prune` after deleting every file is fine. */
 function nothingIndexable(s: IndexSummary): boolean {
-  return s.added.length + s.updated.length + s.resumed.length + s.unchanged.length === 0;
+  const indexable = s.added.length + s.updated.length + s.resumed.length + s.unchanged.length;
+  return indexable + s.removed.length + s.missing.length === 0;
 }
 
 function nothingIndexableMessage(paths: string[], s: IndexSummary): string {

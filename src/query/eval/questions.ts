@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { mustBe, parseJsonLine } from "../../util/jsonl-line.js";
+import { parseJsonLine } from "../../util/jsonl-line.js";
+import { mustBe } from "../../util/zod-messages.js";
 import { normalizeTitle } from "./metrics.js";
 
 /** The line format, quoted in every error about a questions file. */
