@@ -35,7 +35,9 @@ export function registerDemoCommand(program: Command, open: OpenKgrag): void {
           for (const mode of MODES) {
             const result = await kgrag.query(question, { mode });
             out.write(`\n[${mode}] ${result.answer.trim()}\n`);
-            for (const ref of result.references.slice(0, 3)) {
+            // The passages the answer cites, so every [n] in it resolves.
+            const cited = result.references.filter((ref) => result.answer.includes(`[${ref.n}]`));
+            for (const ref of cited.length > 0 ? cited : result.references.slice(0, 3)) {
               out.write(`  [${ref.n}] ${ref.title} (${ref.docId}, chars ${ref.start}-${ref.end})\n`);
             }
             // Reports the answer cites as [C:<id>], so every marker in it resolves to a title.
