@@ -16,8 +16,8 @@ const STANDS_ALONE = /^ {0,3}(?:#{1,6}(?:[ \t]|$)|\||```|~~~|(?:[-=_*][ \t]*){3,
 const TITLE_MAX_COLUMNS = 30;
 
 /**
- * A sentence-ending line this much narrower than its block's widest line ends a paragraph; a
- * wider one is a full wrapped line, so the short line after it still belongs to the text.
+ * A sentence-ending line this much narrower than its block's wrap width ends a paragraph; a wider
+ * one is a full wrapped line, so the short line after it still belongs to the text.
  */
 const PARAGRAPH_END_SHARE = 0.8;
 
@@ -52,22 +52,31 @@ export function softLineBreaks(text: string): number[] {
   return soft;
 }
 
-function endsParagraph(line: string, blockWidth: number): boolean {
+/** A block with no wrapped line (wrap width 0) is one paragraph per line: every sentence end ends one. */
+function endsParagraph(line: string, wrapWidth: number): boolean {
   const text = line.trim();
-  return ENDS_SENTENCE.test(text) && columns(text) < PARAGRAPH_END_SHARE * blockWidth;
+  return ENDS_SENTENCE.test(text) && (wrapWidth === 0 || columns(text) < PARAGRAPH_END_SHARE * wrapWidth);
 }
 
-/** For each line, the width of the widest line in its block (the lines between blank lines). */
+/**
+ * For each line, the wrap width of its block (the lines between blank lines): the widest line that
+ * runs on mid-sentence and is wider than a title. Text written one paragraph per line has none.
+ */
 function blockWidths(lines: string[]): number[] {
-  const widths = lines.map((line) => columns(line.trim()));
+  const widths = lines.map((line) => wrappedWidth(line.trim()));
   let start = 0;
   for (let end = 0; end <= lines.length; end++) {
-    if (end < lines.length && widths[end] !== 0) continue;
+    if (end < lines.length && (lines[end] ?? "").trim() !== "") continue;
     const widest = widths.slice(start, end).reduce((max, w) => Math.max(max, w), 0);
     widths.fill(widest, start, end);
     start = end + 1;
   }
   return widths;
+}
+
+function wrappedWidth(text: string): number {
+  const width = columns(text);
+  return width > TITLE_MAX_COLUMNS && !ENDS_SENTENCE.test(text) ? width : 0;
 }
 
 function wrapsOn(line: string, next: string, afterBreak: boolean): boolean {

@@ -30,8 +30,16 @@ export function parseJsonLine<S extends z.ZodType>(
   }
   const parsed = schema.safeParse(json);
   if (parsed.success) return { ok: true, value: parsed.data };
-  const problem = [...new Set(parsed.error.issues.map((issue) => issue.message))].join(", ");
+  const problem = [...new Set(parsed.error.issues.map(describeIssue))].join(", ");
   return { ok: false, id: readableId(json), problem, error: `line ${line}: ${problem}; ${format}` };
+}
+
+/** zod's message, led by the field it is about unless the message names it already ("missing \"text\""). */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const field = issue.path.map(String).join(".");
+  return field && !issue.message.includes(`"${String(issue.path[0])}"`)
+    ? `${field}: ${issue.message}`
+    : issue.message;
 }
 
 function readableId(json: unknown): string | number | null {

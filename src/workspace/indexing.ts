@@ -188,8 +188,15 @@ function settleEmptied(stored: DocumentRecord, options: IndexOptions): Settled {
     : { remove: false, note: `${KEPT}: index with --prune to remove it` };
 }
 
+/**
+ * A file that is there but cannot be read now (locked, permissions) keeps whatever it indexed. Only
+ * a failed document that never got a chunk holds nothing, and --prune may clear it; one that
+ * failed part-way (a chunk or a summary) keeps its merged facts.
+ */
 function settleUnreadable(stored: DocumentRecord, options: IndexOptions): Settled {
-  if (stored.status !== "failed") return { remove: false, note: wasIndexed(stored) ? KEPT : undefined };
+  if (stored.status !== "failed" || wasIndexed(stored)) {
+    return { remove: false, note: wasIndexed(stored) ? KEPT : undefined };
+  }
   return options.prune
     ? { remove: true, note: "its failed document was removed (prune)" }
     : { remove: false, note: "its failed document is kept: index with --prune to remove it" };

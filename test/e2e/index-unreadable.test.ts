@@ -172,6 +172,31 @@ describe("a file that failed before and cannot be read now", () => {
   });
 });
 
+describe("a file that failed part-way before and cannot be read now", () => {
+  it("keeps its document even with --prune: its merged chunks are real facts", async () => {
+    const docs = join(root, "docs");
+    mkdirSync(docs);
+    const report = join(docs, "report.txt");
+    writeFileSync(report, REPORT);
+    const kgrag = await createKgrag({ env: {}, config: { workspace: join(root, "ws") } });
+    try {
+      await kgrag.index([docs], { communities: false });
+      const id = fileDocumentId(report);
+      const stored = await kgrag.services.store.getDocument(id);
+      expect(stored?.chunkCount).toBeGreaterThan(0);
+      // A summary failed on the last run: the document is failed, with its chunks merged.
+      if (stored) await kgrag.services.store.setDocumentStatus(id, "failed", "summary call failed");
+      writeFileSync(report, Buffer.concat([Buffer.from(REPORT), Buffer.from([0xc3, 0x28])]));
+      const pruned = await kgrag.index([docs], { communities: false, prune: true });
+      expect(pruned.skipped.map((skip) => skip.path)).toEqual([report]);
+      expect(pruned.removed).toEqual([]);
+      expect((await kgrag.services.store.getDocument(id))?.chunkCount).toBe(stored?.chunkCount);
+    } finally {
+      await kgrag.close();
+    }
+  });
+});
+
 describe("kgrag index after every file of the folder was deleted", () => {
   it("reports the gone files without --prune and removes them with it, exiting 0", async () => {
     const docs = join(root, "docs");

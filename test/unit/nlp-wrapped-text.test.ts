@@ -108,15 +108,36 @@ describe("hard-wrapped English", () => {
 
   it("reads a short line after a full-width sentence end as wrapped text in narrow columns", () => {
     const text =
-      "Kettle Works was\nfounded in 1990.\nIts founder was\nJon Vik, who built\nboilers in Halden.";
+      "The boiler works at Halden were set up in\nthe spring of 1990 by the city council.\n" +
+      "Its founder was\nJon Vik, an engineer who had built ship\nboilers in Bergen for twenty years.";
     expect(splitSentences(text)).toEqual([
-      "Kettle Works was founded in 1990.",
-      "Its founder was Jon Vik, who built boilers in Halden.",
+      "The boiler works at Halden were set up in the spring of 1990 by the city council.",
+      "Its founder was Jon Vik, an engineer who had built ship boilers in Bergen for twenty years.",
     ]);
-    expect(splitSentences("澄州是一座港口城市。\n人口很多\n它位于海边。")).toEqual([
-      "澄州是一座港口城市。",
+    expect(
+      splitSentences(
+        "澄州是一座港口城市，位于清江入海口的北岸，\n历史上以造船业闻名全国，造船厂遍布沿江两岸。\n人口很多\n它位于海边。",
+      ),
+    ).toEqual([
+      "澄州是一座港口城市，位于清江入海口的北岸，历史上以造船业闻名全国，造船厂遍布沿江两岸。",
       "人口很多它位于海边。",
     ]);
+  });
+
+  it("keeps headings apart in text written one paragraph per line", () => {
+    const text =
+      "Kettle Works makes boilers for ships and has done so for more than a century.\nHistory\n" +
+      "The company grew fast after the war, when the navy ordered new boilers.\nProducts\nIt sells steel kettles.";
+    expect(splitSentences(text)).toEqual([
+      "Kettle Works makes boilers for ships and has done so for more than a century.",
+      "History",
+      "The company grew fast after the war, when the navy ordered new boilers.",
+      "Products",
+      "It sells steel kettles.",
+    ]);
+    expect(
+      splitSentences("澄州建城于明代，是清江入海口最大的港口城市之一。\n经济\n造船业是支柱产业。"),
+    ).toEqual(["澄州建城于明代，是清江入海口最大的港口城市之一。", "经济", "造船业是支柱产业。"]);
   });
 
   it("lets a short line run on when the next line plainly continues it", () => {

@@ -53,4 +53,14 @@ describe("mustBe", () => {
     expect(message(bare, {})).toBe("is required");
     expect(message(bare, { n: "1" })).toBe("must be a number");
   });
+
+  it("leads a zod message that does not name its field with the field's path", () => {
+    const Plain = z.object({ id: z.string().min(1), meta: z.record(z.string(), z.string()) });
+    const result = parseJsonLine('{"id": "", "meta": {"tags": 3}}', 5, Plain, FORMAT);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.problem).toMatch(/^id: /);
+      expect(result.problem).toMatch(/meta\.tags: /);
+    }
+  });
 });
