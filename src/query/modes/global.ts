@@ -1,4 +1,3 @@
-import type { ScoredId } from "../../types.js";
 import { communityContext } from "../communities/community-context.js";
 import { expandSeeds } from "../graph/graph-expansion.js";
 import { relationshipSeeds } from "../graph/seeds.js";
@@ -11,7 +10,7 @@ import { EMPTY_RETRIEVAL, globalKeywords, type Retrieval, type RetrievalInput } 
  */
 export async function retrieveGlobal(input: RetrievalInput): Promise<Retrieval> {
   const { options } = input;
-  const matched = await matchedRelationships(input);
+  const matched = await relationshipSeeds(input, globalKeywords(input.question, input.keywords));
   const [hits, reports] = await Promise.all([
     expandSeeds(input.graph, { entities: new Map(), relationships: matched }, options.graphRanking, options),
     // The full map-reduce over reports is for global questions proper, and only when an answer is wanted.
@@ -23,9 +22,4 @@ export async function retrieveGlobal(input: RetrievalInput): Promise<Retrieval> 
     communities: reports.communities,
     communityAnalysis: reports.analysis,
   };
-}
-
-/** The relationships matching the question's high-level keywords, best first. */
-export function matchedRelationships(input: RetrievalInput): Promise<ScoredId[]> {
-  return relationshipSeeds(input, globalKeywords(input.question, input.keywords));
 }
