@@ -16,7 +16,7 @@ import { mergeChunk, seedDocument } from "../support/storage-fixtures.js";
 
 /**
  * The shared GraphStore contract and a few Neo4j-only checks, against a live Neo4j when NEO4J_URI
- * is set (e.g. after `docker compose up -d`). Each test uses a fresh workspace in the database and
+ * is set (the suite starts one, see test/neo4j-server/). Each test uses a fresh workspace in the database and
  * deletes it afterwards, so the suite can run against a database that holds other data.
  */
 
@@ -24,7 +24,7 @@ const uri = process.env.NEO4J_URI;
 
 if (!uri) {
   describe.skip("GraphStore contract: neo4j", () => {
-    it("skipped: NEO4J_URI not set (Neo4j not available)", () => {});
+    it(`skipped: no Neo4j (${process.env.KGRAG_TEST_NEO4J_SKIPPED ?? "NEO4J_URI not set"})`, () => {});
   });
 } else {
   const settings: Neo4jSettings = {
@@ -98,13 +98,20 @@ if (!uri) {
     });
 
     it("searches a namespace larger than the exact limit through the vector index", async () => {
-      const items = Array.from({ length: EXACT_LIMIT + 50 }, (_, i) => ({
+      // Distinct directions on a half circle, so the nearest one is unambiguous.
+      const count = EXACT_LIMIT + 50;
+      const direction = (i: number) => [
+        Math.cos((Math.PI * i) / count),
+        Math.sin((Math.PI * i) / count),
+        0.1,
+      ];
+      const items = Array.from({ length: count }, (_, i) => ({
         id: `v${i}`,
-        vector: [Math.cos(i), Math.sin(i), 0.1],
+        vector: direction(i),
         textHash: `h${i}`,
       }));
       await store.upsertVectors("communities", items);
-      const hits = await store.searchVectors("communities", [Math.cos(7), Math.sin(7), 0.1], 3);
+      const hits = await store.searchVectors("communities", direction(7), 3);
       expect(hits[0]?.id).toBe("v7");
       expect(hits[0]?.score).toBeCloseTo(1, 3);
     });

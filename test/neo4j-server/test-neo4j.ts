@@ -1,0 +1,155 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+/**
+ * A real Neo4j 5.26 (community) for the test suite and for trying the CLI by hand: Neo4j's own
+ * artifacts resolved by Maven from the pinned pom.xml beside this file (cached in ~/.m2 and the
+ * classpath in node_modules/.cache), started by Java's single-file launcher with Bolt on a free
+ * loopback port, a temporary data folder and a random password.
+ */
+
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+const POM = join(HERE, "pom.xml");
+const LAUNCHER = join(HERE, "TestNeo4j.java");
+const CACHE_DIR = fileURLToPath(new URL("../../node_modules/.cache/kgrag-test-neo4j/", import.meta.url));
+const START_TIMEOUT_MS = 180_000;
+const STOP_TIMEOUT_MS = 30_000;
+
+const exec = promisify(execFile);
+
+export interface TestNeo4j {
+  uri: string;
+  username: string;
+  password: string;
+  version: string;
+  stop(): Promise<void>;
+}
+
+/** Why the test Neo4j cannot start here (no Java or Maven), or undefined when it can. */
+export async function missingTools(): Promise<string | undefined> {
+  for (const [tool, args] of [
+    ["java", ["-version"]],
+    ["mvn", ["-v"]],
+  ] as const) {
+    try {
+      await exec(tool, [...args], { timeout: 30_000 });
+    } catch {
+      return `${tool} not found on PATH (Java 17+ and Maven start the test Neo4j)`;
+    }
+  }
+  return undefined;
+}
+
+export async function startTestNeo4j(log: (line: string) => void = () => {}): Promise<TestNeo4j> {
+  const classpath = await resolveClasspath(log);
+  const port = await freePort();
+  const password = `kgrag-${createHash("sha256").update(`${process.pid}-${Date.now()}`).digest("hex").slice(0, 16)}`;
+  const dataDir = mkdtempSync(join(tmpdir(), "kgrag-test-neo4j-"));
+  const child = spawn(
+    "java",
+    ["-Xms512m", "-Xmx1g", "-XX:+UseParallelGC", "-cp", classpath, LAUNCHER, dataDir, String(port), password],
+    { stdio: ["pipe", "pipe", "pipe"] },
+  );
+  const stop = () => stopServer(child, dataDir);
+  try {
+    await waitForReady(child);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    uri: `bolt://127.0.0.1:${port}`,
+    username: "neo4j",
+    password,
+    version: neo4jVersion(),
+    stop,
+  };
+}
+
+/** The Neo4j version pinned in pom.xml. */
+export function neo4jVersion(): string {
+  const match = /<neo4j\.version>([^<]+)<\/neo4j\.version>/.exec(readFileSync(POM, "utf8"));
+  if (!match?.[1]) throw new Error(`no <neo4j.version> in ${POM}`);
+  return match[1];
+}
+
+/** `mvn dependency:build-classpath` once per pom.xml content; later runs read the cached file. */
+async function resolveClasspath(log: (line: string) => void): Promise<string> {
+  const key = createHash("sha256").update(readFileSync(POM)).digest("hex").slice(0, 16);
+  const file = join(CACHE_DIR, `classpath-${key}.txt`);
+  if (existsSync(file)) {
+    const cached = readFileSync(file, "utf8").trim();
+    if (cached.split(":").every((jar) => existsSync(jar))) return cached;
+  }
+  mkdirSync(CACHE_DIR, { recursive: true });
+  log(`Resolving Neo4j ${neo4jVersion()} with Maven (the first time downloads it to ~/.m2)...`);
+  try {
+    await exec("mvn", ["-q", "-B", "-f", POM, "dependency:build-classpath", `-Dmdep.outputFile=${file}`], {
+      timeout: 15 * 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (error) {
+    const output = error instanceof Error && "stdout" in error ? String(error.stdout) : String(error);
+    throw new Error(`Maven could not resolve the test Neo4j (${POM}):\n${output.slice(-2000)}`);
+  }
+  const resolved = readFileSync(file, "utf8").trim();
+  writeFileSync(file, resolved);
+  return resolved;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function waitForReady(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(
+      () => fail(new Error(`the test Neo4j did not start within ${START_TIMEOUT_MS / 1000} s`)),
+      START_TIMEOUT_MS,
+    );
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      reject(new Error(`${error.message}\n${output.slice(-3000)}`));
+    };
+    child.stdout?.on("data", (data: Buffer) => {
+      output += data.toString();
+      if (output.includes("READY ")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr?.on("data", (data: Buffer) => {
+      output += data.toString();
+    });
+    child.on("error", fail);
+    child.on("exit", (code, signal) => fail(new Error(`the test Neo4j exited early (${code ?? signal})`)));
+  });
+}
+
+/** Closing standard input asks the launcher to shut down; it is killed if it does not. */
+async function stopServer(child: ChildProcess, dataDir: string): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.stdin?.end();
+    const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}
