@@ -70,6 +70,12 @@ export const Neo4jSchema = z.object({
   username: z.string().default("neo4j"),
   password: z.string().default(""),
   database: z.string().optional(),
+  /**
+   * Chunks merged per write transaction on Neo4j: each batch rewrites every entity it touches, and
+   * the server caps a transaction's memory (db.memory.transaction.max), so batches stay smaller
+   * than the embedded store's.
+   */
+  mergeBatchChunks: z.number().int().min(1).default(256),
 });
 
 export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;

@@ -81,8 +81,10 @@ export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgr
 
 function buildFacade(workspace: string, services: KgragServices, components: IndexComponents): Kgrag {
   const { store } = services;
-  const writing = <T>(work: () => Promise<T>) =>
-    store.kind === "sqlite" ? withWorkspaceLock(workspace, work) : work();
+  const writing = <T>(work: () => Promise<T>) => {
+    if (store.kind === "sqlite") return withWorkspaceLock(workspace, work);
+    return store.withWriterLease ? store.withWriterLease(work) : work();
+  };
   return {
     services,
     components,

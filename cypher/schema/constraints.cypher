@@ -14,3 +14,5 @@ CREATE CONSTRAINT kgrag_llm_cache_key IF NOT EXISTS
 FOR (l:LlmCache) REQUIRE (l.workspace, l.stage, l.model, l.promptHash) IS UNIQUE;
 CREATE CONSTRAINT kgrag_counter_key IF NOT EXISTS
 FOR (n:Counter) REQUIRE (n.workspace, n.name) IS UNIQUE;
+CREATE CONSTRAINT kgrag_writer_lease_key IF NOT EXISTS
+FOR (l:WriterLease) REQUIRE l.workspace IS UNIQUE;

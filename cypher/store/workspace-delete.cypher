@@ -37,3 +37,7 @@ CALL () {
   MATCH (n:Counter {workspace: $workspace})
   DELETE n
 }
+CALL () {
+  MATCH (n:WriterLease {workspace: $workspace})
+  DELETE n
+}

@@ -2,6 +2,7 @@ import type { Driver } from "neo4j-driver";
 import { loadPrompt } from "../llm/prompts.js";
 import type { GraphStore } from "../storage/graph-store.js";
 import { DriverRunner } from "../storage/neo4j/driver-runner.js";
+import { GRAPH_MODEL } from "../storage/neo4j/graph-model.js";
 import { Neo4jGraphStore } from "../storage/neo4j/neo4j-store.js";
 import { driverReadOnlySession, runReadOnlyCypher } from "./run-cypher.js";
 import { type GraphSchema, loadSchema } from "./schema.js";
@@ -61,7 +62,9 @@ const KGRAG_INTERNAL_LABELS = new Set(["Meta", "LlmCache", "History", "Counter",
 export function text2CypherSetup(
   schema: GraphSchema,
   workspace: string | undefined,
+  target: CypherTarget = "workspace",
 ): { schema: GraphSchema; options: Pick<TextToCypherOptions, "instructions" | "parameters"> } {
+  if (target === "external") return { schema: withoutKgragGraph(schema), options: {} };
   if (workspace === undefined || !isKgragGraph(schema)) return { schema, options: {} };
   return {
     schema: withoutInternals(schema),
@@ -72,34 +75,70 @@ export function text2CypherSetup(
   };
 }
 
+/**
+ * What questions are asked of: the workspace's graph that kgrag built (filtered by $workspace), or
+ * the database's own graph that kgrag did not build (`--external`: the whole database, no filter).
+ */
+export type CypherTarget = "workspace" | "external";
+
+/** A user's own graph sharing the database with kgrag workspaces: kgrag's labels and types left out. */
+export function withoutKgragGraph(schema: GraphSchema): GraphSchema {
+  const labels = new Set<string>(GRAPH_MODEL.labels);
+  const types = new Set<string>(GRAPH_MODEL.relationshipTypes);
+  return filterSchema(
+    schema,
+    (label) => !labels.has(label),
+    (type) => !types.has(type),
+    (properties) => properties,
+  );
+}
+
 function withoutInternals(schema: GraphSchema): GraphSchema {
-  const keep = (label: string) => !KGRAG_INTERNAL_LABELS.has(label);
   const dropVectors = (properties: Record<string, string>) =>
     Object.fromEntries(
       Object.entries(properties).filter(([name]) => !/^embedding/.test(name) && name !== "anchor"),
     );
+  return filterSchema(
+    schema,
+    (label) => !KGRAG_INTERNAL_LABELS.has(label),
+    () => true,
+    dropVectors,
+  );
+}
+
+/**
+ * The schema restricted to the labels and relationship types kept. A type stays when a kept
+ * pattern uses it, or when it has no pattern at all (no data sampled yet).
+ */
+function filterSchema(
+  schema: GraphSchema,
+  keepLabel: (label: string) => boolean,
+  keepType: (type: string) => boolean,
+  cleanProperties: (properties: Record<string, string>) => Record<string, string>,
+): GraphSchema {
   const table = (entries: Record<string, Record<string, string>>, owners: (name: string) => boolean) =>
     Object.fromEntries(
       Object.entries(entries)
         .filter(([owner]) => owners(owner))
-        .map(([owner, properties]) => [owner, dropVectors(properties)]),
+        .map(([owner, properties]) => [owner, cleanProperties(properties)]),
     );
-  const patterns = schema.patterns.filter((p) => keep(p.start) && keep(p.end));
-  // Types with no pattern (no data sampled yet) stay; types only internal labels use go.
+  const patterns = schema.patterns.filter((p) => keepLabel(p.start) && keepLabel(p.end) && keepType(p.type));
   const types = new Set(
     schema.relationshipTypes.filter(
-      (type) => patterns.some((p) => p.type === type) || !schema.patterns.some((p) => p.type === type),
+      (type) =>
+        keepType(type) &&
+        (patterns.some((p) => p.type === type) || !schema.patterns.some((p) => p.type === type)),
     ),
   );
   const sampleValues =
     schema.sampleValues &&
-    Object.fromEntries(Object.entries(schema.sampleValues).filter(([label]) => keep(label)));
+    Object.fromEntries(Object.entries(schema.sampleValues).filter(([label]) => keepLabel(label)));
   return {
     ...schema,
     ...(sampleValues ? { sampleValues } : {}),
-    labels: schema.labels.filter(keep),
+    labels: schema.labels.filter(keepLabel),
     relationshipTypes: schema.relationshipTypes.filter((type) => types.has(type)),
-    nodeProperties: table(schema.nodeProperties, keep),
+    nodeProperties: table(schema.nodeProperties, keepLabel),
     relationshipProperties: table(schema.relationshipProperties, (type) => types.has(type)),
     patterns,
   };

@@ -34,6 +34,23 @@ export class ReadOnlyRefusal extends Error {
   }
 }
 
+/** The query ran past its time limit and the server stopped it. */
+export class CypherTimeout extends Error {
+  constructor(timeoutMs: number) {
+    super(
+      `Stopped: the query ran longer than its ${timeoutMs} ms time limit. ` +
+        "Narrow it (a LIMIT, a label, an indexed property) or raise --timeout.",
+    );
+    this.name = "CypherTimeout";
+  }
+}
+
+/** Neo4j's codes for a transaction it terminated at its timeout. */
+function isTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" && /TransactionTimedOut|Transaction\.Terminated/.test(code);
+}
+
 const QUERY_TYPES: Record<string, string> = {
   r: "read-only",
   rw: "read-write",
@@ -96,6 +113,9 @@ export function driverReadOnlySession(driver: Driver, database: string | undefin
           },
           { timeout: limits.timeoutMs },
         );
+      } catch (error) {
+        if (isTimeout(error)) throw new CypherTimeout(limits.timeoutMs);
+        throw error;
       } finally {
         await session.close();
       }

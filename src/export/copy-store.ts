@@ -11,6 +11,8 @@ import { type ProgressReporter, silentProgress } from "../util/progress.js";
 const VECTOR_NAMESPACES: VectorNamespace[] = ["chunks", "entities", "relationships", "communities"];
 /** Records per write call: keeps each target transaction a manageable size. */
 const BATCH = 2000;
+/** Chunks whose mentions one copy transaction stores: a few thousand mention rows at most. */
+const CHUNKS_PER_COPY_TRANSACTION = 200;
 
 export interface CopyReport {
   documents: number;
@@ -120,17 +122,28 @@ async function copyDocumentsAndChunks(
   const mentions = await from.getChunkMentions(states.map((s) => s.chunkId));
   const entitiesOf = byChunk(mentions.entities);
   const relationshipsOf = byChunk(mentions.relationships);
+  // Several chunks per transaction (one round trip each would make a large copy crawl), in merge
+  // order; a failed chunk's mark waits for its own mentions to be committed.
+  let pending: Parameters<GraphStore["commitChunkMerges"]>[0] = [];
+  const flush = async () => {
+    if (pending.length > 0) await to.commitChunkMerges(pending, NO_CHANGES);
+    pending = [];
+  };
   for (const state of mergeOrder(states, mentions.entities, mentions.relationships)) {
     const own = {
       entities: entitiesOf.get(state.chunkId) ?? [],
       relationships: relationshipsOf.get(state.chunkId) ?? [],
     };
     if (state.status === "merged" || own.entities.length > 0 || own.relationships.length > 0) {
-      await to.commitChunkMerge(state.chunkId, own, NO_CHANGES);
+      pending.push({ chunkId: state.chunkId, mentions: own });
+      if (pending.length >= CHUNKS_PER_COPY_TRANSACTION) await flush();
     }
-    if (state.status === "failed")
+    if (state.status === "failed") {
+      await flush();
       await to.markChunkFailed(state.chunkId, state.error ?? "", state.rawOutput);
+    }
   }
+  await flush();
   return { documents: documents.length, chunks: chunkCount };
 }
 

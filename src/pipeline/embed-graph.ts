@@ -1,3 +1,4 @@
+import pLimit, { type LimitFunction } from "p-limit";
 import type { Embedder } from "../embedding/embedder.js";
 import { splitRelationshipKey } from "../merge/keys.js";
 import type { KgragServices } from "../services.js";
@@ -32,22 +33,28 @@ export async function embedGraph(services: KgragServices): Promise<{ embedded: n
   const names = new Map(entities.map((e) => [e.key, e.name]));
 
   // The three indexes are independent: embedding them together keeps every request slot busy
-  // instead of draining one namespace's last half-empty round before the next starts.
+  // instead of draining one namespace's last half-empty round before the next starts. Their writes
+  // take turns: on Neo4j a relationship vector MERGEs its endpoint entities, and concurrent
+  // transactions on the same nodes would deadlock and retry.
+  const writes = pLimit(1);
   const counts = await Promise.all([
     syncNamespace(
       services,
       "chunks",
       chunks.map((c) => ({ id: c.id, text: c.text })),
+      writes,
     ),
     syncNamespace(
       services,
       "entities",
       entities.map((e) => ({ id: e.key, text: entityEmbeddingText(e) })),
+      writes,
     ),
     syncNamespace(
       services,
       "relationships",
       relationships.map((r) => ({ id: r.key, text: relationshipEmbeddingText(r, names) })),
+      writes,
     ),
   ]);
   const embedded = counts.reduce((a, b) => a + b, 0);
@@ -59,6 +66,7 @@ export async function syncNamespace(
   services: KgragServices,
   ns: VectorNamespace,
   inputs: EmbeddingInput[],
+  writes: LimitFunction = pLimit(1),
 ): Promise<number> {
   const { store, embedder, progress } = services;
   const stored = await store.vectorHashes(ns);
@@ -69,17 +77,20 @@ export async function syncNamespace(
     .map((i) => ({ ...i, textHash: hashText(i.text) }))
     .filter((i) => stored.get(i.id) !== i.textHash);
   if (todo.length === 0) return 0;
-  await embedInBatches(embedder, ns, todo, store.upsertVectors.bind(store), progress);
+  const write: VectorWrite = (namespace, items) => writes(() => store.upsertVectors(namespace, items));
+  await embedInBatches(embedder, ns, todo, write, progress);
   return todo.length;
 }
 
 const WRITE_BATCH = 256;
 
+type VectorWrite = KgragServices["store"]["upsertVectors"];
+
 async function embedInBatches(
   embedder: Embedder,
   ns: VectorNamespace,
   todo: (EmbeddingInput & { textHash: string })[],
-  write: KgragServices["store"]["upsertVectors"],
+  write: VectorWrite,
   progress: ProgressReporter,
 ): Promise<void> {
   const step = `embed ${ns}`;

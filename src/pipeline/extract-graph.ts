@@ -15,8 +15,14 @@ const MIN_MERGE_BATCH = 256;
 const MAX_MERGE_BATCH = 4096;
 const MERGE_BATCHES_PER_RUN = 2;
 
-function mergeBatchSize(chunks: number): number {
-  return Math.min(MAX_MERGE_BATCH, Math.max(MIN_MERGE_BATCH, Math.ceil(chunks / MERGE_BATCHES_PER_RUN)));
+/** Neo4j bounds a transaction's memory, so its batches have their own (configured) cap. */
+function mergeBatchSize(services: KgragServices, chunks: number): number {
+  const perRun = Math.min(
+    MAX_MERGE_BATCH,
+    Math.max(MIN_MERGE_BATCH, Math.ceil(chunks / MERGE_BATCHES_PER_RUN)),
+  );
+  if (services.store.kind !== "neo4j") return perRun;
+  return Math.min(perRun, services.config.neo4j?.mergeBatchChunks ?? perRun);
 }
 
 export interface ExtractGraphResult {
@@ -49,7 +55,7 @@ export async function extractGraph(
   if (work.length === 0) return result;
 
   progress.start("extract", work.length);
-  const batchSize = mergeBatchSize(work.length);
+  const batchSize = mergeBatchSize(services, work.length);
   const mergeQueue = pLimit(1);
   // Enough extractions in flight to keep the model busy without holding every chunk's promise at once.
   const inFlight = pLimit(Math.max(2, (services.config.llm?.concurrency ?? 1) * 2));

@@ -28,6 +28,11 @@ import type {
 export interface GraphStore {
   readonly kind: "sqlite" | "neo4j";
   close(): Promise<void>;
+  /**
+   * Runs `work` as the workspace's only writer, for a store shared through a server (Neo4j); the
+   * embedded store is guarded by its workspace folder's lock instead.
+   */
+  withWriterLease?<T>(work: () => Promise<T>): Promise<T>;
 
   // ---- workspace metadata (embedding model and dimension, extractor kind, ...) ----
   getMeta(key: string): Promise<string | undefined>;

@@ -1,3 +1,5 @@
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 import { missingTools, startTestNeo4j } from "./test-neo4j.js";
 
@@ -8,6 +10,7 @@ import { missingTools, startTestNeo4j } from "./test-neo4j.js";
  * error: CI must run them.
  */
 export default async function setup(_project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  if (!runsNeo4jTests(process.argv)) return undefined;
   if (process.env.NEO4J_URI) {
     process.env.KGRAG_TEST_NEO4J = `given by NEO4J_URI (${process.env.NEO4J_URI})`;
     return undefined;
@@ -28,3 +31,21 @@ export default async function setup(_project: TestProject): Promise<(() => Promi
   console.log(`${process.env.KGRAG_TEST_NEO4J} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return () => server.stop();
 }
+
+/**
+ * False when the command line names test files and none of them is a live Neo4j test
+ * (`vitest run test/unit/foo.test.ts`): no server is started for a run that cannot use it.
+ */
+function runsNeo4jTests(argv: string[]): boolean {
+  const run = argv.findIndex((arg) => arg === "run" || arg.endsWith("vitest.mjs") || arg.endsWith("vitest"));
+  const filters = argv.slice(run + 1).filter((arg) => !arg.startsWith("-") && arg !== "run");
+  if (filters.length === 0) return true;
+  // Vitest keeps the files whose path contains a filter.
+  const liveTests = readdirSync(LIVE_TESTS).map((name) => `test/neo4j/${name}`);
+  return filters.some((filter) => {
+    const plain = filter.replace(/^\.\//, "");
+    return liveTests.some((file) => file.includes(plain));
+  });
+}
+
+const LIVE_TESTS = fileURLToPath(new URL("../neo4j/", import.meta.url));

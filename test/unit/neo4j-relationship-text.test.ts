@@ -96,7 +96,10 @@ describe("Neo4j relationship full text: backfill of older workspaces", () => {
     const last = sets[1]?.params.rows as { key: string; searchText: string }[];
     const expected = makeRelationship(`a${BACKFILL_PAGE + 1}`, `b${BACKFILL_PAGE + 1}`);
     expect(last[1]).toEqual({ key: expected.key, searchText: relationshipSearchText(expected) });
-    expect(new Set(runner.calls.map((c) => c.tx))).toEqual(new Set([1, 2]));
+    // A read of the done flag, one write transaction per page, then the flag.
+    expect(runner.names()[0]).toBe("store/meta-get");
+    expect(runner.names().at(-1)).toBe("store/meta-set");
+    expect(new Set(runner.calls.slice(1, -1).map((c) => c.tx))).toEqual(new Set([1, 2]));
     expect(runner.calls.every((c) => c.params.workspace === "backfill-pages")).toBe(true);
   });
 
@@ -104,11 +107,22 @@ describe("Neo4j relationship full text: backfill of older workspaces", () => {
     const runner = new ScriptedRunner();
     const connection = new Neo4jConnection(runner, "backfill-once");
     expect(await backfillRelationshipSearchText(connection)).toBe(0);
-    expect(runner.names()).toEqual(["store/relationships-missing-search-text"]);
+    expect(runner.names()).toEqual([
+      "store/meta-get",
+      "store/relationships-missing-search-text",
+      "store/meta-set",
+    ]);
     await backfillRelationshipSearchText(connection);
-    expect(runner.calls).toHaveLength(1);
+    expect(runner.calls).toHaveLength(3);
     await backfillRelationshipSearchText(new Neo4jConnection(runner, "backfill-other"));
-    expect(runner.calls).toHaveLength(2);
+    expect(runner.calls).toHaveLength(6);
+  });
+
+  it("only reads its done flag once a workspace was filled, in this process or another", async () => {
+    const runner = new ScriptedRunner({ "store/meta-get": () => [{ value: "complete" }] });
+    expect(await backfillRelationshipSearchText(new Neo4jConnection(runner, "backfill-done"))).toBe(0);
+    expect(runner.names()).toEqual(["store/meta-get"]);
+    expect(runner.calls[0]?.tx).toBe(0);
   });
 
   it("stops at a page that fills nothing, instead of finding the same edges forever", async () => {
@@ -117,7 +131,9 @@ describe("Neo4j relationship full text: backfill of older workspaces", () => {
       "store/relationships-set-search-text": () => [{ filled: 0 }],
     });
     expect(await backfillRelationshipSearchText(new Neo4jConnection(runner, "backfill-stuck"))).toBe(0);
+    // Not marked done: the edges that could not be written are still missing their text.
     expect(runner.names()).toEqual([
+      "store/meta-get",
       "store/relationships-missing-search-text",
       "store/relationships-set-search-text",
     ]);

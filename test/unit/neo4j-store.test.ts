@@ -420,7 +420,7 @@ describe("Neo4j schema setup", () => {
     const connection = new Neo4jConnection(runner, "w");
     await ensureSchema(connection);
     const names = runner.names("schema");
-    expect(names.filter((n) => n.startsWith("schema/constraints#")).length).toBe(7);
+    expect(names.filter((n) => n.startsWith("schema/constraints#")).length).toBe(8);
     expect(names.filter((n) => n.startsWith("schema/fulltext-indexes#")).length).toBe(3);
     expect(runner.calls.filter((c) => c.name === "schema/await-index").map((c) => c.params.name)).toEqual([
       "kgrag_chunk_text",

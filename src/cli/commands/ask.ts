@@ -22,6 +22,8 @@ export type OpenForCypher = (opts: { workspace?: string }) => Promise<{
 
 export interface TextToCypherCliOptions {
   workspace?: string;
+  /** Ask the database's own graph (one kgrag did not build) instead of the workspace's. */
+  external?: boolean;
   schema?: string;
   timeout: number;
   maxRows: number;
@@ -48,7 +50,11 @@ export async function openTextToCypher(open: OpenForCypher, opts: TextToCypherCl
     const live = liveCypherOf(opened.services.store);
     if (!live) throw new UsageError(needsNeo4j(command));
     if (!opened.services.chat) throw new UsageError(needsLlm(command));
-    const { schema, options } = text2CypherSetup(await resolveSchema(live, opts.schema), live.workspace);
+    const { schema, options } = text2CypherSetup(
+      await resolveSchema(live, opts.schema),
+      live.workspace,
+      opts.external ? "external" : "workspace",
+    );
     const deps: TextToCypherDeps = { chat: opened.services.chat, schema, execute: liveExecutor(live) };
     const settings: TextToCypherOptions = {
       ...options,
@@ -76,6 +82,7 @@ export function withTextToCypherOptions(command: Command): Command {
   return command
     .option("--schema <file>", "schema.json to work from instead of introspecting the database")
     .option("-w, --workspace <dir>", "workspace folder")
+    .option("--external", "ask the database's own graph (one kgrag did not build): no workspace filter")
     .option("--timeout <ms>", "query timeout in milliseconds", wholeNumber, TEXT2CYPHER_DEFAULTS.timeoutMs)
     .option("--max-rows <n>", "row cap", wholeNumber, TEXT2CYPHER_DEFAULTS.maxRows)
     .option("--corrections <n>", "correction rounds after a rejected query", wholeNumber, 1);

@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { liveCypherOf } from "../../cypher/live-cypher.js";
+import { liveCypherOf, withoutKgragGraph } from "../../cypher/live-cypher.js";
 import { type GraphSchema, loadSchema, SCHEMA_FORMAT } from "../../cypher/schema.js";
 import { introspectSchema } from "../../cypher/schema-introspect.js";
 import { renderSchema } from "../../cypher/schema-render.js";
@@ -66,7 +66,8 @@ export function addCypherSubcommands(cypher: Command, open?: OpenForCypher): Com
     .option("--json", "print schema.json, the format `kgrag cypher validate --schema` reads")
     .option("--out <file>", "write schema.json to this file")
     .option("-w, --workspace <dir>", "workspace folder")
-    .action(async (opts: { json?: boolean; out?: string; workspace?: string }) => {
+    .option("--external", "only the database's own graph: kgrag's labels and types left out")
+    .action(async (opts: { json?: boolean; out?: string; workspace?: string; external?: boolean }) => {
       if (storageFromEnv() === "sqlite") throw new UsageError(SCHEMA_NEEDS_NEO4J);
       const opener = open ?? (await import("../open.js")).cliOpener();
       const opened = await opener(opts);
@@ -74,7 +75,7 @@ export function addCypherSubcommands(cypher: Command, open?: OpenForCypher): Com
         const live = liveCypherOf(opened.services.store);
         if (!live) throw new UsageError(SCHEMA_NEEDS_NEO4J);
         const schema = await introspectSchema(live.driver, live.database, { refresh: true });
-        await writeSchema(schema, opts);
+        await writeSchema(opts.external ? withoutKgragGraph(schema) : schema, opts);
       } finally {
         await opened.close();
       }

@@ -2,7 +2,11 @@ import neo4j, { type Driver } from "neo4j-driver";
 import type { KgragConfig } from "../../config.js";
 import { type PlainRecord, recordToPlain } from "./record-mapping.js";
 
-export type Neo4jSettings = NonNullable<KgragConfig["neo4j"]>;
+/** What a connection needs (the rest of the neo4j config tunes the store). */
+export type Neo4jSettings = Pick<
+  NonNullable<KgragConfig["neo4j"]>,
+  "uri" | "username" | "password" | "database"
+>;
 
 /** A statement ready to run: its name under cypher/ (for errors and tests), text and parameters. */
 export interface BoundStatement {
@@ -24,8 +28,11 @@ export interface StatementRunner {
   close(): Promise<void>;
 }
 
-/** Relationship vector indexes (and `db.index.vector.queryRelationships`) exist since 5.18. */
-const MIN_VERSION: [number, number] = [5, 18];
+/**
+ * Relationship vector indexes exist since 5.18, but kgrag's statements use the scoped subquery form
+ * `CALL (x) { ... }`, which needs 5.23.
+ */
+export const MIN_VERSION: [number, number] = [5, 23];
 
 /** Connects, checks the server version, and says how to start Neo4j when it cannot be reached. */
 export async function openDriverRunner(settings: Neo4jSettings): Promise<DriverRunner> {
@@ -95,19 +102,19 @@ export class DriverRunner implements StatementRunner {
   }
 }
 
-function assertSupportedVersion(agent: string): void {
+export function assertSupportedVersion(agent: string): void {
   const match = /Neo4j\/(\d+)\.(\d+)/.exec(agent);
   if (!match) return;
   const [major, minor] = [Number(match[1]), Number(match[2])];
   if (major < MIN_VERSION[0] || (major === MIN_VERSION[0] && minor < MIN_VERSION[1])) {
     throw new UnsupportedServerError(
-      `kgrag needs Neo4j ${MIN_VERSION.join(".")} or later (relationship vector indexes); the server is ${agent}. ` +
+      `kgrag needs Neo4j ${MIN_VERSION.join(".")} or later (scoped CALL subqueries); the server is ${agent}. ` +
         "Use neo4j:5.26 (see docker-compose.yml).",
     );
   }
 }
 
-class UnsupportedServerError extends Error {}
+export class UnsupportedServerError extends Error {}
 
 function explainConnectionError(error: unknown, settings: Neo4jSettings): Error {
   if (error instanceof UnsupportedServerError) return error;

@@ -29,6 +29,7 @@ export const GRAPH_MODEL = {
     "LlmCache",
     "History",
     "Counter",
+    "WriterLease",
   ],
   relationshipTypes: [
     "HAS_CHUNK",
@@ -130,6 +131,14 @@ export const GRAPH_MODEL = {
       at: "STRING",
     },
     Counter: { workspace: "STRING", name: "STRING", value: "INTEGER" },
+    WriterLease: {
+      workspace: "STRING",
+      owner: "STRING",
+      pid: "INTEGER",
+      host: "STRING",
+      since: "INTEGER",
+      expiresAt: "INTEGER",
+    },
   } satisfies Record<string, PropertyTypes>,
   relationshipProperties: {
     MENTIONS: { name: "STRING", type: "STRING", description: "STRING", ord: "INTEGER" },

@@ -27,8 +27,10 @@ import { applyGraphChanges, type ChunkMentions, type ChunkMerge, commitChunkMerg
 import { ensureSchema, VectorIndexes } from "./schema-setup.js";
 import * as search from "./search.js";
 import { backfillRelationshipSearchText } from "./search-text-backfill.js";
+import { VectorStatsCache } from "./vector-stats.js";
 import * as vectors from "./vectors.js";
 import * as data from "./workspace-data.js";
+import { withWriterLease } from "./writer-lease.js";
 
 /**
  * Opens the Neo4j store of one workspace: connects, checks the server version and makes sure the
@@ -51,9 +53,11 @@ export async function openNeo4jStore(settings: Neo4jSettings, workspace: string)
 export class Neo4jGraphStore implements GraphStore {
   readonly kind = "neo4j" as const;
   private readonly indexes: VectorIndexes;
+  private readonly vectorStats: VectorStatsCache;
 
   constructor(readonly connection: Neo4jConnection) {
     this.indexes = new VectorIndexes(connection);
+    this.vectorStats = new VectorStatsCache(connection, search.EXACT_LIMIT + 1);
   }
 
   get workspace(): string {
@@ -62,6 +66,11 @@ export class Neo4jGraphStore implements GraphStore {
 
   close(): Promise<void> {
     return this.connection.close();
+  }
+
+  /** Runs `work` as the workspace's only writer (see writer-lease.ts). */
+  withWriterLease<T>(work: () => Promise<T>): Promise<T> {
+    return withWriterLease(this.connection, work);
   }
 
   /** Deletes every node of this workspace (tests, small workspaces: one transaction). */
@@ -181,16 +190,20 @@ export class Neo4jGraphStore implements GraphStore {
     return reads.counts(this.connection);
   }
 
-  deleteDocuments(docIds: string[]): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
-    return documents.deleteDocuments(this.connection, docIds);
+  async deleteDocuments(docIds: string[]): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
+    const lost = await documents.deleteDocuments(this.connection, docIds);
+    this.vectorStats.forget("chunks");
+    return lost;
   }
 
-  upsertVectors(ns: VectorNamespace, items: VectorItem[]): Promise<void> {
-    return vectors.upsertVectors(this.connection, this.indexes, ns, items);
+  async upsertVectors(ns: VectorNamespace, items: VectorItem[]): Promise<void> {
+    await vectors.upsertVectors(this.connection, this.indexes, ns, items);
+    this.vectorStats.forget(ns);
   }
 
-  deleteVectors(ns: VectorNamespace, ids: string[]): Promise<void> {
-    return vectors.deleteVectors(this.connection, ns, ids);
+  async deleteVectors(ns: VectorNamespace, ids: string[]): Promise<void> {
+    await vectors.deleteVectors(this.connection, ns, ids);
+    this.vectorStats.forget(ns);
   }
 
   vectorHashes(ns: VectorNamespace): Promise<Map<string, string>> {
@@ -207,7 +220,7 @@ export class Neo4jGraphStore implements GraphStore {
     topK: number,
     allow?: Set<string>,
   ): Promise<ScoredId[]> {
-    return search.searchVectors(this.connection, this.indexes, ns, query, topK, allow);
+    return search.searchVectors(this.connection, this.indexes, this.vectorStats, ns, query, topK, allow);
   }
 
   searchChunkText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]> {

@@ -19,6 +19,11 @@ const backfilled = new Set<string>();
 export async function backfillRelationshipSearchText(connection: Neo4jConnection): Promise<number> {
   const target = `${connection.runner.target}\u0000${connection.workspace}`;
   if (backfilled.has(target)) return 0;
+  // A read, not a write transaction: opening a workspace to query it must not wait for writers.
+  if (await backfillDone(connection)) {
+    backfilled.add(target);
+    return 0;
+  }
   let filled = 0;
   for (;;) {
     const page = await connection.write(async (tx) => {
@@ -31,8 +36,21 @@ export async function backfillRelationshipSearchText(connection: Neo4jConnection
       return { found: rows.length, written: asNumber(result?.filled ?? 0, "filled edges") };
     });
     filled += page.written;
-    if (page.found < BACKFILL_PAGE || page.written === 0) break;
+    if (page.found < BACKFILL_PAGE) {
+      // Nothing is left: later opens (of any process) skip the scan.
+      await connection.write((tx) => tx.run("store/meta-set", { key: DONE_KEY, value: "complete" }));
+      break;
+    }
+    if (page.written === 0) break;
   }
   backfilled.add(target);
   return filled;
+}
+
+/** Set once every relationship of the workspace has searchText; every later upsert writes it. */
+const DONE_KEY = "relationshipSearchText";
+
+async function backfillDone(connection: Neo4jConnection): Promise<boolean> {
+  const [row] = await connection.read("store/meta-get", { key: DONE_KEY });
+  return row?.value === "complete";
 }

@@ -3,7 +3,8 @@ import { int, type Neo4jConnection } from "./connection.js";
 import { asNumber, asScored, asScoredList } from "./read-rows.js";
 import type { PlainRecord } from "./record-mapping.js";
 import type { VectorIndexes } from "./schema-setup.js";
-import { norm, vectorStats } from "./vectors.js";
+import type { VectorStatsCache } from "./vector-stats.js";
+import { norm } from "./vectors.js";
 
 /**
  * Vector and full-text search. Neo4j's indexes span every workspace of the database, so hits are
@@ -25,13 +26,14 @@ const GROWTH = 4;
 export async function searchVectors(
   db: Neo4jConnection,
   indexes: VectorIndexes,
+  stats: VectorStatsCache,
   ns: VectorNamespace,
   query: number[],
   topK: number,
   allow?: Set<string>,
 ): Promise<ScoredId[]> {
   if (topK <= 0 || allow?.size === 0) return [];
-  const { count, dimension: dim } = await vectorStats(db, ns, EXACT_LIMIT + 1);
+  const { count, dimension: dim } = await stats.get(ns);
   if (dim === undefined) return [];
   if (query.length !== dim) {
     throw new Error(
@@ -144,6 +146,11 @@ export async function overFetch(
 const LUCENE_SPECIAL = /[+\-&|!(){}[\]^"~*?:\\/]/g;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 const WORDLIKE = /[\p{L}\p{N}]/u;
+/**
+ * Terms kept from one query. Lucene refuses a query of more than 1,024 clauses (TooManyClauses),
+ * and the entity search uses each term twice (name and description).
+ */
+export const MAX_QUERY_TERMS = 256;
 /** Lucene's English stop words, which the CJK analyzer drops: a query of only these matches nothing. */
 const STOP_WORDS = new Set(
   "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with".split(
@@ -165,7 +172,7 @@ export function luceneQuery(text: string): string | null {
       if (WORDLIKE.test(part) && !STOP_WORDS.has(part)) terms.push(part.replace(LUCENE_SPECIAL, "\\$&"));
     }
   }
-  const unique = [...new Set(terms)];
+  const unique = [...new Set(terms)].slice(0, MAX_QUERY_TERMS);
   return unique.length > 0 ? unique.join(" OR ") : null;
 }
 
