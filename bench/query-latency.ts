@@ -9,8 +9,8 @@
  * passages, so this is harder than the 994-passage set, not a second dataset).
  * Run: npx tsx bench/query-latency.ts [--fresh] [--queries N] [--dir DIR] [--quality]
  */
-import { existsSync, readFileSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -20,39 +20,10 @@ import { readEvalQuestions, runEval } from "../src/query/eval/run-eval.js";
 import { QUERY_MODES } from "../src/query/options.js";
 import { runQuery } from "../src/query/query-engine.js";
 import type { KgragServices } from "../src/services.js";
+import { HOTPOTQA, latencyQuestions, percentile, scaledCorpus } from "./support/haystack.js";
 
-const DATA = join(import.meta.dirname, "../../shared/datasets/hotpotqa-100");
+const DATA = HOTPOTQA;
 const COPIES = 6;
-const VOWELS = "aeiou";
-
-/** Copy 0 is the original; copy c rotates the vowels of capitalised words by c places. */
-function alter(text: string, copy: number): string {
-  if (copy === 0) return text;
-  return text.replace(/\b[A-Z][a-z]+/g, (word) =>
-    word.replace(/[aeiou]/g, (v) => VOWELS[(VOWELS.indexOf(v) + copy) % VOWELS.length] as string),
-  );
-}
-
-async function scaledCorpus(dir: string): Promise<string> {
-  const path = join(dir, "corpus-x6.jsonl");
-  if (existsSync(path)) return path;
-  const lines = readFileSync(join(DATA, "corpus.jsonl"), "utf8").split("\n").filter(Boolean);
-  const out: string[] = [];
-  for (let copy = 0; copy < COPIES; copy++) {
-    for (const line of lines) {
-      const p = JSON.parse(line) as { id: string; title: string; text: string };
-      out.push(
-        JSON.stringify({ id: `${p.id}-v${copy}`, title: alter(p.title, copy), text: alter(p.text, copy) }),
-      );
-    }
-  }
-  await writeFile(path, `${out.join("\n")}\n`);
-  return path;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -62,7 +33,7 @@ async function main(): Promise<void> {
     : join(tmpdir(), "kgrag-bench-latency");
   if (args.includes("--fresh") && existsSync(dir)) await rm(dir, { recursive: true });
   await mkdir(dir, { recursive: true });
-  const corpus = await scaledCorpus(dir);
+  const corpus = await scaledCorpus(dir, COPIES);
 
   const kgrag = await createKgrag({ env: {}, config: { workspace: join(dir, "workspace") } });
   try {
@@ -72,12 +43,7 @@ async function main(): Promise<void> {
       `${s.documents} documents, ${s.chunks} chunks, ${s.entities} entities, ${s.relationships} relationships ` +
         `(index step ${((performance.now() - started) / 1000).toFixed(1)} s)`,
     );
-    const questions = readFileSync(join(DATA, "questions.jsonl"), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => (JSON.parse(line) as { question: string }).question)
-      .flatMap((q) => [q, alter(q, 3)])
-      .slice(0, limit);
+    const questions = latencyQuestions(limit);
 
     const rows: string[][] = [];
     for (const mode of QUERY_MODES) {

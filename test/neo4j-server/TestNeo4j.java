@@ -17,13 +17,14 @@ import org.neo4j.io.ByteUnit;
  */
 public class TestNeo4j {
   public static void main(String[] args) throws IOException {
-    if (args.length != 3) {
-      System.err.println("usage: TestNeo4j DATA_DIR BOLT_PORT PASSWORD");
+    if (args.length < 3 || args.length > 4) {
+      System.err.println("usage: TestNeo4j DATA_DIR BOLT_PORT PASSWORD [PAGE_CACHE_MB]");
       System.exit(2);
     }
     Path home = Path.of(args[0]).toAbsolutePath();
     int port = Integer.parseInt(args[1]);
     String password = args[2];
+    long pageCacheMb = args.length == 4 ? Long.parseLong(args[3]) : 512;
 
     DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home)
         .setConfig(BoltConnector.enabled, true)
@@ -31,7 +32,7 @@ public class TestNeo4j {
         .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED)
         .setConfig(HttpConnector.enabled, false)
         .setConfig(GraphDatabaseSettings.auth_enabled, true)
-        .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(512))
+        .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pageCacheMb))
         .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofMinutes(5))
         .build();
     Runtime.getRuntime().addShutdownHook(new Thread(dbms::shutdown));

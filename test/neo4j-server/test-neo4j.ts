@@ -25,6 +25,8 @@ const exec = promisify(execFile);
 
 export interface TestNeo4j {
   uri: string;
+  /** The server's process id (for its memory figures in benchmarks). */
+  pid: number;
   username: string;
   password: string;
   version: string;
@@ -46,14 +48,34 @@ export async function missingTools(): Promise<string | undefined> {
   return undefined;
 }
 
-export async function startTestNeo4j(log: (line: string) => void = () => {}): Promise<TestNeo4j> {
+/** Memory for the server: the suite's defaults suit small test graphs; benchmarks give more. */
+export interface TestNeo4jMemory {
+  heapMb?: number;
+  pageCacheMb?: number;
+}
+
+export async function startTestNeo4j(
+  log: (line: string) => void = () => {},
+  memory: TestNeo4jMemory = {},
+): Promise<TestNeo4j> {
   const classpath = await resolveClasspath(log);
   const port = await freePort();
   const password = `kgrag-${createHash("sha256").update(`${process.pid}-${Date.now()}`).digest("hex").slice(0, 16)}`;
   const dataDir = mkdtempSync(join(tmpdir(), "kgrag-test-neo4j-"));
   const child = spawn(
     "java",
-    ["-Xms512m", "-Xmx1g", "-XX:+UseParallelGC", "-cp", classpath, LAUNCHER, dataDir, String(port), password],
+    [
+      "-Xms512m",
+      `-Xmx${memory.heapMb ?? 1024}m`,
+      "-XX:+UseParallelGC",
+      "-cp",
+      classpath,
+      LAUNCHER,
+      dataDir,
+      String(port),
+      password,
+      String(memory.pageCacheMb ?? 512),
+    ],
     { stdio: ["pipe", "pipe", "pipe"] },
   );
   const stop = () => stopServer(child, dataDir);
@@ -65,6 +87,7 @@ export async function startTestNeo4j(log: (line: string) => void = () => {}): Pr
   }
   return {
     uri: `bolt://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
     username: "neo4j",
     password,
     version: neo4jVersion(),

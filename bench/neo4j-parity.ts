@@ -1,0 +1,191 @@
+/**
+ * The same corpus indexed offline into the embedded store and into a live Neo4j 5.26: counts,
+ * retrieval quality (all-gold@8 per mode), indexing wall time, context-only query latency per mode,
+ * and the peak memory of both processes (kgrag and the Neo4j JVM).
+ * Uses NEO4J_URI when set; otherwise starts the test Neo4j (test/neo4j-server/) and stops it after.
+ * Run: npx tsx bench/neo4j-parity.ts [--copies 1|6] [--queries N] [--heap MB] [--page-cache MB]
+ */
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { formatTable } from "../src/cli/output.js";
+import { createKgrag, type Kgrag } from "../src/kgrag.js";
+import { readEvalQuestions, runEval } from "../src/query/eval/run-eval.js";
+import { QUERY_MODES, type QueryMode } from "../src/query/options.js";
+import { runQuery } from "../src/query/query-engine.js";
+import { Neo4jGraphStore } from "../src/storage/neo4j/neo4j-store.js";
+import { startTestNeo4j, type TestNeo4j } from "../test/neo4j-server/test-neo4j.js";
+import { HOTPOTQA, latencyQuestions, percentile, scaledCorpus } from "./support/haystack.js";
+
+interface StoreFigures {
+  indexSeconds: number;
+  counts: Record<string, number>;
+  allGold8: Record<string, number>;
+  p50: Record<string, number>;
+  p95: Record<string, number>;
+}
+
+function option(name: string, fallback: number): number {
+  const args = process.argv.slice(2);
+  return args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
+}
+
+async function main(): Promise<void> {
+  const copies = option("--copies", 1);
+  const queries = option("--queries", 200);
+  const dir = join(tmpdir(), `kgrag-bench-neo4j-parity-${copies}`);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const corpus = await scaledCorpus(dir, copies);
+
+  let server: TestNeo4j | undefined;
+  const neo4j = process.env.NEO4J_URI
+    ? {
+        uri: process.env.NEO4J_URI,
+        username: process.env.NEO4J_USERNAME ?? "neo4j",
+        password: process.env.NEO4J_PASSWORD ?? "",
+        database: process.env.NEO4J_DATABASE,
+      }
+    : await (async () => {
+        server = await startTestNeo4j((line) => console.error(line), {
+          heapMb: option("--heap", 2048),
+          pageCacheMb: option("--page-cache", 2048),
+        });
+        return { uri: server.uri, username: server.username, password: server.password };
+      })();
+  const workspaceName = `parity-${copies}x-${randomUUID().slice(0, 8)}`;
+  try {
+    const sqlite = await measure(
+      await createKgrag({ env: {}, config: { workspace: join(dir, workspaceName) } }),
+      corpus,
+      queries,
+    );
+    const onNeo4j = await createKgrag({
+      env: {},
+      config: { workspace: join(dir, "neo4j", workspaceName), storage: "neo4j", neo4j },
+    });
+    const figures = await measure(onNeo4j, corpus, queries, async (kg) => {
+      if (kg.services.store instanceof Neo4jGraphStore) await kg.services.store.deleteWorkspace();
+    });
+    report(copies, sqlite, figures, server);
+  } finally {
+    await server?.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function measure(
+  kg: Kgrag,
+  corpus: string,
+  queries: number,
+  cleanUp: (kg: Kgrag) => Promise<void> = async () => {},
+): Promise<StoreFigures> {
+  try {
+    const started = performance.now();
+    await kg.index([corpus]);
+    const indexSeconds = (performance.now() - started) / 1000;
+    const counts = await kg.services.store.counts();
+    const communities = (await kg.services.store.listCommunities()).length;
+    console.error(`${kg.services.store.kind}: indexed in ${indexSeconds.toFixed(1)} s`);
+    const questions = await readEvalQuestions(join(HOTPOTQA, "questions.jsonl"));
+    const evaluation = await runEval(kg.services, questions, { ks: [8], answers: false });
+    const allGold8 = Object.fromEntries(
+      Object.entries(evaluation.modes).map(([mode, scores]) => [mode, scores?.allGold[8] ?? 0]),
+    );
+    const { p50, p95 } = await latency(kg, latencyQuestions(queries));
+    return {
+      indexSeconds,
+      counts: { ...counts, communities },
+      allGold8,
+      p50,
+      p95,
+    };
+  } finally {
+    await cleanUp(kg);
+    await kg.close();
+  }
+}
+
+async function latency(kg: Kgrag, questions: string[]) {
+  const p50: Record<string, number> = {};
+  const p95: Record<string, number> = {};
+  for (const mode of QUERY_MODES as readonly QueryMode[]) {
+    for (const question of questions.slice(0, 10))
+      await runQuery(kg.services, question, { mode, contextOnly: true });
+    const times: number[] = [];
+    for (const question of questions) {
+      const t0 = performance.now();
+      await runQuery(kg.services, question, { mode, contextOnly: true });
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    p50[mode] = percentile(times, 50);
+    p95[mode] = percentile(times, 95);
+  }
+  return { p50, p95 };
+}
+
+/** Peak resident memory of a process, from /proc (VmHWM), in MB. */
+function peakRssMb(pid: number | "self"): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = /VmHWM:\s+(\d+)/.exec(status)?.[1];
+    return kb ? Math.round(Number(kb) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function report(
+  copies: number,
+  sqlite: StoreFigures,
+  neo4j: StoreFigures,
+  server: TestNeo4j | undefined,
+): void {
+  const keys = Object.keys(sqlite.counts);
+  console.log(`\nHotpotQA-100 corpus x${copies}, offline built-ins\n`);
+  console.log(
+    formatTable(
+      ["", ...keys, "index s"],
+      [
+        ["sqlite", ...keys.map((k) => String(sqlite.counts[k])), sqlite.indexSeconds.toFixed(1)],
+        ["neo4j", ...keys.map((k) => String(neo4j.counts[k])), neo4j.indexSeconds.toFixed(1)],
+      ],
+    ),
+  );
+  console.log("");
+  console.log(
+    formatTable(
+      [
+        "mode",
+        "all-gold@8 sqlite",
+        "all-gold@8 neo4j",
+        "p50 ms sqlite",
+        "p95 ms sqlite",
+        "p50 ms neo4j",
+        "p95 ms neo4j",
+      ],
+      QUERY_MODES.map((mode) => [
+        mode,
+        (sqlite.allGold8[mode] ?? 0).toFixed(2),
+        (neo4j.allGold8[mode] ?? 0).toFixed(2),
+        (sqlite.p50[mode] ?? 0).toFixed(1),
+        (sqlite.p95[mode] ?? 0).toFixed(1),
+        (neo4j.p50[mode] ?? 0).toFixed(1),
+        (neo4j.p95[mode] ?? 0).toFixed(1),
+      ]),
+    ),
+  );
+  const kgragPeak = peakRssMb("self");
+  const neo4jPeak = server ? peakRssMb(server.pid) : undefined;
+  console.log(
+    `\nindexing time neo4j / sqlite: ${(neo4j.indexSeconds / sqlite.indexSeconds).toFixed(2)}x; ` +
+      `peak RSS: kgrag ${kgragPeak ?? "?"} MB, Neo4j ${neo4jPeak ?? "? (external server)"} MB`,
+  );
+  console.log(JSON.stringify({ copies, sqlite, neo4j, peakRssMb: { kgrag: kgragPeak, neo4j: neo4jPeak } }));
+}
+
+await main();
