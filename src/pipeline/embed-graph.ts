@@ -4,6 +4,7 @@ import type { KgragServices } from "../services.js";
 import type { EntityRecord, RelationshipRecord, VectorNamespace } from "../types.js";
 import { hashText } from "../util/hash.js";
 import type { ProgressReporter } from "../util/progress.js";
+import { stopPoint } from "./stop-point.js";
 
 interface EmbeddingInput {
   id: string;
@@ -24,7 +25,10 @@ export function relationshipEmbeddingText(rel: RelationshipRecord, names: Map<st
  * description, relationships by keywords, both names and description (what makes global
  * retrieval possible). Vectors of items that no longer exist are removed.
  */
-export async function embedGraph(services: KgragServices): Promise<{ embedded: number }> {
+export async function embedGraph(
+  services: KgragServices,
+  signal?: AbortSignal,
+): Promise<{ embedded: number }> {
   const { store } = services;
   const chunks = await store.listChunks();
   const entities = await store.listEntities();
@@ -38,16 +42,19 @@ export async function embedGraph(services: KgragServices): Promise<{ embedded: n
       services,
       "chunks",
       chunks.map((c) => ({ id: c.id, text: c.text })),
+      signal,
     ),
     syncNamespace(
       services,
       "entities",
       entities.map((e) => ({ id: e.key, text: entityEmbeddingText(e) })),
+      signal,
     ),
     syncNamespace(
       services,
       "relationships",
       relationships.map((r) => ({ id: r.key, text: relationshipEmbeddingText(r, names) })),
+      signal,
     ),
   ]);
   const embedded = counts.reduce((a, b) => a + b, 0);
@@ -59,6 +66,7 @@ export async function syncNamespace(
   services: KgragServices,
   ns: VectorNamespace,
   inputs: EmbeddingInput[],
+  signal?: AbortSignal,
 ): Promise<number> {
   const { store, embedder, progress } = services;
   const stored = await store.vectorHashes(ns);
@@ -69,7 +77,7 @@ export async function syncNamespace(
     .map((i) => ({ ...i, textHash: hashText(i.text) }))
     .filter((i) => stored.get(i.id) !== i.textHash);
   if (todo.length === 0) return 0;
-  await embedInBatches(embedder, ns, todo, store.upsertVectors.bind(store), progress);
+  await embedInBatches(embedder, ns, todo, store.upsertVectors.bind(store), progress, signal);
   return todo.length;
 }
 
@@ -81,10 +89,13 @@ async function embedInBatches(
   todo: (EmbeddingInput & { textHash: string })[],
   write: KgragServices["store"]["upsertVectors"],
   progress: ProgressReporter,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
   const step = `embed ${ns}`;
   progress.start(step, todo.length);
   for (let i = 0; i < todo.length; i += WRITE_BATCH) {
+    // Each batch is written on its own: a stop keeps the vectors done, the next run embeds the rest.
+    await stopPoint(signal);
     const batch = todo.slice(i, i + WRITE_BATCH);
     const vectors = await embedder.embed(batch.map((b) => b.text));
     await write(
