@@ -6,7 +6,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
 import { WorkspaceBusyError, withWorkspaceLock } from "../../src/workspace/lock.js";
-import { REPO_ROOT, runCli, startCli } from "../support/cli-child.js";
+import { REPO_ROOT, startCli } from "../support/cli-child.js";
+import { runMain } from "../support/cli-in-process.js";
 import { integrityCheck, workspaceSnapshot } from "../support/graph-snapshot.js";
 import { extractReply, llmEnv, startLifecycleServer, writeCorpus } from "../support/lifecycle-corpus.js";
 
@@ -75,7 +76,8 @@ describe("two writers on one workspace", () => {
       const writer = startCli(["index", folder, "--workspace", ws, "--json"], env);
       while (server.count("extract") === 0) await sleep(20);
 
-      const second = await runCli(["index", folder, "--workspace", ws, "--json"], env);
+      // The second writer runs in this process: another process than the writer all the same.
+      const second = await runMain(["index", folder, "--workspace", ws, "--json"], env);
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(
         `is being written by another kgrag process (pid ${writer.process.pid} on ${hostname()}`,
