@@ -121,19 +121,30 @@ describe("interrupting `kgrag index`", () => {
     expect(stoppedCodes.length).toBeGreaterThanOrEqual(4);
   });
 
-  /** Starts `kgrag index` in a child and waits until it is extracting (it holds the lock then). */
-  async function childExtracting(ws: string): Promise<CliChild> {
-    const child = startCli(["index", folder, "--workspace", ws, "--json"], env);
-    const asked = server.count("extract");
-    while (server.count("extract") === asked && child.process.exitCode === null) await sleep(5);
-    return child;
+  /**
+   * Runs `kgrag index` in a child against a scripted model of its own and calls `interrupt` once
+   * the child is extracting (it holds the lock then); returns how the child ended.
+   */
+  async function interruptedChild(ws: string, interrupt: (child: CliChild) => Promise<void>) {
+    const own = await startLifecycleServer({ latencyMs: 15 });
+    try {
+      const child = startCli(
+        ["index", folder, "--workspace", ws, "--json"],
+        llmEnv(own.baseURL, { KGRAG_LLM_CONCURRENCY: "2" }),
+      );
+      while (own.count("extract") === 0 && child.process.exitCode === null) await sleep(5);
+      await interrupt(child);
+      return await child.done;
+    } finally {
+      await own.close();
+    }
   }
 
-  it("a real SIGINT mid-extraction: exit 130 with what is done and left, no lock, resumable", async () => {
+  async function oneSigint(): Promise<void> {
     const ws = join(root, "ws-child");
-    const child = await childExtracting(ws);
-    child.process.kill("SIGINT");
-    const result = await child.done;
+    const result = await interruptedChild(ws, async (child) => {
+      child.process.kill("SIGINT");
+    });
     expect(result.signal, result.stderr).toBeNull();
     expect(result.code, result.stderr).toBe(130);
     const stopped = JSON.parse(result.stdout) as InterruptedJson;
@@ -142,25 +153,30 @@ describe("interrupting `kgrag index`", () => {
     expect(stopped.chunks.pending).toBeGreaterThan(0);
     expect(existsSync(join(ws, LOCK))).toBe(false);
     expect(await resume(ws)).toEqual(clean);
-  });
+  }
 
-  it("a second SIGTERM quits at once: exit 130, no lock left, resumable", async () => {
+  async function twoSigterms(): Promise<void> {
     const ws = join(root, "ws-twice");
-    const child = await childExtracting(ws);
-    child.process.kill("SIGTERM");
-    // Two signals sent back to back arrive as one: the second goes once the first was handled.
-    await new Promise<void>((resolve) =>
-      child.process.stderr?.on("data", (text: string) => {
-        if (text.includes("stopping after the current batch")) resolve();
-      }),
-    );
-    child.process.kill("SIGTERM");
-    const result = await child.done;
+    const result = await interruptedChild(ws, async (child) => {
+      child.process.kill("SIGTERM");
+      // Two signals sent back to back arrive as one: the second goes once the first was handled.
+      await new Promise<void>((resolve) =>
+        child.process.stderr?.on("data", (text: string) => {
+          if (text.includes("stopping after the current batch")) resolve();
+        }),
+      );
+      child.process.kill("SIGTERM");
+    });
     expect(result.signal, result.stderr).toBeNull();
     expect(result.code, result.stderr).toBe(130);
     expect(result.stderr).toContain("kgrag: SIGTERM: quitting now");
     expect(existsSync(join(ws, LOCK))).toBe(false);
     expect(await resume(ws)).toEqual(clean);
+  }
+
+  it("real signals to child processes: one SIGINT stops with a report (130), a second SIGTERM quits at once (130); no lock, resumable", async () => {
+    // Side by side: each child spends most of its time starting up.
+    await Promise.all([oneSigint(), twoSigterms()]);
   });
 
   it("library: index(paths, { signal }) rejects with how far it got, and the next call resumes", async () => {
