@@ -18,9 +18,12 @@ export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, Stage } from ".
 export { LangChainChatModel } from "./llm/langchain-chat.js";
 export { OpenAIChatModel } from "./llm/openai-chat.js";
 export type { DescriptionSummarizer } from "./merge/summarizer.js";
+export type { IndexProgress } from "./pipeline/interrupted.js";
+export { IndexInterruptedError } from "./pipeline/interrupted.js";
 export { ScopeError } from "./query/graph/scope.js";
 export type { QueryMode, QueryOptionsInput as QueryOptions } from "./query/options.js";
 export { QUERY_MODES } from "./query/options.js";
 export type { QueryResult } from "./query/result.js";
 export type { GraphStore } from "./storage/graph-store.js";
 export type * from "./types.js";
+export type { IndexOptions, IndexSummary } from "./workspace/indexing.js";

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { configFromEnv, type KgragConfig, type KgragConfigInput } from "./config.js";
 import type { Embedder } from "./embedding/embedder.js";
 import { parseSourceDocuments } from "./ingest/source-input.js";
-import type { ChatModel } from "./llm/chat-model.js";
+import { type ChatModel, withAbortSignal } from "./llm/chat-model.js";
 import { UsageTracker } from "./llm/usage.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
@@ -90,10 +90,13 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
     components,
     mode: services.chat ? "llm" : "offline",
     index: async (inputs, indexOptions = {}) => {
-      if (isPathList(inputs)) return writing(() => indexPaths(services, components, inputs, indexOptions));
+      const run = indexOptions.signal ? stoppable(services, indexOptions.signal) : { services, components };
+      if (isPathList(inputs)) {
+        return writing(() => indexPaths(run.services, run.components, inputs, indexOptions));
+      }
       // Validated before taking the lock: a bad document refuses the call with nothing written.
       const sources = parseSourceDocuments(inputs);
-      return writing(() => indexSources(services, components, sources, [], indexOptions));
+      return writing(() => indexSources(run.services, run.components, sources, [], indexOptions));
     },
     status: async () => ({
       workspace,
@@ -121,6 +124,12 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
     rebuildCommunities: () => writing(() => refreshCommunities(services, components.reportWriter, true)),
     close: () => store.close(),
   };
+}
+
+/** Services and components of one run whose every model call the signal cancels. */
+function stoppable(services: KgragServices, signal: AbortSignal) {
+  const scoped = { ...services, chat: services.chat && withAbortSignal(services.chat, signal) };
+  return { services: scoped, components: createComponents(scoped) };
 }
 
 function isPathList(inputs: string[] | SourceDocumentInput[]): inputs is string[] {

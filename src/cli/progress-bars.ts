@@ -31,5 +31,8 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): P
     info(message) {
       multibar.log(`${message}\n`);
     },
+    close() {
+      multibar.stop();
+    },
   };
 }

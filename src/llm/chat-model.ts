@@ -36,6 +36,8 @@ export interface ChatRequest {
    * asks again instead of replaying a cached one this rejects, so a malformed reply never sticks.
    */
   acceptAnswer?: (text: string) => boolean;
+  /** Aborts the request (and any queued attempt or retry): set when the caller stops the run. */
+  signal?: AbortSignal;
 }
 
 export interface TokenUsage {
@@ -60,4 +62,9 @@ export interface ChatModel {
   /** Model name, part of the cache key. */
   readonly model: string;
   chat(request: ChatRequest): Promise<ChatResponse>;
+}
+
+/** Every request through the returned model carries `signal`: a run's stop reaches each model call. */
+export function withAbortSignal(chat: ChatModel, signal: AbortSignal): ChatModel {
+  return { model: chat.model, chat: (request) => chat.chat({ ...request, signal }) };
 }

@@ -88,7 +88,7 @@ export class LangChainChatModel implements ChatModel {
   }
 
   private prepare(request: ChatRequest): { messages: ChatMessage[]; options: StructuredCallOptions } {
-    const options: StructuredCallOptions = {};
+    const options: StructuredCallOptions = request.signal ? { signal: request.signal } : {};
     const spec = request.jsonSchema;
     if (!spec) return { messages: request.messages, options };
     if (!this.supportsResponseFormat) {

@@ -68,6 +68,7 @@ export class OpenAIChatModel implements ChatModel {
         ...this.tuning,
         maxRetries: this.config.maxRetries,
         label,
+        signal: request.signal,
       }),
     );
   }
@@ -77,8 +78,11 @@ export class OpenAIChatModel implements ChatModel {
     for (;;) {
       const format = this.quirks.format;
       try {
-        return await withDeadline(label, this.config.timeoutMs, (signal) =>
-          this.send(request, format, { headers: { [STAGE_HEADER]: request.stage }, signal }),
+        return await withDeadline(
+          label,
+          this.config.timeoutMs,
+          (signal) => this.send(request, format, { headers: { [STAGE_HEADER]: request.stage }, signal }),
+          request.signal,
         );
       } catch (error) {
         if (!this.adaptTo(error, request, format)) throw error;

@@ -1,3 +1,4 @@
+import { setTimeout } from "node:timers/promises";
 import { APIConnectionError, APIError } from "openai";
 
 /** How long to wait between attempts; tests inject a fast sleep or small delays. */
@@ -18,6 +19,8 @@ export interface RetryOptions extends RetryTuning {
   maxRetries: number;
   /** Names the request in errors, e.g. "chat (stage extract)". */
   label: string;
+  /** Stops retrying, and cuts a pause short, once the caller aborts. */
+  signal?: AbortSignal;
 }
 
 export interface RetryEvent {
@@ -108,7 +111,15 @@ export function classifyFailure(error: unknown): FailureVerdict {
   return { retryable: false, reason: message };
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` aborts (then throws its reason). */
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await setTimeout(ms, undefined, { signal });
+  } catch (error) {
+    signal?.throwIfAborted();
+    throw error;
+  }
+}
 
 /** Exponential backoff with "equal jitter": half fixed, half random, so clients do not retry in lockstep. */
 function backoffMs(attempt: number, tuning: RetryTuning): number {
@@ -130,13 +141,14 @@ function delayFor(verdict: FailureVerdict, attempt: number, tuning: RetryTuning)
  * inspect it) or `maxRetries` retries are spent (RetriesExhaustedError naming status and attempts).
  */
 export async function withRetry<T>(run: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
-  const sleep = options.sleep ?? defaultSleep;
+  const sleep = options.sleep ?? ((ms: number) => pause(ms, options.signal));
   for (let attempt = 1; ; attempt += 1) {
+    options.signal?.throwIfAborted();
     try {
       return await run(attempt);
     } catch (error) {
       const verdict = classifyFailure(error);
-      if (!verdict.retryable) throw error;
+      if (!verdict.retryable || options.signal?.aborted) throw error;
       if (attempt > options.maxRetries) {
         throw new RetriesExhaustedError(options.label, attempt, verdict.status, verdict.reason, {
           cause: error,

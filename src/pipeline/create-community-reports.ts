@@ -5,6 +5,7 @@ import { buildReportContext, type ChildReport } from "../community/report-contex
 import type { ReportWriter } from "../community/report-writer.js";
 import type { KgragServices } from "../services.js";
 import type { CommunityRecord } from "../types.js";
+import { stopPoint } from "./stop-point.js";
 
 export interface CreateCommunityReportsResult {
   written: number;
@@ -22,6 +23,7 @@ const STEP = "community reports";
 export async function createCommunityReports(
   services: KgragServices,
   writer: ReportWriter,
+  signal?: AbortSignal,
 ): Promise<CreateCommunityReportsResult> {
   const { store, config, progress } = services;
   const [communities, entities, relationships] = await Promise.all([
@@ -36,9 +38,11 @@ export async function createCommunityReports(
   progress.start(STEP, stale.length);
   for (const level of [...new Set(stale.map((c) => c.level))].sort((a, b) => b - a)) {
     const atLevel = stale.filter((c) => c.level === level);
-    await Promise.all(
+    // Settled, not raced: a failing (or stopped) report must not leave others writing after return.
+    const outcomes = await Promise.allSettled(
       atLevel.map((community) =>
         limit(async () => {
+          await stopPoint(signal);
           const context = buildReportContext({
             community,
             index,
@@ -55,6 +59,8 @@ export async function createCommunityReports(
         }),
       ),
     );
+    const failure = outcomes.find((o) => o.status === "rejected");
+    if (failure) throw failure.reason;
   }
   progress.finish(STEP);
   await embedCommunityReports(services, communities);

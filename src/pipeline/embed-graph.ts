@@ -5,6 +5,7 @@ import type { KgragServices } from "../services.js";
 import type { EntityRecord, RelationshipRecord, VectorNamespace } from "../types.js";
 import { hashText } from "../util/hash.js";
 import type { ProgressReporter } from "../util/progress.js";
+import { stopPoint } from "./stop-point.js";
 
 interface EmbeddingInput {
   id: string;
@@ -25,7 +26,10 @@ export function relationshipEmbeddingText(rel: RelationshipRecord, names: Map<st
  * description, relationships by keywords, both names and description (what makes global
  * retrieval possible). Vectors of items that no longer exist are removed.
  */
-export async function embedGraph(services: KgragServices): Promise<{ embedded: number }> {
+export async function embedGraph(
+  services: KgragServices,
+  signal?: AbortSignal,
+): Promise<{ embedded: number }> {
   const { store } = services;
   const chunks = await store.listChunks();
   const entities = await store.listEntities();
@@ -43,18 +47,21 @@ export async function embedGraph(services: KgragServices): Promise<{ embedded: n
       "chunks",
       chunks.map((c) => ({ id: c.id, text: c.text })),
       writes,
+      signal,
     ),
     syncNamespace(
       services,
       "entities",
       entities.map((e) => ({ id: e.key, text: entityEmbeddingText(e) })),
       writes,
+      signal,
     ),
     syncNamespace(
       services,
       "relationships",
       relationships.map((r) => ({ id: r.key, text: relationshipEmbeddingText(r, names) })),
       writes,
+      signal,
     ),
   ]);
   const embedded = counts.reduce((a, b) => a + b, 0);
@@ -67,6 +74,7 @@ export async function syncNamespace(
   ns: VectorNamespace,
   inputs: EmbeddingInput[],
   writes: LimitFunction = pLimit(1),
+  signal?: AbortSignal,
 ): Promise<number> {
   const { store, embedder, progress } = services;
   const stored = await store.vectorHashes(ns);
@@ -78,7 +86,7 @@ export async function syncNamespace(
     .filter((i) => stored.get(i.id) !== i.textHash);
   if (todo.length === 0) return 0;
   const write: VectorWrite = (namespace, items) => writes(() => store.upsertVectors(namespace, items));
-  await embedInBatches(embedder, ns, todo, write, progress);
+  await embedInBatches(embedder, ns, todo, write, progress, signal);
   return todo.length;
 }
 
@@ -92,10 +100,13 @@ async function embedInBatches(
   todo: (EmbeddingInput & { textHash: string })[],
   write: VectorWrite,
   progress: ProgressReporter,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
   const step = `embed ${ns}`;
   progress.start(step, todo.length);
   for (let i = 0; i < todo.length; i += WRITE_BATCH) {
+    // Each batch is written on its own: a stop keeps the vectors done, the next run embeds the rest.
+    await stopPoint(signal);
     const batch = todo.slice(i, i + WRITE_BATCH);
     const vectors = await embedder.embed(batch.map((b) => b.text));
     await write(

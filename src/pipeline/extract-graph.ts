@@ -4,6 +4,7 @@ import { mentionsFromExtraction } from "../merge/fold.js";
 import { type ChunkMerge, planChunkMerges } from "../merge/plan.js";
 import type { KgragServices } from "../services.js";
 import type { ChunkRecord } from "../types.js";
+import { stopRequested } from "./stop-point.js";
 
 /**
  * Chunks merged per transaction. Each batch re-folds and rewrites every entity it touches from all
@@ -35,11 +36,13 @@ export interface ExtractGraphResult {
  * Extraction runs concurrently (the chat model bounds its own concurrency); merges run one batch at
  * a time because each reads and rewrites the entities it touches. A batch is committed in one
  * transaction, so after a crash its chunks are either merged or pending, never half-merged.
+ * When `signal` aborts, no new chunk is started and the ones extracted are merged before returning.
  */
 export async function extractGraph(
   services: KgragServices,
   extractor: Extractor,
   docIds: string[],
+  signal?: AbortSignal,
 ): Promise<ExtractGraphResult> {
   const { store, progress } = services;
   const work: { chunk: ChunkRecord; title: string }[] = [];
@@ -73,7 +76,11 @@ export async function extractGraph(
   await Promise.all(
     work.map(({ chunk, title }) =>
       inFlight(async () => {
+        // Once stopped, chunks not started stay pending for the next run.
+        if (await stopRequested(signal)) return;
         const outcome = await extractor.extract(chunk, { title });
+        // A call cut short by the stop is no failure of the chunk: it stays pending too.
+        if (!outcome.ok && signal?.aborted) return;
         progress.advance("extract");
         if (outcome.ok) {
           ready.push({ chunkId: chunk.id, mentions: mentionsFromExtraction(chunk.id, outcome.extraction) });
@@ -85,6 +92,7 @@ export async function extractGraph(
       }),
     ),
   );
+  // Stopped or not, what was extracted is merged: the batch in hand is committed before stopping.
   await mergeReady(true);
   progress.finish("extract");
   return result;

@@ -11,6 +11,7 @@ import { embedGraph } from "./embed-graph.js";
 import { extractGraph } from "./extract-graph.js";
 import { finalizeDocuments } from "./finalize-documents.js";
 import { planRegistration, registerDocument } from "./register-documents.js";
+import { stopPoint } from "./stop-point.js";
 import { type SummarizeResult, summarizeDescriptions } from "./summarize-descriptions.js";
 
 /** The stage implementations chosen for this workspace: LLM-backed or the offline built-ins. */
@@ -23,6 +24,11 @@ export interface IndexComponents {
 export interface IndexRunOptions {
   /** Build communities and reports when the graph changed (default true, from config). */
   communities?: boolean;
+  /**
+   * Stops the run at its next safe point (after the current merge batch, embedding batch or
+   * report), throwing the signal's reason. What was committed stays; the next run resumes.
+   */
+  signal?: AbortSignal;
 }
 
 export interface IndexRunResult {
@@ -46,12 +52,14 @@ export async function runIndexWorkflow(
   sources: SourceDocument[],
   options: IndexRunOptions = {},
 ): Promise<IndexRunResult> {
+  const { signal } = options;
   const plan = await planRegistration(services, sources);
   await removeDocuments(services, plan.changed, "update document");
 
   const byId = new Map(sources.map((s) => [s.id, s]));
   services.progress.start("register", plan.toProcess.length);
   for (const id of plan.toProcess) {
+    await stopPoint(signal);
     const source = byId.get(id);
     if (source) await registerDocument(services, source);
     services.progress.advance("register");
@@ -59,13 +67,15 @@ export async function runIndexWorkflow(
   services.progress.finish("register");
 
   if (plan.toProcess.length > 0) await markCommunitiesStale(services.store);
-  const extracted = await extractGraph(services, components.extractor, plan.toProcess);
+  const extracted = await extractGraph(services, components.extractor, plan.toProcess, signal);
+  await stopPoint(signal);
   const graphChanged = extracted.merged > 0 || plan.changed.length > 0;
   let settled: SettleResult;
   try {
     settled = await settleGraph(services, components, graphChanged, options);
   } catch (error) {
-    await markUnsettled(services, plan.toProcess, error);
+    // A stopped run is left as a kill leaves it (documents processing): it failed at nothing.
+    if (!signal?.aborted) await markUnsettled(services, plan.toProcess, error);
     throw error;
   }
   const { failed } = await finalizeDocuments(services, plan.toProcess, settled.summaryFailures);
@@ -104,13 +114,15 @@ export async function settleGraph(
   graphChanged: boolean,
   options: IndexRunOptions = {},
 ): Promise<SettleResult> {
-  const summarized = await summarizeDescriptions(services, components.summarizer);
+  const { signal } = options;
+  const summarized = await summarizeDescriptions(services, components.summarizer, signal);
+  await stopPoint(signal);
   // A summary retried from an earlier run changes descriptions, and so the communities' content.
   const descriptionsChanged = summarized.entities + summarized.relationships > 0;
-  await embedGraph(services);
+  await embedGraph(services, signal);
   const wantCommunities = options.communities ?? services.config.community.enabled;
   if (wantCommunities) {
-    await refreshCommunities(services, components.reportWriter, graphChanged || descriptionsChanged);
+    await refreshCommunities(services, components.reportWriter, graphChanged || descriptionsChanged, signal);
   }
   return { summaryFailures: summarized.failed };
 }
@@ -120,14 +132,16 @@ export async function refreshCommunities(
   services: KgragServices,
   reportWriter: ReportWriter,
   graphChanged: boolean,
+  signal?: AbortSignal,
 ): Promise<void> {
   const { store } = services;
   const existing = await store.listCommunities();
+  await stopPoint(signal);
   if (graphChanged || existing.length === 0 || (await communitiesAreStale(store))) {
     await createCommunities(services);
     await markCommunitiesFresh(store);
   }
-  await createCommunityReports(services, reportWriter);
+  await createCommunityReports(services, reportWriter, signal);
 }
 
 /**

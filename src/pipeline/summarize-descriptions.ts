@@ -3,6 +3,7 @@ import type { DescriptionSummarizer } from "../merge/summarizer.js";
 import type { GraphStore } from "../storage/graph-store.js";
 import type { EntityRecord, GraphChanges, RelationshipRecord } from "../types.js";
 import type { ProgressReporter } from "../util/progress.js";
+import { stopRequested } from "./stop-point.js";
 
 /** The part of KgragServices this step uses. */
 export interface SummarizeServices {
@@ -36,6 +37,7 @@ type Pending =
 export async function summarizeDescriptions(
   services: SummarizeServices,
   summarizer: DescriptionSummarizer,
+  signal?: AbortSignal,
 ): Promise<SummarizeResult> {
   const { store, progress } = services;
   const pending = await pendingSummaries(store);
@@ -44,6 +46,8 @@ export async function summarizeDescriptions(
   progress.start("summarize", pending.length);
   await Promise.all(
     pending.map(async (item) => {
+      // Once stopped, the rest waits for the next run (the caller stops after this step).
+      if (await stopRequested(signal)) return;
       try {
         const summary = await summarizer.summarize(
           { kind: item.kind, name: item.name },
@@ -54,6 +58,7 @@ export async function summarizeDescriptions(
           else result.relationships += 1;
         }
       } catch (error) {
+        if (signal?.aborted) return;
         const message = error instanceof Error ? error.message : String(error);
         result.failed.push({ kind: item.kind, key: item.record.key, error: message });
       }

@@ -5,6 +5,8 @@ export interface ProgressReporter {
   finish(step: string): void;
   /** One line for the user (on stderr in the CLI). */
   info(message: string): void;
+  /** Ends every step still shown: an interrupted run leaves steps unfinished. */
+  close?(): void;
 }
 
 export const silentProgress: ProgressReporter = {

@@ -7,6 +7,7 @@ import { stillPresent } from "../ingest/still-present.js";
 import type { StageUsage } from "../llm/usage.js";
 import { removeDocuments } from "../pipeline/delete-documents.js";
 import { type IndexComponents, runIndexWorkflow } from "../pipeline/index-workflow.js";
+import { IndexInterruptedError, progressOf } from "../pipeline/interrupted.js";
 import type { KgragServices } from "../services.js";
 import type { DocumentRecord, SourceDocument } from "../types.js";
 
@@ -18,6 +19,12 @@ export interface IndexOptions {
    * input is now empty. A file that is still there but cannot be read keeps its document.
    */
   prune?: boolean;
+  /**
+   * Stops the run at its next safe point (within about a second): the batch being merged is
+   * committed, then `index` rejects with an IndexInterruptedError telling how far it got. Nothing
+   * committed is lost and the next run resumes where this one stopped.
+   */
+  signal?: AbortSignal;
 }
 
 export interface IndexSummary {
@@ -70,6 +77,27 @@ export async function indexSources(
   options: IndexOptions = {},
   roots: string[] = [],
 ): Promise<IndexSummary> {
+  const { withText } = setAsideEmpty(sources);
+  try {
+    return await indexAll(services, components, sources, skipped, options, roots);
+  } catch (error) {
+    if (!options.signal?.aborted) throw error;
+    const progress = await progressOf(
+      services.store,
+      withText.map((s) => s.id),
+    );
+    throw new IndexInterruptedError(progress, { cause: error });
+  }
+}
+
+async function indexAll(
+  services: KgragServices,
+  components: IndexComponents,
+  sources: SourceDocument[],
+  skipped: SkippedSource[],
+  options: IndexOptions,
+  roots: string[],
+): Promise<IndexSummary> {
   const started = Date.now();
   const before = services.usage.totals();
   const { withText, empty } = setAsideEmpty(sources);
@@ -81,6 +109,7 @@ export async function indexSources(
 
   const run = await runIndexWorkflow(services, components, withText, {
     communities: options.communities,
+    signal: options.signal,
   });
   const after = services.usage.totals();
   return {

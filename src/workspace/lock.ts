@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import lockfile from "proper-lockfile";
 
 const LOCK_NAME = "kgrag.lock";
@@ -25,9 +26,22 @@ export class WorkspaceBusyError extends Error {
 }
 
 /**
+ * A holder names itself right after creating the lock folder: a folder still unnamed after this
+ * long was left by a process that died in between (or while releasing it), and is taken over.
+ */
+const UNNAMED_GRACE_MS = 1_000;
+
+/** Lock folders this process holds, removed on exit: a second Ctrl-C exits without awaiting release. */
+const held = new Set<string>();
+process.on("exit", () => {
+  for (const folder of held) rmSync(folder, { recursive: true, force: true });
+});
+
+/**
  * Holds the workspace's writer lock while `work` runs: two `kgrag index` processes never interleave
- * their writes. The lock is refreshed while held. A lock whose holder died on this host (kill -9)
- * is taken over at once; one left by a process elsewhere goes stale after 30 seconds.
+ * their writes. The lock is refreshed while held and removed even when the process exits early. A
+ * lock whose holder died on this host (kill -9) is taken over at once; one left by a process
+ * elsewhere goes stale after 30 seconds.
  */
 export async function withWorkspaceLock<T>(workspace: string, work: () => Promise<T>): Promise<T> {
   mkdirSync(workspace, { recursive: true });
@@ -59,6 +73,7 @@ async function lockOnce(workspace: string): Promise<() => Promise<void>> {
   });
   const folder = join(workspace, LOCK_NAME);
   const { atime, mtime } = statSync(folder);
+  held.add(folder);
   const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
   writeFileSync(join(folder, OWNER_FILE), JSON.stringify(owner));
   // proper-lockfile takes a changed folder mtime for a lock stolen from it; adding a file changed it.
@@ -66,12 +81,14 @@ async function lockOnce(workspace: string): Promise<() => Promise<void>> {
   return async () => {
     rmSync(join(folder, OWNER_FILE), { force: true });
     await release();
+    held.delete(folder);
   };
 }
 
 /**
- * Takes the lock over when its owner is a process of this host that no longer runs. Reclaimers
- * queue on a second, short-lived lock, so two of them never both remove and re-take the same lock.
+ * Takes the lock over when its owner is a process of this host that no longer runs, or when it
+ * was never named (its holder died between creating and naming it). Reclaimers queue on a second,
+ * short-lived lock, so two of them never both remove and re-take the same lock.
  */
 async function reclaimFromDeadOwner(workspace: string): Promise<(() => Promise<void>) | null> {
   // A lock on another path: proper-lockfile tracks its locks by path, one per path and process.
@@ -87,8 +104,9 @@ async function reclaimFromDeadOwner(workspace: string): Promise<(() => Promise<v
     });
   if (!releaseMutex) return null;
   try {
-    const owner = readOwner(workspace);
-    if (!owner || owner.host !== hostname() || isRunning(owner.pid)) return null;
+    const owner = await namedOwner(workspace);
+    if (owner === "released") return await lockOnce(workspace);
+    if (owner !== "unnamed" && (owner.host !== hostname() || isRunning(owner.pid))) return null;
     rmSync(join(workspace, LOCK_NAME), { recursive: true, force: true });
     return await lockOnce(workspace);
   } catch (error) {
@@ -96,6 +114,30 @@ async function reclaimFromDeadOwner(workspace: string): Promise<(() => Promise<v
     throw error;
   } finally {
     await releaseMutex();
+  }
+}
+
+/**
+ * The lock's owner, once it is named: an unnamed lock younger than UNNAMED_GRACE_MS is waited on,
+ * since its holder may be between creating and naming it.
+ */
+async function namedOwner(workspace: string): Promise<LockOwner | "unnamed" | "released"> {
+  for (;;) {
+    const owner = readOwner(workspace);
+    if (owner) return owner;
+    const age = lockAgeMs(workspace);
+    if (age === null) return "released";
+    if (age >= UNNAMED_GRACE_MS) return "unnamed";
+    await sleep(UNNAMED_GRACE_MS - age);
+  }
+}
+
+/** Time since the lock folder last changed (its holder keeps it fresh), or null without a lock. */
+function lockAgeMs(workspace: string): number | null {
+  try {
+    return Date.now() - statSync(join(workspace, LOCK_NAME)).mtimeMs;
+  } catch {
+    return null;
   }
 }
 

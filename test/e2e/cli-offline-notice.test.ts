@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli } from "../support/cli-child.js";
+import { runMain } from "../support/cli-in-process.js";
 
 const OFFLINE_NOTICE = /no LLM configured .* offline built-ins/;
 
@@ -19,15 +19,15 @@ describe("the offline notice (CLI, no model configured)", () => {
     );
     const ws = join(root, "ws");
 
-    const index = await runCli(["index", docs, "--workspace", ws, "--no-communities"]);
+    const index = await runMain(["index", docs, "--workspace", ws, "--no-communities"]);
     expect(index.code).toBe(0);
     expect(index.stderr).toMatch(OFFLINE_NOTICE);
 
-    const status = await runCli(["status", "--workspace", ws]);
+    const status = await runMain(["status", "--workspace", ws]);
     expect(status.code).toBe(0);
     expect(status.stderr).not.toMatch(OFFLINE_NOTICE);
 
-    const exported = await runCli(["export", "--out", join(root, "graph.json"), "--workspace", ws]);
+    const exported = await runMain(["export", "--out", join(root, "graph.json"), "--workspace", ws]);
     expect(exported.code).toBe(0);
     expect(exported.stderr).not.toMatch(OFFLINE_NOTICE);
   });

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createKgrag, InvalidSourceDocumentError, type Kgrag } from "../../src/index.js";
 import { fileDocumentId } from "../../src/ingest/loaders.js";
 import { entityKey } from "../../src/merge/keys.js";
-import { runCli } from "../support/cli-child.js";
+import { runMain } from "../support/cli-in-process.js";
 
 const HARBOR = "Harbor Light Expo opened in Vessen in 2021. Mara Quell gave the opening talk.";
 const PRIYA =
@@ -144,7 +144,7 @@ describe("kgrag index with an empty file", () => {
     mkdirSync(docs);
     writeFileSync(join(docs, "harbor.md"), `# Harbor Light Expo\n\n${HARBOR}`);
     writeFileSync(join(docs, "blank.txt"), " \n");
-    const result = await runCli(["index", docs, "--workspace", join(root, "ws"), "--no-communities"]);
+    const result = await runMain(["index", docs, "--workspace", join(root, "ws"), "--no-communities"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`skipped ${join(docs, "blank.txt")}: empty document: no text to index`);
     expect(result.stdout).toMatch(/1 new, .*1 input\(s\) skipped/);

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fileDocumentId } from "../../src/ingest/loaders.js";
 import { createKgrag } from "../../src/kgrag.js";
-import { type CliResult, jsonOutput, runCli } from "../support/cli-child.js";
+import { jsonOutput } from "../support/cli-child.js";
+import { type InProcessResult, runMain } from "../support/cli-in-process.js";
 import { minimalDocx } from "../support/document-fixtures.js";
 
 const HARBOR = "Harbor Light Expo opened in Vessen in 2021. Mara Quell gave the opening talk.";
@@ -31,7 +32,7 @@ describe("a file that is still there but cannot be read", () => {
   });
 
   const index = (...flags: string[]) =>
-    runCli(["index", docs, "--workspace", join(root, "ws"), "--no-communities", ...flags]);
+    runMain(["index", docs, "--workspace", join(root, "ws"), "--no-communities", ...flags]);
 
   it("keeps its document through `index --prune` and reports the read error, not a gone file", async () => {
     writeFileSync(join(docs, "a.txt"), HARBOR);
@@ -109,7 +110,7 @@ describe("a .jsonl line that is gone while another line is skipped", () => {
     writeFileSync(lines, line("harbor", HARBOR) + line("report", REPORT));
     const ws = join(root, "ws");
     const index = (...flags: string[]) =>
-      runCli(["index", docs, "--workspace", ws, "--no-communities", "--json", ...flags]);
+      runMain(["index", docs, "--workspace", ws, "--no-communities", "--json", ...flags]);
     expect((await index()).code).toBe(0);
 
     writeFileSync(lines, line("harbor", HARBOR) + extra);
@@ -205,7 +206,7 @@ describe("kgrag index after every file of the folder was deleted", () => {
     writeFileSync(join(docs, "report.md"), REPORT);
     const ws = join(root, "ws");
     const index = (...flags: string[]) =>
-      runCli(["index", docs, "--workspace", ws, "--no-communities", ...flags]);
+      runMain(["index", docs, "--workspace", ws, "--no-communities", ...flags]);
     expect((await index()).code).toBe(0);
     rmSync(join(docs, "a.txt"));
     rmSync(join(docs, "report.md"));
@@ -226,10 +227,10 @@ describe("kgrag index after every file of the folder was deleted", () => {
 });
 
 describe("kgrag index with nothing indexable", () => {
-  const index = (path: string) => runCli(["index", path, "--workspace", join(root, "ws"), "--json"]);
+  const index = (path: string) => runMain(["index", path, "--workspace", join(root, "ws"), "--json"]);
 
   /** The one-line message that ends stderr. */
-  const refusal = (result: CliResult) => result.stderr.trimEnd().split("\n").at(-1) ?? "";
+  const refusal = (result: InProcessResult) => result.stderr.trimEnd().split("\n").at(-1) ?? "";
 
   it("exits 2 for a file of an unsupported type only", async () => {
     const notes = join(root, "notes.xyz");

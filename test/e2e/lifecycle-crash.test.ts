@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
 import { openSqliteStore, SQLITE_FILE_NAME } from "../../src/storage/sqlite/sqlite-store.js";
-import { type CliChild, type CliResult, runCli, startCli } from "../support/cli-child.js";
+import { type CliChild, type CliResult, startCli } from "../support/cli-child.js";
 import { integrityCheck, workspaceSnapshot } from "../support/graph-snapshot.js";
 import {
   llmEnv,
@@ -15,7 +15,7 @@ import {
   startLifecycleServer,
   writeCorpus,
 } from "../support/lifecycle-corpus.js";
-import type { ChatBody, ScriptedServer } from "../support/scripted-openai-server.js";
+import type { ChatBody } from "../support/scripted-openai-server.js";
 
 interface Progress {
   documents: number;
@@ -91,135 +91,134 @@ async function communityShape(workspace: string) {
   }
 }
 
-describe("kill -9 during indexing (offline)", () => {
-  let root: string;
+/** Runs `index` in process to the end, as the run after the kills; it must fail nothing. */
+async function indexToTheEnd(workspace: string, folder: string, env: Record<string, string>): Promise<void> {
+  const kgrag = await createKgrag({ env, config: { workspace } });
+  try {
+    const summary = await kgrag.index([folder]);
+    expect(summary.failures).toEqual([]);
+  } finally {
+    await kgrag.close();
+  }
+}
 
-  beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), "kgrag-crash-"));
-  });
+// The two kill sequences run side by side: their children spend most of their time starting up.
+describe.concurrent("kill -9 during indexing (child processes)", () => {
+  it("offline: resumes after four kills at random points and ends with the graph of a clean run", async () => {
+    const root = mkdtempSync(join(tmpdir(), "kgrag-crash-"));
+    try {
+      const folder = join(root, "corpus");
+      writeCorpus(folder, 300, 17);
+      const ws = join(root, "ws");
+      const random = seededRandom(2024);
+      // One kill per phase, at a seeded point inside it: registration, extraction (twice, each after
+      // a seeded number of new merges) and after the last merge (summaries, embeddings, communities).
+      // Capped at the total: a target past it would never be reached.
+      const afterNewMerges = (n: number) => (start: Progress | null) => (p: Progress) =>
+        p.chunks > 0 && p.merged >= Math.min((start?.merged ?? 0) + n, p.chunks);
+      const killPoints = [
+        () => (p: Progress) => p.documents > 0,
+        afterNewMerges(20 + Math.floor(60 * random())),
+        afterNewMerges(60 + Math.floor(80 * random())),
+        () => (p: Progress) => p.chunks >= 300 && p.merged === p.chunks,
+      ];
+      for (const killPoint of killPoints) {
+        const reached = killPoint(progressOf(ws));
+        const child = startCli(["index", folder, "--workspace", ws, "--json"]);
+        const killed = await killWhen(
+          child,
+          () => {
+            const progress = progressOf(ws);
+            return progress !== null && reached(progress);
+          },
+          Math.floor(random() * 40),
+        );
+        expect(killed.stderr).not.toMatch(/being written by another kgrag process/);
+      }
 
-  afterEach(() => rmSync(root, { recursive: true, force: true }));
+      // The next run, in process: it takes the dead child's lock at once (or throws WorkspaceBusyError).
+      await indexToTheEnd(ws, folder, {});
+      expect(integrityCheck(ws)).toBe("ok");
 
-  it("resumes after four kills at random points and ends with the graph of a clean run", async () => {
-    const folder = join(root, "corpus");
-    writeCorpus(folder, 300, 17);
-    const ws = join(root, "ws");
-    const random = seededRandom(2024);
-    // One kill per phase, at a seeded point inside it: registration, extraction (twice, each after
-    // a seeded number of new merges) and after the last merge (summaries, embeddings, communities).
-    // Capped at the total: a target past it would never be reached.
-    const afterNewMerges = (n: number) => (start: Progress | null) => (p: Progress) =>
-      p.chunks > 0 && p.merged >= Math.min((start?.merged ?? 0) + n, p.chunks);
-    const killPoints = [
-      () => (p: Progress) => p.documents > 0,
-      afterNewMerges(20 + Math.floor(60 * random())),
-      afterNewMerges(60 + Math.floor(80 * random())),
-      () => (p: Progress) => p.chunks >= 300 && p.merged === p.chunks,
-    ];
-    for (const killPoint of killPoints) {
-      const reached = killPoint(progressOf(ws));
-      const child = startCli(["index", folder, "--workspace", ws, "--json"]);
-      const killed = await killWhen(
-        child,
-        () => {
-          const progress = progressOf(ws);
-          return progress !== null && reached(progress);
-        },
-        Math.floor(random() * 40),
-      );
-      expect(killed.stderr).not.toMatch(/being written by another kgrag process/);
+      const clean = await createKgrag({ env: {}, config: { workspace: join(root, "clean") } });
+      await clean.index([folder]);
+      await clean.close();
+      const snapshot = await workspaceSnapshot(ws);
+      expect(snapshot.documents.every((d) => d.status === "processed")).toBe(true);
+      expect(snapshot).toEqual(await workspaceSnapshot(join(root, "clean")));
+      expect(await communityShape(ws)).toEqual(await communityShape(join(root, "clean")));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
-
-    const resumed = await runCli(["index", folder, "--workspace", ws, "--json"]);
-    expect(resumed.stderr).not.toMatch(/being written/);
-    expect(resumed.code).toBe(0);
-    expect(integrityCheck(ws)).toBe("ok");
-
-    const clean = await createKgrag({ env: {}, config: { workspace: join(root, "clean") } });
-    await clean.index([folder]);
-    await clean.close();
-    const snapshot = await workspaceSnapshot(ws);
-    expect(snapshot.documents.every((d) => d.status === "processed")).toBe(true);
-    expect(snapshot).toEqual(await workspaceSnapshot(join(root, "clean")));
-    expect(await communityShape(ws)).toEqual(await communityShape(join(root, "clean")));
   }, 180_000);
-});
-
-describe("kill -9 during indexing (LLM path, scripted server)", () => {
-  let root: string;
-  let server: ScriptedServer;
-
-  beforeEach(async () => {
-    root = mkdtempSync(join(tmpdir(), "kgrag-crash-llm-"));
-    server = await startLifecycleServer({ latencyMs: 25 });
-  });
-
-  afterEach(async () => {
-    await server.close();
-    rmSync(root, { recursive: true, force: true });
-  });
 
   // Enough passages that extraction is still running well after the kill point, at the server's latency.
   const DOCS = 60;
 
-  it("asks the model again only about chunks whose answer was in flight at the kill", async () => {
-    const folder = join(root, "corpus");
-    writeCorpus(folder, DOCS, 29);
-    const ws = join(root, "ws");
-    const env = llmEnv(server.baseURL);
-    const random = seededRandom(99);
-    const kills: { merged: Set<string>; requestsSoFar: number }[] = [];
+  it("LLM path: asks the model again only about chunks whose answer was in flight at the kill", async () => {
+    const root = mkdtempSync(join(tmpdir(), "kgrag-crash-llm-"));
+    const server = await startLifecycleServer({ latencyMs: 25 });
+    try {
+      const folder = join(root, "corpus");
+      writeCorpus(folder, DOCS, 29);
+      const ws = join(root, "ws");
+      const env = llmEnv(server.baseURL);
+      const random = seededRandom(99);
+      const kills: { merged: Set<string>; requestsSoFar: number }[] = [];
 
-    // Killed during extraction, after a seeded number of extraction requests, then after the last
-    // merge (summaries, embeddings, reports).
-    const killAt = 15 + Math.floor(15 * random());
-    const killPoints = [() => server.count("extract") >= killAt, () => progressOf(ws)?.merged === DOCS];
-    for (const reached of killPoints) {
-      const child = startCli(["index", folder, "--workspace", ws, "--json"], env);
-      await killWhen(child, reached, Math.floor(20 * random()));
-      kills.push({ merged: mergedChunkIds(ws), requestsSoFar: server.requests.length });
-    }
-    const resumed = await runCli(["index", folder, "--workspace", ws, "--json"], env);
-    expect(resumed.code).toBe(0);
+      // Killed during extraction, after a seeded number of extraction requests, then after the last
+      // merge (summaries, embeddings, reports).
+      const killAt = 15 + Math.floor(15 * random());
+      const killPoints = [() => server.count("extract") >= killAt, () => progressOf(ws)?.merged === DOCS];
+      for (const reached of killPoints) {
+        const child = startCli(["index", folder, "--workspace", ws, "--json"], env);
+        await killWhen(child, reached, Math.floor(20 * random()));
+        kills.push({ merged: mergedChunkIds(ws), requestsSoFar: server.requests.length });
+      }
+      await indexToTheEnd(ws, folder, env);
 
-    const chunkByText = new Map((await workspaceSnapshot(ws)).chunks.map((c) => [c.text, c.id]));
-    const asked = server.requests
-      .map((r, at) => ({ at, stage: r.stage, body: r.body as ChatBody }))
-      .filter((r) => r.stage === "extract")
-      .map((r) => {
-        const passageText = promptPassage({
-          stage: "",
-          body: r.body,
-          headers: {},
-          callIndex: 0,
-          stageCallIndex: 0,
+      const chunkByText = new Map((await workspaceSnapshot(ws)).chunks.map((c) => [c.text, c.id]));
+      const asked = server.requests
+        .map((r, at) => ({ at, stage: r.stage, body: r.body as ChatBody }))
+        .filter((r) => r.stage === "extract")
+        .map((r) => {
+          const passageText = promptPassage({
+            stage: "",
+            body: r.body,
+            headers: {},
+            callIndex: 0,
+            stageCallIndex: 0,
+          });
+          const chunkId = chunkByText.get(passageText);
+          if (!chunkId) throw new Error(`a prompt for an unknown chunk: ${passageText}`);
+          return { at: r.at, chunkId };
         });
-        const chunkId = chunkByText.get(passageText);
-        if (!chunkId) throw new Error(`a prompt for an unknown chunk: ${passageText}`);
-        return { at: r.at, chunkId };
-      });
-    let runStart = 0;
-    for (const { merged, requestsSoFar } of kills) {
-      const before = new Set(
-        asked.filter((r) => r.at >= runStart && r.at < requestsSoFar).map((r) => r.chunkId),
-      );
-      const after = new Set(asked.filter((r) => r.at >= requestsSoFar).map((r) => r.chunkId));
-      // A merged chunk is never extracted again.
-      expect([...merged].filter((id) => after.has(id))).toEqual([]);
-      // Answers received before the kill are in the workspace cache: only those still in flight
-      // (at most 2 x KGRAG_LLM_CONCURRENCY = 8 chunks at a time) are asked again.
-      expect([...before].filter((id) => after.has(id)).length).toBeLessThanOrEqual(8);
-      runStart = requestsSoFar;
-    }
-    const perChunk = new Map<string, number>();
-    for (const { chunkId } of asked) perChunk.set(chunkId, (perChunk.get(chunkId) ?? 0) + 1);
-    expect(perChunk.size).toBe(DOCS);
-    expect(asked.length).toBeLessThan(DOCS + 8 * kills.length);
+      let runStart = 0;
+      for (const { merged, requestsSoFar } of kills) {
+        const before = new Set(
+          asked.filter((r) => r.at >= runStart && r.at < requestsSoFar).map((r) => r.chunkId),
+        );
+        const after = new Set(asked.filter((r) => r.at >= requestsSoFar).map((r) => r.chunkId));
+        // A merged chunk is never extracted again.
+        expect([...merged].filter((id) => after.has(id))).toEqual([]);
+        // Answers received before the kill are in the workspace cache: only those still in flight
+        // (at most 2 x KGRAG_LLM_CONCURRENCY = 8 chunks at a time) are asked again.
+        expect([...before].filter((id) => after.has(id)).length).toBeLessThanOrEqual(8);
+        runStart = requestsSoFar;
+      }
+      const perChunk = new Map<string, number>();
+      for (const { chunkId } of asked) perChunk.set(chunkId, (perChunk.get(chunkId) ?? 0) + 1);
+      expect(perChunk.size).toBe(DOCS);
+      expect(asked.length).toBeLessThan(DOCS + 8 * kills.length);
 
-    const clean = await createKgrag({ env, config: { workspace: join(root, "clean") } });
-    await clean.index([folder]);
-    await clean.close();
-    expect(await workspaceSnapshot(ws)).toEqual(await workspaceSnapshot(join(root, "clean")));
+      const clean = await createKgrag({ env, config: { workspace: join(root, "clean") } });
+      await clean.index([folder]);
+      await clean.close();
+      expect(await workspaceSnapshot(ws)).toEqual(await workspaceSnapshot(join(root, "clean")));
+    } finally {
+      await server.close();
+      rmSync(root, { recursive: true, force: true });
+    }
   }, 180_000);
 });
 

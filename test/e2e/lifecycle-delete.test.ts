@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
 import type { CommunityRecord } from "../../src/types.js";
-import { jsonOutput, runCli } from "../support/cli-child.js";
+import { jsonOutput } from "../support/cli-child.js";
+import { runMain } from "../support/cli-in-process.js";
 import { graphSnapshot, workspaceSnapshot } from "../support/graph-snapshot.js";
 import { llmEnv, startLifecycleServer, writeCorpus } from "../support/lifecycle-corpus.js";
 import type { ScriptedServer } from "../support/scripted-openai-server.js";
@@ -105,14 +106,14 @@ describe("deleting documents (offline)", () => {
     const [first, second] = indexed.added;
     const ws = join(root, "ws");
 
-    const typo = await runCli(["delete", first ?? "", second ?? "", "nope", "--workspace", ws, "--json"]);
+    const typo = await runMain(["delete", first ?? "", second ?? "", "nope", "--workspace", ws, "--json"]);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/No document with id nope .*nothing was deleted/);
     const untouched = await open("ws");
     expect((await untouched.services.store.counts()).documents).toBe(paths.length);
     await untouched.close();
 
-    const result = await runCli(["delete", first ?? "", second ?? "", "--workspace", ws, "--json"]);
+    const result = await runMain(["delete", first ?? "", second ?? "", "--workspace", ws, "--json"]);
     expect(result.code).toBe(0);
     const output = jsonOutput<{ deleted: string[]; counts: { documents: number } }>(result);
     expect(output.deleted).toEqual([first, second]);

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
 import { entityKey } from "../../src/merge/keys.js";
 import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
-import { jsonOutput, runCli } from "../support/cli-child.js";
+import { jsonOutput } from "../support/cli-child.js";
+import { runMain } from "../support/cli-in-process.js";
 import { workspaceSnapshot } from "../support/graph-snapshot.js";
 import {
   EMPTY_EXTRACTION,
@@ -100,7 +101,7 @@ describe("indexing against a flaky model (scripted server, CLI)", () => {
     const ws = join(root, "ws");
     const env = llmEnv(server.baseURL, { KGRAG_LLM_TIMEOUT_MS: "1000" });
 
-    const first = await runCli(["index", folder, "--workspace", ws, "--json"], env);
+    const first = await runMain(["index", folder, "--workspace", ws, "--json"], env);
     expect(first.code).toBe(1);
     const summary = jsonOutput<{
       documents: number;
@@ -141,7 +142,7 @@ describe("indexing against a flaky model (scripted server, CLI)", () => {
 
     healthy = true;
     const before = server.countByStage();
-    const second = await runCli(["index", folder, "--workspace", ws, "--json"], env);
+    const second = await runMain(["index", folder, "--workspace", ws, "--json"], env);
     expect(second.code).toBe(0);
     expect(jsonOutput<{ failed: number }>(second).failed).toBe(0);
     const after = server.countByStage();

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fileDocumentId } from "../../src/ingest/loaders.js";
 import { createKgrag } from "../../src/kgrag.js";
-import { jsonOutput, runCli } from "../support/cli-child.js";
+import { jsonOutput } from "../support/cli-child.js";
+import { runMain } from "../support/cli-in-process.js";
 import { graphSnapshot, workspaceSnapshot } from "../support/graph-snapshot.js";
 import {
   llmEnv,
@@ -115,7 +116,7 @@ describe("updating documents (offline, CLI)", () => {
     writeFileSync(paths[1] ?? "", multiPassage(300, 3, 2));
     unlinkSync(paths[4] ?? "");
     unlinkSync(paths[7] ?? "");
-    const result = await runCli(["index", folder, "--prune", "--json", "--workspace", join(root, "ws")]);
+    const result = await runMain(["index", folder, "--prune", "--json", "--workspace", join(root, "ws")]);
     expect(result.code).toBe(0);
     const summary = jsonOutput<{ updated: number; removed: string[]; missing: unknown[]; documents: number }>(
       result,

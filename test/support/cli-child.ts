@@ -56,7 +56,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 }
 
 /** The JSON object a `--json` command printed (the whole of stdout). */
-export function jsonOutput<T>(result: CliResult): T {
+export function jsonOutput<T>(result: Pick<CliResult, "code" | "stdout" | "stderr">): T {
   try {
     return JSON.parse(result.stdout) as T;
   } catch {

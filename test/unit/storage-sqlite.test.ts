@@ -107,22 +107,23 @@ describe("SQLite store file", () => {
   it("waits for another process's write transaction instead of failing", async () => {
     const workspace = await tempWorkspace();
     const store = await openSqliteStore(workspace);
-    const holder = holdWriteLock(sqliteFile(workspace), 400);
+    const holder = holdWriteLock(sqliteFile(workspace), 1500);
     await holder.locked;
     const started = Date.now();
     await store.setMeta("after.lock", "yes");
-    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    // The write began while the child still held the lock (it waited, rather than failing busy).
+    expect(started).toBeLessThan(await holder.committedAt);
     expect(await holder.exitCode).toBe(0);
     expect(await store.getMeta("held.by.child")).toBe("yes");
     await store.close();
   });
 });
 
-/** A child process that takes the write lock, reports it, holds it for `ms`, then commits. */
+/** A child process that takes the write lock, reports it, holds it for `ms`, then says when it commits. */
 function holdWriteLock(
   file: string,
   ms: number,
-): { locked: Promise<void>; exitCode: Promise<number | null> } {
+): { locked: Promise<void>; committedAt: Promise<number>; exitCode: Promise<number | null> } {
   const script = `
     const Database = require("better-sqlite3");
     const db = new Database(${JSON.stringify(file)});
@@ -130,6 +131,7 @@ function holdWriteLock(
     db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('held.by.child', 'yes')").run();
     process.stdout.write("locked\\n");
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${ms});
+    process.stdout.write("committing " + Date.now() + "\\n");
     db.exec("COMMIT");
     db.close();`;
   const child = spawn(process.execPath, ["-e", script], {
@@ -142,6 +144,12 @@ function holdWriteLock(
     });
     child.on("exit", () => reject(new Error("lock holder exited before locking")));
   });
+  const committedAt = new Promise<number>((resolve) => {
+    child.stdout.on("data", (data: Buffer) => {
+      const at = /committing (\d+)/.exec(data.toString())?.[1];
+      if (at) resolve(Number(at));
+    });
+  });
   const exitCode = new Promise<number | null>((resolve) => child.on("exit", resolve));
-  return { locked, exitCode };
+  return { locked, committedAt, exitCode };
 }

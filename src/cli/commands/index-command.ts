@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
+import { IndexInterruptedError, type IndexProgress } from "../../pipeline/interrupted.js";
 import type { IndexSummary } from "../../workspace/indexing.js";
+import { INTERRUPTED_EXIT_CODE, runStoppable } from "../interrupt.js";
 import type { OpenKgrag } from "../open.js";
 import { printJson, UsageError } from "../output.js";
 
@@ -25,7 +27,9 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
         if (missing.length > 0) throw new UsageError(`No such file or folder: ${missing.join(", ")}`);
         const kgrag = await open({ ...opts, create: true });
         try {
-          const summary = await kgrag.index(paths, { communities: opts.communities, prune: opts.prune });
+          const summary = await runStoppable((signal) =>
+            kgrag.index(paths, { communities: opts.communities, prune: opts.prune, signal }),
+          );
           // One line per input left out, on stderr so it shows beside --json output too.
           for (const k of summary.skipped) process.stderr.write(`kgrag: skipped ${k.path}: ${k.reason}\n`);
           if (opts.json) printJson(jsonSummary(summary));
@@ -36,6 +40,12 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
           // is bad input, though.
           if (nothingIndexable(summary)) throw new UsageError(nothingIndexableMessage(paths, summary));
           if (summary.failures.length > 0) process.exitCode = 1;
+        } catch (error) {
+          if (!(error instanceof IndexInterruptedError)) throw error;
+          kgrag.services.progress.close?.();
+          if (opts.json) printJson({ interrupted: true, ...error.progress });
+          else process.stdout.write(interruptedSummary(error.progress));
+          process.exitCode = INTERRUPTED_EXIT_CODE;
         } finally {
           await kgrag.close();
         }
@@ -77,6 +87,15 @@ function jsonSummary(s: IndexSummary) {
     skipped: s.skipped,
     failures: s.failures,
   };
+}
+
+function interruptedSummary({ documents, chunks }: IndexProgress): string {
+  return (
+    `Interrupted: ${documents.done} of ${documents.done + documents.pending} document(s) done, ` +
+    `${documents.pending} left; ${chunks.done} chunk(s) merged, ${chunks.pending} pending ` +
+    "(documents not reached yet have no chunks counted).\n" +
+    "Everything done is kept: run the same `kgrag index` again to resume.\n"
+  );
 }
 
 function humanSummary(s: IndexSummary): string {

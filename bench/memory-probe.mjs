@@ -1,7 +1,8 @@
-// Preloaded into a CLI child (NODE_OPTIONS="--expose-gc --import <this file>") to record the peak of
-// its live JavaScript memory: heap plus the buffers it holds, measured right after garbage
-// collections (forced twice a second, and after every major one V8 runs by itself), so garbage
-// waiting to be collected does not count. Written at exit, in megabytes, to KGRAG_TEST_MEMORY_FILE.
+// Preloaded by bench/lifecycle-memory.ts into a CLI child (NODE_OPTIONS="--expose-gc --import
+// <this file>") to record the peak of its live JavaScript memory: heap plus the buffers it holds,
+// measured right after garbage collections (forced twice a second, and after every major one V8
+// runs by itself), so garbage waiting to be collected does not count. Written at exit, in
+// megabytes, to KGRAG_TEST_MEMORY_FILE.
 import { writeFileSync } from "node:fs";
 import { constants, PerformanceObserver } from "node:perf_hooks";
 
