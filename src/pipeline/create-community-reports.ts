@@ -4,6 +4,7 @@ import { GraphIndex } from "../community/graph-index.js";
 import { buildReportContext, type ChildReport } from "../community/report-context.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { KgragServices } from "../services.js";
+import type { GraphStore, ReportSave } from "../storage/graph-store.js";
 import type { CommunityRecord } from "../types.js";
 import { stopPoint } from "./stop-point.js";
 
@@ -35,6 +36,7 @@ export async function createCommunityReports(
   const byId = new Map(communities.map((c) => [c.id, c]));
   const stale = communities.filter((c) => needsReport(c, writer));
   const limit = pLimit(config.llm?.concurrency ?? 4);
+  const saves = new ReportSaves(store);
   progress.start(STEP, stale.length);
   for (const level of [...new Set(stale.map((c) => c.level))].sort((a, b) => b - a)) {
     const atLevel = stale.filter((c) => c.level === level);
@@ -51,7 +53,7 @@ export async function createCommunityReports(
             encoding: config.chunking.encoding,
           });
           const report = await writer.write(context);
-          await store.saveCommunityReport(community.id, report, community.contentHash);
+          await saves.add({ id: community.id, report, reportHash: community.contentHash });
           // Parents on the next level up read it from here.
           community.report = report;
           community.reportHash = community.contentHash;
@@ -59,12 +61,39 @@ export async function createCommunityReports(
         }),
       ),
     );
+    // Finished reports are kept even when another one failed or the run was stopped.
+    await saves.flush();
     const failure = outcomes.find((o) => o.status === "rejected");
     if (failure) throw failure.reason;
   }
   progress.finish(STEP);
   await embedCommunityReports(services, communities);
   return { written: stale.length, reused: communities.length - stale.length };
+}
+
+/** Reports saved per transaction: a commit per report dominates report writing on Neo4j. */
+const REPORTS_PER_SAVE = 64;
+
+/**
+ * Collects finished reports and saves them a batch at a time, one save in flight. A crash loses at
+ * most the batch being collected; those reports are written again by the next run.
+ */
+class ReportSaves {
+  private pending: ReportSave[] = [];
+  private readonly queue = pLimit(1);
+
+  constructor(private readonly store: GraphStore) {}
+
+  async add(save: ReportSave): Promise<void> {
+    this.pending.push(save);
+    if (this.pending.length >= REPORTS_PER_SAVE) await this.flush();
+  }
+
+  flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    return this.queue(() => this.store.saveCommunityReports(batch));
+  }
 }
 
 /** Missing, outdated, or extractive while an LLM is available (offline reports get upgraded). */

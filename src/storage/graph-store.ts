@@ -18,6 +18,13 @@ import type {
   VectorNamespace,
 } from "../types.js";
 
+/** One community's finished report, and the content hash it was written for. */
+export interface ReportSave {
+  id: string;
+  report: CommunityRecord["report"];
+  reportHash: string;
+}
+
 /**
  * The one storage interface. Two adapters implement it: SQLite (embedded default, one file per
  * workspace) and Neo4j. Merge rules live outside the store; adapters only persist and search.
@@ -133,6 +140,8 @@ export interface GraphStore {
   replaceCommunities(communities: CommunityRecord[]): Promise<void>;
   listCommunities(): Promise<CommunityRecord[]>;
   saveCommunityReport(id: string, report: CommunityRecord["report"], reportHash: string): Promise<void>;
+  /** Atomic. Several reports in one transaction (a commit per report is slow on a server). */
+  saveCommunityReports(saves: ReportSave[]): Promise<void>;
 
   // ---- LLM cache and history ----
   getLlmCache(stage: string, model: string, promptHash: string): Promise<LlmCacheEntry | undefined>;

@@ -57,6 +57,9 @@ export class CommunityFakeStore implements GraphStore {
     community.reportHash = reportHash;
     this.savedReports.push(id);
   }
+  async saveCommunityReports(saves: { id: string; report: CommunityRecord["report"]; reportHash: string }[]) {
+    for (const save of saves) await this.saveCommunityReport(save.id, save.report, save.reportHash);
+  }
   async upsertVectors(ns: VectorNamespace, items: VectorItem[]) {
     const space = this.vectors.get(ns) ?? new Map<string, VectorItem>();
     for (const item of items) space.set(item.id, copy(item));

@@ -144,6 +144,28 @@ export function describeCommunitiesCacheHistory(storeOf: StoreOf): void {
     await expect(store.saveCommunityReport("c1-1", report, "x")).rejects.toThrow();
   });
 
+  it("saves several reports in one call, all or none", async () => {
+    const store = storeOf();
+    await store.replaceCommunities([community("c0-1", 0, null), community("c0-2", 0, null)]);
+    await store.saveCommunityReports([
+      { id: "c0-1", report, reportHash: "h1" },
+      { id: "c0-2", report: { ...report, title: "Second" }, reportHash: "h2" },
+    ]);
+    const saved = await store.listCommunities();
+    expect(saved.find((c) => c.id === "c0-1")).toMatchObject({ report, reportHash: "h1" });
+    expect(saved.find((c) => c.id === "c0-2")?.report?.title).toBe("Second");
+    await expect(
+      store.saveCommunityReports([
+        { id: "c0-1", report: null, reportHash: "h3" },
+        { id: "c9-9", report, reportHash: "h4" },
+      ]),
+    ).rejects.toThrow(/unknown community "c9-9"/);
+    expect((await store.listCommunities()).find((c) => c.id === "c0-1")).toMatchObject({
+      report,
+      reportHash: "h1",
+    });
+  });
+
   it("caches LLM answers by stage, model and prompt hash", async () => {
     const store = storeOf();
     const entry = {

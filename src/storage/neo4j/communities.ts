@@ -1,4 +1,5 @@
 import type { CommunityRecord } from "../../types.js";
+import type { ReportSave } from "../graph-store.js";
 import type { Neo4jConnection } from "./connection.js";
 import { asCommunities } from "./read-rows.js";
 import { communityRow, reportProperties } from "./write-rows.js";
@@ -21,14 +22,15 @@ export async function listCommunities(db: Neo4jConnection): Promise<CommunityRec
   return asCommunities(await db.read("store/communities-list"));
 }
 
-export async function saveCommunityReport(
-  db: Neo4jConnection,
-  id: string,
-  report: CommunityRecord["report"],
-  reportHash: string,
-): Promise<void> {
-  const rows = await db.write((tx) =>
-    tx.run("store/community-save-report", { id, reportHash, ...reportProperties(report) }),
-  );
-  if (rows.length === 0) throw new Error(`Cannot save a report for unknown community "${id}".`);
+/** Atomic: every report in one transaction, or none when a community is unknown. */
+export async function saveCommunityReports(db: Neo4jConnection, saves: ReportSave[]): Promise<void> {
+  if (saves.length === 0) return;
+  const rows = saves.map(({ id, report, reportHash }) => ({ id, reportHash, ...reportProperties(report) }));
+  await db.write(async (tx) => {
+    const saved = new Set(
+      (await tx.runBatched("store/community-save-reports", rows)).map((r) => String(r.id)),
+    );
+    const unknown = saves.find((s) => !saved.has(s.id));
+    if (unknown) throw new Error(`Cannot save a report for unknown community "${unknown.id}".`);
+  });
 }

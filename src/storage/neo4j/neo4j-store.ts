@@ -17,7 +17,7 @@ import type {
   VectorItem,
   VectorNamespace,
 } from "../../types.js";
-import type { GraphStore } from "../graph-store.js";
+import type { GraphStore, ReportSave } from "../graph-store.js";
 import * as communities from "./communities.js";
 import { Neo4jConnection } from "./connection.js";
 import * as documents from "./documents.js";
@@ -244,7 +244,11 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   saveCommunityReport(id: string, report: CommunityRecord["report"], reportHash: string): Promise<void> {
-    return communities.saveCommunityReport(this.connection, id, report, reportHash);
+    return communities.saveCommunityReports(this.connection, [{ id, report, reportHash }]);
+  }
+
+  saveCommunityReports(saves: ReportSave[]): Promise<void> {
+    return communities.saveCommunityReports(this.connection, saves);
   }
 
   getLlmCache(stage: string, model: string, promptHash: string): Promise<LlmCacheEntry | undefined> {

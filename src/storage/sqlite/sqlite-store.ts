@@ -18,7 +18,7 @@ import type {
   VectorItem,
   VectorNamespace,
 } from "../../types.js";
-import type { GraphStore } from "../graph-store.js";
+import type { GraphStore, ReportSave } from "../graph-store.js";
 import { ChunkTable } from "./chunks.js";
 import { CommunityTable } from "./communities.js";
 import { openDatabase, Sql, type SqliteDatabase } from "./connection.js";
@@ -293,6 +293,12 @@ export class SqliteGraphStore implements GraphStore {
     reportHash: string,
   ): Promise<void> {
     this.communities.saveReport(id, report, reportHash);
+  }
+
+  async saveCommunityReports(saves: ReportSave[]): Promise<void> {
+    this.sql.transaction(() => {
+      for (const save of saves) this.communities.saveReport(save.id, save.report, save.reportHash);
+    });
   }
 
   async getLlmCache(stage: string, model: string, promptHash: string): Promise<LlmCacheEntry | undefined> {
