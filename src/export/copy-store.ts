@@ -125,7 +125,10 @@ async function copyDocumentsAndChunks(
       entities: entitiesOf.get(state.chunkId) ?? [],
       relationships: relationshipsOf.get(state.chunkId) ?? [],
     };
-    if (state.status === "merged" || own.entities.length > 0 || own.relationships.length > 0) {
+    if (state.status === "partial") {
+      const partial = { error: state.error ?? "", rawOutput: state.rawOutput ?? "" };
+      await to.commitChunkMerges([{ chunkId: state.chunkId, mentions: own, partial }], NO_CHANGES);
+    } else if (state.status === "merged" || own.entities.length > 0 || own.relationships.length > 0) {
       await to.commitChunkMerge(state.chunkId, own, NO_CHANGES);
     }
     if (state.status === "failed")
