@@ -170,4 +170,28 @@ describe("configuration from the environment", () => {
     expect(code).toBe(2);
     expect(stderr).toBe('kgrag: KGRAG_STORAGE must be one of sqlite, neo4j; got "neo4jj".\n');
   });
+
+  it("a Neo4j setting that cannot work is exit 2, naming the variable, before any connection", async () => {
+    vi.stubEnv("KGRAG_STORAGE", "neo4j");
+    const cases: [Record<string, string>, RegExp][] = [
+      [{}, /needs NEO4J_URI/],
+      [
+        { NEO4J_URI: "http://localhost:7687", NEO4J_PASSWORD: "pw" },
+        /NEO4J_URI must be bolt:\/\/ or neo4j:\/\//,
+      ],
+      [{ NEO4J_URI: "localhost:7687", NEO4J_PASSWORD: "pw" }, /NEO4J_URI must be/],
+      [{ NEO4J_URI: "bolt://localhost:7687" }, /needs NEO4J_PASSWORD/],
+    ];
+    for (const [env, message] of cases) {
+      vi.unstubAllEnvs();
+      vi.stubEnv("KGRAG_STORAGE", "neo4j");
+      vi.stubEnv("NEO4J_PASSWORD", undefined);
+      vi.stubEnv("NEO4J_URI", undefined);
+      for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+      const { stderr, code } = await run(["status", "--workspace", ws]);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(message);
+      expect(stderr).not.toMatch(/Unknown scheme|Cannot use Neo4j/);
+    }
+  });
 });
