@@ -25,13 +25,14 @@ async function loadOne(path: string) {
 
 describe("loadSources: whole-file formats", () => {
   it("loads .txt with the file name as title and path-derived id and metadata", async () => {
-    const path = file("plain/notes.txt", "Line one\r\nLine two\n");
+    // Its first line is a sentence, not a title.
+    const path = file("plain/notes.txt", "Line one ends here.\r\nLine two\n");
     const { document } = await loadOne(path);
     expect(document).toEqual({
       id: fileDocumentId(path),
       title: "notes.txt",
       path,
-      text: "Line one\nLine two\n",
+      text: "Line one ends here.\nLine two\n",
       metadata: { source: path, format: "text" },
     });
   });
