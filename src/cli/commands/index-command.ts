@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
+import type { SkippedSource } from "../../ingest/source-types.js";
 import type { IndexSummary } from "../../workspace/indexing.js";
 import type { OpenKgrag } from "../open.js";
-import { printJson, UsageError } from "../output.js";
+import { printJson, USAGE_EXIT_CODE, UsageError } from "../output.js";
 
 export function registerIndexCommand(program: Command, open: OpenKgrag): void {
   program
@@ -26,9 +27,11 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
         const kgrag = await open({ ...opts, create: true });
         try {
           const summary = await kgrag.index(paths, { communities: opts.communities, prune: opts.prune });
+          const { badLines, skipped } = splitBadLines(summary.skipped);
           // One line per input left out, on stderr so it shows beside --json output too.
-          for (const k of summary.skipped) process.stderr.write(`kgrag: skipped ${k.path}: ${k.reason}\n`);
-          if (opts.json) printJson(jsonSummary(summary));
+          for (const k of skipped) process.stderr.write(`kgrag: skipped ${k.path}: ${k.reason}\n`);
+          for (const b of badLines) process.stderr.write(`kgrag: ${JSON.stringify(b)}\n`);
+          if (opts.json) printJson({ ...jsonSummary(summary), skipped, badLines });
           else process.stdout.write(humanSummary(summary));
           // A run with failures still keeps everything that worked; the exit code tells scripts.
           // Skipped inputs are reported, not failed: an empty or unsupported file is no error, and
@@ -36,11 +39,40 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
           // is bad input, though.
           if (nothingIndexable(summary)) throw new UsageError(nothingIndexableMessage(paths, summary));
           if (summary.failures.length > 0) process.exitCode = 1;
+          // Like `query --batch`: the good lines are done, the bad ones are bad input to fix.
+          if (badLines.length > 0) {
+            process.stderr.write(
+              `kgrag: ${badLines.length} .jsonl line(s) not a document; the other lines were indexed.\n`,
+            );
+            process.exitCode = USAGE_EXIT_CODE;
+          }
         } finally {
           await kgrag.close();
         }
       },
     );
+}
+
+/** A .jsonl line that could not be read as a document: {path, line, error}, as `query --batch` reports one. */
+interface BadLine {
+  path: string;
+  line: number;
+  error: string;
+}
+
+function splitBadLines(all: SkippedSource[]): { badLines: BadLine[]; skipped: SkippedSource[] } {
+  const badLines: BadLine[] = [];
+  const skipped: SkippedSource[] = [];
+  for (const skip of all) {
+    if (skip.line === undefined) skipped.push(skip);
+    else
+      badLines.push({
+        path: skip.path.slice(0, -`:${skip.line}`.length),
+        line: skip.line,
+        error: skip.reason,
+      });
+  }
+  return { badLines, skipped };
 }
 
 /** No document to index, and none whose file is gone: `index --prune` after deleting every file is fine. */
