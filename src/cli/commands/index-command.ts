@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
 import type { SkippedSource } from "../../ingest/source-types.js";
 import type { IndexSummary } from "../../workspace/indexing.js";
-import type { OpenKgrag } from "../open.js";
+import { type OpenKgrag, undoCreatedWorkspace, workspaceToCreate } from "../open.js";
 import { printJson, USAGE_EXIT_CODE, UsageError } from "../output.js";
 
 export function registerIndexCommand(program: Command, open: OpenKgrag): void {
@@ -24,7 +24,9 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
       ) => {
         const missing = paths.filter((path) => !existsSync(path));
         if (missing.length > 0) throw new UsageError(`No such file or folder: ${missing.join(", ")}`);
+        const created = workspaceToCreate(opts.workspace);
         const kgrag = await open({ ...opts, create: true });
+        let nothingDone = false;
         try {
           const summary = await kgrag.index(paths, { communities: opts.communities, prune: opts.prune });
           const { badLines, skipped } = splitBadLines(summary.skipped);
@@ -37,7 +39,10 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
           // Skipped inputs are reported, not failed: an empty or unsupported file is no error, and
           // an unreadable one needs the file fixed, not a retry. Input with nothing to index at all
           // is bad input, though.
-          if (nothingIndexable(summary)) throw new UsageError(nothingIndexableMessage(paths, summary));
+          if (nothingIndexable(summary)) {
+            nothingDone = true;
+            throw new UsageError(nothingIndexableMessage(paths, summary));
+          }
           if (summary.failures.length > 0) process.exitCode = 1;
           // Like `query --batch`: the good lines are done, the bad ones are bad input to fix.
           if (badLines.length > 0) {
@@ -48,6 +53,8 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
           }
         } finally {
           await kgrag.close();
+          // Nothing indexable leaves no workspace behind, so no later query finds an empty one.
+          if (nothingDone && created) undoCreatedWorkspace(created);
         }
       },
     );
