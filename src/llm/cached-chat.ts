@@ -37,7 +37,8 @@ export class CachedChatModel implements ChatModel {
       request.onToken?.(hit.response);
       return { text: hit.response, usage, cached: true };
     }
-    const sent = await this.inner.chat(request);
+    const onToken = request.onToken && withoutReasoning(request.onToken);
+    const sent = await this.inner.chat({ ...request, onToken });
     // Reasoning is never part of the answer, for any stage: it is neither cached nor parsed.
     const answer = { ...sent, text: stripReasoning(sent.text).trim() };
     // A cut-off answer would be replayed cut off on every later run; only complete ones are kept.
@@ -58,4 +59,32 @@ export class CachedChatModel implements ChatModel {
   private accepts(request: ChatRequest, text: string): boolean {
     return request.acceptAnswer ? request.acceptAnswer(text) : true;
   }
+}
+
+const THINK_OPEN = "<think>";
+
+/**
+ * A token listener that never sees the reasoning: text inside `<think>` blocks is held back, and
+ * so is a tail that may be the start of one ("<th"), until the next tokens tell.
+ */
+function withoutReasoning(onToken: (delta: string) => void): (delta: string) => void {
+  let seen = "";
+  let emitted = 0;
+  return (delta) => {
+    seen += delta;
+    const visible = stripReasoning(seen).trimStart();
+    const shown = visible.length - openingTagPrefix(visible);
+    if (shown > emitted) {
+      onToken(visible.slice(emitted, shown));
+      emitted = shown;
+    }
+  };
+}
+
+/** How many final characters of `text` could begin a `<think>` tag. */
+function openingTagPrefix(text: string): number {
+  for (let n = Math.min(THINK_OPEN.length - 1, text.length); n > 0; n--) {
+    if (THINK_OPEN.startsWith(text.slice(-n).toLowerCase())) return n;
+  }
+  return 0;
 }

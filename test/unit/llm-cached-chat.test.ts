@@ -141,8 +141,15 @@ describe("CachedChatModel", () => {
     for (const stage of ["answer", "summarize"] as const) {
       const plain = await model.chat({ ...request, stage });
       expect(plain.text).toBe("Paris is the capital.");
-      const streamed = await model.chat({ ...request, stage, temperature: 0.5, onToken: () => {} });
+      const tokens: string[] = [];
+      const streamed = await model.chat({
+        ...request,
+        stage,
+        temperature: 0.5,
+        onToken: (t) => tokens.push(t),
+      });
       expect(streamed.text).toBe("Paris is the capital.");
+      expect(tokens.join("")).toBe("Paris is the capital.");
     }
     expect([...cache.entries.values()].every((e) => e.response === "Paris is the capital.")).toBe(true);
 
@@ -150,5 +157,21 @@ describe("CachedChatModel", () => {
     await server?.close();
     const { model: silent } = await setup([""], () => false, '{"entities": [{"name": "Ada"}]}');
     expect((await silent.chat(request)).text).toBe("");
+  });
+
+  it("holds back a reasoning block streamed a character at a time, tag split across deltas", async () => {
+    const reply = "<think>maybe <b>x</b></think>\n\nThe answer <is> here.";
+    const inner = {
+      model: "char-stream",
+      async chat(req: ChatRequest) {
+        for (const ch of reply) req.onToken?.(ch);
+        return { text: reply, usage: { promptTokens: 1, completionTokens: 1 }, cached: false };
+      },
+    };
+    const model = new CachedChatModel(inner, memoryCache(), new UsageTracker());
+    const tokens: string[] = [];
+    const answer = await model.chat({ ...request, stage: "answer", onToken: (t) => tokens.push(t) });
+    expect(answer.text).toBe("The answer <is> here.");
+    expect(tokens.join("")).toBe("The answer <is> here.");
   });
 });
