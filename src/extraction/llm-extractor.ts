@@ -25,7 +25,7 @@ const acceptAnswer = isCompleteExtraction;
 
 /** What the retry prompt is told when an answer's JSON stopped before it was closed. */
 const CUT_OFF =
-  "it was cut off before the JSON was complete, so entities and relationships after the cut " + "were lost";
+  "it was cut off before the JSON was complete, so entities and relationships after the cut were lost";
 
 /**
  * Extraction by a chat model: one structured-output call per chunk ("extract"), retried with a
@@ -50,13 +50,8 @@ export class LlmExtractor implements Extractor {
         extractMessages(this.options, context.title, chunk.text),
       );
       if (!first.ok) {
-        const tries =
-          this.options.parseAttempts === 1 ? "1 attempt" : `${this.options.parseAttempts} attempts`;
-        return {
-          ok: false,
-          error: `Unreadable extraction output after ${tries}: ${first.error}`,
-          rawOutput: first.rawOutput,
-        };
+        const error = `Unreadable extraction output after ${attempts(this.options)}: ${first.error}`;
+        return { ok: false, error, rawOutput: first.rawOutput };
       }
       const gleaned = first.cut ? { rounds: [], cut: null } : await this.glean(first.round);
       const cutRound = first.cut ? first.round : gleaned.cut;
@@ -129,7 +124,13 @@ export class LlmExtractor implements Extractor {
   }
 }
 
+function attempts(options: LlmExtractorOptions): string {
+  return options.parseAttempts === 1 ? "1 attempt" : `${options.parseAttempts} attempts`;
+}
+
 function partialReason(options: LlmExtractorOptions): string {
-  const tries = options.parseAttempts === 1 ? "the answer was" : `all ${options.parseAttempts} answers were`;
-  return `partial extraction: ${tries} cut short; only what came before the cut was kept, and the next run asks again`;
+  return (
+    `partial extraction: the answer was cut short in ${attempts(options)}; only what came before ` +
+    "the cut was kept, and the next run asks again"
+  );
 }
