@@ -65,8 +65,13 @@ export const EmbeddingSchema = z.object({
   maxRetries: z.number().int().min(0).default(5),
 });
 
+/** The schemes the Neo4j driver speaks; anything else fails inside the driver as "Unknown scheme". */
+const NEO4J_URI = /^(bolt|neo4j)(\+s|\+ssc)?:\/\/[^/\s]/;
+
 export const Neo4jSchema = z.object({
-  uri: z.string().min(1),
+  uri: z
+    .string()
+    .regex(NEO4J_URI, "NEO4J_URI must be bolt:// or neo4j:// (or +s, +ssc), e.g. bolt://localhost:7687"),
   username: z.string().default("neo4j"),
   password: z.string().default(""),
   database: z.string().optional(),
@@ -80,20 +85,38 @@ export const Neo4jSchema = z.object({
 
 export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;
 
-export const ConfigSchema = z.object({
-  workspace: z.string().min(1).default("./kgrag-data"),
-  storage: z.enum(STORAGE_KINDS).default("sqlite"),
-  neo4j: Neo4jSchema.optional(),
-  llm: LlmSchema.optional(),
-  embedding: EmbeddingSchema.optional(),
-  /** Dimension of the offline hashing embedder. */
-  hashingDimension: z.number().int().min(16).default(512),
-  chunking: ChunkingSchema.default(ChunkingSchema.parse({})),
-  extraction: ExtractionSchema.default(ExtractionSchema.parse({})),
-  merge: MergeSchema.default(MergeSchema.parse({})),
-  community: CommunitySchema.default(CommunitySchema.parse({})),
-  query: QuerySchema.default(QuerySchema.parse({})),
-});
+export const ConfigSchema = z
+  .object({
+    workspace: z.string().min(1).default("./kgrag-data"),
+    storage: z.enum(STORAGE_KINDS).default("sqlite"),
+    neo4j: Neo4jSchema.optional(),
+    llm: LlmSchema.optional(),
+    embedding: EmbeddingSchema.optional(),
+    /** Dimension of the offline hashing embedder. */
+    hashingDimension: z.number().int().min(16).default(512),
+    chunking: ChunkingSchema.default(ChunkingSchema.parse({})),
+    extraction: ExtractionSchema.default(ExtractionSchema.parse({})),
+    merge: MergeSchema.default(MergeSchema.parse({})),
+    community: CommunitySchema.default(CommunitySchema.parse({})),
+    query: QuerySchema.default(QuerySchema.parse({})),
+  })
+  .superRefine((config, ctx) => {
+    if (config.storage !== "neo4j") return;
+    const start = "Start one with `docker compose up -d` (see docker-compose.yml).";
+    if (!config.neo4j) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["neo4j"],
+        message: `KGRAG_STORAGE=neo4j needs NEO4J_URI (and NEO4J_USERNAME, NEO4J_PASSWORD, optionally NEO4J_DATABASE). ${start}`,
+      });
+    } else if (!config.neo4j.password) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["neo4j", "password"],
+        message: `KGRAG_STORAGE=neo4j needs NEO4J_PASSWORD (the compose file's password). ${start}`,
+      });
+    }
+  });
 
 export type KgragConfig = z.infer<typeof ConfigSchema>;
 export type KgragConfigInput = z.input<typeof ConfigSchema>;

@@ -52,14 +52,21 @@ export interface ChunkRecord {
   end: number;
 }
 
-export type ChunkStatus = "pending" | "merged" | "failed";
+/** "partial": merged from a cut-short answer; extracted again on the next run. */
+export type ChunkStatus = "pending" | "merged" | "partial" | "failed";
+
+/** Why a merged chunk is only partial, and the cut-short answer, kept for inspection. */
+export interface ChunkPartial {
+  error: string;
+  rawOutput: string;
+}
 
 export interface ChunkState {
   chunkId: string;
   docId: string;
   status: ChunkStatus;
   error: string | null;
-  /** Raw model output kept for inspection when parsing failed. */
+  /** Raw model output kept for inspection when parsing failed or the answer was cut short. */
   rawOutput: string | null;
 }
 

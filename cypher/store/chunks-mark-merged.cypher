@@ -1,9 +1,10 @@
-// Marks chunks merged and records when (mergeSeq orders mentions like insertion order); returns
-// the ids found, so a missing chunk is noticed.
+// Marks chunks merged (or partial, when their extraction was cut short) and records when
+// (mergeSeq orders mentions like insertion order); returns the ids found, so a missing chunk is
+// noticed.
 // @param workspace  the workspace this store serves
-// @param rows  list of {id, mergeSeq}, mergeSeq reserved from the "merge" counter
+// @param rows  list of {id, mergeSeq, status, error, rawOutput}; mergeSeq from the "merge" counter; status merged or partial
 UNWIND $rows AS row
 MATCH (c:Chunk {workspace: $workspace, id: row.id})
 WHERE c.anchor IS NULL
-SET c.status = 'merged', c.error = null, c.rawOutput = null, c.mergeSeq = row.mergeSeq
+SET c.status = row.status, c.error = row.error, c.rawOutput = row.rawOutput, c.mergeSeq = row.mergeSeq
 RETURN c.id AS id

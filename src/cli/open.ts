@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { configFromEnv } from "../config.js";
 import { type CreateKgragOptions, createKgrag, type Kgrag } from "../kgrag.js";
@@ -57,4 +57,28 @@ function refuseMissingWorkspace(workspace: string | undefined, extra: CreateKgra
     `No kgrag workspace at ${dir}. Index documents first (kgrag index <paths> --workspace ${config.workspace}), ` +
       "or point --workspace / KGRAG_WORKSPACE at an existing one.",
   );
+}
+
+/**
+ * The embedded workspace a writing command is about to create (none exists there yet), so that a
+ * run with nothing to index can take it away again: `undoCreatedWorkspace` after closing it.
+ */
+export function workspaceToCreate(
+  workspace: string | undefined,
+): { dir: string; folderExisted: boolean } | null {
+  const config = configFromEnv(process.env, workspace ? { workspace } : {});
+  if (config.storage !== "sqlite") return null;
+  const dir = resolve(config.workspace);
+  if (existsSync(sqliteFile(dir))) return null;
+  return { dir, folderExisted: existsSync(dir) };
+}
+
+/** Removes what opening created: the folder when it is new, else only the store's own files. */
+export function undoCreatedWorkspace(created: { dir: string; folderExisted: boolean }): void {
+  if (!created.folderExisted) {
+    rmSync(created.dir, { recursive: true, force: true });
+    return;
+  }
+  const file = sqliteFile(created.dir);
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) rmSync(path, { force: true });
 }

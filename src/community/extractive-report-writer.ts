@@ -1,4 +1,5 @@
 import { DESCRIPTION_SEPARATOR } from "../merge/keys.js";
+import { stripMarkup } from "../nlp/markdown-prose.js";
 import type { CommunityFinding, CommunityReport } from "../types.js";
 import { toCommunityReport } from "./render-report.js";
 import type { ContextRelationship, ReportContext } from "./report-context.js";
@@ -96,7 +97,8 @@ function cite(rels: ContextRelationship[]): string {
 
 /** A description as readable prose, cut at a sentence end near the length limit. */
 function excerpt(description: string): string {
-  const text = description.split(DESCRIPTION_SEPARATOR).join(" ").replace(/\s+/g, " ").trim();
+  const fragments = description.split(DESCRIPTION_SEPARATOR).map(stripMarkup);
+  const text = fragments.join(" ").replace(/\s+/g, " ").trim();
   if (text.length <= MAX_EXPLANATION_CHARS) return text;
   const cut = text.slice(0, MAX_EXPLANATION_CHARS);
   const end = Math.max(cut.lastIndexOf(". "), cut.lastIndexOf("。"));
@@ -109,7 +111,9 @@ function pairName(rel: ContextRelationship, names: Map<string, string>): string 
 
 /** First sentence of the first description fragment (Latin or CJK punctuation), capped in length. */
 function firstSentence(text: string): string {
-  const fragment = (text.split(DESCRIPTION_SEPARATOR)[0] ?? "").replace(/\s+/g, " ").trim();
+  const fragment = stripMarkup(text.split(DESCRIPTION_SEPARATOR)[0] ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
   const sentence = fragment.split(/(?<=[.!?])\s+|(?<=[。！？])/u)[0] ?? "";
   return sentence.length > MAX_SENTENCE_CHARS ? `${sentence.slice(0, MAX_SENTENCE_CHARS - 1)}…` : sentence;
 }

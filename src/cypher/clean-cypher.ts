@@ -1,3 +1,5 @@
+import { stripReasoning } from "../llm/json-reply.js";
+
 /** What a model's reply to the Text2Cypher prompt holds once the wrapping is removed. */
 export type GeneratedCypher = { kind: "cypher"; cypher: string } | { kind: "no-cypher"; reason: string };
 
@@ -11,8 +13,9 @@ const NO_CYPHER = /^\s*NO_CYPHER\b[\s:.-]*(.*)$/is;
 const CLAUSE_START =
   /^(MATCH|OPTIONAL\s+MATCH|WITH|UNWIND|CALL|RETURN|UNION|WHERE|ORDER\s+BY|SKIP|LIMIT|CREATE|MERGE|DELETE|DETACH|SET|REMOVE|FOREACH|LOAD\s+CSV|USE|CYPHER|EXPLAIN|PROFILE|SHOW|DROP|FINISH)\b/i;
 
-/** Strips code fences, surrounding prose, "Cypher:" labels and trailing semicolons. */
-export function cleanGeneratedCypher(reply: string): GeneratedCypher {
+/** Strips reasoning blocks, code fences, surrounding prose, "Cypher:" labels and trailing semicolons. */
+export function cleanGeneratedCypher(answer: string): GeneratedCypher {
+  const reply = stripReasoning(answer);
   const noCypher = NO_CYPHER.exec(reply.trim());
   if (noCypher) return { kind: "no-cypher", reason: (noCypher[1] ?? "").trim() || "not a graph lookup" };
   const fenced = fencedBlock(reply);

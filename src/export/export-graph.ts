@@ -45,7 +45,8 @@ export async function exportGraph(
     format === "json"
       ? graphToJson(snapshot)
       : format === "gexf"
-        ? writeGexf(toGraphology(snapshot))
+        ? // GEXF 1.3: the writer's 1.2 header declares a malformed viz namespace ("http:///www...").
+          writeGexf(toGraphology(snapshot), { version: "1.3" })
         : writeGraphml(toGraphology(snapshot));
   if (typeof out === "string") {
     await writeFile(out, text);

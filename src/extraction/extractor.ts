@@ -1,8 +1,17 @@
 import type { ChunkRecord, Extraction } from "../types.js";
 
+/**
+ * `partial`: every answer was cut short, so the extraction holds only what came before the cut.
+ * It is merged, but the chunk is marked partial and asked again on the next run.
+ */
 export type ExtractionOutcome =
-  | { ok: true; extraction: Extraction }
+  | { ok: true; extraction: Extraction; partial?: PartialExtraction }
   | { ok: false; error: string; rawOutput: string | null };
+
+export interface PartialExtraction {
+  reason: string;
+  rawOutput: string;
+}
 
 /**
  * Pulls entities and relationships out of one chunk. "llm" asks a chat model (plus gleaning);

@@ -5,34 +5,35 @@ import type { ChunkRecord, Extraction } from "../types.js";
 import type { ExtractionOutcome, Extractor } from "./extractor.js";
 import { extractMessages, gleanMessages, retryMessages } from "./llm-messages.js";
 import { mergeRounds } from "./merge-rounds.js";
-import { parseExtraction } from "./parse.js";
+import { isCompleteExtraction, parseExtraction } from "./parse.js";
 import { EXTRACTION_JSON_SCHEMA } from "./schema.js";
 
 export type LlmExtractorOptions = z.infer<typeof ExtractionSchema>;
 
-/** A usable first round, with the conversation that produced it so gleaning can continue it. */
+/** A usable round, with the conversation that produced it so gleaning can continue it. */
 interface Round {
   extraction: Extraction;
   messages: ChatMessage[];
   answer: string;
 }
 
-type FirstRound = ({ ok: true } & Round) | { ok: false; error: string; rawOutput: string | null };
+/** The outcome of asking until an answer is complete: `cut` when only a cut-short one came back. */
+type Asked = { ok: true; round: Round; cut: boolean } | { ok: false; error: string; rawOutput: string };
 
-/** Only parseable answers are worth caching; a rejected one is asked again on the next run. */
-const isParseable = (text: string) => parseExtraction(text).ok;
+/** Only complete answers are cached; a cut-short or unreadable one is asked again on the next run. */
+const acceptAnswer = isCompleteExtraction;
 
-/** What the retry prompt is told when an answer stopped at the model's output limit. */
+/** What the retry prompt is told when an answer's JSON stopped before it was closed. */
 const CUT_OFF =
-  "it was cut off at the model's output limit before the JSON was complete, so entities and " +
-  "relationships after the cut were lost";
+  "it was cut off before the JSON was complete, so entities and relationships after the cut were lost";
 
 /**
  * Extraction by a chat model: one structured-output call per chunk ("extract"), retried with a
- * corrective prompt while the answer cannot be parsed or was cut off at the output limit (JSON
- * repair would close it, silently dropping the rest), then `gleaning` rounds ("glean") asking for
- * what was missed. When no attempt gives a complete answer, the readable part of the latest cut-off
- * one is kept. Model and transport problems come back as failures, never as exceptions.
+ * corrective prompt while the answer cannot be parsed or was cut short (at the output limit, or
+ * with JSON that stops unclosed: repair would close it, silently dropping the rest), then
+ * `gleaning` rounds ("glean") asking for what was missed, retried the same way. When no attempt
+ * gives a complete answer, the readable part of the latest cut-short one is kept and the outcome
+ * is marked partial. Model and transport problems come back as failures, never as exceptions.
  */
 export class LlmExtractor implements Extractor {
   readonly kind = "llm" as const;
@@ -44,54 +45,73 @@ export class LlmExtractor implements Extractor {
 
   async extract(chunk: ChunkRecord, context: { title: string }): Promise<ExtractionOutcome> {
     try {
-      const first = await this.firstRound(chunk.text, context.title);
-      if (!first.ok) return first;
-      const rounds = await this.glean(first);
-      return { ok: true, extraction: mergeRounds(rounds) };
+      const first = await this.askUntilComplete(
+        "extract",
+        extractMessages(this.options, context.title, chunk.text),
+      );
+      if (!first.ok) {
+        const error = `Unreadable extraction output after ${attempts(this.options)}: ${first.error}`;
+        return { ok: false, error, rawOutput: first.rawOutput };
+      }
+      const gleaned = first.cut ? { rounds: [], cut: null } : await this.glean(first.round);
+      const cutRound = first.cut ? first.round : gleaned.cut;
+      const extraction = mergeRounds([first.round.extraction, ...gleaned.rounds]);
+      if (!cutRound) return { ok: true, extraction };
+      return {
+        ok: true,
+        extraction,
+        partial: { reason: partialReason(this.options), rawOutput: cutRound.answer },
+      };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return { ok: false, error: `The chat model request failed: ${message}`, rawOutput: null };
     }
   }
 
-  private async firstRound(text: string, title: string): Promise<FirstRound> {
-    let messages = extractMessages(this.options, title, text);
+  /**
+   * Asks up to `parseAttempts` times, each retry telling the model what was wrong. The readable
+   * part of the latest cut-short answer stands in if no attempt is complete.
+   */
+  private async askUntilComplete(stage: Stage, initial: ChatMessage[]): Promise<Asked> {
+    let messages = initial;
     let error = "";
     let rawOutput = "";
-    // The readable part of the latest cut-off answer: kept if no later attempt does better.
     let partial: Round | null = null;
     for (let attempt = 1; attempt <= this.options.parseAttempts; attempt++) {
-      const reply = await this.ask("extract", messages);
+      const reply = await this.ask(stage, messages);
       const answer = reply.text;
       const parsed = parseExtraction(answer);
-      if (parsed.ok && !reply.truncated) return { ok: true, extraction: parsed.extraction, messages, answer };
+      const cut = reply.truncated === true || (parsed.ok && parsed.cutShort);
+      if (parsed.ok && !cut)
+        return { ok: true, round: { extraction: parsed.extraction, messages, answer }, cut };
       if (parsed.ok) partial = { extraction: parsed.extraction, messages, answer };
       error = parsed.ok ? CUT_OFF : parsed.error;
       rawOutput = answer;
       messages = retryMessages(messages, answer, error);
     }
-    if (partial) return { ok: true, ...partial };
-    const tries = this.options.parseAttempts === 1 ? "1 attempt" : `${this.options.parseAttempts} attempts`;
-    return { ok: false, error: `Unreadable extraction output after ${tries}: ${error}`, rawOutput };
+    if (partial) return { ok: true, round: partial, cut: true };
+    return { ok: false, error, rawOutput };
   }
 
-  private async glean(first: Round): Promise<Extraction[]> {
-    const rounds = [first.extraction];
-    let { messages, answer } = first;
+  /**
+   * Glean rounds after a complete first round. An unreadable glean answer ends gleaning (the first
+   * round stands on its own, and the conversation cannot sensibly continue from a broken answer);
+   * a cut-short one is kept for what it holds, ends gleaning too, and makes the outcome partial.
+   */
+  private async glean(first: Round): Promise<{ rounds: Extraction[]; cut: Round | null }> {
+    const rounds: Extraction[] = [];
+    let previous = first;
     for (let round = 0; round < this.options.gleaning; round++) {
-      const next = gleanMessages(messages, answer, this.options);
-      const reply = await this.ask("glean", next);
-      const parsed = parseExtraction(reply.text);
-      // An unreadable glean answer is ignored and gleaning stops: the first round already stands
-      // on its own, and the conversation cannot sensibly continue from a broken answer. A cut-off
-      // one is kept for what it holds, and gleaning stops for the same reason.
-      if (!parsed.ok) break;
-      rounds.push(parsed.extraction);
-      if (reply.truncated) break;
-      messages = next;
-      answer = reply.text;
+      const asked = await this.askUntilComplete(
+        "glean",
+        gleanMessages(previous.messages, previous.answer, this.options),
+      );
+      if (!asked.ok) break;
+      rounds.push(asked.round.extraction);
+      if (asked.cut) return { rounds, cut: asked.round };
+      previous = asked.round;
     }
-    return rounds;
+    return { rounds, cut: null };
   }
 
   private ask(stage: Stage, messages: ChatMessage[]): Promise<ChatResponse> {
@@ -99,7 +119,18 @@ export class LlmExtractor implements Extractor {
       stage,
       messages,
       jsonSchema: EXTRACTION_JSON_SCHEMA,
-      acceptAnswer: isParseable,
+      acceptAnswer,
     });
   }
+}
+
+function attempts(options: LlmExtractorOptions): string {
+  return options.parseAttempts === 1 ? "1 attempt" : `${options.parseAttempts} attempts`;
+}
+
+function partialReason(options: LlmExtractorOptions): string {
+  return (
+    `partial extraction: the answer was cut short in ${attempts(options)}; only what came before ` +
+    "the cut was kept, and the next run asks again"
+  );
 }

@@ -50,8 +50,11 @@ export class OfflineNlpExtractor implements Extractor {
   /** The synchronous core, also used by the benchmark. */
   extractText(text: string, title: string): Extraction {
     // The chunk itself stays as written: citations point at exact spans of the source document.
-    const analysis = analyzeText(this.options.readMarkdown ? proseForAnalysis(text) : text);
     const titleName = titleEntityName(title);
+    const analysis = analyzeText(
+      this.options.readMarkdown ? proseForAnalysis(text) : text,
+      titleName ? [titleName] : [],
+    );
     const entities = chunkEntities(analysis, titleName, this.options.maxEntities);
     const sentences = prepareSentences(analysis);
     const headings = new Set([entityKey(title), titleName ? entityKey(titleName) : ""].filter(Boolean));

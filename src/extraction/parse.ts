@@ -1,94 +1,31 @@
-import { jsonrepair } from "jsonrepair";
+import { readJsonReply } from "../llm/json-reply.js";
 import type { Extraction } from "../types.js";
 import { capExtraction, isRecord, normaliseExtraction } from "./schema.js";
 
-export type ParseResult = { ok: true; extraction: Extraction } | { ok: false; error: string };
+/** `cutShort`: the JSON stopped before it was closed, so the extraction holds only what came before. */
+export type ParseResult =
+  | { ok: true; extraction: Extraction; cutShort: boolean }
+  | { ok: false; error: string };
 
 /**
- * Reads a model's extraction answer. Survives what models actually send: reasoning blocks, code
- * fences, prose before or after the JSON, truncated output (closed by jsonrepair), single quotes
- * and trailing commas, a wrapper object, or a bare array of records.
+ * Reads a model's extraction answer (see readJsonReply for the damage it survives): a wrapper
+ * object, or a bare array of records, is accepted too.
  */
 export function parseExtraction(raw: string): ParseResult {
-  const body = stripReasoning(raw).trim();
-  if (!body) return { ok: false, error: "The answer is empty." };
-  const text = unfence(body);
-  let error = "The answer contains no JSON object or array.";
-  // Prose before the JSON may hold brackets of its own ("[1]", "{see below}"): try each opening.
-  for (const start of openingBrackets(text)) {
-    const value = readJson(jsonCandidate(text, start));
-    if (value === undefined) {
-      error = "The answer's JSON could not be read or repaired.";
-      continue;
-    }
-    const extraction = toExtraction(value);
-    if (extraction) return { ok: true, extraction: capExtraction(extraction) };
-    error = 'The JSON has no "entities" or "relationships" list.';
-  }
-  return { ok: false, error };
+  const reply = readJsonReply(raw, extractionOf);
+  return reply.ok ? { ok: true, extraction: reply.value, cutShort: reply.cutShort } : reply;
 }
 
-const MAX_OPENINGS_TRIED = 8;
-
-function openingBrackets(text: string): number[] {
-  const starts: number[] = [];
-  for (let i = 0; i < text.length && starts.length < MAX_OPENINGS_TRIED; i++) {
-    if (text[i] === "{" || text[i] === "[") starts.push(i);
-  }
-  return starts;
+/** An extraction answer that was complete as sent: the only kind worth caching. */
+export function isCompleteExtraction(raw: string): boolean {
+  const parsed = parseExtraction(raw);
+  return parsed.ok && !parsed.cutShort;
 }
 
-/** Reasoning models (DeepSeek-R1, Qwen3) put their thinking before the answer. */
-function stripReasoning(raw: string): string {
-  return raw.replace(/^\uFEFF/, "").replace(/<think>[\s\S]*?(<\/think>|$)/gi, "");
-}
-
-/** The content of the first ``` fence, or of an unterminated one (a truncated answer). */
-function unfence(body: string): string {
-  const fence = /```[a-zA-Z]*[^\S\n]*\n?([\s\S]*?)(```|$)/.exec(body);
-  return fence?.[1]?.trim() ? fence[1] : body;
-}
-
-/**
- * From an opening bracket to the end of that value, found by bracket matching outside strings, so
- * prose after the JSON is cut off. An unbalanced (truncated) value runs to the end of the text.
- */
-function jsonCandidate(body: string, start: number): string {
-  let depth = 0;
-  let quote: string | null = null;
-  for (let i = start; i < body.length; i++) {
-    const ch = body[i];
-    if (quote) {
-      if (ch === "\\") i++;
-      else if (ch === quote) quote = null;
-    } else if (ch === '"' || (ch === "'" && isOpeningSingleQuote(body, i))) {
-      quote = ch;
-    } else if (ch === "{" || ch === "[") {
-      depth++;
-    } else if (ch === "}" || ch === "]") {
-      depth--;
-      if (depth === 0) return body.slice(start, i + 1);
-    }
-  }
-  return body.slice(start);
-}
-
-/** A single quote opens a string only where JSON expects a value or key, not in "don't". */
-function isOpeningSingleQuote(body: string, at: number): boolean {
-  const before = body.slice(0, at).trimEnd();
-  return /[[{,:]$/.test(before);
-}
-
-function readJson(candidate: string): unknown {
-  try {
-    return JSON.parse(candidate);
-  } catch {
-    try {
-      return JSON.parse(jsonrepair(candidate));
-    } catch {
-      return undefined;
-    }
-  }
+function extractionOf(value: unknown): Extraction {
+  const extraction = toExtraction(value);
+  if (!extraction) throw new Error('The JSON has no "entities" or "relationships" list.');
+  return capExtraction(extraction);
 }
 
 function toExtraction(value: unknown): Extraction | null {

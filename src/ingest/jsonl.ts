@@ -52,6 +52,7 @@ export async function* loadJsonl(path: string, seenIds: Map<string, string>): As
         path: `${path}:${lineNumber}`,
         reason: "not valid UTF-8 text: convert the file to UTF-8",
         unreadable: true,
+        line: lineNumber,
       };
     } else if (line.trim()) {
       yield lineEvent(line, path, lineNumber, seenIds);
@@ -73,7 +74,13 @@ function lineEvent(line: string, path: string, lineNumber: number, seenIds: Map<
   const where = `${path}:${lineNumber}`;
   const parsed = parseJsonLine(line, lineNumber, JsonlRecordSchema, LINE_SHAPE);
   if (!parsed.ok)
-    return { kind: "skipped", path: where, reason: lineProblem(parsed.problem), unreadable: true };
+    return {
+      kind: "skipped",
+      path: where,
+      reason: lineProblem(parsed.problem),
+      unreadable: true,
+      line: lineNumber,
+    };
   const document = toDocument(parsed.value, path, lineNumber);
   if (!hasText(document.text)) return { kind: "skipped", ...emptySource(where, document.id) };
   const firstSeen = seenIds.get(document.id);

@@ -14,6 +14,8 @@ export interface SkippedSource {
    * document, so none of its file's documents is taken for gone. Empty and duplicate lines are not.
    */
   unreadable?: true;
+  /** With `unreadable`: the 1-based line of the .jsonl file (`path` is then "file:line"). */
+  line?: number;
 }
 
 /** What loading yields, one item at a time, so large inputs never have to sit in memory whole. */

@@ -8,7 +8,27 @@ export interface LoadedText {
 }
 
 export async function loadPlainText(path: string): Promise<LoadedText> {
-  return { text: await readTextFile(path), title: null };
+  const text = await readTextFile(path);
+  return { text, title: plainTextTitle(text) };
+}
+
+/** Longest first line read as a title: a heading, not a sentence that happens to stand alone. */
+const MAX_TITLE_CHARS = 100;
+const MAX_TITLE_WORDS = 14;
+
+/**
+ * The first line of a plain-text file when it reads as a title: short, not ending like a sentence
+ * or a clause (".", "。", ":", ","...), and followed by a body. A one-line file has no title line.
+ */
+export function plainTextTitle(text: string): string | null {
+  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  const at = lines.findIndex((line) => line.trim() !== "");
+  const first = lines[at]?.trim() ?? "";
+  if (!first || first.length > MAX_TITLE_CHARS) return null;
+  if (first.split(/\s+/).length > MAX_TITLE_WORDS) return null;
+  if (/[.。!！?？:：;；,，、…]$/u.test(first)) return null;
+  const hasBody = lines.slice(at + 1).some((line) => line.trim() !== "");
+  return hasBody ? first : null;
 }
 
 export async function loadMarkdown(path: string): Promise<LoadedText> {

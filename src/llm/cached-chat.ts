@@ -1,6 +1,7 @@
 import type { GraphStore } from "../storage/graph-store.js";
 import { hashJson } from "../util/hash.js";
 import type { ChatModel, ChatRequest, ChatResponse } from "./chat-model.js";
+import { stripReasoning } from "./json-reply.js";
 import type { UsageTracker } from "./usage.js";
 
 export type LlmCache = Pick<GraphStore, "getLlmCache" | "putLlmCache">;
@@ -13,7 +14,8 @@ export function promptHash(request: ChatRequest): string {
 
 /**
  * Puts the workspace LLM cache and per-stage usage totals in front of any chat model, so a re-run
- * after a crash or a delete repeats no call. Cache hits are counted apart from real calls.
+ * after a crash or a delete repeats no call. Cache hits are counted apart from real calls. Every
+ * answer loses its `<think>` reasoning block here, whatever the stage.
  */
 export class CachedChatModel implements ChatModel {
   readonly model: string;
@@ -35,7 +37,10 @@ export class CachedChatModel implements ChatModel {
       request.onToken?.(hit.response);
       return { text: hit.response, usage, cached: true };
     }
-    const answer = await this.inner.chat(request);
+    const onToken = request.onToken && withoutReasoning(request.onToken);
+    const sent = await this.inner.chat({ ...request, onToken });
+    // Reasoning is never part of the answer, for any stage: it is neither cached nor parsed.
+    const answer = { ...sent, text: stripReasoning(sent.text).trim() };
     // A cut-off answer would be replayed cut off on every later run; only complete ones are kept.
     if (!answer.truncated && this.accepts(request, answer.text)) {
       await this.cache.putLlmCache({
@@ -54,4 +59,32 @@ export class CachedChatModel implements ChatModel {
   private accepts(request: ChatRequest, text: string): boolean {
     return request.acceptAnswer ? request.acceptAnswer(text) : true;
   }
+}
+
+const THINK_OPEN = "<think>";
+
+/**
+ * A token listener that never sees the reasoning: text inside `<think>` blocks is held back, and
+ * so is a tail that may be the start of one ("<th"), until the next tokens tell.
+ */
+function withoutReasoning(onToken: (delta: string) => void): (delta: string) => void {
+  let seen = "";
+  let emitted = 0;
+  return (delta) => {
+    seen += delta;
+    const visible = stripReasoning(seen).trimStart();
+    const shown = visible.length - openingTagPrefix(visible);
+    if (shown > emitted) {
+      onToken(visible.slice(emitted, shown));
+      emitted = shown;
+    }
+  };
+}
+
+/** How many final characters of `text` could begin a `<think>` tag. */
+function openingTagPrefix(text: string): number {
+  for (let n = Math.min(THINK_OPEN.length - 1, text.length); n > 0; n--) {
+    if (THINK_OPEN.startsWith(text.slice(-n).toLowerCase())) return n;
+  }
+  return 0;
 }

@@ -1,3 +1,4 @@
+import { stripMarkup } from "../nlp/markdown-prose.js";
 import { splitSentences } from "../nlp/sentence-split.js";
 import { countTokens, truncateToTokens } from "../util/tokens.js";
 import type { DescriptionSummarizer } from "./summarizer.js";
@@ -55,7 +56,7 @@ function uniqueSentences(fragments: string[]): Sentence[] {
   const sentences: Sentence[] = [];
   for (const fragment of fragments) {
     // Whole sentences even where a fragment is hard-wrapped; each comes back on one line.
-    for (const text of splitSentences(fragment)) {
+    for (const text of splitSentences(stripMarkup(fragment))) {
       const folded = text.toLowerCase();
       if (!text || seen.has(folded)) continue;
       seen.add(folded);

@@ -1,5 +1,6 @@
 import type { GraphStore } from "../storage/graph-store.js";
 import type {
+  ChunkPartial,
   EntityMention,
   EntityRecord,
   GraphChanges,
@@ -26,6 +27,8 @@ export interface PlanOptions extends FoldOptions {
 export interface ChunkMerge {
   chunkId: string;
   mentions: ChunkMentions;
+  /** Set when the extraction was cut short: the chunk is marked partial and extracted again later. */
+  partial?: ChunkPartial;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { joinTransliterations, mention, namesIn, type Word } from "./chinese-names.js";
+import { joinWholeNames, wholeNames } from "./chinese-whole-names.js";
 import { GENERIC_NOUNS, LIGHT_VERBS, NOUN_TAGS, ORGANIZATION_SUFFIXES } from "./chinese-words.js";
 import { chineseTools } from "./jieba.js";
 import { type JoinedText, joinWrappedCjk, unwrapLines } from "./line-breaks.js";
@@ -32,22 +33,29 @@ export function chineseSentences(text: string, reading = unwrapLines(text)): Sen
  * (nt); unknown words jieba's HMM found are classed by surname and suffix; runs of nouns and the
  * top TF-IDF keywords are concepts.
  */
-export function analyzeChinese(text: string, reading = unwrapLines(text)): TextAnalysis {
+export function analyzeChinese(
+  text: string,
+  reading = unwrapLines(text),
+  knownNames: readonly string[] = [],
+): TextAnalysis {
   const { jieba, tfIdf } = chineseTools();
   const sentences = chineseSentences(text, reading);
   const analysis: TextAnalysis = { sentences, mentions: [], words: [], salient: [] };
   // jieba reads each sentence with its wrapped lines joined, so a word cut by a line break is whole.
   const joined = sentences.map((sentence) => joinWrappedCjk(sentence.text));
-  joined.forEach((sentence, index) => {
-    const offset = sentences[index]!.start;
-    const words = joinTransliterations(tagWords(jieba.tag(sentence.text, true), sentence, offset));
+  const tagged = joined.map((sentence, index) =>
+    joinTransliterations(tagWords(jieba.tag(sentence.text, true), sentence, sentences[index]!.start)),
+  );
+  const whole = wholeNames(tagged, knownNames);
+  tagged.forEach((sentenceWords, index) => {
+    const words = joinWholeNames(sentenceWords, whole);
     const names = namesIn(words, index);
     const inName = new Set(names.flatMap((m) => words.filter((w) => w.start >= m.start && w.end <= m.end)));
     analysis.mentions.push(...names, ...phrasesIn(words, inName, index));
     analysis.words.push(...contentWordsIn(words, index));
   });
-  const whole = joined.map((sentence) => sentence.text).join("\n");
-  analysis.salient = tfIdf.extractKeywords(jieba, whole, SALIENT_COUNT, SALIENT_TAGS).map((k) => k.keyword);
+  const all = joined.map((sentence) => sentence.text).join("\n");
+  analysis.salient = tfIdf.extractKeywords(jieba, all, SALIENT_COUNT, SALIENT_TAGS).map((k) => k.keyword);
   analysis.mentions.push(...salientConcepts(analysis, joined));
   analysis.mentions.sort((a, b) => a.start - b.start);
   return analysis;

@@ -17,12 +17,35 @@ export function proseForAnalysis(text: string): string {
  * sentence. Syntax goes (markers, emphasis, link targets, table pipes); closed code blocks go
  * whole, as code is no prose to describe entities with. Works on a chunk cut anywhere in a file.
  */
-export function markdownProse(markdown: string): string {
-  return blockLines(Lexer.lex(markdown, { gfm: true }))
+export function markdownProse(markdown: string, options: ProseOptions = {}): string {
+  return blockLines(Lexer.lex(markdown, { gfm: true }), { ...WHOLE, ...options })
     .flatMap((block) => block.split(HARD_BREAK))
     .map((line) => scrubLeftovers(line))
     .filter((line) => line.length > 0)
     .join("\n\n");
+}
+
+/**
+ * What to keep besides paragraphs and lists. The NLP reads everything; text quoted to a reader
+ * (offline answers, summaries, reports) leaves out headings and table header rows, which name
+ * topics and columns but state nothing.
+ */
+export interface ProseOptions {
+  headings?: boolean;
+  tableHeaders?: boolean;
+}
+const WHOLE: Required<ProseOptions> = { headings: true, tableHeaders: true };
+const QUOTABLE: ProseOptions = { headings: false, tableHeaders: false };
+
+/** Text fit to quote to a reader: markup stripped, headings and table header rows left out. */
+export function quotableProse(text: string): string {
+  return looksLikeMarkdown(text) || TABLE_ROW.test(text) ? markdownProse(text, QUOTABLE) : text;
+}
+
+/** One sentence or description as plain text: markup (emphasis, heading marks, table pipes) stripped. */
+export function stripMarkup(text: string): string {
+  if (!looksLikeMarkdown(text) && !TABLE_ROW.test(text)) return text;
+  return markdownProse(text, { tableHeaders: false }).replace(/\n\n/g, " ");
 }
 
 /** Raw HTML in markdown: its words as written (no upper-cased headings, no link targets). */
@@ -41,25 +64,25 @@ const HARD_BREAK = "\u2028";
 // marked's lexer, without extensions, only yields its own token kinds (Tokens.Generic is for extensions).
 const known = (token: Token) => token as MarkedToken;
 
-function blockLines(tokens: Token[]): string[] {
-  return tokens.flatMap((token) => blockLinesOf(known(token)));
+function blockLines(tokens: Token[], options: Required<ProseOptions>): string[] {
+  return tokens.flatMap((token) => blockLinesOf(known(token), options));
 }
 
-function blockLinesOf(token: MarkedToken): string[] {
+function blockLinesOf(token: MarkedToken, options: Required<ProseOptions>): string[] {
   switch (token.type) {
     case "heading":
-      return [oneLine(inlineText(token.tokens))];
+      return options.headings ? [oneLine(inlineText(token.tokens))] : [];
     case "paragraph":
       return TABLE_ROW.test(token.text) ? headerlessRows(token.text) : [oneLine(inlineText(token.tokens))];
     case "text":
       // A tight list item's text is a block "text" token holding inline tokens.
       return [oneLine(token.tokens ? inlineText(token.tokens) : token.text)];
     case "list":
-      return token.items.flatMap((item) => blockLines(item.tokens));
+      return token.items.flatMap((item) => blockLines(item.tokens, options));
     case "blockquote":
-      return blockLines(token.tokens);
+      return blockLines(token.tokens, options);
     case "table":
-      return [token.header, ...token.rows].map((row) =>
+      return [...(options.tableHeaders ? [token.header] : []), ...token.rows].map((row) =>
         row.map((cell) => inlineText(cell.tokens)).join("; "),
       );
     case "code":

@@ -32,7 +32,7 @@ export interface ExtractGraphResult {
 }
 
 /**
- * Extracts every pending or failed chunk of the given documents and merges each into the graph.
+ * Extracts every pending, partial or failed chunk of the given documents and merges each into the graph.
  * Extraction runs concurrently (the chat model bounds its own concurrency); merges run one batch at
  * a time because each reads and rewrites the entities it touches. A batch is committed in one
  * transaction, so after a crash its chunks are either merged or pending, never half-merged.
@@ -83,7 +83,12 @@ export async function extractGraph(
         if (!outcome.ok && signal?.aborted) return;
         progress.advance("extract");
         if (outcome.ok) {
-          ready.push({ chunkId: chunk.id, mentions: mentionsFromExtraction(chunk.id, outcome.extraction) });
+          const mentions = mentionsFromExtraction(chunk.id, outcome.extraction);
+          const partial = outcome.partial && {
+            error: outcome.partial.reason,
+            rawOutput: outcome.partial.rawOutput,
+          };
+          ready.push({ chunkId: chunk.id, mentions, ...(partial ? { partial } : {}) });
           await mergeReady(false);
           return;
         }

@@ -6,7 +6,8 @@ type SummaryFailure = SummarizeResult["failed"][number];
 
 /**
  * A document is processed once every chunk is merged and every description it contributes to is
- * summarised; otherwise it is failed with the reason, and the next run retries exactly that.
+ * summarised; otherwise it is failed with the reason, and the next run retries exactly that. A
+ * partial chunk (merged from a cut-short answer) leaves it failed too, so it is asked again.
  */
 export async function finalizeDocuments(
   services: KgragServices,
@@ -29,7 +30,7 @@ export async function finalizeDocuments(
     }
     const reasons = [...new Set(broken.map((s) => s.error ?? s.status))].slice(0, 3).join("; ");
     const error = broken.length
-      ? `${broken.length} of ${states.length} chunks not merged: ${reasons}`
+      ? `${broken.length} of ${states.length} chunks not fully merged: ${reasons}`
       : (unsummarized.get(docId) ?? "");
     await services.store.setDocumentStatus(docId, "failed", error);
     failed.push(docId);

@@ -1,6 +1,6 @@
-import { jsonrepair } from "jsonrepair";
 import { z } from "zod";
 import type { JsonSchemaSpec } from "../llm/chat-model.js";
+import { readJsonReply } from "../llm/json-reply.js";
 import { renderPrompt } from "../llm/prompts.js";
 import { questionKeywords } from "../nlp/question-keywords.js";
 import type { KgragServices } from "../services.js";
@@ -65,30 +65,24 @@ async function llmKeywords(
     messages: [{ role: "user", content: prompt }],
     jsonSchema: KEYWORDS_SCHEMA,
     temperature: 0,
+    acceptAnswer: (text) => parseKeywordsReply(text) !== null,
   });
-  const parsed = parseKeywordsReply(reply.text);
+  const parsed = reply.truncated ? null : parseKeywordsReply(reply.text);
   if (!parsed)
     services.progress.info("keywords: the model's reply was not readable JSON; using offline keywords");
   return parsed;
 }
 
-/** Tolerant reading of the model's JSON: code fences, chatter and broken syntax are survived. */
+/**
+ * Tolerant reading of the model's JSON (reasoning, code fences, chatter and broken syntax are
+ * survived); JSON cut short is not used, since its lists would be missing their end.
+ */
 export function parseKeywordsReply(text: string): QueryKeywords | null {
-  const start = text.indexOf("{");
-  if (start < 0) return null;
-  const end = text.lastIndexOf("}");
-  const candidate = end > start ? text.slice(start, end + 1) : text.slice(start);
-  let json: unknown;
-  try {
-    json = JSON.parse(jsonrepair(candidate));
-  } catch {
-    return null;
-  }
-  const reply = KeywordsReply.safeParse(json);
-  if (!reply.success) return null;
+  const reply = readJsonReply(text, (json) => KeywordsReply.parse(json));
+  if (!reply.ok || reply.cutShort) return null;
   return cleanKeywords({
-    high: strings(reply.data.high_level_keywords),
-    low: strings(reply.data.low_level_keywords),
+    high: strings(reply.value.high_level_keywords),
+    low: strings(reply.value.low_level_keywords),
   });
 }
 

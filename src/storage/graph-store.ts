@@ -1,4 +1,5 @@
 import type {
+  ChunkPartial,
   ChunkRecord,
   ChunkState,
   CommunityRecord,
@@ -76,12 +77,14 @@ export interface GraphStore {
   ): Promise<void>;
   /**
    * Atomic. The same for several chunks at once, with changes planned for all of them together
-   * (the indexer merges in batches so popular entities are rewritten once per batch).
+   * (the indexer merges in batches so popular entities are rewritten once per batch). A merge
+   * with `partial` marks its chunk 'partial' instead of 'merged', in the same transaction.
    */
   commitChunkMerges(
     merges: {
       chunkId: string;
       mentions: { entities: EntityMention[]; relationships: RelationshipMention[] };
+      partial?: ChunkPartial;
     }[],
     changes: GraphChanges,
   ): Promise<void>;

@@ -1,5 +1,5 @@
 import { basename, resolve } from "node:path";
-import type { KgragConfig } from "../config.js";
+import { ConfigError, type KgragConfig } from "../config.js";
 import type { GraphStore } from "../storage/graph-store.js";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.js";
 
@@ -7,7 +7,7 @@ import { openSqliteStore } from "../storage/sqlite/sqlite-store.js";
 export async function openStore(config: KgragConfig, workspaceDir: string): Promise<GraphStore> {
   if (config.storage === "sqlite") return openSqliteStore(workspaceDir);
   if (!config.neo4j) {
-    throw new Error(
+    throw new ConfigError(
       "KGRAG_STORAGE=neo4j needs NEO4J_URI (and NEO4J_USERNAME, NEO4J_PASSWORD, optionally NEO4J_DATABASE). " +
         "Start one with `docker compose up -d` (see docker-compose.yml).",
     );

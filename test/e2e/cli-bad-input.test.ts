@@ -1,7 +1,16 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createKgrag } from "../../src/kgrag.js";
 import { runMain as run } from "../support/cli-in-process.js";
 
 const root = mkdtempSync(join(tmpdir(), "kgrag-cli-bad-input-"));
@@ -72,8 +81,7 @@ describe("kgrag eval with bad input", () => {
     expect(JSON.parse(scored.stdout).modes.naive.recall[1]).toBe(1);
 
     const empty = join(root, "empty-ws");
-    writeFileSync(join(root, "blank.jsonl"), "");
-    await run(["index", join(root, "blank.jsonl"), "--workspace", empty]);
+    await (await createKgrag({ env: {}, config: { workspace: empty } })).close();
     const refused = await run(["eval", "--questions", questions, "--workspace", empty]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/No documents to score against in .*empty-ws\. Give --corpus FILE/);
@@ -169,5 +177,63 @@ describe("configuration from the environment", () => {
     const { stderr, code } = await run(["status", "--workspace", ws]);
     expect(code).toBe(2);
     expect(stderr).toBe('kgrag: KGRAG_STORAGE must be one of sqlite, neo4j; got "neo4jj".\n');
+  });
+
+  it("a Neo4j setting that cannot work is exit 2, naming the variable, before any connection", async () => {
+    vi.stubEnv("KGRAG_STORAGE", "neo4j");
+    const cases: [Record<string, string>, RegExp][] = [
+      [{}, /needs NEO4J_URI/],
+      [
+        { NEO4J_URI: "http://localhost:7687", NEO4J_PASSWORD: "pw" },
+        /NEO4J_URI must be bolt:\/\/ or neo4j:\/\//,
+      ],
+      [{ NEO4J_URI: "localhost:7687", NEO4J_PASSWORD: "pw" }, /NEO4J_URI must be/],
+      [{ NEO4J_URI: "bolt://localhost:7687" }, /needs NEO4J_PASSWORD/],
+    ];
+    for (const [env, message] of cases) {
+      vi.unstubAllEnvs();
+      vi.stubEnv("KGRAG_STORAGE", "neo4j");
+      vi.stubEnv("NEO4J_PASSWORD", undefined);
+      vi.stubEnv("NEO4J_URI", undefined);
+      for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+      const { stderr, code } = await run(["status", "--workspace", ws]);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(message);
+      expect(stderr).not.toMatch(/Unknown scheme|Cannot use Neo4j/);
+    }
+  });
+});
+
+describe("nothing indexed", () => {
+  it("an index run with nothing indexable leaves no workspace behind, new folder or existing one", async () => {
+    const empty = join(root, "empty.txt");
+    writeFileSync(empty, "  \n");
+    const fresh = join(root, "never-created");
+    const first = await run(["index", empty, "--workspace", fresh]);
+    expect(first.code).toBe(2);
+    expect(first.stderr).toMatch(/Nothing to index/);
+    expect(existsSync(fresh)).toBe(false);
+
+    const existing = join(root, "existing-folder");
+    mkdirSync(existing);
+    writeFileSync(join(existing, "notes.md"), "# Mine\n");
+    expect((await run(["index", empty, "--workspace", existing])).code).toBe(2);
+    expect(readdirSync(existing)).toEqual(["notes.md"]);
+
+    const query = await run(["query", "Who founded Lumen Robotics?", "--workspace", fresh]);
+    expect(query.code).toBe(2);
+    expect(query.stderr).toMatch(/No kgrag workspace at/);
+  });
+
+  it("a query on a workspace without documents says so, exit 2", async () => {
+    const bare = join(root, "bare");
+    const kgrag = await createKgrag({ env: {}, config: { workspace: bare } });
+    await kgrag.close();
+    for (const args of [["Who founded Lumen Robotics?"], ["--batch", questions]]) {
+      const { stdout, stderr, code } = await run(["query", ...args, "--workspace", bare]);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/holds no documents yet\. Index some first: kgrag index/);
+      expect(stdout).not.toMatch(/Nothing in the indexed documents matches/);
+    }
   });
 });

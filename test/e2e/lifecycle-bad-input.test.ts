@@ -32,6 +32,7 @@ interface IndexJson {
   documents: number;
   failed: number;
   skipped: { path: string; reason: string; docId?: string }[];
+  badLines: { path: string; line: number; error: string }[];
   failures: { docId: string; error: string }[];
 }
 
@@ -84,17 +85,22 @@ describe("bad input never costs what is already indexed", () => {
     writeBigJsonl(join(bad, "big.jsonl"));
 
     const second = await runMain(["index", bad, "--workspace", ws, "--json"]);
-    // Nothing failed: every bad input is skipped with its reason, so running again is not asked for.
-    expect(second.code).toBe(0);
+    // Nothing failed: every bad input is skipped with its reason, so running again is not asked for;
+    // unreadable .jsonl lines are bad input (exit 2, as in `query --batch`), the good lines indexed.
+    expect(second.code).toBe(2);
     const summary = jsonOutput<IndexJson>(second);
     const reasonOf = (suffix: string) => summary.skipped.find((s) => s.path.endsWith(suffix))?.reason;
     expect(reasonOf("binary.txt")).toMatch(/binary content/);
     expect(reasonOf("latin1.txt")).toMatch(/not valid UTF-8 text: convert it to UTF-8/);
     expect(reasonOf("image.png")).toMatch(/unsupported file type \.png/);
     expect(reasonOf("huge.txt")).toMatch(/too large to load whole .*convert it to \.jsonl/);
-    expect(reasonOf("lines.jsonl:2")).toMatch(/not valid JSON/);
-    expect(reasonOf("lines.jsonl:3")).toMatch(/text/);
-    expect(reasonOf("lines.jsonl:4")).toMatch(/not valid UTF-8/);
+    const lines = join(bad, "lines.jsonl");
+    expect(summary.badLines).toEqual([
+      { path: lines, line: 2, error: expect.stringMatching(/not valid JSON/) },
+      { path: lines, line: 3, error: expect.stringMatching(/text/) },
+      { path: lines, line: 4, error: expect.stringMatching(/not valid UTF-8/) },
+    ]);
+    for (const bad of summary.badLines) expect(second.stderr).toContain(`kgrag: ${JSON.stringify(bad)}\n`);
     expect(reasonOf("lines.jsonl:5")).toMatch(/duplicate document id line-ok/);
     // Empty files and lines are skipped, not failed, each naming the document it would have been.
     const empties = summary.skipped.filter((s) => /^empty document/.test(s.reason));

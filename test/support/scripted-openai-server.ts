@@ -11,7 +11,13 @@ import { countTokens } from "../../src/util/tokens.js";
 
 /** What one call answers: text, an HTTP error, silence, or text cut off mid-way. */
 export type ScriptedReply =
-  | { content: string; finishReason?: string; usage?: { promptTokens: number; completionTokens: number } }
+  | {
+      content: string;
+      finishReason?: string;
+      usage?: { promptTokens: number; completionTokens: number };
+      /** Sent as `reasoning_content`, as some OpenAI-compatible servers do for reasoning models. */
+      reasoning?: string;
+    }
   | { status: number; headers?: Record<string, string>; body?: unknown }
   | { hang: true }
   /** Sends the headers (and, when streaming, a first delta), then goes silent. */
@@ -151,6 +157,7 @@ interface Answer {
   content: string;
   finish: string;
   usage?: Usage;
+  reasoning?: string;
 }
 
 function answerChat(res: ServerResponse, body: ChatBody, answer: Answer, omitUsage: boolean) {
@@ -158,7 +165,7 @@ function answerChat(res: ServerResponse, body: ChatBody, answer: Answer, omitUsa
   const base = { id: "chatcmpl-scripted", created: Math.floor(Date.now() / 1000), model: body.model ?? "" };
   const usage = omitUsage ? undefined : usageFor(body, content, answer.usage);
   if (!body.stream) {
-    const message = { role: "assistant", content };
+    const message = { role: "assistant", content, reasoning_content: answer.reasoning };
     const choices = [{ index: 0, message, finish_reason: finish }];
     sendJson(res, 200, { ...base, object: "chat.completion", choices, usage });
     return;
@@ -168,6 +175,7 @@ function answerChat(res: ServerResponse, body: ChatBody, answer: Answer, omitUsa
   const chunk = (delta: object, finish_reason: string | null) =>
     event({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] });
   chunk({ role: "assistant", content: "" }, null);
+  for (const piece of deltas(answer.reasoning ?? "")) chunk({ reasoning_content: piece }, null);
   for (const piece of deltas(content)) chunk({ content: piece }, null);
   chunk({}, finish);
   if (usage && body.stream_options?.include_usage) {
@@ -233,7 +241,12 @@ export async function startScriptedOpenAI(options: ScriptedServerOptions = {}): 
       const cut = reply.content.slice(0, Math.max(1, Math.floor(reply.content.length * 0.6)));
       answerChat(res, body, { content: cut, finish: "length" }, options.omitUsage ?? false);
     } else if ("content" in reply) {
-      const answer = { content: reply.content, finish: reply.finishReason ?? "stop", usage: reply.usage };
+      const answer = {
+        content: reply.content,
+        finish: reply.finishReason ?? "stop",
+        usage: reply.usage,
+        reasoning: reply.reasoning,
+      };
       answerChat(res, body, answer, options.omitUsage ?? false);
     }
   }

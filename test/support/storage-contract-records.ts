@@ -103,6 +103,27 @@ export function describeChunks(storeOf: StoreOf): void {
     ]);
     expect((await store.counts()).failedChunks).toBe(1);
   });
+
+  it("marks a chunk merged from a cut-short answer partial, and merged once merged in full", async () => {
+    const store = storeOf();
+    const [chunk] = await seedDocument(store, "d1", ["some text"]);
+    const id = chunk!.id;
+    const partial = { error: "partial extraction: cut short", rawOutput: '{"entities": [{"na' };
+    await store.commitChunkMerges(
+      [{ chunkId: id, mentions: { entities: [], relationships: [] }, partial }],
+      changes(),
+    );
+    expect(await store.getChunkStates("d1")).toEqual([
+      { chunkId: id, docId: "d1", status: "partial", error: partial.error, rawOutput: partial.rawOutput },
+    ]);
+    await store.commitChunkMerges(
+      [{ chunkId: id, mentions: { entities: [], relationships: [] } }],
+      changes(),
+    );
+    expect(await store.getChunkStates("d1")).toEqual([
+      { chunkId: id, docId: "d1", status: "merged", error: null, rawOutput: null },
+    ]);
+  });
 }
 
 export function describeCommunitiesCacheHistory(storeOf: StoreOf): void {

@@ -112,6 +112,19 @@ describe("LlmReportWriter", () => {
     expect(report.title).toBe("Scrooge and his circle");
   });
 
+  it("asks again when the JSON stops unclosed, and never lets the cache keep such a reply", async () => {
+    const full =
+      '{"title": "Scrooge and his circle", "summary": "Scrooge is at the centre.", "rating": 8, "findings": []}';
+    const cut = full.slice(0, full.indexOf("centre"));
+    const chat = new ScriptedChat((_req, i) => (i === 0 ? cut : full));
+    const report = await new LlmReportWriter(chat).write(context());
+    expect(chat.requests).toHaveLength(2);
+    expect(ScriptedChat.prompt(chat.requests[1]!)).toContain("cut off");
+    expect(report.summary).toBe("Scrooge is at the centre.");
+    expect(chat.requests[0]?.acceptAnswer?.(cut)).toBe(false);
+    expect(chat.requests[0]?.acceptAnswer?.(full)).toBe(true);
+  });
+
   it("falls back to an extractive report, with a warning, when both replies are unreadable", async () => {
     const warnings: string[] = [];
     const chat = new ScriptedChat(() => '{"summary": "no title here"}');

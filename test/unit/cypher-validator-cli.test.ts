@@ -197,6 +197,7 @@ describe("commands that need the Neo4j backend", () => {
   it("ask refuses a workspace whose store is not Neo4j even when the environment says neo4j", async () => {
     vi.stubEnv("KGRAG_STORAGE", "neo4j");
     vi.stubEnv("NEO4J_URI", "bolt://localhost:7687");
+    vi.stubEnv("NEO4J_PASSWORD", "password");
     const close = vi.fn(async () => {});
     const open = vi.fn(async () => ({ services: fakeServices(), close }));
     const { root } = program(open);
@@ -211,6 +212,7 @@ describe("commands that need the Neo4j backend", () => {
     expect(open).not.toHaveBeenCalled();
     vi.stubEnv("KGRAG_STORAGE", "neo4j");
     vi.stubEnv("NEO4J_URI", "bolt://localhost:7687");
+    vi.stubEnv("NEO4J_PASSWORD", "password");
     await expect(run(program().root, "cypher", "schema", "--json")).rejects.toThrow(
       /reads a live Neo4j database/,
     );

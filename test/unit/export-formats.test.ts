@@ -140,7 +140,12 @@ describe("export --format gexf", () => {
   it("is read back by graphology-gexf with the same nodes, edges and attributes", async () => {
     const out = join(dir, "graph.gexf");
     await exportGraph(store, "gexf", out);
-    const graph = parseGexf(UndirectedGraph, readFileSync(out, "utf8"));
+    const text = readFileSync(out, "utf8");
+    const graph = parseGexf(UndirectedGraph, text);
+    const namespaces = [...text.matchAll(/xmlns(?::\w+)?="([^"]*)"/g)].map((m) => m[1]);
+    expect(namespaces).toContain("http://gexf.net/1.3");
+    // Every namespace an absolute URI with a host right after "//" (the 1.2 writer's had "http:///").
+    for (const uri of namespaces) expect(uri).toMatch(/^https?:\/\/[a-z0-9]/i);
     expect(graph.order).toBe(4);
     expect(graph.size).toBe(2);
     expect(graph.getNodeAttributes("acme corp")).toMatchObject({

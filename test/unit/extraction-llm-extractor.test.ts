@@ -149,14 +149,27 @@ describe("LlmExtractor", () => {
     const chat = new StageScriptedChat({ extract: [{ cutOff: cut }, FIRST] });
     const outcome = await new LlmExtractor(chat, options({ gleaning: 0 })).extract(CHUNK, { title: "" });
     expect(chat.stages()).toEqual(["extract", "extract"]);
-    expect(chat.requests[1]?.messages.at(-1)?.content).toMatch(/cut off at the model's output limit/);
+    expect(chat.requests[1]?.messages.at(-1)?.content).toMatch(/cut off before the JSON was complete/);
     expect(outcome.ok && outcome.extraction.relationships).toHaveLength(1);
+    expect(outcome.ok && outcome.partial).toBeUndefined();
   });
 
-  it("keeps the readable part when every attempt is cut off", async () => {
+  it("asks again when the JSON stops unclosed even though the model said it had finished", async () => {
+    const cut = FIRST.slice(0, Math.floor(FIRST.length / 2));
+    const chat = new StageScriptedChat({ extract: [cut, FIRST] });
+    const outcome = await new LlmExtractor(chat, options({ gleaning: 0 })).extract(CHUNK, { title: "" });
+    expect(chat.stages()).toEqual(["extract", "extract"]);
+    expect(outcome.ok && outcome.extraction).toEqual(JSON.parse(FIRST));
+    expect(outcome.ok && outcome.partial).toBeUndefined();
+    // Neither the cache nor a later run may take the cut answer as final.
+    expect(chat.requests[0]?.acceptAnswer?.(cut)).toBe(false);
+    expect(chat.requests[0]?.acceptAnswer?.(`\`\`\`json\n${FIRST.replace("]}", "],}")}\n\`\`\``)).toBe(true);
+  });
+
+  it("keeps the readable part, marked partial, when every attempt is cut off", async () => {
     const cut = FIRST.slice(0, FIRST.indexOf("relationships") - 2);
-    const chat = new StageScriptedChat({ extract: [{ cutOff: cut }, { cutOff: cut }] });
-    const outcome = await new LlmExtractor(chat, options({ gleaning: 0, parseAttempts: 2 })).extract(CHUNK, {
+    const chat = new StageScriptedChat({ extract: [{ cutOff: cut }, cut] });
+    const outcome = await new LlmExtractor(chat, options({ gleaning: 2, parseAttempts: 2 })).extract(CHUNK, {
       title: "",
     });
     expect(chat.stages()).toEqual(["extract", "extract"]);
@@ -164,6 +177,10 @@ describe("LlmExtractor", () => {
       "Christopher Nolan",
       "Inception",
     ]);
+    expect(outcome.ok && outcome.partial).toEqual({
+      reason: expect.stringMatching(/cut short/),
+      rawOutput: cut,
+    });
   });
 
   it("keeps an earlier cut-off answer's readable part when a later attempt is unreadable", async () => {
@@ -178,12 +195,20 @@ describe("LlmExtractor", () => {
     ]);
   });
 
-  it("keeps a cut-off glean answer's readable part and stops gleaning", async () => {
+  it("asks a cut-off glean again, and keeps the readable part, marked partial, when all are cut", async () => {
     const cut = GLEANED.slice(0, GLEANED.indexOf("relationships") - 2);
-    const chat = new StageScriptedChat({ extract: [FIRST], glean: [{ cutOff: cut }, GLEANED] });
+    const empty = '{"entities":[],"relationships":[]}';
+    const retried = new StageScriptedChat({ extract: [FIRST], glean: [cut, GLEANED, empty] });
+    const complete = await new LlmExtractor(retried, options({ gleaning: 2 })).extract(CHUNK, { title: "" });
+    expect(retried.stages()).toEqual(["extract", "glean", "glean", "glean"]);
+    expect(complete.ok && complete.extraction.relationships).toHaveLength(2);
+    expect(complete.ok && complete.partial).toBeUndefined();
+
+    const chat = new StageScriptedChat({ extract: [FIRST], glean: [{ cutOff: cut }, cut, GLEANED] });
     const outcome = await new LlmExtractor(chat, options({ gleaning: 2 })).extract(CHUNK, { title: "" });
-    expect(chat.stages()).toEqual(["extract", "glean"]);
+    expect(chat.stages()).toEqual(["extract", "glean", "glean"]);
     expect(outcome.ok && outcome.extraction.entities.map((e) => e.name)).toContain("Syncopy");
+    expect(outcome.ok && outcome.partial?.rawOutput).toBe(cut);
   });
 
   it("returns a failure with the raw output when every attempt is unreadable", async () => {
@@ -209,10 +234,11 @@ describe("LlmExtractor", () => {
     expect(outcome.ok && outcome.extraction.entities).toHaveLength(2);
   });
 
-  it("ignores an unreadable glean answer and keeps the first round", async () => {
-    const chat = new StageScriptedChat({ extract: [FIRST], glean: ["{{{ not json", GLEANED] });
+  it("ignores a glean answer unreadable in every attempt and keeps the first round", async () => {
+    const chat = new StageScriptedChat({ extract: [FIRST], glean: ["{{{ not json", "no", GLEANED] });
     const outcome = await new LlmExtractor(chat, options({ gleaning: 2 })).extract(CHUNK, { title: "t" });
-    expect(chat.stages()).toEqual(["extract", "glean"]);
+    expect(chat.stages()).toEqual(["extract", "glean", "glean"]);
+    expect(outcome.ok && outcome.partial).toBeUndefined();
     expect(outcome.ok && outcome.extraction.entities.map((e) => e.name)).toEqual([
       "Christopher Nolan",
       "Inception",

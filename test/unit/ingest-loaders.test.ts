@@ -25,13 +25,14 @@ async function loadOne(path: string) {
 
 describe("loadSources: whole-file formats", () => {
   it("loads .txt with the file name as title and path-derived id and metadata", async () => {
-    const path = file("plain/notes.txt", "Line one\r\nLine two\n");
+    // Its first line is a sentence, not a title.
+    const path = file("plain/notes.txt", "Line one ends here.\r\nLine two\n");
     const { document } = await loadOne(path);
     expect(document).toEqual({
       id: fileDocumentId(path),
       title: "notes.txt",
       path,
-      text: "Line one\nLine two\n",
+      text: "Line one ends here.\nLine two\n",
       metadata: { source: path, format: "text" },
     });
   });
@@ -197,17 +198,19 @@ describe("loadSources: .jsonl", () => {
     });
     expect(skipped).toEqual([
       // Lines that cannot be read are marked: each may be a stored document.
-      { path: `${path}:2`, reason: "not valid JSON", unreadable: true },
+      { path: `${path}:2`, reason: "not valid JSON", unreadable: true, line: 2 },
       {
         path: `${path}:3`,
         reason: 'expected {"id"?, "title"?, "text", "metadata"?}: missing "text"',
         unreadable: true,
+        line: 3,
       },
       { path: `${path}:6`, reason: `duplicate document id p1 (first at ${path}:1)` },
       {
         path: `${path}:7`,
         reason: expect.stringContaining('"metadata" values must be strings, numbers or booleans'),
         unreadable: true,
+        line: 7,
       },
       // A title alone is not content.
       { path: `${path}:8`, reason: "empty document: no text to index", docId: "p3" },
@@ -238,7 +241,7 @@ describe("loadSources: .jsonl", () => {
       ["zh", "澄州港"],
     ]);
     expect(skipped).toEqual([
-      { path: `${path}:2`, reason: expect.stringContaining("not valid UTF-8"), unreadable: true },
+      { path: `${path}:2`, reason: expect.stringContaining("not valid UTF-8"), unreadable: true, line: 2 },
     ]);
   });
 });

@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { OfflineNlpExtractor } from "../../src/extraction/offline-extractor.js";
 import { titleEntityName } from "../../src/extraction/offline-title.js";
-import { SUPPORTED_EXTENSIONS, titleFromFileName } from "../../src/ingest/loaders.js";
+import { loadSources, SUPPORTED_EXTENSIONS, titleFromFileName } from "../../src/ingest/loaders.js";
+import { plainTextTitle } from "../../src/ingest/text-formats.js";
 import { entityKey } from "../../src/merge/keys.js";
 
 describe("titles of files without a heading", () => {
@@ -44,5 +48,51 @@ describe("the offline extractor and file-name titles", () => {
   it("still adds the entity an explicit title names, even when the text never writes it", () => {
     const keys = keysOf("It was founded in 1998 in Vessen.", "Lumora Optics");
     expect(keys).toContain(entityKey("Lumora Optics"));
+  });
+});
+
+describe("titles of plain-text files", () => {
+  it("are the first line when it reads as a title and a body follows", () => {
+    expect(plainTextTitle("Lumen Robotics\n\nLumen Robotics was founded in Lisbon.\n")).toBe(
+      "Lumen Robotics",
+    );
+    expect(plainTextTitle("\uFEFF\n  星河动力公司简介 \r\n星河动力是一家火箭公司。")).toBe(
+      "星河动力公司简介",
+    );
+  });
+
+  it("are not a sentence, a lead-in, a long line, or the only line", () => {
+    expect(plainTextTitle("Lumen Robotics was founded in Lisbon.\nIt builds arms.")).toBeNull();
+    expect(plainTextTitle("星河动力是一家火箭公司。\n总部在北京。")).toBeNull();
+    expect(plainTextTitle("Notes:\n- one\n- two")).toBeNull();
+    expect(plainTextTitle(`${"word ".repeat(20)}\nbody`)).toBeNull();
+    expect(plainTextTitle("Lumen Robotics\n")).toBeNull();
+  });
+
+  it("are used by the .txt loader, and a file without one keeps its file name", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kgrag-title-"));
+    try {
+      writeFileSync(join(dir, "lumen.txt"), "Lumen Robotics\n\nLumen Robotics builds arms in Lisbon.\n");
+      writeFileSync(join(dir, "plain.txt"), "Lumen Robotics builds arms in Lisbon.\n");
+      const titles = await Promise.all(
+        ["lumen.txt", "plain.txt"].map(async (name) => {
+          const { documents } = await loadSources([join(dir, name)]);
+          return documents[0]?.title;
+        }),
+      );
+      expect(titles).toEqual(["Lumen Robotics", "plain.txt"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the entity a title names", () => {
+  it("drops a lower-case subtitle and a Chinese description word", () => {
+    expect(titleEntityName("Vessen: a city guide")).toBe("Vessen");
+    expect(titleEntityName("Star Wars: A New Hope")).toBe("Star Wars: A New Hope");
+    expect(titleEntityName("澄州城市简介")).toBe("澄州");
+    expect(titleEntityName("星河动力公司简介")).toBe("星河动力");
+    expect(titleEntityName("简介")).toBe("简介");
   });
 });

@@ -28,13 +28,13 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function setup(replies: string[], cutOff: (call: number) => boolean = () => false) {
+async function setup(replies: string[], cutOff: (call: number) => boolean = () => false, reasoning?: string) {
   let call = 0;
   server = await startScriptedOpenAI({
     chat: () => {
       const index = call++;
       const content = replies[Math.min(index, replies.length - 1)]!;
-      return cutOff(index) ? { truncate: true, content } : { content };
+      return cutOff(index) ? { truncate: true, content } : { content, reasoning };
     },
   });
   const config = LlmSchema.parse({ baseURL: server.baseURL, apiKey: "test", model: "scripted" });
@@ -129,5 +129,49 @@ describe("CachedChatModel", () => {
     expect(answer).toMatchObject({ text: '{"ok":1}', cached: false });
     expect(server.requests).toHaveLength(2);
     expect((await model.chat(request)).text).toBe('{"ok":1}');
+  });
+
+  it("drops reasoning, in <think> blocks or a reasoning_content field, for every stage and both transports", async () => {
+    const thinking = 'I think {"entities": ["wrong"]} fits.';
+    const { model, cache } = await setup(
+      [`<think>${thinking}</think>\n\nParis is the capital.`],
+      () => false,
+      thinking,
+    );
+    for (const stage of ["answer", "summarize"] as const) {
+      const plain = await model.chat({ ...request, stage });
+      expect(plain.text).toBe("Paris is the capital.");
+      const tokens: string[] = [];
+      const streamed = await model.chat({
+        ...request,
+        stage,
+        temperature: 0.5,
+        onToken: (t) => tokens.push(t),
+      });
+      expect(streamed.text).toBe("Paris is the capital.");
+      expect(tokens.join("")).toBe("Paris is the capital.");
+    }
+    expect([...cache.entries.values()].every((e) => e.response === "Paris is the capital.")).toBe(true);
+
+    // A server that spent the whole answer on reasoning sends no content: that is an empty answer.
+    await server?.close();
+    const { model: silent } = await setup([""], () => false, '{"entities": [{"name": "Ada"}]}');
+    expect((await silent.chat(request)).text).toBe("");
+  });
+
+  it("holds back a reasoning block streamed a character at a time, tag split across deltas", async () => {
+    const reply = "<think>maybe <b>x</b></think>\n\nThe answer <is> here.";
+    const inner = {
+      model: "char-stream",
+      async chat(req: ChatRequest) {
+        for (const ch of reply) req.onToken?.(ch);
+        return { text: reply, usage: { promptTokens: 1, completionTokens: 1 }, cached: false };
+      },
+    };
+    const model = new CachedChatModel(inner, memoryCache(), new UsageTracker());
+    const tokens: string[] = [];
+    const answer = await model.chat({ ...request, stage: "answer", onToken: (t) => tokens.push(t) });
+    expect(answer.text).toBe("The answer <is> here.");
+    expect(tokens.join("")).toBe("The answer <is> here.");
   });
 });

@@ -100,7 +100,9 @@ describe("Neo4j store: atomic writes", () => {
       "store/entity-anchors-prune",
     ]);
     expect(new Set(runner.calls.map((c) => c.tx)).size).toBe(1);
-    expect(runner.calls[1]?.params.rows).toEqual([{ id: "c1", mergeSeq: neo4j.int(41) }]);
+    expect(runner.calls[1]?.params.rows).toEqual([
+      { id: "c1", mergeSeq: neo4j.int(41), status: "merged", error: null, rawOutput: null },
+    ]);
     expect(runner.calls.at(-1)?.params.keys).toEqual(["old"]);
   });
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { OfflineNlpExtractor } from "../../src/extraction/offline-extractor.js";
+import { analyzeText } from "../../src/nlp/analyze.js";
 import { analyzeChinese, chineseSentences } from "../../src/nlp/chinese.js";
 
 describe("chineseSentences", () => {
@@ -46,5 +48,36 @@ describe("analyzeChinese", () => {
     expect(concepts).toContain("科技");
     expect(concepts).not.toContain("集团");
     expect(concepts).not.toContain("公司");
+  });
+});
+
+describe("Chinese organisation and product names jieba does not know", () => {
+  const extractor = new OfflineNlpExtractor();
+  const names = (text: string, title: string) =>
+    extractor.extractText(text, title).entities.map((e) => e.name);
+
+  it("are kept whole when they come back in the passage", () => {
+    const text = "星河动力成立于2018年，总部位于北京。周雨桐是星河动力的创始人，她带领星河动力发射了火箭。";
+    const found = names(text, "zh.txt");
+    expect(found).toContain("星河动力");
+    expect(found).toContain("周雨桐");
+    expect(found).not.toContain("星河");
+    expect(found).not.toContain("动力");
+  });
+
+  it("are kept whole when the document's title names them, even said once", () => {
+    const found = names("星河动力成立于2018年，总部位于北京。", "星河动力公司简介");
+    expect(found).toContain("星河动力");
+    expect(found).not.toContain("动力");
+    // Without the title, one mention is not enough to tell a name from two words.
+    expect(analyzeText("星河动力成立于2018年。", ["星河动力"]).mentions.map((m) => m.name)).toContain(
+      "星河动力",
+    );
+  });
+
+  it("leave dictionary words and runs said once as jieba cut them", () => {
+    const found = names("公司在北京设立了研发中心。", "zh.txt");
+    expect(found).toContain("北京");
+    expect(found.some((name) => name.includes("北京设立"))).toBe(false);
   });
 });

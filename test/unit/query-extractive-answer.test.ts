@@ -78,7 +78,7 @@ describe("extractive answer without title lines", () => {
       "青岚科技\n\n创始人：张伟",
     ]);
     expect(extractiveAnswer("Who is the CEO of Vessen Dynamics?", chunks, references).split("\n")[1]).toBe(
-      "- CEO: Maria Lopez [1]",
+      "CEO: Maria Lopez [1]",
     );
     expect(extractiveAnswer("青岚科技的创始人是谁？", chunks, references)).toContain("创始人：张伟 [2]");
   });

@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
+import type { SkippedSource } from "../../ingest/source-types.js";
 import { IndexInterruptedError, type IndexProgress } from "../../pipeline/interrupted.js";
 import type { IndexSummary } from "../../workspace/indexing.js";
 import { INTERRUPTED_EXIT_CODE, runStoppable } from "../interrupt.js";
-import type { OpenKgrag } from "../open.js";
-import { printJson, UsageError } from "../output.js";
+import { type OpenKgrag, undoCreatedWorkspace, workspaceToCreate } from "../open.js";
+import { printJson, USAGE_EXIT_CODE, UsageError } from "../output.js";
 
 export function registerIndexCommand(program: Command, open: OpenKgrag): void {
   program
@@ -25,21 +26,35 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
       ) => {
         const missing = paths.filter((path) => !existsSync(path));
         if (missing.length > 0) throw new UsageError(`No such file or folder: ${missing.join(", ")}`);
+        const created = workspaceToCreate(opts.workspace);
         const kgrag = await open({ ...opts, create: true });
+        let nothingDone = false;
         try {
           const summary = await runStoppable((signal) =>
             kgrag.index(paths, { communities: opts.communities, prune: opts.prune, signal }),
           );
+          const { badLines, skipped } = splitBadLines(summary.skipped);
           // One line per input left out, on stderr so it shows beside --json output too.
-          for (const k of summary.skipped) process.stderr.write(`kgrag: skipped ${k.path}: ${k.reason}\n`);
-          if (opts.json) printJson(jsonSummary(summary));
+          for (const k of skipped) process.stderr.write(`kgrag: skipped ${k.path}: ${k.reason}\n`);
+          for (const b of badLines) process.stderr.write(`kgrag: ${JSON.stringify(b)}\n`);
+          if (opts.json) printJson({ ...jsonSummary(summary), skipped, badLines });
           else process.stdout.write(humanSummary(summary));
           // A run with failures still keeps everything that worked; the exit code tells scripts.
           // Skipped inputs are reported, not failed: an empty or unsupported file is no error, and
           // an unreadable one needs the file fixed, not a retry. Input with nothing to index at all
           // is bad input, though.
-          if (nothingIndexable(summary)) throw new UsageError(nothingIndexableMessage(paths, summary));
+          if (nothingIndexable(summary)) {
+            nothingDone = true;
+            throw new UsageError(nothingIndexableMessage(paths, summary));
+          }
           if (summary.failures.length > 0) process.exitCode = 1;
+          // Like `query --batch`: the good lines are done, the bad ones are bad input to fix.
+          if (badLines.length > 0) {
+            process.stderr.write(
+              `kgrag: ${badLines.length} .jsonl line(s) not a document; the other lines were indexed.\n`,
+            );
+            process.exitCode = USAGE_EXIT_CODE;
+          }
         } catch (error) {
           if (!(error instanceof IndexInterruptedError)) throw error;
           kgrag.services.progress.close?.();
@@ -48,9 +63,33 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
           process.exitCode = INTERRUPTED_EXIT_CODE;
         } finally {
           await kgrag.close();
+          // Nothing indexable leaves no workspace behind, so no later query finds an empty one.
+          if (nothingDone && created) undoCreatedWorkspace(created);
         }
       },
     );
+}
+
+/** A .jsonl line that could not be read as a document: {path, line, error}, as `query --batch` reports one. */
+interface BadLine {
+  path: string;
+  line: number;
+  error: string;
+}
+
+function splitBadLines(all: SkippedSource[]): { badLines: BadLine[]; skipped: SkippedSource[] } {
+  const badLines: BadLine[] = [];
+  const skipped: SkippedSource[] = [];
+  for (const skip of all) {
+    if (skip.line === undefined) skipped.push(skip);
+    else
+      badLines.push({
+        path: skip.path.slice(0, -`:${skip.line}`.length),
+        line: skip.line,
+        error: skip.reason,
+      });
+  }
+  return { badLines, skipped };
 }
 
 /** No document to index, and none whose file is gone: `index --prune` after deleting every file is fine. */

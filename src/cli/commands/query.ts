@@ -47,12 +47,22 @@ export function registerQueryCommand(program: Command, open: OpenServices): void
       const batch = flags.batch ? await readBatch(flags.batch) : undefined;
       const { services, close } = await open(flags);
       try {
+        await refuseEmptyWorkspace(services);
         if (batch) await batchQuery(services, batch, flags);
         else await singleQuery(services, question ?? "", flags);
       } finally {
         await close();
       }
     });
+}
+
+/** A workspace without documents cannot answer anything: say so instead of "Nothing ... matches". */
+async function refuseEmptyWorkspace(services: KgragServices): Promise<void> {
+  if ((await services.store.counts()).documents > 0) return;
+  const { workspace } = services.config;
+  throw new UsageError(
+    `The workspace ${workspace} holds no documents yet. Index some first: kgrag index <paths> --workspace ${workspace}`,
+  );
 }
 
 async function singleQuery(services: KgragServices, question: string, flags: QueryFlags): Promise<void> {

@@ -1,4 +1,5 @@
 import { isTitleLike, opensBlock } from "../../nlp/line-breaks.js";
+import { quotableProse } from "../../nlp/markdown-prose.js";
 import { splitSentences } from "../../nlp/sentence-split.js";
 import type { ContextChunk, Reference } from "../result.js";
 import { contentTerms } from "./terms.js";
@@ -25,7 +26,7 @@ export function extractiveAnswer(question: string, chunks: ContextChunk[], refer
   const wanted = new Set(contentTerms(question));
   const candidates = chunks
     .flatMap((chunk, i) =>
-      answerSentences(chunk.text).map((text) => ({
+      answerSentences(quotableProse(chunk.text)).map((text) => ({
         text,
         n: references[i]?.n ?? i + 1,
         terms: new Set(contentTerms(text)),

@@ -1,4 +1,4 @@
-import type { EntityMention, GraphChanges, RelationshipMention } from "../../types.js";
+import type { ChunkPartial, EntityMention, GraphChanges, RelationshipMention } from "../../types.js";
 import { int, type Neo4jConnection, type WriteTransaction } from "./connection.js";
 import { asNumber, asStrings } from "./read-rows.js";
 import {
@@ -17,6 +17,7 @@ export interface ChunkMentions {
 export interface ChunkMerge {
   chunkId: string;
   mentions: ChunkMentions;
+  partial?: ChunkPartial;
 }
 
 /**
@@ -35,7 +36,13 @@ export async function commitChunkMerges(
   await db.write(async (tx) => {
     if (merges.length > 0) {
       const first = await nextSequence(tx, "merge", merges.length);
-      const rows = chunkIds.map((id, i) => ({ id, mergeSeq: int(first + i) }));
+      const rows = merges.map((merge, i) => ({
+        id: merge.chunkId,
+        mergeSeq: int(first + i),
+        status: merge.partial ? "partial" : "merged",
+        error: merge.partial?.error ?? null,
+        rawOutput: merge.partial?.rawOutput ?? null,
+      }));
       const marked = new Set(
         (await tx.runBatched("store/chunks-mark-merged", rows)).map((r) => String(r.id)),
       );

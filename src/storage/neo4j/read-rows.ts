@@ -57,7 +57,7 @@ const ChunkRow = z.object({
 const ChunkStateRow = z.object({
   chunkId: text,
   docId: text,
-  status: z.enum(["pending", "merged", "failed"]),
+  status: z.enum(["pending", "merged", "partial", "failed"]),
   error: nullableText,
   rawOutput: nullableText,
 });

@@ -1,4 +1,4 @@
-import type { ChunkRecord, ChunkState } from "../../types.js";
+import type { ChunkPartial, ChunkRecord, ChunkState } from "../../types.js";
 import { assertChunksBelongTo } from "../input-checks.js";
 import { idList, qualified, type Sql } from "./connection.js";
 import type { FullTextIndex } from "./fts.js";
@@ -89,9 +89,13 @@ export class ChunkTable {
     if (result.changes === 0) throw new Error(`Cannot mark unknown chunk "${chunkId}" as failed.`);
   }
 
-  markMerged(chunkId: string): void {
+  /** 'merged', or 'partial' with the reason when the extraction was cut short. */
+  markMerged(chunkId: string, partial?: ChunkPartial): void {
     const result = this.sql.run(
-      "UPDATE chunks SET status = 'merged', error = NULL, raw_output = NULL WHERE id = ?",
+      "UPDATE chunks SET status = ?, error = ?, raw_output = ? WHERE id = ?",
+      partial ? "partial" : "merged",
+      partial?.error ?? null,
+      partial?.rawOutput ?? null,
       chunkId,
     );
     if (result.changes === 0)

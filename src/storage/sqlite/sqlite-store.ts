@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type {
+  ChunkPartial,
   ChunkRecord,
   ChunkState,
   CommunityRecord,
@@ -163,12 +164,12 @@ export class SqliteGraphStore implements GraphStore {
   }
 
   async commitChunkMerges(
-    merges: { chunkId: string; mentions: ChunkMentions }[],
+    merges: { chunkId: string; mentions: ChunkMentions; partial?: ChunkPartial }[],
     changes: GraphChanges,
   ): Promise<void> {
     this.sql.transaction(() => {
-      for (const { chunkId, mentions } of merges) {
-        this.chunks.markMerged(chunkId);
+      for (const { chunkId, mentions, partial } of merges) {
+        this.chunks.markMerged(chunkId, partial);
         this.mentions.replaceForChunk(chunkId, mentions);
       }
       this.applyChanges(changes);

@@ -1,0 +1,108 @@
+import { jsonrepair } from "jsonrepair";
+
+/**
+ * What a model's JSON reply holds. `cutShort` says the JSON stopped before it was closed (open
+ * brackets or an open string at the end) and repair had to close it: the value is whatever came
+ * before the cut, so it must not count as a complete answer, whatever the finish reason said.
+ */
+export type JsonReply<T> = { ok: true; value: T; cutShort: boolean } | { ok: false; error: string };
+
+/**
+ * Reads the JSON answer of any stage (extraction, keywords, reports, global map/reduce). Survives
+ * what models actually send: reasoning blocks, code fences, prose before or after the JSON, single
+ * quotes and trailing commas, and JSON cut short (closed by jsonrepair, and flagged). `read` turns
+ * the JSON into the stage's shape and throws, with the reason, when it is not of that shape; each
+ * opening bracket is tried in turn, since prose may hold brackets of its own ("[1]", "{see below}").
+ */
+export function readJsonReply<T>(raw: string, read: (value: unknown) => T): JsonReply<T> {
+  const body = stripReasoning(raw).trim();
+  if (!body) return { ok: false, error: "The answer is empty." };
+  const text = unfence(body);
+  let error = "The answer contains no JSON object or array.";
+  for (const start of openingBrackets(text)) {
+    const candidate = jsonCandidate(text, start);
+    const value = parseOrRepair(candidate.text);
+    if (value === undefined) {
+      error = "The answer's JSON could not be read or repaired.";
+      continue;
+    }
+    try {
+      return { ok: true, value: read(value), cutShort: !candidate.closed };
+    } catch (shapeError) {
+      error = shapeError instanceof Error ? shapeError.message : String(shapeError);
+    }
+  }
+  return { ok: false, error };
+}
+
+/** True when the reply holds JSON of the stage's shape that was complete as sent. */
+export function isCompleteJsonReply(raw: string, read: (value: unknown) => unknown): boolean {
+  const reply = readJsonReply(raw, read);
+  return reply.ok && !reply.cutShort;
+}
+
+/**
+ * Drops the reasoning that models such as DeepSeek-R1 and Qwen3 put before the answer: closed
+ * `<think>` blocks, and an unclosed one (a reply cut short while still thinking has no answer).
+ */
+export function stripReasoning(raw: string): string {
+  return raw.replace(/^\uFEFF/, "").replace(/<think>[\s\S]*?(<\/think>|$)/gi, "");
+}
+
+const MAX_OPENINGS_TRIED = 8;
+
+function openingBrackets(text: string): number[] {
+  const starts: number[] = [];
+  for (let i = 0; i < text.length && starts.length < MAX_OPENINGS_TRIED; i++) {
+    if (text[i] === "{" || text[i] === "[") starts.push(i);
+  }
+  return starts;
+}
+
+/** The content of the first ``` fence, or of an unterminated one (a truncated answer). */
+function unfence(body: string): string {
+  const fence = /```[a-zA-Z]*[^\S\n]*\n?([\s\S]*?)(```|$)/.exec(body);
+  return fence?.[1]?.trim() ? fence[1] : body;
+}
+
+/**
+ * From an opening bracket to the end of that value, found by bracket matching outside strings, so
+ * prose after the JSON is cut off. An unbalanced value runs to the end of the text: not closed.
+ */
+function jsonCandidate(body: string, start: number): { text: string; closed: boolean } {
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = start; i < body.length; i++) {
+    const ch = body[i];
+    if (quote) {
+      if (ch === "\\") i++;
+      else if (ch === quote) quote = null;
+    } else if (ch === '"' || (ch === "'" && isOpeningSingleQuote(body, i))) {
+      quote = ch;
+    } else if (ch === "{" || ch === "[") {
+      depth++;
+    } else if (ch === "}" || ch === "]") {
+      depth--;
+      if (depth === 0) return { text: body.slice(start, i + 1), closed: true };
+    }
+  }
+  return { text: body.slice(start), closed: false };
+}
+
+/** A single quote opens a string only where JSON expects a value or key, not in "don't". */
+function isOpeningSingleQuote(body: string, at: number): boolean {
+  const before = body.slice(0, at).trimEnd();
+  return /[[{,:]$/.test(before);
+}
+
+function parseOrRepair(candidate: string): unknown {
+  try {
+    return JSON.parse(candidate);
+  } catch {
+    try {
+      return JSON.parse(jsonrepair(candidate));
+    } catch {
+      return undefined;
+    }
+  }
+}

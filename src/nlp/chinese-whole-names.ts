@@ -1,0 +1,86 @@
+import type { Word } from "./chinese-names.js";
+import { endsWithAny, ORGANIZATION_SUFFIXES, PLACE_SUFFIXES, SURNAMES } from "./chinese-words.js";
+
+/**
+ * jieba's dictionary does not know new organisation and product names, and cuts them into common
+ * words ("星河动力" → 星河 / 动力), which then become entities of their own. A name is kept whole
+ * when the document's title names it, or when the same run of two or three noun-like words comes
+ * back in the passage: a repeated run of words the dictionary does not hold as one is a name.
+ * Decided per passage, from the passage and its title only, so results never depend on what else
+ * was indexed before.
+ */
+
+/** Tags of the words a name is cut into: nouns, names, and words the dictionary does not know. */
+const NAME_PART_TAGS = new Set(["n", "nz", "nr", "nrt", "ns", "nt", "j", "x", "ng"]);
+const HAN_ONLY = /^\p{Script=Han}+$/u;
+const MIN_NAME_CHARS = 3;
+const MAX_NAME_CHARS = 8;
+const MAX_NAME_WORDS = 3;
+
+/** Names to keep whole in this passage: the title's, and runs that occur at least twice. */
+export function wholeNames(sentences: Word[][], knownNames: readonly string[]): Set<string> {
+  const names = new Set(knownNames.filter((name) => HAN_ONLY.test(name) && name.length >= 2));
+  const counts = new Map<string, number>();
+  for (const words of sentences) {
+    for (const run of candidateRuns(words)) counts.set(run, (counts.get(run) ?? 0) + 1);
+  }
+  for (const [run, count] of counts) if (count >= 2) names.add(run);
+  return names;
+}
+
+/** Runs of 2-3 adjacent name-part words, each run as its joined text. */
+function candidateRuns(words: Word[]): string[] {
+  const runs: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    for (let n = 2; n <= MAX_NAME_WORDS && i + n <= words.length; n++) {
+      const parts = words.slice(i, i + n);
+      if (!parts.every(isNamePart)) break;
+      const text = parts.map((w) => w.word).join("");
+      if (text.length >= MIN_NAME_CHARS && text.length <= MAX_NAME_CHARS) runs.push(text);
+    }
+  }
+  return runs;
+}
+
+function isNamePart(word: Word): boolean {
+  return NAME_PART_TAGS.has(word.tag) && HAN_ONLY.test(word.word);
+}
+
+/** The sentence's words with each run spelling one of `names` joined into one name word (longest first). */
+export function joinWholeNames(words: Word[], names: ReadonlySet<string>): Word[] {
+  if (names.size === 0) return words;
+  const out: Word[] = [];
+  for (let i = 0; i < words.length; ) {
+    const n = longestNameAt(words, i, names);
+    if (n < 2) {
+      out.push(words[i]!);
+      i++;
+      continue;
+    }
+    const parts = words.slice(i, i + n);
+    const word = parts.map((w) => w.word).join("");
+    out.push({ word, tag: nameTag(word, parts), start: parts[0]!.start, end: parts[n - 1]!.end });
+    i += n;
+  }
+  return out;
+}
+
+function longestNameAt(words: Word[], i: number, names: ReadonlySet<string>): number {
+  for (let n = Math.min(MAX_NAME_WORDS + 1, words.length - i); n >= 2; n--) {
+    const text = words
+      .slice(i, i + n)
+      .map((w) => w.word)
+      .join("");
+    if (names.has(text)) return n;
+  }
+  return 0;
+}
+
+/** The jieba tag the joined name gets, so the name finder classes it: person, place, organisation or brand. */
+function nameTag(name: string, parts: Word[]): string {
+  if (endsWithAny(name, ORGANIZATION_SUFFIXES)) return "nt";
+  if (endsWithAny(name, PLACE_SUFFIXES) && parts.at(-1)?.tag === "ns") return "ns";
+  if (parts[0]?.tag === "nr" && SURNAMES.has(name[0]!) && name.length <= 3) return "nr";
+  // Transliterated-name tag: a name whose class the words do not tell.
+  return "nrt";
+}
