@@ -1,0 +1,178 @@
+import type { ExtractiveAnswerConfig } from "../../config.js";
+import type { Mention } from "../../nlp/types.js";
+import { answerKindsIn } from "./answer-evidence.js";
+import { bridgeTerms } from "./bridge.js";
+import type { AnswerPassage, AnswerSentence } from "./passages.js";
+import { type QuestionType, questionClauses, questionType } from "./question-type.js";
+import { agentNounVerb, contentTerms } from "./terms.js";
+
+export interface ScoredSentence {
+  sentence: AnswerSentence;
+  n: number;
+  score: number;
+}
+
+interface Candidate {
+  sentence: AnswerSentence;
+  n: number;
+  /** Question term -> what it adds: its inverse document frequency times how it was met. */
+  gains: Map<string, number>;
+  boost: number;
+}
+
+/**
+ * The sentences that best answer the question, best first, chosen one at a time:
+ *  - each question term a sentence holds counts its inverse document frequency over the context's
+ *    sentences (rare names weigh more than "film"); a term reached through an opening pronoun
+ *    ("It was founded..." in the passage titled Corvane Shipping) counts as held;
+ *  - a term found only in the passages that lead to this one (the bridge of a two-hop question)
+ *    counts at `bridgeWeight`;
+ *  - a sentence holding the kind of answer the question asks for (a person for "who", a place for
+ *    "where", a year for "when", a number for "how many"), other than what the question names,
+ *    is multiplied by 1 + `kindBoost`. Multiplying, not adding, keeps the boost for sentences
+ *    connected to the question: a name in an unrelated sentence earns nothing;
+ *  - a term an earlier pick already holds counts at `repeatWeight`, so a question of two parts
+ *    ("which company makes it, and where was its founder born?") is answered in both.
+ */
+export function scoreSentences(
+  question: string,
+  type: QuestionType,
+  passages: AnswerPassage[],
+  config: ExtractiveAnswerConfig,
+  mentionsOf: (sentence: string) => Mention[],
+): ScoredSentence[] {
+  const picked: ScoredSentence[] = [];
+  const take = (candidates: Candidate[], covered: ReadonlySet<string>) => {
+    const chosen = new Set(picked.map((p) => p.sentence));
+    const best = bestCandidate(
+      candidates.filter((c) => !chosen.has(c.sentence)),
+      covered,
+      config.repeatWeight,
+    );
+    if (best) picked.push({ sentence: best.candidate.sentence, n: best.candidate.n, score: best.score });
+  };
+  // A question of several parts first gets the best sentence for each part, read with the other
+  // parts' words at `repeatWeight` (they say what "it" in "who founded it?" is).
+  const clauses = questionClauses(question);
+  if (clauses.length > 1) {
+    for (const clause of clauses.slice(0, config.sentences)) {
+      const others = new Set(contentTerms(question).filter((t) => !contentTerms(clause).includes(t)));
+      const clauseType = { ...type, kinds: questionType(clause).kinds };
+      take(candidatesFor(question, clauseType, passages, config, mentionsOf), others);
+    }
+  }
+  const candidates = candidatesFor(question, type, passages, config, mentionsOf);
+  while (picked.length < config.sentences) {
+    const before = picked.length;
+    const covered = new Set(picked.flatMap((p) => [...(gainsOf(candidates, p.sentence)?.keys() ?? [])]));
+    take(candidates, covered);
+    if (picked.length === before) break;
+  }
+  return picked;
+}
+
+function gainsOf(candidates: Candidate[], sentence: AnswerSentence): Map<string, number> | undefined {
+  return candidates.find((c) => c.sentence === sentence)?.gains;
+}
+
+function candidatesFor(
+  question: string,
+  type: QuestionType,
+  passages: AnswerPassage[],
+  config: ExtractiveAnswerConfig,
+  mentionsOf: (sentence: string) => Mention[],
+): Candidate[] {
+  const wanted = questionTerms(question);
+  const asked = new Set(wanted.keys());
+  const idf = inverseDocumentFrequency(
+    passages.flatMap((p) => p.sentences),
+    wanted,
+  );
+  const bridges = bridgeTerms(passages, questionNames(question, mentionsOf));
+  const candidates: Candidate[] = [];
+  passages.forEach((passage, i) => {
+    const bridge = bridges[i] ?? new Set<string>();
+    for (const sentence of passage.sentences) {
+      const gains = new Map<string, number>();
+      for (const [term, forms] of wanted) {
+        const gain = termWeight(forms, sentence, bridge, config.bridgeWeight) * (idf.get(term) ?? 0);
+        if (gain > 0) gains.set(term, gain);
+      }
+      if (gains.size === 0) continue;
+      const boost = holdsAskedKind(sentence.text, type, asked, mentionsOf) ? 1 + config.kindBoost : 1;
+      candidates.push({ sentence, n: passage.n, gains, boost });
+    }
+  });
+  return candidates;
+}
+
+function bestCandidate(
+  candidates: Candidate[],
+  covered: ReadonlySet<string>,
+  repeatWeight: number,
+): { candidate: Candidate; score: number } | undefined {
+  let best: { candidate: Candidate; score: number } | undefined;
+  for (const candidate of candidates) {
+    let lexical = 0;
+    for (const [term, gain] of candidate.gains) lexical += covered.has(term) ? gain * repeatWeight : gain;
+    const score = lexical * candidate.boost;
+    const better =
+      !best ||
+      score > best.score ||
+      (score === best.score && candidate.sentence.order < best.candidate.sentence.order);
+    if (score > 0 && better) best = { candidate, score };
+  }
+  return best;
+}
+
+/** The terms of the names the question holds: the entity a two-hop question starts from. */
+function questionNames(question: string, mentionsOf: (sentence: string) => Mention[]): Set<string> {
+  return new Set(
+    mentionsOf(question)
+      .filter((m) => m.named)
+      .flatMap((m) => contentTerms(m.name)),
+  );
+}
+
+/** Each question term with the forms that count for it: "founder" is also met by "found(ed)". */
+function questionTerms(question: string): Map<string, string[]> {
+  const terms = new Map<string, string[]>();
+  for (const term of contentTerms(question)) {
+    const verb = agentNounVerb(term);
+    terms.set(term, verb ? [term, verb] : [term]);
+  }
+  return terms;
+}
+
+function termWeight(forms: string[], sentence: AnswerSentence, bridge: Set<string>, bridgeWeight: number) {
+  if (forms.some((f) => sentence.terms.has(f) || sentence.subjectTerms.has(f))) return 1;
+  return forms.some((f) => bridge.has(f)) ? bridgeWeight : 0;
+}
+
+function holdsAskedKind(
+  text: string,
+  type: QuestionType,
+  asked: ReadonlySet<string>,
+  mentionsOf: (sentence: string) => Mention[],
+): boolean {
+  if (type.kinds.length === 0) return false;
+  const found = answerKindsIn(text, mentionsOf(text), asked);
+  return type.kinds.some((kind) => found.has(kind));
+}
+
+/**
+ * log(1 + N / df) over the context's sentences; a term no sentence holds (met only through a
+ * title or a bridge) counts as held by one, the rarest a term can be.
+ */
+function inverseDocumentFrequency(
+  sentences: AnswerSentence[],
+  terms: Map<string, string[]>,
+): Map<string, number> {
+  const idf = new Map<string, number>();
+  const total = sentences.length;
+  for (const [term, forms] of terms) {
+    const df = sentences.filter((s) => forms.some((f) => s.terms.has(f) || s.subjectTerms.has(f))).length;
+    idf.set(term, Math.log(1 + total / Math.max(df, 1)));
+  }
+  return idf;
+}
