@@ -6,32 +6,30 @@ const MIN_LATIN_SUBJECT = 3;
 const MIN_HAN_SUBJECT = 2;
 
 /**
- * For each passage, the terms that the other passages naming its subject hold and it lacks. A
- * two-hop question ("Where was the founder of the company that makes the Gullwing born?") names
- * one entity; its passage names a second (the founder), whose own passage holds the answer. That
- * bridge passage shares few words with the question, but the passage that leads to it does: the
- * words it lacks stand in for what it is known by. Words it has itself earn nothing more, so a
- * passage that many others name is not lifted over the ones that state the answer.
+ * For each passage, the question's names that it lacks but a passage naming its subject holds. A
+ * two-hop question ("Who directed the film that was shot in Leland?") names one entity (Leland);
+ * its passage names a second (the film), whose own passage holds the answer but never says
+ * "Leland". That bridge passage is reached through the film, so it counts as naming Leland too
+ * (at the scorer's bridge weight). A passage naming the question's entity itself is a first hop,
+ * not a bridge: passages name each other both ways, and the first hop must not borrow from the
+ * second. Only names pass through: the other question words must be the passage's own.
  */
 export function bridgeTerms(passages: AnswerPassage[], questionNames: ReadonlySet<string>): Set<string>[] {
   return passages.map((passage) => {
     const terms = new Set<string>();
     const subject = passage.subject;
-    if (!subject || !longEnough(subject)) return terms;
-    // A passage naming the question's own entity is a first hop, not a bridge: passages name
-    // each other both ways, and the first hop must not borrow the second hop's words.
+    if (!subject || !longEnough(subject) || questionNames.size === 0) return terms;
     const own = ownTerms(passage);
-    if (questionNames.size === 0 || [...questionNames].some((t) => own.has(t))) return terms;
+    if ([...questionNames].some((t) => own.has(t))) return terms;
     const needle = fold(subject);
     for (const other of passages) {
       if (other === passage || other.subject === subject || !fold(other.text).includes(needle)) continue;
       for (const sentence of other.sentences) {
-        for (const t of sentence.terms) terms.add(t);
-        for (const t of sentence.subjectTerms) terms.add(t);
+        for (const t of sentence.terms) if (questionNames.has(t)) terms.add(t);
+        for (const t of sentence.subjectTerms) if (questionNames.has(t)) terms.add(t);
       }
-      for (const t of contentTerms(other.subject ?? "")) terms.add(t);
+      for (const t of contentTerms(other.subject ?? "")) if (questionNames.has(t)) terms.add(t);
     }
-    for (const t of own) terms.delete(t);
     return terms;
   });
 }

@@ -4,7 +4,7 @@ import { answerKindsIn } from "./answer-evidence.js";
 import { bridgeTerms } from "./bridge.js";
 import type { AnswerPassage, AnswerSentence } from "./passages.js";
 import { type QuestionType, questionClauses, questionType } from "./question-type.js";
-import { agentNounVerb, contentTerms } from "./terms.js";
+import { agentNounVerb, contentTerms, contentWords } from "./terms.js";
 
 export interface ScoredSentence {
   sentence: AnswerSentence;
@@ -29,7 +29,8 @@ interface Candidate {
  *    counts at `bridgeWeight`;
  *  - a sentence holding the kind of answer the question asks for (a person for "who", a place for
  *    "where", a year for "when", a number for "how many"), other than what the question names,
- *    is multiplied by 1 + `kindBoost`. Multiplying, not adding, keeps the boost for sentences
+ *    is multiplied by 1 + `kindBoost` (by half that when the kind is only guessed, see
+ *    answerKindsIn). Multiplying, not adding, keeps the boost for sentences
  *    connected to the question: a name in an unrelated sentence earns nothing;
  *  - a term an earlier pick already holds counts at `repeatWeight`, so a question of two parts
  *    ("which company makes it, and where was its founder born?") is answered in both.
@@ -56,9 +57,14 @@ export function scoreSentences(
   const clauses = questionClauses(question);
   if (clauses.length > 1) {
     for (const clause of clauses.slice(0, config.sentences)) {
-      const others = new Set(contentTerms(question).filter((t) => !contentTerms(clause).includes(t)));
+      const own = new Set(contentWords(clause).map((w) => w.term));
+      const others = new Set(contentWords(question).flatMap((w) => (own.has(w.term) ? [] : [w.term])));
       const clauseType = { ...type, kinds: questionType(clause).kinds };
-      take(candidatesFor(question, clauseType, passages, config, mentionsOf), others);
+      // The sentence answering a part must hold some word of that part, not only the others'.
+      const relevant = candidatesFor(question, clauseType, passages, config, mentionsOf).filter((c) =>
+        [...c.gains.keys()].some((t) => own.has(t)),
+      );
+      take(relevant, others);
     }
   }
   const candidates = candidatesFor(question, type, passages, config, mentionsOf);
@@ -99,7 +105,7 @@ function candidatesFor(
         if (gain > 0) gains.set(term, gain);
       }
       if (gains.size === 0) continue;
-      const boost = holdsAskedKind(sentence.text, type, asked, mentionsOf) ? 1 + config.kindBoost : 1;
+      const boost = 1 + config.kindBoost * askedKindStrength(sentence.text, type, asked, mentionsOf);
       candidates.push({ sentence, n: passage.n, gains, boost });
     }
   });
@@ -137,9 +143,9 @@ function questionNames(question: string, mentionsOf: (sentence: string) => Menti
 /** Each question term with the forms that count for it: "founder" is also met by "found(ed)". */
 function questionTerms(question: string): Map<string, string[]> {
   const terms = new Map<string, string[]>();
-  for (const term of contentTerms(question)) {
+  for (const { term, forms } of contentWords(question)) {
     const verb = agentNounVerb(term);
-    terms.set(term, verb ? [term, verb] : [term]);
+    terms.set(term, verb ? [...forms, verb] : forms);
   }
   return terms;
 }
@@ -149,15 +155,16 @@ function termWeight(forms: string[], sentence: AnswerSentence, bridge: Set<strin
   return forms.some((f) => bridge.has(f)) ? bridgeWeight : 0;
 }
 
-function holdsAskedKind(
+/** How sure the sentence holds a kind of answer the question asks for: 0 (not at all) to 1. */
+function askedKindStrength(
   text: string,
   type: QuestionType,
   asked: ReadonlySet<string>,
   mentionsOf: (sentence: string) => Mention[],
-): boolean {
-  if (type.kinds.length === 0) return false;
+): number {
+  if (type.kinds.length === 0) return 0;
   const found = answerKindsIn(text, mentionsOf(text), asked);
-  return type.kinds.some((kind) => found.has(kind));
+  return Math.max(0, ...type.kinds.map((kind) => found.get(kind) ?? 0));
 }
 
 /**

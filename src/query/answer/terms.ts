@@ -19,14 +19,20 @@ const LATIN_WORD = /^[a-z]+$/;
 const HAN_RUN = /\p{Script=Han}+/gu;
 const WORD_LIKE = /[\p{L}\p{N}]/u;
 
+/** A content word: its main term (the stem) and every form that counts as it. */
+export interface ContentWord {
+  term: string;
+  forms: string[];
+}
+
 /**
  * Lower-cased, width-folded words without function words. Chinese runs are cut into words by
  * jieba in search mode, long words with their parts (港口城市, 港口, 城市); ICU would leave unknown
- * names such as 白湾镇 in single characters; English words are reduced
- * to their Porter stem, so "founded" meets "founding" and "films" "film".
+ * names such as 白湾镇 in single characters. English words count as their Porter stem and as
+ * written, so "founded" meets "founding", and "lens" still meets "lenses" (stemmed "len" and "lens").
  */
-export function contentTerms(text: string): string[] {
-  const out: string[] = [];
+export function contentWords(text: string): ContentWord[] {
+  const out: ContentWord[] = [];
   const folded = text.normalize("NFKC").toLowerCase();
   let last = 0;
   for (const run of folded.matchAll(HAN_RUN)) {
@@ -37,18 +43,26 @@ export function contentTerms(text: string): string[] {
   return out;
 }
 
-function otherWords(text: string): string[] {
-  const out: string[] = [];
+/** Every form of every content word: what a sentence is matched on. */
+export function contentTerms(text: string): string[] {
+  return contentWords(text).flatMap((w) => w.forms);
+}
+
+function otherWords(text: string): ContentWord[] {
+  const out: ContentWord[] = [];
   for (const s of words.segment(text)) {
-    if (s.isWordLike && !STOPWORDS.has(s.segment)) out.push(stem(s.segment));
+    if (!s.isWordLike || STOPWORDS.has(s.segment)) continue;
+    const term = stem(s.segment);
+    out.push({ term, forms: term === s.segment ? [term] : [term, s.segment] });
   }
   return out;
 }
 
-function chineseWords(run: string): string[] {
+function chineseWords(run: string): ContentWord[] {
   return chineseTools()
     .jieba.cutForSearch(run, true)
-    .filter((w) => WORD_LIKE.test(w) && !STOPWORDS.has(w));
+    .filter((w) => WORD_LIKE.test(w) && !STOPWORDS.has(w))
+    .map((term) => ({ term, forms: [term] }));
 }
 
 function stem(word: string): string {
