@@ -43,38 +43,54 @@ export function scoreSentences(
   mentionsOf: (sentence: string) => Mention[],
 ): ScoredSentence[] {
   const picked: ScoredSentence[] = [];
-  const take = (candidates: Candidate[], covered: ReadonlySet<string>) => {
-    const chosen = new Set(picked.map((p) => p.sentence));
-    const best = bestCandidate(
-      candidates.filter((c) => !chosen.has(c.sentence)),
-      covered,
-      config.repeatWeight,
-    );
-    if (best) picked.push({ sentence: best.candidate.sentence, n: best.candidate.n, score: best.score });
-  };
-  // A question of several parts first gets the best sentence for each part, read with the other
-  // parts' words at `repeatWeight` (they say what "it" in "who founded it?" is).
-  const clauses = questionClauses(question);
-  if (clauses.length > 1) {
-    for (const clause of clauses.slice(0, config.sentences)) {
-      const own = new Set(contentWords(clause).map((w) => w.term));
-      const others = new Set(contentWords(question).flatMap((w) => (own.has(w.term) ? [] : [w.term])));
-      const clauseType = { ...type, kinds: questionType(clause).kinds };
-      // The sentence answering a part must hold some word of that part, not only the others'.
-      const relevant = candidatesFor(question, clauseType, passages, config, mentionsOf).filter((c) =>
-        [...c.gains.keys()].some((t) => own.has(t)),
-      );
-      take(relevant, others);
-    }
+  for (const part of questionParts(question, type).slice(0, config.sentences)) {
+    const candidates = candidatesFor(question, part.type, passages, config, mentionsOf);
+    // The sentence answering a part must hold some word of that part, not only the others'.
+    const relevant = candidates.filter((c) => [...c.gains.keys()].some((t) => part.own.has(t)));
+    pick(picked, relevant, part.others, config.repeatWeight);
   }
   const candidates = candidatesFor(question, type, passages, config, mentionsOf);
   while (picked.length < config.sentences) {
-    const before = picked.length;
     const covered = new Set(picked.flatMap((p) => [...(gainsOf(candidates, p.sentence)?.keys() ?? [])]));
-    take(candidates, covered);
-    if (picked.length === before) break;
+    if (!pick(picked, candidates, covered, config.repeatWeight)) break;
   }
   return picked;
+}
+
+interface QuestionPart {
+  type: QuestionType;
+  /** The part's own terms, and the other parts' terms (which say what "it" in "who founded it?" is). */
+  own: Set<string>;
+  others: Set<string>;
+}
+
+/** The parts of a question of several parts, each asking its own kind; none for a simple question. */
+function questionParts(question: string, type: QuestionType): QuestionPart[] {
+  const clauses = questionClauses(question);
+  if (clauses.length < 2) return [];
+  const words = contentWords(question).map((w) => w.term);
+  return clauses.map((clause) => {
+    const own = new Set(contentWords(clause).map((w) => w.term));
+    return {
+      type: { ...type, kinds: questionType(clause).kinds },
+      own,
+      others: new Set(words.filter((t) => !own.has(t))),
+    };
+  });
+}
+
+/** Adds the best candidate not picked yet (terms in `covered` counting at `repeatWeight`); false if none. */
+function pick(
+  picked: ScoredSentence[],
+  candidates: Candidate[],
+  covered: ReadonlySet<string>,
+  repeatWeight: number,
+): boolean {
+  const chosen = new Set(picked.map((p) => p.sentence));
+  const fresh = candidates.filter((c) => !chosen.has(c.sentence));
+  const best = bestCandidate(fresh, covered, repeatWeight);
+  if (best) picked.push({ sentence: best.candidate.sentence, n: best.candidate.n, score: best.score });
+  return best !== undefined;
 }
 
 function gainsOf(candidates: Candidate[], sentence: AnswerSentence): Map<string, number> | undefined {

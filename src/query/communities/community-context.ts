@@ -14,7 +14,8 @@ export interface CommunityContext {
 }
 
 const NONE: CommunityContext = { communities: [], analysis: null };
-const BROADEST_THEMES = 5;
+/** Reports a whole-corpus question is answered from, and top-level communities whose hubs seed local. */
+export const BROADEST_THEMES = 5;
 
 /**
  * Community reports for the question, once communities exist. With a model, global mode runs the

@@ -1,8 +1,6 @@
+import { BROADEST_THEMES } from "../communities/community-context.js";
 import { reportsAtLevel } from "../communities/community-reports.js";
 import type { QueryGraph } from "./query-graph.js";
-
-/** Top-level communities whose hubs seed a whole-corpus question, as global shows that many reports. */
-const HUB_COMMUNITIES = 5;
 
 /**
  * Seeds for a whole-corpus question ("What are the main themes?"), which names no entity to link:
@@ -10,7 +8,7 @@ const HUB_COMMUNITIES = 5;
  * the walk reaches the passages the corpus is mostly about. Empty before communities exist.
  */
 export async function hubSeeds(graph: QueryGraph): Promise<Map<string, number>> {
-  const broadest = (await reportsAtLevel(graph.store, 0)).slice(0, HUB_COMMUNITIES);
+  const broadest = (await reportsAtLevel(graph.store, 0)).slice(0, BROADEST_THEMES);
   const seeds = new Map<string, number>();
   for (const community of broadest) {
     const members = community.entityKeys.filter((k) => graph.entityAllowed(k));
