@@ -110,7 +110,7 @@ function candidatesFor(
     passages.flatMap((p) => p.sentences),
     wanted,
   );
-  const bridges = bridgeTerms(passages, questionNames(question, mentionsOf));
+  const bridges = bridgeTerms(passages, questionNames(question, passages, mentionsOf));
   const candidates: Candidate[] = [];
   passages.forEach((passage, i) => {
     const bridge = bridges[i] ?? new Set<string>();
@@ -147,24 +147,39 @@ function bestCandidate(
   return best;
 }
 
-/** The terms of the names the question holds: the entity a two-hop question starts from. */
-function questionNames(question: string, mentionsOf: (sentence: string) => Mention[]): Set<string> {
-  return new Set(
-    mentionsOf(question)
-      .filter((m) => m.named)
-      .flatMap((m) => contentTerms(m.name)),
+/**
+ * The terms of the names the question holds: the entity a two-hop question starts from. A passage
+ * title the question contains is a name too, whatever the tagger made of it (青石科技).
+ */
+function questionNames(
+  question: string,
+  passages: AnswerPassage[],
+  mentionsOf: (sentence: string) => Mention[],
+): Set<string> {
+  const folded = question.normalize("NFKC").toLowerCase();
+  const titles = passages.flatMap((p) =>
+    p.subject && folded.includes(p.subject.normalize("NFKC").toLowerCase()) ? [p.subject] : [],
   );
+  const named = mentionsOf(question)
+    .filter((m) => m.named)
+    .map((m) => m.name);
+  return new Set([...named, ...titles].flatMap((name) => contentTerms(name)));
 }
 
 /** Each question term with the forms that count for it: "founder" is also met by "found(ed)". */
 function questionTerms(question: string): Map<string, string[]> {
+  const words = contentWords(question);
   const terms = new Map<string, string[]>();
-  for (const { term, forms } of contentWords(question)) {
+  for (const { term, forms } of words) {
+    // Search mode also yields a Chinese word's parts (青石科技: 青石, 科技): one name counts once.
+    if (words.some((w) => w.term !== term && w.term.includes(term) && HAN.test(term))) continue;
     const verb = agentNounVerb(term);
     terms.set(term, verb ? [...forms, verb] : forms);
   }
   return terms;
 }
+
+const HAN = /\p{Script=Han}/u;
 
 function termWeight(forms: string[], sentence: AnswerSentence, bridge: Set<string>, bridgeWeight: number) {
   if (forms.some((f) => sentence.terms.has(f) || sentence.subjectTerms.has(f))) return 1;

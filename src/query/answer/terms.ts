@@ -58,9 +58,18 @@ function otherWords(text: string): ContentWord[] {
   return out;
 }
 
+/**
+ * jieba's search-mode words with its HMM (which finds unknown names, 白湾镇) and without it (the
+ * HMM sometimes glues a name to the next word, 李明出 | 生于, where the dictionary alone reads
+ * 李明 | 出生); single characters of the dictionary-only cut are left out.
+ */
 function chineseWords(run: string): ContentWord[] {
-  return chineseTools()
-    .jieba.cutForSearch(run, true)
+  const { jieba } = chineseTools();
+  const words = new Set([
+    ...jieba.cutForSearch(run, true),
+    ...jieba.cutForSearch(run, false).filter((w) => [...w].length > 1),
+  ]);
+  return [...words]
     .filter((w) => WORD_LIKE.test(w) && !STOPWORDS.has(w))
     .map((term) => ({ term, forms: [term] }));
 }
