@@ -17,7 +17,10 @@ interface Candidate {
   n: number;
   /** Question term -> what it adds: its inverse document frequency times how it was met. */
   gains: Map<string, number>;
-  boost: number;
+  /** 1 + kindBoost x how sure it holds the kind asked for; computed on first use (the tagger is the cost). */
+  boost: () => number;
+  /** The most `boost` can return. */
+  maxBoost: number;
 }
 
 /**
@@ -121,23 +124,31 @@ function candidatesFor(
         if (gain > 0) gains.set(term, gain);
       }
       if (gains.size === 0) continue;
-      const boost = 1 + config.kindBoost * askedKindStrength(sentence.text, type, asked, mentionsOf);
-      candidates.push({ sentence, n: passage.n, gains, boost });
+      const boost = once(
+        () => 1 + config.kindBoost * askedKindStrength(sentence.text, type, asked, mentionsOf),
+      );
+      candidates.push({ sentence, n: passage.n, gains, boost, maxBoost: 1 + config.kindBoost });
     }
   });
   return candidates;
 }
 
+/**
+ * The best-scoring candidate. Candidates are tried by lexical score, and the search stops once even
+ * the largest boost could not lift one over the best found: most sentences are never tagged.
+ */
 function bestCandidate(
   candidates: Candidate[],
   covered: ReadonlySet<string>,
   repeatWeight: number,
 ): { candidate: Candidate; score: number } | undefined {
+  const ranked = candidates
+    .map((candidate) => ({ candidate, lexical: lexicalScore(candidate, covered, repeatWeight) }))
+    .sort((a, b) => b.lexical - a.lexical);
   let best: { candidate: Candidate; score: number } | undefined;
-  for (const candidate of candidates) {
-    let lexical = 0;
-    for (const [term, gain] of candidate.gains) lexical += covered.has(term) ? gain * repeatWeight : gain;
-    const score = lexical * candidate.boost;
+  for (const { candidate, lexical } of ranked) {
+    if (best && lexical * candidate.maxBoost < best.score) break;
+    const score = lexical * candidate.boost();
     const better =
       !best ||
       score > best.score ||
@@ -145,6 +156,20 @@ function bestCandidate(
     if (score > 0 && better) best = { candidate, score };
   }
   return best;
+}
+
+function lexicalScore(candidate: Candidate, covered: ReadonlySet<string>, repeatWeight: number): number {
+  let lexical = 0;
+  for (const [term, gain] of candidate.gains) lexical += covered.has(term) ? gain * repeatWeight : gain;
+  return lexical;
+}
+
+function once(compute: () => number): () => number {
+  let value: number | undefined;
+  return () => {
+    value ??= compute();
+    return value;
+  };
 }
 
 /**
