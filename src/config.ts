@@ -33,6 +33,21 @@ export const CommunitySchema = z.object({
   enabled: z.boolean().default(true),
 });
 
+/** The offline extractive answer (src/query/answer/): how sentences are chosen and weighed. */
+export const ExtractiveAnswerSchema = z.object({
+  /** Sentences quoted; three give a multi-hop question room for both of its hops without flooding. */
+  sentences: z.number().int().min(1).default(3),
+  /** Score multiplier added when a sentence holds the kind of answer asked for (a person for "who"). */
+  kindBoost: z.number().min(0).default(1),
+  /**
+   * Weight of a question term found not in a passage but in the passages that name its subject:
+   * the bridge of a two-hop question, reached through the entity that links them.
+   */
+  bridgeWeight: z.number().min(0).max(1).default(0.5),
+  /** Weight of a question term that an already quoted sentence holds: later picks cover the rest. */
+  repeatWeight: z.number().min(0).max(1).default(0.5),
+});
+
 export const QuerySchema = z.object({
   topK: z.number().int().min(1).default(40),
   chunkTopK: z.number().int().min(1).default(20),
@@ -43,6 +58,7 @@ export const QuerySchema = z.object({
   globalBatchTokens: z.number().int().min(256).default(12000),
   communityLevel: z.number().int().min(0).default(2),
   responseType: z.string().default("Multiple Paragraphs"),
+  extractive: ExtractiveAnswerSchema.default(ExtractiveAnswerSchema.parse({})),
 });
 
 export const LlmSchema = z.object({
@@ -121,6 +137,7 @@ export const ConfigSchema = z
 export type KgragConfig = z.infer<typeof ConfigSchema>;
 export type KgragConfigInput = z.input<typeof ConfigSchema>;
 export type QueryConfig = z.infer<typeof QuerySchema>;
+export type ExtractiveAnswerConfig = z.infer<typeof ExtractiveAnswerSchema>;
 
 type Env = Record<string, string | undefined>;
 

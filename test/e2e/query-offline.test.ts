@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
+import { NOTHING_FOUND } from "../../src/query/answer/answer.js";
 import { EXTRACTIVE_LABEL } from "../../src/query/answer/extractive-answer.js";
 import { QUERY_MODES } from "../../src/query/options.js";
 
@@ -21,6 +22,10 @@ University of Porto and later taught robotics there for three years.`,
   "qingshi.md": `# 青石科技
 
 青石科技由李明于2016年在杭州创立。公司主要研发物流机器人，客户包括多家快递公司。`,
+  "corvane.md": `# Corvane Shipping
+
+Corvane Shipping is a ferry operator based in Halden. It was founded in 1987 by Tomas Arkwright.
+The company runs six ferries across the Skagerrak.`,
   "liming.md": `# 李明
 
 李明出生于江西南昌，毕业于浙江大学机械工程系，此前在阿里巴巴担任工程师。`,
@@ -82,7 +87,31 @@ describe("querying an offline index end to end", () => {
   it("does the same for a Chinese question", async () => {
     const result = await kgrag.query("青石科技的创始人出生在哪里？", { mode: "mix" });
     expect(passagesOf(result)).toEqual(expect.arrayContaining(["青石科技", "李明"]));
-    expect(result.answer).toMatch(/南昌|青石科技/);
+    expect(result.answer).toContain("南昌");
+  });
+
+  it("answers the two-hop question from the founder's passage in every graph mode", async () => {
+    for (const mode of ["local", "global", "hybrid", "mix"] as const) {
+      const result = await kgrag.query("Where was the founder of Lumen Robotics born?", { mode });
+      expect(result.answer, mode).toContain("Ibadan");
+    }
+  });
+
+  it("answers who founded a company from the sentence naming it only by a pronoun, in every mode", async () => {
+    for (const mode of QUERY_MODES) {
+      const result = await kgrag.query("Who founded Corvane Shipping?", { mode });
+      const quoted = result.answer.split("\n")[1] ?? "";
+      expect(quoted, mode).toMatch(/^It was founded in 1987 by Tomas Arkwright\. \[\d+\]$/);
+    }
+  });
+
+  it("answers a whole-corpus question in every mode, local included, and from the reports first", async () => {
+    for (const mode of QUERY_MODES) {
+      const result = await kgrag.query("What are the main themes?", { mode });
+      expect(result.answer, mode).not.toBe(NOTHING_FOUND);
+      if (mode === "mix" || mode === "hybrid" || mode === "global")
+        expect(result.answer, mode).toMatch(/^From the community reports/);
+    }
   });
 
   it("keeps references at passage level: spans point into the document text", async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { exactMatch, normalizeAnswer, scoreRetrieval, tokenF1 } from "../../src/query/eval/metrics.js";
+import {
+  answerContains,
+  exactMatch,
+  normalizeAnswer,
+  scoreRetrieval,
+  tokenF1,
+} from "../../src/query/eval/metrics.js";
 
 describe("retrieval scores", () => {
   const retrieved = ["Other", "Big Stone Gap (film)", "Noise", "adriana  trigiani", "More"];
@@ -37,5 +43,13 @@ describe("answer scores", () => {
       (2 * 1 * 0.4) / 1.4,
     );
     expect(tokenF1("nothing", ["something"])).toBe(0);
+  });
+
+  it("answer contains: the gold answer or an alias as whole words anywhere in the answer", () => {
+    const answer = "Extractive answer: It was directed by Stephen King. [2]";
+    expect(answerContains(answer, ["Stephen King"])).toBe(1);
+    expect(answerContains(answer, ["King Kong", "stephen  king"])).toBe(1);
+    expect(answerContains(answer, ["Kin"])).toBe(0);
+    expect(answerContains(answer, [""])).toBe(0);
   });
 });

@@ -28,7 +28,7 @@ const QUESTIONS = [
 ];
 
 describe("runEval", () => {
-  it("scores retrieval per mode and question type, without an LLM only retrieval", async () => {
+  it("scores retrieval per mode and question type", async () => {
     fixture = await buildFixture(MULTI_HOP, { chat: null });
     const report = await runEval(fixture.services, QUESTIONS, { modes: ["naive", "local"], ks: [1, 3] });
     expect(Object.keys(report.modes)).toEqual(["naive", "local"]);
@@ -42,6 +42,18 @@ describe("runEval", () => {
     expect(Object.keys(naive.byType).sort()).toEqual(["bridge", "comparison"]);
     // One gold passage cannot all be in the top 1 when there are two.
     expect(naive.byType.bridge?.allGold[1]).toBe(0);
+  });
+
+  it("without an LLM scores the extractive answers by whether they hold the gold answer", async () => {
+    fixture = await buildFixture(MULTI_HOP, { chat: null });
+    const report = await runEval(fixture.services, QUESTIONS, { modes: ["naive"], ks: [3] });
+    const naive = report.modes.naive!;
+    // "Which river flows through Vienna?" is answered by the sentence naming the Danube.
+    expect(naive.byType.comparison?.answerContains).toBe(1);
+    expect(naive.answerContains).toBeGreaterThanOrEqual(0.5);
+    expect(naive.exactMatch).toBeUndefined();
+    const none = await runEval(fixture.services, QUESTIONS, { modes: ["naive"], ks: [3], answers: false });
+    expect(none.modes.naive?.answerContains).toBeUndefined();
   });
 
   it("with an LLM also scores the answers by exact match and token F1, citations stripped", async () => {

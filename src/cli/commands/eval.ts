@@ -33,7 +33,9 @@ const CORPUS_FORMAT = 'one {"id", "title", "text"} JSON object per line';
 export function registerEvalCommand(program: Command, open: OpenEvalWorkspace): void {
   program
     .command("eval")
-    .description("Score retrieval (and, with an LLM, answers) against gold passages, per query mode")
+    .description(
+      "Score retrieval against gold passages and answers against gold answers (answer contains; EM and F1 with an LLM), per query mode",
+    )
     .requiredOption("--questions <file>", 'questions JSONL: {"id","question","gold_titles":[...],"answer"?}')
     .option(
       "--corpus <file>",
@@ -110,12 +112,14 @@ async function checkDocuments(services: KgragServices, questions: EvalQuestion[]
 
 export function reportTable(report: EvalReport): string {
   const entries = Object.entries(report.modes);
+  const withContains = entries.some(([, s]) => s.answerContains !== undefined);
   const withAnswers = entries.some(([, s]) => s.exactMatch !== undefined);
   const headers = [
     "mode",
     ...report.ks.map((k) => `all-gold@${k}`),
     ...report.ks.map((k) => `recall@${k}`),
     "MRR",
+    ...(withContains ? ["answer contains"] : []),
     ...(withAnswers ? ["EM", "F1"] : []),
   ];
   const fixed = (x: number | undefined) => (x === undefined ? "" : x.toFixed(2));
@@ -124,6 +128,7 @@ export function reportTable(report: EvalReport): string {
     ...report.ks.map((k) => fixed(s.allGold[k])),
     ...report.ks.map((k) => fixed(s.recall[k])),
     fixed(s.mrr),
+    ...(withContains ? [fixed(s.answerContains)] : []),
     ...(withAnswers ? [fixed(s.exactMatch), fixed(s.f1)] : []),
   ]);
   const questions = entries[0]?.[1].questions ?? 0;

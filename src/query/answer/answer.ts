@@ -1,4 +1,5 @@
 import { readableCitations } from "../../community/citations.js";
+import type { ExtractiveAnswerConfig } from "../../config.js";
 import type { ChatMessage } from "../../llm/chat-model.js";
 import { renderPrompt } from "../../llm/prompts.js";
 import type { KgragServices } from "../../services.js";
@@ -8,6 +9,7 @@ import type { HistoryMessage } from "../options.js";
 import { citationFilter } from "./citation-stream.js";
 import { extractiveAnswer } from "./extractive-answer.js";
 import { formatHistory } from "./history.js";
+import { questionType } from "./question-type.js";
 
 export interface AnswerOptions {
   responseType: string;
@@ -28,7 +30,7 @@ export async function answerQuestion(
   options: AnswerOptions,
 ): Promise<string> {
   if (built.context.chunks.length === 0 && built.context.communities.length === 0) return NOTHING_FOUND;
-  if (!services.chat) return offlineAnswer(question, built);
+  if (!services.chat) return offlineAnswer(question, built, services.config.query.extractive);
   // The model may copy a report's own [E:n]/[R:n] or name a report the context does not hold:
   // both the streamed and the returned answer are cleaned of them.
   const shown = new Set(built.context.communities.map((c) => c.id));
@@ -45,19 +47,22 @@ export async function answerQuestion(
 /**
  * Offline: the passages' best-matching sentences with their [n] references, then the summaries of
  * the community reports in the context (what whole-corpus questions are answered from), each
- * cited as [C:<id>], which the result's context.communities resolves to the report's title.
+ * cited as [C:<id>], which the result's context.communities resolves to the report's title. A
+ * whole-corpus question ("What are the main themes?") puts the reports first: they are its answer.
  */
-function offlineAnswer(question: string, built: BuiltContext): string {
+function offlineAnswer(question: string, built: BuiltContext, config: ExtractiveAnswerConfig): string {
   const { communities, chunks } = built.context;
-  const parts = chunks.length > 0 ? [extractiveAnswer(question, chunks, built.references)] : [];
-  if (communities.length > 0) {
-    parts.push(
-      [
-        "From the community reports (extractive, offline: the reports' own summaries):",
-        ...communities.map((c) => `- ${c.title} [C:${c.id}]: ${c.summary.replace(/\s+/g, " ").trim()}`),
-      ].join("\n"),
-    );
-  }
+  const passages = chunks.length > 0 ? [extractiveAnswer(question, chunks, built.references, config)] : [];
+  const reports =
+    communities.length > 0
+      ? [
+          [
+            "From the community reports (extractive, offline: the reports' own summaries):",
+            ...communities.map((c) => `- ${c.title} [C:${c.id}]: ${c.summary.replace(/\s+/g, " ").trim()}`),
+          ].join("\n"),
+        ]
+      : [];
+  const parts = questionType(question).theme ? [...reports, ...passages] : [...passages, ...reports];
   return parts.join("\n\n");
 }
 

@@ -1,6 +1,8 @@
 import { citedCommunityIds, stripLocalCitations } from "../../community/citations.js";
 import { type GlobalSearchResult, globalSearch } from "../../community/global-search.js";
 import { offlineGlobalSearch } from "../../community/offline-global.js";
+import type { GraphStore } from "../../storage/graph-store.js";
+import { questionType } from "../answer/question-type.js";
 import type { RetrievalInput } from "../modes/retrieval.js";
 import type { ContextCommunity } from "../result.js";
 import { reportsAtLevel } from "./community-reports.js";
@@ -12,7 +14,8 @@ export interface CommunityContext {
 }
 
 const NONE: CommunityContext = { communities: [], analysis: null };
-const BROADEST_THEMES = 5;
+/** Reports a whole-corpus question is answered from, and top-level communities whose hubs seed local. */
+export const BROADEST_THEMES = 5;
 
 /**
  * Community reports for the question, once communities exist. With a model, global mode runs the
@@ -39,17 +42,13 @@ export async function communityContext(input: RetrievalInput, useModel: boolean)
   const similar = result.communities.filter((c) =>
     withModel ? c.score > 0 : c.score >= options.similarityThreshold,
   );
-  // In global mode the reports are the answer. A whole-corpus question ("what are the main themes?")
-  // shares no words with any report, so offline it falls back to the broadest themes: the largest
-  // top-level communities, instead of answering from nothing.
-  if (similar.length === 0 && !withModel && options.mode === "global") {
-    const broadest = (await reportsAtLevel(services.store, 0)).slice(0, BROADEST_THEMES);
-    return {
-      communities: broadest.map((c) =>
-        contextCommunity({ ...c, title: c.report.title, summary: c.report.summary }),
-      ),
-      analysis: null,
-    };
+  // A whole-corpus question ("what are the main themes?") shares no words with any report, or
+  // only chance ones ("main product"), so offline it is answered from the broadest themes: the
+  // largest top-level communities. In global mode the reports are the answer to any question, so
+  // it falls back to them too rather than answering from nothing.
+  const wholeCorpus = questionType(input.question).theme;
+  if (!withModel && (wholeCorpus || (similar.length === 0 && options.mode === "global"))) {
+    return { communities: await broadestThemes(services.store), analysis: null };
   }
   // The analysis cites reports as [C:<id>]: every report it cites belongs in the context, so the
   // reader can look each one up, even one whose own points scored low.
@@ -58,6 +57,12 @@ export async function communityContext(input: RetrievalInput, useModel: boolean)
   for (const c of similar) kept.add(c.id);
   const relevant = result.communities.filter((c) => kept.has(c.id));
   return { communities: relevant.map(contextCommunity), analysis };
+}
+
+/** The largest top-level communities' reports: what the corpus as a whole is about. */
+export async function broadestThemes(store: GraphStore): Promise<ContextCommunity[]> {
+  const broadest = (await reportsAtLevel(store, 0)).slice(0, BROADEST_THEMES);
+  return broadest.map((c) => contextCommunity({ ...c, title: c.report.title, summary: c.report.summary }));
 }
 
 /**

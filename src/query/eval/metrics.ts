@@ -51,6 +51,20 @@ export function exactMatch(prediction: string, answers: string[]): number {
   return answers.some((a) => normalizeAnswer(a) === p) ? 1 : 0;
 }
 
+/**
+ * 1 when the answer holds the gold answer or one of its aliases as whole words (both normalised
+ * like SQuAD): the fair score for an extractive answer, which quotes whole sentences.
+ */
+export function answerContains(prediction: string, answers: string[]): number {
+  const p = ` ${normalizeAnswer(prediction)} `;
+  return answers.some((a) => {
+    const gold = normalizeAnswer(a);
+    return gold !== "" && p.includes(` ${gold} `);
+  })
+    ? 1
+    : 0;
+}
+
 /** Best token-overlap F1 against any accepted answer (SQuAD/HotpotQA definition). */
 export function tokenF1(prediction: string, answers: string[]): number {
   const predicted = normalizeAnswer(prediction).split(" ").filter(Boolean);

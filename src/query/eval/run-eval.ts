@@ -1,7 +1,14 @@
 import type { KgragServices } from "../../services.js";
 import { type GraphRanking, QUERY_MODES, type QueryMode } from "../options.js";
 import { runQuery } from "../query-engine.js";
-import { exactMatch, mean, type RetrievalScores, scoreRetrieval, tokenF1 } from "./metrics.js";
+import {
+  answerContains,
+  exactMatch,
+  mean,
+  type RetrievalScores,
+  scoreRetrieval,
+  tokenF1,
+} from "./metrics.js";
 import type { EvalQuestion } from "./questions.js";
 
 // Kept here too: the benchmarks read questions and run the eval from this one module.
@@ -17,7 +24,10 @@ export interface EvalOptions {
   modes?: QueryMode[];
   ks?: number[];
   graphRanking?: GraphRanking;
-  /** Score answers too (needs an LLM); default: when one is configured. */
+  /**
+   * Score answers too; default: when some question has a gold answer (offline, the extractive
+   * answer is scored by answerContains only: EM and F1 need a model's short answer).
+   */
   answers?: boolean;
   onQuestion?: (mode: QueryMode, done: number, total: number) => void;
 }
@@ -27,6 +37,8 @@ export interface ModeScores {
   allGold: Record<number, number>;
   recall: Record<number, number>;
   mrr: number;
+  /** Share of answers that hold the gold answer or an alias (see answerContains). */
+  answerContains?: number;
   exactMatch?: number;
   f1?: number;
   meanRetrievalMs: number;
@@ -40,6 +52,7 @@ export interface EvalReport {
 interface QuestionOutcome {
   type: string;
   retrieval: RetrievalScores;
+  answerContains?: number;
   exactMatch?: number;
   f1?: number;
   retrievalMs: number;
@@ -55,7 +68,7 @@ export async function runEval(
   options: EvalOptions = {},
 ): Promise<EvalReport> {
   const ks = options.ks ?? DEFAULT_KS;
-  const scoreAnswers = options.answers ?? services.chat !== null;
+  const scoreAnswers = options.answers ?? questions.some((q) => q.answer !== undefined);
   const report: EvalReport = { ks, modes: {} };
   for (const mode of options.modes ?? [...QUERY_MODES]) {
     const outcomes: QuestionOutcome[] = [];
@@ -92,8 +105,12 @@ async function evaluateQuestion(
   if (scoreAnswers && q.answer !== undefined) {
     const answer = result.answer.replace(/\[\d+\]/g, "");
     const accepted = [q.answer, ...q.aliases];
-    outcome.exactMatch = exactMatch(answer, accepted);
-    outcome.f1 = tokenF1(answer, accepted);
+    outcome.answerContains = answerContains(answer, accepted);
+    // A short answer is what EM and F1 grade; an extractive answer quotes whole sentences.
+    if (services.chat) {
+      outcome.exactMatch = exactMatch(answer, accepted);
+      outcome.f1 = tokenF1(answer, accepted);
+    }
   }
   return outcome;
 }
@@ -101,14 +118,16 @@ async function evaluateQuestion(
 function summarize(outcomes: QuestionOutcome[], ks: number[]): ModeScores {
   const at = (pick: (o: QuestionOutcome) => Record<number, number>) =>
     Object.fromEntries(ks.map((k) => [k, mean(outcomes.map((o) => pick(o)[k] ?? 0))]));
-  const answered = outcomes.filter((o) => o.exactMatch !== undefined);
+  const answered = outcomes.filter((o) => o.answerContains !== undefined);
+  const graded = outcomes.filter((o) => o.exactMatch !== undefined);
   return {
     questions: outcomes.length,
     allGold: at((o) => o.retrieval.allGold),
     recall: at((o) => o.retrieval.recall),
     mrr: mean(outcomes.map((o) => o.retrieval.reciprocalRank)),
-    ...(answered.length
-      ? { exactMatch: mean(answered.map((o) => o.exactMatch ?? 0)), f1: mean(answered.map((o) => o.f1 ?? 0)) }
+    ...(answered.length ? { answerContains: mean(answered.map((o) => o.answerContains ?? 0)) } : {}),
+    ...(graded.length
+      ? { exactMatch: mean(graded.map((o) => o.exactMatch ?? 0)), f1: mean(graded.map((o) => o.f1 ?? 0)) }
       : {}),
     meanRetrievalMs: mean(outcomes.map((o) => o.retrievalMs)),
   };

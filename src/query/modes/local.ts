@@ -1,4 +1,6 @@
+import { questionType } from "../answer/question-type.js";
 import { expandSeeds } from "../graph/graph-expansion.js";
+import { hubSeeds } from "../graph/hub-seeds.js";
 import { entitySeeds } from "../graph/seeds.js";
 import { EMPTY_RETRIEVAL, type Retrieval, type RetrievalInput } from "./retrieval.js";
 
@@ -8,7 +10,10 @@ import { EMPTY_RETRIEVAL, type Retrieval, type RetrievalInput } from "./retrieva
  */
 export async function retrieveLocal(input: RetrievalInput): Promise<Retrieval> {
   const { options } = input;
-  const seeds = await entitySeeds(input);
+  const linked = await entitySeeds(input);
+  // A whole-corpus question links no entity: it starts from the corpus's hubs instead of nothing.
+  const seeds =
+    linked.size === 0 && questionType(input.question).theme ? await hubSeeds(input.graph) : linked;
   const hits = await expandSeeds(
     input.graph,
     { entities: seeds, relationships: [] },

@@ -1,0 +1,64 @@
+import { isTitleLike, opensBlock } from "../../nlp/line-breaks.js";
+import { quotableProse } from "../../nlp/markdown-prose.js";
+import { splitSentences } from "../../nlp/sentence-split.js";
+import type { Mention } from "../../nlp/types.js";
+import type { ContextChunk, Reference } from "../result.js";
+import { resolveSubjects, subjectName } from "./pronoun.js";
+import { contentTerms } from "./terms.js";
+
+/** A context passage as the extractive answer reads it. */
+export interface AnswerPassage {
+  /** Its reference number [n]. */
+  n: number;
+  /** What it is about, from its title; null when it has none. */
+  subject: string | null;
+  text: string;
+  sentences: AnswerSentence[];
+}
+
+export interface AnswerSentence {
+  text: string;
+  /** Position over the whole context: earlier passages and sentences win ties. */
+  order: number;
+  terms: Set<string>;
+  /** Terms of the subject an opening pronoun refers to ("It was founded..." -> the title's words). */
+  subjectTerms: Set<string>;
+}
+
+/** Sentences and their resolved subjects for every context passage, numbered as the references are. */
+export function answerPassages(
+  chunks: ContextChunk[],
+  references: Reference[],
+  mentionsOf: (sentence: string) => Mention[],
+): AnswerPassage[] {
+  let order = 0;
+  return chunks.map((chunk, i) => {
+    const title = references[i]?.title;
+    const texts = answerSentences(quotableProse(chunk.text));
+    const subjects = resolveSubjects(texts, title, mentionsOf);
+    const sentences = texts.map((text, k) => ({
+      text,
+      order: order++,
+      terms: new Set(contentTerms(text)),
+      subjectTerms: new Set(contentTerms(subjects[k] ?? "")),
+    }));
+    return { n: references[i]?.n ?? i + 1, subject: subjectName(title), text: chunk.text, sentences };
+  });
+}
+
+/**
+ * Sentences fit to quote: headings and title lines ("Gullwing drone", "澄州城市简介") name a topic
+ * but state nothing. Short fact lines ("- CEO: Maria Lopez", "创始人：张伟") are kept; a passage with
+ * nothing else keeps all its sentences.
+ */
+function answerSentences(text: string): string[] {
+  const sentences = splitSentences(text);
+  const fit = sentences.filter((s) => !s.startsWith("#") && !namesOnlyATopic(s));
+  return fit.length > 0 ? fit : sentences;
+}
+
+/** A title-like sentence that is not a list item or "key: value" line. */
+function namesOnlyATopic(sentence: string): boolean {
+  const fact = opensBlock(sentence) || /[:：]/.test(sentence);
+  return !fact && isTitleLike(sentence);
+}

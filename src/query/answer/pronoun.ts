@@ -1,0 +1,64 @@
+import type { Mention } from "../../nlp/types.js";
+
+/**
+ * A sentence opening with a pronoun or a definite reference speaks of what the passage is about:
+ * "It was founded in 1987 by Tomas Arkwright", "He left in 2016", "The company's main product",
+ * "她于1981年出生在白湾镇", "该公司". Possessives ("Its", "Her") count: "Its best-known product".
+ */
+const ENGLISH_REFERENCE =
+  /^(it|he|she|they|its|his|her|their|(this|that|the)\s+(company|firm|business|band|group|film|movie|city|town|village|institute|school|university|team|club|album|song|book|novel|series|show|organi[sz]ation|airport|river|station|building|magazine|newspaper|game|brand|party|church|museum|species|plant|product|ship|chip|lens))\b/i;
+const CHINESE_REFERENCE = /^(他们|她们|它们|他|她|它|其|该|这家|此|本|公司|这座|这所|这个)/;
+
+/** Words that open a sentence in a bracket or quote are skipped: "(She later) ..." reads the same. */
+const LEADING_PUNCTUATION = /^[\s"'“‘(（「『]+/;
+
+export function opensWithReference(sentence: string): boolean {
+  const start = sentence.replace(LEADING_PUNCTUATION, "");
+  return ENGLISH_REFERENCE.test(start) || CHINESE_REFERENCE.test(start);
+}
+
+/** A file name stands in for a missing title ("vessen.txt"): it is no subject. */
+const FILE_NAME = /\.[a-z0-9]{1,5}$/i;
+
+/**
+ * The subject each sentence speaks of when it opens with a reference, else null: the passage's
+ * title when it has one (a title names what the passage is about), otherwise the subject of the
+ * sentence before, which is the name it opened with or the subject it referred to in turn.
+ */
+export function resolveSubjects(
+  sentences: string[],
+  title: string | undefined,
+  mentionsOf: (sentence: string) => Mention[],
+): (string | null)[] {
+  const titled = subjectName(title);
+  let previous: string | null = titled;
+  return sentences.map((sentence) => {
+    const refers = opensWithReference(sentence);
+    const resolved = refers ? (titled ?? previous) : null;
+    // Only an untitled passage needs the names its sentences open with (the tagger is the cost).
+    if (!titled && !refers) previous = leadingName(sentence, mentionsOf(sentence)) ?? previous;
+    return resolved;
+  });
+}
+
+/**
+ * The name a title gives its passage's subject: "Lilu (mythology)" is about Lilu, "Mara Quell:
+ * a profile" about Mara Quell; a file name standing in for a title names nothing.
+ */
+export function subjectName(title: string | undefined): string | null {
+  const trimmed = title?.trim() ?? "";
+  if (!trimmed || FILE_NAME.test(trimmed)) return null;
+  const name = trimmed
+    .replace(/\s*[(（][^)）]*[)）]\s*$/, "")
+    .split(/\s*[:：]\s|\s[-–—]\s/)[0]
+    ?.trim();
+  return name || trimmed;
+}
+
+/** The proper name a sentence opens with, if any: the subject of "Lumora Optics is a lens maker". */
+function leadingName(sentence: string, mentions: Mention[]): string | null {
+  const first = mentions.find((m) => m.named);
+  if (!first) return null;
+  const before = sentence.slice(0, first.start).replace(LEADING_PUNCTUATION, "");
+  return before.trim() === "" ? first.name : null;
+}

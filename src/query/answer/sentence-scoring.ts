@@ -1,0 +1,241 @@
+import type { ExtractiveAnswerConfig } from "../../config.js";
+import type { Mention } from "../../nlp/types.js";
+import { answerKindsIn } from "./answer-evidence.js";
+import { bridgeTerms } from "./bridge.js";
+import type { AnswerPassage, AnswerSentence } from "./passages.js";
+import { type QuestionType, questionClauses, questionType } from "./question-type.js";
+import { agentNounVerb, contentTerms, contentWords } from "./terms.js";
+
+export interface ScoredSentence {
+  sentence: AnswerSentence;
+  n: number;
+  score: number;
+}
+
+interface Candidate {
+  sentence: AnswerSentence;
+  n: number;
+  /** Question term -> what it adds: its inverse document frequency times how it was met. */
+  gains: Map<string, number>;
+  /** 1 + kindBoost x how sure it holds the kind asked for; computed on first use (the tagger is the cost). */
+  boost: () => number;
+  /** The most `boost` can return. */
+  maxBoost: number;
+}
+
+/**
+ * The sentences that best answer the question, best first, chosen one at a time:
+ *  - each question term a sentence holds counts its inverse document frequency over the context's
+ *    sentences (rare names weigh more than "film"); a term reached through an opening pronoun
+ *    ("It was founded..." in the passage titled Corvane Shipping) counts as held;
+ *  - a term found only in the passages that lead to this one (the bridge of a two-hop question)
+ *    counts at `bridgeWeight`;
+ *  - a sentence holding the kind of answer the question asks for (a person for "who", a place for
+ *    "where", a year for "when", a number for "how many"), other than what the question names,
+ *    is multiplied by 1 + `kindBoost` (by half that when the kind is only guessed, see
+ *    answerKindsIn). Multiplying, not adding, keeps the boost for sentences
+ *    connected to the question: a name in an unrelated sentence earns nothing;
+ *  - a term an earlier pick already holds counts at `repeatWeight`, so a question of two parts
+ *    ("which company makes it, and where was its founder born?") is answered in both.
+ */
+export function scoreSentences(
+  question: string,
+  type: QuestionType,
+  passages: AnswerPassage[],
+  config: ExtractiveAnswerConfig,
+  mentionsOf: (sentence: string) => Mention[],
+): ScoredSentence[] {
+  const picked: ScoredSentence[] = [];
+  for (const part of questionParts(question, type).slice(0, config.sentences)) {
+    const candidates = candidatesFor(question, part.type, passages, config, mentionsOf);
+    // The sentence answering a part must hold some word of that part, not only the others'.
+    const relevant = candidates.filter((c) => [...c.gains.keys()].some((t) => part.own.has(t)));
+    pick(picked, relevant, part.others, config.repeatWeight);
+  }
+  const candidates = candidatesFor(question, type, passages, config, mentionsOf);
+  while (picked.length < config.sentences) {
+    const covered = new Set(picked.flatMap((p) => [...(gainsOf(candidates, p.sentence)?.keys() ?? [])]));
+    if (!pick(picked, candidates, covered, config.repeatWeight)) break;
+  }
+  return picked;
+}
+
+interface QuestionPart {
+  type: QuestionType;
+  /** The part's own terms, and the other parts' terms (which say what "it" in "who founded it?" is). */
+  own: Set<string>;
+  others: Set<string>;
+}
+
+/** The parts of a question of several parts, each asking its own kind; none for a simple question. */
+function questionParts(question: string, type: QuestionType): QuestionPart[] {
+  const clauses = questionClauses(question);
+  if (clauses.length < 2) return [];
+  const words = contentWords(question).map((w) => w.term);
+  return clauses.map((clause) => {
+    const own = new Set(contentWords(clause).map((w) => w.term));
+    return {
+      type: { ...type, kinds: questionType(clause).kinds },
+      own,
+      others: new Set(words.filter((t) => !own.has(t))),
+    };
+  });
+}
+
+/** Adds the best candidate not picked yet (terms in `covered` counting at `repeatWeight`); false if none. */
+function pick(
+  picked: ScoredSentence[],
+  candidates: Candidate[],
+  covered: ReadonlySet<string>,
+  repeatWeight: number,
+): boolean {
+  const chosen = new Set(picked.map((p) => p.sentence));
+  const fresh = candidates.filter((c) => !chosen.has(c.sentence));
+  const best = bestCandidate(fresh, covered, repeatWeight);
+  if (best) picked.push({ sentence: best.candidate.sentence, n: best.candidate.n, score: best.score });
+  return best !== undefined;
+}
+
+function gainsOf(candidates: Candidate[], sentence: AnswerSentence): Map<string, number> | undefined {
+  return candidates.find((c) => c.sentence === sentence)?.gains;
+}
+
+function candidatesFor(
+  question: string,
+  type: QuestionType,
+  passages: AnswerPassage[],
+  config: ExtractiveAnswerConfig,
+  mentionsOf: (sentence: string) => Mention[],
+): Candidate[] {
+  const wanted = questionTerms(question);
+  const asked = new Set(wanted.keys());
+  const idf = inverseDocumentFrequency(
+    passages.flatMap((p) => p.sentences),
+    wanted,
+  );
+  const bridges = bridgeTerms(passages, questionNames(question, passages, mentionsOf));
+  const candidates: Candidate[] = [];
+  passages.forEach((passage, i) => {
+    const bridge = bridges[i] ?? new Set<string>();
+    for (const sentence of passage.sentences) {
+      const gains = new Map<string, number>();
+      for (const [term, forms] of wanted) {
+        const gain = termWeight(forms, sentence, bridge, config.bridgeWeight) * (idf.get(term) ?? 0);
+        if (gain > 0) gains.set(term, gain);
+      }
+      if (gains.size === 0) continue;
+      const boost = once(
+        () => 1 + config.kindBoost * askedKindStrength(sentence.text, type, asked, mentionsOf),
+      );
+      candidates.push({ sentence, n: passage.n, gains, boost, maxBoost: 1 + config.kindBoost });
+    }
+  });
+  return candidates;
+}
+
+/**
+ * The best-scoring candidate. Candidates are tried by lexical score, and the search stops once even
+ * the largest boost could not lift one over the best found: most sentences are never tagged.
+ */
+function bestCandidate(
+  candidates: Candidate[],
+  covered: ReadonlySet<string>,
+  repeatWeight: number,
+): { candidate: Candidate; score: number } | undefined {
+  const ranked = candidates
+    .map((candidate) => ({ candidate, lexical: lexicalScore(candidate, covered, repeatWeight) }))
+    .sort((a, b) => b.lexical - a.lexical);
+  let best: { candidate: Candidate; score: number } | undefined;
+  for (const { candidate, lexical } of ranked) {
+    if (best && lexical * candidate.maxBoost < best.score) break;
+    const score = lexical * candidate.boost();
+    const better =
+      !best ||
+      score > best.score ||
+      (score === best.score && candidate.sentence.order < best.candidate.sentence.order);
+    if (score > 0 && better) best = { candidate, score };
+  }
+  return best;
+}
+
+function lexicalScore(candidate: Candidate, covered: ReadonlySet<string>, repeatWeight: number): number {
+  let lexical = 0;
+  for (const [term, gain] of candidate.gains) lexical += covered.has(term) ? gain * repeatWeight : gain;
+  return lexical;
+}
+
+function once(compute: () => number): () => number {
+  let value: number | undefined;
+  return () => {
+    value ??= compute();
+    return value;
+  };
+}
+
+/**
+ * The terms of the names the question holds: the entity a two-hop question starts from. A passage
+ * title the question contains is a name too, whatever the tagger made of it (青石科技).
+ */
+function questionNames(
+  question: string,
+  passages: AnswerPassage[],
+  mentionsOf: (sentence: string) => Mention[],
+): Set<string> {
+  const folded = question.normalize("NFKC").toLowerCase();
+  const titles = passages.flatMap((p) =>
+    p.subject && folded.includes(p.subject.normalize("NFKC").toLowerCase()) ? [p.subject] : [],
+  );
+  const named = mentionsOf(question)
+    .filter((m) => m.named)
+    .map((m) => m.name);
+  return new Set([...named, ...titles].flatMap((name) => contentTerms(name)));
+}
+
+/** Each question term with the forms that count for it: "founder" is also met by "found(ed)". */
+function questionTerms(question: string): Map<string, string[]> {
+  const words = contentWords(question);
+  const terms = new Map<string, string[]>();
+  for (const { term, forms } of words) {
+    // Search mode also yields a Chinese word's parts (青石科技: 青石, 科技): one name counts once.
+    if (words.some((w) => w.term !== term && w.term.includes(term) && HAN.test(term))) continue;
+    const verb = agentNounVerb(term);
+    terms.set(term, verb ? [...forms, verb] : forms);
+  }
+  return terms;
+}
+
+const HAN = /\p{Script=Han}/u;
+
+function termWeight(forms: string[], sentence: AnswerSentence, bridge: Set<string>, bridgeWeight: number) {
+  if (forms.some((f) => sentence.terms.has(f) || sentence.subjectTerms.has(f))) return 1;
+  return forms.some((f) => bridge.has(f)) ? bridgeWeight : 0;
+}
+
+/** How sure the sentence holds a kind of answer the question asks for: 0 (not at all) to 1. */
+function askedKindStrength(
+  text: string,
+  type: QuestionType,
+  asked: ReadonlySet<string>,
+  mentionsOf: (sentence: string) => Mention[],
+): number {
+  if (type.kinds.length === 0) return 0;
+  const found = answerKindsIn(text, mentionsOf(text), asked);
+  return Math.max(0, ...type.kinds.map((kind) => found.get(kind) ?? 0));
+}
+
+/**
+ * log(1 + N / df) over the context's sentences; a term no sentence holds (met only through a
+ * title or a bridge) counts as held by one, the rarest a term can be.
+ */
+function inverseDocumentFrequency(
+  sentences: AnswerSentence[],
+  terms: Map<string, string[]>,
+): Map<string, number> {
+  const idf = new Map<string, number>();
+  const total = sentences.length;
+  for (const [term, forms] of terms) {
+    const df = sentences.filter((s) => forms.some((f) => s.terms.has(f) || s.subjectTerms.has(f))).length;
+    idf.set(term, Math.log(1 + total / Math.max(df, 1)));
+  }
+  return idf;
+}

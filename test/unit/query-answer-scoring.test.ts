@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import { analyzeText } from "../../src/nlp/analyze.js";
+import { extractiveAnswer } from "../../src/query/answer/extractive-answer.js";
+import { resolveSubjects, subjectName } from "../../src/query/answer/pronoun.js";
+import { isThemeQuestion, questionClauses, questionType } from "../../src/query/answer/question-type.js";
+import type { ContextChunk, Reference } from "../../src/query/result.js";
+
+const mentionsOf = (s: string) => analyzeText(s).mentions;
+
+function context(passages: [title: string, text: string][]): {
+  chunks: ContextChunk[];
+  references: Reference[];
+} {
+  const chunks = passages.map(([, text], i) => ({ id: `c${i}`, docId: `d${i}`, text, score: 1 }));
+  const references = passages.map(([title], i) => ({
+    n: i + 1,
+    docId: `d${i}`,
+    title,
+    chunkId: `c${i}`,
+    start: 0,
+    end: 1,
+  }));
+  return { chunks, references };
+}
+
+/** The quoted sentences, without the label line. */
+function quoted(question: string, passages: [string, string][]): string[] {
+  const { chunks, references } = context(passages);
+  return extractiveAnswer(question, chunks, references).split("\n").slice(1);
+}
+
+describe("question types", () => {
+  it("reads who / where / when / how many and which-noun questions", () => {
+    expect(questionType("Who founded Corvane Shipping?").kinds).toEqual(["person"]);
+    expect(questionType("Where was Idris Vale born?").kinds).toEqual(["place"]);
+    expect(questionType("In what year was the bridge opened?").kinds).toEqual(["time"]);
+    expect(questionType("How many people work there?").kinds).toEqual(["number"]);
+    expect(questionType("Which professor taught her?").kinds).toEqual(["person"]);
+    expect(questionType("Which company makes it, and who founded it?").kinds).toEqual(["entity", "person"]);
+  });
+
+  it("reads the Chinese forms", () => {
+    expect(questionType("林晓舟是谁？").kinds).toEqual(["person"]);
+    expect(questionType("她出生在哪里？").kinds).toEqual(["place"]);
+    expect(questionType("青岚科技哪一年成立？").kinds).toEqual(["time"]);
+    expect(questionType("公司有多少员工？").kinds).toEqual(["number"]);
+    expect(questionType("哪个城市有灯会？").kinds).toEqual(["place"]);
+    expect(questionType("听潮芯片是哪家公司研发的？").kinds).toEqual(["entity"]);
+  });
+
+  it("splits a question of two parts", () => {
+    expect(questionClauses("听潮芯片是哪家公司研发的？这家公司的创始人出生在哪里？")).toHaveLength(2);
+    expect(questionClauses("Which company supplies the lenses, and who founded it?")).toEqual([
+      "Which company supplies the lenses",
+      "who founded it",
+    ]);
+  });
+
+  it("tells whole-corpus questions from questions about a named thing", () => {
+    expect(isThemeQuestion("What are the main themes of this collection?")).toBe(true);
+    expect(isThemeQuestion("这些文档的主要主题是什么？")).toBe(true);
+    expect(isThemeQuestion("What are the main themes of Hamlet?")).toBe(false);
+    expect(isThemeQuestion("青岚科技的主要产品是什么？")).toBe(false);
+  });
+});
+
+describe("pronoun resolution", () => {
+  it("resolves an opening pronoun to the passage's title, English and Chinese", () => {
+    const sentences = ["Corvane Shipping runs ferries.", "It was founded in 1987 by Tomas Arkwright."];
+    expect(resolveSubjects(sentences, "Corvane Shipping", mentionsOf)).toEqual([null, "Corvane Shipping"]);
+    expect(resolveSubjects(["她于1981年出生在白湾镇。"], "林晓舟", mentionsOf)).toEqual(["林晓舟"]);
+    expect(
+      resolveSubjects(["The company's main product is the Gullwing."], "Tidewell Robotics", mentionsOf),
+    ).toEqual(["Tidewell Robotics"]);
+  });
+
+  it("without a title, resolves to the name the sentence before opened with", () => {
+    const sentences = ["Corvane Shipping runs ferries.", "It was founded in 1987."];
+    expect(resolveSubjects(sentences, "notes.txt", mentionsOf)).toEqual([null, "Corvane Shipping"]);
+  });
+
+  it("reads the subject a title names", () => {
+    expect(subjectName("Lilu (mythology)")).toBe("Lilu");
+    expect(subjectName("Mara Quell: a profile")).toBe("Mara Quell");
+    expect(subjectName("vessen.txt")).toBeNull();
+  });
+});
+
+describe("extractive answer scoring", () => {
+  it("answers who founded a company from a sentence that names it only by a pronoun", () => {
+    const lines = quoted("Who founded Corvane Shipping?", [
+      ["Harbour news", "Corvane Shipping ferries left the harbour late on Monday."],
+      [
+        "Corvane Shipping",
+        "Corvane Shipping is a ferry operator. It was founded in 1987 by Tomas Arkwright.",
+      ],
+    ]);
+    expect(lines[0]).toBe("It was founded in 1987 by Tomas Arkwright. [2]");
+  });
+
+  it("prefers the sentence holding the kind of answer asked for", () => {
+    const passages: [string, string][] = [
+      [
+        "Lumora Optics",
+        "Lumora Optics grinds lenses for survey drones. Lumora Optics employs about 140 people.",
+      ],
+    ];
+    expect(quoted("How many people does Lumora Optics employ?", passages)[0]).toContain("140 people");
+    const where: [string, string][] = [
+      [
+        "Mara Quell",
+        "Mara Quell was born into a family of compass makers. Mara Quell was born in Port Ellery.",
+      ],
+    ];
+    expect(quoted("Where was Mara Quell born?", where)[0]).toBe("Mara Quell was born in Port Ellery. [1]");
+  });
+
+  it("answers a Chinese two-part question in both parts, the second from the bridge passage", () => {
+    const lines = quoted("听潮芯片是哪家公司研发的？这家公司的创始人出生在哪里？", [
+      ["青岚科技", "青岚科技是一家芯片设计公司，由林晓舟创立。青岚科技最重要的产品是听潮芯片。"],
+      ["林晓舟", "林晓舟毕业于澄州大学。她于1981年出生在白湾镇，一个海边小镇。"],
+    ]);
+    expect(lines.join("\n")).toContain("青岚科技");
+    expect(lines.join("\n")).toContain("她于1981年出生在白湾镇，一个海边小镇。 [2]");
+  });
+
+  it("answers a two-hop question from the passage reached through the linking entity", () => {
+    const lines = quoted("Who directed the film that was shot in Leland in 1986?", [
+      [
+        "Leland, North Carolina",
+        "Leland is a town in Brunswick County. Maximum Overdrive was shot in Leland in 1986.",
+      ],
+      ["Maximum Overdrive", "Maximum Overdrive is a horror film. It was directed by Stephen King."],
+      ["Wilmington", "Wilmington is a port city with film studios."],
+    ]);
+    expect(lines.slice(0, 2).join("\n")).toContain("It was directed by Stephen King. [2]");
+  });
+
+  it("answers a whole-corpus question with each passage's opening sentence", () => {
+    const lines = quoted("What are the main themes?", [
+      ["Vessen", "Vessen: a city guide\n\nVessen is a river city. Its main product is glass."],
+      ["Tidewell Robotics", "Tidewell Robotics builds survey drones. Its main product is the Gullwing."],
+    ]);
+    expect(lines).toEqual(["Vessen is a river city. [1]", "Tidewell Robotics builds survey drones. [2]"]);
+  });
+});
