@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { ConfigError } from "./config-error.js";
+
+export { ConfigError };
 
 /** Tunables with the defaults of LightRAG/GraphRAG where ours follow theirs. */
 export const ChunkingSchema = z.object({
@@ -140,14 +143,6 @@ export type QueryConfig = z.infer<typeof QuerySchema>;
 export type ExtractiveAnswerConfig = z.infer<typeof ExtractiveAnswerSchema>;
 
 type Env = Record<string, string | undefined>;
-
-/** A configuration that cannot be used as given: bad input (the CLI exits 2), not a failure at run time. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
 
 function intFromEnv(env: Env, name: string): number | undefined {
   const raw = env[name];

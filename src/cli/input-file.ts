@@ -1,7 +1,7 @@
 import { accessSync, constants } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { UsageError } from "./output.js";
+import { UsageError } from "./usage-error.js";
 
 /**
  * Reads a file named by an option such as --batch ("-" reads standard input). A path that cannot

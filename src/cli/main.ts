@@ -1,16 +1,16 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { ConfigError } from "../config.js";
+import { ConfigError } from "../config-error.js";
 import { ScopeError } from "../query/graph/scope.js";
 import { packagePath } from "../util/paths.js";
-import { cliOpener, type OpenKgrag } from "./open.js";
-import { USAGE_EXIT_CODE, UsageError } from "./output.js";
+import type { OpenKgrag } from "./open.js";
+import { USAGE_EXIT_CODE, UsageError } from "./usage-error.js";
 
 type Register = (program: Command, open: OpenKgrag) => Promise<void>;
 
 /**
- * Each command module is imported only when its command runs (or for help): the Neo4j driver,
- * the Cypher front end and the loaders are heavy, and `kgrag status` should not pay for them.
+ * Each command's definition is imported only when it is named (all of them for help). Definitions
+ * are light: a command's handler, and the library behind it, load when the command runs.
  */
 const COMMANDS: Record<string, Register> = {
   index: async (p, o) => (await import("./commands/index-command.js")).registerIndexCommand(p, o),
@@ -31,10 +31,13 @@ const COMMANDS: Record<string, Register> = {
   migrate: async (p, o) => (await import("./commands/migrate.js")).registerMigrateCommand(p, o),
 };
 
+/** The CLI's workspace opener, loaded by the first command that opens a workspace: it pulls in the library. */
+const openWorkspaceLazily: OpenKgrag = async (opts) => (await import("./open.js")).cliOpener()(opts);
+
 /** The program with the commands `argv` needs: the named one, or all of them for help. */
 export async function buildProgram(
   argv: string[] = process.argv,
-  open: OpenKgrag = cliOpener(),
+  open: OpenKgrag = openWorkspaceLazily,
 ): Promise<Command> {
   const { version } = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string };
   const program = new Command("kgrag")

@@ -4,8 +4,8 @@ import { configFromEnv } from "../config.js";
 import { type CreateKgragOptions, createKgrag, type Kgrag } from "../kgrag.js";
 import type { KgragServices } from "../services.js";
 import { sqliteFile } from "../storage/sqlite/sqlite-store.js";
-import { UsageError } from "./output.js";
 import { terminalProgress } from "./progress-bars.js";
+import { UsageError } from "./usage-error.js";
 
 export interface OpenOptions {
   workspace?: string;

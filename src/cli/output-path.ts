@@ -1,6 +1,6 @@
 import { readdirSync, type Stats, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { UsageError } from "./output.js";
+import { UsageError } from "./usage-error.js";
 
 /** What an --out path names: one file, or a folder that receives several files. */
 export type OutKind = "file" | "folder";

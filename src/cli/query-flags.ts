@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "commander";
 import type { GraphRanking, QueryMode, QueryOptionsInput } from "../query/options.js";
-import { UsageError } from "./output.js";
+import { UsageError } from "./usage-error.js";
 
 /** The flags of `kgrag query`, as commander parses them. */
 export interface QueryFlags {

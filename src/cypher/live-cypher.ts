@@ -52,7 +52,14 @@ export function isKgragGraph(schema: GraphSchema): boolean {
 }
 
 /** Bookkeeping labels of kgrag's graph that no question is about. */
-const KGRAG_INTERNAL_LABELS = new Set(["Meta", "LlmCache", "History", "Counter", "RelationMention"]);
+const KGRAG_INTERNAL_LABELS = new Set([
+  "Meta",
+  "LlmCache",
+  "History",
+  "Counter",
+  "RelationMention",
+  "WriterLease",
+]);
 
 /**
  * What Text2Cypher gets on the live database: on kgrag's own graph, the workspace note and

@@ -1,4 +1,4 @@
-import { getDebugTree, type SimpleTree } from "@neo4j-cypher/language-support";
+import { parseTree, type SimpleTree } from "./language-support.js";
 
 /**
  * A node of Neo4j's own ANTLR parse tree, as the language-support package exposes it: rule nodes are
@@ -13,7 +13,7 @@ export interface CypherNode {
 
 /** The parse tree of every statement in `query` (syntax errors leave partial trees; the linter reports them). */
 export function parseCypherTree(query: string): CypherNode {
-  return normalise(getDebugTree(query));
+  return normalise(parseTree(query));
 }
 
 function normalise(tree: SimpleTree): CypherNode {

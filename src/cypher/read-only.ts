@@ -43,6 +43,9 @@ const REFUSED_CLAUSES: Record<string, string> = {
   subqueryInTransactionsParameters: "CALL { } IN TRANSACTIONS runs its own write transactions",
   command: "schema and administration commands (indexes, constraints, databases, users) are not allowed",
   composableCommandClauses: "SHOW and TERMINATE commands are not allowed",
+  // The grammar of language-support 2.0.0-next.20 parses SHOW / TERMINATE as commands of their own.
+  showCommand: "SHOW and TERMINATE commands are not allowed",
+  terminateCommand: "SHOW and TERMINATE commands are not allowed",
   localDefinition: "DEFINE PROCEDURE/FUNCTION is not allowed",
 };
 
@@ -70,7 +73,8 @@ export function checkReadOnly(tree: CypherNode, policy: ReadOnlyPolicy = {}): Re
   const errors = new Set<string>();
   visit(tree, (node) => {
     const refusal = REFUSED_CLAUSES[node.name];
-    if (refusal && isRule(node, node.name)) violations.add(describeClause(node, refusal));
+    if (refusal && isRule(node, node.name) && !isShowOrTerminate(node))
+      violations.add(describeClause(node, refusal));
     const other = OTHER_REFUSALS[node.name];
     if (other && isRule(node, node.name)) errors.add(other);
   });
@@ -90,6 +94,12 @@ export function checkReadOnly(tree: CypherNode, policy: ReadOnlyPolicy = {}): Re
     if (!isAllowedFunction(name)) violations.add(functionRefusal(name));
   }
   return { violations: [...violations], errors: [...errors] };
+}
+
+/** A command node around SHOW or TERMINATE: its child is refused with the more precise reason. */
+function isShowOrTerminate(node: CypherNode): boolean {
+  const child = node.children[0]?.name;
+  return node.name === "command" && (child === "showCommand" || child === "terminateCommand");
 }
 
 function visit(node: CypherNode, onNode: (node: CypherNode) => void): void {

@@ -28,7 +28,9 @@ export function checkSchemaNames(tree: CypherNode, schema: GraphSchema): string[
   }
   // `WHERE n:Label` may name a label or a relationship type.
   for (const comparison of findRules(tree, "comparisonExpression6")) {
-    for (const name of labelNames(childRule(comparison, "labelExpression4")).names) {
+    // labelExpression4 directly in the newer grammar, inside a labelExpression in 2.0.0-next.20's.
+    const expression = childRule(comparison, "labelExpression4") ?? childRule(comparison, "labelExpression");
+    for (const name of labelNames(expression).names) {
       if (!labels.has(name) && !types.has(name)) errors.add(unknownLabel(name, schema));
     }
   }

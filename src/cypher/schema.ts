@@ -1,13 +1,10 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
+import { SCHEMA_FORMAT } from "./schema-format.js";
+
+export { SCHEMA_FORMAT };
 
 const PropertyTypes = z.record(z.string(), z.string());
-
-/** The schema.json format in one line, for help texts and error messages. */
-export const SCHEMA_FORMAT =
-  '{"labels": ["Person", ...], "relationshipTypes": ["ACTED_IN", ...], ' +
-  '"nodeProperties": {"Person": {"name": "STRING"}}, "relationshipProperties": {"ACTED_IN": {"roles": "LIST<STRING>"}}, ' +
-  '"patterns": [{"start": "Person", "type": "ACTED_IN", "end": "Movie"}]}';
 
 /** Keys that name labels: a schema with none of them would check nothing, so it is a wrong file. */
 const LABEL_KEYS = ["labels", "nodeProperties", "patterns"] as const;

@@ -3,9 +3,11 @@ import { cleanGeneratedCypher } from "./clean-cypher.js";
 import { answerFromRows } from "./cypher-answer.js";
 import { fixPrompt, generatePrompt, type HistoryTurn, type PromptContext } from "./cypher-prompts.js";
 import type { GraphSchema } from "./schema.js";
+import { TEXT2CYPHER_DEFAULTS } from "./text2cypher-defaults.js";
 import { type CypherValidation, type ValidateOptions, validateCypher } from "./validator.js";
 
 export type { HistoryTurn } from "./cypher-prompts.js";
+export { TEXT2CYPHER_DEFAULTS };
 
 export interface ExecutionLimits {
   timeoutMs: number;
@@ -69,9 +71,6 @@ export interface TextToCypherResult {
   /** The model's reason when it said the question is not a graph lookup. */
   noCypherReason?: string;
 }
-
-/** Defaults of the issue: one correction round, 10 s, 100 rows. */
-export const TEXT2CYPHER_DEFAULTS = { maxCorrections: 1, timeoutMs: 10_000, maxRows: 100, rowTokens: 6000 };
 
 interface Generation {
   cypher: string | null;

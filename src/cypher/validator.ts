@@ -1,5 +1,6 @@
-import { type DbSchema, lintCypherQuery, type SyntaxDiagnostic } from "@neo4j-cypher/language-support";
+import type { DbSchema, SyntaxDiagnostic } from "@neo4j-cypher/language-support";
 import { checkDirections } from "./directions.js";
+import { lintCypher } from "./language-support.js";
 import { parseCypherTree, statementsOf } from "./parse-tree.js";
 import { checkReadOnly, type ReadOnlyPolicy } from "./read-only.js";
 import type { GraphSchema } from "./schema.js";
@@ -68,7 +69,7 @@ function lint(query: string, options: ValidateOptions, errors: string[], warning
     defaultLanguage: options.cypherVersion ?? "CYPHER 5",
     parameters: allowed === "any" ? {} : Object.fromEntries(allowed.map((name) => [name, null])),
   };
-  for (const diagnostic of lintCypherQuery(query, dbSchema).diagnostics) {
+  for (const diagnostic of lintCypher(query, dbSchema)) {
     const text = typeof diagnostic.message === "string" ? diagnostic.message : diagnostic.message.value;
     const message = located(query, diagnostic, text);
     const parameterProblem = /^Parameter \$\S+ is not defined\.$/.test(text);

@@ -1,13 +1,13 @@
 import { writeFile } from "node:fs/promises";
 import { write as writeGexf } from "graphology-gexf";
 import type { GraphStore } from "../storage/graph-store.js";
+import { EXPORT_FORMATS, type ExportFormat } from "./formats.js";
 import { loadGraphSnapshot, toGraphology } from "./graph-snapshot.js";
 import { writeGraphml } from "./graphml-writer.js";
 import { graphToJson } from "./json-export.js";
 import { writeNeo4jCsv } from "./neo4j-csv.js";
 
-export const EXPORT_FORMATS = ["graphml", "gexf", "json", "neo4j-csv"] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export { EXPORT_FORMATS, type ExportFormat };
 
 export interface ExportSummary {
   format: ExportFormat;

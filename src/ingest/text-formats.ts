@@ -1,4 +1,4 @@
-import { convert } from "html-to-text";
+import { convertHtml } from "../util/html-to-text.js";
 import { readTextFile } from "./read-text.js";
 
 export interface LoadedText {
@@ -54,7 +54,7 @@ export async function loadHtml(path: string): Promise<LoadedText> {
 }
 
 export function htmlToText(html: string): string {
-  return convert(html, {
+  return convertHtml(html, {
     wordwrap: false,
     selectors: [
       // Link targets and images are noise for entity extraction; their visible text is kept.
@@ -68,6 +68,6 @@ export function htmlToText(html: string): string {
 
 function htmlTitle(html: string): string | null {
   const match = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html) ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html);
-  const title = match?.[1] ? convert(match[1], { wordwrap: false }).trim() : "";
+  const title = match?.[1] ? convertHtml(match[1], { wordwrap: false }).trim() : "";
   return title || null;
 }

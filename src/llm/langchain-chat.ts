@@ -1,12 +1,5 @@
 import type { BaseChatModel, BaseChatModelCallOptions } from "@langchain/core/language_models/chat_models";
-import {
-  AIMessage,
-  type AIMessageChunk,
-  type BaseMessage,
-  HumanMessage,
-  SystemMessage,
-  type UsageMetadata,
-} from "@langchain/core/messages";
+import type { AIMessageChunk, BaseMessage, UsageMetadata } from "@langchain/core/messages";
 import { countTokens } from "../util/tokens.js";
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, TokenUsage } from "./chat-model.js";
 import { renderPrompt } from "./prompts.js";
@@ -24,10 +17,14 @@ export interface LangChainChatOptions {
   model?: string;
 }
 
-function toLangChain(message: ChatMessage): BaseMessage {
-  if (message.role === "system") return new SystemMessage(message.content);
-  if (message.role === "assistant") return new AIMessage(message.content);
-  return new HumanMessage(message.content);
+/** LangChain's message classes load with the first call: importing kgrag should not cost LangChain's start-up. */
+async function toLangChain(messages: ChatMessage[]): Promise<BaseMessage[]> {
+  const { AIMessage, HumanMessage, SystemMessage } = await import("@langchain/core/messages");
+  return messages.map((message) => {
+    if (message.role === "system") return new SystemMessage(message.content);
+    if (message.role === "assistant") return new AIMessage(message.content);
+    return new HumanMessage(message.content);
+  });
 }
 
 /** Models without structured output get the schema as an instruction at the end of the last user turn. */
@@ -76,7 +73,7 @@ export class LangChainChatModel implements ChatModel {
 
   async chat(request: ChatRequest): Promise<ChatResponse> {
     const { messages, options } = this.prepare(request);
-    const input = messages.map(toLangChain);
+    const input = await toLangChain(messages);
     if (request.onToken) return this.stream(input, options, messages, request.onToken);
     const reply = await this.lc.invoke(input, options);
     return {

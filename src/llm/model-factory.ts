@@ -4,11 +4,9 @@ import type { KgragConfig } from "../config.js";
 import type { Embedder } from "../embedding/embedder.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { LangChainEmbedder, type LangChainEmbedderOptions } from "../embedding/langchain-embedder.js";
-import { OpenAIEmbedder } from "../embedding/openai-embedder.js";
 import { CachedChatModel, type LlmCache } from "./cached-chat.js";
 import type { ChatModel } from "./chat-model.js";
 import { LangChainChatModel, type LangChainChatOptions } from "./langchain-chat.js";
-import { OpenAIChatModel } from "./openai-chat.js";
 import type { RetryTuning } from "./retry.js";
 import type { UsageTracker } from "./usage.js";
 
@@ -18,14 +16,22 @@ export interface Models {
   embedder: Embedder;
 }
 
-function configuredChat(config: KgragConfig, cache: LlmCache, usage: UsageTracker, tuning: RetryTuning) {
-  return config.llm ? new CachedChatModel(new OpenAIChatModel(config.llm, tuning), cache, usage) : null;
+// The OpenAI client is loaded only when an endpoint is configured: offline runs never need it.
+async function configuredChat(
+  config: KgragConfig,
+  cache: LlmCache,
+  usage: UsageTracker,
+  tuning: RetryTuning,
+): Promise<ChatModel | null> {
+  if (!config.llm) return null;
+  const { OpenAIChatModel } = await import("./openai-chat.js");
+  return new CachedChatModel(new OpenAIChatModel(config.llm, tuning), cache, usage);
 }
 
 async function configuredEmbedder(config: KgragConfig, tuning: RetryTuning): Promise<Embedder> {
-  return config.embedding
-    ? await OpenAIEmbedder.create(config.embedding, tuning)
-    : new HashingEmbedder(config.hashingDimension);
+  if (!config.embedding) return new HashingEmbedder(config.hashingDimension);
+  const { OpenAIEmbedder } = await import("../embedding/openai-embedder.js");
+  return OpenAIEmbedder.create(config.embedding, tuning);
 }
 
 /**
@@ -39,7 +45,7 @@ export async function createModels(
   tuning: RetryTuning = {},
 ): Promise<Models> {
   return {
-    chat: configuredChat(config, cache, usage, tuning),
+    chat: await configuredChat(config, cache, usage, tuning),
     embedder: await configuredEmbedder(config, tuning),
   };
 }
@@ -64,7 +70,7 @@ export async function fromLangChain(
 ): Promise<Models> {
   const chat = models.chat
     ? new CachedChatModel(new LangChainChatModel(models.chat, models.chatOptions), cache, usage)
-    : configuredChat(config, cache, usage, tuning);
+    : await configuredChat(config, cache, usage, tuning);
   const embedder = models.embeddings
     ? await LangChainEmbedder.create(models.embeddings, models.embeddingOptions)
     : await configuredEmbedder(config, tuning);

@@ -1,5 +1,18 @@
+import { createRequire } from "node:module";
 import type { Term } from "compromise/misc";
-import nlp from "compromise/two";
+
+type Compromise = typeof import("compromise/two").default;
+
+let compromise: Compromise | undefined;
+
+/**
+ * compromise builds its lexicon as it loads, which costs more than many whole commands (status,
+ * help), so it is loaded by the first text analysed. Its CommonJS build keeps this synchronous.
+ */
+function nlp(): Compromise {
+  compromise ??= createRequire(import.meta.url)("compromise/two") as Compromise;
+  return compromise;
+}
 
 /** One word as compromise tokenised and tagged it, with its position in the analysed text. */
 export interface Token {
@@ -29,7 +42,7 @@ const NO_TAGS: ReadonlySet<string> = new Set();
  * its wrapping line breaks made spaces (unwrapLines), so a hard-wrapped sentence stays whole.
  */
 export function tagEnglish(reading: string): TaggedSentence[] {
-  const doc = nlp.tokenize(reading).compute(["lexicon", "preTagger"]);
+  const doc = nlp().tokenize(reading).compute(["lexicon", "preTagger"]);
   const sentences: TaggedSentence[] = [];
   // compromise is lossless (pre + text + post over all terms rebuilds the input), so a running
   // sum gives every word's offset without its slower offset pass.
@@ -91,16 +104,21 @@ interface CompromiseInternals {
   };
 }
 
+let loadedInternals: CompromiseInternals | undefined;
+
 // compromise types its internals as `object`; this names the few parts we use.
-const internals = { model: nlp.model(), methods: nlp.methods() } as CompromiseInternals;
+function internals(): CompromiseInternals {
+  loadedInternals ??= { model: nlp().model(), methods: nlp().methods() } as CompromiseInternals;
+  return loadedInternals;
+}
 
 /** Words that make an unknown capitalised name an organisation ("... University") or place ("... River"). */
 export function isOrganizationWord(normal: string): boolean {
-  return internals.model.two.orgWords[normal] === true;
+  return internals().model.two.orgWords[normal] === true;
 }
 
 export function isPlaceWord(normal: string): boolean {
-  return internals.model.two.placeWords[normal] === true;
+  return internals().model.two.placeWords[normal] === true;
 }
 
 /** Words that end like a plural but are not one ("species" would become "specy"). */
@@ -108,7 +126,7 @@ const NOT_PLURAL = /(ss|us|is|ics|series|species|news)$/;
 
 export function singular(word: string): string {
   if (NOT_PLURAL.test(word)) return word;
-  const result = internals.methods.two.transform.noun.toSingular(word, internals.model);
+  const result = internals().methods.two.transform.noun.toSingular(word, internals().model);
   return result || word;
 }
 
@@ -124,6 +142,6 @@ function verbForm(word: string, tags: ReadonlySet<string>): string | undefined {
 export function infinitive(word: string, tags: ReadonlySet<string>): string {
   const form = verbForm(word, tags);
   if (!form) return word;
-  const result = internals.methods.two.transform.verb.toInfinitive(word, internals.model, form);
+  const result = internals().methods.two.transform.verb.toInfinitive(word, internals().model, form);
   return result || word;
 }

@@ -1,5 +1,5 @@
-import { convert } from "html-to-text";
 import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
+import { convertHtml } from "../util/html-to-text.js";
 import { joinCjkLines } from "./line-breaks.js";
 import { looksLikeMarkdown } from "./markdown-detect.js";
 
@@ -88,7 +88,7 @@ function blockLinesOf(token: MarkedToken, options: Required<ProseOptions>): stri
     case "code":
       return codeLines(token);
     case "html":
-      return convert(token.text, HTML_AS_TEXT).split("\n");
+      return convertHtml(token.text, HTML_AS_TEXT).split("\n");
     default:
       // space, hr, def (link definitions), and inline kinds never met at block level.
       return [];

@@ -1,15 +1,21 @@
-import { getEncoding, type Tiktoken, type TiktokenEncoding } from "js-tiktoken";
+import { createRequire } from "node:module";
+import { Tiktoken, type TiktokenBPE, type TiktokenEncoding } from "js-tiktoken/lite";
 import { countByPieces, encodeByPieces } from "./piece-encoder.js";
 
 export const DEFAULT_ENCODING: TiktokenEncoding = "o200k_base";
 
 const encoders = new Map<TiktokenEncoding, Tiktoken>();
 
-/** Loading an encoding costs ~100 ms, so each one is built once per process. */
+const require = createRequire(import.meta.url);
+
+/**
+ * Loading an encoding costs ~100 ms (more on a busy machine), so each one is built once per
+ * process, and only its own ranks are loaded (the full js-tiktoken entry loads every encoding).
+ */
 export function encoder(encoding: TiktokenEncoding = DEFAULT_ENCODING): Tiktoken {
   let enc = encoders.get(encoding);
   if (!enc) {
-    enc = getEncoding(encoding);
+    enc = new Tiktoken(require(`js-tiktoken/ranks/${encoding}`) as TiktokenBPE);
     encoders.set(encoding, enc);
   }
   return enc;

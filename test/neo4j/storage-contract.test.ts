@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findCypherFile, resolveQuery } from "../../src/cli/commands/cypher.js";
+import { findCypherFile, resolveQuery } from "../../src/cli/actions/cypher.js";
 import { driverReadOnlySession, runReadOnlyCypher } from "../../src/cypher/run-cypher.js";
 import { copyStore } from "../../src/export/copy-store.js";
 import type { GraphStore } from "../../src/storage/graph-store.js";

@@ -1,6 +1,5 @@
 import { InvalidArgumentError } from "commander";
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../../src/cli/output.js";
 import {
   checkInvocation,
   parseFilters,
@@ -8,6 +7,7 @@ import {
   type QueryFlags,
   queryOptions,
 } from "../../src/cli/query-flags.js";
+import { UsageError } from "../../src/cli/usage-error.js";
 
 const flags = (extra: Partial<QueryFlags> = {}): QueryFlags => ({
   mode: "mix",

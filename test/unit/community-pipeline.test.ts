@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { communityRows } from "../../src/cli/commands/communities.js";
+import { communityRows } from "../../src/cli/actions/communities.js";
 import { ExtractiveReportWriter } from "../../src/community/extractive-report-writer.js";
 import { LlmReportWriter } from "../../src/community/llm-report-writer.js";
 import type { ReportContext } from "../../src/community/report-context.js";

@@ -9,6 +9,9 @@ import {
 } from "@neo4j-cypher/language-support";
 import { describe, expect, it } from "vitest";
 import { listCypherFiles, loadCypher } from "../../src/cypher/cypher-files.js";
+import { checkDirections } from "../../src/cypher/directions.js";
+import { parseCypherTree } from "../../src/cypher/parse-tree.js";
+import { parseGraphSchema } from "../../src/cypher/schema.js";
 import { GRAPH_MODEL, modelPropertyKeys } from "../../src/storage/neo4j/graph-model.js";
 import { packagePath } from "../../src/util/paths.js";
 
@@ -36,7 +39,6 @@ function schemaFor(parameters: string[]): DbSchema {
     labels: GRAPH_MODEL.labels,
     relationshipTypes: GRAPH_MODEL.relationshipTypes,
     propertyKeys: modelPropertyKeys(),
-    graphSchema: GRAPH_MODEL.patterns.map((p) => ({ from: p.start, to: p.end, relType: p.type })),
     parameters: Object.fromEntries(parameters.map((name) => [name, null])),
     functions: { "CYPHER 5": functions },
     procedures: { "CYPHER 5": procedures },
@@ -44,10 +46,15 @@ function schemaFor(parameters: string[]): DbSchema {
   };
 }
 
+const modelSchema = parseGraphSchema(GRAPH_MODEL, "the graph model");
+
+/** Neo4j's diagnostics, then kgrag's own direction check (that version of the linter has none). */
 function lint(text: string, parameters: string[]): string[] {
-  return lintCypherQuery(text, schemaFor(parameters)).diagnostics.map(
+  const diagnostics = lintCypherQuery(text, schemaFor(parameters)).map(
     (d) => `${d.severity === 1 ? "error" : "warning"} at line ${d.range.start.line + 1}: ${d.message}`,
   );
+  const directions = checkDirections(parseCypherTree(text), modelSchema).map((e) => `error: ${e}`);
+  return [...diagnostics, ...directions];
 }
 
 const names = listCypherFiles();

@@ -7,7 +7,7 @@ import { registerAskCommand } from "../../src/cli/commands/ask.js";
 import { registerChatCommand } from "../../src/cli/commands/chat.js";
 import { NEEDS_NEO4J } from "../../src/cli/commands/cypher.js";
 import { addCypherSubcommands } from "../../src/cli/commands/cypher-subcommands.js";
-import { UsageError } from "../../src/cli/output.js";
+import { UsageError } from "../../src/cli/usage-error.js";
 import type { GraphStore } from "../../src/storage/graph-store.js";
 import { packagePath } from "../../src/util/paths.js";
 

@@ -67,7 +67,7 @@ describe("loadSources: whole-file formats", () => {
     expect(document?.text).not.toMatch(/<|var x|example\.org/);
   });
 
-  it("reads .docx through the DocxLoader", async () => {
+  it("reads .docx through mammoth", async () => {
     const path = file(
       "office/memo.docx",
       minimalDocx(["Lumora Optics makes lenses.", "Tidewell & friends."]),
@@ -78,7 +78,7 @@ describe("loadSources: whole-file formats", () => {
     expect(document?.metadata).toEqual({ source: path, format: "docx" });
   });
 
-  it("reads .pdf through the PDFLoader", async () => {
+  it("reads .pdf through pdf-parse's pdf.js", async () => {
     const path = file(
       "office/brief.pdf",
       minimalPdf(["Tidewell Robotics (Carrow Bay)", "builds survey drones."]),

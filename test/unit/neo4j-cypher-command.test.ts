@@ -4,13 +4,9 @@ import { join } from "node:path";
 import { Command } from "commander";
 import neo4j from "neo4j-driver";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  findCypherFile,
-  formatCypherRows,
-  registerCypherCommand,
-  resolveQuery,
-} from "../../src/cli/commands/cypher.js";
-import { UsageError } from "../../src/cli/output.js";
+import { findCypherFile, formatCypherRows, resolveQuery } from "../../src/cli/actions/cypher.js";
+import { registerCypherCommand } from "../../src/cli/commands/cypher.js";
+import { UsageError } from "../../src/cli/usage-error.js";
 import { configFromEnv } from "../../src/config.js";
 import { parseCypherParams, type ReadOnlySession, runReadOnlyCypher } from "../../src/cypher/run-cypher.js";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";

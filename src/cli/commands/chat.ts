@@ -1,10 +1,6 @@
-import { createInterface } from "node:readline";
 import type { Command } from "commander";
-import { type ChatTurn, CypherChatSession, type RagAnswer } from "../../cypher/chat-session.js";
 import {
-  formatTextToCypher,
   type OpenForCypher,
-  openTextToCypher,
   type TextToCypherCliOptions,
   wholeNumber,
   withTextToCypherOptions,
@@ -22,49 +18,7 @@ export function registerChatCommand(program: Command, open: OpenForCypher): void
         "Chat with the Neo4j graph: questions answered by validated, read-only Cypher, shown each turn",
       )
       .option("--history <turns>", "earlier turns the model sees for follow-ups", wholeNumber, 3),
-  ).action(async (opts: TextToCypherCliOptions & { history: number }) => {
-    const { deps, settings, opened } = await openTextToCypher(open, opts, "chat");
-    const query = opened.query;
-    const ragAnswer: RagAnswer | undefined = query
-      ? async (question) => (await query(question, { mode: "global" })).answer ?? "(no answer)"
-      : undefined;
-    const session = new CypherChatSession(
-      { ...deps, ragAnswer },
-      { ...settings, historyTurns: opts.history },
-    );
-    try {
-      await converse(session, opts.maxRows);
-    } finally {
-      await opened.close();
-    }
-  });
-}
-
-/** Reads questions line by line until "exit", "quit" or end of input (Ctrl-D). */
-async function converse(session: CypherChatSession, maxRows: number): Promise<void> {
-  const terminal = Boolean(process.stdin.isTTY);
-  const lines = createInterface({ input: process.stdin, output: process.stdout, terminal });
-  if (terminal) {
-    process.stdout.write('Ask about the graph; "exit" or Ctrl-D to leave.\n');
-    lines.setPrompt("you> ");
-    lines.prompt();
-  }
-  for await (const line of lines) {
-    const question = line.trim();
-    if (question === "exit" || question === "quit") break;
-    if (question) {
-      try {
-        process.stdout.write(`${formatTurn(await session.ask(question), maxRows)}\n\n`);
-      } catch (error) {
-        process.stderr.write(`kgrag: ${(error as Error).message}\n`);
-      }
-    }
-    if (terminal) lines.prompt();
-  }
-  lines.close();
-}
-
-export function formatTurn(turn: ChatTurn, maxRows: number): string {
-  if (turn.route === "rag") return turn.answer;
-  return turn.cypherResult ? formatTextToCypher(turn.cypherResult, maxRows) : turn.answer;
+  ).action(async (opts: TextToCypherCliOptions & { history: number }) =>
+    (await import("../actions/chat.js")).chatAction(open, opts),
+  );
 }

@@ -1,19 +1,8 @@
 import type { Command } from "commander";
-import type { CommunityRecord } from "../../types.js";
 import type { OpenKgrag } from "../open.js";
-import { formatTable, printJson, UsageError } from "../output.js";
+import { UsageError } from "../usage-error.js";
 
-export interface CommunityRow {
-  id: string;
-  level: number;
-  parent: string | null;
-  children: string[];
-  size: number;
-  title: string | null;
-  rating: number | null;
-}
-
-interface CommunitiesOptions {
+export interface CommunitiesOptions {
   workspace?: string;
   level?: number;
   json?: boolean;
@@ -28,58 +17,9 @@ export function registerCommunitiesCommand(program: Command, open: OpenKgrag): v
     .option("--level <n>", "only communities of this level (0 = top)", parseLevel)
     .option("--json", 'print {"communities":[{id,level,parent,children,size,title,rating}]}')
     .option("--rebuild", "re-cluster the graph now and write the missing or outdated reports")
-    .action(async (opts: CommunitiesOptions) => {
-      const kgrag = await open(opts);
-      try {
-        if (opts.rebuild) await kgrag.rebuildCommunities();
-        const rows = communityRows(await kgrag.services.store.listCommunities(), opts.level);
-        if (opts.json) printJson({ communities: rows });
-        else process.stdout.write(describeRows(rows, opts.level));
-      } finally {
-        await kgrag.close();
-      }
-    });
-}
-
-/** Rows in storage order (level, then largest first), optionally of one level. */
-export function communityRows(communities: readonly CommunityRecord[], level?: number): CommunityRow[] {
-  return communities
-    .filter((c) => level === undefined || c.level === level)
-    .map((c) => ({
-      id: c.id,
-      level: c.level,
-      parent: c.parentId,
-      children: c.childIds,
-      size: c.entityKeys.length,
-      title: c.report?.title ?? null,
-      rating: c.report?.rating ?? null,
-    }));
-}
-
-function describeRows(rows: CommunityRow[], level: number | undefined): string {
-  if (rows.length === 0) {
-    return level === undefined
-      ? "No communities yet: run `kgrag index`, or `kgrag communities --rebuild` to build them now.\n"
-      : `No communities at level ${level}.\n`;
-  }
-  const table = formatTable(
-    ["id", "level", "parent", "children", "size", "rating", "title"],
-    rows.map((r) => [
-      r.id,
-      r.level,
-      r.parent ?? "",
-      r.children.length,
-      r.size,
-      r.rating ?? "",
-      clip(r.title ?? "(no report)", 70),
-    ]),
-  );
-  const levels = new Set(rows.map((r) => r.level)).size;
-  return `${table}\n\n${rows.length} communities on ${levels} level(s).\n`;
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+    .action(async (opts: CommunitiesOptions) =>
+      (await import("../actions/communities.js")).communitiesAction(open, opts),
+    );
 }
 
 function parseLevel(raw: string): number {

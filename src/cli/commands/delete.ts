@@ -1,7 +1,5 @@
 import type { Command } from "commander";
-import type { Kgrag } from "../../kgrag.js";
 import type { OpenKgrag } from "../open.js";
-import { printJson, UsageError } from "../output.js";
 
 export function registerDeleteCommand(program: Command, open: OpenKgrag): void {
   program
@@ -10,30 +8,7 @@ export function registerDeleteCommand(program: Command, open: OpenKgrag): void {
     .argument("<docIds...>", "document ids (see `kgrag status`)")
     .option("-w, --workspace <dir>", "workspace folder")
     .option("--json", "print JSON")
-    .action(async (docIds: string[], opts: { workspace?: string; json?: boolean }) => {
-      const kgrag = await open(opts);
-      try {
-        await refuseUnknownIds(kgrag, docIds);
-        const result = await kgrag.deleteDocuments(docIds);
-        const counts = await kgrag.services.store.counts();
-        if (opts.json) printJson({ ...result, counts });
-        else {
-          process.stdout.write(`Deleted ${result.deleted.length} document(s).\n`);
-          process.stdout.write(`Workspace: ${counts.documents} documents, ${counts.entities} entities.\n`);
-        }
-      } finally {
-        await kgrag.close();
-      }
-    });
-}
-
-/** A mistyped id is bad input: all ids are checked before anything is deleted. */
-async function refuseUnknownIds(kgrag: Kgrag, docIds: string[]): Promise<void> {
-  const known = new Set((await kgrag.services.store.listDocuments()).map((d) => d.id));
-  const unknown = [...new Set(docIds.filter((id) => !known.has(id)))];
-  if (unknown.length === 0) return;
-  throw new UsageError(
-    `No document with id ${unknown.join(", ")} in this workspace; nothing was deleted. ` +
-      "`kgrag status` lists the document ids.",
-  );
+    .action(async (docIds: string[], opts: { workspace?: string; json?: boolean }) =>
+      (await import("../actions/delete.js")).deleteAction(open, docIds, opts),
+    );
 }

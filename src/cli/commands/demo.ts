@@ -1,10 +1,5 @@
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { communitySourceLine } from "../../query/result-text.js";
-import { packagePath } from "../../util/paths.js";
 import type { OpenKgrag } from "../open.js";
-
-const MODES = ["naive", "local", "global", "hybrid", "mix"] as const;
 
 /** Indexes the bundled English and Chinese samples (if needed) and answers their questions in every mode. */
 export function registerDemoCommand(program: Command, open: OpenKgrag): void {
@@ -13,49 +8,7 @@ export function registerDemoCommand(program: Command, open: OpenKgrag): void {
     .description("Index the bundled sample corpus and answer its questions in every mode")
     .option("-w, --workspace <dir>", "workspace folder", "./kgrag-demo")
     .option("--questions <n>", "how many sample questions to ask", "3")
-    .action(async (opts: { workspace: string; questions: string }) => {
-      const kgrag = await open({ ...opts, create: true });
-      try {
-        const summary = await kgrag.index([packagePath("samples", "corpus")]);
-        const out = process.stdout;
-        out.write(
-          `Indexed the samples: ${summary.documents} documents, ${summary.chunks} chunks, ` +
-            `${summary.entities} entities, ${summary.relationships} relationships ` +
-            `(${summary.added.length} new, ${summary.unchanged.length} already indexed).\n`,
-        );
-        const top = (await kgrag.services.store.listEntities())
-          .map((e) => e.name)
-          .slice(0, 12)
-          .join(", ");
-        out.write(`Some entities: ${top}\n`);
-        const communities = await kgrag.services.store.listCommunities();
-        out.write(`Communities: ${communities.length}\n`);
-        for (const { question } of sampleQuestions().slice(0, Number(opts.questions))) {
-          out.write(`\n=== ${question}\n`);
-          for (const mode of MODES) {
-            const result = await kgrag.query(question, { mode });
-            out.write(`\n[${mode}] ${result.answer.trim()}\n`);
-            // The passages the answer cites, so every [n] in it resolves.
-            const cited = result.references.filter((ref) => result.answer.includes(`[${ref.n}]`));
-            for (const ref of cited.length > 0 ? cited : result.references.slice(0, 3)) {
-              out.write(`  [${ref.n}] ${ref.title} (${ref.docId}, chars ${ref.start}-${ref.end})\n`);
-            }
-            // Reports the answer cites as [C:<id>], so every marker in it resolves to a title.
-            for (const community of result.context.communities) {
-              if (result.answer.includes(`[C:${community.id}]`))
-                out.write(`  ${communitySourceLine(community)}\n`);
-            }
-          }
-        }
-      } finally {
-        await kgrag.close();
-      }
-    });
-}
-
-function sampleQuestions(): { id: string; question: string }[] {
-  return readFileSync(packagePath("samples", "questions.jsonl"), "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as { id: string; question: string });
+    .action(async (opts: { workspace: string; questions: string }) =>
+      (await import("../actions/demo.js")).demoAction(open, opts),
+    );
 }

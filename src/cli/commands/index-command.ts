@@ -1,12 +1,12 @@
-import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
-import type { SkippedSource } from "../../ingest/source-types.js";
-import { IndexInterruptedError, type IndexProgress } from "../../pipeline/interrupted.js";
-import type { IndexSummary } from "../../workspace/indexing.js";
-import { INTERRUPTED_EXIT_CODE, runStoppable } from "../interrupt.js";
-import { type OpenKgrag, undoCreatedWorkspace, workspaceToCreate } from "../open.js";
-import { printJson, USAGE_EXIT_CODE, UsageError } from "../output.js";
+import type { OpenKgrag } from "../open.js";
+
+export interface IndexFlags {
+  workspace?: string;
+  json?: boolean;
+  communities: boolean;
+  prune?: boolean;
+}
 
 export function registerIndexCommand(program: Command, open: OpenKgrag): void {
   program
@@ -19,135 +19,7 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
     .option("--json", "print one JSON summary object on stdout")
     .option("--no-communities", "skip building communities and reports")
     .option("--prune", "remove documents whose files are gone from the indexed folders")
-    .action(
-      async (
-        paths: string[],
-        opts: { workspace?: string; json?: boolean; communities: boolean; prune?: boolean },
-      ) => {
-        const missing = paths.filter((path) => !existsSync(path));
-        if (missing.length > 0) throw new UsageError(`No such file or folder: ${missing.join(", ")}`);
-        const created = workspaceToCreate(opts.workspace);
-        const kgrag = await open({ ...opts, create: true });
-        let nothingDone = false;
-        try {
-          const summary = await runStoppable((signal) =>
-            kgrag.index(paths, { communities: opts.communities, prune: opts.prune, signal }),
-          );
-          const { badLines, skipped } = splitBadLines(summary.skipped);
-          // One line per input left out, on stderr so it shows beside --json output too.
-          for (const k of skipped) process.stderr.write(`kgrag: skipped ${k.path}: ${k.reason}\n`);
-          for (const b of badLines) process.stderr.write(`kgrag: ${JSON.stringify(b)}\n`);
-          if (opts.json) printJson({ ...jsonSummary(summary), skipped, badLines });
-          else process.stdout.write(humanSummary(summary));
-          // A run with failures still keeps everything that worked; the exit code tells scripts.
-          // Skipped inputs are reported, not failed: an empty or unsupported file is no error, and
-          // an unreadable one needs the file fixed, not a retry. Input with nothing to index at all
-          // is bad input, though.
-          if (nothingIndexable(summary)) {
-            nothingDone = true;
-            throw new UsageError(nothingIndexableMessage(paths, summary));
-          }
-          if (summary.failures.length > 0) process.exitCode = 1;
-          // Like `query --batch`: the good lines are done, the bad ones are bad input to fix.
-          if (badLines.length > 0) {
-            process.stderr.write(
-              `kgrag: ${badLines.length} .jsonl line(s) not a document; the other lines were indexed.\n`,
-            );
-            process.exitCode = USAGE_EXIT_CODE;
-          }
-        } catch (error) {
-          if (!(error instanceof IndexInterruptedError)) throw error;
-          kgrag.services.progress.close?.();
-          if (opts.json) printJson({ interrupted: true, ...error.progress });
-          else process.stdout.write(interruptedSummary(error.progress));
-          process.exitCode = INTERRUPTED_EXIT_CODE;
-        } finally {
-          await kgrag.close();
-          // Nothing indexable leaves no workspace behind, so no later query finds an empty one.
-          if (nothingDone && created) undoCreatedWorkspace(created);
-        }
-      },
+    .action(async (paths: string[], opts: IndexFlags) =>
+      (await import("../actions/index-command.js")).indexAction(open, paths, opts),
     );
-}
-
-/** A .jsonl line that could not be read as a document: {path, line, error}, as `query --batch` reports one. */
-interface BadLine {
-  path: string;
-  line: number;
-  error: string;
-}
-
-function splitBadLines(all: SkippedSource[]): { badLines: BadLine[]; skipped: SkippedSource[] } {
-  const badLines: BadLine[] = [];
-  const skipped: SkippedSource[] = [];
-  for (const skip of all) {
-    if (skip.line === undefined) skipped.push(skip);
-    else
-      badLines.push({
-        path: skip.path.slice(0, -`:${skip.line}`.length),
-        line: skip.line,
-        error: skip.reason,
-      });
-  }
-  return { badLines, skipped };
-}
-
-/** No document to index, and none whose file is gone: `index --prune` after deleting every file is fine. */
-function nothingIndexable(s: IndexSummary): boolean {
-  const indexable = s.added.length + s.updated.length + s.resumed.length + s.unchanged.length;
-  return indexable + s.removed.length + s.missing.length === 0;
-}
-
-function nothingIndexableMessage(paths: string[], s: IndexSummary): string {
-  const why = s.skipped.length
-    ? `every input was skipped (reasons above)`
-    : "no file of a supported type was found";
-  return (
-    `Nothing to index in ${paths.join(", ")}: ${why}. ` +
-    `Give files with text in one of ${SUPPORTED_EXTENSIONS.join(" ")}.`
-  );
-}
-
-function jsonSummary(s: IndexSummary) {
-  return {
-    documents: s.documents,
-    chunks: s.chunks,
-    entities: s.entities,
-    relationships: s.relationships,
-    failed: s.failed,
-    llmCalls: s.llmCalls,
-    tokens: s.tokens,
-    durationMs: s.durationMs,
-    added: s.added.length,
-    updated: s.updated.length,
-    unchanged: s.unchanged.length,
-    removed: s.removed,
-    missing: s.missing,
-    skipped: s.skipped,
-    failures: s.failures,
-  };
-}
-
-function interruptedSummary({ documents, chunks }: IndexProgress): string {
-  return (
-    `Interrupted: ${documents.done} of ${documents.done + documents.pending} document(s) done, ` +
-    `${documents.pending} left; ${chunks.done} chunk(s) merged, ${chunks.pending} pending ` +
-    "(documents not reached yet have no chunks counted).\n" +
-    "Everything done is kept: run the same `kgrag index` again to resume.\n"
-  );
-}
-
-function humanSummary(s: IndexSummary): string {
-  const lines = [
-    `Indexed in ${(s.durationMs / 1000).toFixed(1)} s: ${s.added.length} new, ${s.updated.length} updated, ` +
-      `${s.unchanged.length} unchanged, ${s.removed.length} removed document(s), ${s.skipped.length} input(s) skipped.`,
-    `Workspace: ${s.documents} documents, ${s.chunks} chunks, ${s.entities} entities, ${s.relationships} relationships.`,
-    `LLM calls: ${s.llmCalls} (${s.tokens} tokens).`,
-  ];
-  for (const m of s.missing)
-    lines.push(`file gone: ${m.path} (document ${m.docId}); run with --prune to remove it`);
-  for (const f of s.failures) lines.push(`FAILED ${f.docId}: ${f.error}`);
-  if (s.failures.length)
-    lines.push(`${s.failures.length} document(s) failed; run \`kgrag index\` again to retry them.`);
-  return `${lines.join("\n")}\n`;
 }

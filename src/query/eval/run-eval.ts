@@ -1,6 +1,7 @@
 import type { KgragServices } from "../../services.js";
 import { type GraphRanking, QUERY_MODES, type QueryMode } from "../options.js";
 import { runQuery } from "../query-engine.js";
+import { DEFAULT_KS } from "./cut-offs.js";
 import {
   answerContains,
   exactMatch,
@@ -13,8 +14,7 @@ import type { EvalQuestion } from "./questions.js";
 
 // Kept here too: the benchmarks read questions and run the eval from this one module.
 export { type EvalQuestion, readEvalQuestions } from "./questions.js";
-
-export const DEFAULT_KS = [5, 8, 10];
+export { DEFAULT_KS };
 
 /** Asked for when answers are scored by exact match: a short answer, the form HotpotQA grades. */
 const SHORT_ANSWER =

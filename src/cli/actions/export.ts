@@ -1,0 +1,61 @@
+import { extname } from "node:path";
+import { EXPORT_FORMATS, type ExportFormat, exportGraph } from "../../export/export-graph.js";
+import type { ExportOptions } from "../commands/export.js";
+import type { OpenServices } from "../open.js";
+import { checkOutPath } from "../output-path.js";
+import { UsageError } from "../usage-error.js";
+
+/** `kgrag export`: checks --format and --out first, then writes the graph. */
+export async function exportAction(open: OpenServices, opts: ExportOptions): Promise<void> {
+  const format = opts.format ?? formatFromOut(opts.out);
+  checkOut(format, opts);
+  const { services, close } = await open({ ...opts, usesModel: false });
+  try {
+    const summary = await exportGraph(services.store, format, opts.out ?? process.stdout, {
+      workspace: services.config.workspace,
+    }).catch(ignoreClosedPipe);
+    if (!summary) return;
+    if (opts.out) {
+      process.stderr.write(
+        `Wrote ${summary.nodes} entities and ${summary.edges} relationships as ${summary.format}: ` +
+          `${summary.files.join(", ")}\n`,
+      );
+    }
+  } finally {
+    await close();
+  }
+}
+
+/** File formats by extension; neo4j-csv writes a folder, which has none, so it stays explicit. */
+const FORMAT_OF_EXTENSION: Record<string, ExportFormat> = {
+  ".graphml": "graphml",
+  ".gexf": "gexf",
+  ".json": "json",
+};
+
+function formatFromOut(out: string | undefined): ExportFormat {
+  const choices = `--format ${EXPORT_FORMATS.join("|")}`;
+  if (!out) {
+    throw new UsageError(`Give ${choices}, or an --out file ending in .graphml, .gexf or .json.`);
+  }
+  const format = FORMAT_OF_EXTENSION[extname(out).toLowerCase()];
+  if (format) return format;
+  throw new UsageError(
+    `Cannot tell the format from --out ${out} (known endings: .graphml, .gexf, .json; a folder of CSV files needs --format neo4j-csv); give ${choices}.`,
+  );
+}
+
+/** Before the workspace is opened: a bad --out should cost nothing and replace nothing. */
+function checkOut(format: ExportFormat, opts: ExportOptions): void {
+  if (format === "neo4j-csv" && !opts.out) {
+    throw new UsageError("--format neo4j-csv writes several files: give a directory with --out.");
+  }
+  if (opts.force && !opts.out) throw new UsageError("--force only applies with --out PATH.");
+  if (opts.out) checkOutPath(opts.out, format === "neo4j-csv" ? "folder" : "file", opts.force ?? false);
+}
+
+/** The reader of standard output went away (e.g. `| head`): nothing left to do. */
+function ignoreClosedPipe(error: unknown): undefined {
+  if ((error as NodeJS.ErrnoException).code === "EPIPE") return undefined;
+  throw error;
+}

@@ -1,0 +1,42 @@
+import type { OpenKgrag } from "../open.js";
+import { formatTable, printJson, truncateToWidth } from "../output.js";
+
+/** `kgrag status`: the documents with their indexing status, and the graph totals. */
+export async function statusAction(
+  open: OpenKgrag,
+  opts: { workspace?: string; json?: boolean },
+): Promise<void> {
+  const kgrag = await open({ ...opts, usesModel: false });
+  try {
+    const status = await kgrag.status();
+    if (opts.json) {
+      printJson({
+        workspace: status.workspace,
+        storage: status.storage,
+        extractor: status.extractor,
+        embedding: status.embedding,
+        counts: status.counts,
+        documents: status.documents.map((d) => ({
+          id: d.id,
+          title: d.title,
+          status: d.status,
+          error: d.error,
+          chunks: d.chunkCount,
+          path: d.path,
+        })),
+      });
+      return;
+    }
+    const rows = status.documents.map((d) => [d.id, truncateToWidth(d.title, 40), d.status, d.error ?? ""]);
+    process.stdout.write(`${formatTable(["id", "title", "status", "error"], rows)}\n\n`);
+    const c = status.counts;
+    process.stdout.write(
+      `${c.documents} documents (${c.failedDocuments} failed), ${c.chunks} chunks (${c.failedChunks} failed), ` +
+        `${c.entities} entities, ${c.relationships} relationships, ${c.communities} communities\n` +
+        `storage ${status.storage} at ${status.workspace}; extractor ${status.extractor}; ` +
+        `embeddings ${status.embedding.model} (${status.embedding.kind}, ${status.embedding.dimension}-d)\n`,
+    );
+  } finally {
+    await kgrag.close();
+  }
+}
