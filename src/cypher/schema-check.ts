@@ -123,5 +123,20 @@ function checkProperty(use: PropertyUse, schema: GraphSchema): string | undefine
     return `Unknown property ${use.property}: no ${what} in the schema has it`;
   }
   const owner = use.kind === "node" ? `(:${owners.join("|")})` : `[:${owners.join("|")}]`;
-  return `Unknown property ${owner}.${use.property} (its properties: ${available})`;
+  const elsewhere = ownersElsewhere(schema, use.property);
+  const hint = elsewhere.length ? `; ${use.property} is a property of ${elsewhere.join(", ")}` : "";
+  return `Unknown property ${owner}.${use.property} (its properties: ${available})${hint}`;
+}
+
+/**
+ * The labels and types that do have the property: a model that reads `p.rating` off the reviewer
+ * instead of the [:REVIEWED] relationship learns where it lives (Neo4j itself would return null).
+ */
+function ownersElsewhere(schema: GraphSchema, property: string): string[] {
+  const having = (table: Record<string, Record<string, string>>) =>
+    Object.keys(table).filter((owner) => Object.hasOwn(table[owner] ?? {}, property));
+  return [
+    ...having(schema.nodeProperties).map((label) => `(:${label})`),
+    ...having(schema.relationshipProperties).map((type) => `[:${type}]`),
+  ];
 }
