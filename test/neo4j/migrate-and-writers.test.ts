@@ -78,7 +78,7 @@ describe.skipIf(!liveNeo4j)(`Neo4j migration and writers (${liveNeo4j ? "live" :
     expect(copy.communities.length).toBeGreaterThan(0);
     expect(copy).toEqual(embedded);
 
-    // The copy answers exactly like the same corpus indexed straight into Neo4j. (Against the
+    // The copy answers with the passages of the same corpus indexed straight into Neo4j. (Against the
     // embedded original, full-text ranking differs by engine: SQLite FTS5 with jieba words versus
     // Lucene's CJK bigrams; bench/neo4j-parity.ts measures that gap on a real corpus.)
     const native = workspaceDir("native");
@@ -93,7 +93,9 @@ describe.skipIf(!liveNeo4j)(`Neo4j migration and writers (${liveNeo4j ? "live" :
         (JSON.parse(result.stdout) as { references: { chunkId: string }[] }).references.map((r) => r.chunkId);
       const copied = ids(await ask(ws));
       answered += copied.length > 0 ? 1 : 0;
-      expect(copied, question).toEqual(ids(await ask(native)));
+      // The same passages; their order can move where scores tie, since Lucene's statistics span
+      // every workspace in the database, and other tests write to it meanwhile.
+      expect([...copied].sort(), question).toEqual(ids(await ask(native)).sort());
       const original = ids(await withStorage("sqlite", () => ask(ws)));
       const shared = copied.filter((id) => original.includes(id)).length;
       expect(shared, question).toBeGreaterThanOrEqual(Math.ceil(copied.length / 2));
