@@ -134,12 +134,10 @@ async function copyDocumentsAndChunks(
       entities: entitiesOf.get(state.chunkId) ?? [],
       relationships: relationshipsOf.get(state.chunkId) ?? [],
     };
-    if (state.status === "partial") {
-      const partial = { error: state.error ?? "", rawOutput: state.rawOutput ?? "" };
-      pending.push({ chunkId: state.chunkId, mentions: own, partial });
-      if (pending.length >= CHUNKS_PER_COPY_TRANSACTION) await flush();
-    } else if (state.status === "merged" || own.entities.length > 0 || own.relationships.length > 0) {
-      pending.push({ chunkId: state.chunkId, mentions: own });
+    const partial =
+      state.status === "partial" ? { error: state.error ?? "", rawOutput: state.rawOutput ?? "" } : undefined;
+    if (partial || state.status === "merged" || own.entities.length > 0 || own.relationships.length > 0) {
+      pending.push({ chunkId: state.chunkId, mentions: own, ...(partial ? { partial } : {}) });
       if (pending.length >= CHUNKS_PER_COPY_TRANSACTION) await flush();
     }
     if (state.status === "failed") {

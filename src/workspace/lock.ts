@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import lockfile from "proper-lockfile";
+import { isRunning } from "../util/process-alive.js";
 
 const LOCK_NAME = "kgrag.lock";
 /** Written inside the lock folder, so it disappears with the lock it describes. */
@@ -150,16 +151,6 @@ function readOwner(workspace: string): LockOwner | undefined {
   } catch {
     // No owner file yet (the holder is between taking the lock and writing it) or an old lock.
     return undefined;
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

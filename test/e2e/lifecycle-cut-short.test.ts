@@ -13,8 +13,8 @@ import {
   EMPTY_EXTRACTION,
   extractReply,
   llmEnv,
-  promptPassage,
   REPORT_REPLY,
+  recordOf,
   summarizeReply,
   writeCorpus,
 } from "../support/lifecycle-corpus.js";
@@ -25,8 +25,6 @@ import {
   scriptByStage,
   startScriptedOpenAI,
 } from "../support/scripted-openai-server.js";
-
-const recordOf = (call: ChatCall) => Number(/record (\d+)\./.exec(promptPassage(call))?.[1] ?? -1);
 
 /** A complete reply cut in half, yet marked finished: only the JSON itself shows the cut. */
 function cutInHalf(reply: ScriptedReply): ScriptedReply {

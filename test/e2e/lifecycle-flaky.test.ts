@@ -14,6 +14,7 @@ import {
   llmEnv,
   promptPassage,
   REPORT_REPLY,
+  recordOf,
   scriptedExtraction,
   summarizeReply,
   writeCorpus,
@@ -25,9 +26,6 @@ import {
   scriptByStage,
   startScriptedOpenAI,
 } from "../support/scripted-openai-server.js";
-
-/** Which passage ("... says record 4.") a call is about. */
-const recordOf = (call: ChatCall) => Number(/record (\d+)\./.exec(promptPassage(call))?.[1] ?? -1);
 
 /**
  * JSON cut off by the output limit where nothing usable survives: repair closes the long leading

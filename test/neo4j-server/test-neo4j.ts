@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -121,9 +121,7 @@ async function resolveClasspath(log: (line: string) => void): Promise<string> {
     const output = error instanceof Error && "stdout" in error ? String(error.stdout) : String(error);
     throw new Error(`Maven could not resolve the test Neo4j (${POM}):\n${output.slice(-2000)}`);
   }
-  const resolved = readFileSync(file, "utf8").trim();
-  writeFileSync(file, resolved);
-  return resolved;
+  return readFileSync(file, "utf8").trim();
 }
 
 function freePort(): Promise<number> {

@@ -77,6 +77,9 @@ export function promptPassage(call: ChatCall): string {
   return /Passage:\n"""\n([\s\S]*?)\n"""/.exec(text)?.[1] ?? "";
 }
 
+/** Which passage ("... says record 4.") a call is about. */
+export const recordOf = (call: ChatCall) => Number(/record (\d+)\./.exec(promptPassage(call))?.[1] ?? -1);
+
 /** What the scripted model "finds" in a passage: the known names, and a relationship per pair. */
 export function scriptedExtraction(passageText: string): object {
   const found = KNOWN.filter((name) => passageText.includes(name));

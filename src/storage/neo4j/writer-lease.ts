@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import { isRunning } from "../../util/process-alive.js";
 import { int, type Neo4jConnection } from "./connection.js";
 import { asNumber } from "./read-rows.js";
 import type { PlainRecord } from "./record-mapping.js";
@@ -54,7 +55,7 @@ async function acquire(db: Neo4jConnection, owner: string): Promise<void> {
   const first = await tryAcquire(db, owner, null);
   if (first.acquired) return;
   const holder = first.holder;
-  if (holder.host === hostname() && !processAlive(holder.pid)) {
+  if (holder.host === hostname() && !isRunning(holder.pid)) {
     const retaken = await tryAcquire(db, owner, holder.owner);
     if (retaken.acquired) return;
     throw new Neo4jWorkspaceBusyError(db.workspace, retaken.holder);
@@ -90,14 +91,4 @@ function holderOf(row: PlainRecord | undefined): LeaseHolder {
     host: String(row?.host ?? ""),
     since: asNumber(row?.since ?? 0, "lease start"),
   };
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
