@@ -1,4 +1,15 @@
-import stringWidth from "string-width";
+import stringWidthOfAnyText from "string-width";
+
+/** Printable ASCII takes one column per character. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * Display width in terminal columns. string-width builds large Unicode tables on its first call
+ * (tens of milliseconds of every command's start-up), so plain ASCII, most cells, skips it.
+ */
+function stringWidth(text: string): number {
+  return PRINTABLE_ASCII.test(text) ? text.length : stringWidthOfAnyText(text);
+}
 
 /** Small helpers shared by commands for printing tables and JSON. */
 export function printJson(value: unknown): void {

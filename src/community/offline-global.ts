@@ -1,5 +1,5 @@
 import type { KgragServices } from "../services.js";
-import { countTokens } from "../util/tokens.js";
+import { countTokens, tokenBound } from "../util/tokens.js";
 import { readableCitations, stripLocalCitations } from "./citations.js";
 import type { GlobalCommunityRef, GlobalSearchOptions, GlobalSearchResult } from "./global-search.js";
 import type { ReportedCommunity } from "./select-reports.js";
@@ -20,15 +20,12 @@ export async function offlineGlobalSearch(
   const { config } = services;
   const ranked = await rankBySimilarity(services, question, reports);
   const wanted = options.offlineReports ?? DEFAULT_OFFLINE_REPORTS;
-  const chosen: GlobalCommunityRef[] = [];
-  let used = 0;
-  for (const ref of ranked) {
-    if (chosen.length >= wanted) break;
-    const cost = countTokens(answerLine(ref), config.chunking.encoding);
-    if (used + cost > config.query.globalBatchTokens) continue;
-    chosen.push(ref);
-    used += cost;
-  }
+  const budget = config.query.globalBatchTokens;
+  // The byte bound is exact enough whenever it skips nothing; only then is the tokenizer spared.
+  const bounded = reportsWithin(ranked(), wanted, budget, tokenBound);
+  const chosen = bounded.skipped
+    ? reportsWithin(ranked(), wanted, budget, (text) => countTokens(text, config.chunking.encoding)).chosen
+    : bounded.chosen;
   // Quoted outside their reports, summaries keep only citations of reports this answer lists.
   const shown = new Set(chosen.map((ref) => ref.id));
   const quoted = chosen.map((ref) => ({ ...ref, summary: readableCitations(ref.summary, shown).trim() }));
@@ -49,6 +46,29 @@ export async function offlineGlobalSearch(
   };
 }
 
+/** The first `wanted` reports, best first, whose answer lines fit in `budget` tokens as `measure` counts them. */
+function reportsWithin(
+  ranked: Iterable<GlobalCommunityRef>,
+  wanted: number,
+  budget: number,
+  measure: (text: string) => number,
+): { chosen: GlobalCommunityRef[]; skipped: boolean } {
+  const chosen: GlobalCommunityRef[] = [];
+  let used = 0;
+  let skipped = false;
+  for (const ref of ranked) {
+    if (chosen.length >= wanted) break;
+    const cost = measure(answerLine(ref));
+    if (used + cost > budget) {
+      skipped = true;
+      continue;
+    }
+    chosen.push(ref);
+    used += cost;
+  }
+  return { chosen, skipped };
+}
+
 function answerLine(ref: GlobalCommunityRef): string {
   return `- **${ref.title}** [C:${ref.id}]: ${stripLocalCitations(ref.summary).replace(/\s+/g, " ").trim()}`;
 }
@@ -60,19 +80,20 @@ const SIMILAR_REPORTS = 64;
  * Reports best first: the vector search's hits by similarity, then the reports it did not reach
  * (no more similar than its last hit); ties, and questions that share no words with any report
  * ("main themes?"), go to higher rating and then larger size. Lazy, since the caller stops after a
- * few: the reports beyond the hits are sorted only if it gets there.
+ * few: the reports beyond the hits are sorted only if it gets there. Each call of the returned
+ * function walks the ranking afresh.
  */
 async function rankBySimilarity(
   services: KgragServices,
   question: string,
   reports: ReportedCommunity[],
-): Promise<Iterable<GlobalCommunityRef>> {
+): Promise<() => Iterable<GlobalCommunityRef>> {
   const [vector] = await services.embedder.embed([question]);
   const allow = new Set(reports.map((c) => c.id));
   const limit = Math.min(reports.length, SIMILAR_REPORTS);
   const hits = vector ? await services.store.searchVectors("communities", vector, limit, allow) : [];
   const similarity = new Map(hits.map((hit) => [hit.id, hit.score]));
-  return orderedReports(reports, similarity);
+  return () => orderedReports(reports, similarity);
 }
 
 function* orderedReports(

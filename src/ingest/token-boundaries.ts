@@ -1,6 +1,5 @@
 import type { Tiktoken, TiktokenEncoding } from "js-tiktoken";
-import { encodeByPieces } from "../util/piece-encoder.js";
-import { encoder } from "../util/tokens.js";
+import { encoder, encodeTokens } from "../util/tokens.js";
 
 /** Tokens either side of a boundary that are decoded to test it; a character spans at most 4 bytes. */
 const PROBE_TOKENS = 4;
@@ -19,7 +18,7 @@ export class TokenBoundaries {
   constructor(encoding: TiktokenEncoding, text: string) {
     this.enc = encoder(encoding);
     this.sentinel = this.enc.encode(SENTINEL_TEXT)[0]!;
-    this.ids = encodeByPieces(text, encoding);
+    this.ids = encodeTokens(text, encoding);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { KgragServices } from "../services.js";
-import { answerQuestion, promptOverheadTokens } from "./answer/answer.js";
+import { answerQuestion, promptOverheadTexts } from "./answer/answer.js";
 import { buildContext } from "./context/build-context.js";
 import { QueryGraph } from "./graph/query-graph.js";
 import { extractKeywords, type QueryKeywords } from "./keywords.js";
@@ -48,7 +48,7 @@ export async function runQuery(
   };
   const built = await buildContext(graph, retrieval, {
     ...options,
-    reservedTokens: promptOverheadTokens(question, answerOptions),
+    reservedTexts: promptOverheadTexts(question, answerOptions),
   });
   const retrievalMs = performance.now() - started;
 

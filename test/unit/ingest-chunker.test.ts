@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chunkDocument } from "../../src/ingest/chunker.js";
 import type { ChunkRecord, SourceDocument } from "../../src/types.js";
-import { encodeByPieces } from "../../src/util/piece-encoder.js";
-import { countTokens, encoder } from "../../src/util/tokens.js";
+import { countTokens, encoder, encodeTokens } from "../../src/util/tokens.js";
 
 const doc = (text: string, id = "doc-1"): SourceDocument => ({
   id,
@@ -29,11 +28,11 @@ function expectExactOffsets(text: string, chunks: ChunkRecord[]) {
   }
 }
 
-describe("encodeByPieces", () => {
-  it("gives exactly js-tiktoken's tokens, for both encodings", () => {
+describe("encodeTokens", () => {
+  it("gives exactly the tokens js-tiktoken decodes, for both encodings", () => {
     const mixed = `${english}\n\n  \t${chinese}\r\n<|endoftext|> it's 1234567 DON'T   stop\n`;
     for (const encoding of ["o200k_base", "cl100k_base"] as const) {
-      expect(encodeByPieces(mixed, encoding)).toEqual(encoder(encoding).encode(mixed, [], []));
+      expect(encodeTokens(mixed, encoding)).toEqual(encoder(encoding).encode(mixed, [], []));
     }
   });
 });

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { entityKey } from "../../src/merge/keys.js";
-import { promptOverheadTokens } from "../../src/query/answer/answer.js";
+import { promptOverheadTexts } from "../../src/query/answer/answer.js";
 import { ScopeError } from "../../src/query/graph/scope.js";
 import { runQuery } from "../../src/query/query-engine.js";
+import { countTokens } from "../../src/util/tokens.js";
 import {
   buildFixture,
   FILM,
@@ -129,6 +130,23 @@ describe("token budgets", () => {
     expect((await ask({ relationshipTokens: 0 })).context.relationships).toEqual([]);
   });
 
+  it("keep everything that fits by exact count even when the byte bound would not fit it", async () => {
+    fixture = await buildFixture(MULTI_HOP, { chat: keywordsOnly() });
+    const full = await ask({});
+    const promptTexts = promptOverheadTexts(QUESTION, { responseType: "Multiple Paragraphs", history: [] });
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+    // The JSON of the context holds every text the rendered context shows, plus keys and quotes.
+    const exactNeed =
+      sum(promptTexts.map((t) => countTokens(t))) + countTokens(JSON.stringify(full.context)) + 200;
+    // The tokenizer-free bound counts at least the bytes of the prompt and of every passage.
+    const boundNeed =
+      sum(promptTexts.map((t) => Buffer.byteLength(t))) +
+      sum(full.context.chunks.map((c) => Buffer.byteLength(c.text)));
+    expect(boundNeed).toBeGreaterThan(exactNeed);
+    const snug = await ask({ totalTokens: exactNeed });
+    expect(snug.context).toEqual(full.context);
+  });
+
   it("give chunks what is left of the total, keeping a prefix of the ranking", async () => {
     fixture = await buildFixture(MULTI_HOP, { chat: keywordsOnly() });
     const full = await ask({});
@@ -136,7 +154,9 @@ describe("token budgets", () => {
     // Room for the prompt around the context plus about one short passage (each costs ~20 tokens
     // here); the conversation history lifts the prompt above the smallest total allowed.
     const history = [{ role: "user" as const, content: "Tell me about films. ".repeat(20) }];
-    const reserved = promptOverheadTokens(QUESTION, { responseType: "Multiple Paragraphs", history });
+    const reserved = promptOverheadTexts(QUESTION, { responseType: "Multiple Paragraphs", history })
+      .map((text) => countTokens(text))
+      .reduce((a, b) => a + b, 0);
     const tight = await ask({ totalTokens: reserved + 30, entityTokens: 0, relationshipTokens: 0, history });
     expect(tight.context.chunks.length).toBeGreaterThan(0);
     expect(tight.context.chunks.length).toBeLessThan(full.context.chunks.length);

@@ -3,7 +3,6 @@ import type { ExtractiveAnswerConfig } from "../../config.js";
 import type { ChatMessage } from "../../llm/chat-model.js";
 import { renderPrompt } from "../../llm/prompts.js";
 import type { KgragServices } from "../../services.js";
-import { countTokens } from "../../util/tokens.js";
 import type { BuiltContext } from "../context/build-context.js";
 import type { HistoryMessage } from "../options.js";
 import { citationFilter } from "./citation-stream.js";
@@ -78,8 +77,7 @@ export function answerMessages(question: string, context: string, options: Answe
   ];
 }
 
-/** What the prompt costs before any context is added: the budget the context must leave free. */
-export function promptOverheadTokens(question: string, options: AnswerOptions): number {
-  const messages = answerMessages(question, "", options);
-  return messages.reduce((sum, m) => sum + countTokens(m.content), 0);
+/** The prompt's texts before any context is added: their tokens are the budget the context must leave free. */
+export function promptOverheadTexts(question: string, options: AnswerOptions): string[] {
+  return answerMessages(question, "", options).map((m) => m.content);
 }

@@ -2,9 +2,9 @@ import type { ChunkRecord, ScoredId } from "../../types.js";
 import type { QueryGraph } from "../graph/query-graph.js";
 import type { Retrieval } from "../modes/retrieval.js";
 import type { ContextEntity, ContextRelationship, QueryContext, Reference } from "../result.js";
-import { fitCommunities } from "./context-communities.js";
+import { type FittedCommunities, fitCommunities } from "./context-communities.js";
 import { entityLine, passageHeader, relationshipLine, renderContext } from "./context-format.js";
-import { fitting, lineTokens } from "./line-tokens.js";
+import { fitting, lineTokens, type TokenMeasure, tokenBound } from "./line-tokens.js";
 import { documentTitles, numberReferences } from "./references.js";
 
 export interface ContextBudget {
@@ -13,8 +13,8 @@ export interface ContextBudget {
   /** Everything sent to the model, prompt included. */
   totalTokens: number;
   chunkTopK: number;
-  /** Tokens already spoken for by the prompt around the context (template, question, history). */
-  reservedTokens: number;
+  /** The texts the prompt sends around the context (template, question, history): their tokens are spoken for. */
+  reservedTexts: string[];
 }
 
 export interface BuiltContext {
@@ -24,55 +24,103 @@ export interface BuiltContext {
   text: string;
 }
 
+/** Everything that may enter the context, in rank order, before any budget is applied. */
+interface Candidates {
+  entities: ContextEntity[];
+  relationships: ContextRelationship[];
+  chunks: RankedChunk[];
+  titles: Map<string, string>;
+}
+
+/** What fits of the candidates, and whether that is all of them. */
+interface Fitted {
+  entities: ContextEntity[];
+  relationships: ContextRelationship[];
+  reports: FittedCommunities;
+  chunks: RankedChunk[];
+  complete: boolean;
+}
+
 /**
  * Fills the context in rank order under the token budgets: entities, then relationships, then
  * community reports (and their analysis), and chunks take whatever is left (LightRAG's split). Each list is cut at the
  * first item that does not fit, so what is kept is always a prefix of the ranking.
+ *
+ * Counting tokens needs the tokenizer, whose tables take about half a second to load. When every
+ * candidate fits even by an upper bound of its tokens, exact counts cannot change what is kept, so
+ * small contexts are built without loading it; otherwise the budgets are applied with exact counts.
  */
 export async function buildContext(
   graph: QueryGraph,
   retrieval: Retrieval,
   budget: ContextBudget,
 ): Promise<BuiltContext> {
-  let left = Math.max(0, budget.totalTokens - budget.reservedTokens);
-  const entities = fitting(
-    await entityItems(graph, retrieval.entities),
-    entityLine,
-    Math.min(budget.entityTokens, left),
-  );
-  left -= entities.tokens;
-  const relationships = fitting(
-    await relationshipItems(graph, retrieval.relationships),
-    relationshipLine,
-    Math.min(budget.relationshipTokens, left),
-  );
-  left -= relationships.tokens;
-  const reports = fitCommunities(retrieval, left);
-  left -= reports.tokens;
-
-  const candidates = await chunkRecords(graph, retrieval.chunks.slice(0, budget.chunkTopK));
-  const titles = await documentTitles(
-    graph.store,
-    candidates.map((c) => c.record.docId),
-  );
-  const chosen = chunksFitting(candidates, titles, left);
+  const candidates = await contextCandidates(graph, retrieval, budget.chunkTopK);
+  const bounded = fitCandidates(candidates, retrieval, budget, tokenBound);
+  const fitted = bounded.complete ? bounded : fitCandidates(candidates, retrieval, budget, lineTokens);
   const references = numberReferences(
-    chosen.map((c) => c.record),
-    titles,
+    fitted.chunks.map((c) => c.record),
+    candidates.titles,
   );
   const context: QueryContext = {
-    entities: entities.items,
-    relationships: relationships.items,
-    chunks: chosen.map(({ record, score }) => ({
+    entities: fitted.entities,
+    relationships: fitted.relationships,
+    chunks: fitted.chunks.map(({ record, score }) => ({
       id: record.id,
       docId: record.docId,
       text: record.text,
       score,
     })),
-    communities: reports.communities,
+    communities: fitted.reports.communities,
   };
-  const text = renderContext({ ...context, references, communityAnalysis: reports.analysis });
+  const text = renderContext({ ...context, references, communityAnalysis: fitted.reports.analysis });
   return { context, references, text };
+}
+
+async function contextCandidates(
+  graph: QueryGraph,
+  retrieval: Retrieval,
+  chunkTopK: number,
+): Promise<Candidates> {
+  const chunks = await chunkRecords(graph, retrieval.chunks.slice(0, chunkTopK));
+  return {
+    entities: await entityItems(graph, retrieval.entities),
+    relationships: await relationshipItems(graph, retrieval.relationships),
+    chunks,
+    titles: await documentTitles(
+      graph.store,
+      chunks.map((c) => c.record.docId),
+    ),
+  };
+}
+
+function fitCandidates(
+  candidates: Candidates,
+  retrieval: Retrieval,
+  budget: ContextBudget,
+  measure: TokenMeasure,
+): Fitted {
+  const reserved = budget.reservedTexts.reduce((sum, text) => sum + measure(text), 0);
+  let left = Math.max(0, budget.totalTokens - reserved);
+  const entities = fitting(candidates.entities, entityLine, Math.min(budget.entityTokens, left), measure);
+  left -= entities.tokens;
+  const relationships = fitting(
+    candidates.relationships,
+    relationshipLine,
+    Math.min(budget.relationshipTokens, left),
+    measure,
+  );
+  left -= relationships.tokens;
+  const reports = fitCommunities(retrieval, left, measure);
+  left -= reports.tokens;
+  const chunks = chunksFitting(candidates.chunks, candidates.titles, left, measure);
+  const complete =
+    entities.items.length === candidates.entities.length &&
+    relationships.items.length === candidates.relationships.length &&
+    reports.communities.length === retrieval.communities.length &&
+    (reports.analysis !== null) === Boolean(retrieval.communityAnalysis) &&
+    chunks.length === candidates.chunks.length;
+  return { entities: entities.items, relationships: relationships.items, reports, chunks, complete };
 }
 
 interface RankedChunk {
@@ -80,12 +128,17 @@ interface RankedChunk {
   score: number;
 }
 
-function chunksFitting(chunks: RankedChunk[], titles: Map<string, string>, budget: number): RankedChunk[] {
+function chunksFitting(
+  chunks: RankedChunk[],
+  titles: Map<string, string>,
+  budget: number,
+  measure: TokenMeasure,
+): RankedChunk[] {
   const kept: RankedChunk[] = [];
   let tokens = 0;
   for (const chunk of chunks) {
     const title = titles.get(chunk.record.docId) ?? chunk.record.docId;
-    const cost = lineTokens(passageHeader(kept.length + 1, title)) + chunk.record.tokens + 2;
+    const cost = measure(passageHeader(kept.length + 1, title)) + chunk.record.tokens + 2;
     if (tokens + cost > budget) break;
     kept.push(chunk);
     tokens += cost;

@@ -2,7 +2,7 @@ import { citedCommunityIds, readableCitations } from "../../community/citations.
 import type { Retrieval } from "../modes/retrieval.js";
 import type { ContextCommunity } from "../result.js";
 import { communityLine } from "./context-format.js";
-import { fitting } from "./line-tokens.js";
+import { fitting, lineTokens, type TokenMeasure } from "./line-tokens.js";
 
 export interface FittedCommunities {
   communities: ContextCommunity[];
@@ -20,11 +20,12 @@ export interface FittedCommunities {
 export function fitCommunities(
   retrieval: Pick<Retrieval, "communities" | "communityAnalysis">,
   budget: number,
+  measure: TokenMeasure = lineTokens,
 ): FittedCommunities {
   const analysisText = retrieval.communityAnalysis;
   const ranked = citedFirst(retrieval.communities, analysisText ?? "");
-  const reports = fitting(ranked, communityLine, budget);
-  const analysis = fitting(analysisText ? [analysisText] : [], (a) => a, budget - reports.tokens);
+  const reports = fitting(ranked, communityLine, budget, measure);
+  const analysis = fitting(analysisText ? [analysisText] : [], (a) => a, budget - reports.tokens, measure);
   const shown = new Set(reports.items.map((c) => c.id));
   const resolve = (text: string) => readableCitations(text, shown).trim();
   const kept = analysis.items[0];

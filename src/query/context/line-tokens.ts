@@ -1,4 +1,4 @@
-import { countTokens } from "../../util/tokens.js";
+import { countTokens, tokenBound as utf8TokenBound } from "../../util/tokens.js";
 
 /** Enough for the entities and relationships of many queries; cleared whole when full. */
 const MAX_ENTRIES = 4096;
@@ -19,16 +19,23 @@ export function lineTokens(line: string): number {
   return n;
 }
 
+/** How many tokens a line costs: exactly (`lineTokens`) or as an upper bound (`tokenBound`). */
+export type TokenMeasure = (line: string) => number;
+
+/** An upper bound of a line's token count that needs no tokenizer (see util/tokens). */
+export const tokenBound: TokenMeasure = utf8TokenBound;
+
 /** The longest prefix of `items` whose rendered lines fit in `budget` tokens. */
 export function fitting<T>(
   items: T[],
   render: (item: T) => string,
   budget: number,
+  measure: TokenMeasure = lineTokens,
 ): { items: T[]; tokens: number } {
   const kept: T[] = [];
   let tokens = 0;
   for (const item of items) {
-    const cost = lineTokens(render(item)) + 1; // +1 for the line break
+    const cost = measure(render(item)) + 1; // +1 for the line break
     if (tokens + cost > budget) break;
     kept.push(item);
     tokens += cost;
