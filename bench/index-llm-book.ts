@@ -1,0 +1,218 @@
+/**
+ * A book-length text indexed through a model, as a whole `kgrag index` process: how close does the
+ * run come to keeping the model busy? A scripted OpenAI-compatible server answers every request
+ * after a fixed latency; the bound is (chat + embedding requests) x latency / concurrency, the time
+ * a run would take if `concurrency` requests were in flight from the first moment to the last.
+ * The server samples how many requests are in flight, so the report shows where the model idles
+ * (start-up, the gaps between stages, the last stragglers of a stage).
+ * Run: npx tsx bench/index-llm-book.ts [--latency 200] [--concurrency 4] [--chunks 40] [--cpu-prof DIR]
+ * Needs `npm run build` first (it runs bin/kgrag.js, the way a user does).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type ChatCall,
+  lastUserMessage,
+  startScriptedOpenAI,
+} from "../test/support/scripted-openai-server.js";
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
+}
+
+const LATENCY_MS = option("--latency", 200);
+const CONCURRENCY = option("--concurrency", 4);
+const CHUNKS = option("--chunks", 40);
+const CLI = join(import.meta.dirname, "..", "bin", "kgrag.js");
+const profileAt = process.argv.indexOf("--cpu-prof");
+/** A CPU profile of the kgrag process, to see what it does while the model waits. */
+const PROFILE_ARGS =
+  profileAt >= 0 ? ["--cpu-prof", "--cpu-prof-dir", process.argv[profileAt + 1] ?? "."] : [];
+
+const CAST = [
+  "Ada Marlow",
+  "Ben Orrin",
+  "Cora Vale",
+  "Dmitri Hask",
+  "Elena Fross",
+  "Felix Arden",
+  "Greta Lune",
+  "Hugo Strand",
+  "Iris Callow",
+  "Jonas Brae",
+  "Kira Walden",
+  "Leo Margrave",
+  "Mina Torres",
+  "Nils Ebbe",
+  "Olga Penrose",
+  "Pavel Quill",
+  "Rosa Hale",
+  "Simon Dray",
+  "Tessa Moor",
+  "Umar Lindqvist",
+];
+const PLACES = [
+  "Harrowgate",
+  "the Salt Exchange",
+  "Fennick Bridge",
+  "the Old Observatory",
+  "Marrow Quay",
+  "Lanthorn Hall",
+];
+
+/** A seeded pseudo-random sequence, so every run indexes the same book. */
+function* seeded(seed: number): Generator<number> {
+  let state = seed;
+  for (;;) {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    yield state / 2_147_483_648;
+  }
+}
+
+/** About `chunks` windows of 1,200 tokens of prose in which the cast meets, argues and travels. */
+function book(chunks: number): string {
+  const random = seeded(7);
+  const pick = <T>(items: T[]): T => items[Math.floor(random.next().value * items.length)] as T;
+  const verbs = ["met", "argued with", "wrote to", "travelled with", "owed money to", "taught", "warned"];
+  const paragraphs: string[] = [];
+  // ~80 tokens per paragraph, 15 per 1,200-token window.
+  for (let i = 0; i < chunks * 15; i += 1) {
+    const a = pick(CAST);
+    const b = pick(CAST.filter((name) => name !== a));
+    const place = pick(PLACES);
+    paragraphs.push(
+      `In the ${i + 1}th week of the voyage, ${a} ${pick(verbs)} ${b} at ${place}. ` +
+        `Nobody at ${place} expected it, and ${b} kept a careful note of what was said, ` +
+        `because the ledger of the company would later depend on it. ${a} left before dawn, ` +
+        `taking the north road past the mills, where the river turns twice before the sea.`,
+    );
+  }
+  return paragraphs.join("\n\n");
+}
+
+function namesIn(text: string): string[] {
+  return [...CAST, ...PLACES].filter((name) => text.includes(name));
+}
+
+function extraction(text: string): string {
+  const names = namesIn(text);
+  const people = names.filter((n) => CAST.includes(n));
+  return JSON.stringify({
+    entities: names.map((name) => ({
+      name,
+      type: CAST.includes(name) ? "person" : "location",
+      description: `${name}, as this part of the story tells it: ${text.slice(0, 80)}`,
+    })),
+    relationships: people.slice(1).map((name, i) => ({
+      source: people[i],
+      target: name,
+      description: `${people[i]} and ${name} cross paths in the same week.`,
+      keywords: ["voyage"],
+      strength: 6,
+    })),
+  });
+}
+
+function reply(call: ChatCall): { content: string } {
+  const text = lastUserMessage(call);
+  switch (call.stage) {
+    case "extract":
+      return { content: extraction(text) };
+    case "summarize":
+      return { content: "A traveller of the voyage, often at the quays, who keeps meeting the others." };
+    case "report":
+      return {
+        content: JSON.stringify({
+          title: "Travellers of the voyage",
+          summary: "People who meet at the quays and halls of the voyage.",
+          rating: 5,
+          rating_explanation: "A close group.",
+          findings: [{ summary: "They meet often", explanation: "Week after week at the same places." }],
+        }),
+      };
+    default:
+      return { content: JSON.stringify({ entities: [], relationships: [] }) };
+  }
+}
+
+const server = await startScriptedOpenAI({ latencyMs: LATENCY_MS, chat: reply });
+const root = mkdtempSync(join(tmpdir(), "kgrag-bench-book-"));
+const file = join(root, "voyage.txt");
+writeFileSync(file, `The Voyage\n\n${book(CHUNKS)}\n`);
+
+// Requests in flight, sampled every 5 ms while the process runs: the model's idle time.
+const samples: number[] = [];
+const sampler = setInterval(() => samples.push(server.inFlight), 5);
+const started = performance.now();
+const startedAt = Date.now();
+const output = await new Promise<string>((resolve, reject) => {
+  const child = spawn(
+    process.execPath,
+    [...PROFILE_ARGS, CLI, "index", file, "--workspace", join(root, "ws"), "--json"],
+    {
+      env: {
+        ...process.env,
+        KGRAG_LLM_BASE_URL: server.baseURL,
+        KGRAG_LLM_API_KEY: "bench",
+        KGRAG_LLM_MODEL: "bench",
+        KGRAG_LLM_CONCURRENCY: String(CONCURRENCY),
+        KGRAG_EMBEDDING_MODEL: "bench-embed",
+        KGRAG_EMBEDDING_DIM: "64",
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  let stdout = "";
+  child.stdout.on("data", (data: Buffer) => {
+    stdout += data.toString();
+  });
+  child.on("error", reject);
+  child.on("exit", (code) =>
+    code === 0 ? resolve(stdout) : reject(new Error(`kgrag index exited ${code}`)),
+  );
+});
+const elapsed = performance.now() - started;
+clearInterval(sampler);
+await server.close();
+rmSync(root, { recursive: true, force: true });
+
+const requests = server.countByStage();
+const total = Object.values(requests).reduce((a, b) => a + b, 0);
+const bound = (total * LATENCY_MS) / CONCURRENCY;
+const firstRequest = Math.min(...server.requests.map((r) => r.receivedAt));
+const lastRequest = Math.max(...server.requests.map((r) => r.receivedAt));
+const idleShare = samples.filter((n) => n < CONCURRENCY).length / Math.max(1, samples.length);
+const summary = JSON.parse(output) as { chunks: number; entities: number; relationships: number };
+console.log(
+  JSON.stringify({
+    chunks: summary.chunks,
+    entities: summary.entities,
+    relationships: summary.relationships,
+    latencyMs: LATENCY_MS,
+    concurrency: CONCURRENCY,
+    requests,
+    boundMs: Math.round(bound),
+    elapsedMs: Math.round(elapsed),
+    ratio: Number((elapsed / bound).toFixed(2)),
+    /** From process start to the first model request: start-up, reading and chunking. */
+    beforeFirstRequestMs: firstRequest - startedAt,
+    requestSpanMs: lastRequest - firstRequest,
+    /** Share of the run with fewer than `concurrency` requests in flight. */
+    underusedShare: Number(idleShare.toFixed(2)),
+    /** When each stage's requests started, in ms from process start: first and last. */
+    stages: stageSpans(),
+  }),
+);
+
+function stageSpans(): Record<string, [number, number]> {
+  const spans: Record<string, [number, number]> = {};
+  for (const r of server.requests) {
+    const at = r.receivedAt - startedAt;
+    const span = spans[r.stage || "embed"];
+    spans[r.stage || "embed"] = span ? [Math.min(span[0], at), Math.max(span[1], at)] : [at, at];
+  }
+  return spans;
+}
