@@ -48,7 +48,8 @@ export class OpenAIEmbedder implements Embedder {
   private static clientFor(config: EmbeddingConfig): OpenAI {
     return new OpenAI({
       baseURL: config.baseURL,
-      apiKey: config.apiKey,
+      // Local servers (Ollama, vLLM) accept any key; the client library insists on one.
+      apiKey: config.apiKey ?? "not-needed",
       timeout: config.timeoutMs,
       maxRetries: 0,
     });

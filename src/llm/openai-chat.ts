@@ -55,7 +55,8 @@ export class OpenAIChatModel implements ChatModel {
     this.limit = pLimit(config.concurrency);
     this.client = new OpenAI({
       baseURL: config.baseURL,
-      apiKey: config.apiKey,
+      // Local servers (Ollama, vLLM) accept any key; the client library insists on one.
+      apiKey: config.apiKey ?? "not-needed",
       timeout: config.timeoutMs,
       maxRetries: 0,
     });
