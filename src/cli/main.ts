@@ -32,6 +32,7 @@ const COMMANDS: Record<string, Register> = {
   export: async (p, o) => (await import("./commands/export.js")).registerExportCommand(p, o),
   migrate: async (p, o) => (await import("./commands/migrate.js")).registerMigrateCommand(p, o),
   config: async (p) => (await import("./commands/config.js")).registerConfigCommand(p),
+  prompts: async (p) => (await import("./commands/prompts.js")).registerPromptsCommand(p),
 };
 
 /** The CLI's workspace opener, loaded by the first command that opens a workspace: it pulls in the library. */

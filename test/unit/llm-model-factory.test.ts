@@ -54,6 +54,23 @@ describe("createModels", () => {
   });
 });
 
+describe("per-stage models", () => {
+  it("send each stage to its own model with its temperature and output limit, the rest to the default", async () => {
+    server = await startScriptedOpenAI({ chat: () => ({ content: "fine" }) });
+    const config = ConfigSchema.parse({
+      llm: { baseURL: server.baseURL, model: "small", temperature: 0.1 },
+      stages: { answers: { model: "big", temperature: 0.7, maxOutputTokens: 99 } },
+    });
+    const { chat } = await createModels(config, memoryCache(), new UsageTracker());
+    await chat?.chat(ask);
+    await chat?.chat({ ...ask, stage: "keywords", temperature: 0 });
+    const bodies = server.requests.map((r) => r.body);
+    expect(bodies[0]).toMatchObject({ model: "big", temperature: 0.7, max_tokens: 99 });
+    expect(bodies[1]).toMatchObject({ model: "small", temperature: 0.1 });
+    expect(bodies[1]).not.toHaveProperty("max_tokens");
+  });
+});
+
 describe("fromLangChain", () => {
   it("wraps LangChain objects with the cache and usage tracking", async () => {
     const usage = new UsageTracker();

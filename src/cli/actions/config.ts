@@ -18,6 +18,9 @@ export async function configAction(opts: ConfigFlags): Promise<void> {
     return;
   }
   const loaded = loadConfig(process.env, opts.workspace ? { workspace: opts.workspace } : {});
+  // Checks the prompt folder as a run would: a broken override is an error here too.
+  const { usePromptOverrides, overriddenPrompts } = await import("../../llm/prompts.js");
+  usePromptOverrides(loaded.config.prompts);
   const leaves = leafPaths(loaded.config as Plain).map(([path, value]): [string, unknown] => [
     path,
     isSecret(path) && value ? MASK : value,
@@ -25,10 +28,12 @@ export async function configAction(opts: ConfigFlags): Promise<void> {
   if (opts.json) {
     const config: Plain = {};
     for (const [path, value] of leaves) setPath(config, path, value);
-    printJson({ file: loaded.file, config, sources: loaded.sources });
+    printJson({ file: loaded.file, config, sources: loaded.sources, promptOverrides: overriddenPrompts() });
     return;
   }
   const file = loaded.file ?? "none (defaults, environment variables and options)";
+  const prompts = overriddenPrompts();
+  if (prompts.length) process.stdout.write(`prompt overrides: ${prompts.join(", ")}\n`);
   const rows = leaves.map(([path, value]) => [
     path,
     JSON.stringify(value),
