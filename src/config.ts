@@ -144,6 +144,8 @@ export const EstimateSchema = z.object({
   summarizedShare: z.number().min(0).max(1).default(0.03),
   /** Entities per community report (all levels together). */
   entitiesPerReport: z.number().min(1).default(4),
+  /** How full a report's context gets, as a share of community.reportContextTokens. */
+  reportContextShare: z.number().min(0).max(1).default(0.3),
   reportOutputTokens: z.number().int().min(1).default(700),
 });
 
