@@ -133,8 +133,8 @@ export const StagesSchema = z.object({
  * big the graph grows. Chunks, calls and prompt sizes are computed; these only scale the rest.
  */
 export const EstimateSchema = z.object({
-  /** Extraction answer tokens per token of chunk text. */
-  extractionOutputRatio: z.number().min(0).default(0.6),
+  /** Extraction answer tokens per token of chunk text (JSON with a sentence per record: about as long). */
+  extractionOutputRatio: z.number().min(0).default(1),
   /** A gleaning answer's tokens as a share of the extraction answer's. */
   gleaningOutputShare: z.number().min(0).default(0.4),
   /** Distinct entities each chunk adds to the graph, and relationships. */

@@ -55,7 +55,11 @@ describe("kgrag prompts export", () => {
     const out = join(dir, "exported");
     const result = await runMain(["prompts", "export", out]);
     expect(result.code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(builtInPromptNames().map((n) => `${n}.md`).sort());
+    expect(readdirSync(out).sort()).toEqual(
+      builtInPromptNames()
+        .map((n) => `${n}.md`)
+        .sort(),
+    );
     expect(readFileSync(join(out, "extract.md"), "utf8")).toBe(
       readFileSync(packagePath("prompts", "extract.md"), "utf8"),
     );
