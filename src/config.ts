@@ -55,6 +55,23 @@ export const ExtractiveAnswerSchema = z.object({
   repeatWeight: z.number().min(0).max(1).default(0.5),
 });
 
+/** Constants of the graph and passage ranking (src/query), with the reasons for their defaults there. */
+export const RankingSchema = z.object({
+  /**
+   * Probability that the personalised PageRank walk follows an edge rather than returning to a
+   * seed. At 0.5 a walk takes one step on average and reaches two hops a quarter of the time, as
+   * HippoRAG uses for multi-hop retrieval; PageRank's 0.85 drifts into dense clusters.
+   */
+  pagerankDamping: z.number().gt(0).lt(1).default(0.5),
+  /** Seeds weighing under this share of the strongest are not expanded (a hub would load thousands of edges). */
+  expandedSeedShare: z.number().min(0).max(1).default(0.01),
+  /** The k of reciprocal rank fusion, 1 / (k + rank): 60 as in Cormack et al. (2009). */
+  fusionK: z.number().min(0).default(60),
+  /** BM25 relationship hits under this share of the best one are dropped before fusion. */
+  textHitFloor: z.number().min(0).max(1).default(0.05),
+});
+export type RankingConfig = z.infer<typeof RankingSchema>;
+
 export const QuerySchema = z.object({
   topK: z.number().int().min(1).default(40),
   chunkTopK: z.number().int().min(1).default(20),
@@ -66,6 +83,7 @@ export const QuerySchema = z.object({
   communityLevel: z.number().int().min(0).default(2),
   responseType: z.string().default("Multiple Paragraphs"),
   extractive: ExtractiveAnswerSchema.default(ExtractiveAnswerSchema.parse({})),
+  ranking: RankingSchema.default(RankingSchema.parse({})),
 });
 
 /** Price per million tokens, for the cost estimate of `kgrag index --dry-run`. */
