@@ -149,6 +149,8 @@ export const StagesSchema = z.object({
 /**
  * What `kgrag index --dry-run` cannot know before a model answers: how long answers are and how
  * big the graph grows. Chunks, calls and prompt sizes are computed; these only scale the rest.
+ * The graph-size defaults are those of bench/dry-run-accuracy.ts (HotpotQA passages); set them
+ * from one real run of your own (`kgrag index --json` totals) for your corpus and model.
  */
 export const EstimateSchema = z.object({
   /** Extraction answer tokens per token of chunk text (JSON with a sentence per record: about as long). */
@@ -156,15 +158,15 @@ export const EstimateSchema = z.object({
   /** A gleaning answer's tokens as a share of the extraction answer's. */
   gleaningOutputShare: z.number().min(0).default(0.4),
   /** Distinct entities each chunk adds to the graph, and relationships. */
-  entitiesPerChunk: z.number().min(0).default(6),
-  relationshipsPerChunk: z.number().min(0).default(5),
+  entitiesPerChunk: z.number().min(0).default(10),
+  relationshipsPerChunk: z.number().min(0).default(11),
   /** Share of entities and relationships mentioned often enough to get an LLM summary. */
-  summarizedShare: z.number().min(0).max(1).default(0.03),
+  summarizedShare: z.number().min(0).max(1).default(0.004),
   /** Entities per community report (all levels together). */
-  entitiesPerReport: z.number().min(1).default(4),
+  entitiesPerReport: z.number().min(1).default(6),
   /** How full a report's context gets, as a share of community.reportContextTokens. */
-  reportContextShare: z.number().min(0).max(1).default(0.3),
-  reportOutputTokens: z.number().int().min(1).default(700),
+  reportContextShare: z.number().min(0).max(1).default(0.15),
+  reportOutputTokens: z.number().int().min(1).default(450),
 });
 
 export const EmbeddingSchema = z.object({

@@ -95,6 +95,17 @@ describe("kgrag.config.json", () => {
   });
 });
 
+describe("the README's example (examples/kgrag.config.json)", () => {
+  it("is valid, every stage falling back to the default model for what it leaves out", () => {
+    const file = packagePath("examples", "kgrag.config.json");
+    const { config } = loadConfig({ KGRAG_CONFIG: file, OPENAI_API_KEY: "sk-1", OLLAMA_KEY: "local" });
+    expect(config.llm?.apiKey).toBe("sk-1");
+    expect(config.stages?.keywords?.apiKey).toBe("local");
+    expect(config.stages?.reports?.model).toBe("gpt-4o");
+    expect(config.query.ranking.fusionK).toBe(60);
+  });
+});
+
 describe("the published JSON Schema", () => {
   it("is the one generated from the zod schema (regenerate: npm run config-schema)", () => {
     expect(readFileSync(packagePath(CONFIG_SCHEMA_PATH), "utf8")).toBe(configJsonSchemaText());
