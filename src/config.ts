@@ -155,6 +155,8 @@ export const StagesSchema = z.object({
 export const EstimateSchema = z.object({
   /** Extraction answer tokens per token of chunk text (JSON with a sentence per record: about as long). */
   extractionOutputRatio: z.number().min(0).default(1),
+  /** An extraction answer's least tokens: even a short passage gets a dozen records with a sentence each. */
+  extractionMinOutputTokens: z.number().int().min(0).default(1000),
   /** A gleaning answer's tokens as a share of the extraction answer's. */
   gleaningOutputShare: z.number().min(0).default(0.4),
   /** Distinct entities each chunk adds to the graph, and relationships. */

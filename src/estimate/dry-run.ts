@@ -66,7 +66,10 @@ function extractionOf(
 ): { extract: Counted; glean: Counted } {
   const { extraction, estimate } = config;
   const first = extractMessages(extraction, title, chunk.text);
-  const answerTokens = Math.round(chunk.tokens * estimate.extractionOutputRatio);
+  const answerTokens = Math.max(
+    estimate.extractionMinOutputTokens,
+    Math.round(chunk.tokens * estimate.extractionOutputRatio),
+  );
   const extract = { calls: 1, inputTokens: tokensOf(first), outputTokens: answerTokens };
   let glean = NONE;
   let conversation = first;
