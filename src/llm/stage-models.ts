@@ -17,13 +17,26 @@ export const STAGE_CONFIG_KEYS: Record<Stage, StageKey> = {
   text2cypher: "text2cypher",
 };
 
-/** The settings one stage runs with: its own under `stages`, the rest from `llm`; null offline. */
+/**
+ * The settings one stage runs with: its own under `stages`, the rest from `llm`; null offline.
+ * Another model does not inherit the default's price and rate limits (they belong to a model),
+ * and another endpoint does not inherit its API key (it would go to another host).
+ */
 export function stageSettings(config: KgragConfig, stage: Stage): LlmConfig | null {
-  if (!config.llm) return null;
+  const base = config.llm;
+  if (!base) return null;
   const own = config.stages?.[STAGE_CONFIG_KEYS[stage]];
-  if (!own) return config.llm;
+  if (!own) return base;
   const given = Object.fromEntries(Object.entries(own).filter(([, value]) => value !== undefined));
-  return { ...config.llm, ...given };
+  const otherEndpoint = own.baseURL !== undefined && own.baseURL !== base.baseURL;
+  const otherModel = otherEndpoint || (own.model !== undefined && own.model !== base.model);
+  const { price, requestsPerMinute, tokensPerMinute, apiKey, apiKeyEnv, ...shared } = base;
+  return {
+    ...shared,
+    ...(otherModel ? {} : { price, requestsPerMinute, tokensPerMinute }),
+    ...(otherEndpoint ? {} : { apiKey, apiKeyEnv }),
+    ...given,
+  };
 }
 
 /** What makes two stages' clients different: everything but what is sent per request or only priced. */

@@ -40,7 +40,7 @@ afterEach(async () => {
 
 describe("kgrag index --dry-run", () => {
   it("calls no model, writes no workspace, and prices the estimate at the configured prices", async () => {
-    const result = await runMain(["index", "--dry-run", ...CORPUS, "--json"], env);
+    const result = await runMain(["--config", configFile, "index", "--dry-run", ...CORPUS, "--json"]);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as DryRunReport;
     expect(server.requests).toHaveLength(0);

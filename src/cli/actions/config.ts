@@ -1,5 +1,7 @@
-import { loadConfig } from "../../config.js";
+import { type KgragConfig, loadConfig } from "../../config.js";
 import { leafPaths, type Plain, setPath } from "../../config-file/layers.js";
+import { STAGES } from "../../llm/chat-model.js";
+import { stageSettings } from "../../llm/stage-models.js";
 import type { ConfigFlags } from "../commands/config.js";
 import { formatTable, printJson } from "../output.js";
 
@@ -40,4 +42,21 @@ export async function configAction(opts: ConfigFlags): Promise<void> {
     loaded.sources[path] ?? "default",
   ]);
   process.stdout.write(`config file: ${file}\n\n${formatTable(["key", "value", "source"], rows)}\n`);
+  process.stdout.write(stageTable(loaded.config));
+}
+
+/** The model each request stage ends up with, once `stages` and `llm` are combined. */
+function stageTable(config: KgragConfig): string {
+  if (!config.llm) return "\nNo LLM configured: every stage runs its offline built-in.\n";
+  const rows = STAGES.map((stage) => {
+    const s = stageSettings(config, stage);
+    const price = s?.price ? `${s.price.inputPerMillion} / ${s.price.outputPerMillion}` : "";
+    const limits = [
+      s?.requestsPerMinute && `${s.requestsPerMinute} rpm`,
+      s?.tokensPerMinute && `${s.tokensPerMinute} tpm`,
+    ];
+    return [stage, s?.model ?? "", s?.baseURL ?? "(default)", limits.filter(Boolean).join(", "), price];
+  });
+  const headers = ["stage", "model", "base URL", "rate limits", "price in/out per M"];
+  return `\nModels by stage:\n${formatTable(headers, rows)}\n`;
 }
