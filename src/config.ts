@@ -1,5 +1,9 @@
+import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "./config-error.js";
+import { locateConfigFile, readConfigFile } from "./config-file/find-config.js";
+import { deepMerge, hasPath, isPlainObject, leafPaths, type Plain, setPath } from "./config-file/layers.js";
+import { knownKeysAt, unknownKeys } from "./config-file/unknown-keys.js";
 
 export { ConfigError };
 
@@ -51,6 +55,23 @@ export const ExtractiveAnswerSchema = z.object({
   repeatWeight: z.number().min(0).max(1).default(0.5),
 });
 
+/** Constants of the graph and passage ranking (src/query), with the reasons for their defaults there. */
+export const RankingSchema = z.object({
+  /**
+   * Probability that the personalised PageRank walk follows an edge rather than returning to a
+   * seed. At 0.5 a walk takes one step on average and reaches two hops a quarter of the time, as
+   * HippoRAG uses for multi-hop retrieval; PageRank's 0.85 drifts into dense clusters.
+   */
+  pagerankDamping: z.number().gt(0).lt(1).default(0.5),
+  /** Seeds weighing under this share of the strongest are not expanded (a hub would load thousands of edges). */
+  expandedSeedShare: z.number().min(0).max(1).default(0.01),
+  /** The k of reciprocal rank fusion, 1 / (k + rank): 60 as in Cormack et al. (2009). */
+  fusionK: z.number().min(0).default(60),
+  /** BM25 relationship hits under this share of the best one are dropped before fusion. */
+  textHitFloor: z.number().min(0).max(1).default(0.05),
+});
+export type RankingConfig = z.infer<typeof RankingSchema>;
+
 export const QuerySchema = z.object({
   topK: z.number().int().min(1).default(40),
   chunkTopK: z.number().int().min(1).default(20),
@@ -62,26 +83,104 @@ export const QuerySchema = z.object({
   communityLevel: z.number().int().min(0).default(2),
   responseType: z.string().default("Multiple Paragraphs"),
   extractive: ExtractiveAnswerSchema.default(ExtractiveAnswerSchema.parse({})),
+  ranking: RankingSchema.default(RankingSchema.parse({})),
 });
+
+/** Price per million tokens, for the cost estimate of `kgrag index --dry-run`. */
+export const PriceSchema = z.object({
+  inputPerMillion: z.number().min(0).default(0),
+  outputPerMillion: z.number().min(0).default(0),
+});
+
+/** What any model endpoint may set besides its address: where its key is, its throttles, its price. */
+const EndpointFields = {
+  /** The environment variable holding the API key, so that the key itself stays out of the file. */
+  apiKeyEnv: z.string().min(1).optional(),
+  /** Token-bucket throttles shared by every stage that uses the same endpoint and model. */
+  requestsPerMinute: z.number().positive().optional(),
+  /** Prompt plus completion tokens per minute. */
+  tokensPerMinute: z.number().positive().optional(),
+  price: PriceSchema.optional(),
+};
+
+/** Sent with every chat request of a stage when set; otherwise each stage's own choice stands. */
+const ChatTuningFields = {
+  temperature: z.number().min(0).max(2).optional(),
+  maxOutputTokens: z.number().int().min(1).optional(),
+};
 
 export const LlmSchema = z.object({
   baseURL: z.string().url().optional(),
-  apiKey: z.string().min(1),
+  /** Local servers (Ollama, vLLM) accept any key; unset sends a placeholder. */
+  apiKey: z.string().min(1).optional(),
   model: z.string().min(1),
   concurrency: z.number().int().min(1).default(4),
   timeoutMs: z.number().int().min(100).default(120_000),
   maxRetries: z.number().int().min(0).default(5),
+  ...EndpointFields,
+  ...ChatTuningFields,
+});
+
+/** A stage's own model: every field left out comes from `llm`, the default model. */
+export const StageModelSchema = z.object({
+  baseURL: z.string().url().optional(),
+  apiKey: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  concurrency: z.number().int().min(1).optional(),
+  timeoutMs: z.number().int().min(100).optional(),
+  maxRetries: z.number().int().min(0).optional(),
+  ...EndpointFields,
+  ...ChatTuningFields,
+});
+
+/** The stages a config file can give their own model (src/llm/stage-models.ts maps them to request stages). */
+export const StagesSchema = z.object({
+  /** Extraction and its gleaning rounds. */
+  extraction: StageModelSchema.optional(),
+  summaries: StageModelSchema.optional(),
+  reports: StageModelSchema.optional(),
+  keywords: StageModelSchema.optional(),
+  answers: StageModelSchema.optional(),
+  globalMap: StageModelSchema.optional(),
+  globalReduce: StageModelSchema.optional(),
+  text2cypher: StageModelSchema.optional(),
+});
+
+/**
+ * What `kgrag index --dry-run` cannot know before a model answers: how long answers are and how
+ * big the graph grows. Chunks, calls and prompt sizes are computed; these only scale the rest.
+ * The graph-size defaults are those of bench/dry-run-accuracy.ts (HotpotQA passages); set them
+ * from one real run of your own (`kgrag index --json` totals) for your corpus and model.
+ */
+export const EstimateSchema = z.object({
+  /** Extraction answer tokens per token of chunk text (JSON with a sentence per record: about as long). */
+  extractionOutputRatio: z.number().min(0).default(1),
+  /** An extraction answer's least tokens: even a short passage gets a dozen records with a sentence each. */
+  extractionMinOutputTokens: z.number().int().min(0).default(1000),
+  /** A gleaning answer's tokens as a share of the extraction answer's. */
+  gleaningOutputShare: z.number().min(0).default(0.4),
+  /** Distinct entities each chunk adds to the graph, and relationships. */
+  entitiesPerChunk: z.number().min(0).default(10),
+  relationshipsPerChunk: z.number().min(0).default(11),
+  /** Share of entities and relationships mentioned often enough to get an LLM summary. */
+  summarizedShare: z.number().min(0).max(1).default(0.004),
+  /** Entities per community report (all levels together). */
+  entitiesPerReport: z.number().min(1).default(6),
+  /** How full a report's context gets, as a share of community.reportContextTokens. */
+  reportContextShare: z.number().min(0).max(1).default(0.15),
+  reportOutputTokens: z.number().int().min(1).default(450),
 });
 
 export const EmbeddingSchema = z.object({
   baseURL: z.string().url().optional(),
-  apiKey: z.string().min(1),
+  apiKey: z.string().min(1).optional(),
   model: z.string().min(1),
   dimension: z.number().int().min(1).optional(),
   batchSize: z.number().int().min(1).default(32),
   concurrency: z.number().int().min(1).default(4),
   timeoutMs: z.number().int().min(100).default(60_000),
   maxRetries: z.number().int().min(0).default(5),
+  ...EndpointFields,
 });
 
 /** The schemes the Neo4j driver speaks; anything else fails inside the driver as "Unknown scheme". */
@@ -118,8 +217,20 @@ export const ConfigSchema = z
     merge: MergeSchema.default(MergeSchema.parse({})),
     community: CommunitySchema.default(CommunitySchema.parse({})),
     query: QuerySchema.default(QuerySchema.parse({})),
+    /** Per-stage models; a stage not named here uses `llm`. */
+    stages: StagesSchema.optional(),
+    /** A folder of prompt files replacing the built-in prompts of the same name. */
+    prompts: z.string().min(1).optional(),
+    estimate: EstimateSchema.default(EstimateSchema.parse({})),
   })
   .superRefine((config, ctx) => {
+    if (config.stages && !config.llm) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["stages"],
+        message: "per-stage models need `llm`, the default model that the other stages use",
+      });
+    }
     if (config.storage !== "neo4j") return;
     const start = "Start one with `docker compose up -d` (see docker-compose.yml).";
     if (!config.neo4j) {
@@ -154,52 +265,169 @@ function intFromEnv(env: Env, name: string): number | undefined {
 }
 
 /**
- * Reads the KGRAG_* variables (OPENAI_API_KEY and OPENAI_BASE_URL as fallbacks). No LLM model set
- * means the offline built-ins are used.
+ * Reads the KGRAG_* variables (OPENAI_API_KEY and OPENAI_BASE_URL as fallbacks) over the config
+ * file, if any. No LLM model set means the offline built-ins are used.
  */
 export function configFromEnv(env: Env = process.env, overrides: KgragConfigInput = {}): KgragConfig {
-  const llmModel = env.KGRAG_LLM_MODEL;
-  const llmKey = env.KGRAG_LLM_API_KEY ?? env.OPENAI_API_KEY;
-  const llmBase = env.KGRAG_LLM_BASE_URL ?? env.OPENAI_BASE_URL;
-  const embModel = env.KGRAG_EMBEDDING_MODEL;
+  return loadConfig(env, overrides).config;
+}
+
+/** The effective configuration, the file it read (if any) and where each value came from. */
+export interface LoadedConfig {
+  config: KgragConfig;
+  file: string | null;
+  /** Dotted path → "default", "file PATH", "env NAME" or "option". */
+  sources: Record<string, string>;
+}
+
+/**
+ * Defaults, then the config file (the workspace's, the current folder's or --config), then
+ * environment variables, then `overrides` (library options and CLI flags), each over the last.
+ */
+export function loadConfig(env: Env = process.env, overrides: KgragConfigInput = {}): LoadedConfig {
   checkChoice(env, "KGRAG_STORAGE", STORAGE_KINDS);
-  const input: KgragConfigInput = {
-    workspace: env.KGRAG_WORKSPACE,
-    storage: env.KGRAG_STORAGE as KgragConfigInput["storage"],
-    neo4j: env.NEO4J_URI
-      ? {
-          uri: env.NEO4J_URI,
-          username: env.NEO4J_USERNAME ?? "neo4j",
-          password: env.NEO4J_PASSWORD ?? "",
-          database: env.NEO4J_DATABASE,
-        }
-      : undefined,
-    llm: llmModel
-      ? {
-          model: llmModel,
-          // Local servers (Ollama, vLLM) accept any key; the client library insists on one.
-          apiKey: llmKey || "not-needed",
-          baseURL: llmBase,
-          concurrency: intFromEnv(env, "KGRAG_LLM_CONCURRENCY"),
-          timeoutMs: intFromEnv(env, "KGRAG_LLM_TIMEOUT_MS"),
-        }
-      : undefined,
-    embedding: embModel
-      ? {
-          model: embModel,
-          apiKey: env.KGRAG_EMBEDDING_API_KEY ?? llmKey ?? "not-needed",
-          baseURL: env.KGRAG_EMBEDDING_BASE_URL ?? llmBase,
-          dimension: intFromEnv(env, "KGRAG_EMBEDDING_DIM"),
-          timeoutMs: intFromEnv(env, "KGRAG_LLM_TIMEOUT_MS"),
-        }
-      : undefined,
-  };
-  const merged = { ...stripUndefined(input), ...stripUndefined(overrides) };
+  const given = stripUndefinedDeep(overrides);
+  const file = locateConfigFile(env, (given.workspace as string | undefined) ?? env.KGRAG_WORKSPACE);
+  const fromFile = file ? filePathsResolved(readConfigFile(file), file) : {};
+  if (file) refuseUnknownKeys(fromFile, file);
+  const fromEnv = envLayer(env);
+  dropUnrequestedSections(fromEnv.values, [fromFile, given]);
+  const merged = deepMerge(deepMerge(fromFile, fromEnv.values), given);
+  const derived = keysFromVariables(merged, env);
   const parsed = ConfigSchema.safeParse(merged);
-  if (!parsed.success) {
-    throw new ConfigError(`Invalid kgrag configuration:\n${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new ConfigError(invalidConfigMessage(parsed.error, file));
+  const origins = { ...fromEnv.origins, ...derived };
+  return { config: parsed.data, file, sources: sourcesOf(parsed.data, { file, fromFile, origins, given }) };
+}
+
+/** Folders named in a config file are relative to the file, wherever kgrag is started from. */
+function filePathsResolved(values: Plain, file: string): Plain {
+  const resolved = { ...values };
+  for (const key of ["workspace", "prompts"]) {
+    const value = resolved[key];
+    if (typeof value === "string" && value) resolved[key] = resolve(dirname(file), value);
   }
-  return parsed.data;
+  return resolved;
+}
+
+type EnvValues = { values: Plain; origins: Record<string, string> };
+
+/** The settings the environment gives, each with the variable it came from. */
+function envLayer(env: Env): EnvValues {
+  const layer: EnvValues = { values: {}, origins: {} };
+  const put = (path: string, name: string, value: unknown) => {
+    if (value === undefined || value === "") return;
+    setPath(layer.values, path, value);
+    layer.origins[path] = `env ${name}`;
+  };
+  const first = (...names: string[]) => names.find((name) => env[name]);
+  put("workspace", "KGRAG_WORKSPACE", env.KGRAG_WORKSPACE);
+  put("storage", "KGRAG_STORAGE", env.KGRAG_STORAGE);
+  for (const [key, name] of [
+    ["uri", "NEO4J_URI"],
+    ["username", "NEO4J_USERNAME"],
+    ["password", "NEO4J_PASSWORD"],
+    ["database", "NEO4J_DATABASE"],
+  ] as const)
+    put(`neo4j.${key}`, name, env[name]);
+  put("llm.model", "KGRAG_LLM_MODEL", env.KGRAG_LLM_MODEL);
+  put("llm.baseURL", "KGRAG_LLM_BASE_URL", env.KGRAG_LLM_BASE_URL);
+  put("llm.apiKey", "KGRAG_LLM_API_KEY", env.KGRAG_LLM_API_KEY);
+  put("llm.concurrency", "KGRAG_LLM_CONCURRENCY", intFromEnv(env, "KGRAG_LLM_CONCURRENCY"));
+  put("llm.timeoutMs", "KGRAG_LLM_TIMEOUT_MS", intFromEnv(env, "KGRAG_LLM_TIMEOUT_MS"));
+  put("embedding.model", "KGRAG_EMBEDDING_MODEL", env.KGRAG_EMBEDDING_MODEL);
+  const embeddingBase = first("KGRAG_EMBEDDING_BASE_URL", "KGRAG_LLM_BASE_URL");
+  put("embedding.baseURL", embeddingBase ?? "", embeddingBase && env[embeddingBase]);
+  const embeddingKey = first("KGRAG_EMBEDDING_API_KEY", "KGRAG_LLM_API_KEY");
+  put("embedding.apiKey", embeddingKey ?? "", embeddingKey && env[embeddingKey]);
+  put("embedding.dimension", "KGRAG_EMBEDDING_DIM", intFromEnv(env, "KGRAG_EMBEDDING_DIM"));
+  put("embedding.timeoutMs", "KGRAG_LLM_TIMEOUT_MS", intFromEnv(env, "KGRAG_LLM_TIMEOUT_MS"));
+  return layer;
+}
+
+/**
+ * A section the environment only half gives (an API key without a model, a Neo4j password
+ * without an address) stays off unless the file or the options ask for that section.
+ */
+function dropUnrequestedSections(values: Plain, asking: Plain[]): void {
+  const needed: Array<[string, string]> = [
+    ["llm", "model"],
+    ["embedding", "model"],
+    ["neo4j", "uri"],
+  ];
+  for (const [section, key] of needed) {
+    const own = values[section];
+    if (isPlainObject(own) && own[key] === undefined && !asking.some((layer) => layer[section])) {
+      delete values[section];
+    }
+  }
+}
+
+/**
+ * Fills each model's `apiKey` from the variable its `apiKeyEnv` names, then from OPENAI_API_KEY
+ * (and its address from OPENAI_BASE_URL), returning where each came from.
+ */
+function keysFromVariables(merged: Plain, env: Env): Record<string, string> {
+  const origins: Record<string, string> = {};
+  const stages = isPlainObject(merged.stages) ? merged.stages : {};
+  const sections: Array<[string, unknown]> = [
+    ["llm", merged.llm],
+    ["embedding", merged.embedding],
+    ...Object.entries(stages).map(([name, stage]): [string, unknown] => [`stages.${name}`, stage]),
+  ];
+  for (const [path, section] of sections) {
+    if (!isPlainObject(section) || section.apiKey !== undefined) continue;
+    const name = typeof section.apiKeyEnv === "string" ? section.apiKeyEnv : undefined;
+    const fallback = path.startsWith("stages.") ? undefined : "OPENAI_API_KEY";
+    const source = name ?? fallback;
+    if (source && env[source]) {
+      section.apiKey = env[source];
+      origins[`${path}.apiKey`] = `env ${source}`;
+    }
+  }
+  for (const path of ["llm", "embedding"]) {
+    const section = merged[path];
+    if (isPlainObject(section) && section.baseURL === undefined && env.OPENAI_BASE_URL) {
+      section.baseURL = env.OPENAI_BASE_URL;
+      origins[`${path}.baseURL`] = "env OPENAI_BASE_URL";
+    }
+  }
+  return origins;
+}
+
+function refuseUnknownKeys(values: Plain, file: string): void {
+  const unknown = unknownKeys(ConfigSchema, values);
+  if (unknown.length === 0) return;
+  const lines = unknown.map((path) => {
+    const known = knownKeysAt(ConfigSchema, path);
+    return `  ${path}: unknown key (known here: ${known.join(", ")})`;
+  });
+  throw new ConfigError(`Invalid kgrag configuration in ${file}:\n${lines.join("\n")}`);
+}
+
+/** One line per problem, each naming its key: "query.topK: Invalid input: expected number, received string". */
+function invalidConfigMessage(error: z.ZodError, file: string | null): string {
+  const lines = error.issues.map((issue) => `  ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
+  const where = file ? ` (file ${file}, then environment variables and options)` : "";
+  return `Invalid kgrag configuration${where}:\n${lines.join("\n")}`;
+}
+
+interface SourceLayers {
+  file: string | null;
+  fromFile: Plain;
+  origins: Record<string, string>;
+  given: Plain;
+}
+
+function sourcesOf(config: KgragConfig, layers: SourceLayers): Record<string, string> {
+  const sources: Record<string, string> = {};
+  for (const [path] of leafPaths(config as Plain)) {
+    if (hasPath(layers.given, path)) sources[path] = "option";
+    else if (layers.origins[path]) sources[path] = layers.origins[path];
+    else if (layers.file && hasPath(layers.fromFile, path)) sources[path] = `file ${layers.file}`;
+    else sources[path] = "default";
+  }
+  return sources;
 }
 
 /** Names the variable and its allowed values; zod would only say "Invalid option ... at storage". */
@@ -209,6 +437,6 @@ function checkChoice(env: Env, name: string, allowed: readonly string[]): void {
   throw new ConfigError(`${name} must be one of ${allowed.join(", ")}; got ${JSON.stringify(raw)}.`);
 }
 
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+function stripUndefinedDeep(value: object): Plain {
+  return deepMerge({}, value as Plain);
 }

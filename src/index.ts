@@ -1,6 +1,6 @@
 // The package's public API: `import { createKgrag } from "kgrag"`.
 export type { KgragConfig, KgragConfigInput } from "./config.js";
-export { ConfigSchema, configFromEnv } from "./config.js";
+export { ConfigSchema, configFromEnv, type LoadedConfig, loadConfig } from "./config.js";
 export type { GraphSchema, GraphSchemaInput } from "./cypher/schema.js";
 export { loadSchema, parseGraphSchema } from "./cypher/schema.js";
 export type { CypherValidation, ValidateOptions } from "./cypher/validator.js";
@@ -10,6 +10,7 @@ export type { Embedder } from "./embedding/embedder.js";
 export { HashingEmbedder } from "./embedding/hashing-embedder.js";
 export { LangChainEmbedder } from "./embedding/langchain-embedder.js";
 export { OpenAIEmbedder } from "./embedding/openai-embedder.js";
+export { type DryRunReport, dryRunIndex, estimateIndexing, type StageEstimate } from "./estimate/dry-run.js";
 export type { ExtractionOutcome, Extractor } from "./extraction/extractor.js";
 export { InvalidSourceDocumentError } from "./ingest/source-input.js";
 export type { CreateKgragOptions, Kgrag, StatusReport } from "./kgrag.js";

@@ -3,6 +3,7 @@ import { configFromEnv, type KgragConfig, type KgragConfigInput } from "./config
 import type { Embedder } from "./embedding/embedder.js";
 import { parseSourceDocuments } from "./ingest/source-input.js";
 import { type ChatModel, withAbortSignal } from "./llm/chat-model.js";
+import { usePromptOverrides } from "./llm/prompts.js";
 import { UsageTracker } from "./llm/usage.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
@@ -56,6 +57,8 @@ export interface Kgrag {
 
 export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgrag> {
   const config = configFromEnv(options.env ?? process.env, options.config ?? {});
+  // Checked before anything opens: a broken prompt override stops the start, not the 500th chunk.
+  usePromptOverrides(config.prompts);
   const workspace = resolve(config.workspace);
   const store = options.store ?? (await openStore(config, workspace));
   const usage = new UsageTracker();

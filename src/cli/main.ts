@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../config-error.js";
+import { CONFIG_FILE_NAME, CONFIG_FILE_VARIABLE } from "../config-file/find-config.js";
 import { ScopeError } from "../query/graph/scope.js";
 import { packagePath } from "../util/paths.js";
 import type { OpenKgrag } from "./open.js";
@@ -29,6 +31,8 @@ const COMMANDS: Record<string, Register> = {
   chat: async (p, o) => (await import("./commands/chat.js")).registerChatCommand(p, o),
   export: async (p, o) => (await import("./commands/export.js")).registerExportCommand(p, o),
   migrate: async (p, o) => (await import("./commands/migrate.js")).registerMigrateCommand(p, o),
+  config: async (p) => (await import("./commands/config.js")).registerConfigCommand(p),
+  prompts: async (p) => (await import("./commands/prompts.js")).registerPromptsCommand(p),
 };
 
 /** The CLI's workspace opener, loaded by the first command that opens a workspace: it pulls in the library. */
@@ -45,11 +49,26 @@ export async function buildProgram(
     .description(
       "Knowledge-graph RAG: index documents into a graph, then query it in five modes with citations",
     );
-  const named = argv.slice(2).find((arg) => !arg.startsWith("-"));
+  program.option(
+    "-c, --config <file>",
+    `config file (default: ${CONFIG_FILE_NAME} in the workspace or here)`,
+  );
+  // Every command reads settings through the environment; the flag names the file there.
+  program.hook("preAction", () => {
+    const file = program.opts<{ config?: string }>().config;
+    if (file) process.env[CONFIG_FILE_VARIABLE] = resolve(file);
+  });
+  const named = commandName(argv);
   const wanted = named && named in COMMANDS ? [named] : Object.keys(COMMANDS);
   for (const name of wanted) await COMMANDS[name]?.(program, open);
   reportUsageErrorsBriefly(program);
   return program;
+}
+
+/** The command `argv` names: the first word that is neither a flag nor the value of --config. */
+function commandName(argv: string[]): string | undefined {
+  const args = argv.slice(2);
+  return args.find((arg, i) => !arg.startsWith("-") && args[i - 1] !== "--config" && args[i - 1] !== "-c");
 }
 
 /**
@@ -82,6 +101,7 @@ function exitCodeOf(error: unknown): number {
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
+  const configBefore = process.env[CONFIG_FILE_VARIABLE];
   try {
     await (await buildProgram(argv)).parseAsync(argv);
   } catch (error) {
@@ -91,5 +111,9 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`kgrag: ${message}\n`);
     if (process.env.KGRAG_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  } finally {
+    // In-process callers (tests, embedders of the CLI) get their environment back as it was.
+    if (configBefore === undefined) delete process.env[CONFIG_FILE_VARIABLE];
+    else process.env[CONFIG_FILE_VARIABLE] = configBefore;
   }
 }

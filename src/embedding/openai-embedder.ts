@@ -3,7 +3,9 @@ import pLimit, { type LimitFunction } from "p-limit";
 import type { KgragConfig } from "../config.js";
 import { withDeadline } from "../llm/deadline.js";
 import { STAGE_HEADER } from "../llm/openai-chat.js";
+import { RateLimiter } from "../llm/rate-limiter.js";
 import { type RetryTuning, withRetry } from "../llm/retry.js";
+import { countTokens } from "../util/tokens.js";
 import { EmbeddingDimensionError } from "./dimension-error.js";
 import type { Embedder } from "./embedder.js";
 
@@ -25,6 +27,8 @@ export class OpenAIEmbedder implements Embedder {
   readonly model: string;
   private readonly client: OpenAI;
   private readonly limit: LimitFunction;
+  /** Requests and tokens per minute when configured, and the server's 429 pauses for every batch. */
+  private readonly limiter: RateLimiter;
 
   private constructor(
     private readonly config: EmbeddingConfig,
@@ -33,6 +37,7 @@ export class OpenAIEmbedder implements Embedder {
   ) {
     this.model = config.model;
     this.limit = pLimit(config.concurrency);
+    this.limiter = new RateLimiter(config);
     this.client = OpenAIEmbedder.clientFor(config);
   }
 
@@ -48,7 +53,8 @@ export class OpenAIEmbedder implements Embedder {
   private static clientFor(config: EmbeddingConfig): OpenAI {
     return new OpenAI({
       baseURL: config.baseURL,
-      apiKey: config.apiKey,
+      // Local servers (Ollama, vLLM) accept any key; the client library insists on one.
+      apiKey: config.apiKey ?? "not-needed",
       timeout: config.timeoutMs,
       maxRetries: 0,
     });
@@ -73,21 +79,32 @@ export class OpenAIEmbedder implements Embedder {
 
   private request(batch: string[]): Promise<number[][]> {
     const label = `embedding request (model ${this.model}, ${batch.length} texts)`;
-    const send = () =>
-      withDeadline(label, this.config.timeoutMs, async (signal) => {
-        const response = await this.client.embeddings.create(
-          {
-            model: this.model,
-            input: batch,
-            // Local servers often lack base64 support, which the client would ask for by default.
-            encoding_format: "float",
-            ...(this.config.dimension !== undefined ? { dimensions: this.config.dimension } : {}),
-          },
-          { headers: { [STAGE_HEADER]: "embed" }, signal },
-        );
-        return this.inInputOrder(response.data, batch.length);
-      });
+    const send = async () => {
+      await this.limiter.acquire(this.limiter.countsTokens ? countTokens(batch.join("\n")) : 0);
+      try {
+        return await this.sendBatch(batch, label);
+      } catch (error) {
+        this.limiter.observeFailure(error);
+        throw error;
+      }
+    };
     return withRetry(send, { ...this.tuning, maxRetries: this.config.maxRetries, label });
+  }
+
+  private sendBatch(batch: string[], label: string): Promise<number[][]> {
+    return withDeadline(label, this.config.timeoutMs, async (signal) => {
+      const response = await this.client.embeddings.create(
+        {
+          model: this.model,
+          input: batch,
+          // Local servers often lack base64 support, which the client would ask for by default.
+          encoding_format: "float",
+          ...(this.config.dimension !== undefined ? { dimensions: this.config.dimension } : {}),
+        },
+        { headers: { [STAGE_HEADER]: "embed" }, signal },
+      );
+      return this.inInputOrder(response.data, batch.length);
+    });
   }
 
   private inInputOrder(data: OpenAI.Embeddings.Embedding[], expected: number): number[][] {

@@ -5,9 +5,11 @@ import type { Embedder } from "../embedding/embedder.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { LangChainEmbedder, type LangChainEmbedderOptions } from "../embedding/langchain-embedder.js";
 import { CachedChatModel, type LlmCache } from "./cached-chat.js";
-import type { ChatModel } from "./chat-model.js";
+import { type ChatModel, STAGES, type Stage } from "./chat-model.js";
 import { LangChainChatModel, type LangChainChatOptions } from "./langchain-chat.js";
+import { RateLimiters } from "./rate-limiter.js";
 import type { RetryTuning } from "./retry.js";
+import { clientKey, type StageRoute, StageRoutedChat, stageSettings } from "./stage-models.js";
 import type { UsageTracker } from "./usage.js";
 
 export interface Models {
@@ -16,7 +18,11 @@ export interface Models {
   embedder: Embedder;
 }
 
-// The OpenAI client is loaded only when an endpoint is configured: offline runs never need it.
+/**
+ * One client per distinct stage setting (most stages share the default model's), each behind the
+ * LLM cache under its own model name, and one rate limiter per endpoint and model. The OpenAI
+ * client is loaded only when an endpoint is configured: offline runs never need it.
+ */
 async function configuredChat(
   config: KgragConfig,
   cache: LlmCache,
@@ -25,7 +31,20 @@ async function configuredChat(
 ): Promise<ChatModel | null> {
   if (!config.llm) return null;
   const { OpenAIChatModel } = await import("./openai-chat.js");
-  return new CachedChatModel(new OpenAIChatModel(config.llm, tuning), cache, usage);
+  const limiters = new RateLimiters();
+  const clients = new Map<string, ChatModel>();
+  const routes = {} as Record<Stage, StageRoute>;
+  for (const stage of STAGES) {
+    const settings = stageSettings(config, stage) ?? config.llm;
+    const key = clientKey(settings);
+    let chat = clients.get(key);
+    if (!chat) {
+      chat = new CachedChatModel(new OpenAIChatModel(settings, tuning, limiters.for(settings)), cache, usage);
+      clients.set(key, chat);
+    }
+    routes[stage] = { chat, settings };
+  }
+  return new StageRoutedChat(routes, config.llm.model);
 }
 
 async function configuredEmbedder(config: KgragConfig, tuning: RetryTuning): Promise<Embedder> {

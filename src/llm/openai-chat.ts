@@ -15,6 +15,7 @@ import {
   rejectsResponseFormat,
   responseFormatFor,
 } from "./endpoint-quirks.js";
+import { RateLimiter } from "./rate-limiter.js";
 import { type RetryTuning, withRetry } from "./retry.js";
 
 export type LlmConfig = NonNullable<KgragConfig["llm"]>;
@@ -28,6 +29,12 @@ interface CallOptions {
 
 /** The header gateways use to attribute cost to a pipeline stage. */
 export const STAGE_HEADER = "X-Kgrag-Stage";
+
+/** What a request will count against a tokens-per-minute limit: its prompt and its output allowance. */
+function estimatedTokens(request: ChatRequest): number {
+  const prompt = countTokens(request.messages.map((m) => m.content).join("\n"));
+  return prompt + (request.maxTokens ?? 0);
+}
 
 /** Endpoints that send no usage (some local servers) still get an honest estimate. */
 function usageOf(api: ApiUsage | undefined, request: ChatRequest, text: string): TokenUsage {
@@ -47,15 +54,20 @@ export class OpenAIChatModel implements ChatModel {
   private readonly limit: LimitFunction;
   private readonly quirks = new EndpointQuirks();
 
+  private readonly limiter: RateLimiter;
+
   constructor(
     private readonly config: LlmConfig,
     private readonly tuning: RetryTuning = {},
+    limiter?: RateLimiter,
   ) {
     this.model = config.model;
+    this.limiter = limiter ?? new RateLimiter(config);
     this.limit = pLimit(config.concurrency);
     this.client = new OpenAI({
       baseURL: config.baseURL,
-      apiKey: config.apiKey,
+      // Local servers (Ollama, vLLM) accept any key; the client library insists on one.
+      apiKey: config.apiKey ?? "not-needed",
       timeout: config.timeoutMs,
       maxRetries: 0,
     });
@@ -77,14 +89,19 @@ export class OpenAIChatModel implements ChatModel {
   private async attempt(request: ChatRequest, label: string): Promise<ChatResponse> {
     for (;;) {
       const format = this.quirks.format;
+      const estimate = this.limiter.countsTokens ? estimatedTokens(request) : 0;
+      await this.limiter.acquire(estimate, request.signal);
       try {
-        return await withDeadline(
+        const response = await withDeadline(
           label,
           this.config.timeoutMs,
           (signal) => this.send(request, format, { headers: { [STAGE_HEADER]: request.stage }, signal }),
           request.signal,
         );
+        this.limiter.settle(estimate, response.usage.promptTokens + response.usage.completionTokens);
+        return response;
       } catch (error) {
+        this.limiter.observeFailure(error);
         if (!this.adaptTo(error, request, format)) throw error;
       }
     }
@@ -112,7 +129,10 @@ export class OpenAIChatModel implements ChatModel {
   private async send(request: ChatRequest, format: FormatLevel, options: CallOptions): Promise<ChatResponse> {
     const body = this.body(request, format);
     if (request.onToken) return this.stream(request, body, options, request.onToken);
-    const completion = await this.client.chat.completions.create(body, options);
+    const { data: completion, response } = await this.client.chat.completions
+      .create(body, options)
+      .withResponse();
+    this.limiter.observe(response.headers);
     const choice = completion.choices[0];
     const text = choice?.message?.content ?? "";
     const truncated = choice?.finish_reason === "length";
@@ -125,10 +145,10 @@ export class OpenAIChatModel implements ChatModel {
     options: CallOptions,
     onToken: (delta: string) => void,
   ): Promise<ChatResponse> {
-    const stream = await this.client.chat.completions.create(
-      { ...body, stream: true, stream_options: { include_usage: true } },
-      options,
-    );
+    const { data: stream, response } = await this.client.chat.completions
+      .create({ ...body, stream: true, stream_options: { include_usage: true } }, options)
+      .withResponse();
+    this.limiter.observe(response.headers);
     // A retried stream starts over, so a listener may see the first tokens of a failed attempt again.
     let text = "";
     let usage: ApiUsage | undefined;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { QueryConfig } from "../config.js";
+import type { QueryConfig, RankingConfig } from "../config.js";
 import type { Scope } from "../types.js";
 import { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode } from "./mode-names.js";
 
@@ -55,6 +55,8 @@ export interface ResolvedQueryOptions {
   history: HistoryMessage[];
   graphRanking: GraphRanking;
   onToken: ((delta: string) => void) | undefined;
+  /** config query.ranking: PageRank damping, fusion constant, text-hit floor. */
+  ranking: RankingConfig;
 }
 
 /** Validates the caller's options and fills the gaps from the workspace config. */
@@ -80,6 +82,7 @@ export function resolveQueryOptions(
     history: o.history,
     graphRanking: o.graphRanking,
     onToken: o.onToken,
+    ranking: config.ranking,
   };
 }
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config.js";
 import type { LlmCache } from "../../src/llm/cached-chat.js";
 import { createModels, fromLangChain } from "../../src/llm/model-factory.js";
+import { stageSettings } from "../../src/llm/stage-models.js";
 import { UsageTracker } from "../../src/llm/usage.js";
 import type { LlmCacheEntry } from "../../src/types.js";
 import { type ScriptedServer, startScriptedOpenAI } from "../support/scripted-openai-server.js";
@@ -51,6 +52,46 @@ describe("createModels", () => {
     expect((await chat?.chat(ask))?.cached).toBe(true);
     expect(server.count("answer")).toBe(1);
     expect(usage.stages().answer).toMatchObject({ calls: 1, cachedCalls: 1 });
+  });
+});
+
+describe("per-stage models", () => {
+  it("send each stage to its own model with its temperature and output limit, the rest to the default", async () => {
+    server = await startScriptedOpenAI({ chat: () => ({ content: "fine" }) });
+    const config = ConfigSchema.parse({
+      llm: { baseURL: server.baseURL, model: "small", temperature: 0.1 },
+      stages: { answers: { model: "big", temperature: 0.7, maxOutputTokens: 99 } },
+    });
+    const { chat } = await createModels(config, memoryCache(), new UsageTracker());
+    await chat?.chat(ask);
+    await chat?.chat({ ...ask, stage: "keywords", temperature: 0 });
+    const bodies = server.requests.map((r) => r.body);
+    expect(bodies[0]).toMatchObject({ model: "big", temperature: 0.7, max_tokens: 99 });
+    expect(bodies[1]).toMatchObject({ model: "small", temperature: 0.1 });
+    expect(bodies[1]).not.toHaveProperty("max_tokens");
+  });
+});
+
+describe("stageSettings", () => {
+  it("lets another model keep none of the default's price and limits, and another host none of its key", () => {
+    const config = ConfigSchema.parse({
+      llm: { model: "small", apiKey: "secret", requestsPerMinute: 500, price: { inputPerMillion: 1 } },
+      stages: {
+        answers: { temperature: 0.5 },
+        reports: { model: "big" },
+        keywords: { baseURL: "http://127.0.0.1:11434/v1", model: "local" },
+      },
+    });
+    expect(stageSettings(config, "answer")).toMatchObject({
+      model: "small",
+      requestsPerMinute: 500,
+      apiKey: "secret",
+    });
+    const report = stageSettings(config, "report");
+    expect(report).toMatchObject({ model: "big", apiKey: "secret" });
+    expect(report?.price).toBeUndefined();
+    expect(report?.requestsPerMinute).toBeUndefined();
+    expect(stageSettings(config, "keywords")?.apiKey).toBeUndefined();
   });
 });
 

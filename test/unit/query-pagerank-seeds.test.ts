@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { type RankingConfig, RankingSchema } from "../../src/config.js";
 import { entityKey } from "../../src/merge/keys.js";
 import { rankByPageRank } from "../../src/query/graph/pagerank-ranking.js";
 import { QueryGraph } from "../../src/query/graph/query-graph.js";
@@ -15,7 +16,7 @@ const SPECS = [
   { doc: "h", text: "Hub meets Xeno.", entities: ["Hub", "Xeno"], pairs: [["Hub", "Xeno"]] },
 ] as { doc: string; text: string; entities: string[]; pairs: [string, string][] }[];
 
-async function rankedEntities(hubWeight: number): Promise<string[]> {
+async function rankedEntities(hubWeight: number, ranking?: RankingConfig): Promise<string[]> {
   fixture = await buildFixture(SPECS);
   const graph = new QueryGraph(fixture.services.store, undefined);
   const seeds = new Map([
@@ -25,7 +26,7 @@ async function rankedEntities(hubWeight: number): Promise<string[]> {
   const hits = await rankByPageRank(
     graph,
     { entities: seeds, relationships: [] },
-    { topK: 10, chunkTopK: 10 },
+    { topK: 10, chunkTopK: 10, ranking },
   );
   return hits.entities.map((e) => e.id);
 }
@@ -40,5 +41,10 @@ describe("PageRank seed expansion", () => {
     expect(ranked).toContain(entityKey("Hub"));
     expect(ranked).not.toContain(entityKey("Xeno"));
     expect(ranked).toContain(entityKey("Beta"));
+  });
+
+  it("takes the share from config query.ranking.expandedSeedShare", async () => {
+    const strict = RankingSchema.parse({ expandedSeedShare: 0.9 });
+    expect(await rankedEntities(0.5, strict)).not.toContain(entityKey("Xeno"));
   });
 });

@@ -6,6 +6,7 @@ export interface IndexFlags {
   json?: boolean;
   communities: boolean;
   prune?: boolean;
+  dryRun?: boolean;
 }
 
 export function registerIndexCommand(program: Command, open: OpenKgrag): void {
@@ -19,7 +20,13 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
     .option("--json", "print one JSON summary object on stdout")
     .option("--no-communities", "skip building communities and reports")
     .option("--prune", "remove documents whose files are gone from the indexed folders")
+    .option(
+      "--dry-run",
+      "estimate chunks, model calls, tokens and cost per stage; call no model, write nothing",
+    )
     .action(async (paths: string[], opts: IndexFlags) =>
-      (await import("../actions/index-command.js")).indexAction(open, paths, opts),
+      opts.dryRun
+        ? (await import("../actions/index-dry-run.js")).indexDryRunAction(paths, opts)
+        : (await import("../actions/index-command.js")).indexAction(open, paths, opts),
     );
 }

@@ -1,3 +1,4 @@
+import type { RankingConfig } from "../../config.js";
 import type { ScoredId } from "../../types.js";
 import type { GraphRanking } from "../options.js";
 import { rankByDegree } from "./degree-ranking.js";
@@ -22,6 +23,8 @@ export interface GraphHits {
 export interface ExpansionLimits {
   topK: number;
   chunkTopK: number;
+  /** config query.ranking; its defaults when left out. */
+  ranking?: RankingConfig;
 }
 
 export const EMPTY_HITS: GraphHits = { entities: [], relationships: [], chunks: [] };

@@ -1,3 +1,4 @@
+import { RankingSchema } from "../../config.js";
 import type { RelationshipRecord } from "../../types.js";
 import { addScore, type ExpansionLimits, type GraphHits, type Seeds, topScores } from "./graph-expansion.js";
 import { type Adjacency, addEdge, nodeStrengths, personalizedPageRank } from "./pagerank.js";
@@ -6,19 +7,18 @@ import { entitySpecificity } from "./specificity.js";
 import { homeChunks } from "./subjects.js";
 
 /**
- * Probability that the walk follows an edge rather than returning to a seed. At 0.5 a walk takes
- * one step on average (d / (1 - d)) and reaches two hops a quarter of the time: enough for the
- * bridge of a two-hop question while the seeds stay on top. PageRank's 0.85 walks ~6 steps and
- * drifts into whatever dense cluster is near. HippoRAG uses 0.5 for multi-hop retrieval too.
+ * Damping (config query.ranking.pagerankDamping, 0.5): the probability that the walk follows an
+ * edge rather than returning to a seed. At 0.5 a walk takes one step on average (d / (1 - d)) and
+ * reaches two hops a quarter of the time: enough for the bridge of a two-hop question while the
+ * seeds stay on top. PageRank's 0.85 walks ~6 steps and drifts into whatever dense cluster is
+ * near. HippoRAG uses 0.5 for multi-hop retrieval too.
+ *
+ * Seeds whose restart weight is under query.ranking.expandedSeedShare (0.01) of the strongest
+ * seed's are not expanded: a hub endpoint of a matched relationship (weighted 1 / its thousands
+ * of chunks) would load thousands of edges, each carrying too little mass to rank. It still
+ * restarts the walk and scores itself.
  */
-const DAMPING = 0.5;
-
-/**
- * Seeds whose restart weight is under this share of the strongest seed's are not expanded: a hub
- * endpoint of a matched relationship (weighted 1 / its thousands of chunks) would load thousands
- * of edges, each carrying too little mass to rank. It still restarts the walk and scores itself.
- */
-const EXPANDED_SEED_SHARE = 0.01;
+const RANKING_DEFAULTS = RankingSchema.parse({});
 
 /**
  * Personalised PageRank over the seeds' two-hop neighbourhood (as in fast-graphrag and HippoRAG):
@@ -32,19 +32,20 @@ export async function rankByPageRank(
   seeds: Seeds,
   limits: ExpansionLimits,
 ): Promise<GraphHits> {
+  const { pagerankDamping: damping, expandedSeedShare } = limits.ranking ?? RANKING_DEFAULTS;
   const restart = await restartWeights(graph, seeds);
-  const firstHop = await graph.relationshipsOf(expandedSeeds(restart));
+  const firstHop = await graph.relationshipsOf(expandedSeeds(restart, expandedSeedShare));
   const frontier = await secondHopFrontier(graph, oneStepFlow(firstHop, restart), limits.topK);
   const secondHop = await graph.relationshipsOf(frontier);
   const edges = uniqueByKey([...firstHop, ...secondHop]);
 
   const adjacency: Adjacency = new Map();
   for (const rel of edges) addEdge(adjacency, rel.sourceKey, rel.targetKey, rel.weight);
-  const rank = personalizedPageRank(adjacency, restart, { damping: DAMPING });
+  const rank = personalizedPageRank(adjacency, restart, { damping });
   const strength = nodeStrengths(adjacency);
 
   const flows = new Map<string, number>();
-  for (const rel of edges) flows.set(rel.key, edgeFlow(rel, rank, strength));
+  for (const rel of edges) flows.set(rel.key, edgeFlow(rel, rank, strength, damping));
   const entities = topScores(rank, limits.topK);
 
   // Chunks are scored from entities only: every relationship's chunk also mentions its endpoints,
@@ -87,9 +88,9 @@ async function restartWeights(graph: QueryGraph, seeds: Seeds): Promise<Map<stri
   return restart;
 }
 
-function expandedSeeds(restart: Map<string, number>): string[] {
+function expandedSeeds(restart: Map<string, number>, share: number): string[] {
   const strongest = Math.max(0, ...restart.values());
-  return [...restart].filter(([, weight]) => weight >= EXPANDED_SEED_SHARE * strongest).map(([key]) => key);
+  return [...restart].filter(([, weight]) => weight >= share * strongest).map(([key]) => key);
 }
 
 /**
@@ -132,11 +133,16 @@ function oneStepFlow(edges: RelationshipRecord[], restart: Map<string, number>):
 }
 
 /** Probability mass the walk moves across this relationship per step, in both directions. */
-function edgeFlow(rel: RelationshipRecord, rank: Map<string, number>, strength: Map<string, number>): number {
+function edgeFlow(
+  rel: RelationshipRecord,
+  rank: Map<string, number>,
+  strength: Map<string, number>,
+  damping: number,
+): number {
   let flow = 0;
   for (const end of [rel.sourceKey, rel.targetKey]) {
     const total = strength.get(end);
-    if (total) flow += (DAMPING * (rank.get(end) ?? 0) * rel.weight) / total;
+    if (total) flow += (damping * (rank.get(end) ?? 0) * rel.weight) / total;
   }
   return flow;
 }

@@ -73,19 +73,21 @@ export async function relationshipSeeds(input: RetrievalInput, keywords: string[
     store.searchRelationshipText([input.question, ...keywords].join(" "), options.topK, allow),
   ]);
   const similar = byVector.filter((h) => h.score >= options.similarityThreshold);
-  return reciprocalRankFusion([similar, substantialTextHits(byText)]).slice(0, options.topK);
+  const { fusionK, textHitFloor } = options.ranking;
+  return reciprocalRankFusion([similar, substantialTextHits(byText, textHitFloor)], fusionK).slice(
+    0,
+    options.topK,
+  );
 }
 
 /**
- * A BM25 hit scoring under this share of the best one matched only words most relationships
- * contain ("was", "the"): rank fusion would still give it a rank's worth of weight, so it is
- * dropped, as the similarity threshold drops weak vector hits.
+ * A BM25 hit scoring under `floor` (query.ranking.textHitFloor) of the best one matched only words
+ * most relationships contain ("was", "the"): rank fusion would still give it a rank's worth of
+ * weight, so it is dropped, as the similarity threshold drops weak vector hits.
  */
-const TEXT_HIT_FLOOR = 0.05;
-
-function substantialTextHits(hits: ScoredId[]): ScoredId[] {
+function substantialTextHits(hits: ScoredId[], floor: number): ScoredId[] {
   const best = hits[0]?.score ?? 0;
-  return hits.filter((h) => h.score >= best * TEXT_HIT_FLOOR);
+  return hits.filter((h) => h.score >= best * floor);
 }
 
 /** In-scope entities whose name or description matches the keyword in the full-text index. */

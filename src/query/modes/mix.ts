@@ -20,6 +20,9 @@ export async function retrieveMix(input: RetrievalInput): Promise<Retrieval> {
     retrieveNaive(input),
   ]);
   const graph = mergeGraphHits(local, global);
-  const chunks = reciprocalRankFusion([local.chunks, global.chunks, passages.chunks]);
+  const chunks = reciprocalRankFusion(
+    [local.chunks, global.chunks, passages.chunks],
+    input.options.ranking.fusionK,
+  );
   return { ...graph, chunks: chunks.slice(0, input.options.chunkTopK) };
 }

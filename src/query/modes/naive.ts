@@ -22,6 +22,6 @@ export async function retrieveNaive(input: RetrievalInput): Promise<Retrieval> {
     store.searchChunkText(question, depth, allow),
   ]);
   const similar = byVector.filter((h) => h.score >= options.similarityThreshold);
-  const chunks = reciprocalRankFusion([similar, byText]).slice(0, options.chunkTopK);
+  const chunks = reciprocalRankFusion([similar, byText], options.ranking.fusionK).slice(0, options.chunkTopK);
   return { ...EMPTY_RETRIEVAL, chunks };
 }

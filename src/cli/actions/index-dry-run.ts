@@ -1,0 +1,51 @@
+import { existsSync } from "node:fs";
+import { loadConfig } from "../../config.js";
+import { type DryRunReport, dryRunIndex } from "../../estimate/dry-run.js";
+import { usePromptOverrides } from "../../llm/prompts.js";
+import type { IndexFlags } from "../commands/index-command.js";
+import { formatTable, printJson } from "../output.js";
+import { UsageError } from "../usage-error.js";
+
+/** `kgrag index --dry-run`: what indexing the paths from scratch would cost, with no model called. */
+export async function indexDryRunAction(paths: string[], opts: IndexFlags): Promise<void> {
+  const missing = paths.filter((path) => !existsSync(path));
+  if (missing.length > 0) throw new UsageError(`No such file or folder: ${missing.join(", ")}`);
+  const { config } = loadConfig(process.env, opts.workspace ? { workspace: opts.workspace } : {});
+  usePromptOverrides(config.prompts);
+  const report = await dryRunIndex(config, paths);
+  if (opts.json) printJson(report);
+  else process.stdout.write(humanReport(report));
+}
+
+const money = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`;
+
+function humanReport(r: DryRunReport): string {
+  const rows = Object.entries(r.stages).map(([stage, s]) => [
+    stage,
+    s?.model ?? "-",
+    s?.calls ?? 0,
+    s?.inputTokens ?? 0,
+    s?.outputTokens ?? 0,
+    money(s?.cost ?? 0),
+  ]);
+  rows.push([
+    "embedding",
+    r.embedding.model ?? "hashing",
+    r.embedding.calls,
+    r.embedding.tokens,
+    0,
+    money(r.embedding.cost),
+  ]);
+  rows.push(["total", "", r.totals.calls, r.totals.inputTokens, r.totals.outputTokens, money(r.totals.cost)]);
+  const lines = [
+    `Dry run: ${r.documents} document(s), ${r.chunks} chunk(s) (${r.chunkTokens} tokens), ${r.skipped.length} input(s) skipped.`,
+    formatTable(["stage", "model", "calls", "input tokens", "output tokens", "cost"], rows),
+    `Embedding inputs: ${r.embedding.inputs}. Assumed graph: ${r.assumed.entities} entities, ` +
+      `${r.assumed.relationships} relationships, ${r.assumed.reports} reports (config "estimate").`,
+    "Extraction calls and prompts are computed from the real prompts and chunks; answers, summaries " +
+      "and reports are estimates. Documents already indexed would cost nothing (LLM cache).",
+  ];
+  if (!r.llmConfigured)
+    lines.push("No LLM configured: the offline built-ins would run instead, calling no model.");
+  return `${lines.join("\n")}\n`;
+}

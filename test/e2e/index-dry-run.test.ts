@@ -1,0 +1,74 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { DryRunReport } from "../../src/estimate/dry-run.js";
+import { createKgrag } from "../../src/kgrag.js";
+import { packagePath } from "../../src/util/paths.js";
+import { runMain } from "../support/cli-in-process.js";
+import { plausibleReplies } from "../support/plausible-replies.js";
+import { type ScriptedServer, startScriptedOpenAI } from "../support/scripted-openai-server.js";
+
+const CORPUS = [packagePath("docs", "query.md"), packagePath("docs", "lifecycle.md")];
+const PRICE = { inputPerMillion: 2, outputPerMillion: 8 };
+
+let server: ScriptedServer;
+let dir: string;
+let configFile: string;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  server = await startScriptedOpenAI({ chat: plausibleReplies });
+  dir = mkdtempSync(join(tmpdir(), "kgrag-dry-run-"));
+  configFile = join(dir, "kgrag.config.json");
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      workspace: "ws",
+      llm: { baseURL: server.baseURL, model: "scripted", price: PRICE, concurrency: 4 },
+      chunking: { size: 300, overlap: 30 },
+      extraction: { gleaning: 1 },
+      community: { enabled: false },
+    }),
+  );
+  env = { KGRAG_CONFIG: configFile };
+});
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("kgrag index --dry-run", () => {
+  it("calls no model, writes no workspace, and prices the estimate at the configured prices", async () => {
+    const result = await runMain(["--config", configFile, "index", "--dry-run", ...CORPUS, "--json"]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as DryRunReport;
+    expect(server.requests).toHaveLength(0);
+    expect(existsSync(join(dir, "ws"))).toBe(false);
+    expect(report.documents).toBe(2);
+    expect(report.chunks).toBeGreaterThan(4);
+    const extract = report.stages.extract;
+    expect(extract?.calls).toBe(report.chunks);
+    expect(report.stages.glean?.calls).toBe(report.chunks);
+    expect(extract?.cost).toBeCloseTo(
+      ((extract?.inputTokens ?? 0) * PRICE.inputPerMillion +
+        (extract?.outputTokens ?? 0) * PRICE.outputPerMillion) /
+        1e6,
+    );
+    expect(report.stages.report?.calls).toBe(0);
+  });
+
+  it("counts a real run's extraction and gleaning calls exactly, and extraction prompt tokens within 15%", async () => {
+    const dry = JSON.parse(
+      (await runMain(["index", "--dry-run", ...CORPUS, "--json"], env)).stdout,
+    ) as DryRunReport;
+    const kgrag = await createKgrag({ env });
+    const summary = await kgrag.index(CORPUS);
+    await kgrag.close();
+    expect(dry.stages.extract?.calls).toBe(server.count("extract"));
+    expect(dry.stages.glean?.calls).toBe(server.count("glean"));
+    // Gleaning prompts carry the model's first answer, whose length only the model decides.
+    const actual = summary.usage.extract?.promptTokens ?? 0;
+    expect(Math.abs((dry.stages.extract?.inputTokens ?? 0) - actual) / actual).toBeLessThan(0.15);
+  });
+});

@@ -1,0 +1,71 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ConfigError } from "../../src/config.js";
+import { builtInPromptNames, loadPrompt, renderPrompt, usePromptOverrides } from "../../src/llm/prompts.js";
+import { packagePath } from "../../src/util/paths.js";
+import { runMain } from "../support/cli-in-process.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "kgrag-prompts-"));
+});
+afterEach(() => {
+  usePromptOverrides(undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("prompt overrides", () => {
+  it("replace the built-in prompt of the same name, and only that one", () => {
+    writeFileSync(join(dir, "keywords.md"), "Our own keywords prompt. {question} // {history}");
+    usePromptOverrides(dir);
+    expect(renderPrompt("keywords", { question: "Q?", history: "" })).toBe("Our own keywords prompt. Q? // ");
+    expect(loadPrompt("answer")).toBe(readFileSync(packagePath("prompts", "answer.md"), "utf8"));
+    usePromptOverrides(undefined);
+    expect(loadPrompt("keywords")).toBe(readFileSync(packagePath("prompts", "keywords.md"), "utf8"));
+  });
+
+  it("refuse at start a missing or unknown placeholder, naming both", () => {
+    writeFileSync(join(dir, "keywords.md"), "Keywords for {questoin} please");
+    const check = () => usePromptOverrides(dir);
+    expect(check).toThrow(ConfigError);
+    expect(check).toThrow(/keywords\.md: missing placeholder .*\{question\}/);
+    expect(check).toThrow(/keywords\.md: missing placeholder .*\{history\}/);
+    expect(check).toThrow(/keywords\.md: unknown placeholder \{questoin\}/);
+  });
+
+  it("refuse a file no built-in prompt is named after", () => {
+    writeFileSync(join(dir, "extraction.md"), "text");
+    expect(() => usePromptOverrides(dir)).toThrow(/extraction\.md: no built-in prompt has this name/);
+  });
+
+  it("stop kgrag config with exit 2 when broken", async () => {
+    writeFileSync(join(dir, "answer.md"), "no placeholders at all");
+    const config = join(dir, "k.json");
+    writeFileSync(config, JSON.stringify({ prompts: "." }));
+    const result = await runMain(["config", "--config", config]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/answer\.md: missing placeholder/);
+  });
+});
+
+describe("kgrag prompts export", () => {
+  it("writes every built-in prompt, which then passes as overrides unchanged", async () => {
+    const out = join(dir, "exported");
+    const result = await runMain(["prompts", "export", out]);
+    expect(result.code).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(
+      builtInPromptNames()
+        .map((n) => `${n}.md`)
+        .sort(),
+    );
+    expect(readFileSync(join(out, "extract.md"), "utf8")).toBe(
+      readFileSync(packagePath("prompts", "extract.md"), "utf8"),
+    );
+    expect(() => usePromptOverrides(out)).not.toThrow();
+    const again = await runMain(["prompts", "export", out]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already holds/);
+  });
+});
