@@ -13,6 +13,8 @@ import { findKey, presentedKey, requireApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";
 import { errorBody, handleError } from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
+import { documentRoutes } from "./routes/documents.js";
+import { jobRoutes } from "./routes/jobs.js";
 import { metaRoutes } from "./routes/meta.js";
 import { queryRoutes } from "./routes/query.js";
 import { type ServerConfigInput, serverConfigFrom } from "./server-config.js";
@@ -93,6 +95,8 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
     }),
   });
   await app.register(multipart, {
+    // Names arrive as sent, so that a name with a folder part is refused rather than cut down.
+    preservePath: true,
     limits: {
       fileSize: config.upload.maxFileBytes,
       files: config.upload.maxFiles,
@@ -117,6 +121,8 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   await metaRoutes(app, ctx);
   await queryRoutes(app, ctx);
+  await documentRoutes(app, ctx);
+  await jobRoutes(app, ctx);
   await serveWebApp(app, config.webDir ?? packagePath("web/dist"));
 }
 
