@@ -14,6 +14,7 @@ import type { ServerContext } from "./context.js";
 import { errorBody, handleError } from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
 import { documentRoutes } from "./routes/documents.js";
+import { graphRoutes } from "./routes/graph.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { metaRoutes } from "./routes/meta.js";
 import { queryRoutes } from "./routes/query.js";
@@ -123,6 +124,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   await queryRoutes(app, ctx);
   await documentRoutes(app, ctx);
   await jobRoutes(app, ctx);
+  await graphRoutes(app, ctx);
   await serveWebApp(app, config.webDir ?? packagePath("web/dist"));
 }
 
