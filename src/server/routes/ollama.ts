@@ -30,10 +30,12 @@ export function modeAndQuestion(text: string): { mode: QueryMode; question: stri
   return { mode: "mix", question: text.trim() };
 }
 
-/** The answer with its [n] citations kept and the cited passages listed under "Sources". */
+/** The answer with its [n] citations kept and the cited passages (all, if none is cited) under "Sources". */
 export function answerWithSources(result: QueryResult): string {
-  if (result.references.length === 0) return result.answer;
-  const lines = result.references.map((r) => `[${r.n}] ${r.title} (${r.docId}, passage ${r.chunkId})`);
+  const cited = new Set([...result.answer.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])));
+  const listed = cited.size > 0 ? result.references.filter((r) => cited.has(r.n)) : result.references;
+  if (listed.length === 0) return result.answer;
+  const lines = listed.map((r) => `[${r.n}] ${r.title} (${r.docId}, passage ${r.chunkId})`);
   return `${result.answer.trimEnd()}\n\nSources:\n${lines.join("\n")}`;
 }
 
