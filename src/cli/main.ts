@@ -33,6 +33,7 @@ const COMMANDS: Record<string, Register> = {
   migrate: async (p, o) => (await import("./commands/migrate.js")).registerMigrateCommand(p, o),
   config: async (p) => (await import("./commands/config.js")).registerConfigCommand(p),
   prompts: async (p) => (await import("./commands/prompts.js")).registerPromptsCommand(p),
+  serve: async (p) => (await import("./commands/serve.js")).registerServeCommand(p),
 };
 
 /** The CLI's workspace opener, loaded by the first command that opens a workspace: it pulls in the library. */
