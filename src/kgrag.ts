@@ -2,6 +2,11 @@ import { resolve } from "node:path";
 import { configFromEnv, type KgragConfig, type KgragConfigInput } from "./config.js";
 import type { Embedder } from "./embedding/embedder.js";
 import { parseSourceDocuments } from "./ingest/source-input.js";
+import {
+  fromLangChainDocuments,
+  isLangChainDocument,
+  type LangChainDocumentLike,
+} from "./integrations/langchain/documents.js";
 import { type ChatModel, withAbortSignal } from "./llm/chat-model.js";
 import { UsageTracker } from "./llm/usage.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
@@ -45,8 +50,14 @@ export interface Kgrag {
   readonly components: IndexComponents;
   /** "llm" when a chat model is configured, otherwise the offline built-ins. */
   readonly mode: "llm" | "offline";
-  /** Files and folders, or documents (validated first: a bad one refuses the whole call). */
-  index(inputs: string[] | SourceDocumentInput[], options?: IndexOptions): Promise<IndexSummary>;
+  /**
+   * Files and folders, or documents (validated first: a bad one refuses the whole call), or the
+   * output of any LangChain document loader.
+   */
+  index(
+    inputs: string[] | SourceDocumentInput[] | LangChainDocumentLike[],
+    options?: IndexOptions,
+  ): Promise<IndexSummary>;
   status(): Promise<StatusReport>;
   query(question: string, options?: Partial<QueryOptions>): Promise<QueryResult>;
   deleteDocuments(docIds: string[]): Promise<{ deleted: string[]; missing: string[] }>;
@@ -95,7 +106,7 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         return writing(() => indexPaths(run.services, run.components, inputs, indexOptions));
       }
       // Validated before taking the lock: a bad document refuses the call with nothing written.
-      const sources = parseSourceDocuments(inputs);
+      const sources = parseSourceDocuments(isLangChainList(inputs) ? fromLangChainDocuments(inputs) : inputs);
       return writing(() => indexSources(run.services, run.components, sources, [], indexOptions));
     },
     status: async () => ({
@@ -132,6 +143,10 @@ function stoppable(services: KgragServices, signal: AbortSignal) {
   return { services: scoped, components: createComponents(scoped) };
 }
 
-function isPathList(inputs: string[] | SourceDocumentInput[]): inputs is string[] {
+function isPathList(inputs: unknown[]): inputs is string[] {
   return Array.isArray(inputs) && inputs.every((i) => typeof i === "string");
+}
+
+function isLangChainList(inputs: unknown[]): inputs is LangChainDocumentLike[] {
+  return inputs.length > 0 && inputs.every(isLangChainDocument);
 }

@@ -6,6 +6,8 @@ import type { QueryResult, Reference } from "../query/result.js";
 export interface AgentSource extends Reference {
   text: string;
   score: number;
+  /** 1-based page of a PDF passage. */
+  page?: number;
 }
 
 export interface AgentAnswer {
