@@ -12,6 +12,7 @@ export type { QueryResult } from "./result.js";
 /** Options of one query as callers pass them (all optional; see QueryOptionsSchema). */
 export type QueryOptions = QueryOptionsInput;
 
+import { inSpan, SPANS } from "../telemetry/spans.js";
 import { resolveScope } from "./graph/scope.js";
 import { MeteredChat, NO_USAGE } from "./usage-meter.js";
 
@@ -24,35 +25,76 @@ export async function runQuery(
   question: string,
   input: QueryOptionsInput = {},
 ): Promise<QueryResult> {
-  const started = performance.now();
   if (!question.trim()) throw new Error("The question is empty: pass the question to ask as text.");
   const options = resolveQueryOptions(services.config.query, input);
+  return inSpan(
+    SPANS.query,
+    { "kgrag.query.mode": options.mode, "kgrag.query.scoped": !!options.scope },
+    async (span) => {
+      const result = await runQuerySteps(services, question, options);
+      span.setAttributes({
+        "kgrag.query.references": result.references.length,
+        "kgrag.llm.calls": result.usage.llmCalls,
+      });
+      return result;
+    },
+  );
+}
+
+async function runQuerySteps(
+  services: KgragServices,
+  question: string,
+  options: ResolvedQueryOptions,
+): Promise<QueryResult> {
+  const started = performance.now();
   const meter = services.chat ? new MeteredChat(services.chat) : null;
   const metered: KgragServices = { ...services, chat: meter };
 
-  const keywords = await keywordsFor(metered, question, options);
+  const keywords = await inSpan(SPANS.queryStep("keywords"), {}, async (span) => {
+    const found = await keywordsFor(metered, question, options);
+    span.setAttributes({ "kgrag.keywords.high": found.high, "kgrag.keywords.low": found.low });
+    return found;
+  });
   const graph = new QueryGraph(services.store, await resolveScope(services.store, options.scope));
   const vectors = await embedQueryTexts(services, question, keywords, options);
-  const retrieval = await retrieve(options.mode, {
-    services: metered,
-    graph,
-    question,
-    keywords,
-    options,
-    vectors,
-  });
+  const retrieval = await inSpan(
+    SPANS.queryStep("retrieve"),
+    { "kgrag.query.mode": options.mode },
+    async (span) => {
+      const found = await retrieve(options.mode, {
+        services: metered,
+        graph,
+        question,
+        keywords,
+        options,
+        vectors,
+      });
+      span.setAttributes(retrievalCounts(found));
+      return found;
+    },
+  );
   const answerOptions = {
     responseType: options.responseType,
     history: options.history,
     onToken: options.onToken,
   };
-  const built = await buildContext(graph, retrieval, {
-    ...options,
-    reservedTokens: promptOverheadTokens(question, answerOptions),
+  const built = await inSpan(SPANS.queryStep("context"), {}, async (span) => {
+    const context = await buildContext(graph, retrieval, {
+      ...options,
+      reservedTokens: promptOverheadTokens(question, answerOptions),
+    });
+    span.setAttributes(retrievalCounts(context.context));
+    return context;
   });
   const retrievalMs = performance.now() - started;
 
-  const answer = options.contextOnly ? "" : await answerQuestion(metered, question, built, answerOptions);
+  const answer = options.contextOnly
+    ? ""
+    : await inSpan(SPANS.queryStep("answer"), {}, async (span) => {
+        const text = await answerQuestion(metered, question, built, answerOptions);
+        span.setAttribute("kgrag.answer.chars", text.length);
+        return text;
+      });
   return {
     ...(options.id === undefined ? {} : { id: options.id }),
     mode: options.mode,
@@ -85,6 +127,15 @@ async function embedQueryTexts(
   const texts = queryTexts(question, keywords, options.mode);
   const vectors = await services.embedder.embed(texts);
   return new Map(texts.map((text, i) => [text, vectors[i] ?? []]));
+}
+
+function retrievalCounts(found: Record<"entities" | "relationships" | "chunks" | "communities", unknown[]>) {
+  return {
+    "kgrag.entities": found.entities.length,
+    "kgrag.relationships": found.relationships.length,
+    "kgrag.chunks": found.chunks.length,
+    "kgrag.communities": found.communities.length,
+  };
 }
 
 function round(ms: number): number {
