@@ -84,6 +84,19 @@ export const EmbeddingSchema = z.object({
   maxRetries: z.number().int().min(0).default(5),
 });
 
+/**
+ * An optional reranker (a Jina / Cohere style `/rerank` endpoint) that reorders the candidate
+ * passages of naive, local and mix queries before the context budget; on when configured.
+ */
+export const RerankSchema = z.object({
+  baseURL: z.string().url(),
+  apiKey: z.string().optional(),
+  model: z.string().min(1),
+  timeoutMs: z.number().int().min(100).default(30_000),
+  /** Passages kept after reranking (default: all the candidates, reordered). */
+  topN: z.number().int().min(1).optional(),
+});
+
 /** The schemes the Neo4j driver speaks; anything else fails inside the driver as "Unknown scheme". */
 const NEO4J_URI = /^(bolt|neo4j)(\+s|\+ssc)?:\/\/[^/\s]/;
 
@@ -111,6 +124,7 @@ export const ConfigSchema = z
     neo4j: Neo4jSchema.optional(),
     llm: LlmSchema.optional(),
     embedding: EmbeddingSchema.optional(),
+    rerank: RerankSchema.optional(),
     /** Dimension of the offline hashing embedder. */
     hashingDimension: z.number().int().min(16).default(512),
     chunking: ChunkingSchema.default(ChunkingSchema.parse({})),
@@ -140,6 +154,7 @@ export const ConfigSchema = z
 export type KgragConfig = z.infer<typeof ConfigSchema>;
 export type KgragConfigInput = z.input<typeof ConfigSchema>;
 export type QueryConfig = z.infer<typeof QuerySchema>;
+export type RerankConfig = z.infer<typeof RerankSchema>;
 export type ExtractiveAnswerConfig = z.infer<typeof ExtractiveAnswerSchema>;
 
 type Env = Record<string, string | undefined>;
@@ -162,6 +177,7 @@ export function configFromEnv(env: Env = process.env, overrides: KgragConfigInpu
   const llmKey = env.KGRAG_LLM_API_KEY ?? env.OPENAI_API_KEY;
   const llmBase = env.KGRAG_LLM_BASE_URL ?? env.OPENAI_BASE_URL;
   const embModel = env.KGRAG_EMBEDDING_MODEL;
+  const rerankModel = env.KGRAG_RERANK_MODEL;
   checkChoice(env, "KGRAG_STORAGE", STORAGE_KINDS);
   const input: KgragConfigInput = {
     workspace: env.KGRAG_WORKSPACE,
@@ -191,6 +207,14 @@ export function configFromEnv(env: Env = process.env, overrides: KgragConfigInpu
           baseURL: env.KGRAG_EMBEDDING_BASE_URL ?? llmBase,
           dimension: intFromEnv(env, "KGRAG_EMBEDDING_DIM"),
           timeoutMs: intFromEnv(env, "KGRAG_LLM_TIMEOUT_MS"),
+        }
+      : undefined,
+    rerank: rerankModel
+      ? {
+          model: rerankModel,
+          baseURL: env.KGRAG_RERANK_BASE_URL ?? "",
+          apiKey: env.KGRAG_RERANK_API_KEY,
+          topN: intFromEnv(env, "KGRAG_RERANK_TOP_N"),
         }
       : undefined,
   };

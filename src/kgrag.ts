@@ -12,6 +12,7 @@ import { UsageTracker } from "./llm/usage.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
 import { type QueryOptions, type QueryResult, runQuery } from "./query/query-engine.js";
+import { HttpReranker, type Reranker } from "./rerank/reranker.js";
 import type { KgragServices } from "./services.js";
 import type { GraphStore } from "./storage/graph-store.js";
 import type { DocumentRecord, GraphCounts, SourceDocumentInput } from "./types.js";
@@ -31,6 +32,8 @@ export interface CreateKgragOptions {
   /** Bring your own models (e.g. LangChain adapters); they win over the configured endpoints. */
   chat?: ChatModel | null;
   embedder?: Embedder;
+  /** A reranker of your own; else the configured `rerank` endpoint, if any. */
+  reranker?: Reranker;
   store?: GraphStore;
   progress?: ProgressReporter;
 }
@@ -80,6 +83,7 @@ export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgr
       chat: models.chat,
       usage,
       progress: options.progress ?? silentProgress,
+      reranker: options.reranker ?? (config.rerank ? new HttpReranker(config.rerank) : null),
     };
     const components = createComponents(services);
     await store.setMeta("extractor", components.extractor.kind);

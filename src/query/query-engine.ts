@@ -1,4 +1,5 @@
 import type { KgragServices } from "../services.js";
+import type { ScoredId } from "../types.js";
 import { answerQuestion, promptOverheadTokens } from "./answer/answer.js";
 import { buildContext } from "./context/build-context.js";
 import { QueryGraph } from "./graph/query-graph.js";
@@ -14,6 +15,7 @@ export type QueryOptions = QueryOptionsInput;
 
 import { inSpan, SPANS } from "../telemetry/spans.js";
 import { resolveScope } from "./graph/scope.js";
+import { RERANKED_MODES, type RerankOutcome, rerankPassages } from "./rerank-passages.js";
 import { MeteredChat, NO_USAGE } from "./usage-meter.js";
 
 /**
@@ -73,13 +75,15 @@ async function runQuerySteps(
       return found;
     },
   );
+  const reranked = await rerankStep(services, question, options, retrieval.chunks);
+  const ranked = { ...retrieval, chunks: reranked.chunks };
   const answerOptions = {
     responseType: options.responseType,
     history: options.history,
     onToken: options.onToken,
   };
   const built = await inSpan(SPANS.queryStep("context"), {}, async (span) => {
-    const context = await buildContext(graph, retrieval, {
+    const context = await buildContext(graph, ranked, {
       ...options,
       reservedTokens: promptOverheadTokens(question, answerOptions),
     });
@@ -104,7 +108,34 @@ async function runQuerySteps(
     references: built.references,
     usage: meter ? meter.usage() : { ...NO_USAGE },
     timings: { retrievalMs: round(retrievalMs), totalMs: round(performance.now() - started) },
+    ...(reranked.warning ? { warnings: [reranked.warning] } : {}),
   };
+}
+
+/** The configured reranker's order for the passage-led modes; the retrieval order otherwise. */
+async function rerankStep(
+  services: KgragServices,
+  question: string,
+  options: ResolvedQueryOptions,
+  chunks: ScoredId[],
+): Promise<RerankOutcome> {
+  const { reranker } = services;
+  if (!reranker || !RERANKED_MODES.has(options.mode)) return { chunks };
+  const attributes = { "kgrag.rerank.model": reranker.model, "kgrag.rerank.candidates": chunks.length };
+  return inSpan(SPANS.queryStep("rerank"), attributes, async (span) => {
+    const outcome = await rerankPassages(
+      reranker,
+      services.store,
+      question,
+      chunks,
+      services.config.rerank?.topN,
+    );
+    if (outcome.warning) {
+      services.progress.info(`kgrag: ${outcome.warning}`);
+      span.addEvent("rerank_failed", { reason: outcome.warning });
+    }
+    return outcome;
+  });
 }
 
 /** Naive retrieval reads passages only, so it spends no LLM call on keywords. */

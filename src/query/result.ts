@@ -11,6 +11,8 @@ export interface QueryResult {
   references: Reference[];
   usage: { llmCalls: number; promptTokens: number; completionTokens: number };
   timings: { retrievalMs: number; totalMs: number };
+  /** What went wrong without failing the query, e.g. a reranker that did not answer. */
+  warnings?: string[];
 }
 
 export interface QueryContext {
