@@ -62,4 +62,8 @@ export interface Reference {
   chunkId: string;
   start: number;
   end: number;
+  /** 1-based page of the passage in a PDF. */
+  page?: number;
+  /** Last page, when the passage runs onto the next page(s). */
+  pageEnd?: number;
 }

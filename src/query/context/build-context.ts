@@ -5,7 +5,7 @@ import type { ContextEntity, ContextRelationship, QueryContext, Reference } from
 import { fitCommunities } from "./context-communities.js";
 import { entityLine, passageHeader, relationshipLine, renderContext } from "./context-format.js";
 import { fitting, lineTokens } from "./line-tokens.js";
-import { documentTitles, numberReferences } from "./references.js";
+import { documentTitles, numberReferences, withPages } from "./references.js";
 
 export interface ContextBudget {
   entityTokens: number;
@@ -56,9 +56,12 @@ export async function buildContext(
     candidates.map((c) => c.record.docId),
   );
   const chosen = chunksFitting(candidates, titles, left);
-  const references = numberReferences(
-    chosen.map((c) => c.record),
-    titles,
+  const references = await withPages(
+    graph.store,
+    numberReferences(
+      chosen.map((c) => c.record),
+      titles,
+    ),
   );
   const context: QueryContext = {
     entities: entities.items,
