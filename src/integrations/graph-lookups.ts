@@ -1,4 +1,6 @@
 import { DESCRIPTION_SEPARATOR, entityKey, splitRelationshipKey } from "../merge/keys.js";
+import { withPages } from "../query/context/references.js";
+import type { Reference } from "../query/result.js";
 import type { GraphStore } from "../storage/graph-store.js";
 import type { ChunkRecord, CommunityRecord, EntityRecord, RelationshipRecord } from "../types.js";
 
@@ -15,13 +17,8 @@ export interface EntitySummary {
   mentions: number;
 }
 
-export interface Passage {
-  n: number;
-  docId: string;
-  title: string;
-  chunkId: string;
-  start: number;
-  end: number;
+/** A passage as a reference (with its page in a PDF) and its text. */
+export interface Passage extends Reference {
   text: string;
 }
 
@@ -140,7 +137,7 @@ export async function passagesOf(store: GraphStore, chunkIds: string[]): Promise
   const order = new Map(chunkIds.map((id, i) => [id, i]));
   chunks.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
   const titles = await documentTitles(store, chunks);
-  return chunks.map((c, i) => ({
+  const passages = chunks.map((c, i) => ({
     n: i + 1,
     docId: c.docId,
     title: titles.get(c.docId) ?? c.docId,
@@ -149,6 +146,7 @@ export async function passagesOf(store: GraphStore, chunkIds: string[]): Promise
     end: c.end,
     text: c.text,
   }));
+  return withPages(store, passages);
 }
 
 async function findEntity(store: GraphStore, name: string): Promise<EntityRecord | undefined> {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKgrag } from "../../src/index.js";
+import { getEntity } from "../../src/integrations/graph-lookups.js";
 import type { QueryResult } from "../../src/query/result.js";
 import { runMain } from "../support/cli-in-process.js";
 import { minimalPdfPages } from "../support/document-fixtures.js";
@@ -64,6 +65,20 @@ describe("page numbers of PDF passages", () => {
       expect(pagesSeen.size).toBeGreaterThan(1);
       const top = result.references[0];
       expect(top && (top.pageEnd ?? top.page)).toBe(3);
+    } finally {
+      await kg.close();
+    }
+  });
+
+  it("come with the passages of an entity (the MCP get_entity tool)", async () => {
+    const kg = await createKgrag({ env: {}, config: { workspace } });
+    try {
+      const entity = await getEntity(kg.services.store, "Idris Vale", { passages: 5, relationships: 5 });
+      expect(entity?.passages.length).toBeGreaterThan(0);
+      for (const passage of entity?.passages ?? []) {
+        expect(passage.page).toBe(pageOfOffset(passage.start));
+        expect(passage.pageEnd ?? passage.page).toBe(3);
+      }
     } finally {
       await kg.close();
     }

@@ -29,7 +29,7 @@ export async function documentTitles(store: GraphStore, docIds: string[]): Promi
 }
 
 /** References into paged documents (PDF) get the page of their passage, and its last page when it spans two. */
-export async function withPages(store: GraphStore, references: Reference[]): Promise<Reference[]> {
+export async function withPages<R extends Reference>(store: GraphStore, references: R[]): Promise<R[]> {
   const starts = new Map<string, number[] | undefined>();
   for (const docId of new Set(references.map((r) => r.docId))) {
     const doc = await store.getDocument(docId);
