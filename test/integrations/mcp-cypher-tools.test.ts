@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { ReadOnlySession } from "../../src/cypher/run-cypher.js";
 import { parseGraphSchema } from "../../src/index.js";
 import { type CypherAccess, registerCypherTools } from "../../src/integrations/mcp/cypher-tools.js";
+import type { ChatModel, ChatRequest, ChatResponse, Stage } from "../../src/llm/chat-model.js";
 
 const SCHEMA = parseGraphSchema({
   labels: ["Entity"],
@@ -37,9 +38,21 @@ function scriptedAccess(): {
   return { access, ran };
 }
 
-async function connected(access: CypherAccess): Promise<Client> {
+/** A chat model that writes one query for text2cypher and one answer from the rows. */
+function scriptedChat(replies: Partial<Record<Stage, string>>): ChatModel {
+  return {
+    model: "scripted",
+    chat: async (request: ChatRequest): Promise<ChatResponse> => {
+      const text = replies[request.stage];
+      if (text === undefined) throw new Error(`no reply scripted for ${request.stage}`);
+      return { text, usage: { promptTokens: 1, completionTokens: 1 }, cached: false };
+    },
+  };
+}
+
+async function connected(access: CypherAccess, chat: ChatModel | null = null): Promise<Client> {
   const server = new McpServer({ name: "kgrag", version: "0" });
-  registerCypherTools(server, access, null);
+  registerCypherTools(server, access, chat);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "test", version: "0" });
@@ -77,6 +90,33 @@ describe("the MCP cypher tool (Neo4j workspaces)", () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/Refused/);
     expect(ran).toHaveLength(0);
+    await client.close();
+  });
+
+  it("answers with Text2Cypher through the ask tool when a chat model is configured", async () => {
+    const query = "MATCH (e:Entity) RETURN e.name AS name LIMIT 5";
+    const { access } = scriptedAccess();
+    const executed: string[] = [];
+    access.execute = async (cypher) => {
+      executed.push(cypher);
+      return { rows: [{ name: "Lumen Robotics" }] };
+    };
+    const client = await connected(
+      access,
+      scriptedChat({ text2cypher: `\`\`\`cypher\n${query}\n\`\`\``, answer: "Lumen Robotics." }),
+    );
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["cypher", "ask"]);
+    const result = await client.callTool({
+      name: "ask",
+      arguments: { question: "Which entities are there?" },
+    });
+    expect(JSON.parse(textOf(result))).toMatchObject({
+      cypher: query,
+      valid: true,
+      rows: [{ name: "Lumen Robotics" }],
+      answer: "Lumen Robotics.",
+    });
+    expect(executed).toEqual([query]);
     await client.close();
   });
 });
