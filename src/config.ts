@@ -183,6 +183,19 @@ export const EmbeddingSchema = z.object({
   ...EndpointFields,
 });
 
+/**
+ * An optional reranker (a Jina / Cohere style `/rerank` endpoint) that reorders the candidate
+ * passages of naive, local and mix queries before the context budget; on when configured.
+ */
+export const RerankSchema = z.object({
+  baseURL: z.string().url(),
+  apiKey: z.string().optional(),
+  model: z.string().min(1),
+  timeoutMs: z.number().int().min(100).default(30_000),
+  /** Passages kept after reranking (default: all the candidates, reordered). */
+  topN: z.number().int().min(1).optional(),
+});
+
 /** The schemes the Neo4j driver speaks; anything else fails inside the driver as "Unknown scheme". */
 const NEO4J_URI = /^(bolt|neo4j)(\+s|\+ssc)?:\/\/[^/\s]/;
 
@@ -210,6 +223,7 @@ export const ConfigSchema = z
     neo4j: Neo4jSchema.optional(),
     llm: LlmSchema.optional(),
     embedding: EmbeddingSchema.optional(),
+    rerank: RerankSchema.optional(),
     /** Dimension of the offline hashing embedder. */
     hashingDimension: z.number().int().min(16).default(512),
     chunking: ChunkingSchema.default(ChunkingSchema.parse({})),
@@ -251,6 +265,7 @@ export const ConfigSchema = z
 export type KgragConfig = z.infer<typeof ConfigSchema>;
 export type KgragConfigInput = z.input<typeof ConfigSchema>;
 export type QueryConfig = z.infer<typeof QuerySchema>;
+export type RerankConfig = z.infer<typeof RerankSchema>;
 export type ExtractiveAnswerConfig = z.infer<typeof ExtractiveAnswerSchema>;
 
 type Env = Record<string, string | undefined>;
@@ -342,6 +357,10 @@ function envLayer(env: Env): EnvValues {
   put("embedding.apiKey", embeddingKey ?? "", embeddingKey && env[embeddingKey]);
   put("embedding.dimension", "KGRAG_EMBEDDING_DIM", intFromEnv(env, "KGRAG_EMBEDDING_DIM"));
   put("embedding.timeoutMs", "KGRAG_LLM_TIMEOUT_MS", intFromEnv(env, "KGRAG_LLM_TIMEOUT_MS"));
+  put("rerank.model", "KGRAG_RERANK_MODEL", env.KGRAG_RERANK_MODEL);
+  put("rerank.baseURL", "KGRAG_RERANK_BASE_URL", env.KGRAG_RERANK_BASE_URL);
+  put("rerank.apiKey", "KGRAG_RERANK_API_KEY", env.KGRAG_RERANK_API_KEY);
+  put("rerank.topN", "KGRAG_RERANK_TOP_N", intFromEnv(env, "KGRAG_RERANK_TOP_N"));
   return layer;
 }
 
@@ -354,6 +373,7 @@ function dropUnrequestedSections(values: Plain, asking: Plain[]): void {
     ["llm", "model"],
     ["embedding", "model"],
     ["neo4j", "uri"],
+    ["rerank", "model"],
   ];
   for (const [section, key] of needed) {
     const own = values[section];

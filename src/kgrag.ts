@@ -2,12 +2,18 @@ import { resolve } from "node:path";
 import { configFromEnv, type KgragConfig, type KgragConfigInput } from "./config.js";
 import type { Embedder } from "./embedding/embedder.js";
 import { parseSourceDocuments } from "./ingest/source-input.js";
+import {
+  fromLangChainDocuments,
+  isLangChainDocument,
+  type LangChainDocumentLike,
+} from "./integrations/langchain/documents.js";
 import { type ChatModel, withAbortSignal } from "./llm/chat-model.js";
 import { usePromptOverrides } from "./llm/prompts.js";
 import { UsageTracker } from "./llm/usage.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
 import { type QueryOptions, type QueryResult, runQuery } from "./query/query-engine.js";
+import { HttpReranker, type Reranker } from "./rerank/reranker.js";
 import type { KgragServices } from "./services.js";
 import type { GraphStore } from "./storage/graph-store.js";
 import type { DocumentRecord, GraphCounts, SourceDocumentInput } from "./types.js";
@@ -27,6 +33,8 @@ export interface CreateKgragOptions {
   /** Bring your own models (e.g. LangChain adapters); they win over the configured endpoints. */
   chat?: ChatModel | null;
   embedder?: Embedder;
+  /** A reranker of your own; else the configured `rerank` endpoint, if any. */
+  reranker?: Reranker;
   store?: GraphStore;
   progress?: ProgressReporter;
 }
@@ -46,8 +54,14 @@ export interface Kgrag {
   readonly components: IndexComponents;
   /** "llm" when a chat model is configured, otherwise the offline built-ins. */
   readonly mode: "llm" | "offline";
-  /** Files and folders, or documents (validated first: a bad one refuses the whole call). */
-  index(inputs: string[] | SourceDocumentInput[], options?: IndexOptions): Promise<IndexSummary>;
+  /**
+   * Files and folders, or documents (validated first: a bad one refuses the whole call), or the
+   * output of any LangChain document loader.
+   */
+  index(
+    inputs: string[] | SourceDocumentInput[] | LangChainDocumentLike[],
+    options?: IndexOptions,
+  ): Promise<IndexSummary>;
   status(): Promise<StatusReport>;
   query(question: string, options?: Partial<QueryOptions>): Promise<QueryResult>;
   deleteDocuments(docIds: string[]): Promise<{ deleted: string[]; missing: string[] }>;
@@ -72,6 +86,7 @@ export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgr
       chat: models.chat,
       usage,
       progress: options.progress ?? silentProgress,
+      reranker: options.reranker ?? (config.rerank ? new HttpReranker(config.rerank) : null),
     };
     const components = createComponents(services);
     await store.setMeta("extractor", components.extractor.kind);
@@ -98,7 +113,7 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         return writing(() => indexPaths(run.services, run.components, inputs, indexOptions));
       }
       // Validated before taking the lock: a bad document refuses the call with nothing written.
-      const sources = parseSourceDocuments(inputs);
+      const sources = parseSourceDocuments(isLangChainList(inputs) ? fromLangChainDocuments(inputs) : inputs);
       return writing(() => indexSources(run.services, run.components, sources, [], indexOptions));
     },
     status: async () => ({
@@ -135,6 +150,10 @@ function stoppable(services: KgragServices, signal: AbortSignal) {
   return { services: scoped, components: createComponents(scoped) };
 }
 
-function isPathList(inputs: string[] | SourceDocumentInput[]): inputs is string[] {
+function isPathList(inputs: unknown[]): inputs is string[] {
   return Array.isArray(inputs) && inputs.every((i) => typeof i === "string");
+}
+
+function isLangChainList(inputs: unknown[]): inputs is LangChainDocumentLike[] {
+  return inputs.length > 0 && inputs.every(isLangChainDocument);
 }

@@ -2,6 +2,7 @@ import type { KgragConfig } from "./config.js";
 import type { Embedder } from "./embedding/embedder.js";
 import type { ChatModel } from "./llm/chat-model.js";
 import type { UsageTracker } from "./llm/usage.js";
+import type { Reranker } from "./rerank/reranker.js";
 import type { GraphStore } from "./storage/graph-store.js";
 import type { ProgressReporter } from "./util/progress.js";
 
@@ -17,4 +18,6 @@ export interface KgragServices {
   chat: ChatModel | null;
   usage: UsageTracker;
   progress: ProgressReporter;
+  /** Reorders candidate passages of naive, local and mix queries; absent when none is configured. */
+  reranker?: Reranker | null;
 }

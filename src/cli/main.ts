@@ -34,6 +34,7 @@ const COMMANDS: Record<string, Register> = {
   config: async (p) => (await import("./commands/config.js")).registerConfigCommand(p),
   prompts: async (p) => (await import("./commands/prompts.js")).registerPromptsCommand(p),
   serve: async (p) => (await import("./commands/serve.js")).registerServeCommand(p),
+  mcp: async (p, o) => (await import("./commands/mcp.js")).registerMcpCommand(p, o),
 };
 
 /** The CLI's workspace opener, loaded by the first command that opens a workspace: it pulls in the library. */

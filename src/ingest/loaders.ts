@@ -4,6 +4,7 @@ import { hashText } from "../util/hash.js";
 import { emptySource, hasText } from "./empty-input.js";
 import { loadJsonl } from "./jsonl.js";
 import { loadDocx, loadPdf } from "./office-formats.js";
+import { pageStartsMetadata } from "./pdf-pages.js";
 import { skipReason } from "./skip-reason.js";
 import type { LoadEvent, SkippedSource, SourceFormat } from "./source-types.js";
 import { type LoadedText, loadHtml, loadMarkdown, loadPlainText } from "./text-formats.js";
@@ -15,6 +16,11 @@ const textOnly =
   (load: (path: string) => Promise<string>): WholeFileLoader =>
   async (path) => ({ text: await load(path), title: null });
 
+async function loadPdfWithPages(path: string): Promise<LoadedText> {
+  const { text, pageStarts } = await loadPdf(path);
+  return { text, title: null, metadata: pageStartsMetadata(pageStarts) };
+}
+
 /** Formats whose file is one document. .jsonl (one document a line) is handled apart. */
 const WHOLE_FILE_FORMATS: Record<string, { format: SourceFormat; load: WholeFileLoader }> = {
   ".txt": { format: "text", load: loadPlainText },
@@ -22,7 +28,7 @@ const WHOLE_FILE_FORMATS: Record<string, { format: SourceFormat; load: WholeFile
   ".markdown": { format: "markdown", load: loadMarkdown },
   ".html": { format: "html", load: loadHtml },
   ".htm": { format: "html", load: loadHtml },
-  ".pdf": { format: "pdf", load: textOnly(loadPdf) },
+  ".pdf": { format: "pdf", load: loadPdfWithPages },
   ".docx": { format: "docx", load: textOnly(loadDocx) },
 };
 
@@ -67,9 +73,10 @@ async function loadWholeFile(path: string, extension: string): Promise<LoadEvent
     return { kind: "skipped", path, reason: `${what} (supported: ${SUPPORTED_EXTENSIONS.join(", ")})` };
   }
   try {
-    const { text, title } = await handler.load(path);
+    const { text, title, metadata } = await handler.load(path);
     if (!hasText(text)) return { kind: "skipped", ...emptySource(path, fileDocumentId(path)) };
-    return { kind: "document", document: fileDocument(path, handler.format, text, title) };
+    const document = fileDocument(path, handler.format, text, title);
+    return { kind: "document", document: { ...document, metadata: { ...document.metadata, ...metadata } } };
   } catch (error) {
     // The file is still there: naming its document keeps an indexed version from being taken for gone.
     return { kind: "skipped", path, reason: skipReason(error), docId: fileDocumentId(path) };

@@ -1,61 +1,49 @@
-import { createRequire } from "node:module";
 import { normaliseNewlines, readWholeFile } from "./read-text.js";
 import { type ParsedFormat, unparsableReason } from "./skip-reason.js";
 import { UnreadableSourceError } from "./source-types.js";
 
-/** The parts of pdf.js 1.10 (bundled with pdf-parse v1) that text extraction uses. */
-interface PdfJs {
-  getDocument(source: { data: Uint8Array }): { promise: Promise<PdfDocument> };
-}
-interface PdfDocument {
-  numPages: number;
-  getPage(page: number): Promise<{ getTextContent(): Promise<{ items: PdfTextItem[] }> }>;
-  destroy(): Promise<void>;
-}
-interface PdfTextItem {
-  str?: string;
-  transform: number[];
+/** Where each page starts in a PDF document's text, as kept in its metadata (see pdf-pages.ts). */
+export interface PdfText {
+  text: string;
+  pageStarts: number[];
 }
 
 /**
- * pdf-parse's own entry runs a self-test when imported as an ES module, so its bundled pdf.js build
- * is loaded directly (as LangChain's PDFLoader did); it is CommonJS, hence `require`.
+ * PDF text through unpdf (a maintained, dependency-free build of Mozilla's pdf.js), page by page,
+ * pages joined by blank lines; `pageStarts[i]` is where page i + 1 starts in the text, so every
+ * chunk can say which page it comes from. An empty page starts where the next one does.
  */
-const PDF_JS = "pdf-parse/lib/pdf.js/v1.10.100/build/pdf.js";
-
-/** PDF text, page by page: a new line wherever the baseline moves, pages joined by blank lines. */
-export async function loadPdf(path: string): Promise<string> {
+export async function loadPdf(path: string): Promise<PdfText> {
   const data = new Uint8Array(await readWholeFile(path));
   const pages = await withConsoleLogOnStderr(() => parseOrExplain("PDF", () => pdfPages(data)));
-  return joinPages(pages);
+  return joinPdfPages(pages);
 }
 
 async function pdfPages(data: Uint8Array): Promise<string[]> {
-  const pdfjs = createRequire(import.meta.url)(PDF_JS) as PdfJs;
-  const pdf = await pdfjs.getDocument({ data }).promise;
+  const { extractText, getDocumentProxy } = await import("unpdf");
+  const pdf = await getDocumentProxy(data);
   try {
-    const pages: string[] = [];
-    for (let n = 1; n <= pdf.numPages; n += 1) {
-      const { items } = await (await pdf.getPage(n)).getTextContent();
-      if (items.length > 0) pages.push(pageText(items));
-    }
-    return pages;
+    return (await extractText(pdf, { mergePages: false })).text;
   } finally {
     await pdf.destroy();
   }
 }
 
-/** Text items in order; an item on another baseline than the one before starts a new line. */
-function pageText(items: PdfTextItem[]): string {
-  let lastY: number | undefined;
+export function joinPdfPages(pages: string[]): PdfText {
   let text = "";
-  for (const item of items) {
-    if (item.str === undefined) continue;
-    const y = item.transform[5];
-    text += lastY === undefined || lastY === y ? item.str : `\n${item.str}`;
-    lastY = y;
+  const pageStarts: number[] = [];
+  // Pages read since the last one with text: they all start where the next text starts.
+  let unplaced = 0;
+  for (const page of pages) {
+    const clean = normaliseNewlines(page).trim();
+    unplaced += 1;
+    if (!clean) continue;
+    if (text) text += "\n\n";
+    for (; unplaced > 0; unplaced -= 1) pageStarts.push(text.length);
+    text += clean;
   }
-  return text;
+  for (; unplaced > 0; unplaced -= 1) pageStarts.push(text.length);
+  return { text, pageStarts };
 }
 
 /** DOCX text through mammoth's raw-text extraction. */
@@ -84,8 +72,8 @@ let redirected = 0;
 let originalLog: typeof console.log | undefined;
 
 /**
- * pdf.js (in pdf-parse v1) prints its warnings with console.log, and its in-process worker cannot
- * be told to stop; on stdout they would corrupt `kgrag index --json`, so they go to stderr.
+ * pdf.js prints its warnings with console.log; on stdout they would corrupt `kgrag index --json`,
+ * so they go to stderr.
  */
 async function withConsoleLogOnStderr<T>(work: () => Promise<T>): Promise<T> {
   if (redirected === 0) {

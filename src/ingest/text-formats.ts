@@ -1,3 +1,4 @@
+import type { Metadata } from "../types.js";
 import { convertHtml } from "../util/html-to-text.js";
 import { readTextFile } from "./read-text.js";
 
@@ -5,6 +6,8 @@ export interface LoadedText {
   text: string;
   /** Title found in the content, when the format has one. */
   title: string | null;
+  /** What the format knows beyond the text, e.g. where a PDF's pages start. */
+  metadata?: Metadata;
 }
 
 export async function loadPlainText(path: string): Promise<LoadedText> {

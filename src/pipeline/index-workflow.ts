@@ -2,6 +2,7 @@ import type { ReportWriter } from "../community/report-writer.js";
 import type { Extractor } from "../extraction/extractor.js";
 import type { DescriptionSummarizer } from "../merge/summarizer.js";
 import type { KgragServices } from "../services.js";
+import { inSpan, SPANS } from "../telemetry/spans.js";
 import type { GraphCounts, SourceDocument } from "../types.js";
 import { communitiesAreStale, markCommunitiesFresh, markCommunitiesStale } from "./community-freshness.js";
 import { createCommunities } from "./create-communities.js";
@@ -46,28 +47,56 @@ export interface IndexRunResult {
  * register documents -> remove old versions -> extract and merge -> summarize descriptions ->
  * embed -> finalize statuses -> communities -> community reports.
  */
-export async function runIndexWorkflow(
+export function runIndexWorkflow(
   services: KgragServices,
   components: IndexComponents,
   sources: SourceDocument[],
   options: IndexRunOptions = {},
+): Promise<IndexRunResult> {
+  return inSpan(SPANS.index, { "kgrag.documents": sources.length }, async (span) => {
+    const result = await indexWorkflow(services, components, sources, options);
+    span.setAttributes({
+      "kgrag.documents.added": result.added.length,
+      "kgrag.documents.updated": result.updated.length,
+      "kgrag.documents.failed": result.failures.length,
+      "kgrag.graph.entities": result.counts.entities,
+      "kgrag.graph.relationships": result.counts.relationships,
+    });
+    return result;
+  });
+}
+
+/** One named span per stage, so a trace shows where an index run spends its time. */
+function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
+  return inSpan(SPANS.indexStage(name), {}, work);
+}
+
+async function indexWorkflow(
+  services: KgragServices,
+  components: IndexComponents,
+  sources: SourceDocument[],
+  options: IndexRunOptions,
 ): Promise<IndexRunResult> {
   const { signal } = options;
   const plan = await planRegistration(services, sources);
   await removeDocuments(services, plan.changed, "update document");
 
   const byId = new Map(sources.map((s) => [s.id, s]));
-  services.progress.start("register", plan.toProcess.length);
-  for (const id of plan.toProcess) {
-    await stopPoint(signal);
-    const source = byId.get(id);
-    if (source) await registerDocument(services, source);
-    services.progress.advance("register");
-  }
-  services.progress.finish("register");
+  await stage("register", async () => {
+    services.progress.start("register", plan.toProcess.length);
+    for (const id of plan.toProcess) {
+      await stopPoint(signal);
+      const source = byId.get(id);
+      if (source) await registerDocument(services, source);
+      services.progress.advance("register");
+    }
+    services.progress.finish("register");
+  });
 
   if (plan.toProcess.length > 0) await markCommunitiesStale(services.store);
-  const extracted = await extractGraph(services, components.extractor, plan.toProcess, signal);
+  const extracted = await stage("extract", () =>
+    extractGraph(services, components.extractor, plan.toProcess, signal),
+  );
   await stopPoint(signal);
   const graphChanged = extracted.merged > 0 || plan.changed.length > 0;
   let settled: SettleResult;
@@ -115,11 +144,13 @@ export async function settleGraph(
   options: IndexRunOptions = {},
 ): Promise<SettleResult> {
   const { signal } = options;
-  const summarized = await summarizeDescriptions(services, components.summarizer, signal);
+  const summarized = await stage("summarize", () =>
+    summarizeDescriptions(services, components.summarizer, signal),
+  );
   await stopPoint(signal);
   // A summary retried from an earlier run changes descriptions, and so the communities' content.
   const descriptionsChanged = summarized.entities + summarized.relationships > 0;
-  await embedGraph(services, signal);
+  await stage("embed", () => embedGraph(services, signal));
   const wantCommunities = options.communities ?? services.config.community.enabled;
   if (wantCommunities) {
     await refreshCommunities(services, components.reportWriter, graphChanged || descriptionsChanged, signal);
@@ -138,10 +169,10 @@ export async function refreshCommunities(
   const existing = await store.listCommunities();
   await stopPoint(signal);
   if (graphChanged || existing.length === 0 || (await communitiesAreStale(store))) {
-    await createCommunities(services);
+    await stage("communities", () => createCommunities(services));
     await markCommunitiesFresh(store);
   }
-  await createCommunityReports(services, reportWriter, signal);
+  await stage("reports", () => createCommunityReports(services, reportWriter, signal));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { KgragServices } from "../services.js";
+import type { ScoredId } from "../types.js";
 import { answerQuestion, promptOverheadTexts } from "./answer/answer.js";
 import { buildContext } from "./context/build-context.js";
 import { QueryGraph } from "./graph/query-graph.js";
@@ -12,7 +13,9 @@ export type { QueryResult } from "./result.js";
 /** Options of one query as callers pass them (all optional; see QueryOptionsSchema). */
 export type QueryOptions = QueryOptionsInput;
 
+import { inSpan, SPANS } from "../telemetry/spans.js";
 import { resolveScope } from "./graph/scope.js";
+import { RERANKED_MODES, type RerankOutcome, rerankPassages } from "./rerank-passages.js";
 import { MeteredChat, NO_USAGE } from "./usage-meter.js";
 
 /**
@@ -24,36 +27,79 @@ export async function runQuery(
   question: string,
   input: QueryOptionsInput = {},
 ): Promise<QueryResult> {
-  const started = performance.now();
   if (!question.trim()) throw new Error("The question is empty: pass the question to ask as text.");
   const options = resolveQueryOptions(services.config.query, input);
+  return inSpan(
+    SPANS.query,
+    { "kgrag.query.mode": options.mode, "kgrag.query.scoped": !!options.scope },
+    async (span) => {
+      const result = await runQuerySteps(services, question, options);
+      span.setAttributes({
+        "kgrag.query.references": result.references.length,
+        "kgrag.llm.calls": result.usage.llmCalls,
+      });
+      return result;
+    },
+  );
+}
+
+async function runQuerySteps(
+  services: KgragServices,
+  question: string,
+  options: ResolvedQueryOptions,
+): Promise<QueryResult> {
+  const started = performance.now();
   const meter = services.chat ? new MeteredChat(services.chat) : null;
   const metered: KgragServices = { ...services, chat: meter };
 
-  const keywords = await keywordsFor(metered, question, options);
+  const keywords = await inSpan(SPANS.queryStep("keywords"), {}, async (span) => {
+    const found = await keywordsFor(metered, question, options);
+    span.setAttributes({ "kgrag.keywords.high": found.high, "kgrag.keywords.low": found.low });
+    return found;
+  });
   const graph = new QueryGraph(services.store, await resolveScope(services.store, options.scope));
   const vectors = await embedQueryTexts(services, question, keywords, options);
-  const retrieval = await retrieve(options.mode, {
-    services: metered,
-    graph,
-    question,
-    keywords,
-    options,
-    vectors,
-  });
+  const retrieval = await inSpan(
+    SPANS.queryStep("retrieve"),
+    { "kgrag.query.mode": options.mode },
+    async (span) => {
+      const found = await retrieve(options.mode, {
+        services: metered,
+        graph,
+        question,
+        keywords,
+        options,
+        vectors,
+      });
+      span.setAttributes(retrievalCounts(found));
+      return found;
+    },
+  );
+  const reranked = await rerankStep(services, question, options, retrieval.chunks);
+  const ranked = { ...retrieval, chunks: reranked.chunks };
   const answerOptions = {
     responseType: options.responseType,
     history: options.history,
     onToken: options.onToken,
   };
-  const built = await buildContext(graph, retrieval, {
-    ...options,
-    reservedTexts: promptOverheadTexts(question, answerOptions),
+  const built = await inSpan(SPANS.queryStep("context"), {}, async (span) => {
+    const context = await buildContext(graph, ranked, {
+      ...options,
+      reservedTexts: promptOverheadTexts(question, answerOptions),
+    });
+    span.setAttributes(retrievalCounts(context.context));
+    return context;
   });
   const retrievalMs = performance.now() - started;
   options.onContext?.({ mode: options.mode, keywords, context: built.context, references: built.references });
 
-  const answer = options.contextOnly ? "" : await answerQuestion(metered, question, built, answerOptions);
+  const answer = options.contextOnly
+    ? ""
+    : await inSpan(SPANS.queryStep("answer"), {}, async (span) => {
+        const text = await answerQuestion(metered, question, built, answerOptions);
+        span.setAttribute("kgrag.answer.chars", text.length);
+        return text;
+      });
   return {
     ...(options.id === undefined ? {} : { id: options.id }),
     mode: options.mode,
@@ -63,7 +109,34 @@ export async function runQuery(
     references: built.references,
     usage: meter ? meter.usage() : { ...NO_USAGE },
     timings: { retrievalMs: round(retrievalMs), totalMs: round(performance.now() - started) },
+    ...(reranked.warning ? { warnings: [reranked.warning] } : {}),
   };
+}
+
+/** The configured reranker's order for the passage-led modes; the retrieval order otherwise. */
+async function rerankStep(
+  services: KgragServices,
+  question: string,
+  options: ResolvedQueryOptions,
+  chunks: ScoredId[],
+): Promise<RerankOutcome> {
+  const { reranker } = services;
+  if (!reranker || !RERANKED_MODES.has(options.mode)) return { chunks };
+  const attributes = { "kgrag.rerank.model": reranker.model, "kgrag.rerank.candidates": chunks.length };
+  return inSpan(SPANS.queryStep("rerank"), attributes, async (span) => {
+    const outcome = await rerankPassages(
+      reranker,
+      services.store,
+      question,
+      chunks,
+      services.config.rerank?.topN,
+    );
+    if (outcome.warning) {
+      services.progress.info(`kgrag: ${outcome.warning}`);
+      span.addEvent("rerank_failed", { reason: outcome.warning });
+    }
+    return outcome;
+  });
 }
 
 /** Naive retrieval reads passages only, so it spends no LLM call on keywords. */
@@ -86,6 +159,15 @@ async function embedQueryTexts(
   const texts = queryTexts(question, keywords, options.mode);
   const vectors = await services.embedder.embed(texts);
   return new Map(texts.map((text, i) => [text, vectors[i] ?? []]));
+}
+
+function retrievalCounts(found: Record<"entities" | "relationships" | "chunks" | "communities", unknown[]>) {
+  return {
+    "kgrag.entities": found.entities.length,
+    "kgrag.relationships": found.relationships.length,
+    "kgrag.chunks": found.chunks.length,
+    "kgrag.communities": found.communities.length,
+  };
 }
 
 function round(ms: number): number {

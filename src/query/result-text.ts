@@ -2,7 +2,8 @@ import type { ContextCommunity, QueryResult, Reference } from "./result.js";
 
 /** One source line: where [n] points, down to the character span. */
 export function referenceLine(ref: Reference): string {
-  return `[${ref.n}] ${ref.title} (document ${ref.docId}, chunk ${ref.chunkId}, chars ${ref.start}-${ref.end})`;
+  const pages = ref.page === undefined ? "" : `, page ${ref.page}${ref.pageEnd ? `-${ref.pageEnd}` : ""}`;
+  return `[${ref.n}] ${ref.title} (document ${ref.docId}${pages}, chunk ${ref.chunkId}, chars ${ref.start}-${ref.end})`;
 }
 
 /** One community source line: where [C:<id>] points. */

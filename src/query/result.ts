@@ -11,6 +11,8 @@ export interface QueryResult {
   references: Reference[];
   usage: { llmCalls: number; promptTokens: number; completionTokens: number };
   timings: { retrievalMs: number; totalMs: number };
+  /** What went wrong without failing the query, e.g. a reranker that did not answer. */
+  warnings?: string[];
 }
 
 export interface QueryContext {
@@ -60,4 +62,8 @@ export interface Reference {
   chunkId: string;
   start: number;
   end: number;
+  /** 1-based page of the passage in a PDF. */
+  page?: number;
+  /** Last page, when the passage runs onto the next page(s). */
+  pageEnd?: number;
 }

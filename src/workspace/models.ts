@@ -5,10 +5,12 @@ import type { ChatModel } from "../llm/chat-model.js";
 import { createModels } from "../llm/model-factory.js";
 import type { UsageTracker } from "../llm/usage.js";
 import type { GraphStore } from "../storage/graph-store.js";
+import { recordRetry, TracedChatModel } from "../telemetry/traced-chat.js";
 
 /**
  * The configured models, or those the caller brought. A caller's chat model is wrapped with the
- * workspace cache and usage tracking like a configured one, so re-runs repeat no call either way.
+ * workspace cache and usage tracking like a configured one, so re-runs repeat no call either way;
+ * either is traced outside the cache, so a span says whether the cache answered.
  */
 export async function openModels(
   config: KgragConfig,
@@ -17,12 +19,14 @@ export async function openModels(
   given: { chat?: ChatModel | null; embedder?: Embedder },
 ): Promise<{ chat: ChatModel | null; embedder: Embedder }> {
   const configured =
-    given.chat !== undefined && given.embedder ? null : await createModels(config, store, usage);
+    given.chat !== undefined && given.embedder
+      ? null
+      : await createModels(config, store, usage, { onRetry: recordRetry });
   const chat =
     given.chat === undefined
       ? (configured?.chat ?? null)
       : given.chat && new CachedChatModel(given.chat, store, usage);
   const embedder = given.embedder ?? configured?.embedder;
   if (!embedder) throw new Error("No embedder available");
-  return { chat, embedder };
+  return { chat: chat && new TracedChatModel(chat), embedder };
 }

@@ -39,15 +39,25 @@ export function minimalDocx(paragraphs: string[]): Buffer {
 
 /** A one-page PDF showing each line in Helvetica (ASCII only), with a correct xref table. */
 export function minimalPdf(lines: string[]): Buffer {
-  const text = lines.map((line, i) => `${i === 0 ? "" : "0 -16 Td "}(${escapePdf(line)}) Tj`).join(" ");
-  const content = `BT /F1 12 Tf 72 720 Td ${text} ET`;
+  return minimalPdfPages([lines]);
+}
+
+/** A PDF with one page per entry, each showing its lines in Helvetica (ASCII only). */
+export function minimalPdfPages(pages: string[][]): Buffer {
+  const pageObject = (i: number) => 4 + i * 2;
   const objects = [
     "<< /Type /Catalog /Pages 2 0 R >>",
-    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    `<< /Type /Pages /Kids [${pages.map((_, i) => `${pageObject(i)} 0 R`).join(" ")}] /Count ${pages.length} >>`,
     "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
   ];
+  pages.forEach((lines, i) => {
+    const text = lines.map((line, j) => `${j === 0 ? "" : "0 -16 Td "}(${escapePdf(line)}) Tj`).join(" ");
+    const content = `BT /F1 12 Tf 72 720 Td ${text} ET`;
+    objects.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${pageObject(i) + 1} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`,
+      `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    );
+  });
   let pdf = "%PDF-1.4\n";
   const offsets: number[] = [];
   objects.forEach((body, i) => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileDocumentId, loadSources } from "../../src/ingest/loaders.js";
-import { minimalDocx, minimalPdf } from "../support/document-fixtures.js";
+import { minimalDocx, minimalPdf, minimalPdfPages } from "../support/document-fixtures.js";
 
 let dir: string;
 const file = (name: string, content: string | Buffer) => {
@@ -78,7 +78,7 @@ describe("loadSources: whole-file formats", () => {
     expect(document?.metadata).toEqual({ source: path, format: "docx" });
   });
 
-  it("reads .pdf through pdf-parse's pdf.js", async () => {
+  it("reads .pdf through unpdf's pdf.js", async () => {
     const path = file(
       "office/brief.pdf",
       minimalPdf(["Tidewell Robotics (Carrow Bay)", "builds survey drones."]),
@@ -86,7 +86,25 @@ describe("loadSources: whole-file formats", () => {
     const { document, skipped } = await loadOne(path);
     expect(skipped).toEqual([]);
     expect(document?.text).toBe("Tidewell Robotics (Carrow Bay)\nbuilds survey drones.");
-    expect(document?.metadata.format).toBe("pdf");
+    expect(document?.metadata).toMatchObject({ format: "pdf", pageStarts: "0", pages: 1 });
+  });
+
+  it("keeps where each page of a .pdf starts, an empty page starting where the next text does", async () => {
+    const path = file(
+      "office/paged.pdf",
+      minimalPdfPages([["Page one text."], ["Page two text."], [], ["Page four text."]]),
+    );
+    const { document } = await loadOne(path);
+    const text = "Page one text.\n\nPage two text.\n\nPage four text.";
+    expect(document?.text).toBe(text);
+    const starts = String(document?.metadata.pageStarts).split(",").map(Number);
+    expect(starts).toEqual([
+      0,
+      text.indexOf("Page two"),
+      text.indexOf("Page four"),
+      text.indexOf("Page four"),
+    ]);
+    expect(document?.metadata.pages).toBe(4);
   });
 
   it("skips corrupt .pdf and .docx files with a plain reason and the parser's gist, naming their document", async () => {

@@ -5,7 +5,7 @@ import type { ContextEntity, ContextRelationship, QueryContext, Reference } from
 import { type FittedCommunities, fitCommunities } from "./context-communities.js";
 import { entityLine, passageHeader, relationshipLine, renderContext } from "./context-format.js";
 import { fitting, lineTokens, type TokenMeasure, tokenBound } from "./line-tokens.js";
-import { documentTitles, numberReferences } from "./references.js";
+import { documentTitles, numberReferences, withPages } from "./references.js";
 
 export interface ContextBudget {
   entityTokens: number;
@@ -58,9 +58,12 @@ export async function buildContext(
   const candidates = await contextCandidates(graph, retrieval, budget.chunkTopK);
   const bounded = fitCandidates(candidates, retrieval, budget, tokenBound);
   const fitted = bounded.complete ? bounded : fitCandidates(candidates, retrieval, budget, lineTokens);
-  const references = numberReferences(
-    fitted.chunks.map((c) => c.record),
-    candidates.titles,
+  const references = await withPages(
+    graph.store,
+    numberReferences(
+      fitted.chunks.map((c) => c.record),
+      candidates.titles,
+    ),
   );
   const context: QueryContext = {
     entities: fitted.entities,

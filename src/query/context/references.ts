@@ -1,3 +1,4 @@
+import { pageStartsOf, pagesOfSpan } from "../../ingest/pdf-pages.js";
 import type { GraphStore } from "../../storage/graph-store.js";
 import type { ChunkRecord } from "../../types.js";
 import type { Reference } from "../result.js";
@@ -25,4 +26,19 @@ export async function documentTitles(store: GraphStore, docIds: string[]): Promi
     if (doc) titles.set(id, doc.title || doc.path || id);
   }
   return titles;
+}
+
+/** References into paged documents (PDF) get the page of their passage, and its last page when it spans two. */
+export async function withPages<R extends Reference>(store: GraphStore, references: R[]): Promise<R[]> {
+  const starts = new Map<string, number[] | undefined>();
+  for (const docId of new Set(references.map((r) => r.docId))) {
+    const doc = await store.getDocument(docId);
+    starts.set(docId, doc && pageStartsOf(doc.metadata));
+  }
+  return references.map((reference) => {
+    const pageStarts = starts.get(reference.docId);
+    if (!pageStarts) return reference;
+    const { page, pageEnd } = pagesOfSpan(pageStarts, reference.start, reference.end);
+    return { ...reference, page, ...(pageEnd === page ? {} : { pageEnd }) };
+  });
 }
