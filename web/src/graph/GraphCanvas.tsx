@@ -51,7 +51,13 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     if (!container.current) return;
     try {
       const sigma = new Sigma(graph, container.current, {
-        settings: { labelDensity: 0.5, hideEdgesOnMove: true, renderEdgeLabels: false },
+        // Sizes in screen pixels: sigma 4 defaults to graph units, which makes a few nodes fill the view.
+        settings: {
+          itemSizesReference: "screen",
+          labelDensity: 0.5,
+          hideEdgesOnMove: true,
+          renderEdgeLabels: false,
+        },
       });
       sigma.on("clickNode", ({ node }) => clickHandler.current?.(node));
       renderer.current = sigma;
