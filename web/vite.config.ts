@@ -13,5 +13,7 @@ export default defineConfig({
     target: "es2022",
     // Keep assets as files: the server sends them with a strict CSP (no inline data URLs needed).
     assetsInlineLimit: 0,
+    // bench/web-size.ts walks the manifest to tell the first load from the lazy chunks.
+    manifest: true,
   },
 });
