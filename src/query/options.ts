@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { QueryConfig } from "../config.js";
 import type { Scope } from "../types.js";
 import { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode } from "./mode-names.js";
+import type { QueryResult } from "./result.js";
 
 export { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode };
 
@@ -36,7 +37,17 @@ export const QueryOptionsSchema = z.strictObject({
   onToken: z
     .custom<(delta: string) => void>((value) => typeof value === "function", "onToken must be a function")
     .optional(),
+  /** Receives the retrieved context and references before the answer is written (streaming APIs). */
+  onContext: z
+    .custom<(context: QueryContextEvent) => void>(
+      (value) => typeof value === "function",
+      "onContext must be a function",
+    )
+    .optional(),
 });
+
+/** What a query retrieved, handed to `onContext` before the answer is generated. */
+export type QueryContextEvent = Pick<QueryResult, "mode" | "keywords" | "context" | "references">;
 
 export type QueryOptionsInput = z.input<typeof QueryOptionsSchema>;
 
@@ -55,6 +66,7 @@ export interface ResolvedQueryOptions {
   history: HistoryMessage[];
   graphRanking: GraphRanking;
   onToken: ((delta: string) => void) | undefined;
+  onContext: ((context: QueryContextEvent) => void) | undefined;
 }
 
 /** Validates the caller's options and fills the gaps from the workspace config. */
@@ -80,6 +92,7 @@ export function resolveQueryOptions(
     history: o.history,
     graphRanking: o.graphRanking,
     onToken: o.onToken,
+    onContext: o.onContext,
   };
 }
 

@@ -51,6 +51,7 @@ export async function runQuery(
     reservedTokens: promptOverheadTokens(question, answerOptions),
   });
   const retrievalMs = performance.now() - started;
+  options.onContext?.({ mode: options.mode, keywords, context: built.context, references: built.references });
 
   const answer = options.contextOnly ? "" : await answerQuestion(metered, question, built, answerOptions);
   return {

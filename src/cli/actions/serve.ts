@@ -1,0 +1,26 @@
+import { createServer } from "../../server/app.js";
+import type { ServeFlags } from "../commands/serve.js";
+import { runStoppable } from "../interrupt.js";
+
+/** `kgrag serve`: runs until SIGINT or SIGTERM, then lets running jobs finish and closes the workspaces. */
+export async function serveAction(flags: ServeFlags): Promise<void> {
+  const server = await createServer({
+    workspaces: flags.workspace,
+    server: { host: flags.host, port: flags.port, ...(flags.cors ? { corsOrigins: flags.cors } : {}) },
+  });
+  const address = await server.listen();
+  const { registry, config } = server.context;
+  const keys =
+    config.apiKeys.length > 0 ? `${config.apiKeys.length} API key(s)` : "no API key (open to this host)";
+  process.stderr.write(
+    `kgrag: serving ${registry.all.map((w) => `${w.id} (${w.path})`).join(", ")} on ${address} with ${keys}.\n` +
+      `kgrag: API docs at ${address}/docs, Ollama-compatible chat at ${address}/api/chat.\n`,
+  );
+  // The first SIGINT/SIGTERM stops serving gracefully; a second one quits at once (see interrupt.ts).
+  await runStoppable(
+    (signal) =>
+      new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true })),
+  );
+  process.stderr.write("kgrag: stopping; a running job is finished first (a second signal quits at once).\n");
+  await server.close();
+}

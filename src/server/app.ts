@@ -1,0 +1,141 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import cors from "@fastify/cors";
+import multipart from "@fastify/multipart";
+import rateLimit from "@fastify/rate-limit";
+import fastifyStatic from "@fastify/static";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import { packagePath } from "../util/paths.js";
+import { findKey, presentedKey, requireApiKey } from "./auth.js";
+import type { ServerContext } from "./context.js";
+import { errorBody, handleError } from "./errors.js";
+import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
+import { documentRoutes } from "./routes/documents.js";
+import { jobRoutes } from "./routes/jobs.js";
+import { metaRoutes } from "./routes/meta.js";
+import { queryRoutes } from "./routes/query.js";
+import { type ServerConfigInput, serverConfigFrom } from "./server-config.js";
+import { WorkspaceRegistry, workspaceFolders } from "./workspaces.js";
+
+export interface CreateServerOptions {
+  /** Workspace folders (or folders of workspaces); none: KGRAG_WORKSPACE or ./kgrag-data. */
+  workspaces?: string[];
+  server?: ServerConfigInput;
+  env?: NodeJS.ProcessEnv;
+  /** How jobs run (default: a child process per job). */
+  runner?: JobRunner;
+  logger?: boolean;
+}
+
+export interface KgragServer {
+  app: FastifyInstance;
+  context: ServerContext;
+  /** Listens on the configured host and port; resolves to the address. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The HTTP server of `kgrag serve`: the workspaces opened, routes registered, not yet listening. */
+export async function createServer(options: CreateServerOptions = {}): Promise<KgragServer> {
+  const env = options.env ?? process.env;
+  const config = serverConfigFrom(options.server, env);
+  const registry = await WorkspaceRegistry.open(workspaceFolders(options.workspaces ?? [], env), {
+    env,
+    runner: options.runner ?? childProcessRunner(env),
+    keptJobs: config.keptJobs,
+  });
+  const { version } = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string };
+  const context: ServerContext = { config, registry, version };
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: config.upload.maxBodyBytes });
+  try {
+    await configure(app, context);
+  } catch (error) {
+    await registry.close();
+    throw error;
+  }
+  return {
+    app,
+    context,
+    listen: () => app.listen({ host: config.host, port: config.port }),
+    close: async () => {
+      await app.close();
+      await registry.close();
+    },
+  };
+}
+
+async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  const { config } = ctx;
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => {
+    void reply
+      .status(404)
+      .send(errorBody("not_found", `No route ${request.method} ${request.url.split("?")[0]}`));
+  });
+  if (config.corsOrigins.length > 0) await app.register(cors, { origin: config.corsOrigins });
+  app.addHook("onRequest", requireApiKey(config.apiKeys));
+  await app.register(rateLimit, {
+    max: config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request: FastifyRequest) => {
+      const key = findKey(config.apiKeys, presentedKey(request));
+      return key ? `key:${key.key}` : `ip:${request.ip}`;
+    },
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      ...errorBody(
+        "rate_limited",
+        `Rate limit reached: ${context.max} requests per minute; retry in ${context.after}`,
+      ),
+    }),
+  });
+  await app.register(multipart, {
+    // Names arrive as sent, so that a name with a folder part is refused rather than cut down.
+    preservePath: true,
+    limits: {
+      fileSize: config.upload.maxFileBytes,
+      files: config.upload.maxFiles,
+      fields: 20,
+      parts: config.upload.maxFiles + 20,
+    },
+  });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: "kgrag API", version: ctx.version, description: "Knowledge-graph RAG over HTTP" },
+      components: {
+        securitySchemes: {
+          bearer: { type: "http", scheme: "bearer" },
+          apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+        },
+      },
+      security: config.apiKeys.length > 0 ? [{ bearer: [] }, { apiKey: [] }] : [],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  await metaRoutes(app, ctx);
+  await queryRoutes(app, ctx);
+  await documentRoutes(app, ctx);
+  await jobRoutes(app, ctx);
+  await serveWebApp(app, config.webDir ?? packagePath("web/dist"));
+}
+
+/** The built web app at `/`, when it was built; unknown non-API paths fall back to its index.html. */
+async function serveWebApp(app: FastifyInstance, dir: string): Promise<void> {
+  if (!existsSync(join(dir, "index.html"))) return;
+  await app.register(fastifyStatic, { root: dir, prefix: "/", wildcard: false });
+  app.get("/*", { schema: { hide: true } }, (request, reply) => {
+    const path = request.url.split("?")[0] ?? "/";
+    if (path.startsWith("/api/")) {
+      void reply.status(404).send(errorBody("not_found", `No route ${request.method} ${path}`));
+      return;
+    }
+    void reply.sendFile("index.html");
+  });
+}

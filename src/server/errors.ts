@@ -1,0 +1,81 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { ConfigError } from "../config-error.js";
+import { InvalidSourceDocumentError } from "../ingest/source-input.js";
+import { ScopeError } from "../query/graph/scope.js";
+
+/** An error the API reports as is: `{error: {code, message}}` with its status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
+export const badRequest = (message: string, code = "bad_request") => new ApiError(400, code, message);
+
+export function errorBody(code: string, message: string) {
+  return { error: { code, message } };
+}
+
+/** Library errors that mean the caller asked for something wrong, not that the server failed. */
+function isCallerError(error: unknown): boolean {
+  if (error instanceof ScopeError || error instanceof InvalidSourceDocumentError) return true;
+  const message = error instanceof Error ? error.message : "";
+  return /^(Invalid query options|Unknown query option|The question is empty)/.test(message);
+}
+
+/** Fastify's error codes that mean a bad request, with the status and our code for each. */
+const FRAMEWORK_ERRORS: Record<string, { status: number; code: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: "payload_too_large" },
+  FST_REQ_FILE_TOO_LARGE: { status: 413, code: "file_too_large" },
+  FST_FILES_LIMIT: { status: 413, code: "too_many_files" },
+  FST_PARTS_LIMIT: { status: 413, code: "too_many_parts" },
+  FST_FIELDS_LIMIT: { status: 413, code: "too_many_fields" },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: "unsupported_media_type" },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: "bad_request" },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: "bad_json" },
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 400, code: "not_multipart" },
+};
+
+/** Every error leaves as `{error: {code, message}}`; a stack trace never does. */
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (error instanceof ApiError) {
+    void reply.status(error.status).send(errorBody(error.code, error.message));
+    return;
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const where = error.validationContext ?? "request";
+    const details = error.validation
+      .map((v) => {
+        const field = v.instancePath.replace(/^\//, "").replaceAll("/", ".");
+        return field ? `${field}: ${v.message}` : (v.message ?? "invalid");
+      })
+      .join("; ");
+    void reply.status(400).send(errorBody("bad_request", `Invalid ${where}: ${details}`));
+    return;
+  }
+  const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
+  if (known) {
+    void reply.status(known.status).send(errorBody(known.code, error.message));
+    return;
+  }
+  if (error.statusCode === 429) {
+    void reply.status(429).send(errorBody("rate_limited", error.message));
+    return;
+  }
+  if (isCallerError(error) || error instanceof ConfigError) {
+    void reply.status(400).send(errorBody("bad_request", error.message));
+    return;
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    void reply.status(error.statusCode).send(errorBody("bad_request", error.message));
+    return;
+  }
+  request.log.error(error);
+  void reply.status(500).send(errorBody("internal_error", error.message || "Internal server error"));
+}

@@ -1,0 +1,187 @@
+import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { JobRunner } from "./job-runner.js";
+import { type Job, JobSchema, type JobSpec, JobSpecSchema, type WorkerMessage } from "./job-types.js";
+
+/**
+ * The jobs of one workspace: queued, then run one at a time in a separate process. Jobs and their
+ * inputs are kept in the workspace's server folder, so a restart finds the ones that had not
+ * finished and runs them again (the library resumes what a job had committed).
+ */
+export class JobQueue {
+  private readonly jobs = new Map<string, Job>();
+  private readonly events = new EventEmitter();
+  private readonly waiting: string[] = [];
+  private running: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly workspace: string,
+    private readonly folder: string,
+    private readonly runner: JobRunner,
+    private readonly keptJobs: number,
+  ) {
+    this.events.setMaxListeners(0);
+    mkdirSync(this.inputsFolder(), { recursive: true });
+    this.restore();
+  }
+
+  /** Queues a job; returns it at once. */
+  add(spec: JobSpec, documents: string[] = []): Job {
+    const job: Job = {
+      id: randomUUID(),
+      kind: spec.kind,
+      status: "queued",
+      stage: "queued",
+      done: 0,
+      total: 0,
+      errors: [],
+      documents,
+      createdAt: new Date().toISOString(),
+    };
+    writeFileSync(this.inputFile(job.id), JSON.stringify(spec));
+    this.jobs.set(job.id, job);
+    this.waiting.push(job.id);
+    this.save();
+    this.pump();
+    return { ...job };
+  }
+
+  get(id: string): Job | undefined {
+    const job = this.jobs.get(id);
+    return job && { ...job };
+  }
+
+  /** Most recent first. */
+  list(): Job[] {
+    return [...this.jobs.values()].reverse().map((j) => ({ ...j }));
+  }
+
+  /** Calls `listener` on every change of the job until it ends; returns the unsubscriber. */
+  subscribe(id: string, listener: (job: Job) => void): () => void {
+    const handler = (job: Job) => listener({ ...job });
+    this.events.on(id, handler);
+    return () => this.events.off(id, handler);
+  }
+
+  /** Resolves when the queue is empty (tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Stops taking jobs; the running one finishes in its own process. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.idle();
+  }
+
+  private pump(): void {
+    if (this.running || this.closed) return;
+    const next = this.waiting.shift();
+    if (!next) return;
+    this.running = this.run(next).finally(() => {
+      this.running = null;
+      this.pump();
+    });
+  }
+
+  private async run(id: string): Promise<void> {
+    const job = this.jobs.get(id);
+    if (!job) return;
+    let spec: JobSpec;
+    try {
+      spec = JobSpecSchema.parse(JSON.parse(readFileSync(this.inputFile(id), "utf8")));
+    } catch (error) {
+      this.update(job, { status: "failed", message: `job input unreadable: ${(error as Error).message}` });
+      return;
+    }
+    this.update(job, { status: "running", stage: "starting", startedAt: new Date().toISOString() });
+    const outcome = await this.runner(this.workspace, spec, (message) => this.progress(job, message));
+    const finishedAt = new Date().toISOString();
+    if (outcome.type === "failed")
+      this.update(job, { status: "failed", message: outcome.message, finishedAt });
+    else {
+      const documents = [...new Set([...job.documents, ...outcome.documents])];
+      this.update(job, {
+        status: "done",
+        stage: "done",
+        done: job.total,
+        message: outcome.message,
+        errors: outcome.errors,
+        documents,
+        finishedAt,
+      });
+    }
+    rmSync(this.inputFile(id), { force: true });
+  }
+
+  private progress(job: Job, message: WorkerMessage): void {
+    if (message.type !== "progress") return;
+    if (message.stage === "info") this.update(job, { message: message.message });
+    else this.update(job, { stage: message.stage, done: message.done, total: message.total });
+  }
+
+  private update(job: Job, changes: Partial<Job>): void {
+    Object.assign(job, changes);
+    this.save();
+    this.events.emit(job.id, job);
+  }
+
+  /** Jobs from an earlier run: the one that was running is marked interrupted and queued again. */
+  private restore(): void {
+    let saved: Job[] = [];
+    try {
+      saved = JobSchema.array().parse(JSON.parse(readFileSync(this.jobsFile(), "utf8")));
+    } catch {
+      return;
+    }
+    const again: Job[] = [];
+    for (const job of saved) {
+      this.jobs.set(job.id, job);
+      if (job.status === "queued") this.waiting.push(job.id);
+      if (job.status === "running") {
+        job.status = "interrupted";
+        job.message = "the server stopped during this job; it was queued again";
+        job.finishedAt = new Date().toISOString();
+        again.push(job);
+      }
+    }
+    for (const job of again) this.requeue(job);
+    this.save();
+    this.pump();
+  }
+
+  private requeue(job: Job): void {
+    try {
+      const spec = JobSpecSchema.parse(JSON.parse(readFileSync(this.inputFile(job.id), "utf8")));
+      this.add(spec, job.documents);
+      rmSync(this.inputFile(job.id), { force: true });
+    } catch {
+      // Its input is gone: nothing to run again.
+    }
+  }
+
+  private save(): void {
+    const all = [...this.jobs.values()];
+    const finished = all.filter((j) => j.status !== "queued" && j.status !== "running");
+    for (const old of finished.slice(0, Math.max(0, finished.length - this.keptJobs)))
+      this.jobs.delete(old.id);
+    const file = this.jobsFile();
+    writeFileSync(`${file}.tmp`, JSON.stringify([...this.jobs.values()]));
+    renameSync(`${file}.tmp`, file);
+  }
+
+  private jobsFile(): string {
+    return join(this.folder, "jobs.json");
+  }
+
+  private inputsFolder(): string {
+    return join(this.folder, "job-inputs");
+  }
+
+  private inputFile(id: string): string {
+    return join(this.inputsFolder(), `${id}.json`);
+  }
+}

@@ -1,0 +1,198 @@
+import { createWriteStream } from "node:fs";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { pipeline } from "node:stream/promises";
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { fileDocumentId } from "../../ingest/loaders.js";
+import type { DocumentRecord } from "../../types.js";
+import { hashText } from "../../util/hash.js";
+import type { ServerContext } from "../context.js";
+import { badRequest, notFound } from "../errors.js";
+import { workspaceOf } from "../request-workspace.js";
+import { uploadPath } from "../upload-names.js";
+import type { ServedWorkspace } from "../workspaces.js";
+
+const MetadataSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+
+const TextsBodySchema = z.object({
+  documents: z
+    .array(
+      z.object({
+        text: z.string().trim().min(1, "text must not be empty"),
+        title: z.string().min(1).optional(),
+        id: z.string().min(1).max(200).optional(),
+        metadata: MetadataSchema.optional(),
+      }),
+    )
+    .min(1, "documents must hold at least one document"),
+});
+
+const DOCUMENT_STATUSES = ["pending", "indexed", "failed", "partial"] as const;
+type ApiDocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+
+const ListQuerySchema = z.object({
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(2000).default(50),
+  status: z.enum(DOCUMENT_STATUSES).or(z.literal("")).optional(),
+  q: z.string().optional(),
+  workspace: z.string().optional(),
+});
+
+const IdParamsSchema = z.object({ id: z.string().min(1) });
+
+export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.post(
+    "/api/v1/documents",
+    {
+      schema: {
+        tags: ["documents"],
+        summary: "Upload files (multipart field `files`) and index them in a background job",
+        consumes: ["multipart/form-data"],
+      },
+    },
+    async (request, reply) => {
+      const workspace = workspaceOf(request, ctx.registry);
+      if (!request.isMultipart())
+        throw badRequest("Send the files as multipart/form-data, field `files`", "not_multipart");
+      const saved = await saveUploads(workspace, request.files());
+      const job = workspace.jobs.add({ kind: "index", files: saved, texts: [] }, saved.map(fileDocumentId));
+      return reply.status(202).send({ job });
+    },
+  );
+
+  api.post(
+    "/api/v1/documents/texts",
+    {
+      schema: { tags: ["documents"], summary: "Index raw texts in a background job", body: TextsBodySchema },
+    },
+    async (request, reply) => {
+      const workspace = workspaceOf(request, ctx.registry);
+      const texts = request.body.documents.map((d) => ({
+        id: d.id ?? `text-${hashText(`${d.title ?? ""}\n${d.text}`)}`,
+        title: d.title ?? titleOf(d.text),
+        text: d.text,
+        metadata: d.metadata ?? {},
+      }));
+      const ids = texts.map((t) => t.id);
+      const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+      if (repeated) throw badRequest(`Document id ${JSON.stringify(repeated)} is given twice`);
+      const job = workspace.jobs.add({ kind: "index", files: [], texts }, ids);
+      return reply.status(202).send({ job });
+    },
+  );
+
+  api.get(
+    "/api/v1/documents",
+    {
+      schema: {
+        tags: ["documents"],
+        summary: "Documents with status and metadata, paged",
+        querystring: ListQuerySchema,
+      },
+    },
+    async (request) => {
+      const { store } = workspaceOf(request, ctx.registry).kgrag.services;
+      const { offset, limit, status, q } = request.query;
+      const needle = q?.trim().toLowerCase();
+      const rows = (await store.listDocuments()).map(documentRow);
+      const matching = rows.filter(
+        (row) =>
+          (!status || row.status === status) &&
+          (!needle || row.title.toLowerCase().includes(needle) || row.id.toLowerCase().includes(needle)),
+      );
+      return { items: matching.slice(offset, offset + limit), total: matching.length };
+    },
+  );
+
+  api.delete(
+    "/api/v1/documents/:id",
+    { schema: { tags: ["documents"], summary: "Delete a document (as a job)", params: IdParamsSchema } },
+    async (request, reply) => {
+      const workspace = workspaceOf(request, ctx.registry);
+      await mustExist(workspace, request.params.id);
+      const job = workspace.jobs.add({ kind: "delete", docIds: [request.params.id] }, [request.params.id]);
+      return reply.status(202).send({ job });
+    },
+  );
+
+  api.post(
+    "/api/v1/documents/:id/reindex",
+    {
+      schema: { tags: ["documents"], summary: "Extract a document again (as a job)", params: IdParamsSchema },
+    },
+    async (request, reply) => {
+      const workspace = workspaceOf(request, ctx.registry);
+      await mustExist(workspace, request.params.id);
+      const job = workspace.jobs.add({ kind: "reindex", docId: request.params.id }, [request.params.id]);
+      return reply.status(202).send({ job });
+    },
+  );
+}
+
+async function mustExist(workspace: ServedWorkspace, id: string): Promise<DocumentRecord> {
+  const doc = await workspace.kgrag.services.store.getDocument(id);
+  if (!doc) throw notFound(`Document ${JSON.stringify(id)}`);
+  return doc;
+}
+
+interface UploadPart {
+  type: "file";
+  filename: string;
+  file: NodeJS.ReadableStream;
+}
+
+/**
+ * Every part written under a temporary name first, then renamed: a refused or cut-off upload leaves
+ * no file, and replaces no earlier upload of the same name.
+ */
+async function saveUploads(workspace: ServedWorkspace, parts: AsyncIterable<UploadPart>): Promise<string[]> {
+  await mkdir(workspace.uploadFolder, { recursive: true });
+  const written: { temp: string; final: string }[] = [];
+  try {
+    for await (const part of parts) {
+      const final = uploadPath(workspace.uploadFolder, part.filename);
+      const temp = `${final}.${process.pid}.${Date.now()}.part`;
+      written.push({ temp, final });
+      await pipeline(part.file, createWriteStream(temp));
+    }
+  } catch (error) {
+    await Promise.all(written.map((w) => rm(w.temp, { force: true })));
+    throw error;
+  }
+  if (written.length === 0)
+    throw badRequest("No file in the upload: send them in the multipart field `files`");
+  for (const w of written) await rename(w.temp, w.final);
+  return [...new Set(written.map((w) => w.final))];
+}
+
+function titleOf(text: string): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+function documentRow(doc: DocumentRecord) {
+  return {
+    id: doc.id,
+    title: doc.title,
+    status: apiStatus(doc),
+    chunks: doc.chunkCount,
+    ...(doc.error ? { error: doc.error } : {}),
+    metadata: doc.metadata,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+/**
+ * The store's status as the API names it. A failed document that kept some merged chunks (some
+ * chunks failed, or a description summary did) is "partial": it answers questions already.
+ */
+function apiStatus(doc: DocumentRecord): ApiDocumentStatus {
+  if (doc.status === "processed") return "indexed";
+  if (doc.status !== "failed") return "pending";
+  const chunks = /^(\d+) of (\d+) chunks not fully merged/.exec(doc.error ?? "");
+  if (chunks) return Number(chunks[1]) < Number(chunks[2]) ? "partial" : "failed";
+  return doc.chunkCount > 0 && /description summary/.test(doc.error ?? "") ? "partial" : "failed";
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { findKey, presentedKey } from "../auth.js";
+import type { ServerContext } from "../context.js";
+
+/** /health (open; only `{ok}` to callers without a key when keys are set) and the workspace list. */
+export async function metaRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  api.get(
+    "/health",
+    { schema: { tags: ["meta"], summary: "Storage reachable, models, version" } },
+    async (request) => {
+      const workspaces = await Promise.all(
+        ctx.registry.all.map(async (w) => ({
+          id: w.id,
+          storage: w.kgrag.services.store.kind,
+          ok: await reachable(() => w.kgrag.services.store.counts()),
+        })),
+      );
+      const ok = workspaces.every((w) => w.ok);
+      const keys = ctx.config.apiKeys;
+      if (keys.length > 0 && !findKey(keys, presentedKey(request))) return { ok };
+      const first = ctx.registry.all[0]?.kgrag;
+      return {
+        ok,
+        version: ctx.version,
+        workspaces,
+        models: {
+          chat: first?.services.chat ? (first.services.config.llm?.model ?? "custom") : "offline",
+          embedding: first?.services.embedder.model ?? "none",
+        },
+      };
+    },
+  );
+  api.get(
+    "/api/v1/workspaces",
+    { schema: { tags: ["meta"], summary: "Workspaces this key may use" } },
+    async (request) => {
+      const visible = new Set(ctx.registry.visible(request.apiKey));
+      return {
+        workspaces: ctx.registry.all
+          .filter((w) => visible.has(w.id))
+          .map((w) => ({
+            id: w.id,
+            path: w.path,
+            storage: w.kgrag.services.store.kind,
+            neo4j: w.kgrag.services.store.kind === "neo4j",
+          })),
+      };
+    },
+  );
+}
+
+async function reachable(counts: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await counts();
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,69 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { QueryOptionsSchema } from "../../query/options.js";
+import { runQuery } from "../../query/query-engine.js";
+import type { ServerContext } from "../context.js";
+import { errorBody } from "../errors.js";
+import { workspaceOf } from "../request-workspace.js";
+import { openEventStream } from "../sse.js";
+
+/** Every option of the library's query, as JSON (the callbacks are the server's own). */
+export const QueryBodySchema = QueryOptionsSchema.omit({ onToken: true, onContext: true }).extend({
+  question: z.string().trim().min(1, "question must not be empty"),
+});
+export type QueryBody = z.infer<typeof QueryBodySchema>;
+
+export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  api.post(
+    "/api/v1/query",
+    {
+      schema: {
+        tags: ["query"],
+        summary: "Answer a question (the JSON of `kgrag query --json`)",
+        body: QueryBodySchema,
+      },
+    },
+    async (request) => {
+      const { question, ...options } = request.body;
+      return runQuery(workspaceOf(request, ctx.registry).kgrag.services, question, options);
+    },
+  );
+
+  api.post(
+    "/api/v1/query/stream",
+    {
+      schema: {
+        tags: ["query"],
+        summary: "Answer a question as server-sent events: context, token..., done (or error)",
+        body: QueryBodySchema,
+      },
+    },
+    async (request, reply) => {
+      const { question, ...options } = request.body;
+      const services = workspaceOf(request, ctx.registry).kgrag.services;
+      const stream = openEventStream(reply);
+      let streamed = false;
+      try {
+        const result = await runQuery(services, question, {
+          ...options,
+          onContext: (context) => stream.send("context", { context }),
+          onToken: (text) => {
+            streamed = true;
+            stream.send("token", { text });
+          },
+        });
+        // Offline answers are written at once: they arrive as one token.
+        if (!streamed && result.answer) stream.send("token", { text: result.answer });
+        stream.send("done", result);
+      } catch (error) {
+        stream.send(
+          "error",
+          errorBody("query_failed", error instanceof Error ? error.message : String(error)),
+        );
+      }
+      stream.end();
+    },
+  );
+}

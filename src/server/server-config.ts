@@ -1,0 +1,117 @@
+import { z } from "zod";
+import { ConfigError } from "../config-error.js";
+
+/** One API key and the workspaces it may use (all of them when `workspaces` is undefined). */
+export interface ApiKey {
+  key: string;
+  workspaces?: string[];
+}
+
+/** Settings of `kgrag serve`: from flags, then KGRAG_* environment variables, then these defaults. */
+export const ServerConfigSchema = z.object({
+  host: z.string().min(1).default("127.0.0.1"),
+  port: z.number().int().min(0).max(65535).default(9621),
+  /** No keys: the API is open (it binds to 127.0.0.1 by default for that reason). */
+  apiKeys: z
+    .array(z.object({ key: z.string().min(8), workspaces: z.array(z.string()).optional() }))
+    .default([]),
+  /** Origins allowed to call the API from a browser; none means CORS stays off. */
+  corsOrigins: z.array(z.string().min(1)).default([]),
+  /** Requests per key (or per client address without keys) per minute. */
+  rateLimitPerMinute: z.number().int().min(1).default(600),
+  upload: z
+    .object({
+      maxFileBytes: z
+        .number()
+        .int()
+        .min(1)
+        .default(50 * 1024 * 1024),
+      maxFiles: z.number().int().min(1).default(100),
+      /** Largest JSON body (texts to index, queries). */
+      maxBodyBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .default(20 * 1024 * 1024),
+    })
+    .default({ maxFileBytes: 50 * 1024 * 1024, maxFiles: 100, maxBodyBytes: 20 * 1024 * 1024 }),
+  graph: z
+    .object({
+      /** Hard cap of every list and of a neighbourhood's nodes (the contract's 2000). */
+      maxNodes: z.number().int().min(1).default(2000),
+      maxEdges: z.number().int().min(1).default(10000),
+      maxDepth: z.number().int().min(1).default(4),
+    })
+    .default({ maxNodes: 2000, maxEdges: 10000, maxDepth: 4 }),
+  /** Folder of the built web app served at `/` when it exists. */
+  webDir: z.string().optional(),
+  /** Finished jobs kept in each workspace's job list. */
+  keptJobs: z.number().int().min(1).default(200),
+});
+
+export type ServerConfig = z.infer<typeof ServerConfigSchema>;
+export type ServerConfigInput = z.input<typeof ServerConfigSchema>;
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * KGRAG_API_KEYS: keys separated by commas; a key may name its workspaces after `=`, joined by `+`
+ * (`k1,k2=docs+wiki`: k1 reaches every workspace, k2 only docs and wiki).
+ */
+export function parseApiKeys(raw: string | undefined): ApiKey[] {
+  if (!raw?.trim()) return [];
+  return raw
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const at = entry.indexOf("=");
+      if (at < 0) return { key: entry };
+      const workspaces = entry
+        .slice(at + 1)
+        .split("+")
+        .map((w) => w.trim())
+        .filter(Boolean);
+      return { key: entry.slice(0, at), workspaces };
+    });
+}
+
+function listFromEnv(raw: string | undefined): string[] | undefined {
+  if (!raw?.trim()) return undefined;
+  return raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function intFromEnv(env: Env, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value))
+    throw new ConfigError(`${name} must be an integer, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+/** The server settings: explicit ones win over KGRAG_API_KEYS, KGRAG_CORS_ORIGINS, KGRAG_RATE_LIMIT... */
+export function serverConfigFrom(overrides: ServerConfigInput = {}, env: Env = process.env): ServerConfig {
+  const maxUploadMb = intFromEnv(env, "KGRAG_UPLOAD_MAX_MB");
+  const maxFiles = intFromEnv(env, "KGRAG_UPLOAD_MAX_FILES");
+  const fromEnv: ServerConfigInput = {
+    apiKeys: parseApiKeys(env.KGRAG_API_KEYS),
+    corsOrigins: listFromEnv(env.KGRAG_CORS_ORIGINS),
+    rateLimitPerMinute: intFromEnv(env, "KGRAG_RATE_LIMIT"),
+    upload:
+      maxUploadMb !== undefined || maxFiles !== undefined
+        ? { maxFileBytes: maxUploadMb === undefined ? undefined : maxUploadMb * 1024 * 1024, maxFiles }
+        : undefined,
+  };
+  const merged = { ...stripUndefined(fromEnv), ...stripUndefined(overrides) };
+  const parsed = ServerConfigSchema.safeParse(merged);
+  if (!parsed.success) throw new ConfigError(`Invalid server settings:\n${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

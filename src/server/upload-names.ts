@@ -1,0 +1,34 @@
+import { extname, isAbsolute, join, resolve, sep } from "node:path";
+import { SUPPORTED_EXTENSIONS } from "../ingest/loaders.js";
+import { badRequest } from "./errors.js";
+
+/**
+ * The path an uploaded file is stored at. The name must be a plain file name: no folder part, no
+ * `..`, not absolute, no NUL or control character, and of a type the CLI reads. Refused, not
+ * cleaned up: a client sending `../x` has a bug or an intent that the caller should hear about.
+ */
+export function uploadPath(folder: string, name: string): string {
+  if (!name) throw badRequest("An uploaded file has no name", "bad_file_name");
+  if (name.length > 255)
+    throw badRequest("An uploaded file name is longer than 255 characters", "bad_file_name");
+  if (/[\p{Cc}]/u.test(name))
+    throw badRequest(`File name ${JSON.stringify(name)} holds a NUL or control character`, "bad_file_name");
+  if (isAbsolute(name) || /^[a-zA-Z]:/.test(name))
+    throw badRequest(`File name ${JSON.stringify(name)} is an absolute path`, "bad_file_name");
+  if (name.includes("/") || name.includes("\\") || name === "." || name === "..")
+    throw badRequest(
+      `File name ${JSON.stringify(name)} is not a plain file name (no folders, no ..)`,
+      "bad_file_name",
+    );
+  const extension = extname(name).toLowerCase();
+  if (!SUPPORTED_EXTENSIONS.includes(extension))
+    throw badRequest(
+      `File ${JSON.stringify(name)} is not of a supported type (${SUPPORTED_EXTENSIONS.join(" ")})`,
+      "unsupported_file_type",
+    );
+  const path = resolve(folder, name);
+  // Belt and braces: whatever the checks above missed must still land in the folder.
+  if (!path.startsWith(resolve(folder) + sep))
+    throw badRequest(`File name ${JSON.stringify(name)} escapes the upload folder`, "bad_file_name");
+  return join(resolve(folder), name);
+}

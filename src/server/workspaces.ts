@@ -1,0 +1,109 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { configFromEnv } from "../config.js";
+import { createKgrag, type Kgrag } from "../kgrag.js";
+import { sqliteFile } from "../storage/sqlite/sqlite-store.js";
+import { ApiError } from "./errors.js";
+import { JobQueue } from "./jobs/job-queue.js";
+import type { JobRunner } from "./jobs/job-runner.js";
+import type { ApiKey } from "./server-config.js";
+
+/** One workspace served: its engine (for reads and queries), its job queue and its upload folder. */
+export interface ServedWorkspace {
+  id: string;
+  path: string;
+  kgrag: Kgrag;
+  jobs: JobQueue;
+  /** The server's own files in the workspace folder: jobs, their inputs, uploads. */
+  serverFolder: string;
+  uploadFolder: string;
+}
+
+/**
+ * The workspace folders to serve: each one given, or, for a folder that is no workspace itself but
+ * holds workspaces, each of those. Nothing given: KGRAG_WORKSPACE or ./kgrag-data (created).
+ */
+export function workspaceFolders(given: string[], env: NodeJS.ProcessEnv): string[] {
+  if (given.length === 0) return [resolve(configFromEnv(env).workspace)];
+  return given.flatMap((dir) => {
+    const full = resolve(dir);
+    if (existsSync(sqliteFile(full)) || !existsSync(full)) return [full];
+    const inner = readdirSync(full)
+      .map((name) => join(full, name))
+      .filter((p) => statSync(p).isDirectory() && existsSync(sqliteFile(p)));
+    return inner.length > 0 ? inner.sort() : [full];
+  });
+}
+
+/** Ids from folder names, made unique with a numeric suffix. */
+function uniqueIds(folders: string[]): string[] {
+  const seen = new Map<string, number>();
+  return folders.map((folder) => {
+    const base = basename(folder).replace(/[^\w.-]+/g, "-") || "workspace";
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    return n === 1 ? base : `${base}-${n}`;
+  });
+}
+
+export class WorkspaceRegistry {
+  private constructor(readonly all: ServedWorkspace[]) {}
+
+  static async open(
+    folders: string[],
+    options: { env: NodeJS.ProcessEnv; runner: JobRunner; keptJobs: number },
+  ): Promise<WorkspaceRegistry> {
+    const ids = uniqueIds(folders);
+    const opened: ServedWorkspace[] = [];
+    try {
+      for (const [i, folder] of folders.entries()) {
+        const kgrag = await createKgrag({ env: options.env, config: { workspace: folder } });
+        const serverFolder = join(folder, "server");
+        opened.push({
+          id: ids[i] as string,
+          path: folder,
+          kgrag,
+          serverFolder,
+          uploadFolder: join(serverFolder, "uploads"),
+          jobs: new JobQueue(folder, serverFolder, options.runner, options.keptJobs),
+        });
+      }
+    } catch (error) {
+      for (const w of opened) await w.kgrag.close();
+      throw error;
+    }
+    return new WorkspaceRegistry(opened);
+  }
+
+  /** The workspace a request names (header or query), else the first one the key may use. */
+  pick(requested: string | undefined, key: ApiKey | undefined): ServedWorkspace {
+    const allowed = (w: ServedWorkspace) => !key?.workspaces || key.workspaces.includes(w.id);
+    if (requested === undefined || requested === "") {
+      const first = this.all.find(allowed);
+      if (!first)
+        throw new ApiError(403, "forbidden", "This API key may not use any workspace of this server");
+      return first;
+    }
+    const found = this.all.find((w) => w.id === requested);
+    if (!found)
+      throw new ApiError(
+        404,
+        "workspace_not_found",
+        `No workspace "${requested}"; known: ${this.visible(key).join(", ")}`,
+      );
+    if (!allowed(found))
+      throw new ApiError(403, "forbidden", `This API key may not use workspace "${requested}"`);
+    return found;
+  }
+
+  visible(key: ApiKey | undefined): string[] {
+    return this.all.filter((w) => !key?.workspaces || key.workspaces.includes(w.id)).map((w) => w.id);
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.all) {
+      await w.jobs.close();
+      await w.kgrag.close();
+    }
+  }
+}
