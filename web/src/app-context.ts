@@ -1,12 +1,15 @@
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
-import type { Workspace } from "./api";
+import type { Passage, Workspace } from "./api";
 
 /** What any view may ask of the shell: the workspace, the passage reader and navigation. */
 export interface AppActions {
   workspace: Workspace | undefined;
-  /** Opens a passage; `highlight` is a term or character ranges to mark in it. */
-  openPassage(chunkId: string, highlight?: PassageHighlight): void;
+  /**
+   * Opens a passage; `highlight` is terms or character ranges to mark in it. A passage the view
+   * already holds (query context, entity sources) is shown as is; otherwise it is fetched.
+   */
+  openPassage(chunkId: string, highlight?: PassageHighlight, known?: Passage): void;
   navigate(route: string, params?: Record<string, string>): void;
 }
 

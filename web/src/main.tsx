@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
-import { ApiError, api, saveApiKey, savedApiKey, useWorkspace, type Workspace } from "./api";
+import { ApiError, api, type Passage, saveApiKey, savedApiKey, useWorkspace, type Workspace } from "./api";
 import { type AppActions, AppContext, type PassageHighlight } from "./app-context";
 import { PassageDialog } from "./components/PassageDialog";
 import { lazyComponent } from "./lazy";
@@ -27,7 +27,11 @@ function App() {
   const [needsKey, setNeedsKey] = useState(false);
   const [keyDraft, setKeyDraft] = useState(savedApiKey);
   const [loadError, setLoadError] = useState<string>();
-  const [passage, setPassage] = useState<{ chunkId: string; highlight?: PassageHighlight }>();
+  const [passage, setPassage] = useState<{
+    chunkId: string;
+    highlight?: PassageHighlight;
+    known?: Passage;
+  }>();
   const [keyVersion, setKeyVersion] = useState(0);
 
   useEffect(() => {
@@ -58,7 +62,8 @@ function App() {
     setKeyVersion((v) => v + 1);
   };
   const openPassage = useCallback(
-    (chunkId: string, highlight?: PassageHighlight) => setPassage({ chunkId, highlight }),
+    (chunkId: string, highlight?: PassageHighlight, known?: Passage) =>
+      setPassage({ chunkId, highlight, known }),
     [],
   );
   const closePassage = useCallback(() => setPassage(undefined), []);
@@ -128,7 +133,12 @@ function App() {
         {!needsKey && workspace && <CurrentView view={route.view} params={route.params} />}
       </main>
       {passage && (
-        <PassageDialog chunkId={passage.chunkId} highlight={passage.highlight} onClose={closePassage} />
+        <PassageDialog
+          chunkId={passage.chunkId}
+          highlight={passage.highlight}
+          known={passage.known}
+          onClose={closePassage}
+        />
       )}
     </AppContext.Provider>
   );

@@ -4,16 +4,23 @@ import type { PassageHighlight } from "../app-context";
 import { HighlightedText } from "./HighlightedText";
 
 /** A passage read in full, with the mention (or cited span) marked. */
-export function PassageDialog(props: { chunkId: string; highlight?: PassageHighlight; onClose(): void }) {
-  const [passage, setPassage] = useState<Passage>();
+export function PassageDialog(props: {
+  chunkId: string;
+  highlight?: PassageHighlight;
+  known?: Passage;
+  onClose(): void;
+}) {
+  const [passage, setPassage] = useState<Passage | undefined>(props.known);
   const [failure, setFailure] = useState<string>();
   useEffect(() => {
-    setPassage(undefined);
+    setFailure(undefined);
+    setPassage(props.known);
+    if (props.known) return;
     api
       .passage(props.chunkId)
       .then(setPassage)
       .catch((error: unknown) => setFailure(error instanceof Error ? error.message : String(error)));
-  }, [props.chunkId]);
+  }, [props.chunkId, props.known]);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => event.key === "Escape" && props.onClose();
     addEventListener("keydown", onKey);

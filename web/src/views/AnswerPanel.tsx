@@ -21,11 +21,22 @@ export function AnswerPanel({ state }: { state: AnswerState }) {
   const { openPassage } = useApp();
   const [tab, setTab] = useState<Tab>("passages");
   const highlightTerms = termsOf(state.result);
+  const chunks = state.context?.chunks ?? [];
+  /** Opens a passage, from the context when it is there (chunk i is reference i + 1). */
+  const showPassage = (chunkId: string, title?: string) => {
+    const chunk = chunks.find((c) => c.id === chunkId);
+    const known = chunk && {
+      chunkId,
+      documentId: chunk.docId,
+      title: title ?? chunk.docId,
+      text: chunk.text,
+    };
+    openPassage(chunkId, { terms: highlightTerms }, known);
+  };
   const openCitation = (n: number) => {
     const reference = state.references.find((r) => r.n === n);
-    const chunk = reference ? undefined : state.context?.chunks[n - 1];
-    const chunkId = reference?.chunkId ?? chunk?.id;
-    if (chunkId) openPassage(chunkId, { terms: highlightTerms });
+    const chunkId = reference?.chunkId ?? chunks[n - 1]?.id;
+    if (chunkId) showPassage(chunkId, reference?.title);
   };
   const context = state.context;
   return (

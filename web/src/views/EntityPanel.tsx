@@ -63,7 +63,9 @@ export function EntityPanel({ name, onExpand }: { name: string; onExpand(name: s
                   <button
                     type="button"
                     class="passage-button"
-                    onClick={() => openPassage(source.chunkId, highlight)}
+                    onClick={() =>
+                      openPassage(source.chunkId, highlight, { ...source, title: source.title ?? undefined })
+                    }
                   >
                     <strong class="small">{source.title || source.documentId}</strong>
                     <span class="snippet">
