@@ -13,9 +13,12 @@ import { findKey, presentedKey, requireApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";
 import { errorBody, handleError } from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
+import { cypherRoutes } from "./routes/cypher.js";
 import { documentRoutes } from "./routes/documents.js";
+import { graphRoutes } from "./routes/graph.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { metaRoutes } from "./routes/meta.js";
+import { ollamaRoutes } from "./routes/ollama.js";
 import { queryRoutes } from "./routes/query.js";
 import { type ServerConfigInput, serverConfigFrom } from "./server-config.js";
 import { WorkspaceRegistry, workspaceFolders } from "./workspaces.js";
@@ -123,6 +126,9 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   await queryRoutes(app, ctx);
   await documentRoutes(app, ctx);
   await jobRoutes(app, ctx);
+  await graphRoutes(app, ctx);
+  await cypherRoutes(app, ctx);
+  await ollamaRoutes(app, ctx);
   await serveWebApp(app, config.webDir ?? packagePath("web/dist"));
 }
 

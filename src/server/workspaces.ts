@@ -47,7 +47,10 @@ function uniqueIds(folders: string[]): string[] {
 }
 
 export class WorkspaceRegistry {
-  private constructor(readonly all: ServedWorkspace[]) {}
+  private constructor(
+    readonly all: ServedWorkspace[],
+    private readonly runner: JobRunner,
+  ) {}
 
   static async open(
     folders: string[],
@@ -72,7 +75,7 @@ export class WorkspaceRegistry {
       for (const w of opened) await w.kgrag.close();
       throw error;
     }
-    return new WorkspaceRegistry(opened);
+    return new WorkspaceRegistry(opened, options.runner);
   }
 
   /** The workspace a request names (header or query), else the first one the key may use. */
@@ -105,5 +108,6 @@ export class WorkspaceRegistry {
       await w.jobs.close();
       await w.kgrag.close();
     }
+    await this.runner.close();
   }
 }

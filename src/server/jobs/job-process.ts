@@ -1,7 +1,8 @@
 /**
- * The child process that runs one job: it opens the workspace with the same library as the CLI,
- * reports the pipeline's progress to the server over IPC, and exits. Keeping indexing out of the
- * server's process keeps queries answered while a large job runs.
+ * The child process that runs a workspace's jobs, one at a time: for each it opens the workspace
+ * with the same library as the CLI and reports the pipeline's progress to the server over IPC. It
+ * ends when the server disconnects. Keeping indexing out of the server's process keeps queries
+ * answered while a large job runs.
  */
 import { createKgrag } from "../../kgrag.js";
 import type { ProgressReporter } from "../../util/progress.js";
@@ -58,9 +59,10 @@ async function run(start: WorkerStart): Promise<void> {
   } catch (error) {
     await send({ type: "failed", message: error instanceof Error ? error.message : String(error) });
   }
-  process.disconnect?.();
 }
 
-process.once("message", (start: WorkerStart) => {
+// The server sends one job at a time and waits for its outcome; disconnecting ends the process.
+process.on("message", (start: WorkerStart) => {
   void run(start);
 });
+process.on("disconnect", () => process.exit(0));

@@ -98,7 +98,7 @@ export class JobQueue {
       return;
     }
     this.update(job, { status: "running", stage: "starting", startedAt: new Date().toISOString() });
-    const outcome = await this.runner(this.workspace, spec, (message) => this.progress(job, message));
+    const outcome = await this.runner.run(this.workspace, spec, (message) => this.progress(job, message));
     const finishedAt = new Date().toISOString();
     if (outcome.type === "failed")
       this.update(job, { status: "failed", message: outcome.message, finishedAt });

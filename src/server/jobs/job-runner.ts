@@ -1,14 +1,16 @@
-import { fork } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { JobSpec, WorkerMessage } from "./job-types.js";
 
-/** Runs one job in a child process; progress arrives through `onMessage`, the outcome as the result. */
-export type JobRunner = (
-  workspace: string,
-  spec: JobSpec,
-  onMessage: (message: WorkerMessage) => void,
-) => Promise<Extract<WorkerMessage, { type: "finished" | "failed" }>>;
+type Outcome = Extract<WorkerMessage, { type: "finished" | "failed" }>;
+
+/** Runs jobs away from the request loop; progress arrives through `onMessage`, the outcome as the result. */
+export interface JobRunner {
+  run(workspace: string, spec: JobSpec, onMessage: (message: WorkerMessage) => void): Promise<Outcome>;
+  /** Ends the processes it started (after their job, since queues run one job at a time). */
+  close(): Promise<void>;
+}
 
 /**
  * The job process entry beside this file: compiled JavaScript in a build, TypeScript when the server
@@ -20,29 +22,65 @@ function jobProcessEntry(): { file: string; execArgv: string[] } {
   return { file: fileURLToPath(new URL("./job-process.ts", import.meta.url)), execArgv: ["--import", "tsx"] };
 }
 
+interface Current {
+  onMessage: (message: WorkerMessage) => void;
+  resolve: (outcome: Outcome) => void;
+}
+
+/**
+ * One child process per workspace, started with its first job and kept for the next ones (loading
+ * the library costs more than most small jobs). A child that dies fails its job; the next job
+ * starts a new one.
+ */
 export function childProcessRunner(env: NodeJS.ProcessEnv = process.env): JobRunner {
-  return (workspace, spec, onMessage) =>
-    new Promise((resolve) => {
-      const entry = jobProcessEntry();
-      const child = fork(entry.file, [], {
-        execArgv: entry.execArgv,
-        env,
-        stdio: ["ignore", "ignore", "pipe", "ipc"],
-      });
-      let outcome: Extract<WorkerMessage, { type: "finished" | "failed" }> | undefined;
-      let stderr = "";
-      child.stderr?.on("data", (chunk: Buffer) => {
-        stderr = (stderr + chunk.toString()).slice(-4000);
-      });
-      child.on("message", (message: WorkerMessage) => {
-        if (message.type === "progress") onMessage(message);
-        else outcome = message;
-      });
-      child.on("exit", (code) => {
-        resolve(
-          outcome ?? { type: "failed", message: `job process exited with code ${code}: ${stderr.trim()}` },
-        );
-      });
-      child.send({ workspace, spec });
+  const children = new Map<string, { child: ChildProcess; current: Current | null; stderr: string }>();
+
+  const start = (workspace: string) => {
+    const entry = jobProcessEntry();
+    const child = fork(entry.file, [], {
+      execArgv: entry.execArgv,
+      env,
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
+    const slot = { child, current: null as Current | null, stderr: "" };
+    child.stderr?.on("data", (chunk: Buffer) => {
+      slot.stderr = (slot.stderr + chunk.toString()).slice(-4000);
+    });
+    child.on("message", (message: WorkerMessage) => {
+      if (message.type === "progress") {
+        slot.current?.onMessage(message);
+        return;
+      }
+      const current = slot.current;
+      slot.current = null;
+      current?.resolve(message);
+    });
+    child.on("exit", (code, signal) => {
+      children.delete(workspace);
+      const current = slot.current;
+      slot.current = null;
+      current?.resolve({
+        type: "failed",
+        message: `the job process stopped (${signal ?? `exit code ${code}`}): ${slot.stderr.trim()}`,
+      });
+    });
+    children.set(workspace, slot);
+    return slot;
+  };
+
+  return {
+    run: (workspace, spec, onMessage) =>
+      new Promise((resolve) => {
+        const slot = children.get(workspace) ?? start(workspace);
+        slot.current = { onMessage, resolve };
+        slot.child.send({ workspace, spec });
+      }),
+    close: async () => {
+      const exits = [...children.values()].map(
+        ({ child }) => new Promise<void>((resolve) => child.once("exit", () => resolve())),
+      );
+      for (const { child } of children.values()) child.disconnect();
+      await Promise.all(exits);
+    },
+  };
 }

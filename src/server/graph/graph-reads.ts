@@ -1,0 +1,245 @@
+import { entityKey, relationshipKey, splitRelationshipKey } from "../../merge/keys.js";
+import type { GraphStore } from "../../storage/graph-store.js";
+import type { ChunkRecord, CommunityRecord, EntityRecord, RelationshipRecord } from "../../types.js";
+
+/** An entity as lists show it (a description past this length is shortened). */
+const SHORT_DESCRIPTION = 300;
+/** Source passages shown with an entity or a relationship. */
+const MAX_SOURCES = 50;
+/** Relationships listed with an entity, strongest first. */
+const MAX_ENTITY_RELATIONSHIPS = 200;
+
+export interface EntityRow {
+  name: string;
+  type: string;
+  degree: number;
+  description: string;
+  community: string | null;
+}
+
+const shorten = (text: string) =>
+  text.length > SHORT_DESCRIPTION ? `${text.slice(0, SHORT_DESCRIPTION - 1)}…` : text;
+
+/** Read-only views of one workspace's graph for the API; every list is capped by its caller. */
+export class GraphReads {
+  constructor(private readonly store: GraphStore) {}
+
+  /** Each entity's top-level (level 0) community. */
+  async communityOf(): Promise<Map<string, string>> {
+    const map = new Map<string, string>();
+    for (const c of await this.store.listCommunities()) {
+      if (c.level !== 0) continue;
+      for (const key of c.entityKeys) map.set(key, c.id);
+    }
+    return map;
+  }
+
+  async rows(entities: EntityRecord[], full = false): Promise<EntityRow[]> {
+    const degrees = await this.store.degrees(entities.map((e) => e.key));
+    const communities = await this.communityOf();
+    return entities.map((e) => ({
+      name: e.name,
+      type: e.type,
+      degree: degrees.get(e.key) ?? 0,
+      description: full ? e.description : shorten(e.description),
+      community: communities.get(e.key) ?? null,
+    }));
+  }
+
+  /** Full-text matches on name and description, or names starting with `prefix`, or the most connected. */
+  async search(options: { q?: string; prefix?: string; limit: number }): Promise<EntityRow[]> {
+    if (options.q?.trim()) {
+      const hits = await this.store.searchEntityText(options.q, options.limit);
+      const found = await this.store.getEntities(hits.map((h) => h.id));
+      const order = new Map(hits.map((h, i) => [h.id, i]));
+      return this.rows(found.sort((a, b) => (order.get(a.key) ?? 0) - (order.get(b.key) ?? 0)));
+    }
+    if (options.prefix?.trim()) {
+      const start = entityKey(options.prefix);
+      const matching = (await this.store.listEntities()).filter((e) => e.key.startsWith(start));
+      return (await this.rows(matching)).sort(byDegree).slice(0, options.limit);
+    }
+    return this.popular(options.limit);
+  }
+
+  async popular(limit: number): Promise<EntityRow[]> {
+    return (await this.rows(await this.store.listEntities())).sort(byDegree).slice(0, limit);
+  }
+
+  async entity(name: string) {
+    const [entity] = await this.store.getEntities([entityKey(name)]);
+    if (!entity) return undefined;
+    const [row] = await this.rows([entity], true);
+    const relationships = (await this.store.relationshipsOf([entity.key]))
+      .sort((a, b) => b.weight - a.weight)
+      .slice(0, MAX_ENTITY_RELATIONSHIPS);
+    const names = await this.namesOf(relationships.flatMap((r) => [r.sourceKey, r.targetKey]));
+    const mentions = await this.store.getEntityMentions([entity.key]);
+    const surfaces = [...new Set([entity.name, ...mentions.map((m) => m.name)])];
+    return {
+      entity: { ...row, aliases: surfaces.filter((s) => s !== entity.name) },
+      relationships: relationships.map((r) => relationshipView(r, names)),
+      sources: await this.sources(entity.sourceChunkIds, surfaces),
+    };
+  }
+
+  async relationship(source: string, target: string) {
+    const key = relationshipKey(entityKey(source), entityKey(target));
+    const [relationship] = await this.store.getRelationships([key]);
+    if (!relationship) return undefined;
+    const names = await this.namesOf([relationship.sourceKey, relationship.targetKey]);
+    const view = relationshipView(relationship, names);
+    return {
+      relationship: view,
+      sources: await this.sources(relationship.sourceChunkIds, [view.source, view.target]),
+    };
+  }
+
+  /**
+   * The entities within `depth` hops, strongest relationships first, until `maxNodes`; then every
+   * relationship among them up to `maxEdges`. `truncated` tells when a cap cut the graph short.
+   */
+  async neighbourhood(name: string, depth: number, maxNodes: number, maxEdges: number) {
+    const start = entityKey(name);
+    const [origin] = await this.store.getEntities([start]);
+    if (!origin) return undefined;
+    const nodes = new Set([start]);
+    const edges = new Map<string, RelationshipRecord>();
+    let truncated = false;
+    let frontier = [start];
+    for (let hop = 0; hop <= depth && frontier.length > 0; hop++) {
+      const relationships = (await this.store.relationshipsOf(frontier)).sort((a, b) => b.weight - a.weight);
+      const next: string[] = [];
+      for (const r of relationships) {
+        for (const key of [r.sourceKey, r.targetKey]) {
+          if (nodes.has(key) || hop === depth) continue;
+          if (nodes.size >= maxNodes) {
+            truncated = true;
+            continue;
+          }
+          nodes.add(key);
+          next.push(key);
+        }
+        if (!nodes.has(r.sourceKey) || !nodes.has(r.targetKey) || edges.has(r.key)) continue;
+        if (edges.size >= maxEdges) truncated = true;
+        else edges.set(r.key, r);
+      }
+      frontier = next;
+    }
+    const entities = await this.store.getEntities([...nodes]);
+    const rows = await this.rows(entities);
+    const names = new Map(entities.map((e, i) => [e.key, rows[i]?.name ?? e.name]));
+    return {
+      nodes: rows.map((row) => ({
+        id: row.name,
+        name: row.name,
+        type: row.type,
+        degree: row.degree,
+        community: row.community,
+      })),
+      edges: [...edges.values()].map((r) => ({
+        id: r.key,
+        source: names.get(r.sourceKey) ?? r.sourceKey,
+        target: names.get(r.targetKey) ?? r.targetKey,
+        description: r.description,
+        weight: r.weight,
+      })),
+      truncated,
+    };
+  }
+
+  async communities() {
+    return (await this.store.listCommunities()).map(communityItem);
+  }
+
+  async community(id: string) {
+    const community = (await this.store.listCommunities()).find((c) => c.id === id);
+    if (!community) return undefined;
+    const names = await this.namesOf(community.entityKeys);
+    const report = community.report;
+    return {
+      community: communityItem(community),
+      report: report
+        ? { title: report.title, summary: report.summary, findings: report.findings, text: report.markdown }
+        : { title: community.id, summary: "", findings: [], text: "" },
+      members: community.entityKeys.map((k) => names.get(k) ?? k),
+    };
+  }
+
+  async passage(chunkId: string) {
+    const [chunk] = await this.store.getChunks([chunkId]);
+    if (!chunk) return undefined;
+    const doc = await this.store.getDocument(chunk.docId);
+    return {
+      chunkId: chunk.id,
+      documentId: chunk.docId,
+      ...(doc ? { title: doc.title } : {}),
+      text: chunk.text,
+    };
+  }
+
+  private async namesOf(keys: string[]): Promise<Map<string, string>> {
+    const entities = await this.store.getEntities([...new Set(keys)]);
+    return new Map(entities.map((e) => [e.key, e.name]));
+  }
+
+  /** The passages a fact came from, with where each of the names appears in them. */
+  private async sources(chunkIds: string[], names: string[]) {
+    const chunks = await this.store.getChunks(chunkIds.slice(0, MAX_SOURCES));
+    const titles = new Map<string, string>();
+    for (const docId of new Set(chunks.map((c) => c.docId))) {
+      const doc = await this.store.getDocument(docId);
+      if (doc) titles.set(docId, doc.title);
+    }
+    return chunks.map((chunk) => ({
+      chunkId: chunk.id,
+      documentId: chunk.docId,
+      ...(titles.has(chunk.docId) ? { title: titles.get(chunk.docId) } : {}),
+      text: chunk.text,
+      mentions: mentionSpans(chunk, names),
+    }));
+  }
+}
+
+function byDegree(a: EntityRow, b: EntityRow): number {
+  return b.degree - a.degree || a.name.localeCompare(b.name);
+}
+
+function relationshipView(r: RelationshipRecord, names: Map<string, string>) {
+  const [sourceKey, targetKey] = splitRelationshipKey(r.key);
+  return {
+    source: names.get(sourceKey) ?? sourceKey,
+    target: names.get(targetKey) ?? targetKey,
+    description: r.description,
+    weight: r.weight,
+    ...(r.keywords.length ? { keywords: r.keywords.join(", ") } : {}),
+  };
+}
+
+function communityItem(c: CommunityRecord) {
+  return {
+    id: c.id,
+    level: c.level,
+    parent: c.parentId,
+    title: c.report?.title ?? c.id,
+    size: c.entityKeys.length,
+    ...(c.report ? { rating: c.report.rating } : {}),
+  };
+}
+
+/** Character spans [start, end) of each name in the passage, case-insensitive, in text order. */
+export function mentionSpans(
+  chunk: Pick<ChunkRecord, "text">,
+  names: string[],
+): { start: number; end: number }[] {
+  const text = chunk.text.toLowerCase();
+  const spans: { start: number; end: number }[] = [];
+  for (const name of names) {
+    const needle = name.toLowerCase();
+    if (!needle) continue;
+    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) {
+      spans.push({ start: at, end: at + needle.length });
+    }
+  }
+  return spans.sort((a, b) => a.start - b.start);
+}

@@ -1,0 +1,160 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { CypherChatSession } from "../../cypher/chat-session.js";
+import { liveCypherOf, liveExecutor, resolveSchema, text2CypherSetup } from "../../cypher/live-cypher.js";
+import { driverReadOnlySession, ReadOnlyRefusal, runReadOnlyCypher } from "../../cypher/run-cypher.js";
+import { answerWithCypher, type TextToCypherDeps } from "../../cypher/text2cypher.js";
+import { runQuery } from "../../query/query-engine.js";
+import type { ServerContext } from "../context.js";
+import { ApiError, badRequest, notFound } from "../errors.js";
+import { workspaceOf } from "../request-workspace.js";
+import type { ServedWorkspace } from "../workspaces.js";
+
+/** The limits of `kgrag cypher` (its --timeout and --max-rows defaults). */
+const CYPHER_TIMEOUT_MS = 30_000;
+const CYPHER_MAX_ROWS = 1000;
+/** Chat sessions kept per workspace; the oldest goes first. */
+const MAX_SESSIONS = 100;
+
+const needsNeo4j = () =>
+  new ApiError(
+    404,
+    "neo4j_required",
+    "This workspace uses the embedded SQLite store; Cypher, Text2Cypher and graph chat need the Neo4j backend (KGRAG_STORAGE=neo4j, see docs/neo4j.md).",
+  );
+
+export async function cypherRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const sessions = new Map<string, { workspace: string; chat: CypherChatSession }>();
+
+  const liveOf = (request: FastifyRequest) => {
+    const workspace = workspaceOf(request, ctx.registry);
+    const live = liveCypherOf(workspace.kgrag.services.store);
+    if (!live) throw needsNeo4j();
+    return { workspace, live };
+  };
+
+  api.post(
+    "/api/v1/cypher",
+    {
+      schema: {
+        tags: ["neo4j"],
+        summary: "Run a read-only Cypher query (the checks and limits of `kgrag cypher`)",
+        body: z.object({
+          query: z.string().trim().min(1, "query must not be empty"),
+          params: z.record(z.string(), z.unknown()).default({}),
+          limit: z.number().int().min(1).max(CYPHER_MAX_ROWS).default(CYPHER_MAX_ROWS),
+        }),
+      },
+    },
+    async (request) => {
+      const { live } = liveOf(request);
+      const { query, params, limit } = request.body;
+      const withWorkspace = /\$workspace\b/.test(query) && params.workspace === undefined;
+      const started = performance.now();
+      try {
+        const result = await runReadOnlyCypher(
+          driverReadOnlySession(live.driver, live.database),
+          query,
+          withWorkspace ? { ...params, workspace: live.workspace } : params,
+          { timeoutMs: CYPHER_TIMEOUT_MS, maxRows: limit },
+        );
+        return { ...result, elapsedMs: Math.round(performance.now() - started) };
+      } catch (error) {
+        if (error instanceof ReadOnlyRefusal) throw new ApiError(400, "cypher_refused", error.message);
+        throw error;
+      }
+    },
+  );
+
+  api.post(
+    "/api/v1/cypher/ask",
+    {
+      schema: {
+        tags: ["neo4j"],
+        summary: "Text2Cypher: a question answered by one validated read-only query",
+        body: z.object({ question: z.string().trim().min(1), external: z.boolean().default(false) }),
+      },
+    },
+    async (request) => {
+      const { workspace, live } = liveOf(request);
+      const { deps, options } = await textToCypher(workspace, live, request.body.external);
+      const result = await answerWithCypher(request.body.question, deps, options);
+      return {
+        cypher: result.cypher ?? "",
+        validation: { ok: result.valid, messages: [...result.errors, ...result.warnings] },
+        rows: result.rows,
+        answer: result.answer,
+        attempts: result.attempts,
+      };
+    },
+  );
+
+  api.post(
+    "/api/v1/chat/sessions",
+    { schema: { tags: ["neo4j"], summary: "Start a graph chat session" } },
+    async (request) => {
+      const { workspace, live } = liveOf(request);
+      const { deps, options } = await textToCypher(workspace, live, false);
+      const services = workspace.kgrag.services;
+      const chat = new CypherChatSession(
+        {
+          ...deps,
+          ragAnswer: async (question) => (await runQuery(services, question, { mode: "global" })).answer,
+        },
+        options,
+      );
+      const id = randomUUID();
+      sessions.set(id, { workspace: workspace.id, chat });
+      for (const old of [...sessions.keys()].slice(0, Math.max(0, sessions.size - MAX_SESSIONS)))
+        sessions.delete(old);
+      return { id };
+    },
+  );
+
+  api.post(
+    "/api/v1/chat/sessions/:id/messages",
+    {
+      schema: {
+        tags: ["neo4j"],
+        summary: "Ask in a chat session (follow-ups see the earlier turns)",
+        params: z.object({ id: z.string().min(1) }),
+        body: z.object({ message: z.string().trim().min(1, "message must not be empty") }),
+      },
+    },
+    async (request) => {
+      const { workspace } = liveOf(request);
+      const session = sessions.get(request.params.id);
+      if (!session || session.workspace !== workspace.id) throw notFound(`Chat session ${request.params.id}`);
+      const turn = await session.chat.ask(request.body.message);
+      const cypher = turn.cypherResult;
+      return {
+        route: turn.route === "rag" ? "graphrag" : "cypher",
+        ...(cypher?.cypher ? { cypher: cypher.cypher, rows: cypher.rows } : {}),
+        answer: turn.answer,
+      };
+    },
+  );
+}
+
+async function textToCypher(
+  workspace: ServedWorkspace,
+  live: NonNullable<ReturnType<typeof liveCypherOf>>,
+  external: boolean,
+) {
+  const chat = workspace.kgrag.services.chat;
+  if (!chat)
+    throw badRequest(
+      "Text2Cypher needs an LLM to write Cypher: start the server with KGRAG_LLM_MODEL set",
+      "llm_required",
+    );
+  const { schema, options } = text2CypherSetup(
+    await resolveSchema(live, undefined),
+    live.workspace,
+    external ? "external" : "workspace",
+  );
+  const deps: TextToCypherDeps = { chat, schema, execute: liveExecutor(live) };
+  return { deps, options: { ...options, timeoutMs: CYPHER_TIMEOUT_MS, maxRows: CYPHER_MAX_ROWS } };
+}

@@ -1,0 +1,140 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { ServerContext } from "../context.js";
+import { notFound } from "../errors.js";
+import { GraphReads } from "../graph/graph-reads.js";
+import { workspaceOf } from "../request-workspace.js";
+
+const workspace = z.string().optional();
+const name = z.string().trim().min(1, "name must not be empty");
+
+export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { maxNodes, maxEdges, maxDepth } = ctx.config.graph;
+  const limit = (fallback: number) => z.coerce.number().int().min(1).max(maxNodes).default(fallback);
+  const reads = (request: Parameters<typeof workspaceOf>[0]) =>
+    new GraphReads(workspaceOf(request, ctx.registry).kgrag.services.store);
+
+  api.get(
+    "/api/v1/graph/entities",
+    {
+      schema: {
+        tags: ["graph"],
+        summary: "Entities by full text (q) or name prefix; the most connected without either",
+        querystring: z.object({
+          q: z.string().optional(),
+          prefix: z.string().optional(),
+          limit: limit(20),
+          workspace,
+        }),
+      },
+    },
+    async (request) => ({ items: await reads(request).search(request.query) }),
+  );
+
+  api.get(
+    "/api/v1/graph/entities/popular",
+    {
+      schema: {
+        tags: ["graph"],
+        summary: "The most connected entities",
+        querystring: z.object({ limit: limit(50), workspace }),
+      },
+    },
+    async (request) => ({ items: await reads(request).popular(request.query.limit) }),
+  );
+
+  api.get(
+    "/api/v1/graph/entity",
+    {
+      schema: {
+        tags: ["graph"],
+        summary: "An entity with its relationships and source passages",
+        querystring: z.object({ name, workspace }),
+      },
+    },
+    async (request) => {
+      const found = await reads(request).entity(request.query.name);
+      if (!found) throw notFound(`Entity ${JSON.stringify(request.query.name)}`);
+      return found;
+    },
+  );
+
+  api.get(
+    "/api/v1/graph/neighbourhood",
+    {
+      schema: {
+        tags: ["graph"],
+        summary: "An entity's neighbourhood to a depth, with caps on nodes and edges",
+        querystring: z.object({
+          name,
+          depth: z.coerce.number().int().min(0).max(maxDepth).default(1),
+          maxNodes: limit(200),
+          maxEdges: z.coerce.number().int().min(0).max(maxEdges).default(1000),
+          workspace,
+        }),
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const found = await reads(request).neighbourhood(q.name, q.depth, q.maxNodes, q.maxEdges);
+      if (!found) throw notFound(`Entity ${JSON.stringify(q.name)}`);
+      return found;
+    },
+  );
+
+  api.get(
+    "/api/v1/graph/relationship",
+    {
+      schema: {
+        tags: ["graph"],
+        summary: "A relationship with its source passages",
+        querystring: z.object({ source: name, target: name, workspace }),
+      },
+    },
+    async (request) => {
+      const found = await reads(request).relationship(request.query.source, request.query.target);
+      if (!found) throw notFound(`Relationship ${request.query.source} — ${request.query.target}`);
+      return found;
+    },
+  );
+
+  api.get(
+    "/api/v1/graph/communities",
+    { schema: { tags: ["graph"], summary: "The community hierarchy" } },
+    async (request) => ({ items: await reads(request).communities() }),
+  );
+
+  api.get(
+    "/api/v1/graph/communities/:id",
+    {
+      schema: {
+        tags: ["graph"],
+        summary: "A community's report and members",
+        params: z.object({ id: z.string().min(1) }),
+      },
+    },
+    async (request) => {
+      const found = await reads(request).community(request.params.id);
+      if (!found) throw notFound(`Community ${request.params.id}`);
+      return found;
+    },
+  );
+
+  api.get(
+    "/api/v1/passages/:chunkId",
+    {
+      schema: {
+        tags: ["graph"],
+        summary: "One passage (chunk) by id",
+        params: z.object({ chunkId: z.string().min(1) }),
+      },
+    },
+    async (request) => {
+      const found = await reads(request).passage(request.params.chunkId);
+      if (!found) throw notFound(`Passage ${request.params.chunkId}`);
+      return found;
+    },
+  );
+}

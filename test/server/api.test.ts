@@ -1,0 +1,262 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runQuery } from "../../src/query/query-engine.js";
+import type { QueryResult } from "../../src/query/result.js";
+import {
+  ATLAS_DOCS,
+  json,
+  offlineWorkspace,
+  type Running,
+  readEvents,
+  removeAll,
+  startServer,
+  tempDir,
+} from "../support/server.js";
+
+const dirs: string[] = [];
+let running: Running;
+
+beforeAll(async () => {
+  const dir = await tempDir("api");
+  dirs.push(dir);
+  await offlineWorkspace(dir, ATLAS_DOCS);
+  running = await startServer({ workspaces: [dir] });
+}, 60_000);
+
+afterAll(async () => {
+  await running?.stop();
+  await removeAll(dirs);
+});
+
+const post = (path: string, body: unknown) =>
+  fetch(`${running.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+const get = (path: string) => fetch(`${running.url}${path}`);
+
+describe("kgrag serve: meta routes", () => {
+  it("reports health with storage, models and version", async () => {
+    const response = await get("/health");
+    expect(response.status).toBe(200);
+    const body = await json(response);
+    expect(body).toMatchObject({ ok: true, models: { chat: "offline" } });
+    expect(body.workspaces).toEqual([expect.objectContaining({ storage: "sqlite", ok: true })]);
+    expect(typeof body.version).toBe("string");
+  });
+
+  it("lists its workspace and publishes an OpenAPI document with the routes", async () => {
+    const list = await json(await get("/api/v1/workspaces"));
+    expect(list.workspaces).toEqual([expect.objectContaining({ storage: "sqlite", neo4j: false })]);
+    const openapi = await json(await get("/openapi.json"));
+    expect(Object.keys(openapi.paths as object)).toEqual(
+      expect.arrayContaining([
+        "/api/v1/query",
+        "/api/v1/documents",
+        "/api/v1/graph/neighbourhood",
+        "/api/chat",
+      ]),
+    );
+    expect((await get("/docs")).status).toBe(200);
+  });
+
+  it("answers an unknown route with a JSON 404", async () => {
+    const response = await get("/api/v1/nothing");
+    expect(response.status).toBe(404);
+    expect(await json(response)).toEqual({ error: { code: "not_found", message: expect.any(String) } });
+  });
+});
+
+describe("kgrag serve: query", () => {
+  it("returns what the library returns for the same question and options", async () => {
+    const response = await post("/api/v1/query", { question: "Who founded Lumen Robotics?", mode: "local" });
+    expect(response.status).toBe(200);
+    const result = (await response.json()) as QueryResult;
+    const expected = await runQuery(
+      running.server.context.registry.all[0]!.kgrag.services,
+      "Who founded Lumen Robotics?",
+      {
+        mode: "local",
+      },
+    );
+    expect(result.mode).toBe("local");
+    expect(result.answer).toBe(expected.answer);
+    expect(result.references).toEqual(expected.references);
+    expect(result.answer).toContain("Mara Okafor");
+  });
+
+  it("passes scope filters and context only through", async () => {
+    const result = (await (
+      await post("/api/v1/query", {
+        question: "Who trained Mara Okafor?",
+        contextOnly: true,
+        docIds: ["porto"],
+      })
+    ).json()) as QueryResult;
+    expect(result.answer).toBe("");
+    expect(result.references.length).toBeGreaterThan(0);
+    expect(result.references.every((r) => r.docId === "porto")).toBe(true);
+  });
+
+  it("refuses bad bodies with 400 and a message naming the problem", async () => {
+    const empty = await post("/api/v1/query", { question: "  " });
+    expect(empty.status).toBe(400);
+    expect(((await json(empty)).error as { message: string }).message).toMatch(/question/);
+    const unknown = await post("/api/v1/query", { question: "x", topk: 3 });
+    expect(unknown.status).toBe(400);
+    expect(((await json(unknown)).error as { message: string }).message).toMatch(/topk/);
+    const badMode = await post("/api/v1/query", { question: "x", mode: "deep" });
+    expect(badMode.status).toBe(400);
+    const notJson = await fetch(`${running.url}/api/v1/query`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
+    expect(notJson.status).toBe(400);
+    expect((await json(notJson)).error).toMatchObject({ code: "bad_json" });
+    const scope = await post("/api/v1/query", { question: "x", docIds: ["no-such-doc"] });
+    expect(scope.status).toBe(400);
+  });
+
+  it("streams context first, then the answer, then the full result", async () => {
+    const events = await readEvents(
+      await post("/api/v1/query/stream", { question: "Who founded Lumen Robotics?" }),
+    );
+    const names = events.map((e) => e.event);
+    expect(names[0]).toBe("context");
+    expect(names.at(-1)).toBe("done");
+    expect(names).toContain("token");
+    const context = events[0]?.data as { context: { references: unknown[]; context: { chunks: unknown[] } } };
+    expect(context.context.references.length).toBeGreaterThan(0);
+    const done = events.at(-1)?.data as QueryResult;
+    const tokens = events.filter((e) => e.event === "token").map((e) => (e.data as { text: string }).text);
+    expect(tokens.join("")).toBe(done.answer);
+    expect(done.timings.totalMs).toBeGreaterThan(0);
+  });
+});
+
+describe("kgrag serve: graph", () => {
+  it("finds entities by text and by prefix, and lists the most connected", async () => {
+    const byText = await json(await get("/api/v1/graph/entities?q=robots&limit=5"));
+    expect((byText.items as { name: string }[]).map((i) => i.name)).toContain("Lumen Robotics");
+    const byPrefix = await json(await get("/api/v1/graph/entities?prefix=mara"));
+    expect((byPrefix.items as { name: string }[]).map((i) => i.name)).toContain("Mara Okafor");
+    const popular = (await json(await get("/api/v1/graph/entities/popular?limit=3"))).items as {
+      degree: number;
+    }[];
+    expect(popular.length).toBe(3);
+    expect(popular[0]!.degree).toBeGreaterThanOrEqual(popular[2]!.degree);
+  });
+
+  it("shows an entity with its relationships and its passages with the mention located", async () => {
+    const body = await json(await get(`/api/v1/graph/entity?name=${encodeURIComponent("mara okafor")}`));
+    expect(body.entity).toMatchObject({ name: "Mara Okafor" });
+    expect((body.relationships as unknown[]).length).toBeGreaterThan(0);
+    const source = (body.sources as { text: string; mentions: { start: number; end: number }[] }[])[0]!;
+    const first = source.mentions[0]!;
+    expect(source.text.slice(first.start, first.end)).toBe("Mara Okafor");
+    const rel = (body.relationships as { source: string; target: string }[])[0]!;
+    const detail = await json(
+      await get(
+        `/api/v1/graph/relationship?source=${encodeURIComponent(rel.source)}&target=${encodeURIComponent(rel.target)}`,
+      ),
+    );
+    expect(detail.relationship).toMatchObject({ source: rel.source, target: rel.target });
+    expect((detail.sources as unknown[]).length).toBeGreaterThan(0);
+    const chunkId = (detail.sources as { chunkId: string }[])[0]!.chunkId;
+    expect(await json(await get(`/api/v1/passages/${chunkId}`))).toMatchObject({ chunkId });
+  });
+
+  it("caps a neighbourhood and says when it cut it short", async () => {
+    const wide = await json(await get("/api/v1/graph/neighbourhood?name=Mara%20Okafor&depth=2&maxNodes=500"));
+    const nodes = wide.nodes as { id: string }[];
+    expect(nodes.length).toBeGreaterThan(3);
+    const ids = new Set(nodes.map((n) => n.id));
+    for (const edge of wide.edges as { source: string; target: string }[]) {
+      expect(ids.has(edge.source) && ids.has(edge.target)).toBe(true);
+    }
+    const capped = await json(
+      await get("/api/v1/graph/neighbourhood?name=Mara%20Okafor&depth=2&maxNodes=2&maxEdges=1"),
+    );
+    expect((capped.nodes as unknown[]).length).toBe(2);
+    expect((capped.edges as unknown[]).length).toBeLessThanOrEqual(1);
+    expect(capped.truncated).toBe(true);
+    const tooMany = await get("/api/v1/graph/neighbourhood?name=Mara%20Okafor&maxNodes=5000");
+    expect(tooMany.status).toBe(400);
+    expect((await get("/api/v1/graph/neighbourhood?name=Nobody%20Here")).status).toBe(404);
+  });
+
+  it("lists the communities and shows each report with its members", async () => {
+    const items = (await json(await get("/api/v1/graph/communities"))).items as {
+      id: string;
+      size: number;
+    }[];
+    expect(items.length).toBeGreaterThan(0);
+    const one = await json(await get(`/api/v1/graph/communities/${items[0]!.id}`));
+    expect((one.members as string[]).length).toBe(items[0]!.size);
+    expect((one.report as { text: string }).text.length).toBeGreaterThan(0);
+    expect((await get("/api/v1/graph/communities/c9-none")).status).toBe(404);
+  });
+});
+
+describe("kgrag serve: Neo4j-only routes on an embedded workspace", () => {
+  it("answer 404 neo4j_required", async () => {
+    for (const [path, body] of [
+      ["/api/v1/cypher", { query: "MATCH (n) RETURN n" }],
+      ["/api/v1/cypher/ask", { question: "How many entities?" }],
+      ["/api/v1/chat/sessions", {}],
+    ] as const) {
+      const response = await post(path, body);
+      expect(response.status).toBe(404);
+      expect((await json(response)).error).toMatchObject({ code: "neo4j_required" });
+    }
+  });
+});
+
+describe("kgrag serve: Ollama-compatible API", () => {
+  it("lists the kgrag model and its version", async () => {
+    const tags = await json(await get("/api/tags"));
+    expect(tags.models).toEqual([expect.objectContaining({ name: "kgrag:latest", model: "kgrag:latest" })]);
+    expect(await json(await get("/api/version"))).toHaveProperty("version");
+  });
+
+  it("streams NDJSON answers with citations and a Sources list; a prefix picks the mode", async () => {
+    const response = await post("/api/chat", {
+      model: "kgrag:latest",
+      messages: [{ role: "user", content: "/naive Who founded Lumen Robotics?" }],
+    });
+    expect(response.headers.get("content-type")).toMatch(/ndjson/);
+    const lines = (await response.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { message: { content: string }; done: boolean; done_reason?: string });
+    expect(lines.at(-1)).toMatchObject({ done: true, done_reason: "stop" });
+    const content = lines.map((l) => l.message.content).join("");
+    expect(content).toMatch(/\[1\]/);
+    expect(content).toMatch(/Sources:\n\[1\] /);
+    const naive = await runQuery(
+      running.server.context.registry.all[0]!.kgrag.services,
+      "Who founded Lumen Robotics?",
+      {
+        mode: "naive",
+      },
+    );
+    expect(content.startsWith(naive.answer.trimEnd())).toBe(true);
+  });
+
+  it("answers without streaming and refuses a conversation without a user message", async () => {
+    const answer = await json(
+      await post("/api/chat", {
+        model: "kgrag:latest",
+        stream: false,
+        messages: [{ role: "user", content: "Where is Lumen Robotics?" }],
+      }),
+    );
+    expect(answer).toMatchObject({ done: true, message: { role: "assistant" } });
+    const bad = await post("/api/chat", {
+      model: "kgrag:latest",
+      messages: [{ role: "system", content: "hi" }],
+    });
+    expect(bad.status).toBe(400);
+  });
+});

@@ -1,0 +1,244 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Job } from "../../src/server/jobs/job-types.js";
+import {
+  json,
+  offlineWorkspace,
+  type Running,
+  readEvents,
+  removeAll,
+  startServer,
+  tempDir,
+} from "../support/server.js";
+
+const dirs: string[] = [];
+let running: Running;
+let workspace: string;
+
+beforeAll(async () => {
+  workspace = await tempDir("docs");
+  dirs.push(workspace);
+  await offlineWorkspace(workspace, []);
+  running = await startServer({
+    workspaces: [workspace],
+    server: { upload: { maxFileBytes: 4096, maxFiles: 2 } },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await running?.stop();
+  await removeAll(dirs);
+});
+
+const BOUNDARY = "kgrag-test-boundary";
+
+/** A multipart body written by hand, so file names reach the server exactly as given. */
+function multipart(files: { name: string; text: string }[]): {
+  body: Buffer;
+  headers: Record<string, string>;
+} {
+  const parts = files.map(
+    (f) =>
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="${f.name}"\r\n` +
+      `Content-Type: text/plain\r\n\r\n${f.text}\r\n`,
+  );
+  return {
+    body: Buffer.from(`${parts.join("")}--${BOUNDARY}--\r\n`),
+    headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
+  };
+}
+
+const upload = (files: { name: string; text: string }[]) => {
+  const { body, headers } = multipart(files);
+  return fetch(`${running.url}/api/v1/documents`, { method: "POST", headers, body });
+};
+
+async function finished(jobId: string): Promise<Job> {
+  const events = await readEvents(await fetch(`${running.url}/api/v1/jobs/${jobId}/events`));
+  expect(events.at(-1)?.event).toBe("end");
+  return events.at(-1)?.data as Job;
+}
+
+async function documents(
+  query = "",
+): Promise<{ items: { id: string; title: string; status: string }[]; total: number }> {
+  return (await (await fetch(`${running.url}/api/v1/documents${query}`)).json()) as never;
+}
+
+describe("kgrag serve: documents and jobs", () => {
+  it("indexes an uploaded file in a background job and streams its progress", async () => {
+    const response = await upload([
+      { name: "okafor.txt", text: "Mara Okafor founded Lumen Robotics in Lisbon." },
+    ]);
+    expect(response.status).toBe(202);
+    const { job } = (await response.json()) as { job: Job };
+    expect(job.kind).toBe("index");
+    const events = await readEvents(await fetch(`${running.url}/api/v1/jobs/${job.id}/events`));
+    const stages = new Set(events.map((e) => (e.data as Job).stage));
+    expect(stages.has("extract")).toBe(true);
+    const end = events.at(-1)!;
+    expect(end.event).toBe("end");
+    expect(end.data).toMatchObject({ status: "done", errors: [] });
+    const list = await documents();
+    expect(list.items).toEqual([expect.objectContaining({ title: "okafor.txt", status: "indexed" })]);
+    const jobs = (await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[];
+    expect(jobs[0]?.id).toBe(job.id);
+    expect(await json(await fetch(`${running.url}/api/v1/jobs/${job.id}`))).toMatchObject({ status: "done" });
+  }, 60_000);
+
+  it("indexes raw texts with metadata, pages and filters the list, re-indexes and deletes", async () => {
+    const response = await fetch(`${running.url}/api/v1/documents/texts`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        documents: [
+          {
+            id: "porto",
+            title: "Porto",
+            text: "The University of Porto trained Mara Okafor.",
+            metadata: { kind: "school" },
+          },
+          { id: "lisbon", title: "Lisbon", text: "Lisbon is the capital of Portugal." },
+        ],
+      }),
+    });
+    expect(response.status).toBe(202);
+    expect(await finished(((await response.json()) as { job: Job }).job.id)).toMatchObject({
+      status: "done",
+    });
+    expect((await documents()).total).toBe(3);
+    const page = await documents("?offset=1&limit=1");
+    expect(page).toMatchObject({ total: 3, items: [expect.anything()] });
+    expect((await documents("?q=porto")).items.map((d) => d.id)).toEqual(["porto"]);
+    expect((await documents("?status=failed")).total).toBe(0);
+
+    const reindex = await fetch(`${running.url}/api/v1/documents/porto/reindex`, { method: "POST" });
+    expect(reindex.status).toBe(202);
+    const reindexed = await finished(((await reindex.json()) as { job: Job }).job.id);
+    expect(reindexed).toMatchObject({ status: "done", documents: ["porto"] });
+    expect((await documents("?q=porto")).items[0]).toMatchObject({ status: "indexed" });
+
+    const del = await fetch(`${running.url}/api/v1/documents/lisbon`, { method: "DELETE" });
+    expect(await finished(((await del.json()) as { job: Job }).job.id)).toMatchObject({ status: "done" });
+    expect((await documents()).items.map((d) => d.id)).not.toContain("lisbon");
+    expect((await fetch(`${running.url}/api/v1/documents/lisbon`, { method: "DELETE" })).status).toBe(404);
+    expect((await fetch(`${running.url}/api/v1/documents/lisbon/reindex`, { method: "POST" })).status).toBe(
+      404,
+    );
+  }, 90_000);
+
+  it("refuses file names that would leave the upload folder, and files of no supported type", async () => {
+    for (const name of [
+      "../escape.txt",
+      "/etc/passwd.txt",
+      "a/b.txt",
+      "..\\\\win.txt",
+      "nul\u0000byte.txt",
+      "C:\\\\x.txt",
+    ]) {
+      const response = await upload([{ name, text: "text" }]);
+      expect(response.status, name).toBe(400);
+      expect((await json(response)).error, name).toMatchObject({ code: "bad_file_name" });
+    }
+    const binary = await upload([{ name: "tool.exe", text: "MZ" }]);
+    expect((await json(binary)).error).toMatchObject({ code: "unsupported_file_type" });
+  });
+
+  it("refuses uploads past the size and count limits, keeping nothing of them", async () => {
+    const before = (await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[];
+    const big = await upload([{ name: "big.txt", text: "x".repeat(10_000) }]);
+    expect(big.status).toBe(413);
+    expect((await json(big)).error).toMatchObject({ code: "file_too_large" });
+    const many = await upload([
+      { name: "a.txt", text: "a" },
+      { name: "b.txt", text: "b" },
+      { name: "c.txt", text: "c" },
+    ]);
+    expect(many.status).toBe(413);
+    expect((await json(many)).error).toMatchObject({ code: "too_many_files" });
+    const after = (await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[];
+    expect(after.length).toBe(before.length);
+  });
+
+  it("validates text bodies with clear 400s", async () => {
+    const post = (body: unknown) =>
+      fetch(`${running.url}/api/v1/documents/texts`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const empty = await post({ documents: [] });
+    expect(empty.status).toBe(400);
+    expect(((await json(empty)).error as { message: string }).message).toMatch(/documents/);
+    const blank = await post({ documents: [{ text: " " }] });
+    expect(blank.status).toBe(400);
+    const twice = await post({
+      documents: [
+        { id: "d", text: "a" },
+        { id: "d", text: "b" },
+      ],
+    });
+    expect(((await json(twice)).error as { message: string }).message).toMatch(/given twice/);
+    const notMultipart = await fetch(`${running.url}/api/v1/documents`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(notMultipart.status).toBe(400);
+    expect((await fetch(`${running.url}/api/v1/jobs/nope`)).status).toBe(404);
+  });
+});
+
+describe("kgrag serve: a restart", () => {
+  it("runs again the job that was running when the server stopped, and the ones still queued", async () => {
+    const dir = await tempDir("restart");
+    dirs.push(dir);
+    await offlineWorkspace(dir, []);
+    // What a server leaves behind when it stops in the middle of a job.
+    const serverFolder = join(dir, "server");
+    mkdirSync(join(serverFolder, "job-inputs"), { recursive: true });
+    const job = (id: string, status: Job["status"]): Job => ({
+      id,
+      kind: "index",
+      status,
+      stage: status === "running" ? "extract" : "queued",
+      done: 0,
+      total: 1,
+      errors: [],
+      documents: [id],
+      createdAt: new Date().toISOString(),
+    });
+    writeFileSync(
+      join(serverFolder, "jobs.json"),
+      JSON.stringify([job("cut", "running"), job("waiting", "queued")]),
+    );
+    for (const id of ["cut", "waiting"]) {
+      const spec = {
+        kind: "index",
+        files: [],
+        texts: [{ id, title: id, text: `${id} is a document about Porto.` }],
+      };
+      writeFileSync(join(serverFolder, "job-inputs", `${id}.json`), JSON.stringify(spec));
+    }
+    const restarted = await startServer({ workspaces: [dir] });
+    try {
+      const served = restarted.server.context.registry.all[0]!;
+      await served.jobs.idle();
+      const jobs = served.jobs.list();
+      expect(jobs.find((j) => j.id === "cut")).toMatchObject({ status: "interrupted" });
+      expect(jobs.find((j) => j.id === "waiting")).toMatchObject({ status: "done" });
+      const rerun = jobs.find((j) => j.id !== "cut" && j.id !== "waiting");
+      expect(rerun).toMatchObject({ status: "done", documents: ["cut"] });
+      const docs = (await (await fetch(`${restarted.url}/api/v1/documents`)).json()) as {
+        items: { id: string; status: string }[];
+      };
+      expect(docs.items.map((d) => [d.id, d.status]).sort()).toEqual([
+        ["cut", "indexed"],
+        ["waiting", "indexed"],
+      ]);
+    } finally {
+      await restarted.stop();
+    }
+  }, 90_000);
+});

@@ -1,0 +1,169 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseApiKeys, serverConfigFrom } from "../../src/server/server-config.js";
+import {
+  ATLAS_DOCS,
+  HARBOUR_DOCS,
+  json,
+  offlineWorkspace,
+  type Running,
+  removeAll,
+  startServer,
+  tempDir,
+} from "../support/server.js";
+
+const ADMIN = "admin-key-0123456789";
+const HARBOUR_ONLY = "harbour-key-0123456789";
+const dirs: string[] = [];
+let running: Running;
+let root: string;
+
+beforeAll(async () => {
+  // A folder of workspaces: both are served, each under its folder's name.
+  root = await tempDir("secure");
+  dirs.push(root);
+  for (const [name, docs] of [
+    ["atlas", ATLAS_DOCS],
+    ["harbour", HARBOUR_DOCS],
+  ] as const) {
+    mkdirSync(join(root, name));
+    await offlineWorkspace(join(root, name), docs);
+  }
+  running = await startServer({
+    workspaces: [root],
+    server: { apiKeys: parseApiKeys(`${ADMIN},${HARBOUR_ONLY}=harbour`) },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await running?.stop();
+  await removeAll(dirs);
+});
+
+const call = (
+  path: string,
+  init: RequestInit & { key?: string; bearer?: string; workspace?: string } = {},
+) => {
+  const headers: Record<string, string> = { ...(init.headers as Record<string, string>) };
+  if (init.key) headers["x-api-key"] = init.key;
+  if (init.bearer) headers.authorization = `Bearer ${init.bearer}`;
+  if (init.workspace) headers["x-kgrag-workspace"] = init.workspace;
+  if (init.body) headers["content-type"] = "application/json";
+  return fetch(`${running.url}${path}`, { ...init, headers });
+};
+
+describe("kgrag serve: defaults", () => {
+  it("binds to 127.0.0.1 and keeps CORS off unless told otherwise", async () => {
+    expect(serverConfigFrom({}, {})).toMatchObject({ host: "127.0.0.1", corsOrigins: [], apiKeys: [] });
+    expect(new URL(running.url).hostname).toBe("127.0.0.1");
+    const response = await call("/health", { headers: { origin: "https://evil.example" } });
+    expect(response.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("reads keys and their workspaces from KGRAG_API_KEYS", () => {
+    expect(serverConfigFrom({}, { KGRAG_API_KEYS: "k-000000001, k-000000002=a+b" }).apiKeys).toEqual([
+      { key: "k-000000001" },
+      { key: "k-000000002", workspaces: ["a", "b"] },
+    ]);
+  });
+});
+
+describe("kgrag serve: API keys", () => {
+  it("are required on every API route, the Ollama-compatible ones and the API description included", async () => {
+    const routes: [string, RequestInit][] = [
+      ["/api/v1/workspaces", {}],
+      ["/api/v1/documents", {}],
+      ["/api/v1/query", { method: "POST", body: JSON.stringify({ question: "Who?" }) }],
+      ["/api/v1/graph/entities/popular", {}],
+      ["/api/v1/jobs", {}],
+      ["/api/tags", {}],
+      ["/api/version", {}],
+      [
+        "/api/chat",
+        { method: "POST", body: JSON.stringify({ messages: [{ role: "user", content: "Who?" }] }) },
+      ],
+      ["/openapi.json", {}],
+    ];
+    for (const [path, init] of routes) {
+      const anonymous = await call(path, init);
+      expect(anonymous.status, path).toBe(401);
+      expect((await json(anonymous)).error, path).toMatchObject({ code: "unauthorized" });
+      expect((await call(path, { ...init, key: "wrong-key-0000000" })).status, path).toBe(401);
+      expect((await call(path, { ...init, key: ADMIN })).status, path).toBe(200);
+    }
+  });
+
+  it("accept Bearer and X-API-Key alike", async () => {
+    expect((await call("/api/v1/workspaces", { bearer: ADMIN })).status).toBe(200);
+    expect((await call("/api/v1/workspaces", { key: ADMIN })).status).toBe(200);
+  });
+
+  it("leave /health open but tell only {ok} to a caller without a key", async () => {
+    expect(await json(await call("/health"))).toEqual({ ok: true });
+    expect(await json(await call("/health", { key: ADMIN }))).toHaveProperty("workspaces");
+  });
+});
+
+describe("kgrag serve: several workspaces", () => {
+  it("keeps them apart: each answers from its own documents", async () => {
+    const atlas = await json(await call("/api/v1/documents", { key: ADMIN, workspace: "atlas" }));
+    const harbour = await json(await call("/api/v1/documents?workspace=harbour", { key: ADMIN }));
+    expect((atlas.items as { id: string }[]).map((d) => d.id).sort()).toEqual(["lumen", "porto"]);
+    expect((harbour.items as { id: string }[]).map((d) => d.id)).toEqual(["harbour"]);
+    const answer = await json(
+      await call("/api/v1/query", {
+        method: "POST",
+        key: ADMIN,
+        workspace: "harbour",
+        body: JSON.stringify({ question: "Who founded Lumen Robotics?", contextOnly: true }),
+      }),
+    );
+    expect((answer.references as { docId: string }[]).every((r) => r.docId === "harbour")).toBe(true);
+    const unknown = await call("/api/v1/documents", { key: ADMIN, workspace: "nowhere" });
+    expect(unknown.status).toBe(404);
+    expect((await json(unknown)).error).toMatchObject({ code: "workspace_not_found" });
+  });
+
+  it("limit a key to its workspaces, which it gets by default", async () => {
+    const list = await json(await call("/api/v1/workspaces", { key: HARBOUR_ONLY }));
+    expect((list.workspaces as { id: string }[]).map((w) => w.id)).toEqual(["harbour"]);
+    const refused = await call("/api/v1/documents", { key: HARBOUR_ONLY, workspace: "atlas" });
+    expect(refused.status).toBe(403);
+    expect((await json(refused)).error).toMatchObject({ code: "forbidden" });
+    expect((await call("/api/v1/graph/entities?workspace=atlas", { key: HARBOUR_ONLY })).status).toBe(403);
+    const own = await json(await call("/api/v1/documents", { key: HARBOUR_ONLY }));
+    expect((own.items as { id: string }[]).map((d) => d.id)).toEqual(["harbour"]);
+  });
+});
+
+describe("kgrag serve: rate limit and CORS allow-list", () => {
+  it("limits each key on its own, with a JSON 429", async () => {
+    const dir = await tempDir("limited");
+    dirs.push(dir);
+    await offlineWorkspace(dir, []);
+    const limited = await startServer({
+      workspaces: [dir],
+      server: {
+        apiKeys: parseApiKeys("first-key-00000000,second-key-0000000"),
+        rateLimitPerMinute: 3,
+        corsOrigins: ["https://app.example"],
+      },
+    });
+    try {
+      const get = (key: string, origin?: string) =>
+        fetch(`${limited.url}/api/v1/jobs`, { headers: { "x-api-key": key, ...(origin ? { origin } : {}) } });
+      for (let i = 0; i < 3; i++) expect((await get("first-key-00000000")).status).toBe(200);
+      const over = await get("first-key-00000000");
+      expect(over.status).toBe(429);
+      expect((await json(over)).error).toMatchObject({ code: "rate_limited" });
+      const other = await get("second-key-0000000", "https://app.example");
+      expect(other.status).toBe(200);
+      expect(other.headers.get("access-control-allow-origin")).toBe("https://app.example");
+      const stranger = await get("second-key-0000000", "https://evil.example");
+      expect(stranger.headers.get("access-control-allow-origin")).toBeNull();
+    } finally {
+      await limited.stop();
+    }
+  }, 60_000);
+});
