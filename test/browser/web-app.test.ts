@@ -33,7 +33,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     page.on("pageerror", (error) => consoleErrors.push(error.message));
     // The app must not reach anything but its own server (no CDN fonts or scripts).
     page.on("request", (request) => {
-      if (!request.url().startsWith(server.url)) outsideRequests.push(request.url());
+      if (isNetworkUrl(request.url()) && !request.url().startsWith(server.url))
+        outsideRequests.push(request.url());
     });
   }, 180_000);
 
@@ -100,6 +101,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     const first = await panel.locator("h2").textContent();
     const before = await nodeCount(page);
     expect(before).toBeGreaterThan(1);
+    // ForceAtlas2 runs in its worker for a bounded time, then the canvas reports the layout settled.
+    await page.locator('[data-testid=graph-canvas][data-layout="settled"]').waitFor({ timeout: 30_000 });
     await shot("graph");
     // Expand the neighbour: the panel moves to it and its own neighbours join the graph.
     const neighbour = panel.locator(".relationships li button.link").first();
@@ -117,11 +120,27 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await dialog.getByRole("button", { name: "Close", exact: true }).click();
   }, 120_000);
 
+  it("shows the community tree, a report and its members on the graph", async () => {
+    await page.getByRole("link", { name: "Communities" }).click();
+    const tree = page.getByRole("navigation", { name: "Community hierarchy" });
+    await tree.locator("button.link").first().click();
+    const report = page.locator("article.report");
+    await report.locator("h2").waitFor();
+    expect(await report.locator(".chips button").count()).toBeGreaterThan(0);
+    await page.locator(".community-detail [data-testid=graph-canvas]").waitFor({ timeout: 30_000 });
+    await shot("communities");
+  }, 60_000);
+
   it("made no request outside its server and logged no errors", () => {
     expect(outsideRequests).toEqual([]);
     expect(consoleErrors).toEqual([]);
   });
 });
+
+/** Requests that leave the page (blob: and data: URLs, like the layout worker's, stay in it). */
+function isNetworkUrl(url: string): boolean {
+  return !/^(blob|data):/.test(url);
+}
 
 /** One document per file, and one per line of a JSONL file. */
 function documentCount(files: string[]): number {
@@ -135,3 +154,34 @@ async function nodeCount(page: Page): Promise<number> {
   const text = (await page.locator(".graph-count").textContent()) ?? "";
   return Number(/(\d+) nodes/.exec(text)?.[1] ?? 0);
 }
+
+describe("web app in Chromium against kgrag serve with API keys", () => {
+  let root: string;
+  let server: ServeChild;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-web-keys-"));
+    server = await startServe([join(root, "ws")], { KGRAG_API_KEYS: "browser-key" });
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("asks for the key, keeps it in localStorage and then loads the workspace", async () => {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.getByText("This server needs an API key").waitFor();
+    await page.getByLabel("API key").fill("browser-key");
+    await page.getByRole("button", { name: "Save key" }).click();
+    await page.getByRole("heading", { name: /Documents \(0\)/ }).waitFor();
+    expect(await page.evaluate("localStorage.getItem('kgrag.apiKey')")).toBe("browser-key");
+    // A reload keeps the key: the app opens without asking again.
+    await page.reload();
+    await page.getByRole("heading", { name: /Documents \(0\)/ }).waitFor();
+  }, 60_000);
+});

@@ -1,6 +1,9 @@
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
 import type { Passage, Workspace } from "./api";
+import type { PassageHighlight } from "./components/highlight";
+
+export type { PassageHighlight };
 
 /** What any view may ask of the shell: the workspace, the passage reader and navigation. */
 export interface AppActions {
@@ -12,8 +15,6 @@ export interface AppActions {
   openPassage(chunkId: string, highlight?: PassageHighlight, known?: Passage): void;
   navigate(route: string, params?: Record<string, string>): void;
 }
-
-export type PassageHighlight = { terms: string[] } | { ranges: Array<{ start: number; end: number }> };
 
 export const AppContext = createContext<AppActions>({
   workspace: undefined,

@@ -1,4 +1,5 @@
-import type { PassageHighlight } from "../app-context";
+/** What to mark in a passage: every match of some terms, or exact character ranges (entity mentions). */
+export type PassageHighlight = { terms: string[] } | { ranges: Array<{ start: number; end: number }> };
 
 export interface TextPiece {
   text: string;

@@ -39,6 +39,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
   const layout = useRef<FA2Layout | undefined>(undefined);
   const layoutTimer = useRef<number | undefined>(undefined);
   const [failure, setFailure] = useState<string>();
+  const [layoutRunning, setLayoutRunning] = useState(false);
   const clickHandler = useRef(props.onNodeClick);
   clickHandler.current = props.onNodeClick;
 
@@ -104,9 +105,13 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     const fa2 = new FA2Layout(graph, { settings });
     layout.current = fa2;
     fa2.start();
+    setLayoutRunning(true);
     window.clearTimeout(layoutTimer.current);
     const duration = props.layoutMs ?? Math.min(5000, 1200 + graph.order * 4);
-    layoutTimer.current = window.setTimeout(() => fa2.stop(), duration);
+    layoutTimer.current = window.setTimeout(() => {
+      fa2.stop();
+      setLayoutRunning(false);
+    }, duration);
   }
 
   return (
@@ -114,7 +119,12 @@ export default function GraphCanvas(props: GraphCanvasProps) {
       {failure ? (
         <p class="error">The graph view needs WebGL, which this browser does not offer: {failure}</p>
       ) : (
-        <div ref={container} class="sigma-container" data-testid="graph-canvas" />
+        <div
+          ref={container}
+          class="sigma-container"
+          data-testid="graph-canvas"
+          data-layout={layoutRunning ? "running" : "settled"}
+        />
       )}
       <ul class="legend" aria-label="Legend">
         {legend.slice(0, 13).map((entry) => (

@@ -1,4 +1,4 @@
-import type { GraphEdgeData, GraphNodeData } from "./types";
+import type { GraphEdgeData, GraphNodeData } from "./types.js";
 
 type Value = unknown;
 
