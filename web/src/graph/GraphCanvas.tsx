@@ -195,6 +195,7 @@ function startPosition(graph: Graph<NodeAttributes>, anchor: string | undefined)
     const { x, y } = graph.getNodeAttributes(anchor);
     return { x: x + Math.cos(angle) * 5, y: y + Math.sin(angle) * 5 };
   }
-  const radius = 10 + Math.sqrt(graph.order) * 10;
+  // Spread over a disc rather than a ring, so ForceAtlas2 starts from no particular shape.
+  const radius = (10 + Math.sqrt(graph.order) * 10) * Math.sqrt(Math.random());
   return { x: Math.cos(angle) * radius, y: Math.sin(angle) * radius };
 }

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, type CommunityDetail, type CommunityItem } from "../api";
 import { useApp } from "../app-context";
@@ -71,9 +72,12 @@ export function CommunitiesView() {
       </nav>
       <section class="community-detail">
         {!detail && <p class="muted">Pick a community to read its report.</p>}
-        {detail && <CommunityReport detail={detail} />}
-        {detail && graph.nodes.length > 0 && (
-          <GraphCanvas nodes={graph.nodes} edges={graph.edges} colourBy="type" emphasised={members} />
+        {detail && (
+          <CommunityReport detail={detail}>
+            {graph.nodes.length > 0 && (
+              <GraphCanvas nodes={graph.nodes} edges={graph.edges} colourBy="type" emphasised={members} />
+            )}
+          </CommunityReport>
         )}
       </section>
     </div>
@@ -105,14 +109,21 @@ function Tree(props: { nodes: TreeNode[]; selected?: string; onSelect(id: string
   );
 }
 
-function CommunityReport({ detail }: { detail: CommunityDetail }) {
+/** The report's title and summary, the members' graph (children), the members and the full report. */
+function CommunityReport({ detail, children }: { detail: CommunityDetail; children?: ComponentChildren }) {
   const { navigate } = useApp();
   const report = detail.report;
   return (
     <article class="report">
       <h2>{report?.title || detail.community.title}</h2>
       {report?.summary && <p>{report.summary}</p>}
-      {report?.text && <pre class="report-text">{report.text}</pre>}
+      {children}
+      {report?.text && (
+        <details>
+          <summary>Full report</summary>
+          <pre class="report-text">{report.text}</pre>
+        </details>
+      )}
       <h3>Members ({detail.members.length})</h3>
       <p class="chips">
         {detail.members.map((name) => (
