@@ -90,10 +90,11 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     graph.forEachNode((node, attributes) => {
       const faded = emphasised !== undefined && emphasised.size > 0 && !emphasised.has(node);
       const base = sizeForDegree(degrees.get(node) ?? 0);
-      graph.mergeNodeAttributes(node, {
-        size: node === selected ? base + 5 : base,
-        color: faded ? FADED_COLOUR : (attributes.baseColor ?? attributes.color),
-      });
+      const size = node === selected ? base + 5 : base;
+      const color = faded ? FADED_COLOUR : (attributes.baseColor ?? attributes.color);
+      // Each change is an event sigma processes: skip the nodes that already look right.
+      if (attributes.size !== size || attributes.color !== color)
+        graph.mergeNodeAttributes(node, { size, color });
     });
     renderer.current?.refresh();
   }, [props.selected, props.emphasised, props.nodes, props.colourBy]);
