@@ -4,6 +4,7 @@ import { configFromEnv } from "../config.js";
 import { createKgrag, type Kgrag } from "../kgrag.js";
 import { sqliteFile } from "../storage/sqlite/sqlite-store.js";
 import { ApiError } from "./errors.js";
+import { GraphReads } from "./graph/graph-reads.js";
 import { JobQueue } from "./jobs/job-queue.js";
 import type { JobRunner } from "./jobs/job-runner.js";
 import type { ApiKey } from "./server-config.js";
@@ -14,6 +15,8 @@ export interface ServedWorkspace {
   path: string;
   kgrag: Kgrag;
   jobs: JobQueue;
+  /** Graph views for the API, forgotten whenever a job ends. */
+  graph: GraphReads;
   /** The server's own files in the workspace folder: jobs, their inputs, uploads. */
   serverFolder: string;
   uploadFolder: string;
@@ -62,13 +65,17 @@ export class WorkspaceRegistry {
       for (const [i, folder] of folders.entries()) {
         const kgrag = await createKgrag({ env: options.env, config: { workspace: folder } });
         const serverFolder = join(folder, "server");
+        const graph = new GraphReads(kgrag.services.store);
+        const jobs = new JobQueue(folder, serverFolder, options.runner, options.keptJobs);
+        jobs.onFinished(() => graph.forget());
         opened.push({
           id: ids[i] as string,
           path: folder,
           kgrag,
           serverFolder,
           uploadFolder: join(serverFolder, "uploads"),
-          jobs: new JobQueue(folder, serverFolder, options.runner, options.keptJobs),
+          jobs,
+          graph,
         });
       }
     } catch (error) {

@@ -68,6 +68,11 @@ async function documents(
 
 describe("kgrag serve: documents and jobs", () => {
   it("indexes an uploaded file in a background job and streams its progress", async () => {
+    const popular = async () =>
+      (
+        (await json(await fetch(`${running.url}/api/v1/graph/entities/popular`))).items as { name: string }[]
+      ).map((e) => e.name);
+    expect(await popular()).toEqual([]);
     const response = await upload([
       { name: "okafor.txt", text: "Mara Okafor founded Lumen Robotics in Lisbon." },
     ]);
@@ -82,6 +87,8 @@ describe("kgrag serve: documents and jobs", () => {
     expect(end.data).toMatchObject({ status: "done", errors: [] });
     const list = await documents();
     expect(list.items).toEqual([expect.objectContaining({ title: "okafor.txt", status: "indexed" })]);
+    // The graph views the server keeps are renewed by the job.
+    expect(await popular()).toContain("Mara Okafor");
     const jobs = (await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[];
     expect(jobs[0]?.id).toBe(job.id);
     expect(await json(await fetch(`${running.url}/api/v1/jobs/${job.id}`))).toMatchObject({ status: "done" });
@@ -127,6 +134,20 @@ describe("kgrag serve: documents and jobs", () => {
       404,
     );
   }, 90_000);
+
+  it("finishes a job whose client went away", async () => {
+    const response = await upload([
+      { name: "gone.md", text: "# Gone\n\nOsric Venn built the Harbour Light." },
+    ]);
+    const { job } = (await response.json()) as { job: Job };
+    const leaving = new AbortController();
+    const events = await fetch(`${running.url}/api/v1/jobs/${job.id}/events`, { signal: leaving.signal });
+    expect(events.status).toBe(200);
+    leaving.abort();
+    await running.server.context.registry.all[0]!.jobs.idle();
+    expect(await json(await fetch(`${running.url}/api/v1/jobs/${job.id}`))).toMatchObject({ status: "done" });
+    expect((await documents("?q=gone")).items).toEqual([expect.objectContaining({ status: "indexed" })]);
+  }, 60_000);
 
   it("refuses file names that would leave the upload folder, and files of no supported type", async () => {
     for (const name of [

@@ -6,6 +6,8 @@ import type { ChunkRecord, CommunityRecord, EntityRecord, RelationshipRecord } f
 const SHORT_DESCRIPTION = 300;
 /** Source passages shown with an entity or a relationship. */
 const MAX_SOURCES = 50;
+/** The most connected entities kept ready (the API's list cap). */
+const MAX_POPULAR = 2000;
 /** Relationships listed with an entity, strongest first. */
 const MAX_ENTITY_RELATIONSHIPS = 200;
 
@@ -20,18 +22,33 @@ export interface EntityRow {
 const shorten = (text: string) =>
   text.length > SHORT_DESCRIPTION ? `${text.slice(0, SHORT_DESCRIPTION - 1)}…` : text;
 
-/** Read-only views of one workspace's graph for the API; every list is capped by its caller. */
+/**
+ * Read-only views of one workspace's graph for the API; every list is capped by its caller. The
+ * views that read the whole graph (community membership, the most connected entities) are kept
+ * until `forget()`, which the server calls when a job changed the workspace.
+ */
 export class GraphReads {
+  private membership: Promise<Map<string, string>> | undefined;
+  private ranked: Promise<EntityRow[]> | undefined;
+
   constructor(private readonly store: GraphStore) {}
 
+  forget(): void {
+    this.membership = undefined;
+    this.ranked = undefined;
+  }
+
   /** Each entity's top-level (level 0) community. */
-  async communityOf(): Promise<Map<string, string>> {
-    const map = new Map<string, string>();
-    for (const c of await this.store.listCommunities()) {
-      if (c.level !== 0) continue;
-      for (const key of c.entityKeys) map.set(key, c.id);
-    }
-    return map;
+  communityOf(): Promise<Map<string, string>> {
+    this.membership ??= this.store.listCommunities().then((communities) => {
+      const map = new Map<string, string>();
+      for (const c of communities) {
+        if (c.level !== 0) continue;
+        for (const key of c.entityKeys) map.set(key, c.id);
+      }
+      return map;
+    });
+    return this.membership;
   }
 
   async rows(entities: EntityRecord[], full = false): Promise<EntityRow[]> {
@@ -63,7 +80,11 @@ export class GraphReads {
   }
 
   async popular(limit: number): Promise<EntityRow[]> {
-    return (await this.rows(await this.store.listEntities())).sort(byDegree).slice(0, limit);
+    this.ranked ??= this.store
+      .listEntities()
+      .then((all) => this.rows(all))
+      .then((rows) => rows.sort(byDegree).slice(0, MAX_POPULAR));
+    return (await this.ranked).slice(0, limit);
   }
 
   async entity(name: string) {
@@ -107,7 +128,8 @@ export class GraphReads {
     const edges = new Map<string, RelationshipRecord>();
     let truncated = false;
     let frontier = [start];
-    for (let hop = 0; hop <= depth && frontier.length > 0; hop++) {
+    // Once both caps are reached no later hop can add anything: stop reading.
+    for (let hop = 0; hop <= depth && frontier.length > 0 && !(truncated && edges.size >= maxEdges); hop++) {
       const relationships = (await this.store.relationshipsOf(frontier)).sort((a, b) => b.weight - a.weight);
       const next: string[] = [];
       for (const r of relationships) {

@@ -5,6 +5,9 @@ import { join } from "node:path";
 import type { JobRunner } from "./job-runner.js";
 import { type Job, JobSchema, type JobSpec, JobSpecSchema, type WorkerMessage } from "./job-types.js";
 
+/** Event name of "a job ended" (job ids are UUIDs, so it cannot clash with one). */
+const FINISHED = "finished";
+
 /**
  * The jobs of one workspace: queued, then run one at a time in a separate process. Jobs and their
  * inputs are kept in the workspace's server folder, so a restart finds the ones that had not
@@ -66,6 +69,11 @@ export class JobQueue {
     return () => this.events.off(id, handler);
   }
 
+  /** Calls `listener` whenever a job ends, however it ended. */
+  onFinished(listener: (job: Job) => void): void {
+    this.events.on(FINISHED, listener);
+  }
+
   /** Resolves when the queue is empty (tests and shutdown). */
   async idle(): Promise<void> {
     while (this.running) await this.running;
@@ -115,6 +123,7 @@ export class JobQueue {
       });
     }
     rmSync(this.inputFile(id), { force: true });
+    this.events.emit(FINISHED, { ...job });
   }
 
   private progress(job: Job, message: WorkerMessage): void {

@@ -3,7 +3,6 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ServerContext } from "../context.js";
 import { notFound } from "../errors.js";
-import { GraphReads } from "../graph/graph-reads.js";
 import { workspaceOf } from "../request-workspace.js";
 
 const workspace = z.string().optional();
@@ -13,8 +12,7 @@ export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Pro
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { maxNodes, maxEdges, maxDepth } = ctx.config.graph;
   const limit = (fallback: number) => z.coerce.number().int().min(1).max(maxNodes).default(fallback);
-  const reads = (request: Parameters<typeof workspaceOf>[0]) =>
-    new GraphReads(workspaceOf(request, ctx.registry).kgrag.services.store);
+  const reads = (request: Parameters<typeof workspaceOf>[0]) => workspaceOf(request, ctx.registry).graph;
 
   api.get(
     "/api/v1/graph/entities",
