@@ -1,0 +1,187 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../support/chromium.js";
+import { REPO_ROOT } from "../support/cli-child.js";
+import { type ServeChild, startServe } from "../support/serve-child.js";
+import { buildWebApp } from "../support/web-build.js";
+
+const CORPUS = join(REPO_ROOT, "samples", "corpus");
+/** Screenshots land here (git-ignored); the README's is copied from it by hand. */
+const ARTIFACTS = process.env.KGRAG_BROWSER_ARTIFACTS ?? join(REPO_ROOT, ".tmp", "browser-artifacts");
+
+describe("web app in Chromium against kgrag serve (offline workspace)", () => {
+  let root: string;
+  let server: ServeChild;
+  let browser: Browser;
+  let page: Page;
+  const consoleErrors: string[] = [];
+  const outsideRequests: string[] = [];
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-web-"));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await buildWebApp();
+    server = await startServe([join(root, "ws")]);
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.on("console", (message) => {
+      if (message.type() === "error") consoleErrors.push(message.text());
+    });
+    page.on("pageerror", (error) => consoleErrors.push(error.message));
+    // The app must not reach anything but its own server (no CDN fonts or scripts).
+    page.on("request", (request) => {
+      if (isNetworkUrl(request.url()) && !request.url().startsWith(server.url))
+        outsideRequests.push(request.url());
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  async function shot(name: string): Promise<void> {
+    await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+  }
+
+  it("uploads files, follows the job to done and lists the documents", async () => {
+    await page.goto(server.url);
+    await page.getByRole("link", { name: "Documents" }).waitFor();
+    const files = readdirSync(CORPUS).map((name) => join(CORPUS, name));
+    await page.setInputFiles("[data-testid=file-input]", files);
+    const job = page.locator("article.job").first();
+    await job.waitFor();
+    await page.locator('article.job[data-status="done"]').first().waitFor({ timeout: 150_000 });
+    expect(await job.locator(".stage").textContent()).not.toBe("");
+    const rows = page.locator("table.documents tbody tr");
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(documentCount(files));
+    // Chinese titles come back intact from upload to table.
+    await expect(page.locator("table.documents").textContent()).resolves.toContain("青岚科技");
+    await shot("documents");
+  }, 180_000);
+
+  it("streams an answer whose [n] citation opens the cited passage", async () => {
+    await page.getByRole("link", { name: "Ask" }).click();
+    await page
+      .getByLabel("Question")
+      .fill("Where was the founder of the company that makes the Gullwing drone born?");
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
+    await page.locator(".answer-panel .metrics").waitFor({ timeout: 60_000 });
+    const citation = page.locator(".answer .citation").first();
+    await citation.waitFor({ timeout: 1_000 });
+    await shot("ask");
+    await citation.click();
+    const dialog = page.getByRole("dialog", { name: "Passage" });
+    await dialog.locator(".passage-text").waitFor();
+    const passage = await dialog.locator(".passage-text").textContent();
+    expect(passage?.length ?? 0).toBeGreaterThan(20);
+    await shot("citation");
+    await dialog.getByRole("button", { name: "Close", exact: true }).click();
+    await dialog.waitFor({ state: "detached" });
+  }, 120_000);
+
+  it("compares two modes side by side", async () => {
+    await page.getByLabel("Question").fill("听潮芯片是哪家公司研发的？");
+    await page.getByLabel("compare with").check();
+    await page.getByLabel("Second mode").selectOption("local");
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
+    await page.locator('.answer-panel[data-mode="local"] .metrics').waitFor({ timeout: 60_000 });
+    await page.locator('.answer-panel[data-mode="mix"] .metrics').waitFor({ timeout: 60_000 });
+    expect(await page.locator(".answer-panel").count()).toBe(2);
+  }, 120_000);
+
+  it("opens the graph, shows an entity and expands a neighbour", async () => {
+    await page.getByRole("link", { name: "Graph" }).click();
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    await panel.locator(".relationships li").first().waitFor({ timeout: 60_000 });
+    const first = await panel.locator("h2").textContent();
+    const before = await nodeCount(page);
+    expect(before).toBeGreaterThan(1);
+    // ForceAtlas2 runs in its worker for a bounded time, then the canvas reports the layout settled.
+    await page.locator('[data-testid=graph-canvas][data-layout="settled"]').waitFor({ timeout: 30_000 });
+    await shot("graph");
+    // Expand the neighbour: the panel moves to it and its own neighbours join the graph.
+    const neighbour = panel.locator(".relationships li button.link").first();
+    const name = await neighbour.textContent();
+    await neighbour.click();
+    await panel.getByRole("heading", { name: name ?? "", exact: true, level: 2 }).waitFor();
+    await panel.locator(".relationships li").first().waitFor();
+    expect(name).not.toBe(first);
+    expect(await nodeCount(page)).toBeGreaterThanOrEqual(before);
+    // A source passage opens with the entity's mention marked.
+    await panel.locator(".sources .passage-button").first().click();
+    const dialog = page.getByRole("dialog", { name: "Passage" });
+    await expect(dialog.locator("mark").first().textContent()).resolves.toBeTruthy();
+    await shot("graph-passage");
+    await dialog.getByRole("button", { name: "Close", exact: true }).click();
+  }, 120_000);
+
+  it("shows the community tree, a report and its members on the graph", async () => {
+    await page.getByRole("link", { name: "Communities" }).click();
+    const tree = page.getByRole("navigation", { name: "Community hierarchy" });
+    await tree.locator("button.link").first().click();
+    const report = page.locator("article.report");
+    await report.locator("h2").waitFor();
+    expect(await report.locator(".chips button").count()).toBeGreaterThan(0);
+    await page.locator(".community-detail [data-testid=graph-canvas]").waitFor({ timeout: 30_000 });
+    await shot("communities");
+  }, 60_000);
+
+  it("made no request outside its server and logged no errors", () => {
+    expect(outsideRequests).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+});
+
+/** Requests that leave the page (blob: and data: URLs, like the layout worker's, stay in it). */
+function isNetworkUrl(url: string): boolean {
+  return !/^(blob|data):/.test(url);
+}
+
+/** One document per file, and one per line of a JSONL file. */
+function documentCount(files: string[]): number {
+  return files
+    .map((file) => (file.endsWith(".jsonl") ? readFileSync(file, "utf8").trim().split("\n").length : 1))
+    .reduce((a, b) => a + b, 0);
+}
+
+/** The node count the canvas prints ("12 nodes · 20 edges"). */
+async function nodeCount(page: Page): Promise<number> {
+  const text = (await page.locator(".graph-count").textContent()) ?? "";
+  return Number(/(\d+) nodes/.exec(text)?.[1] ?? 0);
+}
+
+describe("web app in Chromium against kgrag serve with API keys", () => {
+  let root: string;
+  let server: ServeChild;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-web-keys-"));
+    server = await startServe([join(root, "ws")], { KGRAG_API_KEYS: "browser-key" });
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("asks for the key, keeps it in localStorage and then loads the workspace", async () => {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.getByText("This server needs an API key").waitFor();
+    await page.getByLabel("API key").fill("browser-key");
+    await page.getByRole("button", { name: "Save key" }).click();
+    await page.getByRole("heading", { name: /Documents \(0\)/ }).waitFor();
+    expect(await page.evaluate("localStorage.getItem('kgrag.apiKey')")).toBe("browser-key");
+    // A reload keeps the key: the app opens without asking again.
+    await page.reload();
+    await page.getByRole("heading", { name: /Documents \(0\)/ }).waitFor();
+  }, 60_000);
+});

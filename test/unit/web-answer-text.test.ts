@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { answerPieces } from "../../web/src/components/citations.js";
+import { highlightPieces } from "../../web/src/components/highlight.js";
+
+describe("web app: answer citations", () => {
+  it("splits [n] and [n, m] citations out of the answer text", () => {
+    expect(answerPieces("Vale founded it [1]. Born in Saltmere [2, 3].")).toEqual([
+      { text: "Vale founded it " },
+      { cite: 1 },
+      { text: ". Born in Saltmere " },
+      { cite: 2 },
+      { cite: 3 },
+      { text: "." },
+    ]);
+  });
+
+  it("leaves brackets that are not numbers as text", () => {
+    expect(answerPieces("See [C:c1-abc] and [x].")).toEqual([{ text: "See [C:c1-abc] and [x]." }]);
+  });
+});
+
+describe("web app: passage highlighting", () => {
+  it("marks every case-insensitive match of the terms, merging overlaps", () => {
+    const pieces = highlightPieces("Tidewell Robotics and tidewell drones", {
+      terms: ["tidewell", "Tidewell Rob"],
+    });
+    expect(pieces.filter((p) => p.marked).map((p) => p.text)).toEqual(["Tidewell Rob", "tidewell"]);
+    expect(pieces.map((p) => p.text).join("")).toBe("Tidewell Robotics and tidewell drones");
+  });
+
+  it("marks mention ranges in Chinese text and ignores ranges outside it", () => {
+    const text = "青岚科技由林晓舟于2012年创立。";
+    const pieces = highlightPieces(text, {
+      ranges: [
+        { start: 5, end: 8 },
+        { start: 40, end: 50 },
+      ],
+    });
+    expect(pieces).toEqual([
+      { text: "青岚科技由", marked: false },
+      { text: "林晓舟", marked: true },
+      { text: "于2012年创立。", marked: false },
+    ]);
+  });
+});

@@ -1,0 +1,412 @@
+import { z } from "zod";
+import { readServerSentEvents } from "./sse";
+
+/** Typed client for the kgrag HTTP API (see API-CONTRACT in the server docs). Schemas are loose: extra fields pass. */
+
+const ErrorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+export const WorkspaceSchema = z.looseObject({
+  id: z.string(),
+  path: z.string().optional(),
+  storage: z.string().optional(),
+  neo4j: z.boolean().optional(),
+});
+export type Workspace = z.infer<typeof WorkspaceSchema>;
+
+export const HealthSchema = z.looseObject({
+  ok: z.boolean(),
+  version: z.string().optional(),
+  models: z.looseObject({ chat: z.string(), embedding: z.string() }).optional(),
+});
+
+export const JobSchema = z.looseObject({
+  id: z.string(),
+  kind: z.string(),
+  status: z.enum(["queued", "running", "done", "failed", "interrupted"]),
+  stage: z.string().default(""),
+  done: z.number().default(0),
+  total: z.number().default(0),
+  message: z.string().optional(),
+  errors: z
+    .array(
+      z.looseObject({ documentId: z.string().optional(), file: z.string().optional(), message: z.string() }),
+    )
+    .default([]),
+  documents: z.array(z.string()).default([]),
+  createdAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+});
+export type Job = z.infer<typeof JobSchema>;
+
+const MetadataSchema = z.record(z.string(), z.unknown());
+
+export const DocumentRowSchema = z.looseObject({
+  id: z.string(),
+  title: z.string().nullish(),
+  status: z.string(),
+  chunks: z.number().default(0),
+  error: z.string().nullish(),
+  metadata: MetadataSchema.default({}),
+  updatedAt: z.string().nullish(),
+});
+export type DocumentRow = z.infer<typeof DocumentRowSchema>;
+
+export const QUERY_MODES = ["naive", "local", "global", "hybrid", "mix"] as const;
+export type QueryMode = (typeof QUERY_MODES)[number];
+
+const ContextEntitySchema = z.looseObject({
+  name: z.string(),
+  type: z.string(),
+  description: z.string(),
+  score: z.number().optional(),
+});
+const ContextRelationshipSchema = z.looseObject({
+  source: z.string(),
+  target: z.string(),
+  description: z.string(),
+  keywords: z.array(z.string()).default([]),
+  weight: z.number().optional(),
+  score: z.number().optional(),
+});
+const ContextChunkSchema = z.looseObject({ id: z.string(), docId: z.string(), text: z.string() });
+const ContextCommunitySchema = z.looseObject({
+  id: z.string(),
+  level: z.number().optional(),
+  title: z.string(),
+  summary: z.string(),
+});
+export const ReferenceSchema = z.looseObject({
+  n: z.number(),
+  docId: z.string(),
+  title: z.string(),
+  chunkId: z.string(),
+  start: z.number().optional(),
+  end: z.number().optional(),
+});
+export type Reference = z.infer<typeof ReferenceSchema>;
+
+export const QueryContextSchema = z.looseObject({
+  entities: z.array(ContextEntitySchema).default([]),
+  relationships: z.array(ContextRelationshipSchema).default([]),
+  chunks: z.array(ContextChunkSchema).default([]),
+  communities: z.array(ContextCommunitySchema).default([]),
+});
+export type QueryContext = z.infer<typeof QueryContextSchema>;
+
+export const QueryResultSchema = z.looseObject({
+  mode: z.string(),
+  answer: z.string().default(""),
+  keywords: z.object({ high: z.array(z.string()), low: z.array(z.string()) }).optional(),
+  context: QueryContextSchema,
+  references: z.array(ReferenceSchema).default([]),
+  usage: z
+    .looseObject({ llmCalls: z.number(), promptTokens: z.number(), completionTokens: z.number() })
+    .optional(),
+  timings: z.looseObject({ retrievalMs: z.number(), totalMs: z.number() }).optional(),
+});
+export type QueryResult = z.infer<typeof QueryResultSchema>;
+
+/** The `context` event: the result so far, without the answer. */
+const StreamContextSchema = z.object({
+  context: z.looseObject({
+    context: QueryContextSchema.optional(),
+    entities: z.array(ContextEntitySchema).optional(),
+    relationships: z.array(ContextRelationshipSchema).optional(),
+    chunks: z.array(ContextChunkSchema).optional(),
+    communities: z.array(ContextCommunitySchema).optional(),
+    references: z.array(ReferenceSchema).optional(),
+  }),
+});
+
+export interface QueryRequest {
+  question: string;
+  mode: QueryMode;
+  contextOnly?: boolean;
+  topK?: number;
+  chunkTopK?: number;
+  totalTokens?: number;
+  responseType?: string;
+  docIds?: string[];
+  metadata?: Record<string, string>;
+}
+
+export const EntityRowSchema = z.looseObject({
+  name: z.string(),
+  type: z.string(),
+  degree: z.number().default(0),
+  description: z.string().default(""),
+  community: z.union([z.string(), z.number()]).nullish(),
+});
+export type EntityRow = z.infer<typeof EntityRowSchema>;
+
+const MentionSchema = z.object({ start: z.number(), end: z.number() });
+export const SourcePassageSchema = z.looseObject({
+  chunkId: z.string(),
+  documentId: z.string(),
+  title: z.string().nullish(),
+  text: z.string(),
+  mentions: z.array(MentionSchema).optional(),
+});
+export type SourcePassage = z.infer<typeof SourcePassageSchema>;
+
+const RelationshipSchema = z.looseObject({
+  source: z.string(),
+  target: z.string(),
+  description: z.string().default(""),
+  weight: z.number().default(1),
+  keywords: z.union([z.string(), z.array(z.string())]).nullish(),
+});
+export type Relationship = z.infer<typeof RelationshipSchema>;
+
+export const EntityDetailSchema = z.object({
+  entity: EntityRowSchema.extend({ aliases: z.array(z.string()).optional() }),
+  relationships: z.array(RelationshipSchema).default([]),
+  sources: z.array(SourcePassageSchema).default([]),
+});
+export type EntityDetail = z.infer<typeof EntityDetailSchema>;
+
+export const NeighbourhoodSchema = z.object({
+  nodes: z.array(
+    z.looseObject({
+      id: z.string(),
+      name: z.string(),
+      type: z.string(),
+      degree: z.number().default(0),
+      community: z.union([z.string(), z.number()]).nullish(),
+    }),
+  ),
+  edges: z.array(
+    z.looseObject({
+      id: z.string(),
+      source: z.string(),
+      target: z.string(),
+      description: z.string().default(""),
+      weight: z.number().default(1),
+    }),
+  ),
+  truncated: z.boolean().default(false),
+});
+export type Neighbourhood = z.infer<typeof NeighbourhoodSchema>;
+
+export const CommunityItemSchema = z.looseObject({
+  id: z.string(),
+  level: z.number(),
+  parent: z.string().nullish(),
+  title: z.string(),
+  size: z.number().default(0),
+  rating: z.number().nullish(),
+});
+export type CommunityItem = z.infer<typeof CommunityItemSchema>;
+
+export const CommunityDetailSchema = z.object({
+  community: CommunityItemSchema,
+  report: z
+    .looseObject({
+      title: z.string(),
+      summary: z.string().default(""),
+      findings: z.array(z.unknown()).optional(),
+      text: z.string().default(""),
+    })
+    .nullish(),
+  members: z.array(z.string()).default([]),
+});
+export type CommunityDetail = z.infer<typeof CommunityDetailSchema>;
+
+export const PassageSchema = z.looseObject({
+  chunkId: z.string(),
+  documentId: z.string(),
+  title: z.string().nullish(),
+  text: z.string(),
+});
+export type Passage = z.infer<typeof PassageSchema>;
+
+const RowSchema = z.record(z.string(), z.unknown());
+export const CypherResultSchema = z.object({
+  columns: z.array(z.string()),
+  rows: z.array(RowSchema),
+  truncated: z.boolean().default(false),
+  elapsedMs: z.number().optional(),
+});
+export type CypherResult = z.infer<typeof CypherResultSchema>;
+
+export const ChatReplySchema = z.looseObject({
+  route: z.string(),
+  cypher: z.string().nullish(),
+  validation: z.looseObject({ ok: z.boolean(), messages: z.array(z.string()) }).nullish(),
+  rows: z.array(RowSchema).nullish(),
+  answer: z.string(),
+});
+export type ChatReply = z.infer<typeof ChatReplySchema>;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const API_KEY_STORAGE = "kgrag.apiKey";
+
+export function savedApiKey(): string {
+  return localStorage.getItem(API_KEY_STORAGE) ?? "";
+}
+
+export function saveApiKey(key: string): void {
+  if (key) localStorage.setItem(API_KEY_STORAGE, key);
+  else localStorage.removeItem(API_KEY_STORAGE);
+}
+
+/** Workspace of every request; set by the workspace picker. */
+let currentWorkspace = "";
+export function useWorkspace(id: string): void {
+  currentWorkspace = id;
+}
+
+function requestHeaders(extra: Record<string, string> = {}): Record<string, string> {
+  const headers: Record<string, string> = { ...extra };
+  const key = savedApiKey();
+  if (key) headers.Authorization = `Bearer ${key}`;
+  if (currentWorkspace) headers["X-Kgrag-Workspace"] = currentWorkspace;
+  return headers;
+}
+
+async function failure(response: Response): Promise<ApiError> {
+  const body: unknown = await response.json().catch(() => undefined);
+  const parsed = ErrorBodySchema.safeParse(body);
+  if (parsed.success) return new ApiError(response.status, parsed.data.error.code, parsed.data.error.message);
+  return new ApiError(response.status, "http_error", `${response.status} ${response.statusText}`);
+}
+
+async function send(path: string, init: RequestInit = {}, json?: unknown): Promise<Response> {
+  const headers = requestHeaders(json === undefined ? {} : { "Content-Type": "application/json" });
+  const response = await fetch(path, {
+    ...init,
+    headers: { ...headers, ...(init.headers as Record<string, string> | undefined) },
+    body: json === undefined ? init.body : JSON.stringify(json),
+  });
+  if (!response.ok) throw await failure(response);
+  return response;
+}
+
+async function getJson<T>(schema: z.ZodType<T>, path: string): Promise<T> {
+  const response = await send(path);
+  return schema.parse(await response.json());
+}
+
+async function postJson<T>(schema: z.ZodType<T>, path: string, body: unknown): Promise<T> {
+  const response = await send(path, { method: "POST" }, body);
+  return schema.parse(await response.json());
+}
+
+function query(params: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== "") search.set(key, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+const JobEnvelopeSchema = z.object({ job: JobSchema });
+
+export const api = {
+  health: () => getJson(HealthSchema, "/health"),
+  workspaces: () =>
+    getJson(z.object({ workspaces: z.array(WorkspaceSchema) }), "/api/v1/workspaces").then(
+      (r) => r.workspaces,
+    ),
+
+  uploadFiles(files: File[]): Promise<Job> {
+    const form = new FormData();
+    for (const file of files) form.append("files", file, file.name);
+    return send("/api/v1/documents", { method: "POST", body: form })
+      .then((r) => r.json())
+      .then((body) => JobEnvelopeSchema.parse(body).job);
+  },
+  documents: (params: { offset?: number; limit?: number; status?: string; q?: string }) =>
+    getJson(
+      z.object({ items: z.array(DocumentRowSchema), total: z.number() }),
+      `/api/v1/documents${query(params)}`,
+    ),
+  deleteDocument: (id: string) =>
+    send(`/api/v1/documents/${encodeURIComponent(id)}`, { method: "DELETE" })
+      .then((r) => r.json())
+      .then((body) => JobEnvelopeSchema.parse(body).job),
+  reindexDocument: (id: string) =>
+    postJson(JobEnvelopeSchema, `/api/v1/documents/${encodeURIComponent(id)}/reindex`, {}).then((r) => r.job),
+  jobs: () => getJson(z.object({ items: z.array(JobSchema) }), "/api/v1/jobs").then((r) => r.items),
+  job: (id: string) => getJson(JobSchema, `/api/v1/jobs/${encodeURIComponent(id)}`),
+
+  /** Follows a job's SSE stream until its `end` event; resolves with the final job. */
+  async followJob(id: string, onProgress: (job: Job) => void, signal?: AbortSignal): Promise<Job> {
+    const response = await send(`/api/v1/jobs/${encodeURIComponent(id)}/events`, { signal });
+    let last: Job | undefined;
+    for await (const event of readServerSentEvents(response)) {
+      const job = JobSchema.parse(JSON.parse(event.data));
+      last = job;
+      onProgress(job);
+      if (event.event === "end") break;
+    }
+    return last ?? api.job(id);
+  },
+
+  query: (request: QueryRequest) => postJson(QueryResultSchema, "/api/v1/query", request),
+
+  /** Streams an answer: the context first, then tokens, then the full result. */
+  async queryStream(
+    request: QueryRequest,
+    handlers: {
+      onContext(context: QueryContext, references: Reference[]): void;
+      onToken(text: string): void;
+    },
+    signal?: AbortSignal,
+  ): Promise<QueryResult> {
+    const response = await send("/api/v1/query/stream", { method: "POST", signal }, request);
+    for await (const event of readServerSentEvents(response)) {
+      const data: unknown = JSON.parse(event.data);
+      if (event.event === "context") {
+        const { context } = StreamContextSchema.parse(data);
+        const inner = context.context ?? QueryContextSchema.parse(context);
+        handlers.onContext(inner, context.references ?? []);
+      } else if (event.event === "token") {
+        handlers.onToken(z.object({ text: z.string() }).parse(data).text);
+      } else if (event.event === "done") {
+        return QueryResultSchema.parse(data);
+      } else if (event.event === "error") {
+        const { error } = ErrorBodySchema.parse(data);
+        throw new ApiError(500, error.code, error.message);
+      }
+    }
+    throw new ApiError(500, "stream_ended", "The answer stream ended before its result.");
+  },
+
+  searchEntities: (q: string, limit = 20) =>
+    getJson(
+      z.object({ items: z.array(EntityRowSchema) }),
+      `/api/v1/graph/entities${query({ q, limit })}`,
+    ).then((r) => r.items),
+  popularEntities: (limit = 50) =>
+    getJson(
+      z.object({ items: z.array(EntityRowSchema) }),
+      `/api/v1/graph/entities/popular${query({ limit })}`,
+    ).then((r) => r.items),
+  entity: (name: string) => getJson(EntityDetailSchema, `/api/v1/graph/entity${query({ name })}`),
+  neighbourhood: (name: string, depth = 1, maxNodes = 200, maxEdges = 1000) =>
+    getJson(NeighbourhoodSchema, `/api/v1/graph/neighbourhood${query({ name, depth, maxNodes, maxEdges })}`),
+  communities: () =>
+    getJson(z.object({ items: z.array(CommunityItemSchema) }), "/api/v1/graph/communities").then(
+      (r) => r.items,
+    ),
+  community: (id: string) =>
+    getJson(CommunityDetailSchema, `/api/v1/graph/communities/${encodeURIComponent(id)}`),
+  passage: (chunkId: string) => getJson(PassageSchema, `/api/v1/passages/${encodeURIComponent(chunkId)}`),
+
+  cypher: (cypherQuery: string, limit?: number) =>
+    postJson(CypherResultSchema, "/api/v1/cypher", { query: cypherQuery, limit }),
+  startChat: () => postJson(z.object({ id: z.string() }), "/api/v1/chat/sessions", {}).then((r) => r.id),
+  chat: (sessionId: string, message: string) =>
+    postJson(ChatReplySchema, `/api/v1/chat/sessions/${encodeURIComponent(sessionId)}/messages`, { message }),
+};

@@ -1,0 +1,67 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, type EntityRow } from "../api";
+
+/** Entity search by name prefix or full text; picks one of the suggestions. */
+export function EntitySearch({ onPick }: { onPick(name: string): void }) {
+  const [text, setText] = useState("");
+  const [suggestions, setSuggestions] = useState<EntityRow[]>([]);
+
+  useEffect(() => {
+    const q = text.trim();
+    if (!q) {
+      setSuggestions([]);
+      return;
+    }
+    // Wait for a pause in typing; a newer request replaces the older one.
+    let live = true;
+    const timer = window.setTimeout(() => {
+      api
+        .searchEntities(q, 12)
+        .then((items) => live && setSuggestions(items))
+        .catch(() => live && setSuggestions([]));
+    }, 200);
+    return () => {
+      live = false;
+      window.clearTimeout(timer);
+    };
+  }, [text]);
+
+  const pick = (name: string) => {
+    setText("");
+    setSuggestions([]);
+    onPick(name);
+  };
+
+  return (
+    <form
+      class="entity-search"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const first = suggestions[0];
+        if (first) pick(first.name);
+      }}
+    >
+      <input
+        type="search"
+        aria-label="Search entities"
+        placeholder="Search an entity…"
+        value={text}
+        onInput={(event) => setText((event.target as HTMLInputElement).value)}
+      />
+      {suggestions.length > 0 && (
+        <ul class="suggestions">
+          {suggestions.map((entity) => (
+            <li key={entity.name}>
+              <button type="button" class="suggestion" onClick={() => pick(entity.name)}>
+                {entity.name}{" "}
+                <span class="muted small">
+                  {entity.type} · {entity.degree}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,202 @@
+import Graph from "graphology";
+import { inferSettings } from "graphology-layout-forceatlas2";
+import FA2Layout from "graphology-layout-forceatlas2/worker";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import Sigma from "sigma";
+import { legendFor, OTHER_COLOUR, sizeForDegree } from "./colors";
+import { type ColourBy, categoryOf, type GraphEdgeData, type GraphNodeData } from "./types";
+
+export interface GraphCanvasProps {
+  nodes: GraphNodeData[];
+  edges: GraphEdgeData[];
+  colourBy: ColourBy;
+  selected?: string;
+  /** Nodes drawn prominently (community members); the rest fade. */
+  emphasised?: ReadonlySet<string>;
+  onNodeClick?(id: string): void;
+  /** How long ForceAtlas2 runs after a change, in ms, before the layout is left to settle. */
+  layoutMs?: number;
+}
+
+type NodeAttributes = {
+  x: number;
+  y: number;
+  size: number;
+  color: string;
+  /** The category colour, kept while `color` is faded. */
+  baseColor?: string;
+  label: string;
+  category: string;
+};
+
+const FADED_COLOUR = "#dddddd";
+
+/** A sigma.js view of the given nodes and edges; new nodes appear next to a neighbour and ForceAtlas2 settles them. */
+export default function GraphCanvas(props: GraphCanvasProps) {
+  const container = useRef<HTMLDivElement>(null);
+  const graph = useMemo(() => new Graph<NodeAttributes>({ type: "undirected", multi: false }), []);
+  const renderer = useRef<Sigma<NodeAttributes> | undefined>(undefined);
+  const layout = useRef<FA2Layout | undefined>(undefined);
+  const layoutTimer = useRef<number | undefined>(undefined);
+  const [failure, setFailure] = useState<string>();
+  const [layoutRunning, setLayoutRunning] = useState(false);
+  const clickHandler = useRef(props.onNodeClick);
+  clickHandler.current = props.onNodeClick;
+
+  const legend = useMemo(
+    () => legendFor(props.nodes.map((node) => categoryOf(node, props.colourBy))),
+    [props.nodes, props.colourBy],
+  );
+
+  useEffect(() => {
+    if (!container.current) return;
+    try {
+      const sigma = new Sigma(graph, container.current, {
+        // Sizes in screen pixels: sigma 4 defaults to graph units, which makes a few nodes fill the view.
+        settings: {
+          itemSizesReference: "screen",
+          labelDensity: 0.5,
+          hideEdgesOnMove: true,
+          renderEdgeLabels: false,
+        },
+      });
+      sigma.on("clickNode", ({ node }) => clickHandler.current?.(node));
+      renderer.current = sigma;
+    } catch (error) {
+      setFailure(error instanceof Error ? error.message : String(error));
+    }
+    return () => {
+      window.clearTimeout(layoutTimer.current);
+      layout.current?.kill();
+      renderer.current?.kill();
+      renderer.current = undefined;
+    };
+  }, [graph]);
+
+  useEffect(() => {
+    const colours = new Map(legend.map((entry) => [entry.key, entry.colour]));
+    const added = syncGraph(graph, props.nodes, props.edges, (node) => {
+      const category = categoryOf(node, props.colourBy);
+      const colour = colours.get(category) ?? OTHER_COLOUR;
+      return { category, color: colour, baseColor: colour };
+    });
+    if (added > 0) runLayout();
+    renderer.current?.refresh();
+  }, [props.nodes, props.edges, props.colourBy, legend]);
+
+  useEffect(() => {
+    const { selected, emphasised } = props;
+    const degrees = new Map(props.nodes.map((node) => [node.id, node.degree]));
+    graph.forEachNode((node, attributes) => {
+      const faded = emphasised !== undefined && emphasised.size > 0 && !emphasised.has(node);
+      const base = sizeForDegree(degrees.get(node) ?? 0);
+      const size = node === selected ? base + 5 : base;
+      const color = faded ? FADED_COLOUR : (attributes.baseColor ?? attributes.color);
+      // Each change is an event sigma processes: skip the nodes that already look right.
+      if (attributes.size !== size || attributes.color !== color)
+        graph.mergeNodeAttributes(node, { size, color });
+    });
+    renderer.current?.refresh();
+  }, [props.selected, props.emphasised, props.nodes, props.colourBy]);
+
+  function runLayout() {
+    layout.current?.kill();
+    if (graph.order < 2) return;
+    const settings = { ...inferSettings(graph), barnesHutOptimize: graph.order > 300 };
+    const fa2 = new FA2Layout(graph, { settings });
+    layout.current = fa2;
+    fa2.start();
+    setLayoutRunning(true);
+    window.clearTimeout(layoutTimer.current);
+    const duration = props.layoutMs ?? Math.min(5000, 1200 + graph.order * 4);
+    layoutTimer.current = window.setTimeout(() => {
+      fa2.stop();
+      setLayoutRunning(false);
+    }, duration);
+  }
+
+  return (
+    <div class="graph-canvas">
+      {failure ? (
+        <p class="error">The graph view needs WebGL, which this browser does not offer: {failure}</p>
+      ) : (
+        <div
+          ref={container}
+          class="sigma-container"
+          data-testid="graph-canvas"
+          data-layout={layoutRunning ? "running" : "settled"}
+        />
+      )}
+      <ul class="legend" aria-label="Legend">
+        {legend.slice(0, 13).map((entry) => (
+          <li key={entry.key}>
+            <span class="swatch" style={{ background: entry.colour }} />
+            {entry.key} <span class="muted">({entry.count})</span>
+          </li>
+        ))}
+        {legend.length > 13 && <li class="muted">+{legend.length - 13} more</li>}
+      </ul>
+      <p class="muted small graph-count">
+        {props.nodes.length} nodes · {props.edges.length} edges
+      </p>
+    </div>
+  );
+}
+
+/** Adds missing nodes and edges, drops those gone; returns how many nodes were added. */
+function syncGraph(
+  graph: Graph<NodeAttributes>,
+  nodes: GraphNodeData[],
+  edges: GraphEdgeData[],
+  styleOf: (node: GraphNodeData) => { category: string; color: string; baseColor: string },
+): number {
+  const wanted = new Set(nodes.map((node) => node.id));
+  for (const node of graph.nodes()) if (!wanted.has(node)) graph.dropNode(node);
+  let added = 0;
+  const neighbourOf = neighbourIndex(edges);
+  for (const node of nodes) {
+    const style = styleOf(node);
+    if (graph.hasNode(node.id)) {
+      graph.mergeNodeAttributes(node.id, style);
+      continue;
+    }
+    const anchor = (neighbourOf.get(node.id) ?? []).find((id) => graph.hasNode(id));
+    graph.addNode(node.id, {
+      ...startPosition(graph, anchor),
+      size: sizeForDegree(node.degree),
+      label: node.name,
+      ...style,
+    });
+    added += 1;
+  }
+  for (const edge of edges) {
+    if (!graph.hasNode(edge.source) || !graph.hasNode(edge.target) || edge.source === edge.target) continue;
+    if (graph.hasEdge(edge.source, edge.target)) continue;
+    graph.addEdge(edge.source, edge.target, {
+      size: Math.min(4, 0.5 + Math.log1p(edge.weight)),
+      color: "#c8c8c8",
+    });
+  }
+  return added;
+}
+
+function neighbourIndex(edges: GraphEdgeData[]): Map<string, string[]> {
+  const index = new Map<string, string[]>();
+  for (const { source, target } of edges) {
+    index.set(source, [...(index.get(source) ?? []), target]);
+    index.set(target, [...(index.get(target) ?? []), source]);
+  }
+  return index;
+}
+
+/** Next to an existing neighbour when there is one, so an expansion grows out of the clicked node. */
+function startPosition(graph: Graph<NodeAttributes>, anchor: string | undefined): { x: number; y: number } {
+  const angle = Math.random() * Math.PI * 2;
+  if (anchor) {
+    const { x, y } = graph.getNodeAttributes(anchor);
+    return { x: x + Math.cos(angle) * 5, y: y + Math.sin(angle) * 5 };
+  }
+  // Spread over a disc rather than a ring, so ForceAtlas2 starts from no particular shape.
+  const radius = (10 + Math.sqrt(graph.order) * 10) * Math.sqrt(Math.random());
+  return { x: Math.cos(angle) * radius, y: Math.sin(angle) * radius };
+}

@@ -1,0 +1,36 @@
+/** Colour per category (community or type), by frequency so the biggest groups get the clearest colours. */
+const PALETTE = [
+  "#4e79a7",
+  "#f28e2b",
+  "#e15759",
+  "#76b7b2",
+  "#59a14f",
+  "#edc948",
+  "#b07aa1",
+  "#ff9da7",
+  "#9c755f",
+  "#86bcb6",
+  "#d37295",
+  "#a0cbe8",
+];
+export const OTHER_COLOUR = "#bab0ac";
+
+export interface LegendEntry {
+  key: string;
+  colour: string;
+  count: number;
+}
+
+/** The legend for these category keys: the most frequent keys get palette colours, the rest share grey. */
+export function legendFor(keys: string[]): LegendEntry[] {
+  const counts = new Map<string, number>();
+  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([key, count], i) => ({ key, count, colour: PALETTE[i] ?? OTHER_COLOUR }));
+}
+
+/** Node size grows with the square root of degree, so hubs stand out without hiding the rest. */
+export function sizeForDegree(degree: number): number {
+  return Math.min(22, 4 + 2.2 * Math.sqrt(Math.max(0, degree)));
+}

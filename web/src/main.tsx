@@ -1,0 +1,163 @@
+import { render } from "preact";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { ApiError, api, type Passage, saveApiKey, savedApiKey, useWorkspace, type Workspace } from "./api";
+import { type AppActions, AppContext, type PassageHighlight } from "./app-context";
+import { PassageDialog } from "./components/PassageDialog";
+import { lazyComponent } from "./lazy";
+import { routeHash, useRoute } from "./route";
+import "./styles.css";
+import { AskView } from "./views/AskView";
+import { CommunitiesView } from "./views/CommunitiesView";
+import { DocumentsView } from "./views/DocumentsView";
+
+// The graph explorer (sigma, graphology, ForceAtlas2) and the Neo4j tools load on first visit.
+const GraphView = lazyComponent(() => import("./views/GraphView"));
+const Neo4jView = lazyComponent(() => import("./views/Neo4jView"));
+
+const WORKSPACE_STORAGE = "kgrag.workspace";
+
+function isNeo4j(workspace: Workspace | undefined): boolean {
+  return Boolean(workspace && (workspace.neo4j || workspace.storage === "neo4j"));
+}
+
+function App() {
+  const route = useRoute();
+  const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
+  const [workspaceId, setWorkspaceId] = useState(() => localStorage.getItem(WORKSPACE_STORAGE) ?? "");
+  const [needsKey, setNeedsKey] = useState(false);
+  const [keyDraft, setKeyDraft] = useState(savedApiKey);
+  const [loadError, setLoadError] = useState<string>();
+  const [passage, setPassage] = useState<{
+    chunkId: string;
+    highlight?: PassageHighlight;
+    known?: Passage;
+  }>();
+  const [keyVersion, setKeyVersion] = useState(0);
+
+  useEffect(() => {
+    api
+      .workspaces()
+      .then((list) => {
+        setNeedsKey(false);
+        setLoadError(undefined);
+        setWorkspaces(list);
+      })
+      .catch((error: unknown) => {
+        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) setNeedsKey(true);
+        else setLoadError(error instanceof Error ? error.message : String(error));
+      });
+  }, [keyVersion]);
+
+  const workspace = workspaces.find((w) => w.id === workspaceId) ?? workspaces[0];
+  // Set before children render, so their first requests already name the workspace.
+  useWorkspace(workspace?.id ?? "");
+
+  const chooseWorkspace = (id: string) => {
+    localStorage.setItem(WORKSPACE_STORAGE, id);
+    setWorkspaceId(id);
+  };
+  const saveKey = (event: Event) => {
+    event.preventDefault();
+    saveApiKey(keyDraft.trim());
+    setKeyVersion((v) => v + 1);
+  };
+  const openPassage = useCallback(
+    (chunkId: string, highlight?: PassageHighlight, known?: Passage) =>
+      setPassage({ chunkId, highlight, known }),
+    [],
+  );
+  const closePassage = useCallback(() => setPassage(undefined), []);
+  const actions = useMemo<AppActions>(
+    () => ({
+      workspace,
+      openPassage,
+      navigate: (view, params) => {
+        location.hash = routeHash(view, params);
+      },
+    }),
+    [workspace, openPassage],
+  );
+
+  const tabs: Array<[string, string]> = [
+    ["documents", "Documents"],
+    ["graph", "Graph"],
+    ["ask", "Ask"],
+    ["communities", "Communities"],
+  ];
+  if (isNeo4j(workspace)) tabs.push(["neo4j", "Neo4j"]);
+
+  return (
+    <AppContext.Provider value={actions}>
+      <header class="topbar">
+        <strong class="brand">kgrag</strong>
+        <nav>
+          {tabs.map(([view, label]) => (
+            <a key={view} href={routeHash(view)} class={route.view === view ? "active" : ""}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <span class="spacer" />
+        {workspaces.length > 1 && (
+          <label class="inline">
+            Workspace{" "}
+            <select
+              value={workspace?.id}
+              onChange={(event) => chooseWorkspace((event.target as HTMLSelectElement).value)}
+            >
+              {workspaces.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.id}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {workspaces.length === 1 && <span class="muted small">{workspace?.id}</span>}
+        {(needsKey || savedApiKey()) && (
+          <form class="inline" onSubmit={saveKey}>
+            <input
+              type="password"
+              aria-label="API key"
+              placeholder="API key"
+              value={keyDraft}
+              onInput={(event) => setKeyDraft((event.target as HTMLInputElement).value)}
+            />
+            <button type="submit">Save key</button>
+          </form>
+        )}
+      </header>
+      <main key={`${workspace?.id ?? ""}:${keyVersion}`}>
+        {needsKey && <p class="error">This server needs an API key: enter it above.</p>}
+        {loadError && <p class="error">Cannot reach the server: {loadError}</p>}
+        {!needsKey && workspace && <CurrentView view={route.view} params={route.params} />}
+      </main>
+      {passage && (
+        <PassageDialog
+          chunkId={passage.chunkId}
+          highlight={passage.highlight}
+          known={passage.known}
+          onClose={closePassage}
+        />
+      )}
+    </AppContext.Provider>
+  );
+}
+
+function CurrentView({ view, params }: { view: string; params: URLSearchParams }) {
+  switch (view) {
+    case "graph":
+      return <GraphView entity={params.get("entity") ?? undefined} />;
+    case "ask":
+      return <AskView />;
+    case "communities":
+      return <CommunitiesView />;
+    case "neo4j":
+      return <Neo4jView />;
+    default:
+      return <DocumentsView />;
+  }
+}
+
+const root = document.getElementById("app");
+if (root) render(<App />, root);

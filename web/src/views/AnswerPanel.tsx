@@ -1,0 +1,182 @@
+import { useState } from "preact/hooks";
+import type { QueryContext, QueryResult, Reference } from "../api";
+import { useApp } from "../app-context";
+import { answerPieces } from "../components/citations";
+
+export interface AnswerState {
+  mode: string;
+  answer: string;
+  context?: QueryContext;
+  references: Reference[];
+  result?: QueryResult;
+  error?: string;
+  running: boolean;
+}
+
+const TABS = ["entities", "relationships", "reports", "passages"] as const;
+type Tab = (typeof TABS)[number];
+
+/** One mode's answer: streamed text with clickable [n] citations, the context in tabs, timings and usage. */
+export function AnswerPanel({ state }: { state: AnswerState }) {
+  const { openPassage } = useApp();
+  const [tab, setTab] = useState<Tab>("passages");
+  const highlightTerms = termsOf(state.result);
+  const chunks = state.context?.chunks ?? [];
+  /** Opens a passage, from the context when it is there (chunk i is reference i + 1). */
+  const showPassage = (chunkId: string, title?: string) => {
+    const chunk = chunks.find((c) => c.id === chunkId);
+    const known = chunk && {
+      chunkId,
+      documentId: chunk.docId,
+      title: title ?? chunk.docId,
+      text: chunk.text,
+    };
+    openPassage(chunkId, { terms: highlightTerms }, known);
+  };
+  const openCitation = (n: number) => {
+    const reference = state.references.find((r) => r.n === n);
+    const chunkId = reference?.chunkId ?? chunks[n - 1]?.id;
+    if (chunkId) showPassage(chunkId, reference?.title);
+  };
+  const context = state.context;
+  return (
+    <section class="answer-panel" aria-label={`Answer (${state.mode})`} data-mode={state.mode}>
+      <h3>
+        {state.mode} {state.running && <span class="muted small">streaming…</span>}
+      </h3>
+      {state.error && <p class="error">{state.error}</p>}
+      <div class="answer" data-testid="answer">
+        {answerPieces(state.answer).map((piece, i) =>
+          "cite" in piece ? (
+            <button
+              type="button"
+              key={i}
+              class="citation"
+              title={state.references.find((r) => r.n === piece.cite)?.title}
+              onClick={() => openCitation(piece.cite)}
+            >
+              [{piece.cite}]
+            </button>
+          ) : (
+            <span key={i}>{piece.text}</span>
+          ),
+        )}
+      </div>
+      {state.references.length > 0 && (
+        <ol class="references small">
+          {state.references.map((ref) => (
+            <li key={ref.n} value={ref.n}>
+              <button type="button" class="link" onClick={() => openCitation(ref.n)}>
+                {ref.title}
+              </button>
+            </li>
+          ))}
+        </ol>
+      )}
+      {state.result && (
+        <p class="muted small metrics">
+          {state.result.timings &&
+            `retrieval ${Math.round(state.result.timings.retrievalMs)} ms · total ${Math.round(state.result.timings.totalMs)} ms`}
+          {state.result.usage &&
+            ` · ${state.result.usage.llmCalls} LLM calls · ${state.result.usage.promptTokens} prompt + ${state.result.usage.completionTokens} completion tokens`}
+        </p>
+      )}
+      {context && (
+        <div class="tabs">
+          <div role="tablist">
+            {TABS.map((name) => (
+              <button
+                type="button"
+                role="tab"
+                key={name}
+                aria-selected={tab === name}
+                class={tab === name ? "active" : ""}
+                onClick={() => setTab(name)}
+              >
+                {name} ({countOf(context, name)})
+              </button>
+            ))}
+          </div>
+          <ContextTab
+            context={context}
+            tab={tab}
+            onPassage={(id) => openPassage(id, { terms: highlightTerms })}
+          />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function countOf(context: QueryContext, tab: Tab): number {
+  if (tab === "entities") return context.entities.length;
+  if (tab === "relationships") return context.relationships.length;
+  if (tab === "reports") return context.communities.length;
+  return context.chunks.length;
+}
+
+function termsOf(result: QueryResult | undefined): string[] {
+  const keywords = result?.keywords;
+  return [...(keywords?.high ?? []), ...(keywords?.low ?? [])].filter((term) => term.length > 1);
+}
+
+function ContextTab(props: { context: QueryContext; tab: Tab; onPassage(chunkId: string): void }) {
+  const { context, tab } = props;
+  if (tab === "entities") {
+    return (
+      <table class="context">
+        <tbody>
+          {context.entities.map((e) => (
+            <tr key={e.name}>
+              <td>
+                <a href={`#/graph?entity=${encodeURIComponent(e.name)}`}>{e.name}</a>
+              </td>
+              <td class="muted small">{e.type}</td>
+              <td class="small">{e.description}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    );
+  }
+  if (tab === "relationships") {
+    return (
+      <table class="context">
+        <tbody>
+          {context.relationships.map((r) => (
+            <tr key={`${r.source}|${r.target}`}>
+              <td>
+                {r.source} — {r.target}
+              </td>
+              <td class="small">{r.description}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    );
+  }
+  if (tab === "reports") {
+    return (
+      <ul class="context">
+        {context.communities.map((c) => (
+          <li key={c.id}>
+            <strong>{c.title}</strong>
+            <p class="small">{c.summary}</p>
+          </li>
+        ))}
+      </ul>
+    );
+  }
+  return (
+    <ol class="context">
+      {context.chunks.map((chunk) => (
+        <li key={chunk.id}>
+          <button type="button" class="passage-button" onClick={() => props.onPassage(chunk.id)}>
+            <span class="muted small">{chunk.docId}</span>
+            <span class="snippet">{chunk.text}</span>
+          </button>
+        </li>
+      ))}
+    </ol>
+  );
+}

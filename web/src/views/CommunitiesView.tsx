@@ -1,0 +1,151 @@
+import type { ComponentChildren } from "preact";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { api, type CommunityDetail, type CommunityItem } from "../api";
+import { useApp } from "../app-context";
+import { errorText } from "../components/errors";
+import type { GraphEdgeData, GraphNodeData } from "../graph/types";
+import { lazyComponent } from "../lazy";
+
+const GraphCanvas = lazyComponent(() => import("../graph/GraphCanvas"));
+
+/** Members drawn with their neighbours; more would make one request per member past what helps reading. */
+const MEMBERS_ON_GRAPH = 25;
+
+interface TreeNode {
+  item: CommunityItem;
+  children: TreeNode[];
+}
+
+function buildTree(items: CommunityItem[]): TreeNode[] {
+  const nodes = new Map(items.map((item) => [item.id, { item, children: [] as TreeNode[] }]));
+  const roots: TreeNode[] = [];
+  for (const node of nodes.values()) {
+    const parent = node.item.parent ? nodes.get(node.item.parent) : undefined;
+    (parent ? parent.children : roots).push(node);
+  }
+  const bySize = (a: TreeNode, b: TreeNode) => b.item.size - a.item.size;
+  for (const node of nodes.values()) node.children.sort(bySize);
+  return roots.sort(bySize);
+}
+
+/** Communities: the hierarchy as a tree, the selected community's report and its members on the graph. */
+export function CommunitiesView() {
+  const [items, setItems] = useState<CommunityItem[]>([]);
+  const [selected, setSelected] = useState<string>();
+  const [detail, setDetail] = useState<CommunityDetail>();
+  const [graph, setGraph] = useState<{ nodes: GraphNodeData[]; edges: GraphEdgeData[] }>({
+    nodes: [],
+    edges: [],
+  });
+  const [failure, setFailure] = useState<string>();
+  const tree = useMemo(() => buildTree(items), [items]);
+
+  useEffect(() => {
+    api
+      .communities()
+      .then(setItems)
+      .catch((error: unknown) => setFailure(errorText(error)));
+  }, []);
+
+  useEffect(() => {
+    if (!selected) return;
+    setDetail(undefined);
+    setGraph({ nodes: [], edges: [] });
+    api
+      .community(selected)
+      .then(async (found) => {
+        setDetail(found);
+        setGraph(await membersGraph(found.members.slice(0, MEMBERS_ON_GRAPH)));
+      })
+      .catch((error: unknown) => setFailure(errorText(error)));
+  }, [selected]);
+
+  const members = useMemo(() => new Set(detail?.members ?? []), [detail]);
+
+  return (
+    <div class="communities-view">
+      <nav class="community-tree" aria-label="Community hierarchy">
+        <h2>Communities ({items.length})</h2>
+        {failure && <p class="error">{failure}</p>}
+        {items.length === 0 && !failure && <p class="muted">No communities yet: index documents first.</p>}
+        <Tree nodes={tree} selected={selected} onSelect={setSelected} />
+      </nav>
+      <section class="community-detail">
+        {!detail && <p class="muted">Pick a community to read its report.</p>}
+        {detail && (
+          <CommunityReport detail={detail}>
+            {graph.nodes.length > 0 && (
+              <GraphCanvas nodes={graph.nodes} edges={graph.edges} colourBy="type" emphasised={members} />
+            )}
+          </CommunityReport>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function Tree(props: { nodes: TreeNode[]; selected?: string; onSelect(id: string): void }) {
+  return (
+    <ul class="tree">
+      {props.nodes.map((node) => (
+        <li key={node.item.id}>
+          <button
+            type="button"
+            class={`link${props.selected === node.item.id ? " active" : ""}`}
+            onClick={() => props.onSelect(node.item.id)}
+          >
+            {node.item.title || node.item.id}
+          </button>{" "}
+          <span class="muted small">
+            L{node.item.level} · {node.item.size}
+            {node.item.rating !== undefined && node.item.rating !== null ? ` · ★${node.item.rating}` : ""}
+          </span>
+          {node.children.length > 0 && (
+            <Tree nodes={node.children} selected={props.selected} onSelect={props.onSelect} />
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The report's title and summary, the members' graph (children), the members and the full report. */
+function CommunityReport({ detail, children }: { detail: CommunityDetail; children?: ComponentChildren }) {
+  const { navigate } = useApp();
+  const report = detail.report;
+  return (
+    <article class="report">
+      <h2>{report?.title || detail.community.title}</h2>
+      {report?.summary && <p>{report.summary}</p>}
+      {children}
+      {report?.text && (
+        <details>
+          <summary>Full report</summary>
+          <pre class="report-text">{report.text}</pre>
+        </details>
+      )}
+      <h3>Members ({detail.members.length})</h3>
+      <p class="chips">
+        {detail.members.map((name) => (
+          <button type="button" key={name} onClick={() => navigate("graph", { entity: name })}>
+            {name}
+          </button>
+        ))}
+      </p>
+    </article>
+  );
+}
+
+/** The members and the edges between them and their direct neighbours. */
+async function membersGraph(members: string[]): Promise<{ nodes: GraphNodeData[]; edges: GraphEdgeData[] }> {
+  const hoods = await Promise.all(
+    members.map((name) => api.neighbourhood(name, 1, 40, 200).catch(() => undefined)),
+  );
+  const nodes = new Map<string, GraphNodeData>();
+  const edges = new Map<string, GraphEdgeData>();
+  for (const hood of hoods) {
+    for (const node of hood?.nodes ?? []) nodes.set(node.id, node);
+    for (const edge of hood?.edges ?? []) edges.set(edge.id, edge);
+  }
+  return { nodes: [...nodes.values()], edges: [...edges.values()] };
+}

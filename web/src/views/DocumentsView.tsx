@@ -1,0 +1,224 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, type DocumentRow, type Job } from "../api";
+import { errorText } from "../components/errors";
+import { JobCard } from "../components/JobCard";
+
+const PAGE_SIZE = 50;
+const STATUSES = ["", "pending", "indexed", "partial", "failed"];
+
+/** Documents: drop files to index them, follow each job live, list, delete and re-index documents. */
+export function DocumentsView() {
+  const [jobs, setJobs] = useState<Job[]>([]);
+  const [documents, setDocuments] = useState<DocumentRow[]>([]);
+  const [total, setTotal] = useState(0);
+  const [offset, setOffset] = useState(0);
+  const [status, setStatus] = useState("");
+  const [search, setSearch] = useState("");
+  const [failure, setFailure] = useState<string>();
+  const [dragging, setDragging] = useState(false);
+  const [reload, setReload] = useState(0);
+  const followed = useRef(new Set<string>());
+  const fileInput = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    api
+      .documents({ offset, limit: PAGE_SIZE, status, q: search.trim() })
+      .then((page) => {
+        setDocuments(page.items);
+        setTotal(page.total);
+      })
+      .catch((error: unknown) => setFailure(errorText(error)));
+  }, [offset, status, search, reload]);
+
+  useEffect(() => {
+    api
+      .jobs()
+      .then((items) => {
+        setJobs(items.slice(0, 10));
+        for (const job of items) if (job.status === "queued" || job.status === "running") follow(job);
+      })
+      .catch(() => undefined);
+    return () => followed.current.clear();
+  }, []);
+
+  function putJob(job: Job) {
+    setJobs((current) => [job, ...current.filter((j) => j.id !== job.id)].slice(0, 10));
+  }
+
+  /** Streams a job's progress into its card, then refreshes the table. */
+  function follow(job: Job) {
+    putJob(job);
+    if (followed.current.has(job.id)) return;
+    followed.current.add(job.id);
+    api
+      .followJob(job.id, (update) =>
+        setJobs((current) => current.map((j) => (j.id === update.id ? update : j))),
+      )
+      .catch((error: unknown) => setFailure(errorText(error)))
+      .finally(() => {
+        followed.current.delete(job.id);
+        setReload((n) => n + 1);
+      });
+  }
+
+  async function run(start: () => Promise<Job>) {
+    setFailure(undefined);
+    try {
+      follow(await start());
+    } catch (error) {
+      setFailure(errorText(error));
+    }
+  }
+
+  const upload = (files: FileList | null | undefined) => {
+    const list = files ? [...files] : [];
+    if (list.length > 0) void run(() => api.uploadFiles(list));
+  };
+
+  return (
+    <div class="documents-view">
+      <section
+        class={`dropzone${dragging ? " dragging" : ""}`}
+        aria-label="Upload documents"
+        onDragOver={(event) => {
+          event.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(event) => {
+          event.preventDefault();
+          setDragging(false);
+          upload(event.dataTransfer?.files);
+        }}
+      >
+        <p>Drop files here to index them (text, Markdown, HTML, PDF, DOCX, JSONL…)</p>
+        <button type="button" onClick={() => fileInput.current?.click()}>
+          Choose files
+        </button>
+        <input
+          ref={fileInput}
+          type="file"
+          multiple
+          hidden
+          data-testid="file-input"
+          onChange={(event) => {
+            const input = event.target as HTMLInputElement;
+            upload(input.files);
+            input.value = "";
+          }}
+        />
+      </section>
+      {failure && <p class="error">{failure}</p>}
+      {jobs.length > 0 && (
+        <section class="jobs" aria-label="Jobs">
+          {jobs.map((job) => (
+            <JobCard key={job.id} job={job} />
+          ))}
+        </section>
+      )}
+      <section aria-label="Documents">
+        <div class="toolbar">
+          <h2>Documents ({total})</h2>
+          <input
+            type="search"
+            placeholder="Filter by title or id"
+            aria-label="Filter documents"
+            value={search}
+            onInput={(event) => {
+              setOffset(0);
+              setSearch((event.target as HTMLInputElement).value);
+            }}
+          />
+          <select
+            aria-label="Status"
+            value={status}
+            onChange={(event) => {
+              setOffset(0);
+              setStatus((event.target as HTMLSelectElement).value);
+            }}
+          >
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s || "any status"}
+              </option>
+            ))}
+          </select>
+          <button type="button" onClick={() => setReload((n) => n + 1)}>
+            Refresh
+          </button>
+        </div>
+        <table class="documents">
+          <thead>
+            <tr>
+              <th>Title</th>
+              <th>Status</th>
+              <th>Chunks</th>
+              <th>Metadata</th>
+              <th>Updated</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {documents.map((doc) => (
+              <tr key={doc.id} data-document-id={doc.id}>
+                <td>
+                  <div>{doc.title || doc.id}</div>
+                  <div class="muted small">{doc.id}</div>
+                </td>
+                <td>
+                  <span class={`status status-${doc.status}`}>{doc.status}</span>
+                  {doc.error && <div class="error small">{doc.error}</div>}
+                </td>
+                <td>{doc.chunks}</td>
+                <td class="small">
+                  {Object.entries(doc.metadata)
+                    .map(([key, value]) => `${key}=${String(value)}`)
+                    .join(", ")}
+                </td>
+                <td class="small">{doc.updatedAt ? new Date(doc.updatedAt).toLocaleString() : ""}</td>
+                <td class="actions">
+                  <button type="button" onClick={() => void run(() => api.reindexDocument(doc.id))}>
+                    Re-index
+                  </button>
+                  <button
+                    type="button"
+                    class="danger"
+                    onClick={() => {
+                      if (confirm(`Delete ${doc.title || doc.id} and its graph contributions?`)) {
+                        void run(() => api.deleteDocument(doc.id));
+                      }
+                    }}
+                  >
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {documents.length === 0 && <p class="muted">No documents yet.</p>}
+        {total > PAGE_SIZE && (
+          <div class="pager">
+            <button
+              type="button"
+              disabled={offset === 0}
+              onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
+            >
+              Previous
+            </button>
+            <span>
+              {offset + 1}–{Math.min(total, offset + PAGE_SIZE)} of {total}
+            </span>
+            <button
+              type="button"
+              disabled={offset + PAGE_SIZE >= total}
+              onClick={() => setOffset(offset + PAGE_SIZE)}
+            >
+              Next
+            </button>
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}

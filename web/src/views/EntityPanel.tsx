@@ -1,0 +1,83 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, type EntityDetail } from "../api";
+import { useApp } from "../app-context";
+import { errorText } from "../components/errors";
+import { HighlightedText } from "../components/HighlightedText";
+
+/** Side panel: an entity's description, type, relationships and source passages (mentions marked). */
+export function EntityPanel({ name, onExpand }: { name: string; onExpand(name: string): void }) {
+  const { openPassage } = useApp();
+  const [detail, setDetail] = useState<EntityDetail>();
+  const [failure, setFailure] = useState<string>();
+
+  useEffect(() => {
+    setDetail(undefined);
+    setFailure(undefined);
+    api
+      .entity(name)
+      .then(setDetail)
+      .catch((error: unknown) => setFailure(errorText(error)));
+  }, [name]);
+
+  return (
+    <aside class="side-panel" aria-label="Entity details">
+      <h2>{name}</h2>
+      {failure && <p class="error">{failure}</p>}
+      {!detail && !failure && <p class="muted">Loading…</p>}
+      {detail && (
+        <>
+          <p class="muted">
+            <span class="badge">{detail.entity.type}</span> degree {detail.entity.degree}
+            {detail.entity.community !== undefined && detail.entity.community !== null
+              ? ` · community ${detail.entity.community}`
+              : ""}
+          </p>
+          {detail.entity.aliases && detail.entity.aliases.length > 0 && (
+            <p class="small">Also: {detail.entity.aliases.join(", ")}</p>
+          )}
+          <p class="description">{detail.entity.description}</p>
+          <button type="button" onClick={() => onExpand(name)}>
+            Expand
+          </button>
+          <h3>Relationships ({detail.relationships.length})</h3>
+          <ul class="relationships">
+            {detail.relationships.map((rel) => {
+              const other = rel.source === name ? rel.target : rel.source;
+              return (
+                <li key={`${rel.source}|${rel.target}`}>
+                  <button type="button" class="link" onClick={() => onExpand(other)}>
+                    {other}
+                  </button>{" "}
+                  <span class="muted small">w {rel.weight}</span>
+                  <div class="small">{rel.description}</div>
+                </li>
+              );
+            })}
+          </ul>
+          <h3>Source passages ({detail.sources.length})</h3>
+          <ul class="sources">
+            {detail.sources.map((source) => {
+              const highlight = source.mentions?.length ? { ranges: source.mentions } : { terms: [name] };
+              return (
+                <li key={source.chunkId}>
+                  <button
+                    type="button"
+                    class="passage-button"
+                    onClick={() =>
+                      openPassage(source.chunkId, highlight, { ...source, title: source.title ?? undefined })
+                    }
+                  >
+                    <strong class="small">{source.title || source.documentId}</strong>
+                    <span class="snippet">
+                      <HighlightedText text={source.text} highlight={highlight} />
+                    </span>
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        </>
+      )}
+    </aside>
+  );
+}
