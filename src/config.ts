@@ -51,6 +51,28 @@ export const ExtractiveAnswerSchema = z.object({
   repeatWeight: z.number().min(0).max(1).default(0.5),
 });
 
+/**
+ * Weights of the weighted reciprocal rank fusions (src/query/fusion.ts), measured on every set of
+ * bench/retrieval-sets.ts (docs/query.md). A weight of 0 leaves that ranking out.
+ */
+export const FusionSchema = z.object({
+  /** naive: BM25 over the chunk text. */
+  text: z.number().min(0).default(1),
+  /** naive: chunk vector search with a semantic embedder (paraphrases BM25 cannot match). */
+  vector: z.number().min(0).default(1),
+  /**
+   * naive: chunk vector search with the offline hashing embedder, which only measures word overlap:
+   * a noisier copy of the BM25 ranking, so it counts for less.
+   */
+  hashingVector: z.number().min(0).default(0.25),
+  /** mix: passages of local's entity walk. */
+  mixLocal: z.number().min(0).default(1),
+  /** mix: passages of global's relationship walk. */
+  mixGlobal: z.number().min(0).default(1),
+  /** mix: passages the question itself matches (naive). */
+  mixNaive: z.number().min(0).default(1),
+});
+
 export const QuerySchema = z.object({
   topK: z.number().int().min(1).default(40),
   chunkTopK: z.number().int().min(1).default(20),
@@ -62,6 +84,7 @@ export const QuerySchema = z.object({
   communityLevel: z.number().int().min(0).default(2),
   responseType: z.string().default("Multiple Paragraphs"),
   extractive: ExtractiveAnswerSchema.default(ExtractiveAnswerSchema.parse({})),
+  fusion: FusionSchema.default(FusionSchema.parse({})),
 });
 
 export const LlmSchema = z.object({
@@ -141,6 +164,7 @@ export type KgragConfig = z.infer<typeof ConfigSchema>;
 export type KgragConfigInput = z.input<typeof ConfigSchema>;
 export type QueryConfig = z.infer<typeof QuerySchema>;
 export type ExtractiveAnswerConfig = z.infer<typeof ExtractiveAnswerSchema>;
+export type FusionConfig = z.infer<typeof FusionSchema>;
 
 type Env = Record<string, string | undefined>;
 

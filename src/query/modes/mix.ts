@@ -1,4 +1,4 @@
-import { reciprocalRankFusion } from "../fusion.js";
+import { weightedReciprocalRankFusion } from "../fusion.js";
 import { retrieveGlobal } from "./global.js";
 import { mergeGraphHits } from "./hybrid.js";
 import { retrieveLocal } from "./local.js";
@@ -20,6 +20,11 @@ export async function retrieveMix(input: RetrievalInput): Promise<Retrieval> {
     retrieveNaive(input),
   ]);
   const graph = mergeGraphHits(local, global);
-  const chunks = reciprocalRankFusion([local.chunks, global.chunks, passages.chunks]);
+  const weights = input.services.config.query.fusion;
+  const chunks = weightedReciprocalRankFusion([
+    { items: local.chunks, weight: weights.mixLocal },
+    { items: global.chunks, weight: weights.mixGlobal },
+    { items: passages.chunks, weight: weights.mixNaive },
+  ]);
   return { ...graph, chunks: chunks.slice(0, input.options.chunkTopK) };
 }
