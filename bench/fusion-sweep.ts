@@ -107,7 +107,7 @@ function variants(): Variant[] {
     ["local", (l) => l.local],
     ["global", (l) => l.global],
   ];
-  for (const w of [0, 0.1, 0.25, 0.5, 1]) out.push([`naive v=${w}`, naive(w)]);
+  for (const w of [0, 0.01, 0.1, 0.25, 1]) out.push([`naive v=${w}`, naive(w)]);
   out.push(["hybrid interleave", (l) => interleave([l.local, l.global])]);
   for (const g of [0.25, 0.5, 1]) {
     out.push([
@@ -119,15 +119,39 @@ function variants(): Variant[] {
         ]),
     ]);
   }
+  out.push(["mix interleave l,g,n (v=0)", (l) => interleave([l.local, l.global, naive(0)(l)])]);
+  out.push(["mix interleave l,n,g (v=0)", (l) => interleave([l.local, naive(0)(l), l.global])]);
+  for (const nw of [0.25, 0.5, 1]) {
+    out.push([
+      `mix rrf(hybrid 1, naive ${nw}) (v=0)`,
+      (l) =>
+        fuse([
+          [interleave([l.local, l.global]), 1],
+          [naive(0)(l), nw],
+        ]),
+    ]);
+  }
+  for (const k of [5, 20]) {
+    out.push([
+      `mix rrf k=${k} l=1 g=1 n=1 (v=0)`,
+      (l) =>
+        weightedReciprocalRankFusion(
+          [
+            { items: l.local, weight: 1 },
+            { items: l.global, weight: 1 },
+            { items: naive(0)(l), weight: 1 },
+          ],
+          k,
+        ),
+    ]);
+  }
   for (const [lw, gw, nw, v] of [
     [1, 1, 1, 1],
-    [1, 1, 1, 0.25],
-    [1, 0.5, 1, 0.25],
-    [1, 0.25, 1, 0.25],
-    [1, 0.5, 0.5, 0.25],
-    [2, 1, 1, 0.25],
-    [1, 0.5, 1.5, 0.25],
-    [1, 0, 1, 0.25],
+    [1, 1, 1, 0],
+    [2, 1, 1, 0],
+    [3, 1, 1, 0],
+    [2, 1, 0.5, 0],
+    [1, 0.5, 0.5, 0],
   ] as const) {
     out.push([
       `mix l=${lw} g=${gw} n=${nw} (v=${v})`,

@@ -52,8 +52,8 @@ export const ExtractiveAnswerSchema = z.object({
 });
 
 /**
- * Weights of the weighted reciprocal rank fusions (src/query/fusion.ts), measured on every set of
- * bench/retrieval-sets.ts (docs/query.md). A weight of 0 leaves that ranking out.
+ * Weights of the weighted reciprocal rank fusions (src/query/fusion.ts) of a lexical and a dense
+ * ranking, measured on every set of bench/retrieval-sets.ts (docs/query.md). 0 leaves one out.
  */
 export const FusionSchema = z.object({
   /** naive: BM25 over the chunk text. */
@@ -61,16 +61,13 @@ export const FusionSchema = z.object({
   /** naive: chunk vector search with a semantic embedder (paraphrases BM25 cannot match). */
   vector: z.number().min(0).default(1),
   /**
-   * naive: chunk vector search with the offline hashing embedder, which only measures word overlap:
-   * a noisier copy of the BM25 ranking, so it counts for less.
+   * naive and global's relationship matching: vector search with the offline hashing embedder,
+   * which only measures word overlap, a noisier copy of the BM25 ranking. At 0 (measured best on
+   * every set: any weight pulled BM25's ranking down) the search is not run.
    */
-  hashingVector: z.number().min(0).default(0.25),
-  /** mix: passages of local's entity walk. */
-  mixLocal: z.number().min(0).default(1),
-  /** mix: passages of global's relationship walk. */
-  mixGlobal: z.number().min(0).default(1),
-  /** mix: passages the question itself matches (naive). */
-  mixNaive: z.number().min(0).default(1),
+  hashingVector: z.number().min(0).default(0),
+  /** global: BM25 over relationship text, fused with the relationship vectors. */
+  relationshipText: z.number().min(0).default(1),
 });
 
 export const QuerySchema = z.object({
