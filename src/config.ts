@@ -71,6 +71,24 @@ export const RankingSchema = z.object({
   textHitFloor: z.number().min(0).max(1).default(0.05),
 });
 export type RankingConfig = z.infer<typeof RankingSchema>;
+/**
+ * Weights of the weighted reciprocal rank fusions (src/query/fusion.ts) of a lexical and a dense
+ * ranking, measured on every set of bench/retrieval-sets.ts (docs/query.md). 0 leaves one out.
+ */
+export const FusionSchema = z.object({
+  /** naive: BM25 over the chunk text. */
+  text: z.number().min(0).default(1),
+  /** naive: chunk vector search with a semantic embedder (paraphrases BM25 cannot match). */
+  vector: z.number().min(0).default(1),
+  /**
+   * naive and global's relationship matching: vector search with the offline hashing embedder,
+   * which only measures word overlap, a noisier copy of the BM25 ranking. At 0 (measured best on
+   * every set: any weight pulled BM25's ranking down) the search is not run.
+   */
+  hashingVector: z.number().min(0).default(0),
+  /** global: BM25 over relationship text, fused with the relationship vectors. */
+  relationshipText: z.number().min(0).default(1),
+});
 
 export const QuerySchema = z.object({
   topK: z.number().int().min(1).default(40),
@@ -84,6 +102,7 @@ export const QuerySchema = z.object({
   responseType: z.string().default("Multiple Paragraphs"),
   extractive: ExtractiveAnswerSchema.default(ExtractiveAnswerSchema.parse({})),
   ranking: RankingSchema.default(RankingSchema.parse({})),
+  fusion: FusionSchema.default(FusionSchema.parse({})),
 });
 
 /** Price per million tokens, for the cost estimate of `kgrag index --dry-run`. */
@@ -267,6 +286,7 @@ export type KgragConfigInput = z.input<typeof ConfigSchema>;
 export type QueryConfig = z.infer<typeof QuerySchema>;
 export type RerankConfig = z.infer<typeof RerankSchema>;
 export type ExtractiveAnswerConfig = z.infer<typeof ExtractiveAnswerSchema>;
+export type FusionConfig = z.infer<typeof FusionSchema>;
 
 type Env = Record<string, string | undefined>;
 

@@ -11,15 +11,34 @@ export const RRF_K = 60;
  * lists with incomparable scores (cosine, BM25, PageRank) fuse fairly. Ties keep first-seen order.
  */
 export function reciprocalRankFusion(lists: ScoredId[][], k = RRF_K): ScoredId[] {
+  return weightedReciprocalRankFusion(
+    lists.map((items) => ({ items, weight: 1 })),
+    k,
+  );
+}
+
+/** A ranked list and how much its ranks count in weighted fusion (0 leaves it out). */
+export interface WeightedList {
+  items: ScoredId[];
+  weight: number;
+}
+
+/**
+ * Weighted reciprocal rank fusion: score(d) = sum over lists of weight / (k + rank). A list that
+ * carries less information (a lexical stand-in for a semantic ranking, a mode that is weaker on
+ * its own) still breaks ties and adds what the others missed, without pulling good rankings down.
+ */
+export function weightedReciprocalRankFusion(lists: WeightedList[], k = RRF_K): ScoredId[] {
   const scores = new Map<string, number>();
-  for (const list of lists) {
+  for (const { items, weight } of lists) {
+    if (weight <= 0) continue;
     const seen = new Set<string>();
     let rank = 0;
-    for (const item of list) {
+    for (const item of items) {
       if (seen.has(item.id)) continue;
       seen.add(item.id);
       rank += 1;
-      scores.set(item.id, (scores.get(item.id) ?? 0) + 1 / (k + rank));
+      scores.set(item.id, (scores.get(item.id) ?? 0) + weight / (k + rank));
     }
   }
   return sortByScore([...scores].map(([id, score]) => ({ id, score })));

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { interleave, RRF_K, reciprocalRankFusion } from "../../src/query/fusion.js";
+import { FusionSchema } from "../../src/config.js";
+import {
+  interleave,
+  RRF_K,
+  reciprocalRankFusion,
+  weightedReciprocalRankFusion,
+} from "../../src/query/fusion.js";
+import { denseWeight } from "../../src/query/modes/naive.js";
 
 const list = (...ids: string[]) => ids.map((id, i) => ({ id, score: 100 - i }));
 
@@ -40,5 +47,65 @@ describe("interleave", () => {
   it("handles empty lists", () => {
     expect(interleave([[], list("a")]).map((s) => s.id)).toEqual(["a"]);
     expect(interleave([])).toEqual([]);
+  });
+});
+
+describe("weighted reciprocal rank fusion", () => {
+  it("scores each id by the sum of weight/(k + rank) over the lists", () => {
+    const fused = weightedReciprocalRankFusion([
+      { items: list("a", "b"), weight: 1 },
+      { items: list("b", "c"), weight: 0.5 },
+    ]);
+    const score = new Map(fused.map((s) => [s.id, s.score]));
+    expect(score.get("b")).toBeCloseTo(1 / (RRF_K + 2) + 0.5 / (RRF_K + 1));
+    expect(score.get("c")).toBeCloseTo(0.5 / (RRF_K + 2));
+  });
+
+  it("lets the stronger list keep its order where plain fusion would let the weaker one reorder it", () => {
+    const strong = list("gold", "x", "y");
+    const weak = list("y", "x", "noise");
+    expect(reciprocalRankFusion([strong, weak])[0]?.id).not.toBe("gold");
+    const fused = weightedReciprocalRankFusion([
+      { items: strong, weight: 1 },
+      { items: weak, weight: 0.01 },
+    ]);
+    expect(fused[0]?.id).toBe("gold");
+  });
+
+  it("still adds what only the weaker list found, after the stronger list's hits", () => {
+    const fused = weightedReciprocalRankFusion([
+      { items: list("a"), weight: 1 },
+      { items: list("only-weak"), weight: 0.25 },
+    ]);
+    expect(fused.map((s) => s.id)).toEqual(["a", "only-weak"]);
+  });
+
+  it("leaves out a list of weight 0", () => {
+    const fused = weightedReciprocalRankFusion([
+      { items: list("a"), weight: 1 },
+      { items: list("b"), weight: 0 },
+    ]);
+    expect(fused.map((s) => s.id)).toEqual(["a"]);
+  });
+
+  it("equals plain reciprocal rank fusion when every weight is 1", () => {
+    const lists = [list("a", "b", "c"), list("c", "d")];
+    expect(weightedReciprocalRankFusion(lists.map((items) => ({ items, weight: 1 })))).toEqual(
+      reciprocalRankFusion(lists),
+    );
+  });
+});
+
+describe("naive's dense weight", () => {
+  const fusion = FusionSchema.parse({ vector: 1, hashingVector: 0.25 });
+
+  it("counts a semantic embedder's ranking fully and the hashing embedder's for less", () => {
+    expect(denseWeight({ kind: "openai" }, fusion)).toBe(1);
+    expect(denseWeight({ kind: "langchain" }, fusion)).toBe(1);
+    expect(denseWeight({ kind: "hashing" }, fusion)).toBe(0.25);
+  });
+
+  it("follows the configured weights", () => {
+    expect(denseWeight({ kind: "hashing" }, FusionSchema.parse({ hashingVector: 0 }))).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import { entityKey } from "../../merge/keys.js";
 import type { ScoredId } from "../../types.js";
-import { reciprocalRankFusion } from "../fusion.js";
+import { weightedReciprocalRankFusion } from "../fusion.js";
+import { denseWeight } from "../modes/naive.js";
 import { localKeywords, type RetrievalInput, vectorFor } from "../modes/retrieval.js";
 import { topScores } from "./graph-expansion.js";
 import { entitySpecificity } from "./specificity.js";
@@ -59,8 +60,9 @@ async function vectorNeighbours(input: RetrievalInput, keywords: string[]): Prom
 
 /**
  * Relationships matching the question (global mode): vector search on the high-level keywords
- * fused by reciprocal rank with BM25 over relationship text (both endpoints, keywords,
- * description) on the question and its keywords, as naive fuses vectors and BM25 for chunks.
+ * fused by weighted reciprocal rank with BM25 over relationship text (both endpoints, keywords,
+ * description) on the question and its keywords, weighted as naive weighs vectors and BM25 for
+ * chunks (the hashing embedder's ranking counts for less).
  * Theme words alone fit every film or company in a corpus; the words the question shares with a
  * relationship (a rare name, a place, a year) tell it apart.
  */
@@ -68,16 +70,23 @@ export async function relationshipSeeds(input: RetrievalInput, keywords: string[
   const { graph, options } = input;
   const { store } = input.services;
   const allow = graph.scope?.relationshipKeys;
+  const fusion = input.services.config.query.fusion;
+  const vectorWeight = denseWeight(input.services.embedder, fusion);
   const [byVector, byText] = await Promise.all([
-    store.searchVectors("relationships", vectorFor(input, keywords.join(", ")), options.topK, allow),
+    vectorWeight > 0
+      ? store.searchVectors("relationships", vectorFor(input, keywords.join(", ")), options.topK, allow)
+      : Promise.resolve([]),
     store.searchRelationshipText([input.question, ...keywords].join(" "), options.topK, allow),
   ]);
   const similar = byVector.filter((h) => h.score >= options.similarityThreshold);
   const { fusionK, textHitFloor } = options.ranking;
-  return reciprocalRankFusion([similar, substantialTextHits(byText, textHitFloor)], fusionK).slice(
-    0,
-    options.topK,
-  );
+  return weightedReciprocalRankFusion(
+    [
+      { items: similar, weight: vectorWeight },
+      { items: substantialTextHits(byText, textHitFloor), weight: fusion.relationshipText },
+    ],
+    fusionK,
+  ).slice(0, options.topK);
 }
 
 /**

@@ -1,4 +1,6 @@
-import { reciprocalRankFusion } from "../fusion.js";
+import type { FusionConfig } from "../../config.js";
+import type { Embedder } from "../../embedding/embedder.js";
+import { weightedReciprocalRankFusion } from "../fusion.js";
 import {
   candidateDepth,
   EMPTY_RETRIEVAL,
@@ -8,20 +10,37 @@ import {
 } from "./retrieval.js";
 
 /**
- * Passages only: chunk vector search fused with BM25 over the chunk text by reciprocal rank
- * fusion, so exact names, codes and numbers that an embedding blurs are still found.
+ * Passages only: BM25 over the chunk text fused with chunk vector search by weighted reciprocal
+ * rank fusion, so exact names, codes and numbers that an embedding blurs are still found, and a
+ * semantic embedder adds the paraphrases BM25 misses. The offline hashing embedder only measures
+ * word overlap: its ranking pulled BM25's down on every development set, so by default it is
+ * left out (query.fusion.hashingVector = 0) and naive is BM25 offline.
  */
 export async function retrieveNaive(input: RetrievalInput): Promise<Retrieval> {
-  const { store } = input.services;
+  const { store, embedder } = input.services;
   const { options, question } = input;
   const allow = input.graph.scope?.chunkIds;
   const depth = candidateDepth(options);
-  const vector = vectorFor(input, question);
+  const fusion = input.services.config.query.fusion;
+  const vectorWeight = denseWeight(embedder, fusion);
   const [byVector, byText] = await Promise.all([
-    store.searchVectors("chunks", vector, depth, allow),
+    vectorWeight > 0
+      ? store.searchVectors("chunks", vectorFor(input, question), depth, allow)
+      : Promise.resolve([]),
     store.searchChunkText(question, depth, allow),
   ]);
   const similar = byVector.filter((h) => h.score >= options.similarityThreshold);
-  const chunks = reciprocalRankFusion([similar, byText], options.ranking.fusionK).slice(0, options.chunkTopK);
+  const chunks = weightedReciprocalRankFusion(
+    [
+      { items: byText, weight: fusion.text },
+      { items: similar, weight: vectorWeight },
+    ],
+    options.ranking.fusionK,
+  ).slice(0, options.chunkTopK);
   return { ...EMPTY_RETRIEVAL, chunks };
+}
+
+/** How much the dense ranking counts: fully for a semantic embedder, less for the lexical hashing one. */
+export function denseWeight(embedder: Pick<Embedder, "kind">, fusion: FusionConfig): number {
+  return embedder.kind === "hashing" ? fusion.hashingVector : fusion.vector;
 }
