@@ -102,6 +102,16 @@ export const Neo4jSchema = z.object({
   mergeBatchChunks: z.number().int().min(1).default(256),
 });
 
+/** Index-time entity resolution (src/resolve/): when two extracted names count as one entity. */
+export const ResolutionSchema = z.object({
+  /** Neighbours two names must share when one is only part of the other ("Tim" and "Tiny Tim"). */
+  minSharedNeighbours: z.number().int().min(1).default(2),
+  /** A word shared by more entities than this is too common to pair names on. */
+  maxBlockSize: z.number().int().min(2).default(200),
+  /** With a chat model, pairs the evidence leaves open are asked about (stage "resolve"). */
+  confirmWithModel: z.boolean().default(true),
+});
+
 export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;
 
 export const ConfigSchema = z
@@ -118,6 +128,9 @@ export const ConfigSchema = z
     merge: MergeSchema.default(MergeSchema.parse({})),
     community: CommunitySchema.default(CommunitySchema.parse({})),
     query: QuerySchema.default(QuerySchema.parse({})),
+    /** Merge aliases at index time ("off": only hand-made merges apply). */
+    entityResolution: z.enum(["on", "off"]).default("on"),
+    resolution: ResolutionSchema.default(ResolutionSchema.parse({})),
   })
   .superRefine((config, ctx) => {
     if (config.storage !== "neo4j") return;
@@ -163,9 +176,11 @@ export function configFromEnv(env: Env = process.env, overrides: KgragConfigInpu
   const llmBase = env.KGRAG_LLM_BASE_URL ?? env.OPENAI_BASE_URL;
   const embModel = env.KGRAG_EMBEDDING_MODEL;
   checkChoice(env, "KGRAG_STORAGE", STORAGE_KINDS);
+  checkChoice(env, "KGRAG_ENTITY_RESOLUTION", ["on", "off"]);
   const input: KgragConfigInput = {
     workspace: env.KGRAG_WORKSPACE,
     storage: env.KGRAG_STORAGE as KgragConfigInput["storage"],
+    entityResolution: env.KGRAG_ENTITY_RESOLUTION as KgragConfigInput["entityResolution"],
     neo4j: env.NEO4J_URI
       ? {
           uri: env.NEO4J_URI,

@@ -1,0 +1,174 @@
+import { UNKNOWN_TYPE } from "../merge/mentions.js";
+import type { EntityRecord, RelationshipRecord } from "../types.js";
+import { compareNames, type NameEvidence } from "./name-evidence.js";
+import { analyzeName, blockingKeys, type NameForm } from "./names.js";
+
+/** How sure resolution is about a pair: merge it, ask (a model or a person), or leave it apart. */
+export type Decision = "merge" | "confirm" | "apart";
+
+export interface ResolutionTuning {
+  /** Neighbours two names must share when one is only part of the other ("Tim", "Tiny Tim"). */
+  minSharedNeighbours: number;
+  /** Names sharing a word with more entities than this are not compared on that word (a common word). */
+  maxBlockSize: number;
+}
+
+/** One pair of entities that might be one, with everything that speaks for and against it. */
+export interface CandidatePair {
+  a: string;
+  b: string;
+  names: [string, string];
+  name: NameEvidence;
+  typesAgree: boolean;
+  sharedNeighbours: string[];
+  sharedChunks: number;
+  /** An extracted relationship links them: the extraction saw two things. */
+  related: boolean;
+  decision: Decision;
+  why: string;
+}
+
+interface GraphView {
+  entities: Map<string, EntityRecord>;
+  forms: Map<string, NameForm>;
+  neighbours: Map<string, Set<string>>;
+}
+
+/**
+ * Pairs whose names say they might be one entity (blocked by shared words, acronyms and Chinese
+ * surnames and given names, so not every pair is compared), each with its decision.
+ */
+export function findCandidates(
+  entities: EntityRecord[],
+  relationships: RelationshipRecord[],
+  tuning: ResolutionTuning,
+  keptApart: (a: string, b: string) => boolean = () => false,
+): CandidatePair[] {
+  const view = graphView(entities, relationships);
+  const pairs: CandidatePair[] = [];
+  for (const [a, b] of blockedPairs(view, tuning.maxBlockSize)) {
+    if (keptApart(a, b)) continue;
+    const pair = evaluatePair(view, a, b, tuning);
+    if (pair) pairs.push(pair);
+  }
+  return pairs.sort((x, y) => compare(x.a, y.a) || compare(x.b, y.b));
+}
+
+function graphView(entities: EntityRecord[], relationships: RelationshipRecord[]): GraphView {
+  const neighbours = new Map<string, Set<string>>();
+  const link = (from: string, to: string) => {
+    const set = neighbours.get(from) ?? new Set<string>();
+    set.add(to);
+    neighbours.set(from, set);
+  };
+  for (const r of relationships) {
+    link(r.sourceKey, r.targetKey);
+    link(r.targetKey, r.sourceKey);
+  }
+  return {
+    entities: new Map(entities.map((e) => [e.key, e])),
+    forms: new Map(entities.map((e) => [e.key, analyzeName(e.name)])),
+    neighbours,
+  };
+}
+
+function blockedPairs(view: GraphView, maxBlockSize: number): [string, string][] {
+  const blocks = new Map<string, string[]>();
+  for (const [key, form] of view.forms) {
+    for (const block of new Set(blockingKeys(form))) blocks.set(block, [...(blocks.get(block) ?? []), key]);
+  }
+  const seen = new Set<string>();
+  const pairs: [string, string][] = [];
+  for (const members of blocks.values()) {
+    if (members.length < 2 || members.length > maxBlockSize) continue;
+    for (let i = 0; i < members.length; i++) {
+      for (let j = i + 1; j < members.length; j++) {
+        const [a, b] = [members[i]!, members[j]!].sort(compare) as [string, string];
+        const id = `${a}\u001f${b}`;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        pairs.push([a, b]);
+      }
+    }
+  }
+  return pairs;
+}
+
+function evaluatePair(view: GraphView, a: string, b: string, tuning: ResolutionTuning): CandidatePair | null {
+  const name = compareNames(view.forms.get(a)!, view.forms.get(b)!);
+  if (name.relation === "none") return null;
+  const ea = view.entities.get(a)!;
+  const eb = view.entities.get(b)!;
+  const na = view.neighbours.get(a) ?? new Set<string>();
+  const nb = view.neighbours.get(b) ?? new Set<string>();
+  const sharedNeighbours = [...na].filter((n) => nb.has(n) && n !== a && n !== b).sort(compare);
+  const chunksOfB = new Set(eb.sourceChunkIds);
+  const pair = {
+    a,
+    b,
+    names: [ea.name, eb.name] as [string, string],
+    name,
+    typesAgree: typesAgree(ea.type, eb.type),
+    sharedNeighbours,
+    sharedChunks: ea.sourceChunkIds.filter((id) => chunksOfB.has(id)).length,
+    related: na.has(b),
+  };
+  return { ...pair, ...decide(pair, tuning) };
+}
+
+type Evidence = Omit<CandidatePair, "decision" | "why">;
+
+/**
+ * Conservative on purpose: a wrong merge hides a person inside another, a missed one only leaves
+ * a duplicate (listed by `kgrag entities list --duplicates`).
+ */
+export function decide(p: Evidence, tuning: ResolutionTuning): { decision: Decision; why: string } {
+  const context = p.sharedNeighbours.length > 0 || p.sharedChunks > 0;
+  const shared = `${p.sharedNeighbours.length} shared neighbours, ${p.sharedChunks} shared passages`;
+  if (p.name.relation === "conflict") return { decision: "apart", why: p.name.reason };
+  if (!p.typesAgree) return { decision: "apart", why: "types differ" };
+  if (p.name.relation === "strong") {
+    if (context) return { decision: "merge", why: `${p.name.reason}; ${shared}` };
+    return { decision: "confirm", why: `${p.name.reason}; nothing shared in the graph` };
+  }
+  if (p.name.relation === "weak") {
+    if (!p.related && p.sharedNeighbours.length >= tuning.minSharedNeighbours) {
+      return { decision: "merge", why: `${p.name.reason}; ${shared}` };
+    }
+    const against = p.related ? "; an extracted relationship links them" : "";
+    if (context) return { decision: "confirm", why: `${p.name.reason}; ${shared}${against}` };
+    return { decision: "apart", why: `${p.name.reason}; nothing shared in the graph` };
+  }
+  if (context) return { decision: "confirm", why: `${p.name.reason}; ${shared}` };
+  return { decision: "apart", why: `${p.name.reason}; nothing shared in the graph` };
+}
+
+/** Types agree when equal or when one is only the placeholder of a relationship endpoint. */
+function typesAgree(a: string, b: string): boolean {
+  return a === b || a === UNKNOWN_TYPE || b === UNKNOWN_TYPE;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Whether the graph vouches for a borderline pair ("Mr. Scrooge", "Ebenezer Scrooge") joining one
+ * group through a third name: as many shared neighbours as a weak pair needs, and no relationship
+ * between them ("Mrs. Cratchit" and "Bob Cratchit" are linked as wife and husband).
+ */
+export function borderlineVouching(
+  pairs: CandidatePair[],
+  tuning: ResolutionTuning,
+): (a: string, b: string) => boolean {
+  const vouched = new Set(
+    pairs
+      .filter((p) => p.typesAgree && !p.related && p.sharedNeighbours.length >= tuning.minSharedNeighbours)
+      .map((p) => pairId(p.a, p.b)),
+  );
+  return (a, b) => vouched.has(pairId(a, b));
+}
+
+function pairId(a: string, b: string): string {
+  return a < b ? `${a}\u001f${b}` : `${b}\u001f${a}`;
+}

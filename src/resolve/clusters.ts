@@ -1,0 +1,86 @@
+import type { CandidatePair } from "./candidates.js";
+import { compareNames } from "./name-evidence.js";
+import { analyzeName, type NameForm } from "./names.js";
+
+export interface ClusterMerge {
+  from: string;
+  into: string;
+  why: string;
+}
+
+/**
+ * Turns accepted pairs into merges. Pairs join groups strongest first; two groups join only when
+ * no name of one conflicts with a name of the other (or is only a borderline match of it), so
+ * "Fezziwig" cannot carry "Mr. Fezziwig" and "Mrs. Fezziwig" into one. A name accepted with two names that conflict with each other is
+ * ambiguous and merged with neither. Each group folds into its fullest name.
+ */
+export function mergesFromPairs(
+  accepted: CandidatePair[],
+  sizes: Map<string, number>,
+  borderlineJoins: (a: string, b: string) => boolean = () => false,
+): ClusterMerge[] {
+  const names = new Map<string, NameForm>();
+  for (const p of accepted) {
+    names.set(p.a, analyzeName(p.names[0]));
+    names.set(p.b, analyzeName(p.names[1]));
+  }
+  const apart = (x: string, y: string) => {
+    const relation = compareNames(names.get(x)!, names.get(y)!).relation;
+    return relation === "conflict" || (relation === "borderline" && !borderlineJoins(x, y));
+  };
+  const usable = withoutAmbiguous(accepted, apart);
+  const group = new Map<string, string[]>([...names.keys()].map((k) => [k, [k]]));
+  const why = new Map<string, string>();
+  const ranked = [...usable].sort(
+    (x, y) =>
+      strength(y) - strength(x) ||
+      y.sharedNeighbours.length - x.sharedNeighbours.length ||
+      (x.a + x.b < y.a + y.b ? -1 : 1),
+  );
+  for (const pair of ranked) {
+    const ga = group.get(pair.a)!;
+    const gb = group.get(pair.b)!;
+    if (ga === gb || ga.some((x) => gb.some((y) => apart(x, y)))) continue;
+    const joined = [...ga, ...gb];
+    for (const key of joined) group.set(key, joined);
+    why.set(pair.a, pair.why);
+    why.set(pair.b, pair.why);
+  }
+  const merges: ClusterMerge[] = [];
+  for (const members of new Set(group.values())) {
+    if (members.length < 2) continue;
+    const into = fullestName(members, names, sizes);
+    for (const from of members.sort()) {
+      if (from !== into) merges.push({ from, into, why: why.get(from) ?? why.get(into) ?? "" });
+    }
+  }
+  return merges.sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : 0));
+}
+
+function withoutAmbiguous(pairs: CandidatePair[], apart: (a: string, b: string) => boolean): CandidatePair[] {
+  const partners = new Map<string, string[]>();
+  for (const p of pairs) {
+    partners.set(p.a, [...(partners.get(p.a) ?? []), p.b]);
+    partners.set(p.b, [...(partners.get(p.b) ?? []), p.a]);
+  }
+  const ambiguous = new Set<string>();
+  for (const [key, list] of partners) {
+    const clash = list.some((x, i) => list.slice(i + 1).some((y) => apart(x, y)));
+    if (clash) ambiguous.add(key);
+  }
+  return pairs.filter((p) => !ambiguous.has(p.a) && !ambiguous.has(p.b));
+}
+
+function strength(p: CandidatePair): number {
+  return p.name.relation === "strong" ? 2 : p.name.relation === "weak" ? 1 : 0;
+}
+
+/** Most words, then most passages, then the first key: "Ebenezer Scrooge" over "Scrooge". */
+function fullestName(members: string[], names: Map<string, NameForm>, sizes: Map<string, number>): string {
+  return [...members].sort(
+    (x, y) =>
+      names.get(y)!.core.join(" ").length - names.get(x)!.core.join(" ").length ||
+      (sizes.get(y) ?? 0) - (sizes.get(x) ?? 0) ||
+      (x < y ? -1 : 1),
+  )[0]!;
+}
