@@ -108,6 +108,8 @@ export const ResolutionSchema = z.object({
   minSharedNeighbours: z.number().int().min(1).default(2),
   /** A word shared by more entities than this is too common to pair names on. */
   maxBlockSize: z.number().int().min(2).default(200),
+  /** Passes over the graph: a merge can give the next pair the shared neighbours it lacked. */
+  rounds: z.number().int().min(1).default(3),
   /** With a chat model, pairs the evidence leaves open are asked about (stage "resolve"). */
   confirmWithModel: z.boolean().default(true),
 });

@@ -29,6 +29,7 @@ const COMMANDS: Record<string, Register> = {
   chat: async (p, o) => (await import("./commands/chat.js")).registerChatCommand(p, o),
   export: async (p, o) => (await import("./commands/export.js")).registerExportCommand(p, o),
   migrate: async (p, o) => (await import("./commands/migrate.js")).registerMigrateCommand(p, o),
+  entities: async (p, o) => (await import("./commands/entities.js")).registerEntitiesCommand(p, o),
 };
 
 /** The CLI's workspace opener, loaded by the first command that opens a workspace: it pulls in the library. */

@@ -22,9 +22,22 @@ export interface ResolveResult {
  * records the merges as rules, so every later re-fold keeps them.
  */
 export async function resolveEntities(services: KgragServices, signal?: AbortSignal): Promise<ResolveResult> {
+  const result: ResolveResult = { merged: 0, confirmed: 0, asked: 0 };
+  if (services.config.entityResolution === "off") return result;
+  // A merge gives the merged entity the neighbours of both, which can make the next pair's case.
+  for (let round = 0; round < services.config.resolution.rounds; round++) {
+    const step = await resolveRound(services, signal);
+    result.merged += step.merged;
+    result.confirmed += step.confirmed;
+    result.asked += step.asked;
+    if (step.merged === 0) break;
+  }
+  return result;
+}
+
+async function resolveRound(services: KgragServices, signal?: AbortSignal): Promise<ResolveResult> {
   const { store, config } = services;
   const result: ResolveResult = { merged: 0, confirmed: 0, asked: 0 };
-  if (config.entityResolution === "off") return result;
   const resolution = await loadResolution(store);
   const entities = await store.listEntities();
   const pairs = findCandidates(entities, await store.listRelationships(), config.resolution, (a, b) =>
@@ -35,11 +48,7 @@ export async function resolveEntities(services: KgragServices, signal?: AbortSig
   result.asked = confirmed.asked;
   result.confirmed = confirmed.same.length;
   const sizes = new Map(entities.map((e) => [e.key, e.sourceChunkIds.length]));
-  const merges = mergesFromPairs(
-    [...accepted, ...confirmed.same],
-    sizes,
-    borderlineVouching(pairs, config.resolution),
-  );
+  const merges = mergesFromPairs([...accepted, ...confirmed.same], sizes, borderlineVouching(pairs));
   if (merges.length === 0) return result;
   await stopPoint(signal);
   const at = new Date().toISOString();

@@ -30,7 +30,8 @@ export interface CandidatePair {
 
 interface GraphView {
   entities: Map<string, EntityRecord>;
-  forms: Map<string, NameForm>;
+  /** The display name's form first, then each alias's: an entity is compared under every name it has. */
+  forms: Map<string, NameForm[]>;
   neighbours: Map<string, Set<string>>;
 }
 
@@ -67,15 +68,16 @@ function graphView(entities: EntityRecord[], relationships: RelationshipRecord[]
   }
   return {
     entities: new Map(entities.map((e) => [e.key, e])),
-    forms: new Map(entities.map((e) => [e.key, analyzeName(e.name)])),
+    forms: new Map(entities.map((e) => [e.key, [e.name, ...(e.aliases ?? [])].map(analyzeName)])),
     neighbours,
   };
 }
 
 function blockedPairs(view: GraphView, maxBlockSize: number): [string, string][] {
   const blocks = new Map<string, string[]>();
-  for (const [key, form] of view.forms) {
-    for (const block of new Set(blockingKeys(form))) blocks.set(block, [...(blocks.get(block) ?? []), key]);
+  for (const [key, forms] of view.forms) {
+    for (const block of new Set(forms.flatMap(blockingKeys)))
+      blocks.set(block, [...(blocks.get(block) ?? []), key]);
   }
   const seen = new Set<string>();
   const pairs: [string, string][] = [];
@@ -95,7 +97,7 @@ function blockedPairs(view: GraphView, maxBlockSize: number): [string, string][]
 }
 
 function evaluatePair(view: GraphView, a: string, b: string, tuning: ResolutionTuning): CandidatePair | null {
-  const name = compareNames(view.forms.get(a)!, view.forms.get(b)!);
+  const name = compareNameSets(view.forms.get(a)!, view.forms.get(b)!);
   if (name.relation === "none") return null;
   const ea = view.entities.get(a)!;
   const eb = view.entities.get(b)!;
@@ -118,6 +120,27 @@ function evaluatePair(view: GraphView, a: string, b: string, tuning: ResolutionT
 
 type Evidence = Omit<CandidatePair, "decision" | "why">;
 
+const RANK: Record<NameEvidence["relation"], number> = {
+  strong: 3,
+  weak: 2,
+  borderline: 1,
+  none: 0,
+  conflict: -1,
+};
+
+/** Entities compared under all their names: any conflict rules the pair out, else the best match counts. */
+function compareNameSets(a: NameForm[], b: NameForm[]): NameEvidence {
+  let best: NameEvidence = { relation: "none", reason: "names share no form" };
+  for (const x of a) {
+    for (const y of b) {
+      const evidence = compareNames(x, y);
+      if (evidence.relation === "conflict") return evidence;
+      if (RANK[evidence.relation] > RANK[best.relation]) best = evidence;
+    }
+  }
+  return best;
+}
+
 /**
  * Conservative on purpose: a wrong merge hides a person inside another, a missed one only leaves
  * a duplicate (listed by `kgrag entities list --duplicates`).
@@ -128,6 +151,8 @@ export function decide(p: Evidence, tuning: ResolutionTuning): { decision: Decis
   if (p.name.relation === "conflict") return { decision: "apart", why: p.name.reason };
   if (!p.typesAgree) return { decision: "apart", why: "types differ" };
   if (p.name.relation === "strong") {
+    if (p.related)
+      return { decision: "confirm", why: `${p.name.reason}; an extracted relationship links them` };
     if (context) return { decision: "merge", why: `${p.name.reason}; ${shared}` };
     return { decision: "confirm", why: `${p.name.reason}; nothing shared in the graph` };
   }
@@ -153,17 +178,15 @@ function compare(a: string, b: string): number {
 }
 
 /**
- * Whether the graph vouches for a borderline pair ("Mr. Scrooge", "Ebenezer Scrooge") joining one
- * group through a third name: as many shared neighbours as a weak pair needs, and no relationship
- * between them ("Mrs. Cratchit" and "Bob Cratchit" are linked as wife and husband).
+ * Whether the graph lets a borderline pair ("Mr. Scrooge", "Ebenezer Scrooge") end up in one group
+ * through a third name that was merged with both: a shared neighbour, and no relationship between
+ * them ("Mrs. Cratchit" and "Bob Cratchit" are linked as wife and husband). This never merges a
+ * pair by itself; it only keeps such a pair from blocking merges accepted on their own evidence.
  */
-export function borderlineVouching(
-  pairs: CandidatePair[],
-  tuning: ResolutionTuning,
-): (a: string, b: string) => boolean {
+export function borderlineVouching(pairs: CandidatePair[]): (a: string, b: string) => boolean {
   const vouched = new Set(
     pairs
-      .filter((p) => p.typesAgree && !p.related && p.sharedNeighbours.length >= tuning.minSharedNeighbours)
+      .filter((p) => p.typesAgree && !p.related && p.sharedNeighbours.length > 0)
       .map((p) => pairId(p.a, p.b)),
   );
   return (a, b) => vouched.has(pairId(a, b));

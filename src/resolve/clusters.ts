@@ -75,11 +75,12 @@ function strength(p: CandidatePair): number {
   return p.name.relation === "strong" ? 2 : p.name.relation === "weak" ? 1 : 0;
 }
 
-/** Most words, then most passages, then the first key: "Ebenezer Scrooge" over "Scrooge". */
+/** The longest name (then with its title, then most passages): "Ebenezer Scrooge" over "Scrooge", "Mr. Fezziwig" over "Fezziwig". */
 function fullestName(members: string[], names: Map<string, NameForm>, sizes: Map<string, number>): string {
   return [...members].sort(
     (x, y) =>
       names.get(y)!.core.join(" ").length - names.get(x)!.core.join(" ").length ||
+      y.length - x.length ||
       (sizes.get(y) ?? 0) - (sizes.get(x) ?? 0) ||
       (x < y ? -1 : 1),
   )[0]!;

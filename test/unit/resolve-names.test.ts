@@ -95,7 +95,7 @@ describe("decisions", () => {
   });
 
   it("folds a group into its fullest name", () => {
-    const vouched = borderlineVouching([pair("MR. SCROOGE", "EBENEZER SCROOGE", 3)], tuning);
+    const vouched = borderlineVouching([pair("MR. SCROOGE", "EBENEZER SCROOGE", 3)]);
     const merges = mergesFromPairs(
       [pair("SCROOGE", "MR. SCROOGE", 2), pair("SCROOGE", "EBENEZER SCROOGE", 3)],
       new Map(),
@@ -112,7 +112,7 @@ describe("decisions", () => {
     const merges = mergesFromPairs(
       [pair("CRATCHIT", "MRS. CRATCHIT", 2), pair("CRATCHIT", "BOB CRATCHIT", 3)],
       new Map(),
-      borderlineVouching([spouses], tuning),
+      borderlineVouching([spouses]),
     );
     // "Cratchit" fits both, and nothing vouches for "Mrs. Cratchit" and "Bob Cratchit" being one.
     expect(merges).toEqual([]);
