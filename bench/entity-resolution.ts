@@ -8,7 +8,7 @@
  *    alias pairs merged, and pairs of different characters wrongly merged.
  * 2. Retrieval: the HotpotQA development set (offline extractor) indexed with resolution off and on:
  *    entities, merges, communities, and all-gold@8 per mode.
- * Run: npx tsx bench/entity-resolution.ts [--no-hotpotqa]
+ * Run: npx tsx bench/entity-resolution.ts [--no-hotpotqa] [--no-carol] [--hotpotqa-resolution on|off]
  *      (HotpotQA from $KGRAG_HOTPOTQA or ../shared/datasets/hotpotqa-100 next to the clone)
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -139,7 +139,11 @@ async function measureHotpotqa(): Promise<void> {
   }
   const questions = await readEvalQuestions(join(data, "questions.jsonl"));
   const rows: (string | number)[][] = [];
-  for (const resolution of ["off", "on"] as const) {
+  const only = process.argv[process.argv.indexOf("--hotpotqa-resolution") + 1];
+  const settings = process.argv.includes("--hotpotqa-resolution")
+    ? [only as "on" | "off"]
+    : (["off", "on"] as const);
+  for (const resolution of settings) {
     const root = mkdtempSync(join(tmpdir(), "kgrag-bench-resolve-hotpot-"));
     const kgrag = await createKgrag({
       env: {},
@@ -184,5 +188,5 @@ async function measureHotpotqa(): Promise<void> {
   );
 }
 
-await measureAliases();
+if (!process.argv.includes("--no-carol")) await measureAliases();
 if (!process.argv.includes("--no-hotpotqa")) await measureHotpotqa();

@@ -19,6 +19,7 @@ export interface CandidatePair {
   b: string;
   names: [string, string];
   name: NameEvidence;
+  types: [string, string];
   typesAgree: boolean;
   sharedNeighbours: string[];
   sharedChunks: number;
@@ -110,6 +111,7 @@ function evaluatePair(view: GraphView, a: string, b: string, tuning: ResolutionT
     b,
     names: [ea.name, eb.name] as [string, string],
     name,
+    types: [ea.type, eb.type] as [string, string],
     typesAgree: typesAgree(ea.type, eb.type),
     sharedNeighbours,
     sharedChunks: ea.sourceChunkIds.filter((id) => chunksOfB.has(id)).length,
@@ -150,6 +152,8 @@ export function decide(p: Evidence, tuning: ResolutionTuning): { decision: Decis
   const shared = `${p.sharedNeighbours.length} shared neighbours, ${p.sharedChunks} shared passages`;
   if (p.name.relation === "conflict") return { decision: "apart", why: p.name.reason };
   if (!p.typesAgree) return { decision: "apart", why: "types differ" };
+  // "back pain" and "pain", "census ," and "census": noun phrases, not names, are never merged.
+  if (!p.names.every(isProperName)) return { decision: "apart", why: "not proper names" };
   if (p.name.relation === "strong") {
     if (p.related)
       return { decision: "confirm", why: `${p.name.reason}; an extracted relationship links them` };
@@ -157,7 +161,10 @@ export function decide(p: Evidence, tuning: ResolutionTuning): { decision: Decis
     return { decision: "confirm", why: `${p.name.reason}; nothing shared in the graph` };
   }
   if (p.name.relation === "weak") {
-    if (!p.related && p.sharedNeighbours.length >= tuning.minSharedNeighbours) {
+    // Part of a person's name is an alias ("Scrooge"); part of a place's or a firm's is often
+    // another one ("Baltimore" and "Baltimore County"): only a model or a person decides those.
+    const people = p.types.every((type) => type === PERSON_TYPE);
+    if (people && !p.related && p.sharedNeighbours.length >= tuning.minSharedNeighbours) {
       return { decision: "merge", why: `${p.name.reason}; ${shared}` };
     }
     const against = p.related ? "; an extracted relationship links them" : "";
@@ -166,6 +173,13 @@ export function decide(p: Evidence, tuning: ResolutionTuning): { decision: Decis
   }
   if (context) return { decision: "confirm", why: `${p.name.reason}; ${shared}` };
   return { decision: "apart", why: `${p.name.reason}; nothing shared in the graph` };
+}
+
+const PERSON_TYPE = "person";
+
+/** A name written with a capital letter, or in Han characters. */
+function isProperName(name: string): boolean {
+  return /\p{Lu}|\p{Script=Han}/u.test(name);
 }
 
 /** Types agree when equal or when one is only the placeholder of a relationship endpoint. */

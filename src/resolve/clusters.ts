@@ -10,8 +10,8 @@ export interface ClusterMerge {
 
 /**
  * Turns accepted pairs into merges. Pairs join groups strongest first; two groups join only when
- * no name of one conflicts with a name of the other (or is only a borderline match of it), so
- * "Fezziwig" cannot carry "Mr. Fezziwig" and "Mrs. Fezziwig" into one. A name accepted with two names that conflict with each other is
+ * every name of one matches every name of the other (no conflict, no unrelated names, no unvouched
+ * borderline pair), so "Fezziwig" cannot carry "Mr. Fezziwig" and "Mrs. Fezziwig" into one. A name accepted with two names that conflict with each other is
  * ambiguous and merged with neither. Each group folds into its fullest name.
  */
 export function mergesFromPairs(
@@ -24,9 +24,15 @@ export function mergesFromPairs(
     names.set(p.a, analyzeName(p.names[0]));
     names.set(p.b, analyzeName(p.names[1]));
   }
+  // Every two names of a group must match by name: "American" may not tie "American Mafia" to
+  // "American Football League" (which share nothing), nor "Cratchit" a wife to her husband.
+  const acceptedIds = new Set(accepted.map((p) => pairId(p.a, p.b)));
   const apart = (x: string, y: string) => {
+    // A pair accepted on its own evidence (or by the model) stands, whatever its display names say.
+    if (acceptedIds.has(pairId(x, y))) return false;
     const relation = compareNames(names.get(x)!, names.get(y)!).relation;
-    return relation === "conflict" || (relation === "borderline" && !borderlineJoins(x, y));
+    if (relation === "borderline") return !borderlineJoins(x, y);
+    return relation === "conflict" || relation === "none";
   };
   const usable = withoutAmbiguous(accepted, apart);
   const group = new Map<string, string[]>([...names.keys()].map((k) => [k, [k]]));
@@ -84,4 +90,8 @@ function fullestName(members: string[], names: Map<string, NameForm>, sizes: Map
       (sizes.get(y) ?? 0) - (sizes.get(x) ?? 0) ||
       (x < y ? -1 : 1),
   )[0]!;
+}
+
+function pairId(a: string, b: string): string {
+  return a < b ? `${a}\u001f${b}` : `${b}\u001f${a}`;
 }

@@ -62,6 +62,7 @@ function pair(a: string, b: string, shared: number, extra: Partial<CandidatePair
     b: b.toLowerCase(),
     names: [a, b] as [string, string],
     name,
+    types: ["person", "person"] as [string, string],
     typesAgree: true,
     sharedNeighbours: Array.from({ length: shared }, (_, i) => `n${i}`),
     sharedChunks: 0,
@@ -77,6 +78,24 @@ describe("decisions", () => {
     expect(pair("JOE", "JOE MILLER", 0).decision).toBe("apart");
     expect(pair("JOE", "JOE MILLER", 1).decision).toBe("confirm");
     expect(pair("BOB", "BOB CRATCHIT", 3, { related: true }).decision).toBe("confirm");
+  });
+
+  it("merges part of a name only for people, and never noun phrases", () => {
+    expect(pair("Baltimore", "Baltimore County", 3, { types: ["location", "location"] }).decision).toBe(
+      "confirm",
+    );
+    expect(pair("pain", "back pain", 3).decision).toBe("apart");
+    expect(pair("CEO", "Chief Executive Officer", 1, { types: ["concept", "concept"] }).decision).toBe(
+      "merge",
+    );
+  });
+
+  it("never chains unrelated names through a short one", () => {
+    const merges = mergesFromPairs(
+      [pair("American", "American Mafia", 2), pair("American", "American Football League", 2)],
+      new Map(),
+    );
+    expect(merges).toEqual([]);
   });
 
   it("needs agreeing types and some shared context even for the same name", () => {
