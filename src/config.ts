@@ -130,8 +130,12 @@ export const ConfigSchema = z
     merge: MergeSchema.default(MergeSchema.parse({})),
     community: CommunitySchema.default(CommunitySchema.parse({})),
     query: QuerySchema.default(QuerySchema.parse({})),
-    /** Merge aliases at index time ("off": only hand-made merges apply). */
-    entityResolution: z.enum(["on", "off"]).default("on"),
+    /**
+     * Merge aliases at index time. "auto" (default) resolves LLM extractions only: on the offline
+     * extractor's noisy names and types it cost retrieval (README, bench/entity-resolution.ts).
+     * "off": only hand-made merges apply.
+     */
+    entityResolution: z.enum(["auto", "on", "off"]).default("auto"),
     resolution: ResolutionSchema.default(ResolutionSchema.parse({})),
   })
   .superRefine((config, ctx) => {
@@ -178,7 +182,7 @@ export function configFromEnv(env: Env = process.env, overrides: KgragConfigInpu
   const llmBase = env.KGRAG_LLM_BASE_URL ?? env.OPENAI_BASE_URL;
   const embModel = env.KGRAG_EMBEDDING_MODEL;
   checkChoice(env, "KGRAG_STORAGE", STORAGE_KINDS);
-  checkChoice(env, "KGRAG_ENTITY_RESOLUTION", ["on", "off"]);
+  checkChoice(env, "KGRAG_ENTITY_RESOLUTION", ["auto", "on", "off"]);
   const input: KgragConfigInput = {
     workspace: env.KGRAG_WORKSPACE,
     storage: env.KGRAG_STORAGE as KgragConfigInput["storage"],

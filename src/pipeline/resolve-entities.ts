@@ -23,7 +23,8 @@ export interface ResolveResult {
  */
 export async function resolveEntities(services: KgragServices, signal?: AbortSignal): Promise<ResolveResult> {
   const result: ResolveResult = { merged: 0, confirmed: 0, asked: 0 };
-  if (services.config.entityResolution === "off") return result;
+  const setting = services.config.entityResolution;
+  if (setting === "off" || (setting === "auto" && !services.chat)) return result;
   // A merge gives the merged entity the neighbours of both, which can make the next pair's case.
   for (let round = 0; round < services.config.resolution.rounds; round++) {
     const step = await resolveRound(services, signal);
