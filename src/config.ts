@@ -163,6 +163,8 @@ export const StagesSchema = z.object({
   globalMap: StageModelSchema.optional(),
   globalReduce: StageModelSchema.optional(),
   text2cypher: StageModelSchema.optional(),
+  /** Confirmation of borderline alias pairs by entity resolution. */
+  entityResolution: StageModelSchema.optional(),
 });
 
 /**
@@ -233,6 +235,18 @@ export const Neo4jSchema = z.object({
   mergeBatchChunks: z.number().int().min(1).default(256),
 });
 
+/** Index-time entity resolution (src/resolve/): when two extracted names count as one entity. */
+export const ResolutionSchema = z.object({
+  /** Neighbours two names must share when one is only part of the other ("Tim" and "Tiny Tim"). */
+  minSharedNeighbours: z.number().int().min(1).default(2),
+  /** A word shared by more entities than this is too common to pair names on. */
+  maxBlockSize: z.number().int().min(2).default(200),
+  /** Passes over the graph: a merge can give the next pair the shared neighbours it lacked. */
+  rounds: z.number().int().min(1).default(3),
+  /** With a chat model, pairs the evidence leaves open are asked about (stage "resolve"). */
+  confirmWithModel: z.boolean().default(true),
+});
+
 export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;
 
 export const ConfigSchema = z
@@ -255,6 +269,13 @@ export const ConfigSchema = z
     /** A folder of prompt files replacing the built-in prompts of the same name. */
     prompts: z.string().min(1).optional(),
     estimate: EstimateSchema.default(EstimateSchema.parse({})),
+    /**
+     * Merge aliases at index time. "auto" (default) resolves LLM extractions only: on the offline
+     * extractor's noisy names and types it cost retrieval (README, bench/entity-resolution.ts).
+     * "off": only hand-made merges apply.
+     */
+    entityResolution: z.enum(["auto", "on", "off"]).default("auto"),
+    resolution: ResolutionSchema.default(ResolutionSchema.parse({})),
   })
   .superRefine((config, ctx) => {
     if (config.stages && !config.llm) {
@@ -321,6 +342,7 @@ export interface LoadedConfig {
  */
 export function loadConfig(env: Env = process.env, overrides: KgragConfigInput = {}): LoadedConfig {
   checkChoice(env, "KGRAG_STORAGE", STORAGE_KINDS);
+  checkChoice(env, "KGRAG_ENTITY_RESOLUTION", ["auto", "on", "off"]);
   const given = stripUndefinedDeep(overrides);
   const file = locateConfigFile(env, (given.workspace as string | undefined) ?? env.KGRAG_WORKSPACE);
   const fromFile = file ? filePathsResolved(readConfigFile(file), file) : {};
@@ -358,6 +380,7 @@ function envLayer(env: Env): EnvValues {
   const first = (...names: string[]) => names.find((name) => env[name]);
   put("workspace", "KGRAG_WORKSPACE", env.KGRAG_WORKSPACE);
   put("storage", "KGRAG_STORAGE", env.KGRAG_STORAGE);
+  put("entityResolution", "KGRAG_ENTITY_RESOLUTION", env.KGRAG_ENTITY_RESOLUTION);
   for (const [key, name] of [
     ["uri", "NEO4J_URI"],
     ["username", "NEO4J_USERNAME"],

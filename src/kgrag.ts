@@ -14,6 +14,7 @@ import { removeDocuments } from "./pipeline/delete-documents.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
 import { type QueryOptions, type QueryResult, runQuery } from "./query/query-engine.js";
 import { HttpReranker, type Reranker } from "./rerank/reranker.js";
+import { createEntityCuration, type EntityCuration } from "./resolve/curation.js";
 import type { KgragServices } from "./services.js";
 import type { GraphStore } from "./storage/graph-store.js";
 import type { DocumentRecord, GraphCounts, SourceDocumentInput } from "./types.js";
@@ -66,6 +67,8 @@ export interface Kgrag {
   query(question: string, options?: Partial<QueryOptions>): Promise<QueryResult>;
   deleteDocuments(docIds: string[]): Promise<{ deleted: string[]; missing: string[] }>;
   rebuildCommunities(): Promise<void>;
+  /** Hand curation: merge, rename, edit, split, delete, add relationships (kept as rules). */
+  readonly entities: EntityCuration;
   close(): Promise<void>;
 }
 
@@ -140,6 +143,7 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         return { deleted, missing };
       }),
     rebuildCommunities: () => writing(() => refreshCommunities(services, components.reportWriter, true)),
+    entities: createEntityCuration(services, components, writing),
     close: () => store.close(),
   };
 }

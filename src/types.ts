@@ -130,6 +130,8 @@ export interface EntityRecord {
   fragmentsHash: string;
   /** True while the fragments passed a summary threshold and `description` is not yet their summary. */
   needsSummary: boolean;
+  /** Other names the entity was extracted under and merged by resolution or by hand (absent when none). */
+  aliases?: string[];
 }
 
 export interface RelationshipRecord {

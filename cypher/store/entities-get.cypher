@@ -5,5 +5,6 @@ UNWIND range(0, size($keys) - 1) AS position
 MATCH (e:Entity {workspace: $workspace, key: $keys[position]})
 WHERE e.anchor IS NULL
 RETURN {key: e.key, name: e.name, type: e.type, description: e.description, fragments: e.fragments,
-        sourceChunkIds: e.sourceChunkIds, fragmentsHash: e.fragmentsHash, needsSummary: e.needsSummary} AS entity
+        sourceChunkIds: e.sourceChunkIds, fragmentsHash: e.fragmentsHash, needsSummary: e.needsSummary,
+        aliases: e.aliases} AS entity
 ORDER BY position

@@ -4,5 +4,6 @@
 MATCH (e:Entity {workspace: $workspace})
 WHERE e.anchor IS NULL AND (NOT $needingSummary OR e.needsSummary = true)
 RETURN {key: e.key, name: e.name, type: e.type, description: e.description, fragments: e.fragments,
-        sourceChunkIds: e.sourceChunkIds, fragmentsHash: e.fragmentsHash, needsSummary: e.needsSummary} AS entity
+        sourceChunkIds: e.sourceChunkIds, fragmentsHash: e.fragmentsHash, needsSummary: e.needsSummary,
+        aliases: e.aliases} AS entity
 ORDER BY e.key

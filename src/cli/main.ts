@@ -35,6 +35,7 @@ const COMMANDS: Record<string, Register> = {
   prompts: async (p) => (await import("./commands/prompts.js")).registerPromptsCommand(p),
   serve: async (p) => (await import("./commands/serve.js")).registerServeCommand(p),
   mcp: async (p, o) => (await import("./commands/mcp.js")).registerMcpCommand(p, o),
+  entities: async (p, o) => (await import("./commands/entities.js")).registerEntitiesCommand(p, o),
 };
 
 /** The CLI's workspace opener, loaded by the first command that opens a workspace: it pulls in the library. */

@@ -47,6 +47,8 @@ export interface EntityNodeAttributes {
   description: string;
   sourceChunkIds: string;
   communities: string;
+  /** Other names the entity was merged from, joined with LIST_SEPARATOR. */
+  aliases: string;
   [key: string]: string;
 }
 
@@ -76,6 +78,7 @@ export function toGraphology(
       description: xmlSafe(entity.description),
       sourceChunkIds: xmlSafe(entity.sourceChunkIds.join(LIST_SEPARATOR)),
       communities: xmlSafe((communitiesOf.get(entity.key) ?? []).join(LIST_SEPARATOR)),
+      aliases: xmlSafe((entity.aliases ?? []).join(LIST_SEPARATOR)),
     });
   }
   snapshot.relationships.forEach((rel, index) => {

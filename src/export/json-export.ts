@@ -13,7 +13,12 @@ export function graphToJson(snapshot: GraphSnapshot): string {
   const document = {
     format: "kgrag-graph",
     version: 1,
-    nodes: snapshot.entities.map((e) => ({ id: e.key, ...e, communities: communitiesOf.get(e.key) ?? [] })),
+    nodes: snapshot.entities.map((e) => ({
+      id: e.key,
+      ...e,
+      aliases: e.aliases ?? [],
+      communities: communitiesOf.get(e.key) ?? [],
+    })),
     edges: snapshot.relationships.map((r) => ({ id: r.key, source: r.sourceKey, target: r.targetKey, ...r })),
     communities: snapshot.communities,
     documents: snapshot.documents,

@@ -9,6 +9,7 @@ export const STAGES = [
   "global-reduce",
   "answer",
   "text2cypher",
+  "resolve",
 ] as const;
 export type Stage = (typeof STAGES)[number];
 

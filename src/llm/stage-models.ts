@@ -15,6 +15,7 @@ export const STAGE_CONFIG_KEYS: Record<Stage, StageKey> = {
   "global-map": "globalMap",
   "global-reduce": "globalReduce",
   text2cypher: "text2cypher",
+  resolve: "entityResolution",
 };
 
 /**

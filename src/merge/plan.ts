@@ -1,3 +1,5 @@
+import type { Resolution } from "../resolve/resolution.js";
+import { resolvedReads, resolveMentions } from "../resolve/resolved-reads.js";
 import type { GraphStore } from "../storage/graph-store.js";
 import type {
   ChunkPartial,
@@ -21,6 +23,8 @@ export type MergeReadStore = Pick<
 export interface PlanOptions extends FoldOptions {
   /** Clock for history entries; injectable so tests can compare plans. */
   now?: () => string;
+  /** Merges and edits (entity resolution, curation) applied on top of the mentions; none when absent. */
+  resolution?: Resolution;
 }
 
 /** One chunk's extraction, ready to merge. */
@@ -51,10 +55,15 @@ export async function planChunkMerge(
  * per batch instead of once per chunk, which keeps large corpora from going quadratic.
  */
 export async function planChunkMerges(
-  store: MergeReadStore,
-  merges: ChunkMerge[],
+  storedReads: MergeReadStore,
+  extracted: ChunkMerge[],
   opts: PlanOptions,
 ): Promise<GraphChanges> {
+  const { resolution } = opts;
+  const store = resolution ? resolvedReads(storedReads, resolution) : storedReads;
+  const merges = resolution
+    ? extracted.map((m) => ({ ...m, mentions: resolveMentions(resolution, m.mentions) }))
+    : extracted;
   const batchIds = new Set(merges.map((m) => m.chunkId));
   // Keys these chunks mentioned in an earlier merge are re-folded too, in case they mention them no more.
   const earlier = await store.getChunkMentions([...batchIds]);
@@ -100,12 +109,13 @@ export async function planChunkMerges(
  * with none are deleted. Needs no extraction, only the stored mentions.
  */
 export async function planRebuild(
-  store: MergeReadStore,
+  storedReads: MergeReadStore,
   entityKeys: string[],
   relationshipKeys: string[],
   cause: string,
   opts: PlanOptions,
 ): Promise<GraphChanges> {
+  const store = opts.resolution ? resolvedReads(storedReads, opts.resolution) : storedReads;
   const entities = unique(entityKeys);
   const relationships = unique(relationshipKeys);
   const entityMentions = await store.getEntityMentions(entities);
@@ -142,7 +152,9 @@ async function refold(store: MergeReadStore, input: RefoldInput, opts: PlanOptio
   const entityMentions = groupBy(input.entityMentions, (m) => m.entityKey);
   for (const key of input.entityKeys) {
     const previous = existingEntities.get(key);
-    const next = foldEntity(key, entityMentions.get(key) ?? [], opts, previous);
+    const own = entityMentions.get(key) ?? [];
+    const folded = foldEntity(key, own, opts, previous);
+    const next = opts.resolution ? opts.resolution.finishEntity(key, folded, own) : folded;
     const entry = recordChange(changes.upsertEntities, changes.deleteEntityKeys, key, previous, next);
     if (entry) changes.history.push({ kind: "entity", key, ...entry, cause: causeOf(key), at });
   }
@@ -150,7 +162,8 @@ async function refold(store: MergeReadStore, input: RefoldInput, opts: PlanOptio
   const relationshipMentions = groupBy(input.relationshipMentions, (m) => m.relationshipKey);
   for (const key of input.relationshipKeys) {
     const previous = existingRelationships.get(key);
-    const next = foldRelationship(key, relationshipMentions.get(key) ?? [], opts, previous);
+    const folded = foldRelationship(key, relationshipMentions.get(key) ?? [], opts, previous);
+    const next = opts.resolution ? opts.resolution.finishRelationship(folded) : folded;
     const entry = recordChange(
       changes.upsertRelationships,
       changes.deleteRelationshipKeys,

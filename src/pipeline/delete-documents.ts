@@ -1,4 +1,6 @@
 import { planRebuild } from "../merge/plan.js";
+import { loadResolution } from "../resolve/apply-rules.js";
+import { resolveMentions } from "../resolve/resolved-reads.js";
 import type { KgragServices } from "../services.js";
 import { markCommunitiesStale } from "./community-freshness.js";
 
@@ -48,13 +50,11 @@ export async function finishPendingRebuild(services: KgragServices): Promise<voi
 
 async function rebuild(services: KgragServices, pending: PendingRebuild): Promise<void> {
   const { store, config } = services;
-  const changes = await planRebuild(
-    store,
-    pending.entityKeys,
-    pending.relationshipKeys,
-    pending.cause,
-    config.merge,
-  );
+  const resolution = await loadResolution(store);
+  const changes = await planRebuild(store, pending.entityKeys, pending.relationshipKeys, pending.cause, {
+    ...config.merge,
+    resolution,
+  });
   await store.applyGraphChanges(changes);
   await store.setMeta(PENDING_REBUILD, "");
 }
@@ -66,7 +66,9 @@ async function keysSupportedBy(
 ): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
   const chunkIds: string[] = [];
   for (const docId of docIds) chunkIds.push(...(await services.store.listChunks(docId)).map((c) => c.id));
-  const mentions = await services.store.getChunkMentions(chunkIds);
+  // The graph holds keys as the rules fold them; those are what must be re-folded.
+  const resolution = await loadResolution(services.store);
+  const mentions = resolveMentions(resolution, await services.store.getChunkMentions(chunkIds));
   return {
     entityKeys: [...new Set(mentions.entities.map((m) => m.entityKey))],
     relationshipKeys: [...new Set(mentions.relationships.map((m) => m.relationshipKey))],

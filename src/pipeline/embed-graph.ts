@@ -13,7 +13,9 @@ interface EmbeddingInput {
 }
 
 export function entityEmbeddingText(entity: EntityRecord): string {
-  return `${entity.name}\n${entity.description}`;
+  // Aliases are embedded with the name, so a question naming the entity any way finds it.
+  const aliases = entity.aliases?.length ? ` (${entity.aliases.join(", ")})` : "";
+  return `${entity.name}${aliases}\n${entity.description}`;
 }
 
 export function relationshipEmbeddingText(rel: RelationshipRecord, names: Map<string, string>): string {

@@ -2,6 +2,7 @@ import pLimit from "p-limit";
 import type { Extractor } from "../extraction/extractor.js";
 import { mentionsFromExtraction } from "../merge/fold.js";
 import { type ChunkMerge, planChunkMerges } from "../merge/plan.js";
+import { loadResolution } from "../resolve/apply-rules.js";
 import type { KgragServices } from "../services.js";
 import type { ChunkRecord } from "../types.js";
 import { stopRequested } from "./stop-point.js";
@@ -58,6 +59,8 @@ export async function extractGraph(
   if (work.length === 0) return result;
 
   progress.start("extract", work.length);
+  // Merges recorded earlier (resolution, curation) apply to new mentions as they are merged.
+  const planOptions = { ...services.config.merge, resolution: await loadResolution(store) };
   const batchSize = mergeBatchSize(services, work.length);
   const mergeQueue = pLimit(1);
   // Enough extractions in flight to keep the model busy without holding every chunk's promise at once.
@@ -67,7 +70,7 @@ export async function extractGraph(
     mergeQueue(async () => {
       while (ready.length >= batchSize || (all && ready.length > 0)) {
         const batch = ready.splice(0, batchSize);
-        const changes = await planChunkMerges(store, batch, services.config.merge);
+        const changes = await planChunkMerges(store, batch, planOptions);
         await store.commitChunkMerges(batch, changes);
         result.merged += batch.length;
       }

@@ -12,6 +12,7 @@ import { embedGraph } from "./embed-graph.js";
 import { extractGraph } from "./extract-graph.js";
 import { finalizeDocuments } from "./finalize-documents.js";
 import { planRegistration, registerDocument } from "./register-documents.js";
+import { resolveEntities } from "./resolve-entities.js";
 import { stopPoint } from "./stop-point.js";
 import { type SummarizeResult, summarizeDescriptions } from "./summarize-descriptions.js";
 
@@ -98,7 +99,8 @@ async function indexWorkflow(
     extractGraph(services, components.extractor, plan.toProcess, signal),
   );
   await stopPoint(signal);
-  const graphChanged = extracted.merged > 0 || plan.changed.length > 0;
+  const resolved = extracted.merged > 0 ? await resolveEntities(services, signal) : { merged: 0 };
+  const graphChanged = extracted.merged > 0 || plan.changed.length > 0 || resolved.merged > 0;
   let settled: SettleResult;
   try {
     settled = await settleGraph(services, components, graphChanged, options);

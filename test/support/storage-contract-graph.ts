@@ -127,6 +127,20 @@ export function describeMerge(storeOf: StoreOf): void {
     expect((await store.listEntities()).map((e) => e.key).sort()).toEqual(["acme", "bob"]);
     expect((await store.listRelationships()).map((r) => r.key)).toEqual([relationshipKey("acme", "bob")]);
   });
+
+  it("keeps an entity's aliases, and drops them when a later version has none", async () => {
+    const store = storeOf();
+    const [chunk] = await seedDocument(store, "d1", ["text"]);
+    await mergeChunk(store, chunk!.id, ["Ebenezer Scrooge", "Fred"], []);
+    const scrooge = makeEntity("Ebenezer Scrooge", { aliases: ["MR. SCROOGE", "SCROOGE"] });
+    await store.applyGraphChanges(changes({ upsertEntities: [scrooge] }));
+    expect(await store.getEntities([scrooge.key])).toEqual([scrooge]);
+    expect((await store.listEntities()).find((e) => e.key === scrooge.key)?.aliases).toEqual(scrooge.aliases);
+    expect((await store.listEntities()).find((e) => e.key === "fred")).not.toHaveProperty("aliases");
+    const { aliases: _dropped, ...plain } = scrooge;
+    await store.applyGraphChanges(changes({ upsertEntities: [plain] }));
+    expect(await store.getEntities([scrooge.key])).toEqual([plain]);
+  });
 }
 
 export function describeGraphReads(storeOf: StoreOf): void {

@@ -129,6 +129,7 @@ describe("export --format graphml", () => {
       description: xmlSafe(TRICKY),
       sourceChunkIds: (await store.getEntities(["acme corp"]))[0]?.sourceChunkIds.join(";"),
       communities: "c1-0;c0-0",
+      aliases: "",
     });
     expect(graph.getNodeAttribute("北京大学", "label")).toBe("北京大学");
     const edge = graph.edge("acme corp", "texas");
@@ -176,6 +177,7 @@ describe("export --format json", () => {
     expect(acme).toEqual({
       id: "acme corp",
       ...entities.find((e) => e.key === "acme corp"),
+      aliases: [],
       communities: ["c1-0", "c0-0"],
     });
     const relationships = await store.listRelationships();

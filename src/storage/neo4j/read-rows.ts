@@ -62,16 +62,20 @@ const ChunkStateRow = z.object({
   rawOutput: nullableText,
 });
 
-const EntityRow = z.object({
-  key: text,
-  name: text,
-  type: text,
-  description: text,
-  fragments: texts,
-  sourceChunkIds: texts,
-  fragmentsHash: text,
-  needsSummary: flag,
-});
+const EntityRow = z
+  .object({
+    key: text,
+    name: text,
+    type: text,
+    description: text,
+    fragments: texts,
+    sourceChunkIds: texts,
+    fragmentsHash: text,
+    needsSummary: flag,
+    // Absent on nodes written before entity resolution, and when the entity has no other name.
+    aliases: texts.nullish(),
+  })
+  .transform(({ aliases, ...entity }) => (aliases && aliases.length > 0 ? { ...entity, aliases } : entity));
 
 const RelationshipRow = z.object({
   key: text,

@@ -55,6 +55,7 @@ export function entityRow(entity: EntityRecord) {
     sourceChunkIds: entity.sourceChunkIds,
     fragmentsHash: entity.fragmentsHash,
     needsSummary: entity.needsSummary,
+    aliases: entity.aliases ?? [],
   };
 }
 

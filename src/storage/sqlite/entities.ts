@@ -6,6 +6,9 @@ import { type EntityRow, toEntity } from "./rows.js";
 const ENTITY_COLUMNS =
   "key, name, type, description, fragments, source_chunk_ids, fragments_hash, needs_summary";
 const ENTITY_COLUMNS_OF_E = qualified("e", ENTITY_COLUMNS);
+/** Entity columns with the aliases, which live in their own table (schema version 3). */
+const ENTITY_SELECT = `SELECT ${ENTITY_COLUMNS_OF_E}, a.aliases AS aliases FROM entities e
+  LEFT JOIN entity_aliases a ON a.key = e.key`;
 
 /** Folded entities, kept in step with their full-text rows (name and description). */
 export class EntityTable {
@@ -32,19 +35,33 @@ export class EntityTable {
       entity.fragmentsHash,
       entity.needsSummary ? 1 : 0,
     )[0] as number;
+    this.saveAliases(entity.key, entity.aliases ?? []);
     this.fullText.queueEntity(seq);
   }
 
   delete(key: string): void {
     const seq = this.sql.column<number>("DELETE FROM entities WHERE key = ? RETURNING seq", key)[0];
+    this.sql.run("DELETE FROM entity_aliases WHERE key = ?", key);
     if (seq !== undefined) this.fullText.removeEntity(seq);
+  }
+
+  private saveAliases(key: string, aliases: string[]): void {
+    if (aliases.length === 0) this.sql.run("DELETE FROM entity_aliases WHERE key = ?", key);
+    else {
+      this.sql.run(
+        "INSERT OR REPLACE INTO entity_aliases (key, aliases) VALUES (?, ?)",
+        key,
+        JSON.stringify(aliases),
+      );
+    }
   }
 
   /** In the order of `keys`; unknown keys are skipped. */
   get(keys: string[]): EntityRecord[] {
     return this.sql
       .all<EntityRow>(
-        `SELECT ${ENTITY_COLUMNS_OF_E} FROM json_each(?) wanted JOIN entities e ON e.key = wanted.value
+        `SELECT ${ENTITY_COLUMNS_OF_E}, a.aliases AS aliases FROM json_each(?) wanted
+         JOIN entities e ON e.key = wanted.value LEFT JOIN entity_aliases a ON a.key = e.key
          ORDER BY wanted.key`,
         idList(keys),
       )
@@ -52,12 +69,10 @@ export class EntityTable {
   }
 
   list(): EntityRecord[] {
-    return this.sql.all<EntityRow>(`SELECT ${ENTITY_COLUMNS} FROM entities ORDER BY key`).map(toEntity);
+    return this.sql.all<EntityRow>(`${ENTITY_SELECT} ORDER BY e.key`).map(toEntity);
   }
 
   needingSummary(): EntityRecord[] {
-    return this.sql
-      .all<EntityRow>(`SELECT ${ENTITY_COLUMNS} FROM entities WHERE needs_summary = 1 ORDER BY key`)
-      .map(toEntity);
+    return this.sql.all<EntityRow>(`${ENTITY_SELECT} WHERE e.needs_summary = 1 ORDER BY e.key`).map(toEntity);
   }
 }

@@ -152,8 +152,11 @@ export class FullTextIndex {
   }
 
   private flushEntities(): void {
+    // The name column holds the aliases too, so an entity is found by any name it was merged from.
     const rows = this.sql.all<{ seq: number; name: string; description: string }>(
-      `SELECT e.seq, e.name, e.description FROM fts_pending p JOIN entities e ON e.seq = p.seq
+      `SELECT e.seq, e.name || coalesce(' ' || (SELECT group_concat(value, ' ') FROM json_each(a.aliases)), '')
+         AS name, e.description
+       FROM fts_pending p JOIN entities e ON e.seq = p.seq LEFT JOIN entity_aliases a ON a.key = e.key
        WHERE p.kind = 'entity'`,
     );
     const insert = this.sql.statement(

@@ -131,10 +131,13 @@ export interface EntityRow {
   source_chunk_ids: string;
   fragments_hash: string;
   needs_summary: number;
+  aliases: string | null;
 }
 
 export function toEntity(row: EntityRow): EntityRecord {
+  const aliases = row.aliases ? (JSON.parse(row.aliases) as string[]) : [];
   return {
+    ...(aliases.length > 0 ? { aliases } : {}),
     key: row.key,
     name: row.name,
     type: row.type,

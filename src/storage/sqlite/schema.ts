@@ -2,7 +2,7 @@
  * The embedded store's tables. Bump SCHEMA_VERSION and add a step to MIGRATIONS whenever the DDL
  * changes, so that workspaces written by an older kgrag keep opening.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Meta key holding the schema version (a reserved key in the shared meta table). */
 export const SCHEMA_VERSION_KEY = "sqlite.schemaVersion";
@@ -210,5 +210,16 @@ INSERT INTO relationships_fts (relationships_fts) VALUES ('delete-all');
 INSERT OR IGNORE INTO fts_pending (kind, seq) SELECT 'relationship', seq FROM relationships;
 `;
 
+/**
+ * Version 3: the other names an entity was merged from (entity resolution and curation), in a table
+ * of their own so that running the step again on a version 3 file changes nothing.
+ */
+const SCHEMA_V3 = `
+CREATE TABLE IF NOT EXISTS entity_aliases (
+  key TEXT PRIMARY KEY,
+  aliases TEXT NOT NULL
+) WITHOUT ROWID;
+`;
+
 /** DDL applied to reach each version; index i brings a store from version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2];
+export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];

@@ -1,0 +1,218 @@
+import { userInfo } from "node:os";
+import { entityKey, relationshipKey } from "../merge/keys.js";
+import type { IndexComponents } from "../pipeline/index-workflow.js";
+import { settleGraph } from "../pipeline/index-workflow.js";
+import type { KgragServices } from "../services.js";
+import type { EntityRecord, HistoryEntry, RelationshipRecord } from "../types.js";
+import { addRules, loadResolution } from "./apply-rules.js";
+import { type CandidatePair, findCandidates } from "./candidates.js";
+import type { EntityRule } from "./rules.js";
+
+/** A name or key that matches no entity (or matches several): bad input, nothing is changed. */
+export class UnknownEntityError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UnknownEntityError";
+  }
+}
+
+export interface EditOptions {
+  /** Who made the edit, recorded in the rule and the history (default: the OS user). */
+  by?: string;
+}
+
+export interface MergeOptions extends EditOptions {
+  /** The entity that survives (a name or key among those merged); default the first. */
+  into?: string;
+  /** A new display name for the survivor. */
+  name?: string;
+}
+
+export interface RelationshipInput {
+  description: string;
+  keywords?: string[];
+  strength?: number;
+}
+
+/**
+ * Hand curation of the graph: every edit becomes a rule, so a re-index or a delete folds the
+ * graph again with it; it is applied at once (history with who and when, re-embedded, the
+ * description summarised when the merge made it long) and marks the communities stale, to be
+ * rebuilt by the next index or `kgrag communities --rebuild`.
+ */
+export interface EntityCuration {
+  /** Entities by name, with aliases; `query` keeps those whose name or an alias contains it. */
+  list(query?: string): Promise<EntityRecord[]>;
+  /** The entity a name, alias or key stands for. */
+  get(nameOrKey: string): Promise<EntityRecord>;
+  /** Pairs that might be one entity but were left apart, with their evidence, for a person to decide. */
+  duplicates(): Promise<CandidatePair[]>;
+  merge(names: string[], options?: MergeOptions): Promise<EntityRecord>;
+  rename(nameOrKey: string, newName: string, options?: EditOptions): Promise<EntityRecord>;
+  edit(
+    nameOrKey: string,
+    fields: { type?: string; description?: string },
+    options?: EditOptions,
+  ): Promise<EntityRecord>;
+  /** Takes an alias back out of an entity; resolution will not merge the two again. */
+  split(nameOrKey: string, alias: string, options?: EditOptions): Promise<EntityRecord>;
+  deleteEntity(nameOrKey: string, options?: EditOptions): Promise<void>;
+  deleteRelationship(a: string, b: string, options?: EditOptions): Promise<void>;
+  addRelationship(
+    a: string,
+    b: string,
+    input: RelationshipInput,
+    options?: EditOptions,
+  ): Promise<RelationshipRecord>;
+  /** What changed an entity (or everything), oldest first. */
+  history(nameOrKey?: string): Promise<HistoryEntry[]>;
+  /** The rules in force (resolution merges and hand edits), in order. */
+  rules(): Promise<readonly EntityRule[]>;
+}
+
+type Writing = <T>(work: () => Promise<T>) => Promise<T>;
+
+export function createEntityCuration(
+  services: KgragServices,
+  components: IndexComponents,
+  writing: Writing,
+): EntityCuration {
+  const { store } = services;
+
+  const find = async (nameOrKey: string): Promise<EntityRecord> => {
+    const resolution = await loadResolution(store);
+    const direct = await store.getEntities([resolution.canonical(entityKey(nameOrKey))]);
+    if (direct[0]) return direct[0];
+    const wanted = entityKey(nameOrKey);
+    const matches = (await store.listEntities()).filter(
+      (e) => entityKey(e.name) === wanted || (e.aliases ?? []).some((a) => entityKey(a) === wanted),
+    );
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length > 1) {
+      throw new UnknownEntityError(
+        `"${nameOrKey}" names ${matches.length} entities (${matches.map((e) => e.key).join(", ")}); give a key.`,
+      );
+    }
+    throw new UnknownEntityError(`No entity named "${nameOrKey}" in this workspace.`);
+  };
+
+  /** Records the rules, re-folds what they touch, then summarises and re-embeds what changed. */
+  const apply = (rules: EntityRule[], touched: string[], action: string, by: string) =>
+    writing(async () => {
+      await addRules(services, rules, touched, `${action} by ${by}`);
+      await settleGraph(services, components, true, { communities: false });
+    });
+
+  const provenance = (options: EditOptions = {}) => ({
+    by: options.by ?? currentUser(),
+    at: new Date().toISOString(),
+  });
+
+  return {
+    list: async (query) => {
+      const all = await store.listEntities();
+      if (!query) return all;
+      const needle = query.toLowerCase();
+      return all.filter((e) => [e.name, ...(e.aliases ?? [])].some((n) => n.toLowerCase().includes(needle)));
+    },
+    get: find,
+    duplicates: async () => {
+      const resolution = await loadResolution(store);
+      const pairs = findCandidates(
+        await store.listEntities(),
+        await store.listRelationships(),
+        services.config.resolution,
+        (a, b) => resolution.keptApart(a, b),
+      );
+      return pairs.filter((p) => p.name.relation !== "conflict" && p.typesAgree);
+    },
+    merge: async (names, options = {}) => {
+      if (names.length < 2) throw new UnknownEntityError("Merging needs at least two entities.");
+      const entities = await Promise.all(names.map(find));
+      const survivor = options.into ? await find(options.into) : entities[0]!;
+      const others = unique(entities.map((e) => e.key)).filter((key) => key !== survivor.key);
+      const p = provenance(options);
+      const rules: EntityRule[] = others.map((from) => ({ kind: "merge", from, into: survivor.key, ...p }));
+      if (options.name) rules.push({ kind: "rename", key: survivor.key, name: options.name, ...p });
+      await apply(rules, [survivor.key, ...others], `merge ${others.join(", ")} into ${survivor.key}`, p.by);
+      return find(survivor.key);
+    },
+    rename: async (nameOrKey, newName, options = {}) => {
+      const entity = await find(nameOrKey);
+      const p = provenance(options);
+      await apply([{ kind: "rename", key: entity.key, name: newName, ...p }], [entity.key], "rename", p.by);
+      return find(entity.key);
+    },
+    edit: async (nameOrKey, fields, options = {}) => {
+      const entity = await find(nameOrKey);
+      const p = provenance(options);
+      const rule: EntityRule = { kind: "edit", key: entity.key, ...p };
+      if (fields.type) rule.type = fields.type.toLowerCase();
+      if (fields.description !== undefined) rule.description = fields.description;
+      await apply([rule], [entity.key], "edit", p.by);
+      return find(entity.key);
+    },
+    split: async (nameOrKey, alias, options = {}) => {
+      const entity = await find(nameOrKey);
+      const resolution = await loadResolution(store);
+      const aliasKey = entityKey(alias);
+      if (resolution.canonical(aliasKey) !== entity.key || aliasKey === entity.key) {
+        throw new UnknownEntityError(`"${alias}" is not an alias of "${entity.name}" (${entity.key}).`);
+      }
+      const p = provenance(options);
+      const rule: EntityRule = { kind: "split", alias: aliasKey, from: entity.key, ...p };
+      await apply([rule], [entity.key, aliasKey], `split ${aliasKey} from ${entity.key}`, p.by);
+      return find(aliasKey);
+    },
+    deleteEntity: async (nameOrKey, options = {}) => {
+      const entity = await find(nameOrKey);
+      const p = provenance(options);
+      await apply([{ kind: "delete-entity", key: entity.key, ...p }], [entity.key], "delete entity", p.by);
+    },
+    deleteRelationship: async (a, b, options = {}) => {
+      const [ea, eb] = [await find(a), await find(b)];
+      const key = relationshipKey(ea.key, eb.key);
+      if ((await store.getRelationships([key])).length === 0) {
+        throw new UnknownEntityError(`No relationship between "${ea.name}" and "${eb.name}".`);
+      }
+      const p = provenance(options);
+      const rule: EntityRule = { kind: "delete-relationship", source: ea.key, target: eb.key, ...p };
+      await apply([rule], [ea.key, eb.key], "delete relationship", p.by);
+    },
+    addRelationship: async (a, b, input, options = {}) => {
+      const [ea, eb] = [await find(a), await find(b)];
+      if (ea.key === eb.key) throw new UnknownEntityError("A relationship needs two different entities.");
+      const p = provenance(options);
+      const rule: EntityRule = {
+        kind: "add-relationship",
+        source: ea.key,
+        target: eb.key,
+        description: input.description,
+        keywords: input.keywords ?? [],
+        strength: input.strength ?? 1,
+        ...p,
+      };
+      await apply([rule], [ea.key, eb.key], "add relationship", p.by);
+      const [record] = await store.getRelationships([relationshipKey(ea.key, eb.key)]);
+      if (!record) throw new Error("The relationship was not added.");
+      return record;
+    },
+    history: async (nameOrKey) => {
+      if (nameOrKey === undefined) return store.listHistory();
+      return store.listHistory((await find(nameOrKey)).key);
+    },
+    rules: async () => (await loadResolution(store)).rules,
+  };
+}
+
+function currentUser(): string {
+  try {
+    return process.env.KGRAG_USER || userInfo().username || "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

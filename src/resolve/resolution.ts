@@ -1,0 +1,206 @@
+import { canonicalPair, entityKey, relationshipKey } from "../merge/keys.js";
+import type { EntityMention, EntityRecord, RelationshipMention, RelationshipRecord } from "../types.js";
+import type { EntityRule } from "./rules.js";
+
+/** Chunk ids of hand-added relationship mentions start with this; they are no source passage. */
+export const MANUAL_CHUNK_PREFIX = "manual:";
+
+interface EntityEdit {
+  type?: string;
+  description?: string;
+}
+
+/**
+ * The rules replayed into lookups: which entity key every extracted key folds into, and the edits
+ * that apply after folding. Built once per run from the stored rules.
+ */
+export class Resolution {
+  private readonly parent = new Map<string, string>();
+  private readonly apart = new Set<string>();
+  private readonly names = new Map<string, string>();
+  private readonly edits = new Map<string, EntityEdit>();
+  private readonly deletedEntities = new Set<string>();
+  private readonly deletedRelationships: [string, string][] = [];
+  private readonly added: Extract<EntityRule, { kind: "add-relationship" }>[] = [];
+  private members = new Map<string, string[]>();
+  private manual = new Map<string, RelationshipMention[]>();
+
+  constructor(readonly rules: readonly EntityRule[] = []) {
+    for (const rule of rules) this.replay(rule);
+    this.index();
+  }
+
+  /** The entity key an extracted key folds into. */
+  canonical(key: string): string {
+    let current = key;
+    const seen = new Set<string>();
+    for (let next = this.parent.get(current); next !== undefined; next = this.parent.get(current)) {
+      if (seen.has(next)) break;
+      seen.add(current);
+      current = next;
+    }
+    return current;
+  }
+
+  /** Every extracted key that folds into this entity key (none when it is itself merged away). */
+  expandEntity(key: string): string[] {
+    return this.members.get(key) ?? (this.parent.has(key) ? [] : [key]);
+  }
+
+  /** Every extracted relationship key that folds into this one. */
+  expandRelationship(key: string, split: (key: string) => [string, string]): string[] {
+    const [a, b] = split(key);
+    const keys: string[] = [];
+    for (const x of this.expandEntity(a))
+      for (const y of this.expandEntity(b)) keys.push(relationshipKey(x, y));
+    return keys;
+  }
+
+  mapEntityMention(m: EntityMention): EntityMention {
+    const key = this.canonical(m.entityKey);
+    return key === m.entityKey ? m : { ...m, entityKey: key };
+  }
+
+  /** Null when both ends fold into one entity: an alias is no relationship. */
+  mapRelationshipMention(m: RelationshipMention): RelationshipMention | null {
+    const [source, target] = canonicalPair(this.canonical(m.sourceKey), this.canonical(m.targetKey));
+    if (source === target) return null;
+    if (source === m.sourceKey && target === m.targetKey) return m;
+    return { ...m, sourceKey: source, targetKey: target, relationshipKey: relationshipKey(source, target) };
+  }
+
+  manualMentions(key: string): RelationshipMention[] {
+    return this.manual.get(key) ?? [];
+  }
+
+  /** Keys of every relationship added by hand (they have no extracted mention to be found by). */
+  manualRelationshipKeys(): string[] {
+    return [...this.manual.keys()];
+  }
+
+  keptApart(a: string, b: string): boolean {
+    return this.apart.has(pairId(this.canonical(a), this.canonical(b))) || this.apart.has(pairId(a, b));
+  }
+
+  isDeleted(key: string): boolean {
+    return this.deletedEntities.has(key);
+  }
+
+  /** Applies renames, edits and deletes to a folded entity, and lists the other names it was found under. */
+  finishEntity(key: string, folded: EntityRecord | null, mentions: EntityMention[]): EntityRecord | null {
+    if (!folded || this.deletedEntities.has(key)) return null;
+    const surfaces = surfaceNames(mentions);
+    const ownName = entityKey(folded.name) === key ? folded.name : surfaces.get(key);
+    const name = this.names.get(key) ?? ownName ?? folded.name;
+    const aliases = [...surfaces.entries()]
+      .filter(([surfaceKey]) => surfaceKey !== entityKey(name))
+      .map(([, surface]) => surface)
+      .sort();
+    const edit = this.edits.get(key);
+    const record: EntityRecord = { ...folded, name };
+    if (aliases.length > 0) record.aliases = aliases;
+    if (edit?.type) record.type = edit.type;
+    if (edit?.description !== undefined) {
+      record.description = edit.description;
+      record.needsSummary = false;
+    }
+    return record;
+  }
+
+  finishRelationship(folded: RelationshipRecord | null): RelationshipRecord | null {
+    if (!folded) return null;
+    if (this.deletedEntities.has(folded.sourceKey) || this.deletedEntities.has(folded.targetKey)) return null;
+    const deleted = this.deletedRelationships.some(
+      ([a, b]) => relationshipKey(this.canonical(a), this.canonical(b)) === folded.key,
+    );
+    if (deleted) return null;
+    const sourceChunkIds = folded.sourceChunkIds.filter((id) => !id.startsWith(MANUAL_CHUNK_PREFIX));
+    return sourceChunkIds.length === folded.sourceChunkIds.length ? folded : { ...folded, sourceChunkIds };
+  }
+
+  private replay(rule: EntityRule): void {
+    switch (rule.kind) {
+      case "merge": {
+        const from = this.canonical(rule.from);
+        const into = this.canonical(rule.into);
+        if (from === into || this.keptApart(from, into)) return;
+        this.parent.set(from, into);
+        // The survivor keeps its own name unless it was renamed; the merged one's edits go with it.
+        this.names.delete(from);
+        return;
+      }
+      case "split":
+        this.parent.delete(rule.alias);
+        this.apart.add(pairId(rule.alias, this.canonical(rule.from)));
+        return;
+      case "rename":
+        this.names.set(rule.key, rule.name);
+        return;
+      case "edit":
+        this.edits.set(rule.key, {
+          ...this.edits.get(rule.key),
+          ...(rule.type ? { type: rule.type } : {}),
+          ...(rule.description !== undefined ? { description: rule.description } : {}),
+        });
+        return;
+      case "delete-entity":
+        this.deletedEntities.add(rule.key);
+        return;
+      case "delete-relationship":
+        this.deletedRelationships.push([rule.source, rule.target]);
+        return;
+      case "add-relationship":
+        this.added.push(rule);
+        return;
+    }
+  }
+
+  private index(): void {
+    const members = new Map<string, string[]>();
+    const keys = new Set([...this.parent.keys(), ...this.parent.values()]);
+    for (const key of keys) {
+      const root = this.canonical(key);
+      members.set(root, [...(members.get(root) ?? [root]), ...(key === root ? [] : [key])]);
+    }
+    this.members = members;
+    const manual = new Map<string, RelationshipMention[]>();
+    this.added.forEach((rule, i) => {
+      const [sourceKey, targetKey] = canonicalPair(this.canonical(rule.source), this.canonical(rule.target));
+      if (sourceKey === targetKey) return;
+      const key = relationshipKey(sourceKey, targetKey);
+      const mention: RelationshipMention = {
+        relationshipKey: key,
+        sourceKey,
+        targetKey,
+        chunkId: `${MANUAL_CHUNK_PREFIX}${i}`,
+        description: rule.description,
+        keywords: rule.keywords,
+        strength: rule.strength,
+      };
+      manual.set(key, [...(manual.get(key) ?? []), mention]);
+    });
+    this.manual = manual;
+  }
+}
+
+function pairId(a: string, b: string): string {
+  const [x, y] = canonicalPair(a, b);
+  return `${x}\u001f${y}`;
+}
+
+/** The most frequent surface form under each extracted key. */
+function surfaceNames(mentions: EntityMention[]): Map<string, string> {
+  const counts = new Map<string, Map<string, number>>();
+  for (const m of mentions) {
+    const key = entityKey(m.name);
+    const forms = counts.get(key) ?? new Map<string, number>();
+    forms.set(m.name, (forms.get(m.name) ?? 0) + 1);
+    counts.set(key, forms);
+  }
+  const best = new Map<string, string>();
+  for (const [key, forms] of counts) {
+    const ranked = [...forms.entries()].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+    best.set(key, ranked[0]![0]);
+  }
+  return best;
+}
