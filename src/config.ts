@@ -102,6 +102,27 @@ export const Neo4jSchema = z.object({
   mergeBatchChunks: z.number().int().min(1).default(256),
 });
 
+/**
+ * The embedded store's approximate-nearest-neighbour index over dense vectors (usearch HNSW files
+ * beside the SQLite file). Defaults measured in bench/scale.ts; see the README's scale table.
+ */
+export const VectorIndexSchema = z.object({
+  /** "auto": HNSW for dense vectors from `minVectors` up, exact below and for the hashing embedder. */
+  kind: z.enum(["auto", "ann", "exact"]).default("auto"),
+  minVectors: z.number().int().min(0).default(20_000),
+  /** Stored precision of the index copy; f16 halves the file with no measurable recall loss. */
+  quantization: z.enum(["f32", "f16"]).default("f16"),
+  connectivity: z.number().int().min(4).default(16),
+  expansionAdd: z.number().int().min(8).default(128),
+  expansionSearch: z.number().int().min(8).default(64),
+  /** Candidates fetched per result wanted, re-scored exactly from the stored vectors. */
+  oversample: z.number().int().min(1).default(2),
+  /** Vectors written since the index file was saved that a search still scores exactly; more rebuild it. */
+  maxDelta: z.number().int().min(0).default(20_000),
+  /** A scope of at most this many ids is scored exactly (pre-filter) instead of filtering the HNSW hits. */
+  exactScopeMax: z.number().int().min(0).default(20_000),
+});
+
 export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;
 
 export const ConfigSchema = z
@@ -118,6 +139,7 @@ export const ConfigSchema = z
     merge: MergeSchema.default(MergeSchema.parse({})),
     community: CommunitySchema.default(CommunitySchema.parse({})),
     query: QuerySchema.default(QuerySchema.parse({})),
+    vectorIndex: VectorIndexSchema.default(VectorIndexSchema.parse({})),
   })
   .superRefine((config, ctx) => {
     if (config.storage !== "neo4j") return;
@@ -140,6 +162,7 @@ export const ConfigSchema = z
 export type KgragConfig = z.infer<typeof ConfigSchema>;
 export type KgragConfigInput = z.input<typeof ConfigSchema>;
 export type QueryConfig = z.infer<typeof QuerySchema>;
+export type VectorIndexConfig = z.infer<typeof VectorIndexSchema>;
 export type ExtractiveAnswerConfig = z.infer<typeof ExtractiveAnswerSchema>;
 
 type Env = Record<string, string | undefined>;
@@ -163,6 +186,7 @@ export function configFromEnv(env: Env = process.env, overrides: KgragConfigInpu
   const llmBase = env.KGRAG_LLM_BASE_URL ?? env.OPENAI_BASE_URL;
   const embModel = env.KGRAG_EMBEDDING_MODEL;
   checkChoice(env, "KGRAG_STORAGE", STORAGE_KINDS);
+  checkChoice(env, "KGRAG_VECTOR_INDEX", VectorIndexSchema.shape.kind.unwrap().options);
   const input: KgragConfigInput = {
     workspace: env.KGRAG_WORKSPACE,
     storage: env.KGRAG_STORAGE as KgragConfigInput["storage"],
@@ -192,6 +216,9 @@ export function configFromEnv(env: Env = process.env, overrides: KgragConfigInpu
           dimension: intFromEnv(env, "KGRAG_EMBEDDING_DIM"),
           timeoutMs: intFromEnv(env, "KGRAG_LLM_TIMEOUT_MS"),
         }
+      : undefined,
+    vectorIndex: env.KGRAG_VECTOR_INDEX
+      ? VectorIndexSchema.parse({ kind: env.KGRAG_VECTOR_INDEX })
       : undefined,
   };
   const merged = { ...stripUndefined(input), ...stripUndefined(overrides) };

@@ -12,7 +12,7 @@ import type { GraphStore } from "./storage/graph-store.js";
 import type { DocumentRecord, GraphCounts, SourceDocumentInput } from "./types.js";
 import { type ProgressReporter, silentProgress } from "./util/progress.js";
 import { createComponents } from "./workspace/components.js";
-import { checkEmbeddingModel } from "./workspace/embedding-guard.js";
+import { checkEmbeddingModel, recordWorkspaceModels } from "./workspace/embedding-guard.js";
 import { type IndexOptions, type IndexSummary, indexPaths, indexSources } from "./workspace/indexing.js";
 import { withWorkspaceLock } from "./workspace/lock.js";
 import { openModels } from "./workspace/models.js";
@@ -57,7 +57,7 @@ export interface Kgrag {
 export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgrag> {
   const config = configFromEnv(options.env ?? process.env, options.config ?? {});
   const workspace = resolve(config.workspace);
-  const store = options.store ?? (await openStore(config, workspace));
+  const store = options.store ?? (await openStore(config, workspace, options.progress));
   const usage = new UsageTracker();
   try {
     const models = await openModels(config, store, usage, options);
@@ -71,7 +71,6 @@ export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgr
       progress: options.progress ?? silentProgress,
     };
     const components = createComponents(services);
-    await store.setMeta("extractor", components.extractor.kind);
     return buildFacade(workspace, services, components);
   } catch (error) {
     await store.close();
@@ -81,9 +80,19 @@ export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgr
 
 function buildFacade(workspace: string, services: KgragServices, components: IndexComponents): Kgrag {
   const { store } = services;
+  // Opening reads only; the writer records the models and brings the vector index files up to date.
+  const asWriter =
+    <T>(work: () => Promise<T>) =>
+    async () => {
+      await recordWorkspaceModels(store, services.embedder, components.extractor.kind);
+      const result = await work();
+      // A failed or stopped run leaves the files behind: readers score the newer rows exactly.
+      await store.refreshIndexes?.();
+      return result;
+    };
   const writing = <T>(work: () => Promise<T>) => {
-    if (store.kind === "sqlite") return withWorkspaceLock(workspace, work);
-    return store.withWriterLease ? store.withWriterLease(work) : work();
+    if (store.kind === "sqlite") return withWorkspaceLock(workspace, asWriter(work));
+    return store.withWriterLease ? store.withWriterLease(asWriter(work)) : asWriter(work)();
   };
   return {
     services,
