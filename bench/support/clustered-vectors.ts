@@ -21,12 +21,12 @@ export class ClusteredVectors {
   }
 
   /** The next point: a random centre plus noise, unit length. */
-  next(): Float32Array {
-    const centre = this.centres[Math.floor(this.random() * this.centres.length)] as Float32Array;
+  next(random = this.random): Float32Array {
+    const centre = this.centres[Math.floor(random() * this.centres.length)] as Float32Array;
     const point = new Float32Array(this.dim);
     let squares = 0;
     for (let i = 0; i < this.dim; i++) {
-      const value = (centre[i] as number) + this.gaussian() * this.spread;
+      const value = (centre[i] as number) + this.gaussian(random) * this.spread;
       point[i] = value;
       squares += value * value;
     }
@@ -35,14 +35,19 @@ export class ClusteredVectors {
     return point;
   }
 
+  /** A point of the same distribution that depends only on `seed` (e.g. a query text's hash). */
+  pointFor(seed: number): Float32Array {
+    return this.next(seededRandom(seed));
+  }
+
   private gaussianVector(): Float32Array {
     return Float32Array.from({ length: this.dim }, () => this.gaussian());
   }
 
   /** Box-Muller. */
-  private gaussian(): number {
-    const u = this.random() || Number.MIN_VALUE;
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.random());
+  private gaussian(random = this.random): number {
+    const u = random() || Number.MIN_VALUE;
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
   }
 }
 

@@ -178,10 +178,14 @@ describe("SQLite HNSW vector index", () => {
 
   it("recovers after the writer is killed with SIGKILL mid-write: results match exact search", async () => {
     const workspace = tempWorkspace();
-    const child = spawn(process.execPath, ["--import", "tsx", "test/support/ann-writer-child.ts", workspace], {
-      cwd: REPO_ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "test/support/ann-writer-child.ts", workspace],
+      {
+        cwd: REPO_ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr.on("data", (text: Buffer) => {
       stderr += text.toString();
@@ -206,10 +210,13 @@ describe("SQLite HNSW vector index", () => {
     for (let q = 0; q < 20; q++) {
       const query = Array.from(points.next());
       const truth = idsOf(await exact.searchVectors("chunks", query, 10));
-      expect(recallAt(truth, idsOf(await reader.searchVectors("chunks", query, 10)))).toBeGreaterThanOrEqual(0.9);
+      expect(recallAt(truth, idsOf(await reader.searchVectors("chunks", query, 10)))).toBeGreaterThanOrEqual(
+        0.9,
+      );
     }
     const stored = await reader.getVectors("chunks", ["v0-5", `v${total / 200 - 1}-5`]);
-    for (const item of stored) expect((await reader.searchVectors("chunks", item.vector, 1))[0]?.id).toBe(item.id);
+    for (const item of stored)
+      expect((await reader.searchVectors("chunks", item.vector, 1))[0]?.id).toBe(item.id);
     const files = readdirSync(join(workspace, ANN_FOLDER)).filter((name) => name.endsWith(".usearch"));
     expect(files.length).toBeGreaterThanOrEqual(1);
   }, 60_000);
