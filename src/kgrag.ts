@@ -8,7 +8,7 @@ import { removeDocuments } from "./pipeline/delete-documents.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
 import { type QueryOptions, type QueryResult, runQuery } from "./query/query-engine.js";
 import type { KgragServices } from "./services.js";
-import type { GraphStore } from "./storage/graph-store.js";
+import type { GraphStore, VectorIndexStatus } from "./storage/graph-store.js";
 import type { DocumentRecord, GraphCounts, SourceDocumentInput } from "./types.js";
 import { type ProgressReporter, silentProgress } from "./util/progress.js";
 import { createComponents } from "./workspace/components.js";
@@ -37,6 +37,8 @@ export interface StatusReport {
   embedding: { model: string; dimension: number; kind: string };
   documents: DocumentRecord[];
   counts: GraphCounts;
+  /** How each vector namespace is searched (exact or an HNSW file, its size and freshness). */
+  vectorIndexes?: VectorIndexStatus[];
 }
 
 /** The kgrag library entry point: one object per workspace. The CLI is a thin layer over it. */
@@ -118,6 +120,7 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
       },
       documents: await store.listDocuments(),
       counts: await store.counts(),
+      ...(store.vectorIndexStatus ? { vectorIndexes: await store.vectorIndexStatus() } : {}),
     }),
     query: (question, queryOptions = {}) => runQuery(services, question, queryOptions),
     deleteDocuments: (docIds) =>
