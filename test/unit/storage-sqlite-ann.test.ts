@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { ClusteredVectors, recallAt } from "../../bench/support/clustered-vectors.js";
 import { type VectorIndexConfig, VectorIndexSchema } from "../../src/config.js";
+import { createKgrag } from "../../src/kgrag.js";
 import { ANN_FOLDER } from "../../src/storage/sqlite/ann-file.js";
 import { openSqliteStore, type SqliteGraphStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
 import type { VectorItem } from "../../src/types.js";
@@ -263,4 +264,35 @@ describe("readers never wait for a writer", () => {
     const reader = await open(workspace, { kind: "exact" });
     expect(idsOf(await reader.searchChunkText("cranes", 5))).toEqual(["c1"]);
   });
+});
+
+describe("a kgrag reader beside a writer holding the lock", () => {
+  it("opens the workspace, answers a query and reports status without a busy error", async () => {
+    const workspace = tempWorkspace();
+    const writer = await createKgrag({ env: {}, config: { workspace } });
+    await writer.index([
+      {
+        id: "d1",
+        title: "Harbour",
+        text: "Ada Lovelace met Charles Babbage in London to discuss the engine.",
+      },
+    ]);
+    await writer.close();
+    const holder = new Database(sqliteFile(workspace), { timeout: 0 });
+    holder.exec("BEGIN IMMEDIATE");
+    holder.exec("INSERT INTO meta (key, value) VALUES ('held', '1')");
+    try {
+      const reader = await createKgrag({ env: {}, config: { workspace } });
+      try {
+        const result = await reader.query("Who met Charles Babbage?", { mode: "mix", contextOnly: true });
+        expect(result.context.chunks.map((chunk) => chunk.text).join(" ")).toContain("Babbage");
+        expect((await reader.status()).counts.documents).toBe(1);
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      holder.exec("ROLLBACK");
+      holder.close();
+    }
+  }, 60_000);
 });
