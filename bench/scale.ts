@@ -76,7 +76,8 @@ const entityKeyOf = (i: number) => `entity ${i}`;
 
 /** Writes chunks [from, to) with their documents, entities, relationships and vectors. */
 async function writeSlice(store: SqliteGraphStore, shape: Shape, from: number, to: number): Promise<void> {
-  const points = new ClusteredVectors(shape.dim, clustersFor(shape.chunks), SEED + from);
+  // One set of centres for every slice and for the queries: only the points drawn differ.
+  const points = new ClusteredVectors(shape.dim, clustersFor(shape.chunks), SEED, SEED + from);
   const entityPer = shape.entities / shape.chunks;
   const relPer = shape.relationships / shape.chunks;
   const random = mulberry(SEED * 31 + from);
@@ -293,7 +294,7 @@ async function queryPhase(args: Args): Promise<void> {
   const rssAfterOpenMb = mb(process.memoryUsage().rss);
   const store = kgrag.services.store;
 
-  const points = new ClusteredVectors(args.dim, clustersFor(args.chunks), SEED + 1_000_003);
+  const points = new ClusteredVectors(args.dim, clustersFor(args.chunks), SEED, SEED + 1_000_003);
   const queries = Array.from({ length: args.queries }, () => Array.from(points.next()));
   const times: number[] = [];
   const found: string[][] = [];

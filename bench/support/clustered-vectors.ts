@@ -7,17 +7,20 @@ import { seededRandom } from "../../src/community/seeded-random.js";
  * distribution. Shared by bench/scale.ts and the vector index tests.
  */
 export class ClusteredVectors {
-  private readonly random: () => number;
+  private random: () => number;
   private readonly centres: Float32Array[];
 
+  /** `seed` fixes the cluster centres; `streamSeed` (default `seed`) the points drawn around them. */
   constructor(
     readonly dim: number,
     clusters: number,
     seed: number,
+    streamSeed = seed,
     private readonly spread = 0.6,
   ) {
     this.random = seededRandom(seed);
     this.centres = Array.from({ length: clusters }, () => this.gaussianVector());
+    this.random = seededRandom(streamSeed);
   }
 
   /** The next point: a random centre plus noise, unit length. */

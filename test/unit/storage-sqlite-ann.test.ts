@@ -207,7 +207,7 @@ describe("SQLite HNSW vector index", () => {
     const total = (await reader.vectorHashes("chunks")).size;
     expect(total).toBeGreaterThanOrEqual(800);
     expect(total % 200).toBe(0);
-    const points = new ClusteredVectors(16, 8, 99);
+    const points = new ClusteredVectors(16, 8, 7, 99);
     for (let q = 0; q < 20; q++) {
       const query = Array.from(points.next());
       const truth = idsOf(await exact.searchVectors("chunks", query, 10));
