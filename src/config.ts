@@ -247,6 +247,27 @@ export const ResolutionSchema = z.object({
   confirmWithModel: z.boolean().default(true),
 });
 
+/**
+ * The embedded store's approximate-nearest-neighbour index over dense vectors (usearch HNSW files
+ * beside the SQLite file). Defaults measured in bench/scale.ts; see the README's scale table.
+ */
+export const VectorIndexSchema = z.object({
+  /** "auto": HNSW for dense vectors from `minVectors` up, exact below and for the hashing embedder. */
+  kind: z.enum(["auto", "ann", "exact"]).default("auto"),
+  minVectors: z.number().int().min(0).default(20_000),
+  /** Stored precision of the index copy; f16 halves the file with no measurable recall loss. */
+  quantization: z.enum(["f32", "f16"]).default("f16"),
+  connectivity: z.number().int().min(4).default(16),
+  expansionAdd: z.number().int().min(8).default(128),
+  expansionSearch: z.number().int().min(8).default(64),
+  /** Candidates fetched per result wanted, re-scored exactly from the stored vectors. */
+  oversample: z.number().int().min(1).default(2),
+  /** Vectors written since the index file was saved that a search still scores exactly; more rebuild it. */
+  maxDelta: z.number().int().min(0).default(20_000),
+  /** A scope of at most this many ids is scored exactly (pre-filter) instead of filtering the HNSW hits. */
+  exactScopeMax: z.number().int().min(0).default(20_000),
+});
+
 export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;
 
 export const ConfigSchema = z
@@ -276,6 +297,7 @@ export const ConfigSchema = z
      */
     entityResolution: z.enum(["auto", "on", "off"]).default("auto"),
     resolution: ResolutionSchema.default(ResolutionSchema.parse({})),
+    vectorIndex: VectorIndexSchema.default(VectorIndexSchema.parse({})),
   })
   .superRefine((config, ctx) => {
     if (config.stages && !config.llm) {
@@ -306,6 +328,7 @@ export type KgragConfig = z.infer<typeof ConfigSchema>;
 export type KgragConfigInput = z.input<typeof ConfigSchema>;
 export type QueryConfig = z.infer<typeof QuerySchema>;
 export type RerankConfig = z.infer<typeof RerankSchema>;
+export type VectorIndexConfig = z.infer<typeof VectorIndexSchema>;
 export type ExtractiveAnswerConfig = z.infer<typeof ExtractiveAnswerSchema>;
 export type FusionConfig = z.infer<typeof FusionSchema>;
 
@@ -343,6 +366,7 @@ export interface LoadedConfig {
 export function loadConfig(env: Env = process.env, overrides: KgragConfigInput = {}): LoadedConfig {
   checkChoice(env, "KGRAG_STORAGE", STORAGE_KINDS);
   checkChoice(env, "KGRAG_ENTITY_RESOLUTION", ["auto", "on", "off"]);
+  checkChoice(env, "KGRAG_VECTOR_INDEX", VectorIndexSchema.shape.kind.unwrap().options);
   const given = stripUndefinedDeep(overrides);
   const file = locateConfigFile(env, (given.workspace as string | undefined) ?? env.KGRAG_WORKSPACE);
   const fromFile = file ? filePathsResolved(readConfigFile(file), file) : {};
@@ -381,6 +405,7 @@ function envLayer(env: Env): EnvValues {
   put("workspace", "KGRAG_WORKSPACE", env.KGRAG_WORKSPACE);
   put("storage", "KGRAG_STORAGE", env.KGRAG_STORAGE);
   put("entityResolution", "KGRAG_ENTITY_RESOLUTION", env.KGRAG_ENTITY_RESOLUTION);
+  put("vectorIndex.kind", "KGRAG_VECTOR_INDEX", env.KGRAG_VECTOR_INDEX);
   for (const [key, name] of [
     ["uri", "NEO4J_URI"],
     ["username", "NEO4J_USERNAME"],

@@ -16,11 +16,11 @@ import { type QueryOptions, type QueryResult, runQuery } from "./query/query-eng
 import { HttpReranker, type Reranker } from "./rerank/reranker.js";
 import { createEntityCuration, type EntityCuration } from "./resolve/curation.js";
 import type { KgragServices } from "./services.js";
-import type { GraphStore } from "./storage/graph-store.js";
+import type { GraphStore, VectorIndexStatus } from "./storage/graph-store.js";
 import type { DocumentRecord, GraphCounts, SourceDocumentInput } from "./types.js";
 import { type ProgressReporter, silentProgress } from "./util/progress.js";
 import { createComponents } from "./workspace/components.js";
-import { checkEmbeddingModel } from "./workspace/embedding-guard.js";
+import { checkEmbeddingModel, recordWorkspaceModels } from "./workspace/embedding-guard.js";
 import { type IndexOptions, type IndexSummary, indexPaths, indexSources } from "./workspace/indexing.js";
 import { withWorkspaceLock } from "./workspace/lock.js";
 import { openModels } from "./workspace/models.js";
@@ -47,6 +47,8 @@ export interface StatusReport {
   embedding: { model: string; dimension: number; kind: string };
   documents: DocumentRecord[];
   counts: GraphCounts;
+  /** How each vector namespace is searched (exact or an HNSW file, its size and freshness). */
+  vectorIndexes?: VectorIndexStatus[];
 }
 
 /** The kgrag library entry point: one object per workspace. The CLI is a thin layer over it. */
@@ -77,7 +79,7 @@ export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgr
   // Checked before anything opens: a broken prompt override stops the start, not the 500th chunk.
   usePromptOverrides(config.prompts);
   const workspace = resolve(config.workspace);
-  const store = options.store ?? (await openStore(config, workspace));
+  const store = options.store ?? (await openStore(config, workspace, options.progress));
   const usage = new UsageTracker();
   try {
     const models = await openModels(config, store, usage, options);
@@ -92,7 +94,6 @@ export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgr
       reranker: options.reranker ?? (config.rerank ? new HttpReranker(config.rerank) : null),
     };
     const components = createComponents(services);
-    await store.setMeta("extractor", components.extractor.kind);
     return buildFacade(workspace, services, components);
   } catch (error) {
     await store.close();
@@ -102,9 +103,19 @@ export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgr
 
 function buildFacade(workspace: string, services: KgragServices, components: IndexComponents): Kgrag {
   const { store } = services;
+  // Opening reads only; the writer records the models and brings the vector index files up to date.
+  const asWriter =
+    <T>(work: () => Promise<T>) =>
+    async () => {
+      await recordWorkspaceModels(store, services.embedder, components.extractor.kind);
+      const result = await work();
+      // A failed or stopped run leaves the files behind: readers score the newer rows exactly.
+      await store.refreshIndexes?.();
+      return result;
+    };
   const writing = <T>(work: () => Promise<T>) => {
-    if (store.kind === "sqlite") return withWorkspaceLock(workspace, work);
-    return store.withWriterLease ? store.withWriterLease(work) : work();
+    if (store.kind === "sqlite") return withWorkspaceLock(workspace, asWriter(work));
+    return store.withWriterLease ? store.withWriterLease(asWriter(work)) : asWriter(work)();
   };
   return {
     services,
@@ -130,6 +141,7 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
       },
       documents: await store.listDocuments(),
       counts: await store.counts(),
+      ...(store.vectorIndexStatus ? { vectorIndexes: await store.vectorIndexStatus() } : {}),
     }),
     query: (question, queryOptions = {}) => runQuery(services, question, queryOptions),
     deleteDocuments: (docIds) =>

@@ -13,6 +13,8 @@ export interface OpenOptions {
   create?: boolean;
   /** False for commands that never call a model (status, export...): no offline notice for them. */
   usesModel?: boolean;
+  /** Exact vector search instead of the HNSW files (`kgrag query --exact`). */
+  exact?: boolean;
 }
 
 /** What most commands need: the services of one workspace, and a way to let go of it. */
@@ -30,7 +32,11 @@ export function cliOpener(extra: CreateKgragOptions = {}): OpenKgrag {
     const kgrag = await createKgrag({
       ...extra,
       progress: extra.progress ?? terminalProgress(),
-      config: { ...extra.config, ...(opts.workspace ? { workspace: opts.workspace } : {}) },
+      config: {
+        ...extra.config,
+        ...(opts.workspace ? { workspace: opts.workspace } : {}),
+        ...(opts.exact ? { vectorIndex: { kind: "exact" as const } } : {}),
+      },
     });
     if (kgrag.mode === "offline" && opts.usesModel !== false && !notified) {
       notified = true;

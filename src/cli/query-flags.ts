@@ -16,6 +16,8 @@ export interface QueryFlags {
   filter?: string[];
   responseType?: string;
   graphRanking: GraphRanking;
+  /** Exact vector search instead of the HNSW files. */
+  exact?: boolean;
   workspace?: string;
 }
 

@@ -26,6 +26,18 @@ export interface ReportSave {
   reportHash: string;
 }
 
+/** How a vector namespace is searched; for an HNSW file, its size and whether it is up to date. */
+export interface VectorIndexStatus {
+  namespace: VectorNamespace;
+  kind: "exact" | "hnsw";
+  vectors: number;
+  fresh: boolean;
+  /** Bytes of the HNSW file (absent for exact search or a missing file). */
+  bytes?: number;
+  /** Vectors written since the file was saved: scored exactly until it is refreshed. */
+  pending?: number;
+}
+
 /**
  * The one storage interface. Two adapters implement it: SQLite (embedded default, one file per
  * workspace) and Neo4j. Merge rules live outside the store; adapters only persist and search.
@@ -155,4 +167,9 @@ export interface GraphStore {
   listMeta?(): Promise<Record<string, string>>;
   getVectors?(ns: VectorNamespace, ids: string[]): Promise<VectorItem[]>;
   listLlmCache?(): Promise<LlmCacheEntry[]>;
+
+  // ---- approximate vector index (optional: the embedded store keeps HNSW files beside SQLite) ----
+  vectorIndexStatus?(): Promise<VectorIndexStatus[]>;
+  /** Brings derived indexes (full text, HNSW files) up to date; a writer calls it after a run. */
+  refreshIndexes?(): Promise<void>;
 }

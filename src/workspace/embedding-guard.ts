@@ -11,17 +11,12 @@ export class EmbeddingMismatchError extends Error {
 /**
  * A workspace is tied to the embedding model that built its vectors. Opening it with another model
  * or dimension would compare incomparable vectors, so it is refused with a clear message instead.
- * The first open records the model.
+ * Only reads: the first writer records the model (recordWorkspaceModels), so a reader writes nothing.
  */
 export async function checkEmbeddingModel(store: GraphStore, embedder: Embedder): Promise<void> {
   const model = await store.getMeta("embedding.model");
   const dimension = await store.getMeta("embedding.dimension");
-  if (model === undefined || dimension === undefined) {
-    await store.setMeta("embedding.model", embedder.model);
-    await store.setMeta("embedding.dimension", String(embedder.dimension));
-    await store.setMeta("embedding.kind", embedder.kind);
-    return;
-  }
+  if (model === undefined || dimension === undefined) return;
   if (model !== embedder.model || Number(dimension) !== embedder.dimension) {
     throw new EmbeddingMismatchError(
       `This workspace was indexed with embedding model "${model}" (dimension ${dimension}), ` +
@@ -29,4 +24,19 @@ export async function checkEmbeddingModel(store: GraphStore, embedder: Embedder)
         "Configure the original model (KGRAG_EMBEDDING_MODEL / KGRAG_EMBEDDING_DIM), or index into a new workspace.",
     );
   }
+}
+
+/** Called by a writer before it writes: records the embedding model and the extractor in use. */
+export async function recordWorkspaceModels(
+  store: GraphStore,
+  embedder: Embedder,
+  extractorKind: string,
+): Promise<void> {
+  await checkEmbeddingModel(store, embedder);
+  if ((await store.getMeta("embedding.model")) === undefined) {
+    await store.setMeta("embedding.model", embedder.model);
+    await store.setMeta("embedding.dimension", String(embedder.dimension));
+    await store.setMeta("embedding.kind", embedder.kind);
+  }
+  if ((await store.getMeta("extractor")) !== extractorKind) await store.setMeta("extractor", extractorKind);
 }

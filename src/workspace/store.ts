@@ -2,10 +2,20 @@ import { basename, resolve } from "node:path";
 import { ConfigError, type KgragConfig } from "../config.js";
 import type { GraphStore } from "../storage/graph-store.js";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.js";
+import type { ProgressReporter } from "../util/progress.js";
 
 /** Opens the configured backend: one SQLite file per workspace (default) or a shared Neo4j database. */
-export async function openStore(config: KgragConfig, workspaceDir: string): Promise<GraphStore> {
-  if (config.storage === "sqlite") return openSqliteStore(workspaceDir);
+export async function openStore(
+  config: KgragConfig,
+  workspaceDir: string,
+  progress?: ProgressReporter,
+): Promise<GraphStore> {
+  if (config.storage === "sqlite") {
+    return openSqliteStore(workspaceDir, {
+      vectorIndex: config.vectorIndex,
+      ...(progress ? { progress } : {}),
+    });
+  }
   if (!config.neo4j) {
     throw new ConfigError(
       "KGRAG_STORAGE=neo4j needs NEO4J_URI (and NEO4J_USERNAME, NEO4J_PASSWORD, optionally NEO4J_DATABASE). " +

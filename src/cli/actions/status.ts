@@ -1,3 +1,4 @@
+import type { VectorIndexStatus } from "../../storage/graph-store.js";
 import type { OpenKgrag } from "../open.js";
 import { formatTable, printJson, truncateToWidth } from "../output.js";
 
@@ -16,6 +17,7 @@ export async function statusAction(
         extractor: status.extractor,
         embedding: status.embedding,
         counts: status.counts,
+        ...(status.vectorIndexes ? { vectorIndexes: status.vectorIndexes } : {}),
         documents: status.documents.map((d) => ({
           id: d.id,
           title: d.title,
@@ -36,7 +38,19 @@ export async function statusAction(
         `storage ${status.storage} at ${status.workspace}; extractor ${status.extractor}; ` +
         `embeddings ${status.embedding.model} (${status.embedding.kind}, ${status.embedding.dimension}-d)\n`,
     );
+    if (status.vectorIndexes)
+      process.stdout.write(`vectors: ${status.vectorIndexes.map(describeIndex).join("; ")}\n`);
   } finally {
     await kgrag.close();
   }
+}
+
+/** "chunks 120000 hnsw 190 MB, fresh" or "entities 800 exact". */
+function describeIndex(index: VectorIndexStatus): string {
+  const head = `${index.namespace} ${index.vectors} ${index.kind}`;
+  if (index.kind === "exact") return head;
+  if (index.bytes === undefined) return `${head}, no file yet (built at the first search)`;
+  const size = `${(index.bytes / 1e6).toFixed(1)} MB`;
+  if (index.fresh) return `${head} ${size}, fresh`;
+  return `${head} ${size}, stale: ${index.pending ?? 0} changes scored exactly until the next write refreshes it`;
 }

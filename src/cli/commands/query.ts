@@ -6,6 +6,7 @@ import { positiveInt, type QueryFlags } from "../query-flags.js";
 /** Opens a workspace's services for one command and lets go of them afterwards. */
 export type OpenServices = (opts: {
   workspace?: string;
+  exact?: boolean;
 }) => Promise<{ services: KgragServices; close(): Promise<void> }>;
 
 export function registerQueryCommand(program: Command, open: OpenServices): void {
@@ -27,6 +28,7 @@ export function registerQueryCommand(program: Command, open: OpenServices): void
         .choices(GRAPH_RANKINGS)
         .default("ppr"),
     )
+    .option("--exact", "exact vector search instead of the approximate (HNSW) index")
     .option("--batch <file>", 'questions file, one {"id","question"} JSON object per line ("-" for stdin)')
     .option("--jsonl", "with --batch: one JSON result per line, in input order (the default)")
     .option("-w, --workspace <dir>", "workspace folder (default $KGRAG_WORKSPACE or ./kgrag-data)")

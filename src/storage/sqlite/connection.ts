@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { MIGRATIONS, SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "./schema.js";
+import { MIGRATIONS, MISSING_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "./schema.js";
 
 export type SqliteDatabase = Database.Database;
 
@@ -32,6 +32,16 @@ export class Sql {
     // Every write goes through here (or a transaction), so handing out a writer counts as a write.
     if (!statement.readonly) this.writes += 1;
     return statement;
+  }
+
+  /** Counts a write made outside these statements (the schema migration at open). */
+  noteWrite(): void {
+    this.writes += 1;
+  }
+
+  /** True once this connection wrote: a connection that only reads must never take the write lock. */
+  hasWritten(): boolean {
+    return this.writes > 0;
   }
 
   /** Rows typed by the caller: SQLite hands back untyped objects, the SQL text defines their shape. */
@@ -98,8 +108,15 @@ export function qualified(alias: string, columns: string): string {
     .join(", ");
 }
 
-/** Opens (creating if needed) the SQLite file and brings its schema up to date. */
-export function openDatabase(file: string): SqliteDatabase {
+function hasColumn(db: SqliteDatabase, table: string, column: string): boolean {
+  return db.prepare("SELECT 1 FROM pragma_table_info(?) WHERE name = ?").get(table, column) !== undefined;
+}
+
+/**
+ * Opens (creating if needed) the SQLite file and brings its schema up to date; `migrated` says
+ * whether that wrote (a migration may queue full-text rows for this connection to index).
+ */
+export function openDatabase(file: string): { db: SqliteDatabase; migrated: boolean } {
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   try {
@@ -107,30 +124,48 @@ export function openDatabase(file: string): SqliteDatabase {
     // NORMAL is crash-safe in WAL mode (a power cut may lose the last commits, never corrupt).
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
-    migrate(db);
-    return db;
+    return { db, migrated: migrate(db) };
   } catch (error) {
     db.close();
     throw error;
   }
 }
 
-function migrate(db: SqliteDatabase): void {
-  db.transaction(() => {
-    db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID");
+/**
+ * Brings the schema up to date. An up-to-date file is only read, so opening a workspace to read
+ * it takes no write lock and never waits for a writer; only an old file takes one to migrate.
+ */
+function migrate(db: SqliteDatabase): boolean {
+  const hasMeta = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
+    .pluck(true)
+    .get();
+  if (hasMeta) {
     const stored = db.prepare("SELECT value FROM meta WHERE key = ?").pluck(true).get(SCHEMA_VERSION_KEY);
-    const current = stored === undefined ? 0 : Number(stored);
-    if (!Number.isInteger(current) || current > SCHEMA_VERSION) {
-      throw new Error(
-        `This workspace's SQLite file has schema version ${String(stored)}, newer than this kgrag ` +
-          `supports (${SCHEMA_VERSION}). Upgrade kgrag to open it.`,
+    if (stored !== undefined && Number(stored) === SCHEMA_VERSION) return false;
+  }
+  return db
+    .transaction(() => {
+      db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID");
+      const stored = db.prepare("SELECT value FROM meta WHERE key = ?").pluck(true).get(SCHEMA_VERSION_KEY);
+      const current = stored === undefined ? 0 : Number(stored);
+      if (!Number.isInteger(current) || current > SCHEMA_VERSION) {
+        throw new Error(
+          `This workspace's SQLite file has schema version ${String(stored)}, newer than this kgrag ` +
+            `supports (${SCHEMA_VERSION}). Upgrade kgrag to open it.`,
+        );
+      }
+      if (current === SCHEMA_VERSION) return false;
+      for (let step = current; step < MIGRATIONS.length; step++) {
+        const missing = MISSING_COLUMNS[step];
+        if (missing && !hasColumn(db, missing.table, missing.column)) db.exec(missing.ddl);
+        db.exec(MIGRATIONS[step] as string);
+      }
+      db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(
+        SCHEMA_VERSION_KEY,
+        String(SCHEMA_VERSION),
       );
-    }
-    if (current === SCHEMA_VERSION) return;
-    for (const ddl of MIGRATIONS.slice(current)) db.exec(ddl);
-    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(
-      SCHEMA_VERSION_KEY,
-      String(SCHEMA_VERSION),
-    );
-  }).immediate();
+      return true;
+    })
+    .immediate();
 }

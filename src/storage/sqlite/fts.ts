@@ -131,8 +131,18 @@ export class FullTextIndex {
     this.sql.run("INSERT OR IGNORE INTO fts_pending (kind, seq) VALUES (?, ?)", kind, seq);
   }
 
-  /** Indexes the queued rows of one kind. Checked before taking the write lock: usually empty. */
-  private flush(kind: FtsKind): void {
+  /** Indexes every queued row (a writer calls this before it lets go of the workspace). */
+  flushAll(): void {
+    for (const kind of ["chunk", "entity", "relationship"] as const) this.flush(kind, true);
+  }
+
+  /**
+   * Indexes the queued rows of one kind. Checked before taking the write lock: usually empty. A
+   * connection that only reads never flushes (readers never wait for the writer's lock): it
+   * searches what the writer flushed when it finished.
+   */
+  private flush(kind: FtsKind, asWriter = this.sql.hasWritten()): void {
+    if (!asWriter) return;
     if (!this.sql.get("SELECT 1 FROM fts_pending WHERE kind = ? LIMIT 1", kind)) return;
     const flushers: Record<FtsKind, () => void> = {
       chunk: () => this.flushChunks(),

@@ -221,5 +221,30 @@ CREATE TABLE IF NOT EXISTS entity_aliases (
 ) WITHOUT ROWID;
 `;
 
+/**
+ * Version 4: each vector row carries the namespace generation that last wrote it, and deletes
+ * leave the row's key in vector_removals, so an approximate index file saved at generation G is
+ * brought up to date from the rows written after G (see ann-vectors.ts). The rowid is the key in
+ * the index file; an upsert keeps it (ON CONFLICT DO UPDATE), a delete records it.
+ */
+const VECTOR_GEN_COLUMN = "ALTER TABLE vectors ADD COLUMN gen INTEGER NOT NULL DEFAULT 0;";
+const SCHEMA_V4 = `
+CREATE INDEX IF NOT EXISTS vectors_by_gen ON vectors(namespace, gen);
+CREATE TABLE IF NOT EXISTS vector_removals (
+  namespace TEXT NOT NULL,
+  key INTEGER NOT NULL,
+  gen INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS vector_removals_by_gen ON vector_removals(namespace, gen);
+`;
+
 /** DDL applied to reach each version; index i brings a store from version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
+export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4];
+
+/**
+ * Steps that DDL alone cannot make safe to run twice (SQLite has no ADD COLUMN IF NOT EXISTS),
+ * run before MIGRATIONS[i] when the column is missing.
+ */
+export const MISSING_COLUMNS: Readonly<Record<number, { table: string; column: string; ddl: string }>> = {
+  3: { table: "vectors", column: "gen", ddl: VECTOR_GEN_COLUMN },
+};

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { type VectorIndexConfig, VectorIndexSchema } from "../../config.js";
 import type {
   ChunkPartial,
   ChunkRecord,
@@ -19,7 +20,10 @@ import type {
   VectorItem,
   VectorNamespace,
 } from "../../types.js";
-import type { GraphStore, ReportSave } from "../graph-store.js";
+import { type ProgressReporter, silentProgress } from "../../util/progress.js";
+import type { GraphStore, ReportSave, VectorIndexStatus } from "../graph-store.js";
+import { AnnFiles } from "./ann-file.js";
+import { AnnVectors } from "./ann-vectors.js";
 import { ChunkTable } from "./chunks.js";
 import { CommunityTable } from "./communities.js";
 import { openDatabase, Sql, type SqliteDatabase } from "./connection.js";
@@ -40,9 +44,24 @@ export function sqliteFile(workspaceDir: string): string {
   return join(workspaceDir, SQLITE_FILE_NAME);
 }
 
-/** Opens (creating if missing) the embedded store of a workspace: one SQLite file in WAL mode. */
-export async function openSqliteStore(workspaceDir: string): Promise<SqliteGraphStore> {
-  return new SqliteGraphStore(openDatabase(sqliteFile(workspaceDir)));
+export interface SqliteStoreOptions {
+  vectorIndex?: VectorIndexConfig;
+  /** Shows a bar while an HNSW file is rebuilt. */
+  progress?: ProgressReporter;
+}
+
+const VECTOR_NAMESPACES: readonly VectorNamespace[] = ["chunks", "entities", "relationships", "communities"];
+
+/**
+ * Opens (creating if missing) the embedded store of a workspace: one SQLite file in WAL mode, and
+ * HNSW files for large dense vector sets in its `vectors/` folder.
+ */
+export async function openSqliteStore(
+  workspaceDir: string,
+  options: SqliteStoreOptions = {},
+): Promise<SqliteGraphStore> {
+  const { db, migrated } = openDatabase(sqliteFile(workspaceDir));
+  return new SqliteGraphStore(db, { ...options, workspaceDir, migrated });
 }
 
 /**
@@ -64,10 +83,25 @@ export class SqliteGraphStore implements GraphStore {
   private readonly history: HistoryLog;
   private documentList: { generation: string; documents: DocumentRecord[] } | undefined;
 
-  constructor(private readonly db: SqliteDatabase) {
+  private readonly ann: AnnVectors | undefined;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    options: SqliteStoreOptions & { workspaceDir?: string; migrated?: boolean } = {},
+  ) {
     this.sql = new Sql(db);
+    if (options.migrated) this.sql.noteWrite();
     this.fullText = new FullTextIndex(this.sql);
-    this.vectors = new VectorIndex(this.sql);
+    const config = options.vectorIndex ?? VectorIndexSchema.parse({});
+    this.ann = options.workspaceDir
+      ? new AnnVectors(
+          this.sql,
+          new AnnFiles(options.workspaceDir),
+          config,
+          options.progress ?? silentProgress,
+        )
+      : undefined;
+    this.vectors = new VectorIndex(this.sql, this.ann && { vectors: this.ann, config });
     this.documents = new DocumentTable(this.sql);
     this.chunks = new ChunkTable(this.sql, this.fullText, this.vectors);
     this.mentions = new MentionTable(this.sql);
@@ -78,8 +112,37 @@ export class SqliteGraphStore implements GraphStore {
     this.history = new HistoryLog(this.sql);
   }
 
+  /** A connection that wrote indexes its queued full-text rows first, so the next reader finds them. */
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    this.ann?.close();
+    if (!this.db.open) return;
+    if (this.sql.hasWritten()) this.fullText.flushAll();
+    this.db.close();
+  }
+
+  /** Each namespace's search path and, for HNSW, its file's size and freshness. */
+  async vectorIndexStatus(): Promise<VectorIndexStatus[]> {
+    return VECTOR_NAMESPACES.map((ns) => {
+      const vectors = this.vectors.size(ns);
+      const path = this.vectors.searchPath(ns);
+      if (path === "exact" || !this.ann) return { namespace: ns, kind: "exact", vectors, fresh: true };
+      const status = this.ann.status(ns);
+      return { namespace: ns, kind: "hnsw", vectors, ...status };
+    });
+  }
+
+  /**
+   * Indexes the queued full-text rows, brings every HNSW file up to date (building missing ones)
+   * and forgets the deletes they now reflect. Writers call it after a run; readers never need to
+   * (they score vectors newer than the file exactly).
+   */
+  async refreshIndexes(): Promise<void> {
+    this.fullText.flushAll();
+    if (!this.ann) return;
+    for (const ns of VECTOR_NAMESPACES) {
+      if (this.vectors.searchPath(ns) === "ann") this.ann.refresh(ns);
+      this.sql.transaction(() => this.ann?.pruneRemovals(ns));
+    }
   }
 
   async getMeta(key: string): Promise<string | undefined> {

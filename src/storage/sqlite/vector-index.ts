@@ -1,5 +1,7 @@
+import type { VectorIndexConfig } from "../../config.js";
 import type { ScoredId, VectorItem, VectorNamespace } from "../../types.js";
 import { vectorDimension } from "../input-checks.js";
+import type { AnnVectors } from "./ann-vectors.js";
 import { idList, type Sql } from "./connection.js";
 import { MatrixBuilder, searchMatrix, type VectorMatrix } from "./vector-math.js";
 
@@ -13,39 +15,66 @@ interface VectorRow {
   vector: Buffer;
 }
 
+/** How one namespace is searched, and why (see VectorIndexConfig). */
+export type SearchPath = "exact" | "ann";
+
 /**
- * Vectors stored as Float32 BLOBs, searched by exact cosine over an in-memory matrix per namespace.
- * The matrix is loaded on first search and reloaded when the namespace's generation (bumped by
- * every write, from any connection or process) no longer matches.
+ * Vectors stored as Float32 BLOBs, each row stamped with the namespace generation that wrote it.
+ * Searched either exactly, over an in-memory matrix per namespace (loaded on first search and
+ * reloaded when the namespace's generation, bumped by every write from any connection or
+ * process, no longer matches), or through an HNSW file (ann-vectors.ts) for large dense sets.
  */
 export class VectorIndex {
   private readonly matrices = new Map<VectorNamespace, Cached<VectorMatrix>>();
   private readonly textHashes = new Map<VectorNamespace, Cached<Map<string, string>>>();
+  private readonly sizes = new Map<VectorNamespace, Cached<number>>();
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly ann?: { vectors: AnnVectors; config: VectorIndexConfig },
+  ) {}
 
   /** Call inside a transaction: the dimension check and the writes must see the same state. */
   upsert(ns: VectorNamespace, items: VectorItem[]): void {
     if (items.length === 0) return;
     const dim = this.checkDimensions(ns, items);
+    const generation = this.bumpGeneration(ns);
+    // An update keeps the row's rowid, which is its key in the HNSW file.
     const insert = this.sql.statement(
-      "INSERT OR REPLACE INTO vectors (namespace, id, dim, text_hash, vector) VALUES (?, ?, ?, ?, ?)",
+      `INSERT INTO vectors (namespace, id, dim, text_hash, vector, gen) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (namespace, id) DO UPDATE SET
+         dim = excluded.dim, text_hash = excluded.text_hash, vector = excluded.vector, gen = excluded.gen`,
     );
     for (const item of items) {
       const blob = new Float32Array(item.vector);
-      insert.run(ns, item.id, dim, item.textHash, Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength));
+      const bytes = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
+      insert.run(ns, item.id, dim, item.textHash, bytes, generation);
     }
-    this.bumpGeneration(ns);
   }
 
   delete(ns: VectorNamespace, ids: string[]): void {
     if (ids.length === 0) return;
-    const result = this.sql.run(
+    const list = idList(ids);
+    const present = this.sql.get(
+      "SELECT 1 FROM vectors WHERE namespace = ? AND id IN (SELECT value FROM json_each(?)) LIMIT 1",
+      ns,
+      list,
+    );
+    if (!present) return;
+    const generation = this.bumpGeneration(ns);
+    // The keys leave the HNSW file at its next refresh; until then searches skip them (no row).
+    this.sql.run(
+      `INSERT INTO vector_removals (namespace, key, gen)
+       SELECT namespace, rowid, ? FROM vectors WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))`,
+      generation,
+      ns,
+      list,
+    );
+    this.sql.run(
       "DELETE FROM vectors WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))",
       ns,
-      idList(ids),
+      list,
     );
-    if (result.changes > 0) this.bumpGeneration(ns);
   }
 
   get(ns: VectorNamespace, ids: string[]): VectorItem[] {
@@ -76,6 +105,31 @@ export class VectorIndex {
   }
 
   search(ns: VectorNamespace, query: number[], topK: number, allow?: Set<string>): ScoredId[] {
+    if (this.ann && this.searchPath(ns) === "ann") return this.ann.vectors.search(ns, query, topK, allow);
+    return this.searchExact(ns, query, topK, allow);
+  }
+
+  /**
+   * HNSW for dense vectors from `minVectors` up ("auto"); the hashing embedder's sparse vectors
+   * stay exact, where the column scan touches only their non-zero dimensions (measured faster).
+   */
+  searchPath(ns: VectorNamespace): SearchPath {
+    const config = this.ann?.config;
+    if (!config || config.kind === "exact") return "exact";
+    if (config.kind === "ann") return "ann";
+    const sparse =
+      this.sql.column<string>("SELECT value FROM meta WHERE key = 'embedding.kind'")[0] === "hashing";
+    return !sparse && this.size(ns) >= config.minVectors ? "ann" : "exact";
+  }
+
+  /** Vectors stored in the namespace, counted again only when it changed. */
+  size(ns: VectorNamespace): number {
+    return this.cached(this.sizes, ns, () => {
+      return this.sql.column<number>("SELECT count(*) FROM vectors WHERE namespace = ?", ns)[0] ?? 0;
+    });
+  }
+
+  searchExact(ns: VectorNamespace, query: number[], topK: number, allow?: Set<string>): ScoredId[] {
     const matrix = this.cached(this.matrices, ns, () => this.load(ns));
     if (matrix.ids.length === 0 || topK <= 0) return [];
     if (query.length !== matrix.dim) {
@@ -92,12 +146,13 @@ export class VectorIndex {
     return vectorDimension(ns, items, stored);
   }
 
-  private bumpGeneration(ns: VectorNamespace): void {
-    this.sql.run(
+  /** The namespace's next generation, stamped on the rows written with it. */
+  private bumpGeneration(ns: VectorNamespace): number {
+    return this.sql.get<{ generation: number }>(
       `INSERT INTO vector_generations (namespace, generation) VALUES (?, 1)
-       ON CONFLICT (namespace) DO UPDATE SET generation = generation + 1`,
+       ON CONFLICT (namespace) DO UPDATE SET generation = generation + 1 RETURNING generation`,
       ns,
-    );
+    )?.generation as number;
   }
 
   /** The cached value while the namespace's generation is unchanged, else a freshly built one. */

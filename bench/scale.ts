@@ -1,0 +1,352 @@
+/**
+ * Scale of the embedded store with dense vectors: a seeded synthetic workspace of N chunks (in
+ * documents of 10), M entities and R relationships with d-dimensional clustered vectors, written
+ * straight through the store API (no extraction), then a dense query load in a fresh process.
+ * Reports build time, on-disk size, peak RSS of the build, open time and RSS after open, vector
+ * top-20 p50/p95 and recall@20 against exact search, full query p95 per mode (context only), and
+ * the time to add 10,000 more chunks with their graph. The last line is one JSON object.
+ * Run: npx tsx bench/scale.ts --chunks N [--dim D] [--entities M] [--relationships R]
+ *        [--queries Q] [--dir DIR] [--keep]
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { VectorIndexSchema } from "../src/config.js";
+import type { Embedder } from "../src/embedding/embedder.js";
+import { createKgrag } from "../src/kgrag.js";
+import { relationshipKey } from "../src/merge/keys.js";
+import { QUERY_MODES } from "../src/query/options.js";
+import { openSqliteStore, type SqliteGraphStore } from "../src/storage/sqlite/sqlite-store.js";
+import type { EntityRecord, RelationshipRecord, VectorItem, VectorNamespace } from "../src/types.js";
+import { hashText } from "../src/util/hash.js";
+import { ClusteredVectors, recallAt } from "./support/clustered-vectors.js";
+
+const Args = z.object({
+  chunks: z.coerce.number().int().min(100),
+  dim: z.coerce.number().int().min(8).default(768),
+  entities: z.coerce.number().int().min(10).optional(),
+  relationships: z.coerce.number().int().min(10).optional(),
+  queries: z.coerce.number().int().min(5).default(100),
+  dir: z.string().optional(),
+  keep: z.boolean().default(false),
+  /** Namespaces given dense vectors (comma-separated); fewer make a large run affordable. */
+  namespaces: z.string().default("chunks,entities,relationships"),
+  /** Leaves out the "add 10,000 chunks" step. */
+  skipAdd: z.boolean().default(false),
+  /** Internal: the query phase, run in a fresh process so RSS after open means something. */
+  phase: z.enum(["build", "query"]).default("build"),
+});
+type Args = z.infer<typeof Args>;
+
+const CHUNKS_PER_DOC = 10;
+const BATCH = 2048;
+const ADDED_CHUNKS = 10_000;
+const EMBEDDING_MODEL = "bench-clustered";
+const SEED = 7;
+
+function parseArgs(argv: string[]): Args {
+  const raw: Record<string, string | boolean> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const name = (argv[i] ?? "").replace(/^--/, "").replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+    const value = argv[i + 1];
+    if (value === undefined || value.startsWith("--")) raw[name] = true;
+    else {
+      raw[name] = value;
+      i++;
+    }
+  }
+  return Args.parse(raw);
+}
+
+/** Sizes of one slice of the synthetic workspace: chunks [from, to) and their share of the graph. */
+interface Shape {
+  chunks: number;
+  entities: number;
+  relationships: number;
+  dim: number;
+  namespaces: VectorNamespace[];
+}
+
+const entityName = (i: number) => `Entity ${i}`;
+const entityKeyOf = (i: number) => `entity ${i}`;
+
+/** Writes chunks [from, to) with their documents, entities, relationships and vectors. */
+async function writeSlice(store: SqliteGraphStore, shape: Shape, from: number, to: number): Promise<void> {
+  // One set of centres for every slice and for the queries: only the points drawn differ.
+  const points = new ClusteredVectors(shape.dim, clustersFor(shape.chunks), SEED, SEED + from);
+  const entityPer = shape.entities / shape.chunks;
+  const relPer = shape.relationships / shape.chunks;
+  const random = mulberry(SEED * 31 + from);
+  for (let doc = from; doc < to; doc += CHUNKS_PER_DOC) {
+    const docId = `d${doc / CHUNKS_PER_DOC}`;
+    await store.upsertDocument({
+      id: docId,
+      title: `Document ${doc / CHUNKS_PER_DOC}`,
+      path: null,
+      contentHash: docId,
+      status: "processed",
+      error: null,
+      metadata: { shard: String((doc / CHUNKS_PER_DOC) % 10) },
+      chunkCount: 0,
+      createdAt: "2025-01-01T00:00:00.000Z",
+      updatedAt: "2025-01-01T00:00:00.000Z",
+    });
+    const chunks = [];
+    for (let c = doc; c < Math.min(to, doc + CHUNKS_PER_DOC); c++) {
+      const text = `Passage ${c} tells how ${entityName(Math.floor(c * entityPer))} met ${entityName(Math.floor(random() * shape.entities))} near harbour ${c % 97}.`;
+      chunks.push({ id: `c${c}`, docId, index: c - doc, text, tokens: 16, start: 0, end: text.length });
+    }
+    await store.replaceDocumentChunks(docId, chunks);
+  }
+  const entities: EntityRecord[] = [];
+  for (let e = Math.floor(from * entityPer); e < Math.floor(to * entityPer); e++) {
+    const chunk = `c${Math.min(to - 1, from + Math.floor((e - from * entityPer) / entityPer))}`;
+    const description = `${entityName(e)} is a subject of passage ${chunk}.`;
+    entities.push({
+      key: entityKeyOf(e),
+      name: entityName(e),
+      type: "concept",
+      description,
+      fragments: [description],
+      sourceChunkIds: [chunk],
+      fragmentsHash: hashText(description),
+      needsSummary: false,
+    });
+  }
+  const relationships: RelationshipRecord[] = [];
+  for (let r = Math.floor(from * relPer); r < Math.floor(to * relPer); r++) {
+    const a = Math.floor(random() * shape.entities);
+    const b = (a + 1 + Math.floor(random() * 50)) % shape.entities;
+    const key = relationshipKey(entityKeyOf(a), entityKeyOf(b));
+    const [sourceKey, targetKey] = key.split("\u001f") as [string, string];
+    const description = `${entityName(a)} works with ${entityName(b)}.`;
+    relationships.push({
+      key,
+      sourceKey,
+      targetKey,
+      description,
+      fragments: [description],
+      keywords: ["works with"],
+      weight: 1,
+      sourceChunkIds: [`c${from + (r % (to - from))}`],
+      fragmentsHash: hashText(description),
+      needsSummary: false,
+    });
+  }
+  for (let i = 0; i < Math.max(entities.length, relationships.length); i += BATCH) {
+    await store.applyGraphChanges({
+      upsertEntities: entities.slice(i, i + BATCH),
+      upsertRelationships: relationships.slice(i, i + BATCH),
+      deleteEntityKeys: [],
+      deleteRelationshipKeys: [],
+      history: [],
+    });
+  }
+  const ids: Record<VectorNamespace, string[]> = {
+    chunks: Array.from({ length: to - from }, (_, i) => `c${from + i}`),
+    entities: entities.map((e) => e.key),
+    relationships: relationships.map((r) => r.key),
+    communities: [],
+  };
+  for (const ns of shape.namespaces) {
+    const list = [...new Set(ids[ns])];
+    for (let i = 0; i < list.length; i += BATCH) {
+      const items: VectorItem[] = list
+        .slice(i, i + BATCH)
+        .map((id) => ({ id, textHash: "t", vector: Array.from(points.next()) }));
+      await store.upsertVectors(ns, items);
+    }
+  }
+}
+
+function clustersFor(chunks: number): number {
+  return Math.max(16, Math.round(Math.sqrt(chunks)));
+}
+
+function mulberry(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    total += entry.isDirectory() ? folderBytes(path) : statSync(path).size;
+  }
+  return total;
+}
+
+const mb = (bytes: number) => Math.round(bytes / 1e6);
+const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+/** The p-th quantile (0-1) of the values. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+}
+
+/** Embeds any text as a point of the same clustered distribution, seeded by the text. */
+function benchEmbedder(dim: number, chunks: number): Embedder {
+  const points = new ClusteredVectors(dim, clustersFor(chunks), SEED);
+  return {
+    model: EMBEDDING_MODEL,
+    dimension: dim,
+    kind: "test",
+    embed: async (texts) =>
+      texts.map((text) => {
+        const seed = Number.parseInt(hashText(text).slice(0, 8), 16);
+        return Array.from(points.pointFor(seed));
+      }),
+  };
+}
+
+async function buildPhase(args: Args): Promise<void> {
+  const shape: Shape = {
+    chunks: args.chunks,
+    entities: args.entities ?? args.chunks,
+    relationships: args.relationships ?? args.chunks * 2,
+    dim: args.dim,
+    namespaces: args.namespaces.split(",") as VectorNamespace[],
+  };
+  const dir = args.dir ?? mkdtempSync(join(tmpdir(), "kgrag-scale-"));
+  const workspace = join(dir, "workspace");
+  const store = await openSqliteStore(workspace, { vectorIndex: VectorIndexSchema.parse({}) });
+  await store.setMeta("embedding.model", EMBEDDING_MODEL);
+  await store.setMeta("embedding.dimension", String(shape.dim));
+  await store.setMeta("embedding.kind", "test");
+  const started = performance.now();
+  for (let from = 0; from < shape.chunks; from += 10_000) {
+    await writeSlice(store, shape, from, Math.min(shape.chunks, from + 10_000));
+    process.stderr.write(`\rwritten ${Math.min(shape.chunks, from + 10_000)} / ${shape.chunks} chunks`);
+  }
+  const writtenMs = performance.now() - started;
+  await store.refreshIndexes();
+  const buildMs = performance.now() - started;
+  process.stderr.write(`\nbuilt in ${(buildMs / 1000).toFixed(1)} s\n`);
+  const vectorIndexes = await store.vectorIndexStatus();
+  await store.close();
+  const build = {
+    chunks: shape.chunks,
+    entities: shape.entities,
+    relationships: shape.relationships,
+    dim: shape.dim,
+    buildMs: Math.round(buildMs),
+    hnswBuildMs: Math.round(buildMs - writtenMs),
+    diskMb: mb(folderBytes(workspace)),
+    buildPeakRssMb: peakRssMb(),
+    vectorIndexes,
+  };
+
+  const child = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      fileURLToPath(import.meta.url),
+      ...process.argv.slice(2),
+      "--phase",
+      "query",
+      "--dir",
+      dir,
+    ],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1e8 },
+  );
+  const lines = child.stdout.trim().split("\n");
+  const queried = JSON.parse(lines[lines.length - 1] ?? "{}") as Record<string, unknown>;
+
+  const add10kMs = args.skipAdd ? undefined : await timeAdding(workspace, shape);
+
+  if (!args.keep && !args.dir) rmSync(dir, { recursive: true, force: true });
+  console.log(
+    JSON.stringify({ ...build, ...queried, add10kMs, workspace: args.keep ? workspace : undefined }),
+  );
+}
+
+/** Adds 10,000 chunks with their graph and vectors, and refreshes the HNSW files. */
+async function timeAdding(workspace: string, shape: Shape): Promise<number> {
+  const adder = await openSqliteStore(workspace, { vectorIndex: VectorIndexSchema.parse({}) });
+  const started = performance.now();
+  await writeSlice(adder, shape, shape.chunks, shape.chunks + ADDED_CHUNKS);
+  await adder.refreshIndexes();
+  const spent = Math.round(performance.now() - started);
+  await adder.close();
+  return spent;
+}
+
+async function queryPhase(args: Args): Promise<void> {
+  const workspace = join(args.dir as string, "workspace");
+  const embedder = benchEmbedder(args.dim, args.chunks);
+  const openStarted = performance.now();
+  const kgrag = await createKgrag({ env: {}, config: { workspace }, embedder, chat: null });
+  const openMs = performance.now() - openStarted;
+  const rssAfterOpenMb = mb(process.memoryUsage().rss);
+  const store = kgrag.services.store;
+
+  const points = new ClusteredVectors(args.dim, clustersFor(args.chunks), SEED, SEED + 1_000_003);
+  const queries = Array.from({ length: args.queries }, () => Array.from(points.next()));
+  const times: number[] = [];
+  const found: string[][] = [];
+  for (const query of queries) {
+    const t = performance.now();
+    found.push((await store.searchVectors("chunks", query, 20)).map((hit) => hit.id));
+    times.push(performance.now() - t);
+  }
+  const rssAfterVectorQueriesMb = mb(process.memoryUsage().rss);
+  const exactStore = await openSqliteStore(workspace, {
+    vectorIndex: VectorIndexSchema.parse({ kind: "exact" }),
+  });
+  let recall = 0;
+  const exactTimes: number[] = [];
+  for (const [i, query] of queries.entries()) {
+    const t = performance.now();
+    const truth = (await exactStore.searchVectors("chunks", query, 20)).map((hit) => hit.id);
+    exactTimes.push(performance.now() - t);
+    recall += recallAt(truth, found[i] ?? []) / queries.length;
+  }
+  await exactStore.close();
+
+  const modes: Record<string, number> = {};
+  const questions = Array.from({ length: Math.min(args.queries, 40) }, (_, i) => {
+    const a = (i * 7919) % args.chunks;
+    return `How is ${entityName(a)} connected to ${entityName((a * 31 + 5) % args.chunks)} near the harbour?`;
+  });
+  for (const mode of QUERY_MODES) {
+    await kgrag.query(questions[0] as string, { mode, contextOnly: true });
+    const spent: number[] = [];
+    for (const question of questions) {
+      const t = performance.now();
+      await kgrag.query(question, { mode, contextOnly: true });
+      spent.push(performance.now() - t);
+    }
+    modes[mode] = round(percentile(spent, 0.95));
+  }
+  await kgrag.close();
+  console.log(
+    JSON.stringify({
+      openMs: Math.round(openMs),
+      rssAfterOpenMb,
+      rssAfterVectorQueriesMb,
+      vectorTop20P50Ms: round(percentile(times, 0.5)),
+      vectorTop20P95Ms: round(percentile(times, 0.95)),
+      exactTop20P95Ms: round(percentile(exactTimes, 0.95)),
+      recallAt20: Math.round(recall * 1000) / 1000,
+      queryP95Ms: modes,
+      queryPeakRssMb: peakRssMb(),
+    }),
+  );
+}
+
+const args = parseArgs(process.argv.slice(2));
+await (args.phase === "query" ? queryPhase(args) : buildPhase(args));

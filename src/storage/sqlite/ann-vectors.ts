@@ -1,0 +1,312 @@
+import type { VectorIndexConfig } from "../../config.js";
+import type { ScoredId, VectorNamespace } from "../../types.js";
+import { type ProgressReporter, silentProgress } from "../../util/progress.js";
+import { type AnnFiles, type AnnManifest, fitsConfig, type HnswIndex, newHnswIndex } from "./ann-file.js";
+import { idList, type Sql } from "./connection.js";
+import { TopK } from "./top-k.js";
+import { normalizeInPlace } from "./vector-math.js";
+
+interface KeyedRow {
+  key: number;
+  id: string;
+  gen: number;
+  vector: Buffer;
+}
+
+/** One namespace's index file, memory-mapped, with the rows written since it was saved. */
+interface OpenIndex {
+  manifest: AnnManifest;
+  index: HnswIndex;
+  /** Rows newer than the file, keyed by the namespace generation they were read at. */
+  delta?: { generation: number; rows: ScoredRow[] };
+}
+
+interface ScoredRow {
+  id: string;
+  unit: Float32Array;
+}
+
+/** Rows streamed into the index per native call while building. */
+const BUILD_BATCH = 2048;
+
+/**
+ * Approximate search over a namespace's dense vectors through an HNSW file (usearch) beside the
+ * SQLite file. SQLite stays the source of truth: the file is a rebuildable copy saved at a
+ * namespace generation, rows written after it are scored exactly, and every candidate is
+ * re-scored from its stored vector, so scores are exact cosines and a stale file never returns
+ * a deleted or outdated vector. Reading and rebuilding the file write nothing to SQLite.
+ */
+export class AnnVectors {
+  private readonly open = new Map<VectorNamespace, OpenIndex>();
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly files: AnnFiles,
+    private readonly config: VectorIndexConfig,
+    private readonly progress: ProgressReporter = silentProgress,
+  ) {}
+
+  search(ns: VectorNamespace, query: number[], topK: number, allow?: Set<string>): ScoredId[] {
+    const unit = Float32Array.from(query);
+    normalizeInPlace(unit);
+    if (allow && allow.size <= this.config.exactScopeMax) return this.scoreIds(ns, unit, allow, topK);
+    const state = this.current(ns);
+    if (!state) return [];
+    if (unit.length !== state.manifest.dim) {
+      throw new Error(
+        `Query vector has ${unit.length} dimensions but the "${ns}" vectors have ${state.manifest.dim}: ` +
+          "embed the query with the workspace's embedding model.",
+      );
+    }
+    const best = new TopK(topK);
+    const found: string[] = [];
+    const offer = (row: ScoredRow) => {
+      if (allow && !allow.has(row.id)) return;
+      found.push(row.id);
+      best.offer(dot(unit, row.unit), found.length - 1);
+    };
+    for (const row of this.candidates(ns, state, unit, topK, allow)) offer(row);
+    for (const row of state.delta?.rows ?? []) offer(row);
+    const hits = best.sorted().map(({ row, score }) => ({ id: found[row] as string, score }));
+    // A scope too narrow for the HNSW neighbourhood: score the allowed rows exactly instead.
+    if (allow && hits.length < Math.min(topK, allow.size)) return this.scoreIds(ns, unit, allow, topK);
+    return hits;
+  }
+
+  /**
+   * Brings the namespace's file up to date now (rows written and deleted since it was saved),
+   * building it from the stored vectors when it is missing, damaged or built with other settings.
+   */
+  refresh(ns: VectorNamespace): AnnManifest | undefined {
+    const manifest = this.files.manifest(ns);
+    const dim = this.storedDimension(ns);
+    if (dim === undefined) return undefined;
+    const saved =
+      manifest && fitsConfig(manifest, dim, this.config)
+        ? this.update(ns, manifest, dim)
+        : this.build(ns, dim);
+    this.open.delete(ns);
+    return saved;
+  }
+
+  /** Forgets removals the saved file already reflects (only a writer calls this). */
+  pruneRemovals(ns: VectorNamespace): void {
+    const manifest = this.files.manifest(ns);
+    if (!manifest) {
+      this.sql.run("DELETE FROM vector_removals WHERE namespace = ?", ns);
+      return;
+    }
+    this.sql.run("DELETE FROM vector_removals WHERE namespace = ? AND gen <= ?", ns, manifest.generation);
+  }
+
+  /** Rows written since the namespace's file was saved (all of them when there is no file). */
+  pendingRows(ns: VectorNamespace, manifest: AnnManifest | undefined): number {
+    return (
+      this.sql.column<number>(
+        "SELECT count(*) FROM vectors WHERE namespace = ? AND gen > ?",
+        ns,
+        manifest?.generation ?? -1,
+      )[0] ?? 0
+    );
+  }
+
+  /** The file's size and how many stored rows it does not reflect yet (a missing file: all). */
+  status(ns: VectorNamespace): { fresh: boolean; bytes?: number; pending: number } {
+    const manifest = this.files.manifest(ns);
+    const pending = this.pendingRows(ns, manifest);
+    const removed = manifest
+      ? (this.sql.column<number>(
+          "SELECT count(*) FROM vector_removals WHERE namespace = ? AND gen > ?",
+          ns,
+          manifest.generation,
+        )[0] ?? 0)
+      : 0;
+    const fresh = manifest !== undefined && pending === 0 && removed === 0;
+    return manifest ? { fresh, bytes: manifest.bytes, pending: pending + removed } : { fresh, pending };
+  }
+
+  close(): void {
+    this.open.clear();
+  }
+
+  /** The open file with its delta read at the current generation, refreshed if too far behind. */
+  private current(ns: VectorNamespace): OpenIndex | undefined {
+    const generation = this.generation(ns);
+    let state = this.opened(ns);
+    if (!state || this.pendingRows(ns, state.manifest) > this.config.maxDelta) {
+      if (!this.refresh(ns)) return undefined;
+      state = this.opened(ns);
+      if (!state) return undefined;
+    }
+    if (state.delta?.generation !== generation) {
+      state.delta = { generation, rows: this.deltaRows(ns, state.manifest.generation) };
+    }
+    return state;
+  }
+
+  /** The memory-mapped file the manifest names now (another process may have replaced it). */
+  private opened(ns: VectorNamespace): OpenIndex | undefined {
+    const manifest = this.files.manifest(ns);
+    if (!manifest) return undefined;
+    const cached = this.open.get(ns);
+    if (cached && cached.manifest.file === manifest.file) return cached;
+    const dim = this.storedDimension(ns);
+    if (dim === undefined || !fitsConfig(manifest, dim, this.config)) return undefined;
+    const index = this.files.view(manifest, this.config);
+    if (!index) return undefined;
+    const state: OpenIndex = { manifest, index };
+    this.open.set(ns, state);
+    return state;
+  }
+
+  /** HNSW hits not superseded since the file was saved, with their stored vectors. */
+  private candidates(
+    ns: VectorNamespace,
+    state: OpenIndex,
+    unit: Float32Array,
+    topK: number,
+    allow: Set<string> | undefined,
+  ): ScoredRow[] {
+    const size = state.manifest.count;
+    if (size === 0 || topK <= 0) return [];
+    let want = topK * this.config.oversample;
+    // Filtering after the search keeps about |allow| / size of the hits: ask for that many more.
+    if (allow) want = Math.ceil((want * size) / Math.max(1, allow.size));
+    const matches = state.index.search(unit, Math.min(size, want), 1);
+    const keys = Array.from(matches.keys, Number);
+    const rows = this.sql.all<KeyedRow>(
+      `SELECT rowid AS key, id, gen, vector FROM vectors
+       WHERE rowid IN (SELECT value FROM json_each(?)) AND namespace = ?`,
+      JSON.stringify(keys),
+      ns,
+    );
+    return rows.filter((row) => row.gen <= state.manifest.generation).map(toScoredRow);
+  }
+
+  private deltaRows(ns: VectorNamespace, since: number): ScoredRow[] {
+    return this.sql
+      .all<KeyedRow>(
+        "SELECT rowid AS key, id, gen, vector FROM vectors WHERE namespace = ? AND gen > ?",
+        ns,
+        since,
+      )
+      .map(toScoredRow);
+  }
+
+  /** Exact cosine over the given ids only (a pre-filter: top-k is taken among them). */
+  private scoreIds(ns: VectorNamespace, unit: Float32Array, ids: Set<string>, topK: number): ScoredId[] {
+    if (ids.size === 0 || topK <= 0) return [];
+    const best = new TopK(topK);
+    const found: string[] = [];
+    const rows = this.sql
+      .statement(
+        "SELECT rowid AS key, id, gen, vector FROM vectors WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))",
+      )
+      .iterate(ns, idList(ids)) as IterableIterator<KeyedRow>;
+    for (const row of rows) {
+      const scored = toScoredRow(row);
+      if (scored.unit.length !== unit.length) continue;
+      found.push(scored.id);
+      best.offer(dot(unit, scored.unit), found.length - 1);
+    }
+    return best.sorted().map(({ row, score }) => ({ id: found[row] as string, score }));
+  }
+
+  /** A new file from every stored vector of the namespace, read in one snapshot. */
+  private build(ns: VectorNamespace, dim: number): AnnManifest {
+    const step = `vector index ${ns}`;
+    return this.readSnapshot(() => {
+      const generation = this.generation(ns);
+      const total = this.sql.column<number>("SELECT count(*) FROM vectors WHERE namespace = ?", ns)[0] ?? 0;
+      const index = newHnswIndex(dim, this.config);
+      this.progress.start(step, total);
+      const rows = this.sql
+        .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? ORDER BY rowid")
+        .iterate(ns) as IterableIterator<{ key: number; vector: Buffer }>;
+      addInBatches(index, rows, dim, (added) => this.progress.advance(step, added));
+      this.progress.finish(step);
+      return this.files.save(ns, index, { generation, dim }, this.config);
+    });
+  }
+
+  /** Applies the removals and rows written since the file's generation to a loaded copy. */
+  private update(ns: VectorNamespace, manifest: AnnManifest, dim: number): AnnManifest {
+    return this.readSnapshot(() => {
+      const generation = this.generation(ns);
+      if (generation === manifest.generation) return manifest;
+      const index = this.files.load(manifest, this.config);
+      const removed = this.sql.column<number>(
+        "SELECT key FROM vector_removals WHERE namespace = ? AND gen > ?",
+        ns,
+        manifest.generation,
+      );
+      const changed = this.sql
+        .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? AND gen > ?")
+        .all(ns, manifest.generation) as { key: number; vector: Buffer }[];
+      for (const key of [...removed, ...changed.map((row) => row.key)]) {
+        if (index.contains(BigInt(key))) index.remove(BigInt(key));
+      }
+      const step = `vector index ${ns}`;
+      this.progress.start(step, changed.length);
+      addInBatches(index, changed.values(), dim, (added) => this.progress.advance(step, added));
+      this.progress.finish(step);
+      return this.files.save(ns, index, { generation, dim }, this.config);
+    });
+  }
+
+  private generation(ns: VectorNamespace): number {
+    return (
+      this.sql.column<number>("SELECT generation FROM vector_generations WHERE namespace = ?", ns)[0] ?? 0
+    );
+  }
+
+  private storedDimension(ns: VectorNamespace): number | undefined {
+    return this.sql.column<number>("SELECT dim FROM vectors WHERE namespace = ? LIMIT 1", ns)[0];
+  }
+
+  /** One read transaction (never a write lock), so the generation and the rows agree. */
+  private readSnapshot<T>(read: () => T): T {
+    return this.sql.db.inTransaction ? read() : this.sql.db.transaction(read).deferred();
+  }
+}
+
+function addInBatches(
+  index: HnswIndex,
+  rows: Iterator<{ key: number; vector: Buffer }>,
+  dim: number,
+  advance: (added: number) => void,
+): void {
+  const keys = new BigUint64Array(BUILD_BATCH);
+  const block = new Float32Array(BUILD_BATCH * dim);
+  const bytes = new Uint8Array(block.buffer);
+  let filled = 0;
+  const flush = () => {
+    if (filled === 0) return;
+    index.add(keys.subarray(0, filled), block.subarray(0, filled * dim), 0);
+    advance(filled);
+    filled = 0;
+  };
+  for (let next = rows.next(); !next.done; next = rows.next()) {
+    const row = next.value;
+    keys[filled] = BigInt(row.key);
+    bytes.set(row.vector, filled * dim * 4);
+    normalizeInPlace(block, filled * dim, dim);
+    filled += 1;
+    if (filled === BUILD_BATCH) flush();
+  }
+  flush();
+}
+
+function toScoredRow(row: KeyedRow): ScoredRow {
+  // SQLite blobs need not be 4-byte aligned: copy into a fresh Float32Array.
+  const unit = new Float32Array(row.vector.byteLength / 4);
+  new Uint8Array(unit.buffer).set(row.vector);
+  normalizeInPlace(unit);
+  return { id: row.id, unit };
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
+  return sum;
+}

@@ -1,0 +1,298 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { ClusteredVectors, recallAt } from "../../bench/support/clustered-vectors.js";
+import { type VectorIndexConfig, VectorIndexSchema } from "../../src/config.js";
+import { createKgrag } from "../../src/kgrag.js";
+import { ANN_FOLDER } from "../../src/storage/sqlite/ann-file.js";
+import { openSqliteStore, type SqliteGraphStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
+import type { VectorItem } from "../../src/types.js";
+import { REPO_ROOT } from "../support/cli-child.js";
+
+const opened: SqliteGraphStore[] = [];
+const folders: string[] = [];
+
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+function tempWorkspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), "kgrag-ann-"));
+  folders.push(dir);
+  return dir;
+}
+
+async function open(workspace: string, settings: Partial<VectorIndexConfig> = {}): Promise<SqliteGraphStore> {
+  const store = await openSqliteStore(workspace, {
+    vectorIndex: VectorIndexSchema.parse({ kind: "ann", minVectors: 0, ...settings }),
+  });
+  opened.push(store);
+  return store;
+}
+
+function items(points: ClusteredVectors, count: number, prefix = "v"): VectorItem[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: `${prefix}${i}`,
+    textHash: "h",
+    vector: Array.from(points.next()),
+  }));
+}
+
+const idsOf = (hits: { id: string }[]) => hits.map((hit) => hit.id);
+
+/** The manifest's file name: it changes exactly when the index file is rewritten. */
+function indexFileName(workspace: string): string | undefined {
+  const manifest = join(workspace, ANN_FOLDER, "chunks.json");
+  if (!existsSync(manifest)) return undefined;
+  return (JSON.parse(readFileSync(manifest, "utf8")) as { file: string }).file;
+}
+
+describe("SQLite HNSW vector index", () => {
+  it("finds at least 95% of the exact top-20 on a clustered set, with exact scores", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(32, 20, 1);
+    const ann = await open(workspace);
+    await ann.upsertVectors("chunks", items(points, 3000));
+    await ann.refreshIndexes();
+    const exact = await open(workspace, { kind: "exact" });
+    let recall = 0;
+    const queries = 40;
+    for (let q = 0; q < queries; q++) {
+      const query = Array.from(points.next());
+      const truth = await exact.searchVectors("chunks", query, 20);
+      const found = await ann.searchVectors("chunks", query, 20);
+      expect(found).toHaveLength(20);
+      // Candidates are re-scored from the stored vectors: the same score as exact search.
+      const truthScores = new Map(truth.map((hit) => [hit.id, hit.score]));
+      for (const hit of found) {
+        if (truthScores.has(hit.id)) expect(hit.score).toBeCloseTo(truthScores.get(hit.id) as number, 5);
+      }
+      recall += recallAt(idsOf(truth), idsOf(found)) / queries;
+    }
+    expect(recall).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it("persists with the workspace: a reopened store searches the saved file without rebuilding it", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 5, 2);
+    const first = await open(workspace);
+    const stored = items(points, 500);
+    await first.upsertVectors("chunks", stored);
+    await first.refreshIndexes();
+    const file = indexFileName(workspace);
+    expect(file).toBeDefined();
+    const query = stored[42]?.vector as number[];
+    const before = await first.searchVectors("chunks", query, 5);
+    await first.close();
+
+    const second = await open(workspace);
+    expect(await second.vectorIndexStatus()).toContainEqual(
+      expect.objectContaining({ namespace: "chunks", kind: "hnsw", vectors: 500, fresh: true, pending: 0 }),
+    );
+    expect(await second.searchVectors("chunks", query, 5)).toEqual(before);
+    expect(before[0]?.id).toBe("v42");
+    expect(indexFileName(workspace)).toBe(file);
+  });
+
+  it("rebuilds a lost or truncated index file from the stored vectors", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 5, 3);
+    const store = await open(workspace);
+    const stored = items(points, 400);
+    await store.upsertVectors("chunks", stored);
+    await store.refreshIndexes();
+    const file = indexFileName(workspace) as string;
+    await store.close();
+
+    truncateSync(join(workspace, ANN_FOLDER, file), 100);
+    const reader = await open(workspace);
+    expect((await reader.vectorIndexStatus()).find((s) => s.namespace === "chunks")?.fresh).toBe(false);
+    expect((await reader.searchVectors("chunks", stored[7]?.vector as number[], 1))[0]?.id).toBe("v7");
+    expect(indexFileName(workspace)).not.toBe(file);
+
+    rmSync(join(workspace, ANN_FOLDER), { recursive: true });
+    expect((await reader.searchVectors("chunks", stored[9]?.vector as number[], 1))[0]?.id).toBe("v9");
+    expect(indexFileName(workspace)).toBeDefined();
+  });
+
+  it("never returns a deleted vector, and ranks an updated one by its new value, before and after refresh", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 5, 4);
+    const store = await open(workspace);
+    const stored = items(points, 600);
+    await store.upsertVectors("chunks", stored);
+    await store.refreshIndexes();
+    const target = stored[10]?.vector as number[];
+
+    await store.deleteVectors("chunks", ["v10"]);
+    const moved = { id: "v20", textHash: "h2", vector: target };
+    await store.upsertVectors("chunks", [moved]);
+    const stale = await store.searchVectors("chunks", target, 10);
+    expect(idsOf(stale)).not.toContain("v10");
+    expect(stale[0]).toEqual({ id: "v20", score: expect.closeTo(1, 5) });
+    expect((await store.vectorIndexStatus()).find((s) => s.namespace === "chunks")).toMatchObject({
+      fresh: false,
+      pending: 2,
+    });
+
+    await store.refreshIndexes();
+    const fresh = await store.searchVectors("chunks", target, 10);
+    expect(fresh).toEqual(stale);
+    expect((await store.vectorIndexStatus()).find((s) => s.namespace === "chunks")?.fresh).toBe(true);
+  });
+
+  it("returns k results from the scope only, with a pre-filter or with a filtered search", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 10, 5);
+    const stored = items(points, 2000);
+    const writer = await open(workspace);
+    await writer.upsertVectors("chunks", stored);
+    await writer.refreshIndexes();
+    const exact = await open(workspace, { kind: "exact" });
+    const scope = new Set(stored.filter((_, i) => i % 10 === 3).map((item) => item.id));
+    const query = Array.from(points.next());
+    const truth = idsOf(await exact.searchVectors("chunks", query, 10, scope));
+    for (const exactScopeMax of [20_000, 0]) {
+      const store = await open(workspace, { exactScopeMax });
+      const hits = idsOf(await store.searchVectors("chunks", query, 10, scope));
+      expect(hits).toHaveLength(10);
+      for (const id of hits) expect(scope.has(id)).toBe(true);
+      expect(recallAt(truth, hits)).toBeGreaterThanOrEqual(0.9);
+    }
+  });
+
+  it("keeps the hashing embedder's sparse vectors on exact search in auto mode", async () => {
+    const workspace = tempWorkspace();
+    const store = await openSqliteStore(workspace, {
+      vectorIndex: VectorIndexSchema.parse({ kind: "auto", minVectors: 10 }),
+    });
+    opened.push(store);
+    await store.upsertVectors("chunks", items(new ClusteredVectors(8, 2, 6), 50));
+    expect((await store.vectorIndexStatus()).find((s) => s.namespace === "chunks")?.kind).toBe("hnsw");
+    await store.setMeta("embedding.kind", "hashing");
+    expect((await store.vectorIndexStatus()).find((s) => s.namespace === "chunks")?.kind).toBe("exact");
+  });
+
+  it("recovers after the writer is killed with SIGKILL mid-write: results match exact search", async () => {
+    const workspace = tempWorkspace();
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "test/support/ann-writer-child.ts", workspace],
+      {
+        cwd: REPO_ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (text: Buffer) => {
+      stderr += text.toString();
+    });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (text: Buffer) => {
+        // Killed while writing its fourth batch or refreshing after it.
+        if (text.toString().includes("batch 3")) setTimeout(resolve, 15);
+      });
+      child.on("exit", () => reject(new Error(`writer exited early: ${stderr}`)));
+    });
+    child.kill("SIGKILL");
+    await exited;
+
+    const reader = await open(workspace);
+    const exact = await open(workspace, { kind: "exact" });
+    const total = (await reader.vectorHashes("chunks")).size;
+    expect(total).toBeGreaterThanOrEqual(800);
+    expect(total % 200).toBe(0);
+    const points = new ClusteredVectors(16, 8, 7, 99);
+    for (let q = 0; q < 20; q++) {
+      const query = Array.from(points.next());
+      const truth = idsOf(await exact.searchVectors("chunks", query, 10));
+      expect(recallAt(truth, idsOf(await reader.searchVectors("chunks", query, 10)))).toBeGreaterThanOrEqual(
+        0.9,
+      );
+    }
+    const stored = await reader.getVectors("chunks", ["v0-5", `v${total / 200 - 1}-5`]);
+    for (const item of stored)
+      expect((await reader.searchVectors("chunks", item.vector, 1))[0]?.id).toBe(item.id);
+    const files = readdirSync(join(workspace, ANN_FOLDER)).filter((name) => name.endsWith(".usearch"));
+    expect(files.length).toBeGreaterThanOrEqual(1);
+  }, 60_000);
+});
+
+describe("readers never wait for a writer", () => {
+  it("opens, searches text and vectors and counts while another connection holds the write lock", async () => {
+    const workspace = tempWorkspace();
+    const writer = await open(workspace, { kind: "exact" });
+    await writer.upsertDocument({
+      id: "d1",
+      title: "Doc",
+      path: null,
+      contentHash: "c",
+      status: "pending",
+      error: null,
+      metadata: {},
+      chunkCount: 0,
+      createdAt: "2024-01-01T00:00:00.000Z",
+      updatedAt: "2024-01-01T00:00:00.000Z",
+    });
+    await writer.replaceDocumentChunks("d1", [
+      { id: "c1", docId: "d1", index: 0, text: "harbour cranes at dawn", tokens: 4, start: 0, end: 22 },
+    ]);
+    await writer.upsertVectors("chunks", [{ id: "c1", textHash: "h", vector: [1, 0, 0] }]);
+    // The writer's full-text rows are still queued: a reader that flushed them would need the lock.
+    const holder = new Database(sqliteFile(workspace), { timeout: 0 });
+    holder.exec("BEGIN IMMEDIATE");
+    holder.exec("INSERT INTO meta (key, value) VALUES ('held', '1')");
+    try {
+      const reader = await openSqliteStore(workspace, {
+        vectorIndex: VectorIndexSchema.parse({ kind: "exact" }),
+      });
+      opened.push(reader);
+      expect((await reader.counts()).chunks).toBe(1);
+      expect(await reader.searchChunkText("cranes", 5)).toEqual([]);
+      expect(idsOf(await reader.searchVectors("chunks", [1, 0, 0], 1))).toEqual(["c1"]);
+      expect(await reader.vectorIndexStatus()).toHaveLength(4);
+    } finally {
+      holder.exec("ROLLBACK");
+      holder.close();
+    }
+    await writer.refreshIndexes();
+    const reader = await open(workspace, { kind: "exact" });
+    expect(idsOf(await reader.searchChunkText("cranes", 5))).toEqual(["c1"]);
+  });
+});
+
+describe("a kgrag reader beside a writer holding the lock", () => {
+  it("opens the workspace, answers a query and reports status without a busy error", async () => {
+    const workspace = tempWorkspace();
+    const writer = await createKgrag({ env: {}, config: { workspace } });
+    await writer.index([
+      {
+        id: "d1",
+        title: "Harbour",
+        text: "Ada Lovelace met Charles Babbage in London to discuss the engine.",
+      },
+    ]);
+    await writer.close();
+    const holder = new Database(sqliteFile(workspace), { timeout: 0 });
+    holder.exec("BEGIN IMMEDIATE");
+    holder.exec("INSERT INTO meta (key, value) VALUES ('held', '1')");
+    try {
+      const reader = await createKgrag({ env: {}, config: { workspace } });
+      try {
+        const result = await reader.query("Who met Charles Babbage?", { mode: "mix", contextOnly: true });
+        expect(result.context.chunks.map((chunk) => chunk.text).join(" ")).toContain("Babbage");
+        expect((await reader.status()).counts.documents).toBe(1);
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      holder.exec("ROLLBACK");
+      holder.close();
+    }
+  }, 60_000);
+});
