@@ -9,7 +9,7 @@ import { copyStore } from "../../src/export/copy-store.js";
 import type { GraphStore } from "../../src/storage/graph-store.js";
 import { DriverRunner, type Neo4jSettings } from "../../src/storage/neo4j/driver-runner.js";
 import { Neo4jGraphStore, openNeo4jStore } from "../../src/storage/neo4j/neo4j-store.js";
-import { EXACT_LIMIT } from "../../src/storage/neo4j/search.js";
+import { SMALL_NAMESPACE } from "../../src/storage/neo4j/search.js";
 import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import { describeStorageContract } from "../support/storage-contract.js";
 import { mergeChunk, seedDocument } from "../support/storage-fixtures.js";
@@ -97,9 +97,9 @@ if (!uri) {
       expect((await store.listEntities()).length).toBe(3);
     });
 
-    it("searches a namespace larger than the exact limit through the vector index", async () => {
+    it("searches a namespace larger than the exact-ranking size through the vector index", async () => {
       // Distinct directions on a half circle, so the nearest one is unambiguous.
-      const count = EXACT_LIMIT + 50;
+      const count = SMALL_NAMESPACE + 50;
       const direction = (i: number) => [
         Math.cos((Math.PI * i) / count),
         Math.sin((Math.PI * i) / count),
