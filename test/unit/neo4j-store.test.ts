@@ -360,14 +360,14 @@ describe("Neo4j store: vector search", () => {
   });
 
   it("ranks an allow list exactly only while it is a small share of the namespace", async () => {
-    const allowed = new Set(Array.from({ length: SMALL_NAMESPACE + 44 }, (_, i) => `id${i}`));
+    const allowed = new Set(Array.from({ length: 600 }, (_, i) => `id${i}`));
     const online = one({ name: "kgrag_chunk_embedding", state: "ONLINE", dimension: 2 });
     const answers = {
       "schema/show-vector-index": online,
       "store/vectors/chunks/ann": () => [{ fetched: 1, matches: [{ id: "id1", score: 0.9 }] }],
       "store/vectors/chunks/exact-allowed": () => [],
     };
-    const wide = storeWith({ ...stored(2, 1000), ...answers });
+    const wide = storeWith({ ...stored(2, SMALL_NAMESPACE + 100), ...answers });
     await wide.store.searchVectors("chunks", [1, 0], 1, allowed);
     expect(wide.runner.names().at(-1)).toBe("store/vectors/chunks/ann");
     const narrow = storeWith({ ...stored(2, 5000), ...answers });

@@ -26,14 +26,17 @@ export const EXACT_LIMIT = 2000;
  * vectors for exact cosine costs far more.
  */
 const INDEX_SHARE = 4;
+/** Allow lists this short are always ranked exactly, whatever their share. */
+export const SMALL_ALLOW_LIST = 256;
 /** Namespaces are counted up to this size: enough to tell an allow list's share of them. */
 export const COUNT_LIMIT = EXACT_LIMIT * INDEX_SHARE + 1;
 /**
- * Namespaces up to this size are ranked exactly. Beyond it the HNSW index answers: brute-force
- * cosine reads every vector of the namespace (about 0.5 ms each), the index a few dozen, and at
- * these sizes it returns the exact neighbours all but always.
+ * Namespaces up to this size are ranked exactly; beyond it the HNSW index answers. Exact cosine
+ * reads every vector of the namespace, but the index is shared by every workspace of the database,
+ * and where several hold the same vectors (a migrated copy beside a native index) its approximate
+ * neighbours differed between them; exact ranking keeps small workspaces deterministic.
  */
-export const SMALL_NAMESPACE = 256;
+export const SMALL_NAMESPACE = 2000;
 /**
  * Past this many index hits, an allow-filtered vector search switches to exact ranking and a
  * full-text search stops reading.
@@ -75,7 +78,7 @@ export async function searchVectors(
 
 /** Few enough allowed ids, and a small enough share of the namespace, to rank exactly. */
 function allowedIsNarrow(allowed: number, count: number): boolean {
-  return allowed <= SMALL_NAMESPACE || (allowed <= EXACT_LIMIT && allowed * INDEX_SHARE <= count);
+  return allowed <= SMALL_ALLOW_LIST || (allowed <= EXACT_LIMIT && allowed * INDEX_SHARE <= count);
 }
 
 async function exactSearch(
