@@ -7,7 +7,11 @@ import { join } from "node:path";
  * of every capitalised word by c places, so each copy brings its own entities and relationships.
  * The copies share every lower-case word with the originals: distractors, not a second dataset.
  */
-export const HOTPOTQA = join(import.meta.dirname, "../../../shared/datasets/hotpotqa-100");
+/** Beside the kgrag folder (../shared), or two levels up from a git worktree under wt/. */
+export const HOTPOTQA =
+  ["../../../shared/datasets/hotpotqa-100", "../../../../shared/datasets/hotpotqa-100"]
+    .map((relative) => join(import.meta.dirname, relative))
+    .find((path) => existsSync(path)) ?? join(import.meta.dirname, "../../../shared/datasets/hotpotqa-100");
 const VOWELS = "aeiou";
 
 export function alter(text: string, copy: number): string {

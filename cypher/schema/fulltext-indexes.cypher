@@ -6,8 +6,10 @@ OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 CREATE FULLTEXT INDEX kgrag_entity_text IF NOT EXISTS
 FOR (e:Entity) ON EACH [e.name, e.description]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
-// Relationships are searched by their searchText: endpoint keys, keywords and description, as
-// composed by relationshipSearchText in src/storage/relationship-search-text.ts.
-CREATE FULLTEXT INDEX kgrag_relationship_text IF NOT EXISTS
-FOR ()-[r:RELATED]-() ON EACH [r.searchText]
+// Relationships are searched by their searchTerms: endpoint keys, keywords and description,
+// Porter-stemmed and accent-folded as the embedded store's tokenizer does (relationshipSearchTerms
+// in src/storage/neo4j/search-terms.ts). It replaces kgrag_relationship_text on the unstemmed
+// searchText, which retired-indexes.cypher drops.
+CREATE FULLTEXT INDEX kgrag_relationship_terms IF NOT EXISTS
+FOR ()-[r:RELATED]-() ON EACH [r.searchTerms]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};

@@ -1,4 +1,4 @@
-// BM25 (Lucene) search over relationship search text (endpoint keys, keywords, description;
+// BM25 (Lucene) search over relationship search terms (endpoint keys, keywords, description, stemmed;
 // anchors have none, so never match). The index spans all workspaces: the store asks for `fetch`
 // hits, keeps those of this workspace and allow list, and asks for more when needed.
 // @param workspace  the workspace this store serves
@@ -6,7 +6,7 @@
 // @param fetch  how many hits to take from the index
 // @param allow?  allowed relationship keys, or null for all
 // @param topK  how many to return
-CALL db.index.fulltext.queryRelationships('kgrag_relationship_text', $query, {limit: $fetch})
+CALL db.index.fulltext.queryRelationships('kgrag_relationship_terms', $query, {limit: $fetch})
 YIELD relationship, score
 WITH collect({id: relationship.key, workspace: relationship.workspace, score: score}) AS hits
 RETURN size(hits) AS fetched,

@@ -1,8 +1,8 @@
 // Inserts or replaces relationship records: one RELATED edge per unordered pair, directed from
-// sourceKey to targetKey (the canonical order). Missing endpoints get anchor nodes. searchText is
-// what the kgrag_relationship_text full-text index reads.
+// sourceKey to targetKey (the canonical order). Missing endpoints get anchor nodes. searchTerms is
+// what the kgrag_relationship_terms full-text index reads (searchText is its retired, unstemmed form).
 // @param workspace  the workspace this store serves
-// @param rows  list of {key, sourceKey, targetKey, description, fragments, keywords, weight, sourceChunkIds, fragmentsHash, needsSummary, searchText}
+// @param rows  list of {key, sourceKey, targetKey, description, fragments, keywords, weight, sourceChunkIds, fragmentsHash, needsSummary, searchTerms}
 UNWIND $rows AS row
 MERGE (a:Entity {workspace: $workspace, key: row.sourceKey})
 ON CREATE SET a.anchor = true
@@ -16,5 +16,5 @@ SET r.description = row.description,
     r.sourceChunkIds = row.sourceChunkIds,
     r.fragmentsHash = row.fragmentsHash,
     r.needsSummary = row.needsSummary,
-    r.searchText = row.searchText
-REMOVE r.anchor
+    r.searchTerms = row.searchTerms
+REMOVE r.anchor, r.searchText

@@ -25,8 +25,10 @@ export async function planRegistration(
   sources: SourceDocument[],
 ): Promise<RegistrationPlan> {
   const plan: RegistrationPlan = { toProcess: [], unchanged: [], changed: [], resumed: [] };
-  for (const source of sources) {
-    const existing = await services.store.getDocument(source.id);
+  // Read together: a networked store (Neo4j) answers them in one round trip instead of one each.
+  const known = await Promise.all(sources.map((source) => services.store.getDocument(source.id)));
+  for (const [i, source] of sources.entries()) {
+    const existing = known[i];
     const hash = contentHashOf(source);
     if (existing && existing.contentHash === hash) {
       if (existing.status === "processed") plan.unchanged.push(source.id);

@@ -2,17 +2,18 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { findCypherFile, resolveQuery } from "../../src/cli/actions/cypher.js";
 import { driverReadOnlySession, runReadOnlyCypher } from "../../src/cypher/run-cypher.js";
 import { copyStore } from "../../src/export/copy-store.js";
 import type { GraphStore } from "../../src/storage/graph-store.js";
 import { DriverRunner, type Neo4jSettings } from "../../src/storage/neo4j/driver-runner.js";
 import { Neo4jGraphStore, openNeo4jStore } from "../../src/storage/neo4j/neo4j-store.js";
-import { EXACT_LIMIT } from "../../src/storage/neo4j/search.js";
+import { SMALL_NAMESPACE } from "../../src/storage/neo4j/search.js";
+import { relationshipSearchTerms } from "../../src/storage/neo4j/search-terms.js";
 import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import { describeStorageContract } from "../support/storage-contract.js";
-import { mergeChunk, seedDocument } from "../support/storage-fixtures.js";
+import { changes, makeRelationship, mergeChunk, seedDocument } from "../support/storage-fixtures.js";
 
 /**
  * The shared GraphStore contract and a few Neo4j-only checks, against a live Neo4j when NEO4J_URI
@@ -73,6 +74,53 @@ if (!uri) {
       }
     });
 
+    it("moves a workspace with the retired unstemmed relationship text to the stemmed index on open", async () => {
+      const old = await freshStore();
+      const runner = old.connection.runner;
+      if (!(runner instanceof DriverRunner)) throw new Error("expected a driver-backed store");
+      const rel = makeRelationship("Ada", "Analytical Engine", { description: "Ada directed the programs." });
+      await old.applyGraphChanges(changes({ upsertRelationships: [rel] }));
+      // As an older kgrag left it: unstemmed searchText on the old index, no searchTerms, no done flag.
+      const workspace = old.workspace;
+      const rawOn = (on: DriverRunner) => (text: string) =>
+        on.driver.executeQuery(text, { workspace }, { database: on.database });
+      const raw = rawOn(runner);
+      await raw(
+        "MATCH ()-[r:RELATED {workspace: $workspace}]->() SET r.searchText = 'ada directed' REMOVE r.searchTerms",
+      );
+      await raw("MATCH (m:Meta {workspace: $workspace}) DETACH DELETE m");
+      await runner.driver.executeQuery(
+        "CREATE FULLTEXT INDEX kgrag_relationship_text IF NOT EXISTS FOR ()-[r:RELATED]-() ON EACH [r.searchText]",
+        {},
+        { database: runner.database },
+      );
+      expect(await old.searchRelationshipText("directs", 5)).toEqual([]);
+      await old.close();
+      // A new process: fresh module state, so schema and back-fill are checked again.
+      vi.resetModules();
+      const { openNeo4jStore: reopen } = await import("../../src/storage/neo4j/neo4j-store.js");
+      const migrated = await reopen(settings, workspace);
+      // Its DriverRunner is the fresh modules' class, so not `instanceof` this file's.
+      const rawAfter = rawOn(migrated.connection.runner as DriverRunner);
+      try {
+        const hits = await migrated.searchRelationshipText("Who directs programs?", 5);
+        expect(hits.map((h) => h.id)).toEqual([rel.key]);
+        const { records: indexes } = await rawAfter(
+          "SHOW INDEXES YIELD name WHERE name = 'kgrag_relationship_text'",
+        );
+        expect(indexes).toEqual([]);
+        const { records } = await rawAfter(
+          "MATCH ()-[r:RELATED {workspace: $workspace}]->() RETURN r.searchText AS text, r.searchTerms AS terms",
+        );
+        expect(records.map((r) => [r.get("text"), r.get("terms")])).toEqual([
+          [null, relationshipSearchTerms(rel)],
+        ]);
+      } finally {
+        await migrated.deleteWorkspace();
+        await migrated.close();
+      }
+    });
+
     it("runs the shipped exploration queries read-only, and refuses a write", async () => {
       const runner = store.connection.runner;
       if (!(runner instanceof DriverRunner)) throw new Error("expected a driver-backed store");
@@ -97,9 +145,9 @@ if (!uri) {
       expect((await store.listEntities()).length).toBe(3);
     });
 
-    it("searches a namespace larger than the exact limit through the vector index", async () => {
+    it("searches a namespace larger than the exact-ranking size through the vector index", async () => {
       // Distinct directions on a half circle, so the nearest one is unambiguous.
-      const count = EXACT_LIMIT + 50;
+      const count = SMALL_NAMESPACE + 50;
       const direction = (i: number) => [
         Math.cos((Math.PI * i) / count),
         Math.sin((Math.PI * i) / count),

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { loadCypher } from "../../src/cypher/cypher-files.js";
 import { Neo4jConnection } from "../../src/storage/neo4j/connection.js";
+import { relationshipSearchTerms, stemmedTerms } from "../../src/storage/neo4j/search-terms.js";
 import {
   BACKFILL_PAGE,
   backfillRelationshipSearchText,
 } from "../../src/storage/neo4j/search-text-backfill.js";
-import { relationshipSearchText } from "../../src/storage/relationship-search-text.js";
 import { type Answer, one, ScriptedRunner, storeWith } from "../support/scripted-neo4j-runner.js";
 import { changes, makeRelationship } from "../support/storage-fixtures.js";
 
@@ -14,23 +14,34 @@ import { changes, makeRelationship } from "../support/storage-fixtures.js";
 const REL = makeRelationship("Acme Corp", "Bob", { keywords: ["founder"], description: "Bob founded Acme." });
 
 describe("Neo4j relationship full text: writes", () => {
-  it("stores the shared search text on every upserted relationship edge", async () => {
+  it("stores the shared search text, stemmed, on every upserted relationship edge", async () => {
     const { runner, store } = storeWith();
     await store.applyGraphChanges(changes({ upsertRelationships: [REL] }));
     const upsert = runner.calls.find((c) => c.name === "store/relationships-upsert");
-    const [row] = (upsert?.params.rows ?? []) as { key: string; searchText: string }[];
-    expect(row).toMatchObject({ key: REL.key, searchText: relationshipSearchText(REL) });
-    expect(row?.searchText).toBe("acme corp\nbob\nfounder\nBob founded Acme.");
+    const [row] = (upsert?.params.rows ?? []) as { key: string; searchTerms: string }[];
+    expect(row).toMatchObject({ key: REL.key, searchTerms: relationshipSearchTerms(REL) });
+    expect(row?.searchTerms).toBe("acm corp bob founder bob found acm");
   });
 
-  it("searches the index the schema creates on searchText, with the CJK analyzer", () => {
+  it("searches the index the schema creates on searchTerms, with the CJK analyzer, and drops the old one", () => {
     const schema = loadCypher("schema/fulltext-indexes").text;
     expect(schema).toMatch(
-      /FULLTEXT INDEX kgrag_relationship_text IF NOT EXISTS\s+FOR \(\)-\[r:RELATED\]-\(\) ON EACH \[r\.searchText\]\s+OPTIONS \{indexConfig: \{`fulltext\.analyzer`: 'cjk'\}\};/,
+      /FULLTEXT INDEX kgrag_relationship_terms IF NOT EXISTS\s+FOR \(\)-\[r:RELATED\]-\(\) ON EACH \[r\.searchTerms\]\s+OPTIONS \{indexConfig: \{`fulltext\.analyzer`: 'cjk'\}\};/,
     );
     expect(loadCypher("store/fulltext-relationships").text).toContain(
-      "db.index.fulltext.queryRelationships('kgrag_relationship_text'",
+      "db.index.fulltext.queryRelationships('kgrag_relationship_terms'",
     );
+    expect(loadCypher("schema/retired-indexes").text).toContain(
+      "DROP INDEX kgrag_relationship_text IF EXISTS",
+    );
+  });
+
+  it("stems and accent-folds words as SQLite's porter unicode61 tokenizer does, and keeps CJK runs", () => {
+    expect(stemmedTerms("Directed the films of Zürich's universities")).toBe(
+      "direct the film of zurich s univers",
+    );
+    expect(stemmedTerms("腾讯 founded 深圳总部")).toBe("腾讯 found 深圳总部");
+    expect(stemmedTerms("?!")).toBe("");
   });
 });
 
@@ -43,7 +54,8 @@ describe("Neo4j relationship full text: search", () => {
     expect(hits).toEqual([{ id: REL.key, score: 1.5 }]);
     const [call] = runner.calls;
     expect(call).toMatchObject({ kind: "read", name: "store/fulltext-relationships" });
-    expect(call?.params).toMatchObject({ workspace: "team-a", query: 'who OR founded OR \\"acme\\"\\?' });
+    // Stemmed like the indexed terms; punctuation goes with the tokenizer, stop words before stemming.
+    expect(call?.params).toMatchObject({ workspace: "team-a", query: "who OR found OR acm" });
     expect(call?.params.allow).toEqual([REL.key]);
     expect(String(call?.params.topK)).toBe("3");
   });
@@ -83,7 +95,7 @@ function missingRows(count: number, from = 0) {
 const filledAll: Answer = (params) => [{ filled: (params.rows as unknown[]).length }];
 
 describe("Neo4j relationship full text: backfill of older workspaces", () => {
-  it("fills searchText of edges lacking it, a page per transaction, until none is left", async () => {
+  it("fills searchTerms of edges lacking them, a page per transaction, until none is left", async () => {
     const runner = new ScriptedRunner({
       "store/relationships-missing-search-text": (_, call) =>
         call === 0 ? missingRows(BACKFILL_PAGE) : missingRows(2, BACKFILL_PAGE),
@@ -93,9 +105,9 @@ describe("Neo4j relationship full text: backfill of older workspaces", () => {
     expect(await backfillRelationshipSearchText(connection)).toBe(BACKFILL_PAGE + 2);
     const sets = runner.calls.filter((c) => c.name === "store/relationships-set-search-text");
     expect(sets.map((c) => (c.params.rows as unknown[]).length)).toEqual([BACKFILL_PAGE, 2]);
-    const last = sets[1]?.params.rows as { key: string; searchText: string }[];
+    const last = sets[1]?.params.rows as { key: string; searchTerms: string }[];
     const expected = makeRelationship(`a${BACKFILL_PAGE + 1}`, `b${BACKFILL_PAGE + 1}`);
-    expect(last[1]).toEqual({ key: expected.key, searchText: relationshipSearchText(expected) });
+    expect(last[1]).toEqual({ key: expected.key, searchTerms: relationshipSearchTerms(expected) });
     // A read of the done flag, one write transaction per page, then the flag.
     expect(runner.names()[0]).toBe("store/meta-get");
     expect(runner.names().at(-1)).toBe("store/meta-set");

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { relationshipKey } from "../../src/merge/keys.js";
 import { Neo4jConnection, WRITE_BATCH_ROWS } from "../../src/storage/neo4j/connection.js";
 import { ensureSchema } from "../../src/storage/neo4j/schema-setup.js";
-import { EXACT_LIMIT, luceneQuery } from "../../src/storage/neo4j/search.js";
+import { EXACT_LIMIT, luceneQuery, SMALL_NAMESPACE } from "../../src/storage/neo4j/search.js";
 import type { GraphChanges } from "../../src/types.js";
 import { one, ScriptedRunner, storeWith } from "../support/scripted-neo4j-runner.js";
 import { makeChunk, makeDocument, makeEntity, makeRelationship } from "../support/storage-fixtures.js";
@@ -234,7 +234,7 @@ describe("Neo4j store: reads", () => {
       method: "extractive" as const,
     };
     const { store } = storeWith({
-      "store/document-get": one({
+      "store/documents-get": one({
         document: { ...doc, metadataJson: JSON.stringify(doc.metadata), metadata: null },
       }),
       "store/communities-list": one({
@@ -251,6 +251,9 @@ describe("Neo4j store: reads", () => {
       }),
     });
     expect(await store.getDocument("d1")).toEqual(doc);
+    // Concurrent reads share one statement; an unknown id is simply absent.
+    const [again, unknown] = await Promise.all([store.getDocument("d1"), store.getDocument("d2")]);
+    expect([again, unknown]).toEqual([doc, undefined]);
     expect(await store.listCommunities()).toEqual([
       {
         id: "c0-1",
@@ -314,7 +317,7 @@ describe("Neo4j store: vector search", () => {
 
   it("ranks a small namespace exactly, without the index", async () => {
     const { runner, store } = storeWith({
-      ...stored(2, EXACT_LIMIT),
+      ...stored(2, SMALL_NAMESPACE),
       "store/vectors/chunks/exact-all": () => [],
     });
     await store.searchVectors("chunks", [1, 0], 5);
@@ -323,7 +326,7 @@ describe("Neo4j store: vector search", () => {
 
   it("falls back to exact ranking when the vector index is missing", async () => {
     const { runner, store } = storeWith({
-      ...stored(2, EXACT_LIMIT + 1),
+      ...stored(2, SMALL_NAMESPACE + 1),
       "store/vectors/chunks/exact-all": () => [],
     });
     await store.searchVectors("chunks", [1, 0], 5);
@@ -354,6 +357,22 @@ describe("Neo4j store: vector search", () => {
       .filter((c) => c.name === "store/vectors/chunks/ann")
       .map((c) => Number(c.params.fetch));
     expect(fetches).toEqual([50, 200]);
+  });
+
+  it("ranks an allow list exactly only while it is a small share of the namespace", async () => {
+    const allowed = new Set(Array.from({ length: 600 }, (_, i) => `id${i}`));
+    const online = one({ name: "kgrag_chunk_embedding", state: "ONLINE", dimension: 2 });
+    const answers = {
+      "schema/show-vector-index": online,
+      "store/vectors/chunks/ann": () => [{ fetched: 1, matches: [{ id: "id1", score: 0.9 }] }],
+      "store/vectors/chunks/exact-allowed": () => [],
+    };
+    const wide = storeWith({ ...stored(2, SMALL_NAMESPACE + 100), ...answers });
+    await wide.store.searchVectors("chunks", [1, 0], 1, allowed);
+    expect(wide.runner.names().at(-1)).toBe("store/vectors/chunks/ann");
+    const narrow = storeWith({ ...stored(2, 5000), ...answers });
+    await narrow.store.searchVectors("chunks", [1, 0], 1, allowed);
+    expect(narrow.runner.names().at(-1)).toBe("store/vectors/chunks/exact-allowed");
   });
 
   it("checks the dimension of new vectors against the stored ones", async () => {
@@ -422,12 +441,14 @@ describe("Neo4j schema setup", () => {
     const connection = new Neo4jConnection(runner, "w");
     await ensureSchema(connection);
     const names = runner.names("schema");
+    // The retired unstemmed relationship index goes first (it is replaced by kgrag_relationship_terms).
+    expect(names[0]).toBe("schema/retired-indexes#1");
     expect(names.filter((n) => n.startsWith("schema/constraints#")).length).toBe(8);
     expect(names.filter((n) => n.startsWith("schema/fulltext-indexes#")).length).toBe(3);
     expect(runner.calls.filter((c) => c.name === "schema/await-index").map((c) => c.params.name)).toEqual([
       "kgrag_chunk_text",
       "kgrag_entity_text",
-      "kgrag_relationship_text",
+      "kgrag_relationship_terms",
     ]);
     await ensureSchema(new Neo4jConnection(runner, "another-workspace"));
     expect(runner.names("schema")).toHaveLength(names.length);

@@ -18,13 +18,15 @@ export function numberReferences(chunks: ChunkRecord[], titles: Map<string, stri
   }));
 }
 
-/** Document id -> its title, or its path when it has none. */
+/**
+ * Document id -> its title, or its path when it has none. The reads overlap: on a networked store
+ * (Neo4j) one after another would cost a round trip per cited document.
+ */
 export async function documentTitles(store: GraphStore, docIds: string[]): Promise<Map<string, string>> {
+  const ids = [...new Set(docIds)];
+  const docs = await Promise.all(ids.map((id) => store.getDocument(id)));
   const titles = new Map<string, string>();
-  for (const id of new Set(docIds)) {
-    const doc = await store.getDocument(id);
-    if (doc) titles.set(id, doc.title || doc.path || id);
-  }
+  for (const doc of docs) if (doc) titles.set(doc.id, doc.title || doc.path || doc.id);
   return titles;
 }
 

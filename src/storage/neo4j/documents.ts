@@ -17,8 +17,13 @@ export async function upsertDocument(db: Neo4jConnection, doc: DocumentRecord): 
   await db.write((tx) => tx.run("store/document-upsert", { doc: documentRow(doc) }));
 }
 
-export async function getDocument(db: Neo4jConnection, id: string): Promise<DocumentRecord | undefined> {
-  return asDocuments(await db.read("store/document-get", { id }))[0];
+/** Document records by id (unknown ids left out), for a KeyBatcher of concurrent reads. */
+export async function getDocumentsById(
+  db: Neo4jConnection,
+  ids: string[],
+): Promise<Map<string, DocumentRecord>> {
+  const docs = asDocuments(await db.read("store/documents-get", { ids }));
+  return new Map(docs.map((doc) => [doc.id, doc]));
 }
 
 export async function listDocuments(db: Neo4jConnection): Promise<DocumentRecord[]> {

@@ -152,7 +152,7 @@ export const GRAPH_MODEL = {
       sourceChunkIds: "LIST<STRING>",
       fragmentsHash: "STRING",
       needsSummary: "BOOLEAN",
-      searchText: "STRING",
+      searchTerms: "STRING",
       ...EMBEDDING,
     },
   } satisfies Record<string, PropertyTypes>,

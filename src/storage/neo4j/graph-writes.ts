@@ -63,7 +63,35 @@ export async function commitChunkMerges(
 
 /** Atomic: changes not tied to one chunk (summaries, rebuilds after a delete). */
 export async function applyGraphChanges(db: Neo4jConnection, changes: GraphChanges): Promise<void> {
-  await db.write((tx) => applyChanges(tx, changes));
+  await applyGraphChangeSets(db, [changes]);
+}
+
+/**
+ * Several change sets in one transaction, with the effect of applying them one after another:
+ * consecutive sets are folded into one (their upserts and history concatenated, a later upsert of
+ * a key winning), and a set with deletes starts a new fold, since a fold runs its deletes first.
+ */
+export async function applyGraphChangeSets(db: Neo4jConnection, sets: GraphChanges[]): Promise<void> {
+  if (sets.length === 0) return;
+  await db.write(async (tx) => {
+    for (const folded of foldChangeSets(sets)) await applyChanges(tx, folded);
+  });
+}
+
+export function foldChangeSets(sets: GraphChanges[]): GraphChanges[] {
+  const folds: GraphChanges[] = [];
+  for (const set of sets) {
+    const last = folds.at(-1);
+    const deletes = set.deleteEntityKeys.length + set.deleteRelationshipKeys.length > 0;
+    if (!last || deletes) {
+      folds.push({ ...set });
+      continue;
+    }
+    last.upsertEntities = [...last.upsertEntities, ...set.upsertEntities];
+    last.upsertRelationships = [...last.upsertRelationships, ...set.upsertRelationships];
+    last.history = [...last.history, ...set.history];
+  }
+  return folds;
 }
 
 /** Deletes first, so a rebuild may delete and re-create the same key in one change set. */

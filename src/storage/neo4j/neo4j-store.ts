@@ -18,12 +18,19 @@ import type {
   VectorNamespace,
 } from "../../types.js";
 import type { GraphStore, ReportSave } from "../graph-store.js";
+import { CoalescingWriter } from "./change-queue.js";
 import * as communities from "./communities.js";
 import { Neo4jConnection } from "./connection.js";
 import * as documents from "./documents.js";
 import { type Neo4jSettings, openDriverRunner } from "./driver-runner.js";
 import * as reads from "./graph-reads.js";
-import { applyGraphChanges, type ChunkMentions, type ChunkMerge, commitChunkMerges } from "./graph-writes.js";
+import {
+  applyGraphChangeSets,
+  type ChunkMentions,
+  type ChunkMerge,
+  commitChunkMerges,
+} from "./graph-writes.js";
+import { KeyBatcher } from "./key-batcher.js";
 import { ensureSchema, VectorIndexes } from "./schema-setup.js";
 import * as search from "./search.js";
 import { backfillRelationshipSearchText } from "./search-text-backfill.js";
@@ -49,15 +56,28 @@ export async function openNeo4jStore(settings: Neo4jSettings, workspace: string)
   return new Neo4jGraphStore(connection);
 }
 
+/**
+ * At most this many concurrent change sets share a transaction: each is one summary or one
+ * rebuilt record, so a full transaction stays well within the server's transaction memory.
+ */
+const CHANGE_SETS_PER_TRANSACTION = 500;
+
 /** GraphStore on Neo4j. Each concern has its own module; this class only routes to them. */
 export class Neo4jGraphStore implements GraphStore {
   readonly kind = "neo4j" as const;
   private readonly indexes: VectorIndexes;
   private readonly vectorStats: VectorStatsCache;
+  private readonly graphChanges: CoalescingWriter<GraphChanges>;
+  private readonly documentReads: KeyBatcher<DocumentRecord>;
 
   constructor(readonly connection: Neo4jConnection) {
     this.indexes = new VectorIndexes(connection);
-    this.vectorStats = new VectorStatsCache(connection, search.EXACT_LIMIT + 1);
+    this.vectorStats = new VectorStatsCache(connection, search.COUNT_LIMIT);
+    this.graphChanges = new CoalescingWriter(
+      (sets) => applyGraphChangeSets(connection, sets),
+      CHANGE_SETS_PER_TRANSACTION,
+    );
+    this.documentReads = new KeyBatcher((ids) => documents.getDocumentsById(connection, ids));
   }
 
   get workspace(): string {
@@ -94,8 +114,9 @@ export class Neo4jGraphStore implements GraphStore {
     return documents.upsertDocument(this.connection, doc);
   }
 
+  /** Concurrent reads (the titles of a query's references) share one statement. */
   getDocument(id: string): Promise<DocumentRecord | undefined> {
-    return documents.getDocument(this.connection, id);
+    return this.documentReads.get(id);
   }
 
   listDocuments(): Promise<DocumentRecord[]> {
@@ -138,8 +159,9 @@ export class Neo4jGraphStore implements GraphStore {
     return commitChunkMerges(this.connection, merges, changes);
   }
 
+  /** Change sets arriving together (summaries run concurrently) share a transaction. */
   applyGraphChanges(changes: GraphChanges): Promise<void> {
-    return applyGraphChanges(this.connection, changes);
+    return this.graphChanges.submit(changes);
   }
 
   getEntityMentions(entityKeys: string[]): Promise<EntityMention[]> {

@@ -3,8 +3,13 @@ import type { VectorNamespace } from "../../types.js";
 import { int, type Neo4jConnection } from "./connection.js";
 import { asNumber } from "./read-rows.js";
 
-const SCHEMA_SCRIPTS = ["schema/constraints", "schema/range-indexes", "schema/fulltext-indexes"];
-const FULLTEXT_INDEXES = ["kgrag_chunk_text", "kgrag_entity_text", "kgrag_relationship_text"];
+const SCHEMA_SCRIPTS = [
+  "schema/retired-indexes",
+  "schema/constraints",
+  "schema/range-indexes",
+  "schema/fulltext-indexes",
+];
+const FULLTEXT_INDEXES = ["kgrag_chunk_text", "kgrag_entity_text", "kgrag_relationship_terms"];
 const INDEX_WAIT_SECONDS = 300;
 
 /** Index names, as spelled in cypher/schema/vector-index-<ns>.cypher and the ann.cypher files. */

@@ -1,6 +1,6 @@
-import { relationshipSearchText } from "../relationship-search-text.js";
 import { int, type Neo4jConnection } from "./connection.js";
 import { asNumber, asRelationships } from "./read-rows.js";
+import { relationshipSearchTerms } from "./search-terms.js";
 
 /** Relationships filled per write transaction. */
 export const BACKFILL_PAGE = 1000;
@@ -9,10 +9,11 @@ export const BACKFILL_PAGE = 1000;
 const backfilled = new Set<string>();
 
 /**
- * Relationship edges written before relationships were full-text indexed have no searchText, so
- * the kgrag_relationship_text index cannot see them. Opening the workspace fills it in, computed
- * by the same relationshipSearchText the upsert uses, one page per transaction; only edges still
- * lacking it are written, so a concurrent upsert's fresh text is never overwritten.
+ * Relationship edges written before relationships were full-text indexed, or before their text
+ * was stemmed (the retired searchText), have no searchTerms, so the kgrag_relationship_terms index
+ * cannot see them. Opening the workspace fills them in, computed by the same
+ * relationshipSearchTerms the upsert uses, one page per transaction; only edges still lacking them
+ * are written, so a concurrent upsert's fresh terms are never overwritten.
  * Returns how many edges were filled. Stops at a page that fills nothing: an edge that is found
  * but cannot be written would otherwise be found again forever.
  */
@@ -30,7 +31,7 @@ export async function backfillRelationshipSearchText(connection: Neo4jConnection
       const missing = asRelationships(
         await tx.run("store/relationships-missing-search-text", { limit: int(BACKFILL_PAGE) }),
       );
-      const rows = missing.map((rel) => ({ key: rel.key, searchText: relationshipSearchText(rel) }));
+      const rows = missing.map((rel) => ({ key: rel.key, searchTerms: relationshipSearchTerms(rel) }));
       if (rows.length === 0) return { found: 0, written: 0 };
       const [result] = await tx.run("store/relationships-set-search-text", { rows });
       return { found: rows.length, written: asNumber(result?.filled ?? 0, "filled edges") };
@@ -47,8 +48,11 @@ export async function backfillRelationshipSearchText(connection: Neo4jConnection
   return filled;
 }
 
-/** Set once every relationship of the workspace has searchText; every later upsert writes it. */
-const DONE_KEY = "relationshipSearchText";
+/**
+ * Set once every relationship of the workspace has searchTerms; every later upsert writes them.
+ * (The key of the retired searchText back-fill was "relationshipSearchText".)
+ */
+const DONE_KEY = "relationshipSearchTerms";
 
 async function backfillDone(connection: Neo4jConnection): Promise<boolean> {
   const [row] = await connection.read("store/meta-get", { key: DONE_KEY });

@@ -3,18 +3,40 @@ import { int, type Neo4jConnection } from "./connection.js";
 import { asNumber, asScored, asScoredList } from "./read-rows.js";
 import type { PlainRecord } from "./record-mapping.js";
 import type { VectorIndexes } from "./schema-setup.js";
+import { stemmedTerms } from "./search-terms.js";
 import type { VectorStatsCache } from "./vector-stats.js";
 import { norm } from "./vectors.js";
 
 /**
  * Vector and full-text search. Neo4j's indexes span every workspace of the database, so hits are
  * filtered by workspace (and allow list) after the index: the search over-fetches and asks again
- * for more while fewer than topK survive and the index had more to give. Small namespaces and
- * small allow lists skip the index and rank exactly by brute-force cosine in Cypher.
+ * for more while fewer than topK survive and the index had more to give. Very small namespaces
+ * and small allow lists skip the index and rank exactly by brute-force cosine in Cypher.
  */
 
-/** Up to this many vectors (or allowed ids) are ranked exactly rather than through the index. */
+/**
+ * Up to this many allowed ids are ranked exactly rather than through the index when they are a
+ * small share of the namespace: reading them costs less than over-fetching the index past
+ * everything the allow list leaves out.
+ */
 export const EXACT_LIMIT = 2000;
+/**
+ * An allow list holding more than 1/INDEX_SHARE of the namespace goes through the index: the first
+ * over-fetch (4x topK) all but always finds enough allowed hits, and reading a thousand allowed
+ * vectors for exact cosine costs far more.
+ */
+const INDEX_SHARE = 4;
+/** Allow lists this short are always ranked exactly, whatever their share. */
+export const SMALL_ALLOW_LIST = 256;
+/** Namespaces are counted up to this size: enough to tell an allow list's share of them. */
+export const COUNT_LIMIT = EXACT_LIMIT * INDEX_SHARE + 1;
+/**
+ * Namespaces up to this size are ranked exactly; beyond it the HNSW index answers. Exact cosine
+ * reads every vector of the namespace, but the index is shared by every workspace of the database,
+ * and where several hold the same vectors (a migrated copy beside a native index) its approximate
+ * neighbours differed between them; exact ranking keeps small workspaces deterministic.
+ */
+export const SMALL_NAMESPACE = 2000;
 /**
  * Past this many index hits, an allow-filtered vector search switches to exact ranking and a
  * full-text search stops reading.
@@ -44,7 +66,7 @@ export async function searchVectors(
   if (norm(query) === 0) return [];
   const exact = (ids: string[] | null) => exactSearch(db, ns, query, topK, ids);
   const allowed = allow ? [...allow] : null;
-  if (count <= EXACT_LIMIT || (allowed && allowed.length <= EXACT_LIMIT)) return exact(allowed);
+  if (count <= SMALL_NAMESPACE || (allowed && allowedIsNarrow(allowed.length, count))) return exact(allowed);
   if (!(await indexes.serves(ns, dim))) return exact(allowed);
   const { hits, exhausted } = await overFetch(topK, MAX_INDEX_FETCH, (fetch) =>
     db.read(`store/vectors/${ns}/ann`, { fetch: int(fetch), query, allow: allowed, topK: int(topK) }),
@@ -52,6 +74,11 @@ export async function searchVectors(
   // Still short after the largest fetch: the index is crowded with other workspaces' vectors.
   if (hits.length < topK && !exhausted) return exact(allowed);
   return hits.map(cosineFromNeo4j);
+}
+
+/** Few enough allowed ids, and a small enough share of the namespace, to rank exactly. */
+function allowedIsNarrow(allowed: number, count: number): boolean {
+  return allowed <= SMALL_ALLOW_LIST || (allowed <= EXACT_LIMIT && allowed * INDEX_SHARE <= count);
 }
 
 async function exactSearch(
@@ -93,14 +120,17 @@ export async function searchEntityText(db: Neo4jConnection, text: string, topK: 
   return hits;
 }
 
-/** Relationship keys by BM25 over their searchText (see relationshipSearchText), allow-filtered. */
+/**
+ * Relationship keys by BM25 over their searchTerms (see search-terms.ts), allow-filtered. The
+ * question is stemmed like the indexed terms; its stop words go before stemming changes them.
+ */
 export function searchRelationshipText(
   db: Neo4jConnection,
   text: string,
   topK: number,
   allow?: Set<string>,
 ): Promise<ScoredId[]> {
-  return allowFilteredTextSearch(db, "store/fulltext-relationships", text, topK, allow);
+  return allowFilteredTextSearch(db, "store/fulltext-relationships", text, topK, allow, stemmedTerms);
 }
 
 /**
@@ -114,8 +144,9 @@ async function allowFilteredTextSearch(
   text: string,
   topK: number,
   allow?: Set<string>,
+  normalise?: (word: string) => string,
 ): Promise<ScoredId[]> {
-  const query = luceneQuery(text);
+  const query = luceneQuery(text, normalise);
   if (query === null || topK <= 0 || allow?.size === 0) return [];
   const allowed = allow ? [...allow] : null;
   const { hits } = await overFetch(topK, MAX_INDEX_FETCH, (fetch) =>
@@ -161,15 +192,18 @@ const STOP_WORDS = new Set(
 /**
  * The user's words as a Lucene query that never fails to parse: special characters escaped,
  * lower-cased (so AND/OR/NOT are words), CJK runs cut into the overlapping bigrams the CJK analyzer
- * indexes, and all terms OR-ed, so any of them can match. Null when nothing searchable is left.
+ * indexes, and all terms OR-ed, so any of them can match. `normalise` turns each remaining word
+ * into the form the index holds (e.g. stemmed). Null when nothing searchable is left.
  */
-export function luceneQuery(text: string): string | null {
+export function luceneQuery(text: string, normalise?: (word: string) => string): string | null {
   const terms: string[] = [];
   for (const word of text.toLowerCase().split(/\s+/)) {
     for (const run of word.match(CJK_RUN) ?? []) terms.push(...bigrams(run));
     const rest = word.replace(CJK_RUN, " ").trim();
     for (const part of rest.split(" ")) {
-      if (WORDLIKE.test(part) && !STOP_WORDS.has(part)) terms.push(part.replace(LUCENE_SPECIAL, "\\$&"));
+      if (!WORDLIKE.test(part) || STOP_WORDS.has(part)) continue;
+      const term = normalise ? normalise(part) : part;
+      if (WORDLIKE.test(term)) terms.push(term.replace(LUCENE_SPECIAL, "\\$&"));
     }
   }
   const unique = [...new Set(terms)].slice(0, MAX_QUERY_TERMS);

@@ -10,8 +10,8 @@ import type {
   RelationshipMention,
   RelationshipRecord,
 } from "../../types.js";
-import { relationshipSearchText } from "../relationship-search-text.js";
 import { int } from "./connection.js";
+import { relationshipSearchTerms } from "./search-terms.js";
 
 /**
  * Records as statement parameters. Integers are wrapped so they are stored as INTEGER (a plain JS
@@ -60,8 +60,8 @@ export function entityRow(entity: EntityRecord) {
 }
 
 /**
- * The store keeps "one edge per unordered pair": only canonical records are saved. searchText is
- * what the relationship full-text index reads.
+ * The store keeps "one edge per unordered pair": only canonical records are saved. searchTerms is
+ * what the relationship full-text index reads (see search-terms.ts).
  */
 export function relationshipRow(rel: RelationshipRecord) {
   if (rel.sourceKey > rel.targetKey || rel.key !== relationshipKey(rel.sourceKey, rel.targetKey)) {
@@ -81,7 +81,7 @@ export function relationshipRow(rel: RelationshipRecord) {
     sourceChunkIds: rel.sourceChunkIds,
     fragmentsHash: rel.fragmentsHash,
     needsSummary: rel.needsSummary,
-    searchText: relationshipSearchText(rel),
+    searchTerms: relationshipSearchTerms(rel),
   };
 }
 

@@ -1,0 +1,4 @@
+// Indexes of earlier kgrag versions, dropped when a database is opened. kgrag_relationship_text
+// read the unstemmed RELATED.searchText; kgrag_relationship_terms (fulltext-indexes.cypher) reads
+// the stemmed searchTerms, which opening a workspace fills in (search-text-backfill.ts).
+DROP INDEX kgrag_relationship_text IF EXISTS;
