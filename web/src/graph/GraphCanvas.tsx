@@ -38,6 +38,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
   const renderer = useRef<Sigma<NodeAttributes> | undefined>(undefined);
   const layout = useRef<FA2Layout | undefined>(undefined);
   const layoutTimer = useRef<number | undefined>(undefined);
+  const resizeWatcher = useRef<ResizeObserver | undefined>(undefined);
   const [failure, setFailure] = useState<string>();
   const [layoutRunning, setLayoutRunning] = useState(false);
   const clickHandler = useRef(props.onNodeClick);
@@ -58,14 +59,19 @@ export default function GraphCanvas(props: GraphCanvasProps) {
           labelDensity: 0.5,
           hideEdgesOnMove: true,
           renderEdgeLabels: false,
+          // The panel can be laid out (or hidden) after the canvas mounts: draw once it has a size.
+          allowInvalidContainer: true,
         },
       });
       sigma.on("clickNode", ({ node }) => clickHandler.current?.(node));
       renderer.current = sigma;
+      resizeWatcher.current = new ResizeObserver(() => sigma.refresh());
+      resizeWatcher.current.observe(container.current);
     } catch (error) {
       setFailure(error instanceof Error ? error.message : String(error));
     }
     return () => {
+      resizeWatcher.current?.disconnect();
       window.clearTimeout(layoutTimer.current);
       layout.current?.kill();
       renderer.current?.kill();
