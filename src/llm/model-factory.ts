@@ -7,7 +7,6 @@ import { LangChainEmbedder, type LangChainEmbedderOptions } from "../embedding/l
 import { CachedChatModel, type LlmCache } from "./cached-chat.js";
 import { type ChatModel, STAGES, type Stage } from "./chat-model.js";
 import { LangChainChatModel, type LangChainChatOptions } from "./langchain-chat.js";
-import { RateLimiters } from "./rate-limiter.js";
 import type { RetryTuning } from "./retry.js";
 import { clientKey, type StageRoute, StageRoutedChat, stageSettings } from "./stage-models.js";
 import type { UsageTracker } from "./usage.js";
@@ -30,7 +29,9 @@ async function configuredChat(
   tuning: RetryTuning,
 ): Promise<ChatModel | null> {
   if (!config.llm) return null;
+  // The OpenAI client (and the limiter, which reads its errors) load only when a model is configured.
   const { OpenAIChatModel } = await import("./openai-chat.js");
+  const { RateLimiters } = await import("./rate-limiter.js");
   const limiters = new RateLimiters();
   const clients = new Map<string, ChatModel>();
   const routes = {} as Record<Stage, StageRoute>;
