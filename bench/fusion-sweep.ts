@@ -6,7 +6,6 @@
  * Needs the workspaces bench/retrieval-sets.ts builds (run it once first).
  * Run: npx tsx bench/fusion-sweep.ts [--sets a,b]
  */
-import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatTable } from "../src/cli/output.js";
@@ -23,17 +22,9 @@ import { candidateDepth, queryTexts, type RetrievalInput } from "../src/query/mo
 import { resolveQueryOptions } from "../src/query/options.js";
 import type { KgragServices } from "../src/services.js";
 import type { ScoredId } from "../src/types.js";
+import { DEV_SETS, KS } from "./support/dev-sets.js";
 
-const KS = [5, 8, 10];
-const CACHE = join(import.meta.dirname, "datasets/.cache");
-const SHARED = [join(import.meta.dirname, "../../shared"), join(import.meta.dirname, "../../../shared")].find(
-  (dir) => existsSync(dir),
-);
-const SETS: Record<string, string> = {
-  "hotpotqa-100": join(SHARED ?? "../shared", "datasets/hotpotqa-100"),
-  "wiki-vital-en": join(CACHE, "wiki-vital-en"),
-  "songci-zh": join(CACHE, "songci-zh"),
-};
+const SETS = DEV_SETS;
 
 interface Lists {
   gold: string[];

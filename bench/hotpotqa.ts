@@ -12,7 +12,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatTable } from "../src/cli/output.js";
 import { createKgrag } from "../src/kgrag.js";
-import { documentTitles } from "../src/query/context/references.js";
 import { mean, scoreRetrieval } from "../src/query/eval/metrics.js";
 import {
   type EvalQuestion,
@@ -22,6 +21,7 @@ import {
 } from "../src/query/eval/run-eval.js";
 import { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode } from "../src/query/options.js";
 import type { KgragServices } from "../src/services.js";
+import { bm25Titles } from "./support/dev-sets.js";
 
 const DATA = join(import.meta.dirname, "../../shared/datasets/hotpotqa-100");
 const KS = [5, 8, 10];
@@ -98,13 +98,7 @@ function table(report: EvalReport): string {
 async function bm25Only(services: KgragServices, questions: EvalQuestion[]): Promise<Record<number, number>> {
   const hits: Record<number, number[]> = Object.fromEntries(KS.map((k) => [k, []]));
   for (const q of questions) {
-    const ranked = await services.store.searchChunkText(q.question, 40);
-    const chunks = await services.store.getChunks(ranked.map((r) => r.id));
-    const docOf = new Map(chunks.map((c) => [c.id, c.docId]));
-    const docIds = ranked.map((r) => docOf.get(r.id) ?? "");
-    const titles = await documentTitles(services.store, docIds);
-    const retrieved = [...new Set(docIds.map((id) => titles.get(id) ?? id))];
-    const scores = scoreRetrieval(retrieved, q.gold_titles, KS);
+    const scores = scoreRetrieval(await bm25Titles(services, q.question), q.gold_titles, KS);
     for (const k of KS) hits[k]?.push(scores.allGold[k] ?? 0);
   }
   return Object.fromEntries(KS.map((k) => [k, mean(hits[k] ?? [])]));

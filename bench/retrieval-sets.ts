@@ -19,25 +19,15 @@ import { performance } from "node:perf_hooks";
 import { formatTable } from "../src/cli/output.js";
 import type { KgragConfigInput } from "../src/config.js";
 import { createKgrag, type Kgrag } from "../src/kgrag.js";
-import { documentTitles } from "../src/query/context/references.js";
 import { mean, scoreRetrieval } from "../src/query/eval/metrics.js";
 import { type EvalQuestion, readEvalQuestions, runEval } from "../src/query/eval/run-eval.js";
 import { QUERY_MODES, type QueryMode } from "../src/query/options.js";
 import { runQuery } from "../src/query/query-engine.js";
 import type { KgragServices } from "../src/services.js";
+import { bm25Titles, DEV_SETS, KS } from "./support/dev-sets.js";
 import { percentile } from "./support/haystack.js";
 
-const KS = [5, 8, 10];
-const CACHE = join(import.meta.dirname, "datasets/.cache");
-/** shared/ sits beside the repository; a git worktree sits one folder deeper. */
-const SHARED = [join(import.meta.dirname, "../../shared"), join(import.meta.dirname, "../../../shared")].find(
-  (dir) => existsSync(dir),
-);
-const SETS: Record<string, string> = {
-  "hotpotqa-100": join(SHARED ?? "../shared", "datasets/hotpotqa-100"),
-  "wiki-vital-en": join(CACHE, "wiki-vital-en"),
-  "songci-zh": join(CACHE, "songci-zh"),
-};
+const SETS = DEV_SETS;
 
 interface Row {
   set: string;
@@ -107,12 +97,7 @@ async function bm25Only(
   const hits: Record<number, number[]> = Object.fromEntries(KS.map((k) => [k, []]));
   const reciprocal: number[] = [];
   for (const q of questions) {
-    const ranked = await services.store.searchChunkText(q.question, 40);
-    const chunks = await services.store.getChunks(ranked.map((r) => r.id));
-    const docOf = new Map(chunks.map((c) => [c.id, c.docId]));
-    const docIds = ranked.map((r) => docOf.get(r.id) ?? "");
-    const titles = await documentTitles(services.store, docIds);
-    const scores = scoreRetrieval([...new Set(docIds.map((id) => titles.get(id) ?? id))], q.gold_titles, KS);
+    const scores = scoreRetrieval(await bm25Titles(services, q.question), q.gold_titles, KS);
     for (const k of KS) hits[k]?.push(scores.allGold[k] ?? 0);
     reciprocal.push(scores.reciprocalRank);
   }

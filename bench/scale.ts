@@ -8,6 +8,7 @@
  * Run: npx tsx bench/scale.ts --chunks N [--dim D] [--entities M] [--relationships R]
  *        [--queries Q] [--dir DIR] [--keep]
  */
+
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { seededRandom } from "../src/community/seeded-random.js";
 import { VectorIndexSchema } from "../src/config.js";
 import type { Embedder } from "../src/embedding/embedder.js";
 import { createKgrag } from "../src/kgrag.js";
@@ -80,7 +82,7 @@ async function writeSlice(store: SqliteGraphStore, shape: Shape, from: number, t
   const points = new ClusteredVectors(shape.dim, clustersFor(shape.chunks), SEED, SEED + from);
   const entityPer = shape.entities / shape.chunks;
   const relPer = shape.relationships / shape.chunks;
-  const random = mulberry(SEED * 31 + from);
+  const random = seededRandom(SEED * 31 + from);
   for (let doc = from; doc < to; doc += CHUNKS_PER_DOC) {
     const docId = `d${doc / CHUNKS_PER_DOC}`;
     await store.upsertDocument({
@@ -165,17 +167,6 @@ async function writeSlice(store: SqliteGraphStore, shape: Shape, from: number, t
 
 function clustersFor(chunks: number): number {
   return Math.max(16, Math.round(Math.sqrt(chunks)));
-}
-
-function mulberry(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function folderBytes(dir: string): number {

@@ -332,9 +332,10 @@ export type VectorIndexConfig = z.infer<typeof VectorIndexSchema>;
 export type ExtractiveAnswerConfig = z.infer<typeof ExtractiveAnswerSchema>;
 export type FusionConfig = z.infer<typeof FusionSchema>;
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
-function intFromEnv(env: Env, name: string): number | undefined {
+/** An integer environment variable, or undefined when unset; anything else is a ConfigError naming it. */
+export function intFromEnv(env: Env, name: string): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
   const value = Number(raw);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Env, intFromEnv } from "../config.js";
 import { ConfigError } from "../config-error.js";
 
 /** One API key and the workspaces it may use (all of them when `workspaces` is undefined). */
@@ -52,8 +53,6 @@ export const ServerConfigSchema = z.object({
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 export type ServerConfigInput = z.input<typeof ServerConfigSchema>;
 
-type Env = Record<string, string | undefined>;
-
 /**
  * KGRAG_API_KEYS: keys separated by commas; a key may name its workspaces after `=`, joined by `+`
  * (`k1,k2=docs+wiki`: k1 reaches every workspace, k2 only docs and wiki).
@@ -82,15 +81,6 @@ function listFromEnv(raw: string | undefined): string[] | undefined {
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
-}
-
-function intFromEnv(env: Env, name: string): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value))
-    throw new ConfigError(`${name} must be an integer, got ${JSON.stringify(raw)}`);
-  return value;
 }
 
 /** The server settings: explicit ones win over KGRAG_API_KEYS, KGRAG_CORS_ORIGINS, KGRAG_RATE_LIMIT... */

@@ -1,4 +1,7 @@
-import { countTokens, tokenBound as utf8TokenBound } from "../../util/tokens.js";
+import { countTokens } from "../../util/tokens.js";
+
+/** An upper bound of a line's token count that needs no tokenizer (see util/tokens). */
+export { tokenBound } from "../../util/tokens.js";
 
 /** Enough for the entities and relationships of many queries; cleared whole when full. */
 const MAX_ENTRIES = 4096;
@@ -21,9 +24,6 @@ export function lineTokens(line: string): number {
 
 /** How many tokens a line costs: exactly (`lineTokens`) or as an upper bound (`tokenBound`). */
 export type TokenMeasure = (line: string) => number;
-
-/** An upper bound of a line's token count that needs no tokenizer (see util/tokens). */
-export const tokenBound: TokenMeasure = utf8TokenBound;
 
 /** The longest prefix of `items` whose rendered lines fit in `budget` tokens. */
 export function fitting<T>(
