@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { configFromEnv, type KgragConfig, type KgragConfigInput } from "./config.js";
+import { configFromEnv, type KgragConfigInput } from "./config.js";
 import type { Embedder } from "./embedding/embedder.js";
 import { parseSourceDocuments } from "./ingest/source-input.js";
 import {
@@ -16,15 +16,18 @@ import { type QueryOptions, type QueryResult, runQuery } from "./query/query-eng
 import { HttpReranker, type Reranker } from "./rerank/reranker.js";
 import { createEntityCuration, type EntityCuration } from "./resolve/curation.js";
 import type { KgragServices } from "./services.js";
-import type { GraphStore, VectorIndexStatus } from "./storage/graph-store.js";
-import type { DocumentRecord, GraphCounts, SourceDocumentInput } from "./types.js";
+import type { GraphStore } from "./storage/graph-store.js";
+import type { SourceDocumentInput } from "./types.js";
 import { type ProgressReporter, silentProgress } from "./util/progress.js";
 import { createComponents } from "./workspace/components.js";
 import { checkEmbeddingModel, recordWorkspaceModels } from "./workspace/embedding-guard.js";
 import { type IndexOptions, type IndexSummary, indexPaths, indexSources } from "./workspace/indexing.js";
 import { withWorkspaceLock } from "./workspace/lock.js";
 import { openModels } from "./workspace/models.js";
+import { type StatusReport, storeContents } from "./workspace/status.js";
 import { openStore } from "./workspace/store.js";
+
+export type { StatusReport } from "./workspace/status.js";
 
 export interface CreateKgragOptions {
   /** Settings; anything not given comes from KGRAG_* environment variables, then defaults. */
@@ -38,17 +41,6 @@ export interface CreateKgragOptions {
   reranker?: Reranker;
   store?: GraphStore;
   progress?: ProgressReporter;
-}
-
-export interface StatusReport {
-  workspace: string;
-  storage: KgragConfig["storage"];
-  extractor: string;
-  embedding: { model: string; dimension: number; kind: string };
-  documents: DocumentRecord[];
-  counts: GraphCounts;
-  /** How each vector namespace is searched (exact or an HNSW file, its size and freshness). */
-  vectorIndexes?: VectorIndexStatus[];
 }
 
 /** The kgrag library entry point: one object per workspace. The CLI is a thin layer over it. */
@@ -139,9 +131,7 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         dimension: services.embedder.dimension,
         kind: services.embedder.kind,
       },
-      documents: await store.listDocuments(),
-      counts: await store.counts(),
-      ...(store.vectorIndexStatus ? { vectorIndexes: await store.vectorIndexStatus() } : {}),
+      ...(await storeContents(store)),
     }),
     query: (question, queryOptions = {}) => runQuery(services, question, queryOptions),
     deleteDocuments: (docIds) =>

@@ -16,7 +16,7 @@ type Register = (program: Command, open: OpenKgrag) => Promise<void>;
  */
 const COMMANDS: Record<string, Register> = {
   index: async (p, o) => (await import("./commands/index-command.js")).registerIndexCommand(p, o),
-  status: async (p, o) => (await import("./commands/status.js")).registerStatusCommand(p, o),
+  status: async (p) => (await import("./commands/status.js")).registerStatusCommand(p),
   query: async (p, o) => (await import("./commands/query.js")).registerQueryCommand(p, o),
   delete: async (p, o) => (await import("./commands/delete.js")).registerDeleteCommand(p, o),
   communities: async (p, o) => (await import("./commands/communities.js")).registerCommunitiesCommand(p, o),

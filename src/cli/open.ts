@@ -4,8 +4,8 @@ import { configFromEnv } from "../config.js";
 import { type CreateKgragOptions, createKgrag, type Kgrag } from "../kgrag.js";
 import type { KgragServices } from "../services.js";
 import { sqliteFile } from "../storage/sqlite/sqlite-store.js";
+import { refuseMissingWorkspace } from "./open-store.js";
 import { terminalProgress } from "./progress-bars.js";
-import { UsageError } from "./usage-error.js";
 
 export interface OpenOptions {
   workspace?: string;
@@ -48,21 +48,6 @@ export function cliOpener(extra: CreateKgragOptions = {}): OpenKgrag {
     }
     return kgrag;
   };
-}
-
-/** A read command pointed at the wrong folder should say so, not create an empty workspace there. */
-function refuseMissingWorkspace(workspace: string | undefined, extra: CreateKgragOptions): void {
-  const config = configFromEnv(extra.env ?? process.env, {
-    ...extra.config,
-    ...(workspace ? { workspace } : {}),
-  });
-  if (config.storage !== "sqlite" || extra.store) return;
-  const dir = resolve(config.workspace);
-  if (existsSync(sqliteFile(dir))) return;
-  throw new UsageError(
-    `No kgrag workspace at ${dir}. Index documents first (kgrag index <paths> --workspace ${config.workspace}), ` +
-      "or point --workspace / KGRAG_WORKSPACE at an existing one.",
-  );
 }
 
 /**

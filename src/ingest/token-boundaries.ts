@@ -1,24 +1,32 @@
 import type { Tiktoken, TiktokenEncoding } from "js-tiktoken";
-import { encoder, encodeTokens } from "../util/tokens.js";
+import { decodeWholePieces, encodePieces, encoder, lastAtOrBefore } from "../util/tokens.js";
 
 /** Tokens either side of a boundary that are decoded to test it; a character spans at most 4 bytes. */
 const PROBE_TOKENS = 4;
 const SENTINEL_TEXT = "a";
 
 /**
- * Token positions of one text and the character offsets between them. Byte-level BPE can split a
- * character (often a CJK one) across tokens; such positions are not clean and are never cut at.
+ * Token positions of one text and the character offsets between them. Cuts go between the
+ * tokenizer's pieces (words with their leading space, runs of punctuation or of CJK characters),
+ * which are always whole characters. Only where no piece starts inside a window (one piece longer
+ * than the window) is a cut made inside a piece: byte-level BPE can split a character (often a CJK
+ * one) across tokens, so such a position is tested by decoding and split characters are never cut.
  */
 export class TokenBoundaries {
   readonly ids: number[];
-  private readonly enc: Tiktoken;
-  private readonly sentinel: number;
+  private readonly pieceStarts: number[];
+  private readonly pieceStartSet: Set<number>;
+  private decoder: { enc: Tiktoken; sentinel: number } | undefined;
   private cursor = { token: 0, char: 0 };
 
-  constructor(encoding: TiktokenEncoding, text: string) {
-    this.enc = encoder(encoding);
-    this.sentinel = this.enc.encode(SENTINEL_TEXT)[0]!;
-    this.ids = encodeTokens(text, encoding);
+  constructor(
+    private readonly encoding: TiktokenEncoding,
+    text: string,
+  ) {
+    const { ids, pieceStarts } = encodePieces(text, encoding);
+    this.ids = ids;
+    this.pieceStarts = pieceStarts;
+    this.pieceStartSet = new Set(pieceStarts);
   }
 
   /**
@@ -26,17 +34,20 @@ export class TokenBoundaries {
    * a split character would decode to replacement characters on each side instead.
    */
   isClean(position: number): boolean {
-    if (position <= 0 || position >= this.ids.length) return true;
+    if (position <= 0 || position >= this.ids.length || this.pieceStartSet.has(position)) return true;
     const left = this.ids.slice(Math.max(0, position - PROBE_TOKENS), position);
     const right = this.ids.slice(position, position + PROBE_TOKENS);
     return this.decode(left) + this.decode(right) === this.decode([...left, ...right]);
   }
 
   /**
-   * The nearest clean position at or before `position` that is still after `floor`, else the first
-   * clean one after both, so a window always moves forward.
+   * The last piece start at or before `position` that is still after `floor`; else the nearest
+   * clean position inside the piece, or the first clean one after both, so a window always moves
+   * forward.
    */
   snap(position: number, floor: number): number {
+    const pieceStart = lastAtOrBefore(this.pieceStarts, position);
+    if (pieceStart > floor) return pieceStart;
     for (let p = position; p > floor; p -= 1) if (this.isClean(p)) return p;
     for (let p = Math.max(position, floor) + 1; p < this.ids.length; p += 1) if (this.isClean(p)) return p;
     return this.ids.length;
@@ -45,13 +56,19 @@ export class TokenBoundaries {
   /** Character offset of a clean position. Positions must be asked for in increasing order. */
   charOffset(position: number): number {
     if (position < this.cursor.token) throw new Error("TokenBoundaries.charOffset: positions must increase");
-    const span = this.decode(this.ids.slice(this.cursor.token, position));
+    const ids = this.ids.slice(this.cursor.token, position);
+    const whole = this.pieceStartSet.has(this.cursor.token) && this.pieceStartSet.has(position);
+    const span = whole ? decodeWholePieces(ids, this.encoding) : this.decode(ids);
     this.cursor = { token: position, char: this.cursor.char + span.length };
     return this.cursor.char;
   }
 
   /** The leading sentinel keeps TextDecoder from dropping a byte-order mark that starts the span. */
   private decode(ids: number[]): string {
-    return this.enc.decode([this.sentinel, ...ids]).slice(SENTINEL_TEXT.length);
+    if (!this.decoder) {
+      const enc = encoder(this.encoding);
+      this.decoder = { enc, sentinel: enc.encode(SENTINEL_TEXT)[0]! };
+    }
+    return this.decoder.enc.decode([this.decoder.sentinel, ...ids]).slice(SENTINEL_TEXT.length);
   }
 }

@@ -7,15 +7,21 @@ export const DEFAULT_ENCODING: TiktokenEncoding = "o200k_base";
 const require = createRequire(import.meta.url);
 
 /**
- * Two libraries, the same tokens (a unit test compares them): gpt-tokenizer encodes and counts, and
- * loads its tables about three times faster than js-tiktoken, which matters to every short CLI
- * call; js-tiktoken decodes, because gpt-tokenizer's decoder keeps an unfinished UTF-8 character
- * from one call for the next, while cutting text at token boundaries needs each decode on its own.
+ * Two libraries, the same tokens (a unit test compares them): gpt-tokenizer encodes, counts and
+ * decodes whole pre-tokenizer pieces (words, runs of punctuation), and loads its tables about three
+ * times faster than js-tiktoken, which matters to every short CLI call. js-tiktoken is loaded only
+ * to decode part of a piece (a cut inside a long word or a long run of CJK characters), because
+ * gpt-tokenizer's decoder keeps an unfinished UTF-8 character from one call for the next.
  */
+const isFunction = (value: unknown) => typeof value === "function";
 const CounterSchema = z.object({
-  encode: z.custom<(text: string, options: { disallowedSpecial: Set<string> }) => number[]>(
-    (value) => typeof value === "function",
-  ),
+  encode: z.custom<(text: string, options: { disallowedSpecial: Set<string> }) => number[]>(isFunction),
+  /** Token ids one pre-tokenizer piece at a time: every yield ends on a character boundary. */
+  encodeGenerator:
+    z.custom<
+      (text: string, options: { disallowedSpecial: Set<string> }) => Generator<number[], number, undefined>
+    >(isFunction),
+  decode: z.custom<(ids: Iterable<number>) => string>(isFunction),
 });
 type Counter = z.infer<typeof CounterSchema>;
 
@@ -34,7 +40,7 @@ function counter(encoding: TiktokenEncoding): Counter {
   return found;
 }
 
-/** js-tiktoken's encoder (built once per process, only its own ranks loaded), for decoding. */
+/** js-tiktoken's encoder (built once per process, only its own ranks loaded), for decoding inside a piece. */
 export function encoder(encoding: TiktokenEncoding = DEFAULT_ENCODING): Tiktoken {
   let enc = decoders.get(encoding);
   if (!enc) {
@@ -58,17 +64,65 @@ export function tokenBound(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
+/**
+ * The token ids of `text` and the positions where its pre-tokenizer pieces start (the last entry is
+ * the number of tokens): cutting there never splits a character.
+ */
+export function encodePieces(
+  text: string,
+  encoding: TiktokenEncoding = DEFAULT_ENCODING,
+): { ids: number[]; pieceStarts: number[] } {
+  const ids: number[] = [];
+  const pieceStarts: number[] = [];
+  for (const piece of counter(encoding).encodeGenerator(text, PLAIN_TEXT)) {
+    pieceStarts.push(ids.length);
+    for (const id of piece) ids.push(id);
+  }
+  pieceStarts.push(ids.length);
+  return { ids, pieceStarts };
+}
+
+/** The text of tokens that start and end on piece boundaries (see encodePieces): whole characters. */
+export function decodeWholePieces(ids: number[], encoding: TiktokenEncoding = DEFAULT_ENCODING): string {
+  return counter(encoding).decode(ids);
+}
+
 export function countTokens(text: string, encoding: TiktokenEncoding = DEFAULT_ENCODING): number {
   return encodeTokens(text, encoding).length;
 }
 
-/** Keeps the longest prefix of `text` that fits in `maxTokens`. */
+/**
+ * Keeps the longest prefix of `text` that fits in `maxTokens` and ends between two pre-tokenizer
+ * pieces (a word with its leading space, a run of punctuation), so no word is cut in half; only a
+ * first piece longer than the whole budget is cut inside.
+ */
 export function truncateToTokens(
   text: string,
   maxTokens: number,
   encoding: TiktokenEncoding = DEFAULT_ENCODING,
 ): string {
-  const ids = encodeTokens(text, encoding);
+  const { ids, pieceStarts } = encodePieces(text, encoding);
   if (ids.length <= maxTokens) return text;
-  return encoder(encoding).decode(ids.slice(0, Math.max(0, maxTokens)));
+  const limit = Math.max(0, maxTokens);
+  const end = lastAtOrBefore(pieceStarts, limit);
+  if (end > 0) return decodeWholePieces(ids.slice(0, end), encoding);
+  // A character split by the cut decodes to replacement characters: they are not the text's.
+  const decoded = encoder(encoding).decode(ids.slice(0, limit));
+  return text.startsWith(decoded) ? decoded : decoded.replace(/\uFFFD+$/, "");
+}
+
+/** The largest value of the ascending `values` that is at most `limit`, or -1. */
+export function lastAtOrBefore(values: readonly number[], limit: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const value = values[mid]!;
+    if (value <= limit) {
+      found = value;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
 }

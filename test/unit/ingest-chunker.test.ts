@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chunkDocument } from "../../src/ingest/chunker.js";
 import type { ChunkRecord, SourceDocument } from "../../src/types.js";
-import { countTokens, encoder, encodeTokens } from "../../src/util/tokens.js";
+import { countTokens, encoder, encodeTokens, truncateToTokens } from "../../src/util/tokens.js";
 
 const doc = (text: string, id = "doc-1"): SourceDocument => ({
   id,
@@ -56,6 +56,22 @@ describe("chunkDocument", () => {
       expectExactOffsets(chinese, chunks);
       for (const chunk of chunks) expect(chunk.tokens).toBeLessThanOrEqual(size);
     }
+  });
+
+  it("cuts between words, never inside one", () => {
+    const chunks = chunkDocument(doc(english), opts);
+    for (const chunk of chunks.slice(0, -1)) {
+      expect(`${english[chunk.end - 1]}${english[chunk.end]}`).not.toMatch(/^[A-Za-z0-9]{2}$/);
+    }
+  });
+
+  it("cuts inside a run longer than a window only between whole characters", () => {
+    // No space or punctuation: one tokenizer piece of several hundred tokens.
+    const run = "鬰鬱鬲鬳魑魅魍魉龘靐齉".repeat(30);
+    const chunks = chunkDocument(doc(run), opts);
+    expect(chunks.length).toBeGreaterThan(3);
+    expectExactOffsets(run, chunks);
+    for (const chunk of chunks) expect(countTokens(chunk.text)).toBeLessThanOrEqual(opts.size);
   });
 
   it("covers the whole text, each chunk starting inside the previous one by about the overlap", () => {
@@ -115,5 +131,27 @@ describe("chunkDocument", () => {
     expect(() => chunkDocument(doc(english), { ...opts, overlap: 40 })).toThrow(
       /overlap \(40\).*smaller than the chunk size \(40\)/,
     );
+  });
+});
+
+describe("truncateToTokens", () => {
+  it("keeps the longest prefix of whole words that fits", () => {
+    const cut = truncateToTokens(english, 25);
+    expect(english.startsWith(cut)).toBe(true);
+    expect(countTokens(cut)).toBeLessThanOrEqual(25);
+    expect(countTokens(cut)).toBeGreaterThan(20);
+    expect(`${english[cut.length - 1]}${english[cut.length]}`).not.toMatch(/^[A-Za-z0-9]{2}$/);
+  });
+
+  it("cuts a single run longer than the budget between whole characters", () => {
+    const run = "鬰鬱鬲鬳魑魅魍魉龘靐齉".repeat(10);
+    const cut = truncateToTokens(run, 7);
+    expect(run.startsWith(cut)).toBe(true);
+    expect(cut).not.toContain("\uFFFD");
+    expect(countTokens(cut)).toBeLessThanOrEqual(7);
+  });
+
+  it("returns a text that fits unchanged", () => {
+    expect(truncateToTokens("A short line.", 10)).toBe("A short line.");
   });
 });

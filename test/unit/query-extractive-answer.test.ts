@@ -44,6 +44,23 @@ describe("extractive answer", () => {
     expect(answer.split("\n")[1]).toBe("北京是中国的首都。 [1]");
   });
 
+  it("quotes passages in the question's language, keeping their numbers", () => {
+    const { chunks, references } = context([
+      "Corvane Shipping由托马斯·阿克赖特于一九八七年在澄州创立，总部位于白湾镇的港口。",
+      "The weather was mild.",
+      "Corvane Shipping was founded in 1987 by Tomas Arkwright.",
+    ]);
+    const answer = extractiveAnswer("Who founded Corvane Shipping?", chunks, references);
+    expect(answer.split("\n")[1]).toBe("Corvane Shipping was founded in 1987 by Tomas Arkwright. [3]");
+    expect(answer).not.toContain("[1]");
+  });
+
+  it("quotes passages in another language when none is in the question's", () => {
+    const { chunks, references } = context(["北京是中国的首都。"]);
+    const answer = extractiveAnswer("What is the capital of China?", chunks, references);
+    expect(answer.split("\n")[1]).toBe("北京是中国的首都。 [1]");
+  });
+
   it("falls back to the first sentence of the top passage when nothing matches", () => {
     const { chunks, references } = context(["Alpha beta. Gamma delta."]);
     expect(extractiveAnswer("zzz?", chunks, references).split("\n")[1]).toBe("Alpha beta. [1]");

@@ -1,15 +1,21 @@
 import type { VectorIndexStatus } from "../../storage/graph-store.js";
-import type { OpenKgrag } from "../open.js";
+import { recordedModels, type StatusReport, storeContents } from "../../workspace/status.js";
+import { openWorkspaceStore } from "../open-store.js";
 import { formatTable, printJson, truncateToWidth } from "../output.js";
 
-/** `kgrag status`: the documents with their indexing status, and the graph totals. */
-export async function statusAction(
-  open: OpenKgrag,
-  opts: { workspace?: string; json?: boolean },
-): Promise<void> {
-  const kgrag = await open({ ...opts, usesModel: false });
+/**
+ * `kgrag status`: the documents with their indexing status, and the graph totals. It opens the
+ * store alone and shows the models the workspace was built with, as its writer recorded them.
+ */
+export async function statusAction(opts: { workspace?: string; json?: boolean }): Promise<void> {
+  const { config, workspace, store } = await openWorkspaceStore(opts);
   try {
-    const status = await kgrag.status();
+    const status: StatusReport = {
+      workspace,
+      storage: config.storage,
+      ...((await recordedModels(store)) ?? NOTHING_RECORDED),
+      ...(await storeContents(store)),
+    };
     if (opts.json) {
       printJson({
         workspace: status.workspace,
@@ -41,9 +47,14 @@ export async function statusAction(
     if (status.vectorIndexes)
       process.stdout.write(`vectors: ${status.vectorIndexes.map(describeIndex).join("; ")}\n`);
   } finally {
-    await kgrag.close();
+    await store.close();
   }
 }
+
+const NOTHING_RECORDED = {
+  extractor: "none yet",
+  embedding: { model: "none yet", dimension: 0, kind: "none yet" },
+} as const;
 
 /** "chunks 120000 hnsw 190 MB, fresh" or "entities 800 exact". */
 function describeIndex(index: VectorIndexStatus): string {

@@ -1,5 +1,6 @@
 import { type ExtractiveAnswerConfig, ExtractiveAnswerSchema } from "../../config.js";
 import { analyzeText } from "../../nlp/analyze.js";
+import { detectScript } from "../../nlp/script.js";
 import type { Mention } from "../../nlp/types.js";
 import type { ContextChunk, Reference } from "../result.js";
 import { type AnswerPassage, answerPassages } from "./passages.js";
@@ -26,7 +27,8 @@ export function extractiveAnswer(
   config: ExtractiveAnswerConfig = DEFAULTS,
 ): string {
   const mentionsOf = memoizedMentions();
-  const passages = answerPassages(chunks, references, mentionsOf);
+  const readable = inQuestionLanguage(question, chunks, references);
+  const passages = answerPassages(readable.chunks, readable.references, mentionsOf);
   const type = questionType(question);
   const quoted = type.theme
     ? openingSentences(passages, config.sentences)
@@ -37,6 +39,31 @@ export function extractiveAnswer(
   const lines =
     quoted.length > 0 ? quoted : first && passages[0] ? [{ text: first.text, n: passages[0].n }] : [];
   return [EXTRACTIVE_LABEL, ...lines.map((l) => `${l.text} [${l.n}]`)].join("\n");
+}
+
+/**
+ * The passages written in the question's language, keeping their [n]: an English question is
+ * answered from English sentences, a Chinese one from Chinese sentences (and analysing the other
+ * language would load its tagger for nothing). Mixed passages always stay; when no passage is in
+ * the question's language, every passage does.
+ */
+function inQuestionLanguage(
+  question: string,
+  chunks: ContextChunk[],
+  references: Reference[],
+): { chunks: ContextChunk[]; references: Reference[] } {
+  const asked = detectScript(question);
+  // Filtering needs each chunk's reference to keep its number.
+  if (asked === "mixed" || references.length !== chunks.length) return { chunks, references };
+  const keep = chunks.map((chunk) => {
+    const script = detectScript(chunk.text);
+    return script === asked || script === "mixed";
+  });
+  if (!keep.some(Boolean)) return { chunks, references };
+  return {
+    chunks: chunks.filter((_, i) => keep[i]),
+    references: references.filter((_, i) => keep[i]),
+  };
 }
 
 /**

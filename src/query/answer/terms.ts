@@ -1,5 +1,5 @@
 import { stemmer } from "stemmer";
-import { chineseTools } from "../../nlp/jieba.js";
+import { chineseSegmenter } from "../../nlp/jieba.js";
 
 /** Word-level terms for matching a question against sentences, in any language ICU segments. */
 const words = new Intl.Segmenter("en", { granularity: "word" });
@@ -64,7 +64,7 @@ function otherWords(text: string): ContentWord[] {
  * 李明 | 出生); single characters of the dictionary-only cut are left out.
  */
 function chineseWords(run: string): ContentWord[] {
-  const { jieba } = chineseTools();
+  const jieba = chineseSegmenter();
   const words = new Set([
     ...jieba.cutForSearch(run, true),
     ...jieba.cutForSearch(run, false).filter((w) => [...w].length > 1),
