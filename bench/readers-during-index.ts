@@ -58,6 +58,9 @@ async function timeQueries(kgrag: Kgrag, count: number, until?: () => boolean) {
       failures += 1;
       errors.add(String(error).slice(0, 120));
     }
+    // A query on the embedded store never waits on I/O: without this the loop would starve the
+    // event loop, and the indexer's exit would never be seen.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return { spent, failures, errors: [...errors] };
 }

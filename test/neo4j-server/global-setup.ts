@@ -11,6 +11,8 @@ import { missingTools, startTestNeo4j } from "./test-neo4j.js";
  */
 export default async function setup(_project: TestProject): Promise<(() => Promise<void>) | undefined> {
   if (!runsNeo4jTests(process.argv)) return undefined;
+  // Each vitest project runs this setup: the first one started the server for all of them.
+  if (process.env.KGRAG_TEST_NEO4J || process.env.KGRAG_TEST_NEO4J_SKIPPED) return undefined;
   if (process.env.NEO4J_URI) {
     process.env.KGRAG_TEST_NEO4J = `given by NEO4J_URI (${process.env.NEO4J_URI})`;
     return undefined;
