@@ -70,6 +70,21 @@ export async function embedGraph(
   return { embedded };
 }
 
+/**
+ * Embeds the chunks that have no vector yet (and drops vectors of chunks that are gone). Chunk
+ * vectors need nothing but the chunk texts, so an index run starts them while the model extracts.
+ */
+export async function embedChunks(services: KgragServices, signal?: AbortSignal): Promise<number> {
+  const chunks = await services.store.listChunks();
+  return syncNamespace(
+    services,
+    "chunks",
+    chunks.map((c) => ({ id: c.id, text: c.text })),
+    pLimit(1),
+    signal,
+  );
+}
+
 /** Embeds the inputs whose text hash changed and deletes vectors whose item is gone. */
 export async function syncNamespace(
   services: KgragServices,

@@ -8,7 +8,7 @@ import { communitiesAreStale, markCommunitiesFresh, markCommunitiesStale } from 
 import { createCommunities } from "./create-communities.js";
 import { createCommunityReports } from "./create-community-reports.js";
 import { removeDocuments } from "./delete-documents.js";
-import { embedGraph } from "./embed-graph.js";
+import { embedChunks, embedGraph } from "./embed-graph.js";
 import { extractGraph } from "./extract-graph.js";
 import { finalizeDocuments } from "./finalize-documents.js";
 import { planRegistration, registerDocument } from "./register-documents.js";
@@ -95,9 +95,21 @@ async function indexWorkflow(
   });
 
   if (plan.toProcess.length > 0) await markCommunitiesStale(services.store);
-  const extracted = await stage("extract", () =>
-    extractGraph(services, components.extractor, plan.toProcess, signal),
+  // Chunk vectors need only the chunks: embedding them while the model extracts keeps both busy.
+  const chunkVectors = holdFailure(
+    plan.toProcess.length > 0
+      ? stage("embed chunks", () => embedChunks(services, signal))
+      : Promise.resolve(0),
   );
+  let extracted: Awaited<ReturnType<typeof extractGraph>>;
+  try {
+    extracted = await stage("extract", () =>
+      extractGraph(services, components.extractor, plan.toProcess, signal),
+    );
+  } finally {
+    await chunkVectors;
+  }
+  (await chunkVectors)();
   await stopPoint(signal);
   const resolved = extracted.merged > 0 ? await resolveEntities(services, signal) : { merged: 0 };
   const graphChanged = extracted.merged > 0 || plan.changed.length > 0 || resolved.merged > 0;
@@ -127,6 +139,20 @@ async function indexWorkflow(
     graphChanged,
     counts: await services.store.counts(),
   };
+}
+
+/**
+ * A promise whose failure is held, not thrown, until asked for: work started alongside another
+ * stage must not reject unobserved when that stage fails first. Resolves to a function that
+ * rethrows the failure, if any.
+ */
+function holdFailure(work: Promise<unknown>): Promise<() => void> {
+  return work.then(
+    () => () => {},
+    (error: unknown) => () => {
+      throw error;
+    },
+  );
 }
 
 export interface SettleResult {

@@ -6,6 +6,7 @@ import { createKgrag } from "../../src/kgrag.js";
 import { entityKey, relationshipKey } from "../../src/merge/keys.js";
 import {
   type ChatCall,
+  lastUserMessage,
   type ScriptedReply,
   type ScriptedServer,
   scriptByStage,
@@ -205,4 +206,47 @@ describe("LLM indexing against an OpenAI-compatible server", () => {
       await kgrag.close();
     }
   });
+
+  it("embeds the chunks while the model is still extracting", async () => {
+    // The GAMMA chunk's extraction is held until an embeddings request arrives (or 5 s pass).
+    let embeddedDuringExtraction = false;
+    const held = await startScriptedOpenAI({
+      chat: scriptByStage({
+        extract: async (call) => {
+          if (lastUserMessage(call).includes("GAMMA")) {
+            const until = Date.now() + 5000;
+            while (held.count("embed") === 0 && Date.now() < until) await sleep(20);
+            embeddedDuringExtraction = held.count("embed") > 0;
+          }
+          return extractReply(call);
+        },
+        glean: () => EMPTY,
+        report: () => chatScript.report?.({ body: {} } as ChatCall) ?? EMPTY,
+      }),
+    });
+    const kgrag = await createKgrag({
+      env: {
+        KGRAG_LLM_BASE_URL: held.baseURL,
+        KGRAG_LLM_API_KEY: "test-key",
+        KGRAG_LLM_MODEL: "scripted-chat",
+        KGRAG_EMBEDDING_MODEL: "scripted-embed",
+        KGRAG_EMBEDDING_DIM: "64",
+      },
+      config: { workspace: join(root, "ws-overlap") },
+    });
+    try {
+      const summary = await kgrag.index([root]);
+      expect(summary.failures).toEqual([]);
+      expect(embeddedDuringExtraction).toBe(true);
+      const chunks = await kgrag.services.store.listChunks();
+      expect((await kgrag.services.store.vectorHashes("chunks")).size).toBe(chunks.length);
+    } finally {
+      await kgrag.close();
+      await held.close();
+    }
+  });
 });
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
