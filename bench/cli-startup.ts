@@ -84,7 +84,7 @@ function firstSampleQuestion(): string {
 }
 
 function main(): void {
-  if (!existsSync(join(ROOT, "dist", "src", "cli", "run.js"))) {
+  if (!existsSync(join(ROOT, "dist", "cli", "kgrag-cli.js"))) {
     throw new Error("No built CLI: run `npm run build` first.");
   }
   const runs = Number(option("--runs") ?? 5);

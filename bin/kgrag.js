@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// Runs the compiled CLI (built by `npm run build`, which `npm ci` runs through `prepare`).
-import "../dist/src/cli/run.js";
+// Runs the bundled CLI (built by `npm run build`, which `npm ci` runs through `prepare`).
+import "../dist/cli/kgrag-cli.js";
