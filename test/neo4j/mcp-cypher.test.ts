@@ -68,7 +68,8 @@ describe.skipIf(!liveNeo4j)(`MCP tools on a Neo4j workspace (${liveNeo4j ? "live
     client = new Client({ name: "test", version: "0" });
     await client.connect(clientSide);
     driver = liveDriver(liveNeo4j);
-  });
+    // A fresh database creates its constraints and indexes on the first open: slow on a busy machine.
+  }, 180_000);
 
   afterAll(async () => {
     if (!liveNeo4j) return;
@@ -147,7 +148,7 @@ describe.skipIf(!liveNeo4j)(`MCP tools on a Neo4j workspace (${liveNeo4j ? "live
       await mcp.connect(serverSide);
       askClient = new Client({ name: "test-ask", version: "0" });
       await askClient.connect(clientSide);
-    });
+    }, 120_000);
 
     afterAll(async () => {
       if (!liveNeo4j) return;
