@@ -2,7 +2,8 @@
  * `kgrag index --dry-run` against a real run: the estimate for HotpotQA passages
  * (../shared/datasets/hotpotqa-100, BENCH_DOCS=200 after BENCH_SKIP=0), then the same documents indexed
  * through a scripted OpenAI-compatible server on 127.0.0.1 whose answers are model-sized
- * (test/support/plausible-replies.ts). Prints estimated and actual calls and tokens per stage.
+ * (test/support/plausible-replies.ts). Prints estimated and actual calls and tokens per stage, their
+ * ratios, and the same as a markdown table for the README (embedding: requests, tokens, texts).
  * Run: npx tsx bench/dry-run-accuracy.ts
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -12,6 +13,7 @@ import { configFromEnv } from "../src/config.js";
 import { estimateIndexing } from "../src/estimate/dry-run.js";
 import { parseSourceDocuments } from "../src/ingest/source-input.js";
 import { createKgrag } from "../src/kgrag.js";
+import { countTokens } from "../src/util/tokens.js";
 import { plausibleReplies } from "../test/support/plausible-replies.js";
 import { startScriptedOpenAI } from "../test/support/scripted-openai-server.js";
 
@@ -41,7 +43,9 @@ const env = {
   KGRAG_EMBEDDING_DIM: "64",
 };
 const config = configFromEnv(env, { workspace: join(root, "ws") });
-const estimate = estimateIndexing(config, parseSourceDocuments(inputs));
+const estimateStarted = performance.now();
+const estimate = await estimateIndexing(config, parseSourceDocuments(inputs));
+const estimateSeconds = (performance.now() - estimateStarted) / 1000;
 
 const kgrag = await createKgrag({ env, config: { workspace: join(root, "ws") } });
 const started = performance.now();
@@ -51,55 +55,86 @@ await kgrag.close();
 await server.close();
 rmSync(root, { recursive: true, force: true });
 
-const ratio = (estimated: number, actual: number) =>
-  actual ? Number((estimated / actual).toFixed(3)) : null;
-const stages = Object.fromEntries(
-  Object.entries(estimate.stages).map(([stage, e]) => {
-    const actual = summary.usage[stage] ?? { calls: 0, promptTokens: 0, completionTokens: 0 };
-    return [
-      stage,
-      {
-        calls: [e?.calls, actual.calls],
-        input: [e?.inputTokens, actual.promptTokens],
-        output: [e?.outputTokens, actual.completionTokens],
-        inputRatio: ratio(e?.inputTokens ?? 0, actual.promptTokens),
-        outputRatio: ratio(e?.outputTokens ?? 0, actual.completionTokens),
-      },
-    ];
-  }),
+interface Row {
+  stage: string;
+  calls: [number, number];
+  input: [number, number];
+  output: [number, number];
+}
+
+const ratio = (estimated: number, actual: number) => (actual ? estimated / actual : estimated ? Infinity : 1);
+const chatRows: Row[] = Object.entries(estimate.stages).map(([stage, e]) => {
+  const actual = summary.usage[stage] ?? { calls: 0, promptTokens: 0, completionTokens: 0 };
+  return {
+    stage,
+    calls: [e?.calls ?? 0, actual.calls],
+    input: [e?.inputTokens ?? 0, actual.promptTokens],
+    output: [e?.outputTokens ?? 0, actual.completionTokens],
+  };
+});
+// What the embedding endpoint received: requests, texts and their tokens, as the estimate counts them.
+const embeddingRequests = server.requests.filter((r) => r.path === "/v1/embeddings");
+const embeddedTexts = embeddingRequests.flatMap((r) => (r.body.input as string[] | string | undefined) ?? []);
+const embeddingRow: Row = {
+  stage: "embedding",
+  calls: [estimate.embedding.calls, embeddingRequests.length],
+  input: [estimate.embedding.tokens, embeddedTexts.reduce((sum, t) => sum + countTokens(t), 0)],
+  output: [estimate.embedding.inputs, embeddedTexts.length],
+};
+const sum = (rows: Row[], pick: (row: Row) => [number, number]): [number, number] => [
+  rows.reduce((t, r) => t + pick(r)[0], 0),
+  rows.reduce((t, r) => t + pick(r)[1], 0),
+];
+const totalRow: Row = {
+  stage: "total (chat)",
+  calls: sum(chatRows, (r) => r.calls),
+  input: sum(chatRows, (r) => r.input),
+  output: sum(chatRows, (r) => r.output),
+};
+
+const number = (n: number) => n.toLocaleString("en-US");
+const cell = ([estimated, actual]: [number, number]) =>
+  `${number(estimated)} / ${number(actual)} (${ratio(estimated, actual).toFixed(2)})`;
+const table = [
+  `| ${DOCS} passages (skip ${SKIP}) | calls | input tokens | output tokens (embedding: texts) |`,
+  "| --- | --- | --- | --- |",
+  ...[...chatRows, totalRow, embeddingRow].map(
+    (r) => `| ${r.stage} | ${cell(r.calls)} | ${cell(r.input)} | ${cell(r.output)} |`,
+  ),
+].join("\n");
+const worst = Math.max(
+  ...[...chatRows, embeddingRow].flatMap((r) =>
+    [r.calls, r.input, r.output].filter(([, a]) => a > 0).map(([e, a]) => Math.abs(e / a - 1)),
+  ),
 );
-const actualTotals = Object.values(summary.usage).reduce(
-  (t, s) => ({
-    calls: t.calls + (s?.calls ?? 0),
-    input: t.input + (s?.promptTokens ?? 0),
-    output: t.output + (s?.completionTokens ?? 0),
-  }),
-  { calls: 0, input: 0, output: 0 },
-);
+
 console.log(
   JSON.stringify(
     {
       docs: DOCS,
       skipped: SKIP,
       chunks: estimate.chunks,
+      estimateSeconds: Number(estimateSeconds.toFixed(1)),
       runSeconds: Number(seconds.toFixed(1)),
       serverCalls: server.countByStage(),
-      stages,
-      totals: {
-        calls: [estimate.totals.calls, actualTotals.calls],
-        input: [estimate.totals.inputTokens, actualTotals.input],
-        output: [estimate.totals.outputTokens, actualTotals.output],
-        callsRatio: ratio(estimate.totals.calls, actualTotals.calls),
-        inputRatio: ratio(estimate.totals.inputTokens, actualTotals.input),
-        outputRatio: ratio(estimate.totals.outputTokens, actualTotals.output),
-      },
-      embedding: {
-        estimatedInputs: estimate.embedding.inputs,
-        assumed: estimate.assumed,
+      graph: {
+        estimated: estimate.assumed,
         actual: { entities: summary.entities, relationships: summary.relationships },
       },
+      ratios: Object.fromEntries(
+        [...chatRows, totalRow, embeddingRow].map((r) => [
+          r.stage,
+          {
+            calls: Number(ratio(...r.calls).toFixed(3)),
+            input: Number(ratio(...r.input).toFixed(3)),
+            output: Number(ratio(...r.output).toFixed(3)),
+          },
+        ]),
+      ),
+      worstDeviation: Number(worst.toFixed(3)),
     },
     null,
     1,
   ),
 );
+console.log(`\nEstimated / actual (ratio):\n\n${table}`);

@@ -168,27 +168,23 @@ export const StagesSchema = z.object({
 });
 
 /**
- * What `kgrag index --dry-run` cannot know before a model answers: how long answers are and how
- * big the graph grows. Chunks, calls and prompt sizes are computed; these only scale the rest.
- * The graph-size defaults are those of bench/dry-run-accuracy.ts (HotpotQA passages); set them
- * from one real run of your own (`kgrag index --json` totals) for your corpus and model.
+ * What `kgrag index --dry-run` cannot know before a model answers. Chunks and extraction prompts
+ * are computed; the model's graph is stood in for by the offline extractor (which names repeat
+ * across chunks comes from the text), and these say how much a model writes. The defaults are
+ * those of bench/dry-run-accuracy.ts; set them from one real run of your own for your model.
  */
 export const EstimateSchema = z.object({
-  /** Extraction answer tokens per token of chunk text (JSON with a sentence per record: about as long). */
-  extractionOutputRatio: z.number().min(0).default(1),
-  /** An extraction answer's least tokens: even a short passage gets a dozen records with a sentence each. */
-  extractionMinOutputTokens: z.number().int().min(0).default(1000),
+  /** Entities a model names in one chunk, at most: the stand-in keeps the offline extractor's best-ranked this many. */
+  entitiesPerChunk: z.number().int().min(0).default(12),
+  /** Relationships a model names in one chunk, at most (the stand-in's strongest). */
+  relationshipsPerChunk: z.number().int().min(0).default(12),
+  /** Tokens of one description a model writes: the stand-in's descriptions are cut to this. */
+  descriptionTokens: z.number().int().min(1).default(40),
   /** A gleaning answer's tokens as a share of the extraction answer's. */
-  gleaningOutputShare: z.number().min(0).default(0.4),
-  /** Distinct entities each chunk adds to the graph, and relationships. */
-  entitiesPerChunk: z.number().min(0).default(10),
-  relationshipsPerChunk: z.number().min(0).default(11),
-  /** Share of entities and relationships mentioned often enough to get an LLM summary. */
-  summarizedShare: z.number().min(0).max(1).default(0.004),
-  /** Entities per community report (all levels together). */
-  entitiesPerReport: z.number().min(1).default(6),
-  /** How full a report's context gets, as a share of community.reportContextTokens. */
-  reportContextShare: z.number().min(0).max(1).default(0.15),
+  gleaningOutputShare: z.number().min(0).default(0.35),
+  /** Tokens of one description summary (at most merge.summaryMaxTokens). */
+  summaryOutputTokens: z.number().int().min(1).default(300),
+  /** Tokens of one community report's answer. */
   reportOutputTokens: z.number().int().min(1).default(450),
 });
 

@@ -2,7 +2,7 @@ import type { KgragServices } from "../services.js";
 import type { CommunityRecord } from "../types.js";
 import { hashText } from "../util/hash.js";
 
-const EMBED_BATCH = 32;
+export const EMBED_BATCH = 32;
 
 /**
  * Embeds report markdown into the "communities" vector namespace (for offline global answers and

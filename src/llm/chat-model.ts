@@ -63,6 +63,8 @@ export interface ChatModel {
   /** Model name, part of the cache key. */
   readonly model: string;
   chat(request: ChatRequest): Promise<ChatResponse>;
+  /** The model a request of this stage goes to, where stages have their own (config `stages`). */
+  modelFor?(stage: Stage): string;
 }
 
 /** Every request through the returned model carries `signal`: a run's stop reaches each model call. */

@@ -65,6 +65,10 @@ export class StageRoutedChat implements ChatModel {
     this.model = defaultModel;
   }
 
+  modelFor(stage: Stage): string {
+    return this.routes[stage].settings.model;
+  }
+
   chat(request: ChatRequest): Promise<ChatResponse> {
     const route = this.routes[request.stage];
     return route.chat.chat({

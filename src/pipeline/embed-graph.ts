@@ -107,7 +107,8 @@ export async function syncNamespace(
   return todo.length;
 }
 
-const WRITE_BATCH = 256;
+/** Vectors embedded and written per step (the embedder splits a step into its own batches). */
+export const WRITE_BATCH = 256;
 
 type VectorWrite = KgragServices["store"]["upsertVectors"];
 

@@ -21,7 +21,7 @@ export class TracedChatModel implements ChatModel {
     const attributes = {
       "kgrag.stage": request.stage,
       "gen_ai.operation.name": "chat",
-      "gen_ai.request.model": this.inner.model,
+      "gen_ai.request.model": this.inner.modelFor?.(request.stage) ?? this.inner.model,
     };
     return inSpan(SPANS.chat, attributes, async (span) => {
       const response = await this.inner.chat(request);

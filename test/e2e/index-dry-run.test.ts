@@ -71,4 +71,39 @@ describe("kgrag index --dry-run", () => {
     const actual = summary.usage.extract?.promptTokens ?? 0;
     expect(Math.abs((dry.stages.extract?.inputTokens ?? 0) - actual) / actual).toBeLessThan(0.15);
   });
+  it("estimates the summaries, reports and embeddings of a real run within 15%", async () => {
+    // Summaries from three fragments, so this small corpus has some; communities and an embedding model on.
+    const file = join(dir, "full.config.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        workspace: "ws-full",
+        llm: { baseURL: server.baseURL, model: "scripted", concurrency: 4 },
+        embedding: { baseURL: server.baseURL, model: "scripted-embed", dimension: 64, batchSize: 16 },
+        chunking: { size: 300, overlap: 30 },
+        merge: { summaryMinFragments: 3 },
+      }),
+    );
+    const dry = JSON.parse(
+      (await runMain(["index", "--dry-run", ...CORPUS, "--json"], { KGRAG_CONFIG: file })).stdout,
+    ) as DryRunReport;
+    expect(server.requests).toHaveLength(0);
+    const kgrag = await createKgrag({ env: { KGRAG_CONFIG: file } });
+    await kgrag.index(CORPUS);
+    await kgrag.close();
+
+    const near = (estimated: number | undefined, actual: number) =>
+      expect(
+        Math.abs((estimated ?? 0) - actual),
+        `estimated ${estimated}, actual ${actual}`,
+      ).toBeLessThanOrEqual(0.15 * actual);
+    for (const stage of ["summarize", "report"] as const) {
+      expect(server.count(stage)).toBeGreaterThan(0);
+      near(dry.stages[stage]?.calls, server.count(stage));
+    }
+    const embedded = server.requests
+      .filter((r) => r.path === "/v1/embeddings")
+      .flatMap((r) => r.body.input as string[]);
+    near(dry.embedding.inputs, embedded.length);
+  });
 });

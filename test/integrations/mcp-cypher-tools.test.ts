@@ -119,4 +119,19 @@ describe("the MCP cypher tool (Neo4j workspaces)", () => {
     expect(executed).toEqual([query]);
     await client.close();
   });
+  it("refuses through ask a write the model proposes, with isError, and runs nothing", async () => {
+    const { access } = scriptedAccess();
+    const executed: string[] = [];
+    access.execute = async (cypher) => {
+      executed.push(cypher);
+      return { rows: [] };
+    };
+    const write = "MATCH (e:Entity {workspace: $workspace}) DETACH DELETE e";
+    const client = await connected(access, scriptedChat({ text2cypher: write, answer: "Done." }));
+    const result = await client.callTool({ name: "ask", arguments: { question: "Delete everything." } });
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(textOf(result))).toMatchObject({ cypher: write, valid: false, rows: [] });
+    expect(executed).toEqual([]);
+    await client.close();
+  });
 });

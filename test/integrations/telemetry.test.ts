@@ -11,6 +11,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createKgrag } from "../../src/index.js";
+import { plausibleReplies } from "../support/plausible-replies.js";
 import {
   type ScriptedServer,
   scriptByStage,
@@ -62,6 +63,15 @@ function childrenOf(spans: ReadableSpan[], parent: ReadableSpan): string[] {
   return spans.filter((s) => s.parentSpanContext?.spanId === parent.spanContext().spanId).map((s) => s.name);
 }
 
+/** Whether `span` runs inside `ancestor` (its parent, or its parent's parent, ...). */
+function within(spans: ReadableSpan[], span: ReadableSpan, ancestor: ReadableSpan): boolean {
+  const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
+  for (let at = span.parentSpanContext?.spanId; at; at = byId.get(at)?.parentSpanContext?.spanId) {
+    if (at === ancestor.spanContext().spanId) return true;
+  }
+  return false;
+}
+
 describe("OpenTelemetry spans (in-memory exporter)", () => {
   it("traces an index run: one span per stage under the run's span", async () => {
     const kg = await createKgrag({ env: {}, config: { workspace } });
@@ -81,6 +91,46 @@ describe("OpenTelemetry spans (in-memory exporter)", () => {
       "kgrag.index.communities",
       "kgrag.index.reports",
     ]);
+  });
+
+  it("traces an index run's model calls under their stage, with the stage's own model and tokens", async () => {
+    const llm = await startScriptedOpenAI({ chat: plausibleReplies });
+    const dir = await mkdtemp(join(tmpdir(), "kgrag-otel-llm-"));
+    const kg = await createKgrag({
+      env: {},
+      config: {
+        workspace: dir,
+        llm: { baseURL: llm.baseURL, model: "default-model", apiKey: "k" },
+        stages: { extraction: { model: "extractor-model" } },
+        extraction: { gleaning: 1 },
+        community: { enabled: false },
+      },
+    });
+    try {
+      await kg.index(DOCUMENTS);
+    } finally {
+      await kg.close();
+      await llm.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+    const spans = exporter.getFinishedSpans();
+    const [extract] = named(spans, "kgrag.index.extract");
+    const calls = named(spans, "kgrag.llm.chat").filter((c) => within(spans, c, extract as ReadableSpan));
+    expect(calls.map((c) => c.attributes["kgrag.stage"]).sort()).toEqual([
+      "extract",
+      "extract",
+      "glean",
+      "glean",
+    ]);
+    for (const call of calls) {
+      expect(call.attributes).toMatchObject({
+        "gen_ai.request.model": "extractor-model",
+        "kgrag.llm.cache_hit": false,
+        "kgrag.llm.retries": 0,
+      });
+      expect(call.attributes["gen_ai.usage.input_tokens"]).toBeGreaterThan(0);
+      expect(call.attributes["gen_ai.usage.output_tokens"]).toBeGreaterThan(0);
+    }
   });
 
   it("traces a query: keywords, retrieval, context and answer, each model call with tokens, retries and cache hits", async () => {

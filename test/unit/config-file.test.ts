@@ -30,6 +30,25 @@ describe("kgrag.config.json", () => {
     expect(loaded.sources.workspace).toBe("option");
   });
 
+  it("is found in the current folder when the workspace has none, and the workspace's wins", () => {
+    const here = writeConfig({ query: { topK: 5 } });
+    const workspace = join(dir, "ws");
+    mkdirSync(workspace);
+    const started = process.cwd();
+    process.chdir(dir);
+    try {
+      const fromHere = loadConfig({}, { workspace });
+      expect(fromHere.file).toBe(here);
+      expect(fromHere.config.query.topK).toBe(5);
+      const own = writeConfig({ query: { topK: 6 } }, join(workspace, "kgrag.config.json"));
+      const fromWorkspace = loadConfig({}, { workspace });
+      expect(fromWorkspace.file).toBe(own);
+      expect(fromWorkspace.config.query.topK).toBe(6);
+    } finally {
+      process.chdir(started);
+    }
+  });
+
   it("is read from --config (KGRAG_CONFIG), which must exist", () => {
     const file = writeConfig({ query: { topK: 9 } }, join(dir, "elsewhere.json"));
     expect(loadConfig({ KGRAG_CONFIG: file }).config.query.topK).toBe(9);
@@ -133,8 +152,13 @@ describe("kgrag config", () => {
     expect(printed.config.llm.apiKey).toBe("***");
     expect(printed.config.query.topK).toBe(11);
     expect(printed.sources["llm.apiKey"]).toBe("env SECRET_KEY");
+    // Keys left at their defaults are listed too, with their value and source "default".
+    expect(printed.config.query.chunkTopK).toBe(20);
+    expect(printed.sources["query.chunkTopK"]).toBe("default");
+    expect(printed.sources["chunking.size"]).toBe("default");
     const table = await runMain(["config", "--config", file], { SECRET_KEY: "sk-very-secret" });
     expect(table.stdout).toMatch(/query\.topK\s+11\s+file /);
+    expect(table.stdout).toMatch(/query\.chunkTopK\s+20\s+default/);
     expect(table.stdout).not.toContain("sk-very-secret");
   });
 

@@ -2,6 +2,7 @@ import { FakeListChatModel, SyntheticEmbeddings } from "@langchain/core/utils/te
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config.js";
 import type { LlmCache } from "../../src/llm/cached-chat.js";
+import { STAGES } from "../../src/llm/chat-model.js";
 import { createModels, fromLangChain } from "../../src/llm/model-factory.js";
 import { stageSettings } from "../../src/llm/stage-models.js";
 import { UsageTracker } from "../../src/llm/usage.js";
@@ -69,6 +70,42 @@ describe("per-stage models", () => {
     expect(bodies[0]).toMatchObject({ model: "big", temperature: 0.7, max_tokens: 99 });
     expect(bodies[1]).toMatchObject({ model: "small", temperature: 0.1 });
     expect(bodies[1]).not.toHaveProperty("max_tokens");
+  });
+});
+
+describe("a model for every stage the config file names", () => {
+  it("routes each request stage to the model of its `stages` key (extraction also serves gleaning)", async () => {
+    server = await startScriptedOpenAI({ chat: () => ({ content: "fine" }) });
+    const named = {
+      extraction: "m-extraction",
+      summaries: "m-summaries",
+      reports: "m-reports",
+      keywords: "m-keywords",
+      answers: "m-answers",
+      globalMap: "m-global-map",
+      globalReduce: "m-global-reduce",
+      text2cypher: "m-text2cypher",
+      entityResolution: "m-resolution",
+    };
+    const config = ConfigSchema.parse({
+      llm: { baseURL: server.baseURL, model: "default" },
+      stages: Object.fromEntries(Object.entries(named).map(([key, model]) => [key, { model }])),
+    });
+    const { chat } = await createModels(config, memoryCache(), new UsageTracker());
+    for (const stage of STAGES) await chat?.chat({ ...ask, stage });
+    const modelByStage = Object.fromEntries(server.requests.map((r) => [r.stage, r.body.model]));
+    expect(modelByStage).toEqual({
+      extract: "m-extraction",
+      glean: "m-extraction",
+      summarize: "m-summaries",
+      report: "m-reports",
+      keywords: "m-keywords",
+      answer: "m-answers",
+      "global-map": "m-global-map",
+      "global-reduce": "m-global-reduce",
+      text2cypher: "m-text2cypher",
+      resolve: "m-resolution",
+    });
   });
 });
 

@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config.js";
+import { createKgrag } from "../../src/kgrag.js";
 import { builtInPromptNames, loadPrompt, renderPrompt, usePromptOverrides } from "../../src/llm/prompts.js";
 import { packagePath } from "../../src/util/paths.js";
 import { runMain } from "../support/cli-in-process.js";
@@ -38,6 +39,15 @@ describe("prompt overrides", () => {
   it("refuse a file no built-in prompt is named after", () => {
     writeFileSync(join(dir, "extraction.md"), "text");
     expect(() => usePromptOverrides(dir)).toThrow(/extraction\.md: no built-in prompt has this name/);
+  });
+
+  it("stop createKgrag before the workspace opens, not at the first chunk", async () => {
+    writeFileSync(join(dir, "extract.md"), "Extract from {text} only");
+    const workspace = join(dir, "ws");
+    await expect(createKgrag({ env: {}, config: { workspace, prompts: dir } })).rejects.toThrow(
+      /extract\.md: missing placeholder/,
+    );
+    expect(existsSync(workspace)).toBe(false);
   });
 
   it("stop kgrag config with exit 2 when broken", async () => {

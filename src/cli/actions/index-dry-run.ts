@@ -40,10 +40,11 @@ function humanReport(r: DryRunReport): string {
   const lines = [
     `Dry run: ${r.documents} document(s), ${r.chunks} chunk(s) (${r.chunkTokens} tokens), ${r.skipped.length} input(s) skipped.`,
     formatTable(["stage", "model", "calls", "input tokens", "output tokens", "cost"], rows),
-    `Embedding inputs: ${r.embedding.inputs}. Assumed graph: ${r.assumed.entities} entities, ` +
-      `${r.assumed.relationships} relationships, ${r.assumed.reports} reports (config "estimate").`,
-    "Extraction calls and prompts are computed from the real prompts and chunks; answers, summaries " +
-      "and reports are estimates. Documents already indexed would cost nothing (LLM cache).",
+    `Embedding inputs: ${r.embedding.inputs}. Expected graph: ${r.assumed.entities} entities, ` +
+      `${r.assumed.relationships} relationships, ${r.assumed.reports} reports.`,
+    "Extraction calls and prompts are computed from the real prompts and chunks. Answers, summaries " +
+      "and reports are estimated on a stand-in graph from the offline extractor, sized by config " +
+      '"estimate". Documents already indexed would cost nothing (LLM cache).',
   ];
   if (!r.llmConfigured)
     lines.push("No LLM configured: the offline built-ins would run instead, calling no model.");

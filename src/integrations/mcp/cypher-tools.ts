@@ -60,7 +60,8 @@ export function registerCypherTools(server: McpServer, access: CypherAccess, cha
       title: "Ask with Cypher",
       description:
         "Answer a factual lookup (counts, lists, who-is-related-to-whom) by writing one validated " +
-        "read-only Cypher query, running it and answering from the rows.",
+        "read-only Cypher query, running it and answering from the rows. A query that would write, " +
+        "or that fails validation after a correction, is refused and never run.",
       inputSchema: { question: z.string().min(1) },
       annotations: { readOnlyHint: true },
     },
@@ -72,8 +73,11 @@ export function registerCypherTools(server: McpServer, access: CypherAccess, cha
           { chat, schema: setup.schema, execute: access.execute },
           setup.options,
         );
-        const { cypher, valid, errors, rows, answer } = result;
-        return json({ question, cypher, valid, errors, rows, answer });
+        const { cypher, valid, errors, rows, answer, executed } = result;
+        const reply = json({ question, cypher, valid, errors, rows, answer });
+        // A refused or failed query is an error the agent can act on, not an empty answer.
+        const failed = result.noCypherReason === undefined && (!valid || !executed);
+        return failed ? { ...reply, isError: true } : reply;
       }),
   );
 }

@@ -1,0 +1,136 @@
+import { clusterHierarchy } from "../community/cluster.js";
+import { EMBED_BATCH } from "../community/embed-reports.js";
+import { GraphIndex } from "../community/graph-index.js";
+import { projectGraph } from "../community/project-graph.js";
+import { buildReportContext } from "../community/report-context.js";
+import type { KgragConfig } from "../config.js";
+import type { ChatModel, ChatRequest, ChatResponse } from "../llm/chat-model.js";
+import { renderPrompt } from "../llm/prompts.js";
+import { splitRelationshipKey } from "../merge/keys.js";
+import { LlmDescriptionSummarizer } from "../merge/llm-summarizer.js";
+import { entityEmbeddingText, relationshipEmbeddingText, WRITE_BATCH } from "../pipeline/embed-graph.js";
+import type { ChunkRecord } from "../types.js";
+import { countTokens } from "../util/tokens.js";
+import type { StandInGraph } from "./stand-in-graph.js";
+
+export interface Counted {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Text of about `tokens` tokens (" x" is one token in the GPT encodings), standing in for an answer. */
+export function fillerOf(tokens: number): string {
+  return "x ".repeat(Math.max(0, tokens)).trim();
+}
+
+/** A chat model that answers nothing real: it counts what a run would send and receive. */
+class CountingChat implements ChatModel {
+  readonly model = "estimate";
+  readonly counted: Counted = { calls: 0, inputTokens: 0, outputTokens: 0 };
+
+  constructor(private readonly answerTokens: number) {}
+
+  async chat(request: ChatRequest): Promise<ChatResponse> {
+    const promptTokens = countTokens(request.messages.map((m) => m.content).join("\n"));
+    this.counted.calls += 1;
+    this.counted.inputTokens += promptTokens;
+    this.counted.outputTokens += this.answerTokens;
+    return {
+      text: fillerOf(this.answerTokens),
+      usage: { promptTokens, completionTokens: this.answerTokens },
+      cached: false,
+    };
+  }
+}
+
+/**
+ * The summarize stage on the stand-in graph: every record past the summary thresholds is put
+ * through the real summarizer (map-reduce included) with a counting model. Summarised records get
+ * a summary-sized description, as the later stages would see them.
+ */
+export async function summaryStage(config: KgragConfig, graph: StandInGraph): Promise<Counted> {
+  const answerTokens = Math.min(config.estimate.summaryOutputTokens, config.merge.summaryMaxTokens);
+  const chat = new CountingChat(answerTokens);
+  const summarizer = new LlmDescriptionSummarizer(chat, {
+    ...config.merge,
+    language: config.extraction.language,
+  });
+  const names = new Map(graph.entities.map((e) => [e.key, e.name]));
+  for (const entity of graph.entities.filter((e) => e.needsSummary)) {
+    entity.description = await summarizer.summarize({ kind: "entity", name: entity.name }, entity.fragments);
+  }
+  for (const rel of graph.relationships.filter((r) => r.needsSummary)) {
+    const [a, b] = splitRelationshipKey(rel.key);
+    const name = `${names.get(a) ?? a} — ${names.get(b) ?? b}`;
+    rel.description = await summarizer.summarize({ kind: "relationship", name }, rel.fragments);
+  }
+  return chat.counted;
+}
+
+/**
+ * Community reports on the stand-in graph: the real clustering gives the communities (one report
+ * each), the real context builder each report's prompt; the answer length is config `estimate`.
+ */
+export function reportStage(config: KgragConfig, graph: StandInGraph): Counted & { reports: number } {
+  if (!config.community.enabled) return { calls: 0, inputTokens: 0, outputTokens: 0, reports: 0 };
+  const communities = clusterHierarchy(projectGraph(graph.entities, graph.relationships), {
+    maxClusterSize: config.community.maxClusterSize,
+    seed: config.community.seed,
+  });
+  const index = new GraphIndex(graph.entities, graph.relationships);
+  let inputTokens = 0;
+  for (const community of communities) {
+    // Children's reports stand in for a parent's detail only over budget, which fills the budget either way.
+    const context = buildReportContext({
+      community,
+      index,
+      childReports: [],
+      budget: config.community.reportContextTokens,
+      encoding: config.chunking.encoding,
+    });
+    inputTokens += countTokens(renderPrompt("community-report", { context: context.text }));
+  }
+  const reports = communities.length;
+  return {
+    calls: reports,
+    inputTokens,
+    outputTokens: reports * config.estimate.reportOutputTokens,
+    reports,
+  };
+}
+
+export interface EmbeddingCount {
+  inputs: number;
+  calls: number;
+  tokens: number;
+}
+
+/** Calls for `n` texts embedded `step` at a time, each step sent in batches of `batch`. */
+function batchedCalls(n: number, step: number, batch: number): number {
+  const fullSteps = Math.floor(n / step);
+  return fullSteps * Math.ceil(step / batch) + Math.ceil((n % step) / batch);
+}
+
+/** What the embed stage and the report embeddings would send: the texts a run builds from the graph. */
+export function embeddingStage(
+  config: KgragConfig,
+  chunks: ChunkRecord[],
+  graph: StandInGraph,
+  reports: number,
+): EmbeddingCount {
+  const batch = config.embedding?.batchSize ?? 32;
+  const names = new Map(graph.entities.map((e) => [e.key, e.name]));
+  const texts = [
+    ...chunks.map((c) => c.text),
+    ...graph.entities.map(entityEmbeddingText),
+    ...graph.relationships.map((r) => relationshipEmbeddingText(r, names)),
+  ];
+  const tokens =
+    texts.reduce((sum, text) => sum + countTokens(text), 0) + reports * config.estimate.reportOutputTokens;
+  const namespaces = [chunks.length, graph.entities.length, graph.relationships.length];
+  const calls =
+    namespaces.reduce((sum, n) => sum + batchedCalls(n, WRITE_BATCH, batch), 0) +
+    batchedCalls(reports, EMBED_BATCH, batch);
+  return { inputs: texts.length + reports, calls, tokens };
+}

@@ -1,0 +1,76 @@
+import { spawnSync } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../support/cli-child.js";
+
+/**
+ * scripts/prepare.mjs, which `prepare` runs before the build: in a copy of the clone without
+ * node_modules (as npm leaves a path dependency) it must say what to do instead of `tsc: not found`.
+ */
+let clone: string;
+
+function hasNodeModulesAbove(dir: string): boolean {
+  for (let at = dir; ; at = dirname(at)) {
+    if (existsSync(join(at, "node_modules"))) return true;
+    if (dirname(at) === at) return false;
+  }
+}
+
+function runPrepareCheck() {
+  return spawnSync(process.execPath, [join("scripts", "prepare.mjs")], { cwd: clone, encoding: "utf8" });
+}
+
+function fakePackage(name: string): void {
+  mkdirSync(join(clone, "node_modules", name), { recursive: true });
+  writeFileSync(join(clone, "node_modules", name, "package.json"), JSON.stringify({ name }));
+}
+
+beforeEach(() => {
+  clone = join(mkdtempSync(join(tmpdir(), "kgrag-prepare-")), "kgrag");
+  mkdirSync(join(clone, "scripts"), { recursive: true });
+  copyFileSync(join(REPO_ROOT, "scripts", "prepare.mjs"), join(clone, "scripts", "prepare.mjs"));
+  copyFileSync(join(REPO_ROOT, "package.json"), join(clone, "package.json"));
+});
+afterEach(() => {
+  rmSync(dirname(clone), { recursive: true, force: true });
+});
+
+describe("prepare in a clone", () => {
+  it("runs the check before the build", () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
+    expect(pkg.scripts.prepare).toBe("node scripts/prepare.mjs && npm run build");
+  });
+
+  it("without its devDependencies: exits non-zero saying to run npm ci in the clone", () => {
+    expect(hasNodeModulesAbove(clone)).toBe(false);
+    const result = runPrepareCheck();
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(
+      "kgrag: run `npm ci` in this clone before installing it from a path " +
+        "(npm does not install a path dependency's devDependencies)",
+    );
+    expect(result.stderr).toMatch(/typescript, esbuild and vite not installed/);
+  });
+
+  it("names only what is missing, and passes once the build tools are installed", () => {
+    fakePackage("typescript");
+    fakePackage("esbuild");
+    const half = runPrepareCheck();
+    expect(half.status).not.toBe(0);
+    expect(half.stderr).toMatch(/: vite not installed/);
+    fakePackage("vite");
+    const ready = runPrepareCheck();
+    expect(ready.status, ready.stderr).toBe(0);
+    expect(ready.stderr).toBe("");
+  });
+});
