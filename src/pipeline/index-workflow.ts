@@ -98,7 +98,7 @@ async function indexWorkflow(
   // Chunk vectors need only the chunks: embedding them while the model extracts keeps both busy.
   const chunkVectors = holdFailure(
     plan.toProcess.length > 0
-      ? stage("embed chunks", () => embedChunks(services, signal))
+      ? stage("embed-chunks", () => embedChunks(services, signal))
       : Promise.resolve(0),
   );
   let extracted: Awaited<ReturnType<typeof extractGraph>>;

@@ -85,6 +85,7 @@ describe("OpenTelemetry spans (in-memory exporter)", () => {
     expect(run?.attributes).toMatchObject({ "kgrag.documents": 2, "kgrag.documents.added": 2 });
     expect(childrenOf(spans, run as ReadableSpan)).toEqual([
       "kgrag.index.register",
+      "kgrag.index.embed-chunks",
       "kgrag.index.extract",
       "kgrag.index.summarize",
       "kgrag.index.embed",
