@@ -4,17 +4,22 @@
  *    returns a fixed, hand-written LLM-style extraction per passage (test/fixtures/christmas-carol.ts),
  *    with resolution off, on (the confirmation model always answers "different", so only the
  *    evidence rules merge), and on with an oracle confirmation model (answers from the gold
- *    identities: the upper bound of the confirm stage). Scored against the gold identities: true
- *    alias pairs merged, and pairs of different characters wrongly merged.
+ *    identities: the upper bound of the confirm stage), each with name evidence only and with the
+ *    embedding-similarity candidates added (the offline hashing embedder: no embedding model is
+ *    reachable here). Scored against the gold identities: true alias pairs merged, pairs of
+ *    different characters wrongly merged, and the true pairs left for a person in `--duplicates`.
  * 2. Retrieval: the HotpotQA development set (offline extractor) indexed with resolution off and on:
  *    entities, merges, communities, and all-gold@8 per mode.
  * Run: npx tsx bench/entity-resolution.ts [--no-hotpotqa] [--no-carol] [--hotpotqa-resolution on|off]
+ *      [--similarity-min-score S] (default resolution.similarity.minScoreHashing: the bench embeds
+ *      with the offline hashing embedder)
  *      (HotpotQA from $KGRAG_HOTPOTQA or ../shared/datasets/hotpotqa-100 next to the clone)
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatTable } from "../src/cli/output.js";
+import { ResolutionSimilaritySchema } from "../src/config.js";
 import { createKgrag } from "../src/kgrag.js";
 import { entityKey } from "../src/merge/keys.js";
 import { readEvalQuestions, runEval } from "../src/query/eval/run-eval.js";
@@ -42,16 +47,27 @@ const REPORT = JSON.stringify({
 
 type Confirm = "none" | "different" | "oracle";
 
+const DEFAULT_SIMILARITY = ResolutionSimilaritySchema.parse({});
+const minScoreFlag = process.argv.indexOf("--similarity-min-score");
+const SIMILARITY_MIN_SCORE =
+  minScoreFlag >= 0 ? Number(process.argv[minScoreFlag + 1]) : DEFAULT_SIMILARITY.minScoreHashing;
+
+/** Whether two names are one character in the gold identities. */
+function sameCharacter(a: string, b: string): boolean {
+  const group = (name: string) =>
+    CAROL_IDENTITIES.findIndex((g) => g.some((n) => entityKey(n) === entityKey(name)));
+  return group(a) >= 0 && group(a) === group(b);
+}
+
 /** The gold answer to a confirmation prompt: same character or not. */
 function oracleVerdict(call: ChatCall): string {
   const prompt = lastUserMessage(call);
-  const names = [...prompt.matchAll(/^Entity [AB]: (.+) \(/gm)].map((m) => entityKey(m[1] ?? ""));
-  const group = (name: string) => CAROL_IDENTITIES.findIndex((g) => g.some((n) => entityKey(n) === name));
-  const same = names.length === 2 && group(names[0]!) >= 0 && group(names[0]!) === group(names[1]!);
+  const names = [...prompt.matchAll(/^Entity [AB]: (.+) \(/gm)].map((m) => m[1] ?? "");
+  const same = names.length === 2 && sameCharacter(names[0]!, names[1]!);
   return JSON.stringify({ same, reason: "gold identities" });
 }
 
-async function carolRun(resolution: "on" | "off", confirm: Confirm) {
+async function carolRun(resolution: "on" | "off", confirm: Confirm, similarity: boolean) {
   const root = mkdtempSync(join(tmpdir(), "kgrag-bench-resolve-"));
   for (const p of CAROL_PASSAGES) writeFileSync(join(root, `${p.marker}.txt`), p.text);
   const server = await startScriptedOpenAI({
@@ -72,7 +88,10 @@ async function carolRun(resolution: "on" | "off", confirm: Confirm) {
     config: {
       workspace: join(root, "ws"),
       entityResolution: resolution,
-      resolution: { confirmWithModel: confirm !== "none" },
+      resolution: {
+        confirmWithModel: confirm !== "none",
+        similarity: { enabled: similarity, minScoreHashing: SIMILARITY_MIN_SCORE },
+      },
     },
   });
   try {
@@ -80,9 +99,12 @@ async function carolRun(resolution: "on" | "off", confirm: Confirm) {
     const entities = await kgrag.services.store.listEntities();
     const score = scoreCarolAliases(entities);
     const communities = await kgrag.services.store.listCommunities();
+    const duplicates = await kgrag.entities.duplicates();
     return {
       entities: entities.length,
       ...score,
+      listed: duplicates.length,
+      listedTrue: duplicates.filter((p) => sameCharacter(p.names[0], p.names[1])).length,
       asked: server.count("resolve"),
       communities: communities.length,
     };
@@ -102,27 +124,33 @@ async function measureAliases(): Promise<void> {
     ["on, oracle confirmation model", "on", "oracle"],
   ];
   for (const [label, resolution, confirm] of variants) {
-    const r = await carolRun(resolution, confirm);
-    rows.push([
-      label,
-      r.entities,
-      `${r.truePairs} / ${r.possiblePairs}`,
-      r.wrongPairs,
-      r.asked,
-      r.communities,
-      r.wrong.map((p) => p.join(" = ")).join("; "),
-    ]);
+    for (const similarity of resolution === "on" ? [false, true] : [false]) {
+      const r = await carolRun(resolution, confirm, similarity);
+      rows.push([
+        label,
+        similarity ? `names + similarity >= ${SIMILARITY_MIN_SCORE}` : "names",
+        r.entities,
+        `${r.truePairs} / ${r.possiblePairs}`,
+        r.wrongPairs,
+        r.asked,
+        r.communities,
+        `${r.listedTrue} / ${r.listed}`,
+        r.wrong.map((p) => p.join(" = ")).join("; "),
+      ]);
+    }
   }
   console.log(`A Christmas Carol, ${CAROL_PASSAGES.length} passages, scripted LLM extraction`);
   console.log(
     formatTable(
       [
         "resolution",
+        "candidates",
         "entities",
         "true alias pairs merged",
         "wrong pairs",
         "resolve calls",
         "communities",
+        "true / listed duplicates",
         "wrong",
       ],
       rows,

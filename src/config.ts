@@ -231,6 +231,25 @@ export const Neo4jSchema = z.object({
   mergeBatchChunks: z.number().int().min(1).default(256),
 });
 
+/**
+ * Candidate pairs from the similarity of the entities' name-and-description vectors, besides name
+ * evidence. Such a pair is never merged on similarity alone: with graph evidence and no conflict it
+ * goes to the confirmation model, or to `kgrag entities list --duplicates` without one.
+ */
+export const ResolutionSimilaritySchema = z.object({
+  enabled: z.boolean().default(true),
+  /** Cosine similarity from which two entity vectors of an embedding model make a pair. */
+  minScore: z.number().min(0).max(1).default(0.9),
+  /**
+   * The same for the offline hashing embedder, whose word-count vectors score lower: on the
+   * Christmas Carol set its one true pair scores 0.64, the closest different pair 0.44
+   * (bench/entity-resolution.ts).
+   */
+  minScoreHashing: z.number().min(0).max(1).default(0.5),
+  /** Nearest entities looked at per entity. */
+  neighbours: z.number().int().min(1).max(100).default(5),
+});
+
 /** Index-time entity resolution (src/resolve/): when two extracted names count as one entity. */
 export const ResolutionSchema = z.object({
   /** Neighbours two names must share when one is only part of the other ("Tim" and "Tiny Tim"). */
@@ -241,6 +260,7 @@ export const ResolutionSchema = z.object({
   rounds: z.number().int().min(1).default(3),
   /** With a chat model, pairs the evidence leaves open are asked about (stage "resolve"). */
   confirmWithModel: z.boolean().default(true),
+  similarity: ResolutionSimilaritySchema.default(ResolutionSimilaritySchema.parse({})),
 });
 
 /**

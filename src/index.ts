@@ -36,7 +36,13 @@ export type { QueryMode, QueryOptionsInput as QueryOptions } from "./query/optio
 export { QUERY_MODES } from "./query/options.js";
 export type { QueryResult } from "./query/result.js";
 export type { CandidatePair } from "./resolve/candidates.js";
-export type { EditOptions, EntityCuration, MergeOptions, RelationshipInput } from "./resolve/curation.js";
+export type {
+  CurationErrorReason,
+  EditOptions,
+  EntityCuration,
+  MergeOptions,
+  RelationshipInput,
+} from "./resolve/curation.js";
 export { UnknownEntityError } from "./resolve/curation.js";
 export type { EntityRule } from "./resolve/rules.js";
 export type { GraphStore } from "./storage/graph-store.js";

@@ -3,8 +3,11 @@
 CREATE FULLTEXT INDEX kgrag_chunk_text IF NOT EXISTS
 FOR (c:Chunk) ON EACH [c.text]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
-CREATE FULLTEXT INDEX kgrag_entity_text IF NOT EXISTS
-FOR (e:Entity) ON EACH [e.name, e.description]
+// Entities are found by their name, every alias they were merged from (a list of strings) and their
+// description, as in the embedded store. It replaces kgrag_entity_text (name and description only),
+// which retired-indexes.cypher drops; a new index fills itself from the stored entities.
+CREATE FULLTEXT INDEX kgrag_entity_names IF NOT EXISTS
+FOR (e:Entity) ON EACH [e.name, e.aliases, e.description]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 // Relationships are searched by their searchTerms: endpoint keys, keywords and description,
 // Porter-stemmed and accent-folded as the embedded store's tokenizer does (relationshipSearchTerms

@@ -4,7 +4,10 @@ import { borderlineVouching, type CandidatePair, findCandidates } from "../resol
 import { mergesFromPairs } from "../resolve/clusters.js";
 import { confirmPair } from "../resolve/confirm.js";
 import type { EntityRule } from "../resolve/rules.js";
+import { findSimilarPairs, similarityTuning } from "../resolve/similar-pairs.js";
 import type { KgragServices } from "../services.js";
+import type { EntityRecord, RelationshipRecord } from "../types.js";
+import { entityEmbeddingText, syncNamespace } from "./embed-graph.js";
 import { stopPoint } from "./stop-point.js";
 
 /** Who index-time merges are recorded as, in the rules and the history. */
@@ -41,8 +44,14 @@ async function resolveRound(services: KgragServices, signal?: AbortSignal): Prom
   const result: ResolveResult = { merged: 0, confirmed: 0, asked: 0 };
   const resolution = await loadResolution(store);
   const entities = await store.listEntities();
-  const pairs = findCandidates(entities, await store.listRelationships(), config.resolution, (a, b) =>
-    resolution.keptApart(a, b),
+  const relationships = await store.listRelationships();
+  const similar = await similarPairs(services, entities, relationships, signal);
+  const pairs = findCandidates(
+    entities,
+    relationships,
+    config.resolution,
+    (a, b) => resolution.keptApart(a, b),
+    similar,
   );
   const accepted = pairs.filter((p) => p.decision === "merge");
   const confirmed = await confirmOpenPairs(services, pairs, entities, signal);
@@ -69,6 +78,26 @@ async function resolveRound(services: KgragServices, signal?: AbortSignal): Prom
   );
   result.merged = merges.length;
   return result;
+}
+
+/**
+ * Pairs close by their name-and-description vectors. The entities' vectors are brought up to date
+ * first (the index run embeds after resolution): only what changed is embedded, and what this
+ * writes is what the run's embedding step would have written.
+ */
+async function similarPairs(
+  services: KgragServices,
+  entities: EntityRecord[],
+  relationships: RelationshipRecord[],
+  signal?: AbortSignal,
+) {
+  const { similarity, maxBlockSize } = services.config.resolution;
+  if (!similarity.enabled) return [];
+  await stopPoint(signal);
+  const inputs = entities.map((e) => ({ id: e.key, text: entityEmbeddingText(e) }));
+  await syncNamespace(services, "entities", inputs, undefined, signal);
+  const tuning = similarityTuning(similarity, services.embedder.kind);
+  return findSimilarPairs(services.store, entities, relationships, { ...tuning, maxBlockSize });
 }
 
 async function confirmOpenPairs(

@@ -1,7 +1,8 @@
 import { UNKNOWN_TYPE } from "../merge/mentions.js";
 import type { EntityRecord, RelationshipRecord } from "../types.js";
 import { compareNames, type NameEvidence } from "./name-evidence.js";
-import { analyzeName, blockingKeys, type NameForm } from "./names.js";
+import { analyzeName, blockingKeys, isProperName, type NameForm } from "./names.js";
+import type { SimilarPair } from "./similar-pairs.js";
 
 /** How sure resolution is about a pair: merge it, ask (a model or a person), or leave it apart. */
 export type Decision = "merge" | "confirm" | "apart";
@@ -25,6 +26,10 @@ export interface CandidatePair {
   sharedChunks: number;
   /** An extracted relationship links them: the extraction saw two things. */
   related: boolean;
+  /** How the pair was found: names that match, or close name-and-description vectors. */
+  foundBy: "name" | "similarity";
+  /** Cosine similarity of the two entity vectors, for pairs found by it. */
+  similarity?: number;
   decision: Decision;
   why: string;
 }
@@ -38,20 +43,29 @@ interface GraphView {
 
 /**
  * Pairs whose names say they might be one entity (blocked by shared words, acronyms and Chinese
- * surnames and given names, so not every pair is compared), each with its decision.
+ * surnames and given names, so not every pair is compared), each with its decision; then the pairs
+ * close by their vectors (`similar`) that names did not pair, which at most go to confirmation.
  */
 export function findCandidates(
   entities: EntityRecord[],
   relationships: RelationshipRecord[],
   tuning: ResolutionTuning,
   keptApart: (a: string, b: string) => boolean = () => false,
+  similar: SimilarPair[] = [],
 ): CandidatePair[] {
   const view = graphView(entities, relationships);
   const pairs: CandidatePair[] = [];
+  const seen = new Set<string>();
   for (const [a, b] of blockedPairs(view, tuning.maxBlockSize)) {
+    seen.add(pairId(a, b));
     if (keptApart(a, b)) continue;
     const pair = evaluatePair(view, a, b, tuning);
     if (pair) pairs.push(pair);
+  }
+  for (const { a, b, score } of similar) {
+    if (seen.has(pairId(a, b)) || !view.entities.has(a) || !view.entities.has(b) || keptApart(a, b)) continue;
+    seen.add(pairId(a, b));
+    pairs.push(evaluateSimilarPair(view, a, b, score, tuning));
   }
   return pairs.sort((x, y) => compare(x.a, y.a) || compare(x.b, y.b));
 }
@@ -100,13 +114,36 @@ function blockedPairs(view: GraphView, maxBlockSize: number): [string, string][]
 function evaluatePair(view: GraphView, a: string, b: string, tuning: ResolutionTuning): CandidatePair | null {
   const name = compareNameSets(view.forms.get(a)!, view.forms.get(b)!);
   if (name.relation === "none") return null;
+  const pair = { ...pairEvidence(view, a, b, name), foundBy: "name" as const };
+  return { ...pair, ...decide(pair, tuning) };
+}
+
+/** A pair found by vector similarity: names that match decide as usual, else it may only be asked about. */
+function evaluateSimilarPair(
+  view: GraphView,
+  a: string,
+  b: string,
+  score: number,
+  tuning: ResolutionTuning,
+): CandidatePair {
+  const name = compareNameSets(view.forms.get(a)!, view.forms.get(b)!);
+  const pair = { ...pairEvidence(view, a, b, name), foundBy: "similarity" as const, similarity: score };
+  const similar = `similar name and description (${score.toFixed(2)})`;
+  if (name.relation !== "none") {
+    const decision = decide(pair, tuning);
+    return { ...pair, ...decision, why: `${decision.why}; ${similar}` };
+  }
+  return { ...pair, ...decideSimilar(pair, similar) };
+}
+
+function pairEvidence(view: GraphView, a: string, b: string, name: NameEvidence) {
   const ea = view.entities.get(a)!;
   const eb = view.entities.get(b)!;
   const na = view.neighbours.get(a) ?? new Set<string>();
   const nb = view.neighbours.get(b) ?? new Set<string>();
   const sharedNeighbours = [...na].filter((n) => nb.has(n) && n !== a && n !== b).sort(compare);
   const chunksOfB = new Set(eb.sourceChunkIds);
-  const pair = {
+  return {
     a,
     b,
     names: [ea.name, eb.name] as [string, string],
@@ -117,10 +154,9 @@ function evaluatePair(view: GraphView, a: string, b: string, tuning: ResolutionT
     sharedChunks: ea.sourceChunkIds.filter((id) => chunksOfB.has(id)).length,
     related: na.has(b),
   };
-  return { ...pair, ...decide(pair, tuning) };
 }
 
-type Evidence = Omit<CandidatePair, "decision" | "why">;
+type Evidence = Omit<CandidatePair, "decision" | "why" | "foundBy" | "similarity">;
 
 const RANK: Record<NameEvidence["relation"], number> = {
   strong: 3,
@@ -175,12 +211,23 @@ export function decide(p: Evidence, tuning: ResolutionTuning): { decision: Decis
   return { decision: "apart", why: `${p.name.reason}; nothing shared in the graph` };
 }
 
-const PERSON_TYPE = "person";
-
-/** A name written with a capital letter, or in Han characters. */
-function isProperName(name: string): boolean {
-  return /\p{Lu}|\p{Script=Han}/u.test(name);
+/**
+ * Close vectors with names that share nothing ("FRED" and "SCROOGE'S NEPHEW"): never merged on
+ * similarity alone. With agreeing types, proper names, something shared in the graph and no
+ * extracted relationship between them, a model (or a person) is asked; otherwise they stay apart.
+ */
+function decideSimilar(p: Evidence, similar: string): { decision: Decision; why: string } {
+  const shared = `${p.sharedNeighbours.length} shared neighbours, ${p.sharedChunks} shared passages`;
+  if (!p.typesAgree) return { decision: "apart", why: `${similar}; types differ` };
+  if (!p.names.every(isProperName)) return { decision: "apart", why: `${similar}; not proper names` };
+  if (p.related) return { decision: "apart", why: `${similar}; an extracted relationship links them` };
+  if (p.sharedNeighbours.length === 0 && p.sharedChunks === 0) {
+    return { decision: "apart", why: `${similar}; nothing shared in the graph` };
+  }
+  return { decision: "confirm", why: `${similar}; ${shared}` };
 }
+
+const PERSON_TYPE = "person";
 
 /** Types agree when equal or when one is only the placeholder of a relationship endpoint. */
 function typesAgree(a: string, b: string): boolean {

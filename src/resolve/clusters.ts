@@ -81,10 +81,15 @@ function strength(p: CandidatePair): number {
   return p.name.relation === "strong" ? 2 : p.name.relation === "weak" ? 1 : 0;
 }
 
-/** The longest name (then with its title, then most passages): "Ebenezer Scrooge" over "Scrooge", "Mr. Fezziwig" over "Fezziwig". */
+/**
+ * The longest name (then with its title, then most passages): "Ebenezer Scrooge" over "Scrooge",
+ * "Mr. Fezziwig" over "Fezziwig". A possessive ("Scrooge's nephew") describes rather than names,
+ * so a name goes first: "Fred" over "Scrooge's nephew".
+ */
 function fullestName(members: string[], names: Map<string, NameForm>, sizes: Map<string, number>): string {
   return [...members].sort(
     (x, y) =>
+      Number(names.get(x)!.possessive) - Number(names.get(y)!.possessive) ||
       names.get(y)!.core.join(" ").length - names.get(x)!.core.join(" ").length ||
       y.length - x.length ||
       (sizes.get(y) ?? 0) - (sizes.get(x) ?? 0) ||

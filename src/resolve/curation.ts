@@ -7,10 +7,20 @@ import type { EntityRecord, HistoryEntry, RelationshipRecord } from "../types.js
 import { addRules, loadResolution } from "./apply-rules.js";
 import { type CandidatePair, findCandidates } from "./candidates.js";
 import type { EntityRule } from "./rules.js";
+import { findSimilarPairs, similarityTuning } from "./similar-pairs.js";
 
-/** A name or key that matches no entity (or matches several): bad input, nothing is changed. */
+/**
+ * Why a curation call was refused: a name that matches no entity, one that matches several, a
+ * request that cannot be carried out as asked, or a new name another entity already has.
+ */
+export type CurationErrorReason = "not_found" | "ambiguous" | "invalid" | "conflict";
+
+/** A curation call refused for bad input: nothing is changed. */
 export class UnknownEntityError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly reason: CurationErrorReason = "not_found",
+  ) {
     super(message);
     this.name = "UnknownEntityError";
   }
@@ -91,9 +101,29 @@ export function createEntityCuration(
     if (matches.length > 1) {
       throw new UnknownEntityError(
         `"${nameOrKey}" names ${matches.length} entities (${matches.map((e) => e.key).join(", ")}); give a key.`,
+        "ambiguous",
       );
     }
     throw new UnknownEntityError(`No entity named "${nameOrKey}" in this workspace.`);
+  };
+
+  /** A new name may not be another entity's name or alias: it would name two entities (merge them instead). */
+  const mustBeFreeName = async (name: string, own: string[]) => {
+    if (!name.trim()) throw new UnknownEntityError("A name must not be empty.", "invalid");
+    const wanted = entityKey(name);
+    const holder = (await store.listEntities()).find(
+      (e) =>
+        !own.includes(e.key) &&
+        (e.key === wanted ||
+          entityKey(e.name) === wanted ||
+          (e.aliases ?? []).some((a) => entityKey(a) === wanted)),
+    );
+    if (holder) {
+      throw new UnknownEntityError(
+        `"${name}" already names another entity ("${holder.name}", ${holder.key}); merge them instead.`,
+        "conflict",
+      );
+    }
   };
 
   /** Records the rules, re-folds what they touch, then summarises and re-embeds what changed. */
@@ -118,19 +148,31 @@ export function createEntityCuration(
     get: find,
     duplicates: async () => {
       const resolution = await loadResolution(store);
+      const entities = await store.listEntities();
+      const relationships = await store.listRelationships();
+      const { similarity, maxBlockSize } = services.config.resolution;
       const pairs = findCandidates(
-        await store.listEntities(),
-        await store.listRelationships(),
+        entities,
+        relationships,
         services.config.resolution,
         (a, b) => resolution.keptApart(a, b),
+        await findSimilarPairs(store, entities, relationships, {
+          ...similarityTuning(similarity, services.embedder.kind),
+          maxBlockSize,
+        }),
       );
-      return pairs.filter((p) => p.name.relation !== "conflict" && p.typesAgree);
+      // Names that match are listed whatever the graph says; close vectors only with graph evidence.
+      return pairs.filter(
+        (p) =>
+          p.name.relation !== "conflict" && p.typesAgree && (p.foundBy === "name" || p.decision !== "apart"),
+      );
     },
     merge: async (names, options = {}) => {
-      if (names.length < 2) throw new UnknownEntityError("Merging needs at least two entities.");
+      if (names.length < 2) throw new UnknownEntityError("Merging needs at least two entities.", "invalid");
       const entities = await Promise.all(names.map(find));
       const survivor = options.into ? await find(options.into) : entities[0]!;
       const others = unique(entities.map((e) => e.key)).filter((key) => key !== survivor.key);
+      if (options.name !== undefined) await mustBeFreeName(options.name, [survivor.key, ...others]);
       const p = provenance(options);
       const rules: EntityRule[] = others.map((from) => ({ kind: "merge", from, into: survivor.key, ...p }));
       if (options.name) rules.push({ kind: "rename", key: survivor.key, name: options.name, ...p });
@@ -139,11 +181,15 @@ export function createEntityCuration(
     },
     rename: async (nameOrKey, newName, options = {}) => {
       const entity = await find(nameOrKey);
+      await mustBeFreeName(newName, [entity.key]);
       const p = provenance(options);
       await apply([{ kind: "rename", key: entity.key, name: newName, ...p }], [entity.key], "rename", p.by);
       return find(entity.key);
     },
     edit: async (nameOrKey, fields, options = {}) => {
+      if (!fields.type?.trim() && fields.description === undefined) {
+        throw new UnknownEntityError("An edit needs a type or a description.", "invalid");
+      }
       const entity = await find(nameOrKey);
       const p = provenance(options);
       const rule: EntityRule = { kind: "edit", key: entity.key, ...p };
@@ -157,7 +203,10 @@ export function createEntityCuration(
       const resolution = await loadResolution(store);
       const aliasKey = entityKey(alias);
       if (resolution.canonical(aliasKey) !== entity.key || aliasKey === entity.key) {
-        throw new UnknownEntityError(`"${alias}" is not an alias of "${entity.name}" (${entity.key}).`);
+        throw new UnknownEntityError(
+          `"${alias}" is not an alias of "${entity.name}" (${entity.key}).`,
+          "invalid",
+        );
       }
       const p = provenance(options);
       const rule: EntityRule = { kind: "split", alias: aliasKey, from: entity.key, ...p };
@@ -181,7 +230,12 @@ export function createEntityCuration(
     },
     addRelationship: async (a, b, input, options = {}) => {
       const [ea, eb] = [await find(a), await find(b)];
-      if (ea.key === eb.key) throw new UnknownEntityError("A relationship needs two different entities.");
+      if (ea.key === eb.key) {
+        throw new UnknownEntityError("A relationship needs two different entities.", "invalid");
+      }
+      if (!input.description.trim()) {
+        throw new UnknownEntityError("A relationship needs a description.", "invalid");
+      }
       const p = provenance(options);
       const rule: EntityRule = {
         kind: "add-relationship",

@@ -129,3 +129,8 @@ export function blockingKeys(form: NameForm): string[] {
   if (form.core.length >= 2) keys.push(`w:${acronymOf(form.core)}`);
   return keys;
 }
+
+/** A name written with a capital letter, or in Han characters. */
+export function isProperName(name: string): boolean {
+  return /\p{Lu}|\p{Script=Han}/u.test(name);
+}

@@ -15,6 +15,7 @@ import { errorBody, handleError } from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
 import { cypherRoutes } from "./routes/cypher.js";
 import { documentRoutes } from "./routes/documents.js";
+import { entityRoutes } from "./routes/entities.js";
 import { graphRoutes } from "./routes/graph.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -127,6 +128,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   await documentRoutes(app, ctx);
   await jobRoutes(app, ctx);
   await graphRoutes(app, ctx);
+  await entityRoutes(app, ctx);
   await cypherRoutes(app, ctx);
   await ollamaRoutes(app, ctx);
   await serveWebApp(app, config.webDir ?? packagePath("web/dist"));

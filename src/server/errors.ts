@@ -3,6 +3,10 @@ import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { ConfigError } from "../config-error.js";
 import { InvalidSourceDocumentError } from "../ingest/source-input.js";
 import { ScopeError } from "../query/graph/scope.js";
+import { UnknownEntityError } from "../resolve/curation.js";
+import { Neo4jWorkspaceBusyError } from "../storage/neo4j/writer-lease.js";
+import { WorkspaceBusyError } from "../workspace/lock.js";
+import { JobRunningError } from "./jobs/job-queue.js";
 
 /** An error the API reports as is: `{error: {code, message}}` with its status. */
 export class ApiError extends Error {
@@ -42,10 +46,27 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string }> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 400, code: "not_multipart" },
 };
 
+/** Curation refusals and a workspace another writer holds, as the API reports them. */
+function writeError(error: unknown): ApiError | undefined {
+  const message = error instanceof Error ? error.message : "";
+  if (error instanceof UnknownEntityError) {
+    if (error.reason === "not_found") return new ApiError(404, "not_found", message);
+    if (error.reason === "ambiguous") return new ApiError(409, "ambiguous_entity", message);
+    if (error.reason === "conflict") return new ApiError(409, "name_taken", message);
+    return new ApiError(400, "bad_request", message);
+  }
+  const busy =
+    error instanceof JobRunningError ||
+    error instanceof WorkspaceBusyError ||
+    error instanceof Neo4jWorkspaceBusyError;
+  return busy ? new ApiError(409, "workspace_busy", message) : undefined;
+}
+
 /** Every error leaves as `{error: {code, message}}`; a stack trace never does. */
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  if (error instanceof ApiError) {
-    void reply.status(error.status).send(errorBody(error.code, error.message));
+  const known = error instanceof ApiError ? error : writeError(error);
+  if (known) {
+    void reply.status(known.status).send(errorBody(known.code, known.message));
     return;
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
@@ -59,9 +80,9 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     void reply.status(400).send(errorBody("bad_request", `Invalid ${where}: ${details}`));
     return;
   }
-  const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
-  if (known) {
-    void reply.status(known.status).send(errorBody(known.code, error.message));
+  const framework = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
+  if (framework) {
+    void reply.status(framework.status).send(errorBody(framework.code, error.message));
     return;
   }
   if (error.statusCode === 429) {

@@ -120,6 +120,27 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await dialog.getByRole("button", { name: "Close", exact: true }).click();
   }, 120_000);
 
+  it("renames an entity and merges a neighbour into it from the entity panel", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    const current = (await panel.locator("h2").textContent()) ?? "";
+    const neighbour = (await panel.locator(".relationships li button.link").first().textContent()) ?? "";
+    expect(neighbour).not.toBe("");
+    await panel.getByText("Edit entity").click();
+    await panel.getByLabel("New name").fill(`${current} (renamed)`);
+    await panel.getByRole("button", { name: "Rename", exact: true }).click();
+    await panel.getByRole("heading", { name: `${current} (renamed)`, exact: true, level: 2 }).waitFor();
+    // The old name stays with the entity as an alias.
+    await expect(panel.getByText(/^Also:/).textContent()).resolves.toContain(current);
+    await panel.getByText("Edit entity").click();
+    await panel.getByLabel("Merge with").fill(neighbour);
+    await panel.getByRole("button", { name: "Merge into this", exact: true }).click();
+    await expect
+      .poll(() => panel.getByText(/^Also:/).textContent(), { timeout: 30_000 })
+      .toContain(neighbour);
+    await panel.getByRole("heading", { name: `${current} (renamed)`, exact: true, level: 2 }).waitFor();
+    await shot("graph-curation");
+  }, 120_000);
+
   it("shows the community tree, a report and its members on the graph", async () => {
     await page.getByRole("link", { name: "Communities" }).click();
     const tree = page.getByRole("navigation", { name: "Community hierarchy" });

@@ -423,7 +423,9 @@ describe("Neo4j store: full-text search", () => {
   it("weights entity names five times their descriptions", async () => {
     const { runner, store } = storeWith({ "store/fulltext-entities": one({ fetched: 1, matches: [] }) });
     await store.searchEntityText("acme corp", 3);
-    expect(runner.calls[0]?.params.query).toBe("name:(acme OR corp)^5 OR description:(acme OR corp)");
+    expect(runner.calls[0]?.params.query).toBe(
+      "name:(acme OR corp)^5 OR aliases:(acme OR corp)^5 OR description:(acme OR corp)",
+    );
   });
 
   it("stops asking for more hits once the index has no more", async () => {
@@ -441,13 +443,14 @@ describe("Neo4j schema setup", () => {
     const connection = new Neo4jConnection(runner, "w");
     await ensureSchema(connection);
     const names = runner.names("schema");
-    // The retired unstemmed relationship index goes first (it is replaced by kgrag_relationship_terms).
-    expect(names[0]).toBe("schema/retired-indexes#1");
+    // The retired indexes go first: the unstemmed relationship index (replaced by
+    // kgrag_relationship_terms) and the entity index without aliases (replaced by kgrag_entity_names).
+    expect(names.slice(0, 2)).toEqual(["schema/retired-indexes#1", "schema/retired-indexes#2"]);
     expect(names.filter((n) => n.startsWith("schema/constraints#")).length).toBe(8);
     expect(names.filter((n) => n.startsWith("schema/fulltext-indexes#")).length).toBe(3);
     expect(runner.calls.filter((c) => c.name === "schema/await-index").map((c) => c.params.name)).toEqual([
       "kgrag_chunk_text",
-      "kgrag_entity_text",
+      "kgrag_entity_names",
       "kgrag_relationship_terms",
     ]);
     await ensureSchema(new Neo4jConnection(runner, "another-workspace"));

@@ -69,7 +69,7 @@ function pair(a: string, b: string, shared: number, extra: Partial<CandidatePair
     related: false,
     ...extra,
   };
-  return { ...evidence, ...decide(evidence, tuning) };
+  return { ...evidence, foundBy: "name", ...decide(evidence, tuning) };
 }
 
 describe("decisions", () => {

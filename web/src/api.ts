@@ -165,6 +165,16 @@ export const EntityDetailSchema = z.object({
 });
 export type EntityDetail = z.infer<typeof EntityDetailSchema>;
 
+/** An entity as the curation routes return it. */
+const CuratedEntitySchema = z.looseObject({
+  key: z.string(),
+  name: z.string(),
+  type: z.string(),
+  aliases: z.array(z.string()).default([]),
+});
+export type CuratedEntity = z.infer<typeof CuratedEntitySchema>;
+const CuratedEnvelopeSchema = z.object({ entity: CuratedEntitySchema });
+
 export const NeighbourhoodSchema = z.object({
   nodes: z.array(
     z.looseObject({
@@ -394,6 +404,13 @@ export const api = {
       `/api/v1/graph/entities/popular${query({ limit })}`,
     ).then((r) => r.items),
   entity: (name: string) => getJson(EntityDetailSchema, `/api/v1/graph/entity${query({ name })}`),
+  renameEntity: (entity: string, name: string) =>
+    postJson(CuratedEnvelopeSchema, "/api/v1/entities/rename", { entity, name }).then((r) => r.entity),
+  /** Merges `others` into `into`, which keeps its name. */
+  mergeEntities: (into: string, others: string[]) =>
+    postJson(CuratedEnvelopeSchema, "/api/v1/entities/merge", { names: [into, ...others], into }).then(
+      (r) => r.entity,
+    ),
   neighbourhood: (name: string, depth = 1, maxNodes = 200, maxEdges = 1000) =>
     getJson(NeighbourhoodSchema, `/api/v1/graph/neighbourhood${query({ name, depth, maxNodes, maxEdges })}`),
   communities: () =>

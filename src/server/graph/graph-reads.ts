@@ -30,12 +30,33 @@ const shorten = (text: string) =>
 export class GraphReads {
   private membership: Promise<Map<string, string>> | undefined;
   private ranked: Promise<EntityRow[]> | undefined;
+  private byName: Promise<Map<string, string>> | undefined;
 
   constructor(private readonly store: GraphStore) {}
 
   forget(): void {
     this.membership = undefined;
     this.ranked = undefined;
+    this.byName = undefined;
+  }
+
+  /**
+   * The key of the entity a name stands for: its own key, else the entity that has the name as
+   * its display name (renamed) or as an alias (merged). Undefined for an unknown name.
+   */
+  async keyOf(name: string): Promise<string | undefined> {
+    const key = entityKey(name);
+    const [direct] = await this.store.getEntities([key]);
+    if (direct) return direct.key;
+    this.byName ??= this.store.listEntities().then((all) => {
+      const map = new Map<string, string>();
+      for (const e of all) {
+        for (const alias of e.aliases ?? []) map.set(entityKey(alias), e.key);
+        map.set(entityKey(e.name), e.key);
+      }
+      return map;
+    });
+    return (await this.byName).get(key);
   }
 
   /** Each entity's top-level (level 0) community. */
@@ -88,7 +109,8 @@ export class GraphReads {
   }
 
   async entity(name: string) {
-    const [entity] = await this.store.getEntities([entityKey(name)]);
+    const key = await this.keyOf(name);
+    const [entity] = key ? await this.store.getEntities([key]) : [];
     if (!entity) return undefined;
     const [row] = await this.rows([entity], true);
     const relationships = (await this.store.relationshipsOf([entity.key]))
@@ -96,7 +118,7 @@ export class GraphReads {
       .slice(0, MAX_ENTITY_RELATIONSHIPS);
     const names = await this.namesOf(relationships.flatMap((r) => [r.sourceKey, r.targetKey]));
     const mentions = await this.store.getEntityMentions([entity.key]);
-    const surfaces = [...new Set([entity.name, ...mentions.map((m) => m.name)])];
+    const surfaces = [...new Set([entity.name, ...(entity.aliases ?? []), ...mentions.map((m) => m.name)])];
     return {
       entity: { ...row, aliases: surfaces.filter((s) => s !== entity.name) },
       relationships: relationships.map((r) => relationshipView(r, names)),
@@ -105,8 +127,9 @@ export class GraphReads {
   }
 
   async relationship(source: string, target: string) {
-    const key = relationshipKey(entityKey(source), entityKey(target));
-    const [relationship] = await this.store.getRelationships([key]);
+    const [a, b] = [await this.keyOf(source), await this.keyOf(target)];
+    if (!a || !b) return undefined;
+    const [relationship] = await this.store.getRelationships([relationshipKey(a, b)]);
     if (!relationship) return undefined;
     const names = await this.namesOf([relationship.sourceKey, relationship.targetKey]);
     const view = relationshipView(relationship, names);
@@ -121,9 +144,8 @@ export class GraphReads {
    * relationship among them up to `maxEdges`. `truncated` tells when a cap cut the graph short.
    */
   async neighbourhood(name: string, depth: number, maxNodes: number, maxEdges: number) {
-    const start = entityKey(name);
-    const [origin] = await this.store.getEntities([start]);
-    if (!origin) return undefined;
+    const start = await this.keyOf(name);
+    if (!start) return undefined;
     const nodes = new Set([start]);
     const edges = new Map<string, RelationshipRecord>();
     let truncated = false;

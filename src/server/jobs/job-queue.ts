@@ -5,6 +5,18 @@ import { join } from "node:path";
 import type { JobRunner } from "./job-runner.js";
 import { type Job, JobSchema, type JobSpec, JobSpecSchema, type WorkerMessage } from "./job-types.js";
 
+/** A write asked for while a job runs in the workspace: the job holds the workspace's writer lock. */
+export class JobRunningError extends Error {
+  constructor(readonly job: Job | undefined) {
+    super(
+      job
+        ? `A ${job.kind} job (${job.id}) is running in this workspace; retry when it ends (GET /api/v1/jobs/${job.id}).`
+        : "A job is running in this workspace; retry when it ends.",
+    );
+    this.name = "JobRunningError";
+  }
+}
+
 /** Event name of "a job ended" (job ids are UUIDs, so it cannot clash with one). */
 const FINISHED = "finished";
 
@@ -18,6 +30,10 @@ export class JobQueue {
   private readonly events = new EventEmitter();
   private readonly waiting: string[] = [];
   private running: Promise<void> | null = null;
+  private runningId: string | null = null;
+  /** Writes made by the server itself (hand curation), one at a time; no job starts meanwhile. */
+  private writes: Promise<unknown> = Promise.resolve();
+  private writing = 0;
   private closed = false;
 
   constructor(
@@ -74,6 +90,27 @@ export class JobQueue {
     this.events.on(FINISHED, listener);
   }
 
+  /**
+   * Runs a write of the server's own between jobs: refused with JobRunningError while a job runs
+   * (it holds the writer lock, and may run for long), queued behind other such writes, and no job
+   * starts until it ends.
+   */
+  async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running) {
+      const job = this.runningId ? this.jobs.get(this.runningId) : undefined;
+      throw new JobRunningError(job && { ...job });
+    }
+    this.writing += 1;
+    const result = this.writes.then(work);
+    this.writes = result.catch(() => undefined);
+    try {
+      return await result;
+    } finally {
+      this.writing -= 1;
+      this.pump();
+    }
+  }
+
   /** Resolves when the queue is empty (tests and shutdown). */
   async idle(): Promise<void> {
     while (this.running) await this.running;
@@ -86,11 +123,13 @@ export class JobQueue {
   }
 
   private pump(): void {
-    if (this.running || this.closed) return;
+    if (this.running || this.writing > 0 || this.closed) return;
     const next = this.waiting.shift();
     if (!next) return;
+    this.runningId = next;
     this.running = this.run(next).finally(() => {
       this.running = null;
+      this.runningId = null;
       this.pump();
     });
   }

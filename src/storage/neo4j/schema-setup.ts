@@ -9,7 +9,7 @@ const SCHEMA_SCRIPTS = [
   "schema/range-indexes",
   "schema/fulltext-indexes",
 ];
-const FULLTEXT_INDEXES = ["kgrag_chunk_text", "kgrag_entity_text", "kgrag_relationship_terms"];
+const FULLTEXT_INDEXES = ["kgrag_chunk_text", "kgrag_entity_names", "kgrag_relationship_terms"];
 const INDEX_WAIT_SECONDS = 300;
 
 /** Index names, as spelled in cypher/schema/vector-index-<ns>.cypher and the ann.cypher files. */

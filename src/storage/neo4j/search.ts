@@ -109,11 +109,11 @@ export function searchChunkText(
   return allowFilteredTextSearch(db, "store/fulltext-chunks", text, topK, allow);
 }
 
-/** Entity keys by BM25 over name (weighted 5x, as in the embedded store) and description. */
+/** Entity keys by BM25 over name and aliases (weighted 5x, as in the embedded store) and description. */
 export async function searchEntityText(db: Neo4jConnection, text: string, topK: number): Promise<ScoredId[]> {
   const terms = luceneQuery(text);
   if (terms === null || topK <= 0) return [];
-  const query = `name:(${terms})^5 OR description:(${terms})`;
+  const query = `name:(${terms})^5 OR aliases:(${terms})^5 OR description:(${terms})`;
   const { hits } = await overFetch(topK, Number.POSITIVE_INFINITY, (fetch) =>
     db.read("store/fulltext-entities", { query, fetch: int(fetch), topK: int(topK) }),
   );

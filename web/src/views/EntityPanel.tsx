@@ -1,11 +1,21 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type EntityDetail } from "../api";
 import { useApp } from "../app-context";
+import { EntityCuration } from "../components/EntityCuration";
 import { errorText } from "../components/errors";
 import { HighlightedText } from "../components/HighlightedText";
 
 /** Side panel: an entity's description, type, relationships and source passages (mentions marked). */
-export function EntityPanel({ name, onExpand }: { name: string; onExpand(name: string): void }) {
+export function EntityPanel({
+  name,
+  onExpand,
+  onChanged,
+}: {
+  name: string;
+  onExpand(name: string): void;
+  /** After a rename or merge in the panel, with the entity's name. */
+  onChanged(name: string): void;
+}) {
   const { openPassage } = useApp();
   const [detail, setDetail] = useState<EntityDetail>();
   const [failure, setFailure] = useState<string>();
@@ -39,6 +49,7 @@ export function EntityPanel({ name, onExpand }: { name: string; onExpand(name: s
           <button type="button" onClick={() => onExpand(name)}>
             Expand
           </button>
+          <EntityCuration name={name} onChanged={onChanged} />
           <h3>Relationships ({detail.relationships.length})</h3>
           <ul class="relationships">
             {detail.relationships.map((rel) => {

@@ -37,6 +37,8 @@ export default function GraphView(props: { entity?: string }) {
   const [popular, setPopular] = useState<EntityRow[]>([]);
   const [failure, setFailure] = useState<string>();
   const [loading, setLoading] = useState(false);
+  /** Bumped by an edit in the panel, so the panel reads the entity again under the same name. */
+  const [revision, setRevision] = useState(0);
 
   async function expand(name: string, replace = false) {
     setLoading(true);
@@ -128,7 +130,18 @@ export default function GraphView(props: { entity?: string }) {
           onNodeClick={(id) => void expand(id)}
         />
       </div>
-      {selected && <EntityPanel name={selected} onExpand={(name) => void expand(name)} />}
+      {selected && (
+        <EntityPanel
+          key={`${selected}#${revision}`}
+          name={selected}
+          onExpand={(name) => void expand(name)}
+          onChanged={(name) => {
+            // Node ids are names: after a rename or merge the neighbourhood is drawn again.
+            setRevision((n) => n + 1);
+            void expand(name, true);
+          }}
+        />
+      )}
     </div>
   );
 }
