@@ -108,10 +108,11 @@ describe("Neo4j relationship full text: backfill of older workspaces", () => {
     const last = sets[1]?.params.rows as { key: string; searchTerms: string }[];
     const expected = makeRelationship(`a${BACKFILL_PAGE + 1}`, `b${BACKFILL_PAGE + 1}`);
     expect(last[1]).toEqual({ key: expected.key, searchTerms: relationshipSearchTerms(expected) });
-    // A read of the done flag, one write transaction per page, then the flag.
+    // A read of the done flag, one write transaction per page, then the flag (each write ends with
+    // a new generation of the workspace).
     expect(runner.names()[0]).toBe("store/meta-get");
-    expect(runner.names().at(-1)).toBe("store/meta-set");
-    expect(new Set(runner.calls.slice(1, -1).map((c) => c.tx))).toEqual(new Set([1, 2]));
+    expect(runner.names().slice(-2)).toEqual(["store/meta-set", "store/generation-bump"]);
+    expect(new Set(runner.calls.slice(1, -2).map((c) => c.tx))).toEqual(new Set([1, 2]));
     expect(runner.calls.every((c) => c.params.workspace === "backfill-pages")).toBe(true);
   });
 
@@ -122,12 +123,14 @@ describe("Neo4j relationship full text: backfill of older workspaces", () => {
     expect(runner.names()).toEqual([
       "store/meta-get",
       "store/relationships-missing-search-text",
+      "store/generation-bump",
       "store/meta-set",
+      "store/generation-bump",
     ]);
     await backfillRelationshipSearchText(connection);
-    expect(runner.calls).toHaveLength(3);
+    expect(runner.calls).toHaveLength(5);
     await backfillRelationshipSearchText(new Neo4jConnection(runner, "backfill-other"));
-    expect(runner.calls).toHaveLength(6);
+    expect(runner.calls).toHaveLength(10);
   });
 
   it("only reads its done flag once a workspace was filled, in this process or another", async () => {
@@ -148,6 +151,7 @@ describe("Neo4j relationship full text: backfill of older workspaces", () => {
       "store/meta-get",
       "store/relationships-missing-search-text",
       "store/relationships-set-search-text",
+      "store/generation-bump",
     ]);
   });
 });

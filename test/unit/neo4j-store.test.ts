@@ -53,6 +53,7 @@ describe("Neo4j store: atomic writes", () => {
       "store/chunks-delete-others",
       "store/chunks-upsert",
       "store/chunks-link-sequence",
+      "store/generation-bump",
     ]);
     expect(new Set(runner.calls.map((c) => c.tx))).toEqual(new Set([1]));
   });
@@ -98,12 +99,13 @@ describe("Neo4j store: atomic writes", () => {
       "store/entity-mentions-create",
       "store/entities-upsert",
       "store/entity-anchors-prune",
+      "store/generation-bump",
     ]);
     expect(new Set(runner.calls.map((c) => c.tx)).size).toBe(1);
     expect(runner.calls[1]?.params.rows).toEqual([
       { id: "c1", mergeSeq: neo4j.int(41), status: "merged", error: null, rawOutput: null },
     ]);
-    expect(runner.calls.at(-1)?.params.keys).toEqual(["old"]);
+    expect(runner.calls.find((c) => c.name === "store/entity-anchors-prune")?.params.keys).toEqual(["old"]);
   });
 
   it("commits several chunks in one transaction, numbering them and their mentions in order", async () => {
@@ -187,8 +189,12 @@ describe("Neo4j store: atomic writes", () => {
       "store/entity-anchors-prune",
       "store/counter-next",
       "store/history-append",
+      "store/generation-bump",
     ]);
-    const appended = runner.calls.at(-1)?.params.rows as { seq: unknown; key: string }[];
+    const appended = runner.calls.find((c) => c.name === "store/history-append")?.params.rows as {
+      seq: unknown;
+      key: string;
+    }[];
     expect(appended.map((r) => [r.key, String(r.seq)])).toEqual([
       ["x", "7"],
       ["y", "8"],
@@ -216,6 +222,7 @@ describe("Neo4j store: atomic writes", () => {
       "store/mention-keys-of-documents",
       "store/documents-delete",
       "store/entity-anchors-prune",
+      "store/generation-bump",
     ]);
     expect(new Set(runner.calls.map((c) => c.tx)).size).toBe(1);
   });
@@ -271,6 +278,30 @@ describe("Neo4j store: reads", () => {
   it("names the record when Neo4j returns a malformed one", async () => {
     const { store } = storeWith({ "store/entities-list": one({ entity: { key: "a" } }) });
     await expect(store.listEntities()).rejects.toThrow(/malformed entity/);
+  });
+
+  it("serves whole-workspace reads again while the write generation is unchanged", async () => {
+    let generation = "g1";
+    const { runner, store } = storeWith({
+      "store/generation-get": () => [{ generation }],
+      "store/vectors/communities/hashes": () => [{ id: "c1", textHash: "h1" }],
+    });
+    const reads = () => runner.names().filter((n) => n === "store/vectors/communities/hashes").length;
+    const hashes = await store.vectorHashes("communities");
+    expect(hashes).toEqual(new Map([["c1", "h1"]]));
+    // A caller changing what it got does not change what the next caller gets.
+    hashes.clear();
+    expect(await store.vectorHashes("communities")).toEqual(new Map([["c1", "h1"]]));
+    expect(reads()).toBe(1);
+    // Another process wrote: the generation moved, so the rows are read again.
+    generation = "g2";
+    await store.vectorHashes("communities");
+    expect(reads()).toBe(2);
+    // This process wrote: read again even before its new generation is seen.
+    await store.setMeta("k", "v");
+    await store.vectorHashes("communities");
+    expect(reads()).toBe(3);
+    expect(runner.names("write")).toEqual(["store/meta-set", "store/generation-bump"]);
   });
 
   it("resolves metadata scopes to document ids before asking for chunk ids", async () => {

@@ -32,11 +32,10 @@ export async function documentTitles(store: GraphStore, docIds: string[]): Promi
 
 /** References into paged documents (PDF) get the page of their passage, and its last page when it spans two. */
 export async function withPages<R extends Reference>(store: GraphStore, references: R[]): Promise<R[]> {
-  const starts = new Map<string, number[] | undefined>();
-  for (const docId of new Set(references.map((r) => r.docId))) {
-    const doc = await store.getDocument(docId);
-    starts.set(docId, doc && pageStartsOf(doc.metadata));
-  }
+  // Read together, like the titles above.
+  const docIds = [...new Set(references.map((r) => r.docId))];
+  const docs = await Promise.all(docIds.map((id) => store.getDocument(id)));
+  const starts = new Map(docIds.map((id, i) => [id, docs[i] && pageStartsOf(docs[i].metadata)]));
   return references.map((reference) => {
     const pageStarts = starts.get(reference.docId);
     if (!pageStarts) return reference;

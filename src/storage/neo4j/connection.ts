@@ -18,18 +18,39 @@ export function int(value: number): Integer {
  * transaction per call, which the driver retries on transient errors.
  */
 export class Neo4jConnection {
+  private readonly commitListeners: (() => void)[] = [];
+
   constructor(
     readonly runner: StatementRunner,
     readonly workspace: string,
   ) {}
 
+  /** Called after each write transaction of this connection ends. */
+  afterCommit(listener: () => void): void {
+    this.commitListeners.push(listener);
+  }
+
   read(name: string, params: Record<string, unknown> = {}): Promise<PlainRecord[]> {
     return this.runner.read(this.bind(name, params));
   }
 
-  /** Runs `work` in one write transaction: all of it commits, or none of it. */
-  write<T>(work: (tx: WriteTransaction) => Promise<T>): Promise<T> {
-    return this.runner.write((run) => work(new WriteTransaction(run, this)));
+  /**
+   * Runs `work` in one write transaction: all of it commits, or none of it. The transaction ends by
+   * giving the workspace a new write generation (cached reads of other processes see it changed);
+   * last, so the generation's lock is held only until the commit.
+   */
+  async write<T>(work: (tx: WriteTransaction) => Promise<T>): Promise<T> {
+    try {
+      return await this.runner.write(async (run) => {
+        const tx = new WriteTransaction(run, this);
+        const done = await work(tx);
+        await tx.run("store/generation-bump");
+        return done;
+      });
+    } finally {
+      // Also after a failure: a commit whose answer was lost may still have happened.
+      for (const listener of this.commitListeners) listener();
+    }
   }
 
   /** A schema command (constraint or index) in its own transaction, never mixed with data writes. */

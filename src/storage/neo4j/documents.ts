@@ -71,6 +71,20 @@ export async function listChunks(db: Neo4jConnection, docId?: string): Promise<C
   return asChunks(await db.read("store/chunks-list", { docId: docId ?? null }));
 }
 
+/** Chunk records of each document (documents without chunks left out), for a KeyBatcher of concurrent reads. */
+export async function chunksOfDocuments(
+  db: Neo4jConnection,
+  docIds: string[],
+): Promise<Map<string, ChunkRecord[]>> {
+  const byDocument = new Map<string, ChunkRecord[]>();
+  for (const chunk of asChunks(await db.read("store/chunks-of-documents", { docIds }))) {
+    const list = byDocument.get(chunk.docId);
+    if (list) list.push(chunk);
+    else byDocument.set(chunk.docId, [chunk]);
+  }
+  return byDocument;
+}
+
 export async function getChunkStates(db: Neo4jConnection, docId?: string): Promise<ChunkState[]> {
   return asChunkStates(await db.read("store/chunk-states", { docId: docId ?? null }));
 }

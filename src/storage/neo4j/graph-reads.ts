@@ -68,10 +68,9 @@ export async function relationshipsOf(
   return asRelationships(await db.read("store/relationships-touching", { keys: entityKeys }));
 }
 
-/** Relationship count per entity; a self-loop counts once, unknown keys count 0. */
-export async function degrees(db: Neo4jConnection, entityKeys: string[]): Promise<Map<string, number>> {
-  if (entityKeys.length === 0) return new Map();
-  const rows = await db.read("store/entity-degrees", { keys: entityKeys });
+/** Relationship count of every entity that has any; the others have degree 0. */
+export async function allDegrees(db: Neo4jConnection): Promise<Map<string, number>> {
+  const rows = await db.read("store/entity-degrees-all");
   return new Map(rows.map((r) => [String(r.key), asNumber(r.degree, "degree")]));
 }
 

@@ -23,6 +23,7 @@ import * as communities from "./communities.js";
 import { Neo4jConnection } from "./connection.js";
 import * as documents from "./documents.js";
 import { type Neo4jSettings, openDriverRunner } from "./driver-runner.js";
+import { GenerationCache } from "./generation-cache.js";
 import * as reads from "./graph-reads.js";
 import {
   applyGraphChangeSets,
@@ -69,8 +70,12 @@ export class Neo4jGraphStore implements GraphStore {
   private readonly vectorStats: VectorStatsCache;
   private readonly graphChanges: CoalescingWriter<GraphChanges>;
   private readonly documentReads: KeyBatcher<DocumentRecord>;
+  private readonly documentChunkReads: KeyBatcher<ChunkRecord[]>;
+  private readonly cached: GenerationCache;
 
   constructor(readonly connection: Neo4jConnection) {
+    this.cached = new GenerationCache(connection);
+    connection.afterCommit(() => this.cached.clear());
     this.indexes = new VectorIndexes(connection);
     this.vectorStats = new VectorStatsCache(connection, search.COUNT_LIMIT);
     this.graphChanges = new CoalescingWriter(
@@ -78,6 +83,7 @@ export class Neo4jGraphStore implements GraphStore {
       CHANGE_SETS_PER_TRANSACTION,
     );
     this.documentReads = new KeyBatcher((ids) => documents.getDocumentsById(connection, ids));
+    this.documentChunkReads = new KeyBatcher((ids) => documents.chunksOfDocuments(connection, ids));
   }
 
   get workspace(): string {
@@ -119,8 +125,9 @@ export class Neo4jGraphStore implements GraphStore {
     return this.documentReads.get(id);
   }
 
-  listDocuments(): Promise<DocumentRecord[]> {
-    return documents.listDocuments(this.connection);
+  /** Cached while the workspace is unchanged: queries read the titles every time. */
+  async listDocuments(): Promise<DocumentRecord[]> {
+    return [...(await this.cached.get("documents", () => documents.listDocuments(this.connection)))];
   }
 
   setDocumentStatus(id: string, status: DocumentStatus, error: string | null): Promise<void> {
@@ -135,8 +142,10 @@ export class Neo4jGraphStore implements GraphStore {
     return documents.getChunks(this.connection, ids);
   }
 
-  listChunks(docId?: string): Promise<ChunkRecord[]> {
-    return documents.listChunks(this.connection, docId);
+  /** Concurrent reads of single documents' chunks (a query's home passages) share one statement. */
+  async listChunks(docId?: string): Promise<ChunkRecord[]> {
+    if (docId === undefined) return documents.listChunks(this.connection);
+    return (await this.documentChunkReads.get(docId)) ?? [];
   }
 
   getChunkStates(docId?: string): Promise<ChunkState[]> {
@@ -196,8 +205,15 @@ export class Neo4jGraphStore implements GraphStore {
     return reads.relationshipsOf(this.connection, entityKeys);
   }
 
-  degrees(entityKeys: string[]): Promise<Map<string, number>> {
-    return reads.degrees(this.connection, entityKeys);
+  /**
+   * From every entity's degree, read once per write generation: a query asks for the degrees of
+   * hundreds of entities, hubs among them, and counting their edges each time cost more than the
+   * rest of the query.
+   */
+  async degrees(entityKeys: string[]): Promise<Map<string, number>> {
+    if (entityKeys.length === 0) return new Map();
+    const all = await this.cached.get("degrees", () => reads.allDegrees(this.connection));
+    return new Map(entityKeys.map((key) => [key, all.get(key) ?? 0]));
   }
 
   entitiesNeedingSummary(): Promise<EntityRecord[]> {
@@ -208,8 +224,8 @@ export class Neo4jGraphStore implements GraphStore {
     return reads.listRelationships(this.connection, true);
   }
 
-  counts(): Promise<GraphCounts> {
-    return reads.counts(this.connection);
+  async counts(): Promise<GraphCounts> {
+    return { ...(await this.cached.get("counts", () => reads.counts(this.connection))) };
   }
 
   async deleteDocuments(docIds: string[]): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
@@ -228,8 +244,11 @@ export class Neo4jGraphStore implements GraphStore {
     this.vectorStats.forget(ns);
   }
 
-  vectorHashes(ns: VectorNamespace): Promise<Map<string, string>> {
-    return vectors.vectorHashes(this.connection, ns);
+  /** Cached while the workspace is unchanged: queries check the community reports' hashes every time. */
+  async vectorHashes(ns: VectorNamespace): Promise<Map<string, string>> {
+    return new Map(
+      await this.cached.get(`vector-hashes:${ns}`, () => vectors.vectorHashes(this.connection, ns)),
+    );
   }
 
   getVectors(ns: VectorNamespace, ids: string[]): Promise<VectorItem[]> {
@@ -261,8 +280,8 @@ export class Neo4jGraphStore implements GraphStore {
     return communities.replaceCommunities(this.connection, list);
   }
 
-  listCommunities(): Promise<CommunityRecord[]> {
-    return communities.listCommunities(this.connection);
+  async listCommunities(): Promise<CommunityRecord[]> {
+    return [...(await this.cached.get("communities", () => communities.listCommunities(this.connection)))];
   }
 
   saveCommunityReport(id: string, report: CommunityRecord["report"], reportHash: string): Promise<void> {
