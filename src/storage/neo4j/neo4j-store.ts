@@ -200,6 +200,14 @@ export class Neo4jGraphStore implements GraphStore {
     return reads.degrees(this.connection, entityKeys);
   }
 
+  neighboursOf(frontier: string[], known: string[], limit: number): Promise<string[]> {
+    return reads.neighboursOf(this.connection, frontier, known, limit);
+  }
+
+  relationshipsAmong(entityKeys: string[], limit: number): Promise<RelationshipRecord[]> {
+    return reads.relationshipsAmong(this.connection, entityKeys, limit);
+  }
+
   entitiesNeedingSummary(): Promise<EntityRecord[]> {
     return reads.listEntities(this.connection, true);
   }
