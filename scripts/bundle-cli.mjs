@@ -1,4 +1,4 @@
-// Bundles the CLI (and the server's job process, which it spawns by a path next to it) into
+// Bundles the CLI (and the server's job and query processes, which it spawns by a path next to it) into
 // dist/cli: a command loads a handful of files instead of some two hundred modules, which is most
 // of what a short CLI call spends before doing anything. Dependencies stay external, except zod,
 // whose ninety-odd small modules every command would otherwise resolve one by one. The library
@@ -15,7 +15,12 @@ const outdir = new URL("../dist/cli", import.meta.url).pathname;
 
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: { "kgrag-cli": "src/cli/run.ts", "job-process": "src/server/jobs/job-process.ts" },
+  entryPoints: {
+    "kgrag-cli": "src/cli/run.ts",
+    // The server spawns these by a path beside the module that starts them.
+    "job-process": "src/server/jobs/job-process.ts",
+    "query-worker": "src/server/queries/query-worker.ts",
+  },
   bundle: true,
   splitting: true,
   format: "esm",

@@ -50,6 +50,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
     env,
     runner: options.runner ?? childProcessRunner(env),
     keptJobs: config.keptJobs,
+    queryWorkers: config.queryWorkers,
   });
   const { version } = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string };
   const context: ServerContext = { config, registry, version };

@@ -1,11 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { ConfigError } from "../config-error.js";
-import { InvalidSourceDocumentError } from "../ingest/source-input.js";
-import { ScopeError } from "../query/graph/scope.js";
 import { UnknownEntityError } from "../resolve/curation.js";
 import { Neo4jWorkspaceBusyError } from "../storage/neo4j/writer-lease.js";
 import { WorkspaceBusyError } from "../workspace/lock.js";
+import { isCallerError } from "./caller-errors.js";
 import { JobRunningError } from "./jobs/job-queue.js";
 
 /** An error the API reports as is: `{error: {code, message}}` with its status. */
@@ -24,13 +22,6 @@ export const badRequest = (message: string, code = "bad_request") => new ApiErro
 
 export function errorBody(code: string, message: string) {
   return { error: { code, message } };
-}
-
-/** Library errors that mean the caller asked for something wrong, not that the server failed. */
-function isCallerError(error: unknown): boolean {
-  if (error instanceof ScopeError || error instanceof InvalidSourceDocumentError) return true;
-  const message = error instanceof Error ? error.message : "";
-  return /^(Invalid query options|Unknown query option|The question is empty)/.test(message);
 }
 
 /** Fastify's error codes that mean a bad request, with the status and our code for each. */
@@ -89,7 +80,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     void reply.status(429).send(errorBody("rate_limited", error.message));
     return;
   }
-  if (isCallerError(error) || error instanceof ConfigError) {
+  if (isCallerError(error)) {
     void reply.status(400).send(errorBody("bad_request", error.message));
     return;
   }

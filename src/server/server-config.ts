@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { type Env, intFromEnv } from "../config.js";
 import { ConfigError } from "../config-error.js";
@@ -48,6 +49,16 @@ export const ServerConfigSchema = z.object({
   webDir: z.string().optional(),
   /** Finished jobs kept in each workspace's job list. */
   keptJobs: z.number().int().min(1).default(200),
+  /**
+   * Processes answering offline queries (see queries/workspace-queries.ts); 0 runs every
+   * query on the request loop. Default: one per core but one, kept for the request loop.
+   */
+  queryWorkers: z
+    .number()
+    .int()
+    .min(0)
+    .max(64)
+    .default(() => Math.max(1, availableParallelism() - 1)),
 });
 
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
@@ -91,6 +102,7 @@ export function serverConfigFrom(overrides: ServerConfigInput = {}, env: Env = p
     apiKeys: parseApiKeys(env.KGRAG_API_KEYS),
     corsOrigins: listFromEnv(env.KGRAG_CORS_ORIGINS),
     rateLimitPerMinute: intFromEnv(env, "KGRAG_RATE_LIMIT"),
+    queryWorkers: intFromEnv(env, "KGRAG_QUERY_WORKERS"),
     upload:
       maxUploadMb !== undefined || maxFiles !== undefined
         ? { maxFileBytes: maxUploadMb === undefined ? undefined : maxUploadMb * 1024 * 1024, maxFiles }

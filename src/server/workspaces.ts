@@ -7,6 +7,8 @@ import { ApiError } from "./errors.js";
 import { GraphReads } from "./graph/graph-reads.js";
 import { JobQueue } from "./jobs/job-queue.js";
 import type { JobRunner } from "./jobs/job-runner.js";
+import { QueryPool } from "./queries/query-pool.js";
+import { queriesNeedNoModel, WorkspaceQueries } from "./queries/workspace-queries.js";
 import type { ApiKey } from "./server-config.js";
 
 /** One workspace served: its engine (for reads and queries), its job queue and its upload folder. */
@@ -14,6 +16,8 @@ export interface ServedWorkspace {
   id: string;
   path: string;
   kgrag: Kgrag;
+  /** Where its queries run: on the query workers when they need no model, else on the request loop. */
+  queries: WorkspaceQueries;
   jobs: JobQueue;
   /** Graph views for the API, forgotten whenever a job ends. */
   graph: GraphReads;
@@ -53,14 +57,17 @@ export class WorkspaceRegistry {
   private constructor(
     readonly all: ServedWorkspace[],
     private readonly runner: JobRunner,
+    private readonly queryPool: QueryPool | null,
   ) {}
 
   static async open(
     folders: string[],
-    options: { env: NodeJS.ProcessEnv; runner: JobRunner; keptJobs: number },
+    options: { env: NodeJS.ProcessEnv; runner: JobRunner; keptJobs: number; queryWorkers: number },
   ): Promise<WorkspaceRegistry> {
     const ids = uniqueIds(folders);
     const opened: ServedWorkspace[] = [];
+    // Started after the workspaces opened (and any schema upgrade ran), so workers only read.
+    let pool: QueryPool | null = null;
     try {
       for (const [i, folder] of folders.entries()) {
         const kgrag = await createKgrag({ env: options.env, config: { workspace: folder } });
@@ -72,17 +79,24 @@ export class WorkspaceRegistry {
           id: ids[i] as string,
           path: folder,
           kgrag,
+          queries: new WorkspaceQueries(folder, kgrag, null),
           serverFolder,
           uploadFolder: join(serverFolder, "uploads"),
           jobs,
           graph,
         });
       }
+      const local = opened.filter((w) => queriesNeedNoModel(w.kgrag));
+      if (options.queryWorkers > 0 && local.length > 0) {
+        const workspaces = local.map((w) => w.path);
+        pool = new QueryPool(options.queryWorkers, { env: { ...options.env }, workspaces });
+        for (const w of local) w.queries = new WorkspaceQueries(w.path, w.kgrag, pool);
+      }
     } catch (error) {
       for (const w of opened) await w.kgrag.close();
       throw error;
     }
-    return new WorkspaceRegistry(opened, options.runner);
+    return new WorkspaceRegistry(opened, options.runner, pool);
   }
 
   /** The workspace a request names (header or query), else the first one the key may use. */
@@ -115,6 +129,7 @@ export class WorkspaceRegistry {
       await w.jobs.close();
       await w.kgrag.close();
     }
+    await this.queryPool?.close();
     await this.runner.close();
   }
 }

@@ -118,6 +118,17 @@ export interface GraphStore {
   relationshipsOf(entityKeys: string[]): Promise<RelationshipRecord[]>;
   /** Number of relationships of each entity. */
   degrees(entityKeys: string[]): Promise<Map<string, number>>;
+  /**
+   * One hop of a neighbourhood walk in one read: the entities related to any of `frontier` that are
+   * not in `known`, each ranked by its strongest relationship to the frontier (ties by key), at
+   * most `limit`.
+   */
+  neighboursOf(frontier: string[], known: string[], limit: number): Promise<string[]>;
+  /**
+   * The relationships with both endpoints among the keys (the edges inside a node set) in one
+   * read, strongest first (ties by key), at most `limit`.
+   */
+  relationshipsAmong(entityKeys: string[], limit: number): Promise<RelationshipRecord[]>;
   entitiesNeedingSummary(): Promise<EntityRecord[]>;
   relationshipsNeedingSummary(): Promise<RelationshipRecord[]>;
   counts(): Promise<GraphCounts>;

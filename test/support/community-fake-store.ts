@@ -106,6 +106,8 @@ export class CommunityFakeStore implements GraphStore {
   getRelationships = unused("getRelationships");
   relationshipsOf = unused("relationshipsOf");
   degrees = unused("degrees");
+  neighboursOf = unused("neighboursOf");
+  relationshipsAmong = unused("relationshipsAmong");
   entitiesNeedingSummary = unused("entitiesNeedingSummary");
   relationshipsNeedingSummary = unused("relationshipsNeedingSummary");
   counts = unused("counts");

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import type { GraphStore } from "../../src/storage/graph-store.js";
 import { describeGraphReads, describeMerge, describeScopeAndDelete } from "./storage-contract-graph.js";
+import { describeNeighbourhoodReads } from "./storage-contract-neighbourhood.js";
 import {
   describeChunks,
   describeCommunitiesCacheHistory,
@@ -35,6 +36,7 @@ export function describeStorageContract(
     describeChunks(context);
     describeMerge(context);
     describeGraphReads(context);
+    describeNeighbourhoodReads(context);
     describeVectors(context);
     describeFullText(context);
     describeRelationshipText(context);

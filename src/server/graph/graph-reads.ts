@@ -140,37 +140,19 @@ export class GraphReads {
   }
 
   /**
-   * The entities within `depth` hops, strongest relationships first, until `maxNodes`; then every
-   * relationship among them up to `maxEdges`. `truncated` tells when a cap cut the graph short.
+   * The entities within `depth` hops, each hop's strongest relationships first, until `maxNodes`;
+   * then the relationships among them, strongest first, up to `maxEdges`. Each hop and the edges
+   * are one store read each. `truncated` tells when a cap cut the graph short.
    */
   async neighbourhood(name: string, depth: number, maxNodes: number, maxEdges: number) {
     const start = await this.keyOf(name);
     if (!start) return undefined;
-    const nodes = new Set([start]);
-    const edges = new Map<string, RelationshipRecord>();
-    let truncated = false;
-    let frontier = [start];
-    // Once both caps are reached no later hop can add anything: stop reading.
-    for (let hop = 0; hop <= depth && frontier.length > 0 && !(truncated && edges.size >= maxEdges); hop++) {
-      const relationships = (await this.store.relationshipsOf(frontier)).sort((a, b) => b.weight - a.weight);
-      const next: string[] = [];
-      for (const r of relationships) {
-        for (const key of [r.sourceKey, r.targetKey]) {
-          if (nodes.has(key) || hop === depth) continue;
-          if (nodes.size >= maxNodes) {
-            truncated = true;
-            continue;
-          }
-          nodes.add(key);
-          next.push(key);
-        }
-        if (!nodes.has(r.sourceKey) || !nodes.has(r.targetKey) || edges.has(r.key)) continue;
-        if (edges.size >= maxEdges) truncated = true;
-        else edges.set(r.key, r);
-      }
-      frontier = next;
-    }
-    const entities = await this.store.getEntities([...nodes]);
+    const reached = await this.reachable(start, depth, maxNodes);
+    const nodes = reached.keys;
+    const among = await this.store.relationshipsAmong(nodes, maxEdges + 1);
+    const truncated = reached.truncated || among.length > maxEdges;
+    const edges = among.slice(0, maxEdges);
+    const entities = await this.store.getEntities(nodes);
     const rows = await this.rows(entities);
     const names = new Map(entities.map((e, i) => [e.key, rows[i]?.name ?? e.name]));
     return {
@@ -181,7 +163,7 @@ export class GraphReads {
         degree: row.degree,
         community: row.community,
       })),
-      edges: [...edges.values()].map((r) => ({
+      edges: edges.map((r) => ({
         id: r.key,
         source: names.get(r.sourceKey) ?? r.sourceKey,
         target: names.get(r.targetKey) ?? r.targetKey,
@@ -190,6 +172,22 @@ export class GraphReads {
       })),
       truncated,
     };
+  }
+
+  /** Breadth-first from `start`, one store read per hop; `truncated` when `maxNodes` left some out. */
+  private async reachable(start: string, depth: number, maxNodes: number) {
+    const keys = [start];
+    let frontier = [start];
+    let truncated = false;
+    for (let hop = 0; hop < depth && frontier.length > 0 && !truncated; hop++) {
+      const room = Math.max(0, maxNodes - keys.length);
+      // One more than there is room for tells whether the cap left any out.
+      const next = await this.store.neighboursOf(frontier, keys, room + 1);
+      truncated = next.length > room;
+      frontier = next.slice(0, room);
+      keys.push(...frontier);
+    }
+    return { keys, truncated };
   }
 
   async communities() {

@@ -4,7 +4,6 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { HistoryMessage } from "../../query/options.js";
 import { QUERY_MODES, type QueryMode } from "../../query/options.js";
-import { runQuery } from "../../query/query-engine.js";
 import type { QueryResult } from "../../query/result.js";
 import type { ServerContext } from "../context.js";
 import { badRequest } from "../errors.js";
@@ -97,7 +96,7 @@ export async function ollamaRoutes(app: FastifyInstance, ctx: ServerContext): Pr
           (m): m is { role: "user" | "assistant"; content: string } =>
             m.role === "user" || m.role === "assistant",
         );
-      const services = workspaceOf(request, ctx.registry).kgrag.services;
+      const queries = workspaceOf(request, ctx.registry).queries;
       const line = (content: string, done: boolean) => ({
         model,
         created_at: new Date().toISOString(),
@@ -105,7 +104,7 @@ export async function ollamaRoutes(app: FastifyInstance, ctx: ServerContext): Pr
         done,
       });
       if (!stream) {
-        const result = await runQuery(services, question, { mode, history });
+        const result = await queries.run(question, { mode, history });
         return { ...line(answerWithSources(result), true), done_reason: "stop", ...usageFields(result) };
       }
       reply.hijack();
@@ -115,14 +114,16 @@ export async function ollamaRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       };
       let streamed = false;
       try {
-        const result = await runQuery(services, question, {
-          mode,
-          history,
-          onToken: (text) => {
-            streamed = true;
-            write(line(text, false));
+        const result = await queries.run(
+          question,
+          { mode, history },
+          {
+            onToken: (text) => {
+              streamed = true;
+              write(line(text, false));
+            },
           },
-        });
+        );
         const rest = streamed
           ? answerWithSources(result).slice(result.answer.length)
           : answerWithSources(result);

@@ -2,7 +2,6 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { QueryOptionsSchema } from "../../query/options.js";
-import { runQuery } from "../../query/query-engine.js";
 import type { ServerContext } from "../context.js";
 import { errorBody } from "../errors.js";
 import { workspaceOf } from "../request-workspace.js";
@@ -25,9 +24,10 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
         body: QueryBodySchema,
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { question, ...options } = request.body;
-      return runQuery(workspaceOf(request, ctx.registry).kgrag.services, question, options);
+      const json = await workspaceOf(request, ctx.registry).queries.json(question, options);
+      return reply.type("application/json; charset=utf-8").send(json);
     },
   );
 
@@ -42,12 +42,11 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
     },
     async (request, reply) => {
       const { question, ...options } = request.body;
-      const services = workspaceOf(request, ctx.registry).kgrag.services;
+      const queries = workspaceOf(request, ctx.registry).queries;
       const stream = openEventStream(reply);
       let streamed = false;
       try {
-        const result = await runQuery(services, question, {
-          ...options,
+        const result = await queries.run(question, options, {
           onContext: (context) => stream.send("context", { context }),
           onToken: (text) => {
             streamed = true;

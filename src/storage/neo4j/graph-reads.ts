@@ -5,7 +5,7 @@ import type {
   RelationshipMention,
   RelationshipRecord,
 } from "../../types.js";
-import type { Neo4jConnection } from "./connection.js";
+import { int, type Neo4jConnection } from "./connection.js";
 import type { ChunkMentions } from "./graph-writes.js";
 import {
   asEntities,
@@ -66,6 +66,28 @@ export async function relationshipsOf(
 ): Promise<RelationshipRecord[]> {
   if (entityKeys.length === 0) return [];
   return asRelationships(await db.read("store/relationships-touching", { keys: entityKeys }));
+}
+
+/** One hop of a neighbourhood walk: new neighbours of the frontier, strongest relationship first. */
+export async function neighboursOf(
+  db: Neo4jConnection,
+  frontier: string[],
+  known: string[],
+  limit: number,
+): Promise<string[]> {
+  if (frontier.length === 0 || limit <= 0) return [];
+  const rows = await db.read("store/entity-neighbours", { frontier, known, limit: int(limit) });
+  return rows.map((r) => String(r.key));
+}
+
+/** The relationships with both endpoints among the keys, strongest first. */
+export async function relationshipsAmong(
+  db: Neo4jConnection,
+  entityKeys: string[],
+  limit: number,
+): Promise<RelationshipRecord[]> {
+  if (entityKeys.length === 0 || limit <= 0) return [];
+  return asRelationships(await db.read("store/relationships-among", { keys: entityKeys, limit: int(limit) }));
 }
 
 /** Relationship count of every entity that has any; the others have degree 0. */

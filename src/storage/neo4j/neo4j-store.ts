@@ -216,6 +216,14 @@ export class Neo4jGraphStore implements GraphStore {
     return new Map(entityKeys.map((key) => [key, all.get(key) ?? 0]));
   }
 
+  neighboursOf(frontier: string[], known: string[], limit: number): Promise<string[]> {
+    return reads.neighboursOf(this.connection, frontier, known, limit);
+  }
+
+  relationshipsAmong(entityKeys: string[], limit: number): Promise<RelationshipRecord[]> {
+    return reads.relationshipsAmong(this.connection, entityKeys, limit);
+  }
+
   entitiesNeedingSummary(): Promise<EntityRecord[]> {
     return reads.listEntities(this.connection, true);
   }

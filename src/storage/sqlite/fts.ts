@@ -1,6 +1,7 @@
 import type { ScoredId } from "../../types.js";
 import { relationshipSearchText } from "../relationship-search-text.js";
 import { idList, type Sql } from "./connection.js";
+import { TermScores } from "./fts-term-scores.js";
 import { matchExpression, matchTerms, queryTerms, segmentForIndex } from "./fts-text.js";
 import { affordableTerms, RELATIONSHIP_POSTING_BUDGET, RelationshipTermFrequencies } from "./term-budget.js";
 
@@ -20,9 +21,15 @@ type FtsKind = "chunk" | "entity" | "relationship";
  */
 export class FullTextIndex {
   private readonly relationshipTerms: RelationshipTermFrequencies;
+  /** Per-term bm25 shares of the unscoped searches (see fts-term-scores.ts). */
+  private readonly termScores: Record<"chunk" | "relationship", TermScores>;
 
   constructor(private readonly sql: Sql) {
     this.relationshipTerms = new RelationshipTermFrequencies(sql);
+    this.termScores = {
+      chunk: new TermScores(sql, "chunks_fts"),
+      relationship: new TermScores(sql, "relationships_fts"),
+    };
   }
 
   queueChunk(seq: number): void {
@@ -59,8 +66,8 @@ export class FullTextIndex {
 
   /** `allow` restricts candidates inside the query, so top-k is taken among allowed chunks only. */
   searchChunks(query: string, topK: number, allow?: Set<string>): ScoredId[] {
-    const match = matchExpression(query);
-    return this.searchOwners("chunk", { fts: "chunks_fts", owner: "chunks", id: "id" }, match, topK, allow);
+    const tables = { fts: "chunks_fts", owner: "chunks", id: "id" };
+    return this.searchOwners("chunk", tables, queryTerms(query), topK, allow);
   }
 
   /**
@@ -75,7 +82,7 @@ export class FullTextIndex {
       RELATIONSHIP_POSTING_BUDGET,
     );
     const tables = { fts: "relationships_fts", owner: "relationships", id: "key" };
-    return this.searchOwners("relationship", tables, matchTerms(terms), topK, allow);
+    return this.searchOwners("relationship", tables, terms, topK, allow);
   }
 
   searchEntities(query: string, topK: number): ScoredId[] {
@@ -92,29 +99,35 @@ export class FullTextIndex {
   }
 
   /**
-   * BM25 over one single-column FTS table, joined to its owner table by seq. Unscoped, the best
-   * rows are picked inside the index and only those are joined; ties go to the older row.
+   * BM25 over one single-column FTS table (the OR of the terms), joined to its owner table by seq.
+   * Unscoped, the best rows are summed from cached per-term scores and only those are joined;
+   * ties go to the older row.
    */
   private searchOwners(
-    kind: FtsKind,
+    kind: "chunk" | "relationship",
     tables: { fts: string; owner: string; id: string },
-    match: string | null,
+    terms: string[],
     topK: number,
     allow?: Set<string>,
   ): ScoredId[] {
+    const match = matchTerms(terms);
     if (match === null || topK <= 0 || allow?.size === 0) return [];
     this.flush(kind);
     const { fts, owner, id } = tables;
     if (!allow) {
-      return this.sql.all<ScoredId>(
-        `SELECT o.${id} AS id, best.score FROM (
-           SELECT rowid, -bm25(${fts}) AS score FROM ${fts} WHERE ${fts} MATCH ?
-           ORDER BY score DESC, rowid LIMIT ?
-         ) best JOIN ${owner} o ON o.seq = best.rowid
-         ORDER BY best.score DESC, best.rowid`,
-        match,
-        topK,
+      const best = this.termScores[kind].top(terms, topK);
+      const ids = new Map(
+        this.sql
+          .all<{ seq: number; id: string }>(
+            `SELECT seq, ${id} AS id FROM ${owner} WHERE seq IN (SELECT value FROM json_each(?))`,
+            JSON.stringify(best.map((b) => b.rowid)),
+          )
+          .map((row) => [row.seq, row.id]),
       );
+      return best.flatMap(({ rowid, score }) => {
+        const owned = ids.get(rowid);
+        return owned === undefined ? [] : [{ id: owned, score }];
+      });
     }
     return this.sql.all<ScoredId>(
       `SELECT o.${id} AS id, -bm25(${fts}) AS score

@@ -4,10 +4,18 @@ import type { Sql } from "./connection.js";
 /** Cached records beyond this are dropped all at once, so memory stays bounded on huge graphs. */
 const MAX_CACHED_RECORDS = 100_000;
 
+/** One relationship as seen from one of its endpoints. */
+interface AdjacentEdge {
+  key: string;
+  /** The other endpoint (the entity itself for a self-loop). */
+  neighbour: string;
+  weight: number;
+}
+
 interface Snapshot {
   version: string;
-  /** Relationship keys per entity; a self-loop is listed once. */
-  byEntity: Map<string, string[]>;
+  /** Relationships per entity; a self-loop is listed once. */
+  byEntity: Map<string, AdjacentEdge[]>;
   records: Map<string, RelationshipRecord>;
 }
 
@@ -32,8 +40,43 @@ export class RelationshipCache {
   keysTouching(entityKeys: Iterable<string>): string[] {
     const { byEntity } = this.current();
     const keys = new Set<string>();
-    for (const entity of entityKeys) for (const key of byEntity.get(entity) ?? []) keys.add(key);
+    for (const entity of entityKeys) for (const edge of byEntity.get(entity) ?? []) keys.add(edge.key);
     return sortLikeSqlite([...keys]);
+  }
+
+  /**
+   * Entities related to the frontier and not known yet, by their strongest relationship to it
+   * (ties by key), at most `limit`.
+   */
+  neighbours(frontier: string[], known: Set<string>, limit: number): string[] {
+    const { byEntity } = this.current();
+    const strongest = new Map<string, number>();
+    for (const entity of frontier) {
+      for (const { neighbour, weight } of byEntity.get(entity) ?? []) {
+        if (known.has(neighbour)) continue;
+        const best = strongest.get(neighbour);
+        if (best === undefined || weight > best) strongest.set(neighbour, weight);
+      }
+    }
+    return [...strongest]
+      .sort(([a, wa], [b, wb]) => wb - wa || compareKeys(a, b))
+      .slice(0, limit)
+      .map(([key]) => key);
+  }
+
+  /** Keys of the relationships with both endpoints among the entities, strongest first (ties by key). */
+  keysAmong(entityKeys: Set<string>, limit: number): string[] {
+    const { byEntity } = this.current();
+    const inside = new Map<string, number>();
+    for (const entity of entityKeys) {
+      for (const { key, neighbour, weight } of byEntity.get(entity) ?? []) {
+        if (entityKeys.has(neighbour)) inside.set(key, weight);
+      }
+    }
+    return [...inside]
+      .sort(([a, wa], [b, wb]) => wb - wa || compareKeys(a, b))
+      .slice(0, limit)
+      .map(([key]) => key);
   }
 
   /** Relationship count per entity (a self-loop once); the version is checked once per call. */
@@ -66,19 +109,24 @@ export class RelationshipCache {
     return this.snapshot;
   }
 
-  private adjacency(): Map<string, string[]> {
-    const byEntity = new Map<string, string[]>();
-    const add = (entity: string, key: string) => {
-      const keys = byEntity.get(entity);
-      if (keys) keys.push(key);
-      else byEntity.set(entity, [key]);
+  private adjacency(): Map<string, AdjacentEdge[]> {
+    const byEntity = new Map<string, AdjacentEdge[]>();
+    const add = (entity: string, edge: AdjacentEdge) => {
+      const edges = byEntity.get(entity);
+      if (edges) edges.push(edge);
+      else byEntity.set(entity, [edge]);
     };
     const rows = this.sql
-      .statement("SELECT key, source_key, target_key FROM relationships")
-      .iterate() as IterableIterator<{ key: string; source_key: string; target_key: string }>;
-    for (const row of rows) {
-      add(row.source_key, row.key);
-      if (row.target_key !== row.source_key) add(row.target_key, row.key);
+      .statement("SELECT key, source_key, target_key, weight FROM relationships")
+      .iterate() as IterableIterator<{
+      key: string;
+      source_key: string;
+      target_key: string;
+      weight: number;
+    }>;
+    for (const { key, source_key, target_key, weight } of rows) {
+      add(source_key, { key, neighbour: target_key, weight });
+      if (target_key !== source_key) add(target_key, { key, neighbour: source_key, weight });
     }
     return byEntity;
   }
@@ -103,6 +151,12 @@ function sortLikeSqlite(keys: string[]): string[] {
   if (!keys.some((key) => /[\uD800-\uDFFF]/.test(key)))
     return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return keys.sort(compareCodePoints);
+}
+
+/** Key order as SQLite sorts keys (see sortLikeSqlite). */
+function compareKeys(a: string, b: string): number {
+  if (/[\uD800-\uDFFF]/.test(a) || /[\uD800-\uDFFF]/.test(b)) return compareCodePoints(a, b);
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function compareCodePoints(a: string, b: string): number {

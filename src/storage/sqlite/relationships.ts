@@ -85,6 +85,17 @@ export class RelationshipTable {
     return this.cache.records(this.cache.keysTouching(entityKeys), (missing) => this.get(missing));
   }
 
+  /** New neighbours of the frontier, strongest relationship first; from memory (see RelationshipCache). */
+  neighbours(frontier: string[], known: string[], limit: number): string[] {
+    return this.cache.neighbours(frontier, new Set(known), limit);
+  }
+
+  /** The relationships inside the node set, strongest first: keys from memory, records in one read. */
+  among(entityKeys: string[], limit: number): RelationshipRecord[] {
+    const keys = this.cache.keysAmong(new Set(entityKeys), limit);
+    return this.cache.records(keys, (missing) => this.get(missing));
+  }
+
   /** Relationship count per entity; a self-loop counts once, unknown keys count 0. */
   degrees(entityKeys: string[]): Map<string, number> {
     return this.cache.degrees(entityKeys);

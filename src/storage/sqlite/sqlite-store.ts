@@ -279,6 +279,14 @@ export class SqliteGraphStore implements GraphStore {
     return this.relationships.degrees(entityKeys);
   }
 
+  async neighboursOf(frontier: string[], known: string[], limit: number): Promise<string[]> {
+    return this.relationships.neighbours(frontier, known, limit);
+  }
+
+  async relationshipsAmong(entityKeys: string[], limit: number): Promise<RelationshipRecord[]> {
+    return this.relationships.among(entityKeys, limit);
+  }
+
   async entitiesNeedingSummary(): Promise<EntityRecord[]> {
     return this.entities.needingSummary();
   }

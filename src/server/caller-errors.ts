@@ -1,0 +1,14 @@
+import { ConfigError } from "../config-error.js";
+import { InvalidSourceDocumentError } from "../ingest/source-input.js";
+import { ScopeError } from "../query/graph/scope.js";
+
+/**
+ * Library errors that mean the caller asked for something wrong, not that the server failed (a
+ * 400). Its own module, so the query processes can tell them apart without loading the server.
+ */
+export function isCallerError(error: unknown): boolean {
+  if (error instanceof ScopeError || error instanceof InvalidSourceDocumentError) return true;
+  if (error instanceof ConfigError) return true;
+  const message = error instanceof Error ? error.message : "";
+  return /^(Invalid query options|Unknown query option|The question is empty)/.test(message);
+}

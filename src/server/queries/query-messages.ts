@@ -1,0 +1,32 @@
+import type { QueryContextEvent, QueryOptionsInput } from "../../query/options.js";
+
+/** Query options that cross a thread: everything but the callbacks, which become messages. */
+export type PlainQueryOptions = Omit<QueryOptionsInput, "onToken" | "onContext">;
+
+/** What a query process starts with: the environment the server was given and the workspaces to open. */
+export interface QueryWorkerData {
+  env: NodeJS.ProcessEnv;
+  workspaces: string[];
+}
+
+export type ToQueryWorker =
+  | {
+      type: "query";
+      id: number;
+      workspace: string;
+      question: string;
+      options: PlainQueryOptions;
+      /** Forward the context and answer tokens as they come (the streaming routes). */
+      stream: boolean;
+    }
+  /** The workspaces to open before the first query (sent once, after the process starts). */
+  | { type: "open"; workspaces: string[] }
+  | { type: "close" };
+
+export type FromQueryWorker =
+  | { type: "context"; id: number; context: QueryContextEvent }
+  | { type: "token"; id: number; text: string }
+  /** The QueryResult as JSON text: serialised in the worker, so the request loop only sends it. */
+  | { type: "done"; id: number; json: string }
+  /** `callerError`: the query asked for something wrong (a 400), rather than failed. */
+  | { type: "failed"; id: number; message: string; callerError: boolean };

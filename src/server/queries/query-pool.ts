@@ -1,0 +1,159 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { QueryContextEvent } from "../../query/options.js";
+import { badRequest } from "../errors.js";
+import type { FromQueryWorker, PlainQueryOptions, QueryWorkerData, ToQueryWorker } from "./query-messages.js";
+
+/** What a streaming caller hears before the result. */
+export interface QueryEvents {
+  onContext?: (context: QueryContextEvent) => void;
+  onToken?: (text: string) => void;
+}
+
+interface Pending {
+  events: QueryEvents;
+  resolve: (json: string) => void;
+  reject: (error: Error) => void;
+}
+
+interface PoolWorker {
+  child: ChildProcess;
+  pending: Map<number, Pending>;
+  stderr: string;
+}
+
+/** How long a query process may take to close its workspaces before it is killed. */
+const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * The query process entry beside this file: compiled JavaScript in a build, TypeScript when the
+ * server runs from sources (then the child loads it through tsx, as the job processes do).
+ */
+function workerEntry(): { file: string; execArgv: string[] } {
+  const js = fileURLToPath(new URL("./query-worker.js", import.meta.url));
+  if (existsSync(js)) return { file: js, execArgv: [] };
+  return {
+    file: fileURLToPath(new URL("./query-worker.ts", import.meta.url)),
+    execArgv: ["--import", "tsx"],
+  };
+}
+
+/**
+ * A few processes that answer queries (see query-worker.ts), each query going to the one with the
+ * fewest in hand. Processes rather than threads: each holds its own SQLite connection and caches,
+ * and a crash stays in it; a process that dies fails its queries and is replaced.
+ */
+export class QueryPool {
+  private readonly workers: PoolWorker[] = [];
+  private nextId = 0;
+  private closing = false;
+
+  constructor(
+    size: number,
+    private readonly data: QueryWorkerData,
+  ) {
+    for (let i = 0; i < size; i++) this.workers.push(this.spawn());
+  }
+
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** The query's result as JSON text. */
+  run(
+    workspace: string,
+    question: string,
+    options: PlainQueryOptions,
+    events: QueryEvents = {},
+  ): Promise<string> {
+    const id = this.nextId++;
+    const stream = Boolean(events.onContext || events.onToken);
+    return new Promise<string>((resolve, reject) => {
+      const target = this.leastBusy();
+      target.pending.set(id, { events, resolve, reject });
+      send(target, { type: "query", id, workspace, question, options, stream });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.workers.map((w) => stop(w)));
+    this.workers.length = 0;
+  }
+
+  private leastBusy(): PoolWorker {
+    if (this.closing || this.workers.length === 0) throw new Error("The query pool is closed");
+    let best = this.workers[0] as PoolWorker;
+    for (const w of this.workers) if (w.pending.size < best.pending.size) best = w;
+    return best;
+  }
+
+  private spawn(): PoolWorker {
+    const entry = workerEntry();
+    const child = fork(entry.file, [], {
+      execArgv: entry.execArgv,
+      env: this.data.env,
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+    });
+    const slot: PoolWorker = { child, pending: new Map(), stderr: "" };
+    child.stderr?.on("data", (chunk: Buffer) => {
+      slot.stderr = (slot.stderr + chunk.toString()).slice(-4000);
+    });
+    child.on("message", (message: FromQueryWorker) => deliver(slot, message));
+    child.on("exit", (code, signal) => {
+      const why = `the query process stopped (${signal ?? `exit code ${code}`}): ${slot.stderr.trim()}`;
+      this.replace(slot, new Error(why));
+    });
+    // Idle query processes do not keep the server alive; its socket does.
+    child.unref();
+    child.channel?.unref();
+    if (this.data.workspaces.length > 0) send(slot, { type: "open", workspaces: this.data.workspaces });
+    return slot;
+  }
+
+  private replace(slot: PoolWorker, error: Error): void {
+    for (const pending of slot.pending.values()) pending.reject(error);
+    slot.pending.clear();
+    const at = this.workers.indexOf(slot);
+    if (at < 0 || this.closing) return;
+    this.workers[at] = this.spawn();
+  }
+}
+
+function send(slot: PoolWorker, message: ToQueryWorker): void {
+  slot.child.send(message);
+}
+
+async function stop(slot: PoolWorker): Promise<void> {
+  if (slot.child.exitCode !== null || slot.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => {
+    slot.child.once("exit", () => resolve());
+    setTimeout(() => {
+      slot.child.kill("SIGKILL");
+      resolve();
+    }, CLOSE_GRACE_MS).unref();
+  });
+  if (slot.child.connected) send(slot, { type: "close" });
+  await exited;
+}
+
+function deliver(slot: PoolWorker, message: FromQueryWorker): void {
+  const pending = slot.pending.get(message.id);
+  if (!pending) return;
+  switch (message.type) {
+    case "context":
+      pending.events.onContext?.(message.context);
+      return;
+    case "token":
+      pending.events.onToken?.(message.text);
+      return;
+    case "done":
+      slot.pending.delete(message.id);
+      pending.resolve(message.json);
+      return;
+    case "failed":
+      slot.pending.delete(message.id);
+      pending.reject(message.callerError ? badRequest(message.message) : new Error(message.message));
+  }
+}

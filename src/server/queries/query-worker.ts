@@ -1,0 +1,65 @@
+import { createKgrag, type Kgrag } from "../../kgrag.js";
+import type { QueryContextEvent } from "../../query/options.js";
+import { runQuery } from "../../query/query-engine.js";
+import { isCallerError } from "../caller-errors.js";
+import type { FromQueryWorker, ToQueryWorker } from "./query-messages.js";
+
+/**
+ * A query process: it opens each served workspace once (its own read connection, caches and
+ * vector files) and answers queries on it, so retrieval, which is CPU work, runs beside the
+ * request loop instead of on it. Started by QueryPool with the server's environment.
+ */
+const send = process.send?.bind(process);
+if (!send) throw new Error("query-worker runs as a child process of `kgrag serve`");
+const env = process.env;
+const engines = new Map<string, Promise<Kgrag>>();
+
+function engineFor(workspace: string): Promise<Kgrag> {
+  let engine = engines.get(workspace);
+  if (!engine) {
+    engine = createKgrag({ env, config: { workspace } });
+    engines.set(workspace, engine);
+    // A workspace that failed to open is tried again by the next query, not remembered broken.
+    engine.catch(() => engines.delete(workspace));
+  }
+  return engine;
+}
+
+const post = (message: FromQueryWorker) => {
+  send(message);
+};
+
+async function answer(request: Extract<ToQueryWorker, { type: "query" }>): Promise<void> {
+  const { id, stream } = request;
+  try {
+    const kgrag = await engineFor(request.workspace);
+    const result = await runQuery(kgrag.services, request.question, {
+      ...request.options,
+      ...(stream
+        ? {
+            onContext: (context: QueryContextEvent) => post({ type: "context", id, context }),
+            onToken: (text: string) => post({ type: "token", id, text }),
+          }
+        : {}),
+    });
+    post({ type: "done", id, json: JSON.stringify(result) });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    post({ type: "failed", id, message, callerError: isCallerError(error) });
+  }
+}
+
+async function closeAll(): Promise<void> {
+  const opened = await Promise.allSettled(engines.values());
+  engines.clear();
+  for (const engine of opened) if (engine.status === "fulfilled") await engine.value.close();
+}
+
+process.on("message", (message: ToQueryWorker) => {
+  if (message.type === "query") void answer(message);
+  // Opened up front, so the first queries do not pay for it; a failure shows on the first query.
+  else if (message.type === "open") for (const w of message.workspaces) engineFor(w).catch(() => {});
+  else process.disconnect();
+});
+// Asked to close, or the server went away: nothing is left to answer.
+process.on("disconnect", () => void closeAll().finally(() => process.exit(0)));

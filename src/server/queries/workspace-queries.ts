@@ -1,0 +1,39 @@
+import type { Kgrag } from "../../kgrag.js";
+import { runQuery } from "../../query/query-engine.js";
+import type { QueryResult } from "../../query/result.js";
+import type { PlainQueryOptions } from "./query-messages.js";
+import type { QueryEvents, QueryPool } from "./query-pool.js";
+
+/**
+ * A workspace whose queries call no model or remote service (offline keywords and answers, the
+ * hashing embedder, no reranker): its queries are CPU work only, and may run on query workers,
+ * several at once, leaving the request loop free. One that calls a model mostly waits on it, and
+ * its queries stay on the request loop, where the workspace's one rate limiter, LLM cache and
+ * usage ledger live.
+ */
+export function queriesNeedNoModel(kgrag: Kgrag): boolean {
+  const { chat, embedder, reranker } = kgrag.services;
+  return !chat && embedder.kind === "hashing" && !reranker;
+}
+
+/** Where one workspace's queries run: on the query pool when it has one, else here. */
+export class WorkspaceQueries {
+  constructor(
+    private readonly path: string,
+    private readonly kgrag: Kgrag,
+    private readonly pool: QueryPool | null,
+  ) {}
+
+  /** The result as JSON text, ready to send. */
+  async json(question: string, options: PlainQueryOptions): Promise<string> {
+    if (this.pool) return this.pool.run(this.path, question, options);
+    return JSON.stringify(await runQuery(this.kgrag.services, question, options));
+  }
+
+  async run(question: string, options: PlainQueryOptions, events: QueryEvents = {}): Promise<QueryResult> {
+    if (this.pool) {
+      return JSON.parse(await this.pool.run(this.path, question, options, events)) as QueryResult;
+    }
+    return runQuery(this.kgrag.services, question, { ...options, ...events });
+  }
+}

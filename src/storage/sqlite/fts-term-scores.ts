@@ -1,0 +1,107 @@
+import type { Sql } from "./connection.js";
+import { matchTerms } from "./fts-text.js";
+import { TopK } from "./top-k.js";
+
+/** One term's matches in an FTS table: row ids in ascending order and the term's bm25 share of each. */
+interface TermPostings {
+  rowids: Int32Array;
+  scores: Float64Array;
+}
+
+/** Cached postings beyond this many are dropped all at once, so memory stays bounded. */
+const MAX_CACHED_POSTINGS = 2_000_000;
+
+/**
+ * BM25 of OR queries over one single-column FTS5 table, summed in JavaScript from per-term scores
+ * read once per database generation. FTS5's bm25 of `"a" OR "b" ...` is, for each row, the sum in
+ * query order of each term's own share (its IDF, which depends on that term alone, times its
+ * saturated frequency in the row; see fts5_aux.c), so summing the shares a one-term query returns
+ * gives the same scores to the last bit. FTS5 recomputes every term's IDF and scores every
+ * matching row on each query, which made relationship search the costliest step of a query; a
+ * question's words recur from query to query, so their shares are read once.
+ */
+export class TermScores {
+  private readonly terms = new Map<string, TermPostings>();
+  private cachedPostings = 0;
+  private generation = "";
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly fts: string,
+  ) {}
+
+  /** Row ids of the best `topK` rows matching any term, best first; ties go to the older row. */
+  top(terms: string[], topK: number): { rowid: number; score: number }[] {
+    const postings = terms.map((term) => this.postings(term));
+    let last = -1;
+    for (const p of postings) if (p.rowids.length > 0) last = Math.max(last, p.rowids.at(-1) as number);
+    if (last < 0 || topK <= 0) return [];
+    const sums = new Float64Array(last + 1);
+    const hit = new Uint8Array(last + 1);
+    // Term by term, in query order: the order FTS5 adds the shares in.
+    for (const { rowids, scores } of postings) {
+      for (let i = 0; i < rowids.length; i++) {
+        const row = rowids[i] as number;
+        sums[row] = (sums[row] as number) + (scores[i] as number);
+        hit[row] = 1;
+      }
+    }
+    const best = new TopK(topK);
+    for (let row = 0; row <= last; row++) if (hit[row]) best.offer(sums[row] as number, row);
+    return olderFirstAmongTies(best.sorted(), topK, sums, hit).map(({ row, score }) => ({
+      rowid: row,
+      score,
+    }));
+  }
+
+  private postings(term: string): TermPostings {
+    const generation = this.sql.generation();
+    if (generation !== this.generation || this.cachedPostings > MAX_CACHED_POSTINGS) {
+      this.terms.clear();
+      this.cachedPostings = 0;
+      this.generation = generation;
+    }
+    let postings = this.terms.get(term);
+    if (!postings) {
+      postings = this.read(term);
+      this.terms.set(term, postings);
+      this.cachedPostings += postings.rowids.length;
+    }
+    return postings;
+  }
+
+  private read(term: string): TermPostings {
+    const rows = this.sql.all<{ rowid: number; score: number }>(
+      `SELECT rowid, -bm25(${this.fts}) AS score FROM ${this.fts} WHERE ${this.fts} MATCH ? ORDER BY rowid`,
+      matchTerms([term]),
+    );
+    const rowids = new Int32Array(rows.length);
+    const scores = new Float64Array(rows.length);
+    rows.forEach((row, i) => {
+      rowids[i] = row.rowid;
+      scores[i] = row.score;
+    });
+    return { rowids, scores };
+  }
+}
+
+/**
+ * The heap keeps the k best scores, but which of several rows tied at the k-th score it keeps is
+ * arbitrary; FTS5's ORDER BY score, rowid keeps the oldest. Rows above that score are all kept;
+ * the ties are refilled in rowid order.
+ */
+function olderFirstAmongTies(
+  kept: { row: number; score: number }[],
+  topK: number,
+  sums: Float64Array,
+  hit: Uint8Array,
+): { row: number; score: number }[] {
+  const lowest = kept.at(-1);
+  if (!lowest || kept.length < topK) return kept;
+  const above = kept.filter((k) => k.score > lowest.score);
+  const ties: { row: number; score: number }[] = [];
+  for (let row = 0; row < hit.length && above.length + ties.length < topK; row++) {
+    if (hit[row] && sums[row] === lowest.score) ties.push({ row, score: lowest.score });
+  }
+  return [...above, ...ties];
+}

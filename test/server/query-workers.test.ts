@@ -1,0 +1,130 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createKgrag } from "../../src/kgrag.js";
+import type { QueryResult } from "../../src/query/result.js";
+import { QueryPool } from "../../src/server/queries/query-pool.js";
+import { queriesNeedNoModel } from "../../src/server/queries/workspace-queries.js";
+import {
+  ATLAS_DOCS,
+  offlineWorkspace,
+  type Running,
+  readEvents,
+  removeAll,
+  startServer,
+  tempDir,
+} from "../support/server.js";
+
+const dirs: string[] = [];
+let onWorkers: Running;
+let onLoop: Running;
+
+beforeAll(async () => {
+  const dir = await tempDir("query-workers");
+  dirs.push(dir);
+  await offlineWorkspace(dir, ATLAS_DOCS);
+  onWorkers = await startServer({ workspaces: [dir], server: { queryWorkers: 2 } });
+  onLoop = await startServer({ workspaces: [dir], server: { queryWorkers: 0 } });
+}, 60_000);
+
+afterAll(async () => {
+  await onWorkers?.stop();
+  await onLoop?.stop();
+  await removeAll(dirs);
+});
+
+const query = async (running: Running, body: Record<string, unknown>) => {
+  const response = await fetch(`${running.url}/api/v1/query`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toContain("application/json");
+  const { timings: _timings, ...rest } = (await response.json()) as QueryResult;
+  return rest;
+};
+
+describe("kgrag serve: offline queries in query processes", () => {
+  it("answers exactly as the request loop does, in every mode", async () => {
+    for (const mode of ["naive", "local", "global", "hybrid", "mix"]) {
+      const body = { question: "Who founded Lumen Robotics, and where?", mode };
+      expect(await query(onWorkers, body)).toEqual(await query(onLoop, body));
+    }
+    const scoped = { question: "Where is the university?", docIds: ["porto"], contextOnly: true };
+    expect(await query(onWorkers, scoped)).toEqual(await query(onLoop, scoped));
+  });
+
+  it("runs them off the request loop: the server's own store is not searched", async () => {
+    const store = (running: Running) => running.server.context.registry.all[0]!.kgrag.services.store;
+    const workersStore = vi.spyOn(store(onWorkers), "searchChunkText");
+    const loopStore = vi.spyOn(store(onLoop), "searchChunkText");
+    const body = { question: "Who founded Lumen Robotics?", mode: "naive" };
+    await Promise.all([query(onWorkers, body), query(onLoop, body)]);
+    expect(workersStore).not.toHaveBeenCalled();
+    expect(loopStore).toHaveBeenCalled();
+    vi.restoreAllMocks();
+  });
+
+  it("answers many concurrent queries, each with its own result", async () => {
+    const questions = [
+      "Who founded Lumen Robotics?",
+      "Where is the University of Porto?",
+      "What does Lumen Robotics build?",
+    ];
+    const alone = await Promise.all(questions.map((question) => query(onLoop, { question })));
+    const together = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => query(onWorkers, { question: questions[i % 3] })),
+    );
+    expect(together).toEqual(together.map((_, i) => alone[i % 3]));
+  });
+
+  it("streams the context and the answer from a worker", async () => {
+    const response = await fetch(`${onWorkers.url}/api/v1/query/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ question: "Who founded Lumen Robotics?", mode: "local" }),
+    });
+    const events = await readEvents(response);
+    expect(events.map((e) => e.event)).toEqual(["context", "token", "done"]);
+    const [context, token, end] = events.map((e) => e.data) as [
+      { context: { references: unknown } },
+      { text: string },
+      QueryResult,
+    ];
+    const done = end;
+    expect(context.context.references).toEqual(done.references);
+    expect(token.text).toBe(done.answer);
+    expect(done.answer).toContain("Mara Okafor");
+  });
+
+  it("fails a query whose workspace a worker cannot open, and keeps answering the others", async () => {
+    const notAFolder = join(dirs[0]!, "kgrag.sqlite");
+    const pool = new QueryPool(1, { env: {}, workspaces: [] });
+    try {
+      await expect(pool.run(notAFolder, "Who founded Lumen Robotics?", {})).rejects.toThrow();
+      const result = JSON.parse(
+        await pool.run(dirs[0]!, "Who founded Lumen Robotics?", { mode: "local" }),
+      ) as QueryResult;
+      expect(result.answer).toContain("Mara Okafor");
+    } finally {
+      await pool.close();
+    }
+    await expect(pool.run(dirs[0]!, "Who?", {})).rejects.toThrow(/closed/);
+  });
+});
+
+describe("which workspaces' queries may run on workers", () => {
+  it("those that call no model; a configured chat model keeps them on the request loop", async () => {
+    const dir = await tempDir("query-workers-model");
+    dirs.push(dir);
+    const offline = await createKgrag({ env: {}, config: { workspace: dir } });
+    expect(queriesNeedNoModel(offline)).toBe(true);
+    await offline.close();
+    const withModel = await createKgrag({
+      env: { KGRAG_LLM_BASE_URL: "http://127.0.0.1:9/v1", KGRAG_LLM_API_KEY: "k", KGRAG_LLM_MODEL: "m" },
+      config: { workspace: dir },
+    });
+    expect(queriesNeedNoModel(withModel)).toBe(false);
+    await withModel.close();
+  });
+});

@@ -1,0 +1,85 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { GraphReads } from "../../src/server/graph/graph-reads.js";
+import { openSqliteStore, type SqliteGraphStore } from "../../src/storage/sqlite/sqlite-store.js";
+import { changes, makeEntity, makeRelationship } from "../support/storage-fixtures.js";
+
+/**
+ * A chain Hub - A - D - Far with side branches: Hub - B (2), Hub - C (2), A - B (1), C - E (3).
+ * Hub - A weighs 5 and A - D 4, so the strongest path leads away from Hub through A.
+ */
+const EDGES: [string, string, number][] = [
+  ["Hub", "A", 5],
+  ["Hub", "B", 2],
+  ["Hub", "C", 2],
+  ["A", "B", 1],
+  ["A", "D", 4],
+  ["C", "E", 3],
+  ["D", "Far", 1],
+];
+
+describe("the server's neighbourhood of an entity", () => {
+  let dir: string;
+  let store: SqliteGraphStore;
+  let reads: GraphReads;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "kgrag-neighbourhood-"));
+    store = await openSqliteStore(dir);
+    await store.applyGraphChanges(
+      changes({
+        upsertEntities: ["Hub", "A", "B", "C", "D", "E", "Far"].map((name) => makeEntity(name)),
+        upsertRelationships: EDGES.map(([a, b, weight]) => makeRelationship(a, b, { weight })),
+      }),
+    );
+    reads = new GraphReads(store);
+  });
+
+  afterAll(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const names = (graph: { nodes: { name: string }[] } | undefined) => graph?.nodes.map((n) => n.name).sort();
+  const pairs = (graph: { edges: { source: string; target: string }[] } | undefined) =>
+    graph?.edges.map((e) => `${e.source}-${e.target}`);
+
+  it("holds every entity within the depth and every relationship among them, strongest first", async () => {
+    const one = await reads.neighbourhood("hub", 1, 100, 100);
+    expect(names(one)).toEqual(["A", "B", "C", "Hub"]);
+    expect(pairs(one)).toEqual(["A-Hub", "B-Hub", "C-Hub", "A-B"]);
+    expect(one?.truncated).toBe(false);
+    const two = await reads.neighbourhood("Hub", 2, 100, 100);
+    expect(names(two)).toEqual(["A", "B", "C", "D", "E", "Hub"]);
+    expect(pairs(two)).toEqual(["A-Hub", "A-D", "C-E", "B-Hub", "C-Hub", "A-B"]);
+    expect(names(await reads.neighbourhood("Hub", 3, 100, 100))).toContain("Far");
+    expect(names(await reads.neighbourhood("Hub", 0, 100, 100))).toEqual(["Hub"]);
+  });
+
+  it("keeps the strongest ties when a cap cuts the graph, and says so", async () => {
+    const nodesCut = await reads.neighbourhood("Hub", 2, 3, 100);
+    // A (5) and then B before C (both 2, by key); the second hop has no room left.
+    expect(names(nodesCut)).toEqual(["A", "B", "Hub"]);
+    expect(pairs(nodesCut)).toEqual(["A-Hub", "B-Hub", "A-B"]);
+    expect(nodesCut?.truncated).toBe(true);
+    const edgesCut = await reads.neighbourhood("Hub", 1, 100, 2);
+    expect(pairs(edgesCut)).toEqual(["A-Hub", "B-Hub"]);
+    expect(edgesCut?.truncated).toBe(true);
+    // Exactly full is not cut: every neighbour fitted.
+    expect((await reads.neighbourhood("Hub", 1, 4, 4))?.truncated).toBe(false);
+    expect(await reads.neighbourhood("Nobody", 2, 100, 100)).toBeUndefined();
+  });
+
+  it("reads the store once per hop and once for the edges, never per entity", async () => {
+    const perEntity = vi.spyOn(store, "relationshipsOf");
+    const hops = vi.spyOn(store, "neighboursOf");
+    const among = vi.spyOn(store, "relationshipsAmong");
+    await reads.neighbourhood("Hub", 3, 100, 100);
+    expect(perEntity).not.toHaveBeenCalled();
+    expect(hops).toHaveBeenCalledTimes(3);
+    expect(among).toHaveBeenCalledTimes(1);
+    vi.restoreAllMocks();
+  });
+});

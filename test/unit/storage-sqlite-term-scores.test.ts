@@ -1,0 +1,156 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { matchExpression } from "../../src/storage/sqlite/fts-text.js";
+import { openSqliteStore, type SqliteGraphStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
+import { changes, makeRelationship, seedDocument } from "../support/storage-fixtures.js";
+
+const WORDS = [
+  "film",
+  "films",
+  "directed",
+  "director",
+  "river",
+  "city",
+  "Paris",
+  "paris",
+  "born",
+  "the",
+  "of",
+  "band",
+  "album",
+  "released",
+  "war",
+  "king",
+  "queen",
+  "novel",
+  "written",
+  "écrit",
+  "café",
+  "station",
+];
+
+/** A small deterministic generator (the test must not depend on Math.random). */
+function generator(seed: number) {
+  let state = seed;
+  return (n: number) => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state % n;
+  };
+}
+
+function sentences(count: number, seed: number): string[] {
+  const next = generator(seed);
+  const texts: string[] = [];
+  for (let i = 0; i < count; i++) {
+    // Every tenth text repeats an earlier one, so equal scores (ties) occur.
+    if (i % 10 === 9) texts.push(texts[i - 5] as string);
+    else texts.push(Array.from({ length: 3 + next(25) }, () => WORDS[next(WORDS.length)]).join(" "));
+  }
+  return texts;
+}
+
+/** What FTS5 itself ranks for the OR query: the SQL the store ran before it summed cached shares. */
+function fts5Ranking(
+  db: Database.Database,
+  fts: string,
+  owner: string,
+  id: string,
+  query: string,
+  topK: number,
+) {
+  const match = matchExpression(query);
+  if (match === null) return [];
+  return db
+    .prepare(
+      `SELECT o.${id} AS id, best.score FROM (
+         SELECT rowid, -bm25(${fts}) AS score FROM ${fts} WHERE ${fts} MATCH ?
+         ORDER BY score DESC, rowid LIMIT ?
+       ) best JOIN ${owner} o ON o.seq = best.rowid ORDER BY best.score DESC, best.rowid`,
+    )
+    .all(match, topK);
+}
+
+const QUERIES = [
+  "film",
+  "Who directed the film?",
+  "film Film FILM films",
+  "Paris paris café",
+  "the of the",
+  "ecrit cafe",
+  "king queen war novel written released",
+  "nothing matches xyzzy",
+  "river city station band album born",
+];
+
+describe("unscoped BM25 summed from cached per-term scores", () => {
+  let dir: string;
+  let store: SqliteGraphStore;
+  let reader: Database.Database;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "kgrag-term-scores-"));
+    store = await openSqliteStore(dir);
+    const texts = sentences(240, 7);
+    // Chunk ids hash the text, so the repeated texts go to a second document.
+    await seedDocument(
+      store,
+      "d1",
+      texts.filter((_, i) => i % 10 !== 9),
+    );
+    await seedDocument(
+      store,
+      "d2",
+      texts.filter((_, i) => i % 10 === 9),
+    );
+    await store.applyGraphChanges(
+      changes({
+        upsertRelationships: sentences(300, 11).map((text, i) =>
+          makeRelationship(`E${i}`, `F${i % 37}`, {
+            description: text,
+            keywords: [WORDS[i % WORDS.length] as string],
+          }),
+        ),
+      }),
+    );
+    await store.refreshIndexes();
+    reader = new Database(sqliteFile(dir), { readonly: true });
+  });
+
+  afterAll(async () => {
+    reader?.close();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("ranks chunks exactly as FTS5's own OR query does, scores to the last bit", async () => {
+    for (const query of QUERIES) {
+      for (const topK of [1, 5, 50, 1000]) {
+        const expected = fts5Ranking(reader, "chunks_fts", "chunks", "id", query, topK);
+        expect(await store.searchChunkText(query, topK), `${query} @${topK}`).toEqual(expected);
+      }
+    }
+    expect((await store.searchChunkText("film", 5)).length).toBe(5);
+  });
+
+  it("ranks relationships exactly as FTS5 does, asked twice (the second from the cache)", async () => {
+    for (const round of [1, 2]) {
+      for (const query of QUERIES) {
+        const expected = fts5Ranking(reader, "relationships_fts", "relationships", "key", query, 40);
+        expect(await store.searchRelationshipText(query, 40), `${query} round ${round}`).toEqual(expected);
+      }
+    }
+  });
+
+  it("sees rows written after the scores were cached", async () => {
+    const before = await store.searchRelationshipText("zeppelin", 5);
+    expect(before).toEqual([]);
+    const airship = makeRelationship("Zeppelin", "Friedrichshafen", {
+      description: "The zeppelin was built in Friedrichshafen.",
+    });
+    await store.applyGraphChanges(changes({ upsertRelationships: [airship] }));
+    expect((await store.searchRelationshipText("zeppelin", 5)).map((hit) => hit.id)).toEqual([airship.key]);
+  });
+});
