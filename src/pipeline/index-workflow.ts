@@ -13,6 +13,7 @@ import { extractGraph } from "./extract-graph.js";
 import { finalizeDocuments } from "./finalize-documents.js";
 import { planRegistration, registerDocument } from "./register-documents.js";
 import { resolveEntities } from "./resolve-entities.js";
+import { StageClock, type StageTimings } from "./stage-timings.js";
 import { stopPoint } from "./stop-point.js";
 import { type SummarizeResult, summarizeDescriptions } from "./summarize-descriptions.js";
 
@@ -31,6 +32,8 @@ export interface IndexRunOptions {
    * report), throwing the signal's reason. What was committed stays; the next run resumes.
    */
   signal?: AbortSignal;
+  /** Collects the wall time of each stage (a fresh clock per run when absent). */
+  clock?: StageClock;
 }
 
 export interface IndexRunResult {
@@ -41,6 +44,8 @@ export interface IndexRunResult {
   failures: { docId: string; error: string }[];
   graphChanged: boolean;
   counts: GraphCounts;
+  /** Wall time per stage, as this run measured it. */
+  stages: StageTimings;
 }
 
 /**
@@ -67,9 +72,10 @@ export function runIndexWorkflow(
   });
 }
 
-/** One named span per stage, so a trace shows where an index run spends its time. */
-function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
-  return inSpan(SPANS.indexStage(name), {}, work);
+/** One named span per stage, so a trace shows where an index run spends its time; timed on `clock`. */
+function stage<T>(name: string, work: () => Promise<T>, clock?: StageClock): Promise<T> {
+  const spanned = () => inSpan(SPANS.indexStage(name), {}, work);
+  return clock ? clock.time(name, spanned) : spanned();
 }
 
 async function indexWorkflow(
@@ -79,37 +85,49 @@ async function indexWorkflow(
   options: IndexRunOptions,
 ): Promise<IndexRunResult> {
   const { signal } = options;
+  const clock = options.clock ?? new StageClock();
   const plan = await planRegistration(services, sources);
   await removeDocuments(services, plan.changed, "update document");
 
   const byId = new Map(sources.map((s) => [s.id, s]));
-  await stage("register", async () => {
-    services.progress.start("register", plan.toProcess.length);
-    for (const id of plan.toProcess) {
-      await stopPoint(signal);
-      const source = byId.get(id);
-      if (source) await registerDocument(services, source);
-      services.progress.advance("register");
-    }
-    services.progress.finish("register");
-  });
+  await stage(
+    "register",
+    async () => {
+      services.progress.start("register", plan.toProcess.length);
+      for (const id of plan.toProcess) {
+        await stopPoint(signal);
+        const source = byId.get(id);
+        if (source) await registerDocument(services, source);
+        services.progress.advance("register");
+      }
+      services.progress.finish("register");
+    },
+    clock,
+  );
 
   if (plan.toProcess.length > 0) await markCommunitiesStale(services.store);
-  const extracted = await stage("extract", () =>
-    extractGraph(services, components.extractor, plan.toProcess, signal),
+  const extracted = await stage(
+    "extract",
+    () => extractGraph(services, components.extractor, plan.toProcess, signal, clock),
+    clock,
   );
   await stopPoint(signal);
-  const resolved = extracted.merged > 0 ? await resolveEntities(services, signal) : { merged: 0 };
+  const resolved =
+    extracted.merged > 0
+      ? await stage("resolve", () => resolveEntities(services, signal), clock)
+      : { merged: 0 };
   const graphChanged = extracted.merged > 0 || plan.changed.length > 0 || resolved.merged > 0;
   let settled: SettleResult;
   try {
-    settled = await settleGraph(services, components, graphChanged, options);
+    settled = await settleGraph(services, components, graphChanged, { ...options, clock });
   } catch (error) {
     // A stopped run is left as a kill leaves it (documents processing): it failed at nothing.
     if (!signal?.aborted) await markUnsettled(services, plan.toProcess, error);
     throw error;
   }
   const { failed } = await finalizeDocuments(services, plan.toProcess, settled.summaryFailures);
+  // The writer does this after every run anyway; done here, the run's timings show what it costs.
+  if (graphChanged) await stage("search indexes", async () => services.store.refreshIndexes?.(), clock);
 
   const failures = [];
   for (const docId of failed) {
@@ -126,6 +144,7 @@ async function indexWorkflow(
     failures,
     graphChanged,
     counts: await services.store.counts(),
+    stages: clock.snapshot(),
   };
 }
 
@@ -145,17 +164,25 @@ export async function settleGraph(
   graphChanged: boolean,
   options: IndexRunOptions = {},
 ): Promise<SettleResult> {
-  const { signal } = options;
-  const summarized = await stage("summarize", () =>
-    summarizeDescriptions(services, components.summarizer, signal),
+  const { signal, clock } = options;
+  const summarized = await stage(
+    "summarize",
+    () => summarizeDescriptions(services, components.summarizer, signal),
+    clock,
   );
   await stopPoint(signal);
   // A summary retried from an earlier run changes descriptions, and so the communities' content.
   const descriptionsChanged = summarized.entities + summarized.relationships > 0;
-  await stage("embed", () => embedGraph(services, signal));
+  await stage("embed", () => embedGraph(services, signal), clock);
   const wantCommunities = options.communities ?? services.config.community.enabled;
   if (wantCommunities) {
-    await refreshCommunities(services, components.reportWriter, graphChanged || descriptionsChanged, signal);
+    await refreshCommunities(
+      services,
+      components.reportWriter,
+      graphChanged || descriptionsChanged,
+      signal,
+      clock,
+    );
   }
   return { summaryFailures: summarized.failed };
 }
@@ -166,15 +193,16 @@ export async function refreshCommunities(
   reportWriter: ReportWriter,
   graphChanged: boolean,
   signal?: AbortSignal,
+  clock?: StageClock,
 ): Promise<void> {
   const { store } = services;
   const existing = await store.listCommunities();
   await stopPoint(signal);
   if (graphChanged || existing.length === 0 || (await communitiesAreStale(store))) {
-    await stage("communities", () => createCommunities(services));
+    await stage("communities", () => createCommunities(services), clock);
     await markCommunitiesFresh(store);
   }
-  await stage("reports", () => createCommunityReports(services, reportWriter, signal));
+  await stage("reports", () => createCommunityReports(services, reportWriter, signal), clock);
 }
 
 /**
