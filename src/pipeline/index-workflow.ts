@@ -2,6 +2,7 @@ import type { ReportWriter } from "../community/report-writer.js";
 import type { Extractor } from "../extraction/extractor.js";
 import type { DescriptionSummarizer } from "../merge/summarizer.js";
 import type { KgragServices } from "../services.js";
+import type { GraphView } from "../storage/graph-store.js";
 import { inSpan, SPANS } from "../telemetry/spans.js";
 import type { GraphCounts, SourceDocument } from "../types.js";
 import { communitiesAreStale, markCommunitiesFresh, markCommunitiesStale } from "./community-freshness.js";
@@ -11,6 +12,7 @@ import { removeDocuments } from "./delete-documents.js";
 import { embedGraph } from "./embed-graph.js";
 import { extractGraph } from "./extract-graph.js";
 import { finalizeDocuments } from "./finalize-documents.js";
+import { loadGraphView } from "./graph-view.js";
 import { planRegistration, registerDocument } from "./register-documents.js";
 import { resolveEntities } from "./resolve-entities.js";
 import { StageClock, type StageTimings } from "./stage-timings.js";
@@ -173,7 +175,9 @@ export async function settleGraph(
   await stopPoint(signal);
   // A summary retried from an earlier run changes descriptions, and so the communities' content.
   const descriptionsChanged = summarized.entities + summarized.relationships > 0;
-  await stage("embed", () => embedGraph(services, signal), clock);
+  // Read once for embedding, communities and reports: none of them changes it.
+  const graph = await stage("read graph", () => loadGraphView(services.store), clock);
+  await stage("embed", () => embedGraph(services, signal, graph), clock);
   const wantCommunities = options.communities ?? services.config.community.enabled;
   if (wantCommunities) {
     await refreshCommunities(
@@ -182,6 +186,7 @@ export async function settleGraph(
       graphChanged || descriptionsChanged,
       signal,
       clock,
+      graph,
     );
   }
   return { summaryFailures: summarized.failed };
@@ -194,15 +199,16 @@ export async function refreshCommunities(
   graphChanged: boolean,
   signal?: AbortSignal,
   clock?: StageClock,
+  graph?: GraphView,
 ): Promise<void> {
   const { store } = services;
   const existing = await store.listCommunities();
   await stopPoint(signal);
   if (graphChanged || existing.length === 0 || (await communitiesAreStale(store))) {
-    await stage("communities", () => createCommunities(services), clock);
+    await stage("communities", () => createCommunities(services, graph), clock);
     await markCommunitiesFresh(store);
   }
-  await stage("reports", () => createCommunityReports(services, reportWriter, signal), clock);
+  await stage("reports", () => createCommunityReports(services, reportWriter, signal, graph), clock);
 }
 
 /**
