@@ -10,7 +10,9 @@ import Database from "better-sqlite3";
 export type WorkspaceFingerprint = Record<string, string>;
 
 const PARTS: Record<string, string> = {
-  documents: "SELECT id, title, content_hash, status, error, chunk_count FROM documents ORDER BY id",
+  // content_hash covers the metadata, which names the input file's path: left out, so the same
+  // corpus read from another folder compares equal.
+  documents: "SELECT id, title, status, error, chunk_count FROM documents ORDER BY id",
   chunks: "SELECT id, doc_id, idx, text, tokens, start_offset, end_offset, status FROM chunks ORDER BY id",
   entityMentions: `SELECT entity_key, chunk_id, name, type, description FROM entity_mentions
     ORDER BY entity_key, chunk_id, name, type, description`,

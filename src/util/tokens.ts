@@ -16,6 +16,10 @@ const CounterSchema = z.object({
   encode: z.custom<(text: string, options: { disallowedSpecial: Set<string> }) => number[]>(
     (value) => typeof value === "function",
   ),
+  /** The same tokens as encode, counted without building the array (report contexts count a lot). */
+  countTokens: z.custom<(text: string, options: { disallowedSpecial: Set<string> }) => number>(
+    (value) => typeof value === "function",
+  ),
 });
 type Counter = z.infer<typeof CounterSchema>;
 
@@ -59,7 +63,7 @@ export function tokenBound(text: string): number {
 }
 
 export function countTokens(text: string, encoding: TiktokenEncoding = DEFAULT_ENCODING): number {
-  return encodeTokens(text, encoding).length;
+  return counter(encoding).countTokens(text, PLAIN_TEXT);
 }
 
 /** Keeps the longest prefix of `text` that fits in `maxTokens`. */
