@@ -28,6 +28,7 @@ export interface CommunityNode {
  *
  * Stop rule: when re-clustering returns a single community, it stays a leaf marked `unsplittable`.
  * Entities without any relationship join no community: there is nothing to report about them.
+ * `graph` is built in sorted order, as projectGraph builds it.
  */
 export function clusterHierarchy(graph: ProjectedGraph, options: ClusterOptions): CommunityNode[] {
   const ids = new CommunityIds();
@@ -57,12 +58,16 @@ export function clusterHierarchy(graph: ProjectedGraph, options: ClusterOptions)
  */
 function partition(graph: ProjectedGraph, seed: number, keepIsolated: boolean): string[][] {
   const groups: string[][] = [];
-  for (const component of connectedComponents(graph)) {
+  const components = connectedComponents(graph);
+  for (const component of components) {
     if (component.length === 1) {
       if (keepIsolated) groups.push(component);
       continue;
     }
-    groups.push(...louvainGroups(inducedSubgraph(graph, component), seed, component));
+    // A graph built in sorted order (projectGraph, inducedSubgraph) that is all one component is
+    // its own induced subgraph, node for node and neighbour for neighbour: no need to build it again.
+    const subgraph = components.length === 1 ? graph : inducedSubgraph(graph, component);
+    groups.push(...louvainGroups(subgraph, seed, component));
   }
   return groups;
 }

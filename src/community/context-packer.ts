@@ -72,28 +72,39 @@ export class ContextPacker {
     return true;
   }
 
-  /** Adds the relationship together with whichever of its endpoints are not in yet. */
+  /**
+   * Adds the relationship together with whichever of its endpoints are not in yet. Most candidates
+   * of a large community do not fit: their cost comes from the counter's memo, and their lines are
+   * only written out when they are taken.
+   */
   addRelationship(rel: CandidateRelationship, entityOf: (key: string) => CandidateEntity): boolean {
     const newEndpoints = [rel.sourceKey, rel.targetKey].filter((key) => !this.entityByKey.has(key));
-    const entityLines = newEndpoints.map((key, i) =>
-      entityLine(`E:${this.entities.length + 1 + i}`, entityOf(key), this.tokens),
-    );
+    const entityIds = newEndpoints.map((_, i) => `E:${this.entities.length + 1 + i}`);
     const relId = `R:${this.relationships.length + 1}`;
     const nameOf = (key: string) => this.entityName(key) ?? entityOf(key).name;
-    const relLine = relationshipLine(relId, rel, nameOf(rel.sourceKey), nameOf(rel.targetKey), this.tokens);
-    const cost = [...entityLines, relLine].reduce((sum, line) => sum + this.tokens.count(line), 0);
+    const relRest = () => relationshipRest(rel, nameOf(rel.sourceKey), nameOf(rel.targetKey), this.tokens);
+    let cost = this.tokens.lineCost(relId, RELATIONSHIP_LINE, rel.key, relRest);
+    for (const [i, key] of newEndpoints.entries()) {
+      cost += this.tokens.lineCost(entityIds[i] as string, ENTITY_LINE, key, () =>
+        entityRest(entityOf(key), this.tokens),
+      );
+    }
     if (!this.spend(cost)) return false;
-    for (const [i, key] of newEndpoints.entries()) this.acceptEntity(entityOf(key), entityLines[i] as string);
+    for (const [i, key] of newEndpoints.entries()) {
+      const entity = entityOf(key);
+      this.acceptEntity(entity, `${entityIds[i]}${entityRest(entity, this.tokens)}`);
+    }
     this.relationships.push({ ...rel, id: relId });
-    this.relationshipLines.push(relLine);
+    this.relationshipLines.push(`${relId}${relRest()}`);
     return true;
   }
 
   addEntity(entity: CandidateEntity): boolean {
     if (this.entityByKey.has(entity.key)) return true;
-    const line = entityLine(`E:${this.entities.length + 1}`, entity, this.tokens);
-    if (!this.spend(this.tokens.count(line))) return false;
-    this.acceptEntity(entity, line);
+    const id = `E:${this.entities.length + 1}`;
+    const rest = () => entityRest(entity, this.tokens);
+    if (!this.spend(this.tokens.lineCost(id, ENTITY_LINE, entity.key, rest))) return false;
+    this.acceptEntity(entity, `${id}${rest()}`);
     return true;
   }
 
@@ -127,10 +138,25 @@ export class ContextPacker {
   }
 }
 
-/** Counts tokens once per distinct text and caps over-long descriptions (also once per text). */
+/** What a table line describes: the memo of line costs is kept apart per kind. */
+export type LineKind = typeof ENTITY_LINE | typeof RELATIONSHIP_LINE;
+const ENTITY_LINE = "entity";
+const RELATIONSHIP_LINE = "relationship";
+
+/**
+ * Counts tokens once per distinct text and caps over-long descriptions (also once per text). One
+ * counter may serve every community of a run: a table line is its citation id ("R:12") followed by
+ * a rest that depends only on the entity or relationship it shows, and the tokenizers' pre-split
+ * always cuts between the id's last digit and the "|" after it, so a line costs the id's tokens plus
+ * the rest's, and each rest is counted once per run, whatever id it gets in each community.
+ */
 export class TokenCounter {
   private readonly counts = new Map<string, number>();
   private readonly capped = new Map<string, string>();
+  private readonly restCounts: Record<LineKind, Map<string, number>> = {
+    entity: new Map(),
+    relationship: new Map(),
+  };
 
   constructor(
     readonly encoding: TiktokenEncoding,
@@ -147,19 +173,35 @@ export class TokenCounter {
     return n;
   }
 
-  /** A description as one table cell, capped; hub entities recur in many lines, so it is memoised. */
-  description(text: string): string {
-    let out = this.capped.get(text);
-    if (out === undefined) {
-      out = this.cap(cell(text));
-      this.capped.set(text, out);
+  /**
+   * Tokens of the line `id + rest()`, where the rest is the same whenever `key` is shown: the id's
+   * count plus the rest's, which is memoised by key (the rest is only built the first time).
+   */
+  lineCost(id: string, kind: LineKind, key: string, rest: () => string): number {
+    const memo = this.restCounts[kind];
+    let n = memo.get(key);
+    if (n === undefined) {
+      n = countTokens(rest(), this.encoding);
+      memo.set(key, n);
     }
-    return out;
+    return this.count(id) + n;
+  }
+
+  /**
+   * A description as one table cell, capped. Only capped ones are memoised (the others cost a
+   * string replace), so a counter shared by a whole run does not hold every description twice.
+   */
+  description(text: string): string {
+    const hit = this.capped.get(text);
+    if (hit !== undefined) return hit;
+    const out = cell(text);
+    if (out.length * 3 <= this.maxDescriptionTokens) return out;
+    const capped = this.cap(out);
+    this.capped.set(text, capped);
+    return capped;
   }
 
   private cap(text: string): string {
-    // A token rarely spans less than a third of a character, so short texts skip the encoder.
-    if (text.length * 3 <= this.maxDescriptionTokens) return text;
     // Descriptions can run to many thousand tokens; a token seldom spans more than ten characters,
     // so encoding a prefix of that length is enough and much cheaper.
     const prefix = text.slice(0, this.maxDescriptionTokens * 10);
@@ -167,20 +209,21 @@ export class TokenCounter {
   }
 }
 
-function entityLine(id: string, entity: CandidateEntity, tokens: TokenCounter): string {
+/** An entity's table line after its id: the same for the entity in every community of a run. */
+function entityRest(entity: CandidateEntity, tokens: TokenCounter): string {
   const description = tokens.description(entity.description);
-  return `${id}|${cell(entity.name)}|${cell(entity.type)}|${description}|${entity.degree}\n`;
+  return `|${cell(entity.name)}|${cell(entity.type)}|${description}|${entity.degree}\n`;
 }
 
-function relationshipLine(
-  id: string,
+/** A relationship's table line after its id. */
+function relationshipRest(
   rel: CandidateRelationship,
   sourceName: string,
   targetName: string,
   tokens: TokenCounter,
 ): string {
   const description = tokens.description(rel.description);
-  return `${id}|${cell(sourceName)}|${cell(targetName)}|${description}|${rel.weight}\n`;
+  return `|${cell(sourceName)}|${cell(targetName)}|${description}|${rel.weight}\n`;
 }
 
 function childReportBlock(child: ChildReport): string {

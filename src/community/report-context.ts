@@ -36,6 +36,19 @@ export interface ReportContextInput {
   childReports: ChildReport[];
   budget: number;
   encoding?: TiktokenEncoding;
+  /**
+   * A counter shared by every community of one run over the same `index` and budget (see
+   * reportTokenCounter): each entity's and relationship's line is then counted once per run.
+   */
+  tokens?: TokenCounter;
+}
+
+/** The token counter buildReportContext uses for this budget and encoding; share it across a run. */
+export function reportTokenCounter(
+  budget: number,
+  encoding: TiktokenEncoding = DEFAULT_ENCODING,
+): TokenCounter {
+  return new TokenCounter(encoding, Math.max(64, Math.floor(budget / 8)));
 }
 
 /**
@@ -44,17 +57,17 @@ export interface ReportContextInput {
  * child first) until the rest fits; whatever room is left still takes raw relationships.
  */
 export function buildReportContext(input: ReportContextInput): ReportContext {
-  const tokens = new TokenCounter(
-    input.encoding ?? DEFAULT_ENCODING,
-    Math.max(64, Math.floor(input.budget / 8)),
-  );
+  const tokens = input.tokens ?? reportTokenCounter(input.budget, input.encoding);
   const relationships = candidateRelationships(input);
-  const raw = pack(input, relationships, [], tokens);
+  const members = rankedMembers(input);
+  const pack = (substitutes: ChildReport[]) =>
+    packContext(input, relationships, members, substitutes, tokens);
+  const raw = pack([]);
   if (raw.omittedRelationships === 0 || input.childReports.length === 0) return raw;
   const children = [...input.childReports].sort(
     (a, b) => b.entityKeys.length - a.entityKeys.length || (a.id < b.id ? -1 : 1),
   );
-  const withLargest = (k: number) => pack(input, relationships, children.slice(0, k), tokens);
+  const withLargest = (k: number) => pack(children.slice(0, k));
   const all = withLargest(children.length);
   if (all.omittedRelationships > 0) return all;
   // The fewest children whose reports make the rest fit. A report is shorter than the detail it
@@ -69,9 +82,10 @@ export function buildReportContext(input: ReportContextInput): ReportContext {
   return best;
 }
 
-function pack(
+function packContext(
   input: ReportContextInput,
   relationships: CandidateRelationship[],
+  members: ReportContext["members"],
   substitutes: ChildReport[],
   tokens: TokenCounter,
 ): ReportContext {
@@ -88,7 +102,6 @@ function pack(
     if (child !== undefined && child === childOf.get(rel.targetKey)) continue;
     if (!packer.addRelationship(rel, entityOf)) omitted++;
   }
-  const members = rankedMembers(input);
   // Members without any relationship in the context (e.g. a singleton) are still described.
   for (const member of members) {
     if (!childOf.has(member.key) && !packer.hasEntity(member.key)) packer.addEntity(entityOf(member.key));

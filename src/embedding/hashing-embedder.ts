@@ -92,10 +92,13 @@ export class HashingEmbedder implements Embedder {
   readonly kind = "hashing" as const;
   readonly model = "hashing-v1";
 
+  private readonly scratch: Float64Array;
+
   constructor(readonly dimension = 512) {
     if (!Number.isInteger(dimension) || dimension < 1) {
       throw new Error(`Hashing embedder dimension must be a positive integer, got ${dimension}`);
     }
+    this.scratch = new Float64Array(dimension);
   }
 
   async embed(texts: string[]): Promise<number[][]> {
@@ -103,7 +106,10 @@ export class HashingEmbedder implements Embedder {
   }
 
   embedOne(text: string): number[] {
-    const vector = new Float64Array(this.dimension);
+    // One scratch vector for every call: a relationship-heavy graph embeds hundreds of thousands
+    // of short texts, and a fresh typed array per text kept the garbage collector busy.
+    const vector = this.scratch;
+    vector.fill(0);
     countFeatures(lexicalWords(text)).forEach((counts, kind) => {
       const weight = WEIGHTS[kind]!;
       for (const [feature, count] of counts) {
@@ -113,8 +119,10 @@ export class HashingEmbedder implements Embedder {
       }
     });
     let norm = 0;
-    for (const value of vector) norm += value * value;
+    for (let i = 0; i < vector.length; i += 1) norm += vector[i]! * vector[i]!;
     norm = Math.sqrt(norm);
-    return Array.from(vector, (value) => (norm > 0 ? value / norm : 0));
+    const out = new Array<number>(vector.length);
+    for (let i = 0; i < vector.length; i += 1) out[i] = norm > 0 ? vector[i]! / norm : 0;
+    return out;
   }
 }

@@ -75,23 +75,37 @@ function wordsOf(text: string): Set<string> {
   return words;
 }
 
-/** Sum of each sentence's similarity to all the others. */
-function centrality(sentences: Sentence[]): number[] {
-  const scores = sentences.map(() => 0);
-  for (let i = 0; i < sentences.length; i += 1) {
-    for (let j = i + 1; j < sentences.length; j += 1) {
-      const s = similarity(sentences[i]!.words, sentences[j]!.words);
-      scores[i]! += s;
-      scores[j]! += s;
+/**
+ * Sum of each sentence's similarity to all the others, added in index order as a loop over pairs
+ * adds them. A hub entity has thousands of sentences: the words they share are counted through
+ * each word's list of sentences, instead of comparing every pair of word sets.
+ */
+export function centrality(sentences: readonly { words: ReadonlySet<string> }[]): number[] {
+  const sentencesOf = new Map<string, number[]>();
+  sentences.forEach(({ words }, i) => {
+    for (const word of words) {
+      const list = sentencesOf.get(word);
+      if (list) list.push(i);
+      else sentencesOf.set(word, [i]);
     }
-  }
-  return scores;
+  });
+  const sizes = sentences.map((s) => s.words.size);
+  const shared = new Int32Array(sentences.length);
+  return sentences.map(({ words }, i) => {
+    shared.fill(0);
+    for (const word of words) for (const j of sentencesOf.get(word)!) shared[j]! += 1;
+    let score = 0;
+    for (let j = 0; j < sentences.length; j += 1) {
+      if (j !== i) score += similarity(shared[j]!, sizes[i]!, sizes[j]!);
+    }
+    return score;
+  });
 }
 
 /** Shared words over the smaller set, so a short sentence contained in a long one scores high. */
-function similarity(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  return sharedWords(a, b) / Math.min(a.size, b.size);
+function similarity(shared: number, sizeA: number, sizeB: number): number {
+  if (sizeA === 0 || sizeB === 0) return 0;
+  return shared / Math.min(sizeA, sizeB);
 }
 
 function jaccard(a: Set<string>, b: Set<string>): number {

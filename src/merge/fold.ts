@@ -1,7 +1,7 @@
 import type { KgragConfig } from "../config.js";
 import type { EntityMention, EntityRecord, RelationshipMention, RelationshipRecord } from "../types.js";
 import { hashJson } from "../util/hash.js";
-import { countTokens } from "../util/tokens.js";
+import { countTokens, tokenBound } from "../util/tokens.js";
 import { DESCRIPTION_SEPARATOR, splitRelationshipKey } from "./keys.js";
 import { UNKNOWN_TYPE } from "./mentions.js";
 
@@ -77,10 +77,15 @@ function describe(
   return { description: joined, fragments, fragmentsHash, needsSummary: true };
 }
 
-/** A single fragment is kept as written, however long: there is nothing to reconcile. */
+/**
+ * A single fragment is kept as written, however long: there is nothing to reconcile. Every merge
+ * re-folds the entities it touches, so the tokenizer runs only when the byte count (an upper
+ * bound of the token count) does not already settle it.
+ */
 export function reachesSummaryThreshold(fragments: string[], joined: string, opts: FoldOptions): boolean {
   if (fragments.length >= opts.summaryMinFragments) return true;
-  return fragments.length > 1 && countTokens(joined) >= opts.summaryMinTokens;
+  if (fragments.length <= 1 || tokenBound(joined) < opts.summaryMinTokens) return false;
+  return countTokens(joined) >= opts.summaryMinTokens;
 }
 
 /** Chunk order first; the other fields only break ties between mentions of one chunk. */

@@ -124,10 +124,36 @@ export function isPlaceWord(normal: string): boolean {
 /** Words that end like a plural but are not one ("species" would become "specy"). */
 const NOT_PLURAL = /(ss|us|is|ics|series|species|news)$/;
 
+/**
+ * Lemmas by word (and verb form): compromise's rules run once per distinct word instead of once per
+ * occurrence, since a corpus repeats a few thousand words over and over. Bounded, so a huge run does
+ * not keep every word it ever saw.
+ */
+class LemmaMemo {
+  private readonly lemmas = new Map<string, string>();
+
+  constructor(private readonly capacity = 50_000) {}
+
+  get(key: string, lemmatise: () => string): string {
+    let lemma = this.lemmas.get(key);
+    if (lemma === undefined) {
+      lemma = lemmatise();
+      if (this.lemmas.size >= this.capacity) this.lemmas.clear();
+      this.lemmas.set(key, lemma);
+    }
+    return lemma;
+  }
+}
+
+const singulars = new LemmaMemo();
+const infinitives = new LemmaMemo();
+
 export function singular(word: string): string {
   if (NOT_PLURAL.test(word)) return word;
-  const result = internals().methods.two.transform.noun.toSingular(word, internals().model);
-  return result || word;
+  return singulars.get(word, () => {
+    const result = internals().methods.two.transform.noun.toSingular(word, internals().model);
+    return result || word;
+  });
 }
 
 /** compromise needs the form's tense; irregular participles ("given") have their own table. */
@@ -142,6 +168,8 @@ function verbForm(word: string, tags: ReadonlySet<string>): string | undefined {
 export function infinitive(word: string, tags: ReadonlySet<string>): string {
   const form = verbForm(word, tags);
   if (!form) return word;
-  const result = internals().methods.two.transform.verb.toInfinitive(word, internals().model, form);
-  return result || word;
+  return infinitives.get(`${form} ${word}`, () => {
+    const result = internals().methods.two.transform.verb.toInfinitive(word, internals().model, form);
+    return result || word;
+  });
 }

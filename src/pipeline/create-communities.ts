@@ -1,9 +1,11 @@
 import { type CommunityNode, clusterHierarchy } from "../community/cluster.js";
 import { communityContentHash } from "../community/content-hash.js";
-import { GraphIndex } from "../community/graph-index.js";
+import { graphIndexOf } from "../community/graph-index.js";
 import { projectGraph } from "../community/project-graph.js";
 import type { KgragServices } from "../services.js";
+import type { GraphView } from "../storage/graph-store.js";
 import type { CommunityRecord } from "../types.js";
+import { loadGraphView } from "./graph-view.js";
 
 export interface CreateCommunitiesResult {
   communities: CommunityRecord[];
@@ -16,20 +18,21 @@ export interface CreateCommunitiesResult {
 /**
  * Index step: re-clusters the whole graph (cheap) and stores the new hierarchy. A community whose
  * id (level + membership) and content hash are unchanged keeps its report, so only changed
- * communities cost an LLM call in the report step.
+ * communities cost an LLM call in the report step. `graph` is the graph as the run already read it.
  */
-export async function createCommunities(services: KgragServices): Promise<CreateCommunitiesResult> {
+export async function createCommunities(
+  services: KgragServices,
+  graph?: GraphView,
+): Promise<CreateCommunitiesResult> {
   const { store, config } = services;
-  const [entities, relationships, previous] = await Promise.all([
-    store.listEntities(),
-    store.listRelationships(),
-    store.listCommunities(),
-  ]);
+  const view = graph ?? (await loadGraphView(store));
+  const { entities, relationships } = view;
+  const previous = await store.listCommunities();
   const nodes = clusterHierarchy(projectGraph(entities, relationships), {
     maxClusterSize: config.community.maxClusterSize,
     seed: config.community.seed,
   });
-  const index = new GraphIndex(entities, relationships);
+  const index = graphIndexOf(view);
   const previousById = new Map(previous.map((c) => [c.id, c]));
   const communities = nodes.map((node) =>
     toRecord(node, communityContentHash(node.entityKeys, index), previousById),

@@ -1,11 +1,12 @@
 import pLimit from "p-limit";
 import { embedCommunityReports } from "../community/embed-reports.js";
-import { GraphIndex } from "../community/graph-index.js";
-import { buildReportContext, type ChildReport } from "../community/report-context.js";
+import { graphIndexOf } from "../community/graph-index.js";
+import { buildReportContext, type ChildReport, reportTokenCounter } from "../community/report-context.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { KgragServices } from "../services.js";
-import type { GraphStore, ReportSave } from "../storage/graph-store.js";
+import type { GraphStore, GraphView, ReportSave } from "../storage/graph-store.js";
 import type { CommunityRecord } from "../types.js";
+import { loadGraphView } from "./graph-view.js";
 import { stopPoint } from "./stop-point.js";
 
 export interface CreateCommunityReportsResult {
@@ -19,20 +20,21 @@ const STEP = "community reports";
  * Index step: writes the missing or outdated reports, deepest level first, so that a parent whose
  * raw detail is over budget can use its children's finished reports (GraphRAG built every context
  * before any report existed, so that substitution never happened). Each report is saved as soon as
- * it is written: an interrupted run keeps what it finished.
+ * it is written: an interrupted run keeps what it finished. `graph` is the graph as the run already
+ * read it.
  */
 export async function createCommunityReports(
   services: KgragServices,
   writer: ReportWriter,
   signal?: AbortSignal,
+  graph?: GraphView,
 ): Promise<CreateCommunityReportsResult> {
   const { store, config, progress } = services;
-  const [communities, entities, relationships] = await Promise.all([
-    store.listCommunities(),
-    store.listEntities(),
-    store.listRelationships(),
-  ]);
-  const index = new GraphIndex(entities, relationships);
+  const communities = await store.listCommunities();
+  const index = graphIndexOf(graph ?? (await loadGraphView(store)));
+  const budget = config.community.reportContextTokens;
+  // One counter for the run: every entity's and relationship's line is counted once, not per community.
+  const tokens = reportTokenCounter(budget, config.chunking.encoding);
   const byId = new Map(communities.map((c) => [c.id, c]));
   const stale = communities.filter((c) => needsReport(c, writer));
   const limit = pLimit(config.llm?.concurrency ?? 4);
@@ -49,8 +51,9 @@ export async function createCommunityReports(
             community,
             index,
             childReports: finishedChildReports(community, byId),
-            budget: config.community.reportContextTokens,
+            budget,
             encoding: config.chunking.encoding,
+            tokens,
           });
           const report = await writer.write(context);
           await saves.add({ id: community.id, report, reportHash: community.contentHash });

@@ -2,9 +2,11 @@ import pLimit, { type LimitFunction } from "p-limit";
 import type { Embedder } from "../embedding/embedder.js";
 import { splitRelationshipKey } from "../merge/keys.js";
 import type { KgragServices } from "../services.js";
-import type { EntityRecord, RelationshipRecord, VectorNamespace } from "../types.js";
+import type { GraphEntity, GraphRelationship, GraphView } from "../storage/graph-store.js";
+import type { VectorNamespace } from "../types.js";
 import { hashText } from "../util/hash.js";
 import type { ProgressReporter } from "../util/progress.js";
+import { loadGraphView } from "./graph-view.js";
 import { stopPoint } from "./stop-point.js";
 
 interface EmbeddingInput {
@@ -12,13 +14,16 @@ interface EmbeddingInput {
   text: string;
 }
 
-export function entityEmbeddingText(entity: EntityRecord): string {
+export function entityEmbeddingText(entity: Pick<GraphEntity, "name" | "aliases" | "description">): string {
   // Aliases are embedded with the name, so a question naming the entity any way finds it.
   const aliases = entity.aliases?.length ? ` (${entity.aliases.join(", ")})` : "";
   return `${entity.name}${aliases}\n${entity.description}`;
 }
 
-export function relationshipEmbeddingText(rel: RelationshipRecord, names: Map<string, string>): string {
+export function relationshipEmbeddingText(
+  rel: Pick<GraphRelationship, "key" | "keywords" | "description">,
+  names: Map<string, string>,
+): string {
   const [a, b] = splitRelationshipKey(rel.key);
   return `${rel.keywords.join(", ")}\n${names.get(a) ?? a}\n${names.get(b) ?? b}\n${rel.description}`;
 }
@@ -26,16 +31,17 @@ export function relationshipEmbeddingText(rel: RelationshipRecord, names: Map<st
 /**
  * Embeds whatever changed since the last run: chunks by their text, entities by name and
  * description, relationships by keywords, both names and description (what makes global
- * retrieval possible). Vectors of items that no longer exist are removed.
+ * retrieval possible). Vectors of items that no longer exist are removed. `graph` is the graph as
+ * the run already read it.
  */
 export async function embedGraph(
   services: KgragServices,
   signal?: AbortSignal,
+  graph?: GraphView,
 ): Promise<{ embedded: number }> {
   const { store } = services;
   const chunks = await store.listChunks();
-  const entities = await store.listEntities();
-  const relationships = await store.listRelationships();
+  const { entities, relationships } = graph ?? (await loadGraphView(store));
   const names = new Map(entities.map((e) => [e.key, e.name]));
 
   // The three indexes are independent: embedding them together keeps every request slot busy

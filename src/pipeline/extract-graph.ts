@@ -5,6 +5,7 @@ import { type ChunkMerge, planChunkMerges } from "../merge/plan.js";
 import { loadResolution } from "../resolve/apply-rules.js";
 import type { KgragServices } from "../services.js";
 import type { ChunkRecord } from "../types.js";
+import { StageClock } from "./stage-timings.js";
 import { stopRequested } from "./stop-point.js";
 
 /**
@@ -44,6 +45,7 @@ export async function extractGraph(
   extractor: Extractor,
   docIds: string[],
   signal?: AbortSignal,
+  clock: StageClock = new StageClock(),
 ): Promise<ExtractGraphResult> {
   const { store, progress } = services;
   const work: { chunk: ChunkRecord; title: string }[] = [];
@@ -70,8 +72,10 @@ export async function extractGraph(
     mergeQueue(async () => {
       while (ready.length >= batchSize || (all && ready.length > 0)) {
         const batch = ready.splice(0, batchSize);
-        const changes = await planChunkMerges(store, batch, planOptions);
-        await store.commitChunkMerges(batch, changes);
+        await clock.time("extract.merge", async () => {
+          const changes = await planChunkMerges(store, batch, planOptions);
+          await store.commitChunkMerges(batch, changes);
+        });
         result.merged += batch.length;
       }
     });
@@ -81,7 +85,7 @@ export async function extractGraph(
       inFlight(async () => {
         // Once stopped, chunks not started stay pending for the next run.
         if (await stopRequested(signal)) return;
-        const outcome = await extractor.extract(chunk, { title });
+        const outcome = await clock.time("extract.extractor", () => extractor.extract(chunk, { title }));
         // A call cut short by the stop is no failure of the chunk: it stays pending too.
         if (!outcome.ok && signal?.aborted) return;
         progress.advance("extract");

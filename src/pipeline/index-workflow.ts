@@ -2,6 +2,7 @@ import type { ReportWriter } from "../community/report-writer.js";
 import type { Extractor } from "../extraction/extractor.js";
 import type { DescriptionSummarizer } from "../merge/summarizer.js";
 import type { KgragServices } from "../services.js";
+import type { GraphView } from "../storage/graph-store.js";
 import { inSpan, SPANS } from "../telemetry/spans.js";
 import type { GraphCounts, SourceDocument } from "../types.js";
 import { communitiesAreStale, markCommunitiesFresh, markCommunitiesStale } from "./community-freshness.js";
@@ -11,8 +12,10 @@ import { removeDocuments } from "./delete-documents.js";
 import { embedChunks, embedGraph } from "./embed-graph.js";
 import { extractGraph } from "./extract-graph.js";
 import { finalizeDocuments } from "./finalize-documents.js";
+import { loadGraphView } from "./graph-view.js";
 import { planRegistration, registerDocument } from "./register-documents.js";
 import { resolveEntities } from "./resolve-entities.js";
+import { StageClock, type StageTimings } from "./stage-timings.js";
 import { stopPoint } from "./stop-point.js";
 import { type SummarizeResult, summarizeDescriptions } from "./summarize-descriptions.js";
 
@@ -31,6 +34,8 @@ export interface IndexRunOptions {
    * report), throwing the signal's reason. What was committed stays; the next run resumes.
    */
   signal?: AbortSignal;
+  /** Collects the wall time of each stage (a fresh clock per run when absent). */
+  clock?: StageClock;
 }
 
 export interface IndexRunResult {
@@ -41,6 +46,8 @@ export interface IndexRunResult {
   failures: { docId: string; error: string }[];
   graphChanged: boolean;
   counts: GraphCounts;
+  /** Wall time per stage, as this run measured it. */
+  stages: StageTimings;
 }
 
 /**
@@ -67,9 +74,10 @@ export function runIndexWorkflow(
   });
 }
 
-/** One named span per stage, so a trace shows where an index run spends its time. */
-function stage<T>(name: string, work: () => Promise<T>): Promise<T> {
-  return inSpan(SPANS.indexStage(name), {}, work);
+/** One named span per stage, so a trace shows where an index run spends its time; timed on `clock`. */
+function stage<T>(name: string, work: () => Promise<T>, clock?: StageClock): Promise<T> {
+  const spanned = () => inSpan(SPANS.indexStage(name), {}, work);
+  return clock ? clock.time(name, spanned) : spanned();
 }
 
 async function indexWorkflow(
@@ -79,49 +87,62 @@ async function indexWorkflow(
   options: IndexRunOptions,
 ): Promise<IndexRunResult> {
   const { signal } = options;
+  const clock = options.clock ?? new StageClock();
   const plan = await planRegistration(services, sources);
   await removeDocuments(services, plan.changed, "update document");
 
   const byId = new Map(sources.map((s) => [s.id, s]));
-  await stage("register", async () => {
-    services.progress.start("register", plan.toProcess.length);
-    for (const id of plan.toProcess) {
-      await stopPoint(signal);
-      const source = byId.get(id);
-      if (source) await registerDocument(services, source);
-      services.progress.advance("register");
-    }
-    services.progress.finish("register");
-  });
+  await stage(
+    "register",
+    async () => {
+      services.progress.start("register", plan.toProcess.length);
+      for (const id of plan.toProcess) {
+        await stopPoint(signal);
+        const source = byId.get(id);
+        if (source) await registerDocument(services, source);
+        services.progress.advance("register");
+      }
+      services.progress.finish("register");
+    },
+    clock,
+  );
 
   if (plan.toProcess.length > 0) await markCommunitiesStale(services.store);
-  // Chunk vectors need only the chunks: embedding them while the model extracts keeps both busy.
+  // Chunk vectors need only the chunks: embedding them while the model extracts keeps both busy
+  // (the two stages' times overlap in the run's stage timings).
   const chunkVectors = holdFailure(
     plan.toProcess.length > 0
-      ? stage("embed-chunks", () => embedChunks(services, signal))
+      ? stage("embed-chunks", () => embedChunks(services, signal), clock)
       : Promise.resolve(0),
   );
   let extracted: Awaited<ReturnType<typeof extractGraph>>;
   try {
-    extracted = await stage("extract", () =>
-      extractGraph(services, components.extractor, plan.toProcess, signal),
+    extracted = await stage(
+      "extract",
+      () => extractGraph(services, components.extractor, plan.toProcess, signal, clock),
+      clock,
     );
   } finally {
     await chunkVectors;
   }
   (await chunkVectors)();
   await stopPoint(signal);
-  const resolved = extracted.merged > 0 ? await resolveEntities(services, signal) : { merged: 0 };
+  const resolved =
+    extracted.merged > 0
+      ? await stage("resolve", () => resolveEntities(services, signal), clock)
+      : { merged: 0 };
   const graphChanged = extracted.merged > 0 || plan.changed.length > 0 || resolved.merged > 0;
   let settled: SettleResult;
   try {
-    settled = await settleGraph(services, components, graphChanged, options);
+    settled = await settleGraph(services, components, graphChanged, { ...options, clock });
   } catch (error) {
     // A stopped run is left as a kill leaves it (documents processing): it failed at nothing.
     if (!signal?.aborted) await markUnsettled(services, plan.toProcess, error);
     throw error;
   }
   const { failed } = await finalizeDocuments(services, plan.toProcess, settled.summaryFailures);
+  // The writer does this after every run anyway; done here, the run's timings show what it costs.
+  if (graphChanged) await stage("search indexes", async () => services.store.refreshIndexes?.(), clock);
 
   const failures = [];
   for (const docId of failed) {
@@ -138,6 +159,7 @@ async function indexWorkflow(
     failures,
     graphChanged,
     counts: await services.store.counts(),
+    stages: clock.snapshot(),
   };
 }
 
@@ -171,17 +193,28 @@ export async function settleGraph(
   graphChanged: boolean,
   options: IndexRunOptions = {},
 ): Promise<SettleResult> {
-  const { signal } = options;
-  const summarized = await stage("summarize", () =>
-    summarizeDescriptions(services, components.summarizer, signal),
+  const { signal, clock } = options;
+  const summarized = await stage(
+    "summarize",
+    () => summarizeDescriptions(services, components.summarizer, signal),
+    clock,
   );
   await stopPoint(signal);
   // A summary retried from an earlier run changes descriptions, and so the communities' content.
   const descriptionsChanged = summarized.entities + summarized.relationships > 0;
-  await stage("embed", () => embedGraph(services, signal));
+  // Read once for embedding, communities and reports: none of them changes it.
+  const graph = await stage("read graph", () => loadGraphView(services.store), clock);
+  await stage("embed", () => embedGraph(services, signal, graph), clock);
   const wantCommunities = options.communities ?? services.config.community.enabled;
   if (wantCommunities) {
-    await refreshCommunities(services, components.reportWriter, graphChanged || descriptionsChanged, signal);
+    await refreshCommunities(
+      services,
+      components.reportWriter,
+      graphChanged || descriptionsChanged,
+      signal,
+      clock,
+      graph,
+    );
   }
   return { summaryFailures: summarized.failed };
 }
@@ -192,15 +225,17 @@ export async function refreshCommunities(
   reportWriter: ReportWriter,
   graphChanged: boolean,
   signal?: AbortSignal,
+  clock?: StageClock,
+  graph?: GraphView,
 ): Promise<void> {
   const { store } = services;
   const existing = await store.listCommunities();
   await stopPoint(signal);
   if (graphChanged || existing.length === 0 || (await communitiesAreStale(store))) {
-    await stage("communities", () => createCommunities(services));
+    await stage("communities", () => createCommunities(services, graph), clock);
     await markCommunitiesFresh(store);
   }
-  await stage("reports", () => createCommunityReports(services, reportWriter, signal));
+  await stage("reports", () => createCommunityReports(services, reportWriter, signal, graph), clock);
 }
 
 /**

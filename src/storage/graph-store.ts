@@ -19,6 +19,20 @@ import type {
   VectorNamespace,
 } from "../types.js";
 
+/** An entity as embedding and community work read it: no fragments, no provenance. */
+export type GraphEntity = Pick<EntityRecord, "key" | "name" | "type" | "description" | "aliases">;
+/** A relationship as embedding and community work read it: no fragments, no provenance. */
+export type GraphRelationship = Pick<
+  RelationshipRecord,
+  "key" | "sourceKey" | "targetKey" | "description" | "keywords" | "weight"
+>;
+
+/** The whole graph in key order, in the lean form the steps after merging need. */
+export interface GraphView {
+  entities: GraphEntity[];
+  relationships: GraphRelationship[];
+}
+
 /** One community's finished report, and the content hash it was written for. */
 export interface ReportSave {
   id: string;
@@ -129,6 +143,12 @@ export interface GraphStore {
    * read, strongest first (ties by key), at most `limit`.
    */
   relationshipsAmong(entityKeys: string[], limit: number): Promise<RelationshipRecord[]>;
+  /**
+   * The whole graph without fragments and provenance, in key order (optional: read through
+   * listEntities and listRelationships where an adapter lacks it). Fragments repeat the
+   * description, so leaving them out roughly halves what embedding and communities hold.
+   */
+  listGraph?(): Promise<GraphView>;
   entitiesNeedingSummary(): Promise<EntityRecord[]>;
   relationshipsNeedingSummary(): Promise<RelationshipRecord[]>;
   counts(): Promise<GraphCounts>;

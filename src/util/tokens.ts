@@ -16,6 +16,8 @@ const require = createRequire(import.meta.url);
 const isFunction = (value: unknown) => typeof value === "function";
 const CounterSchema = z.object({
   encode: z.custom<(text: string, options: { disallowedSpecial: Set<string> }) => number[]>(isFunction),
+  /** The same tokens as encode, counted without building the array (report contexts count a lot). */
+  countTokens: z.custom<(text: string, options: { disallowedSpecial: Set<string> }) => number>(isFunction),
   /** Token ids one pre-tokenizer piece at a time: every yield ends on a character boundary. */
   encodeGenerator:
     z.custom<
@@ -88,7 +90,7 @@ export function decodeWholePieces(ids: number[], encoding: TiktokenEncoding = DE
 }
 
 export function countTokens(text: string, encoding: TiktokenEncoding = DEFAULT_ENCODING): number {
-  return encodeTokens(text, encoding).length;
+  return counter(encoding).countTokens(text, PLAIN_TEXT);
 }
 
 /**

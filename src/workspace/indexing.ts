@@ -8,6 +8,7 @@ import type { StageUsage } from "../llm/usage.js";
 import { removeDocuments } from "../pipeline/delete-documents.js";
 import { type IndexComponents, runIndexWorkflow } from "../pipeline/index-workflow.js";
 import { IndexInterruptedError, progressOf } from "../pipeline/interrupted.js";
+import type { StageTimings } from "../pipeline/stage-timings.js";
 import type { KgragServices } from "../services.js";
 import type { DocumentRecord, SourceDocument } from "../types.js";
 
@@ -39,6 +40,8 @@ export interface IndexSummary {
   llmCalls: number;
   tokens: number;
   durationMs: number;
+  /** Wall time of each pipeline stage of this run (see StageTimings). */
+  stages: StageTimings;
   added: string[];
   updated: string[];
   /** Seen before with the same content but unfinished or failed: picked up again. */
@@ -121,6 +124,7 @@ async function indexAll(
     llmCalls: after.calls - before.calls,
     tokens: after.promptTokens + after.completionTokens - (before.promptTokens + before.completionTokens),
     durationMs: Date.now() - started,
+    stages: run.stages,
     added: run.added,
     updated: run.updated,
     resumed: run.resumed,

@@ -87,10 +87,13 @@ describe("OpenTelemetry spans (in-memory exporter)", () => {
       "kgrag.index.register",
       "kgrag.index.embed-chunks",
       "kgrag.index.extract",
+      "kgrag.index.resolve",
       "kgrag.index.summarize",
+      "kgrag.index.read graph",
       "kgrag.index.embed",
       "kgrag.index.communities",
       "kgrag.index.reports",
+      "kgrag.index.search indexes",
     ]);
   });
 

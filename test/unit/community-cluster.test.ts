@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { type CommunityNode, clusterHierarchy } from "../../src/community/cluster.js";
-import { projectGraph } from "../../src/community/project-graph.js";
+import {
+  connectedComponents,
+  inducedSubgraph,
+  type ProjectedGraph,
+  projectGraph,
+} from "../../src/community/project-graph.js";
 import { seededRandom, shuffled } from "../../src/community/seeded-random.js";
 import { blockModelGraph, type EdgeList, joinedCliques, nodesOf } from "../support/community-graphs.js";
 
@@ -118,5 +123,39 @@ describe("clusterHierarchy", () => {
     const afterIds = new Set(after.map((n) => n.id));
     for (const node of before) expect(afterIds).toContain(node.id);
     expect(after).toHaveLength(before.length + 1);
+  });
+
+  it("rebuilds a connected induced subgraph as the same graph, neighbour order included (clustering reuses it)", () => {
+    const edges = blockModelGraph({ nodes: 400, edges: 900, blocks: 12, mixing: 0.85, seed: 5 });
+    const graph = projectGraph(
+      nodesOf(edges).map((key) => ({ key })),
+      edges.map(([sourceKey, targetKey, weight]) => ({ sourceKey, targetKey, weight })),
+    );
+    // Louvain's result depends on node order and on each node's neighbour order.
+    const layout = (g: ProjectedGraph) => ({
+      nodes: g.nodes(),
+      neighbours: g.nodes().map((n) => g.neighbors(n)),
+      weights: g.edges().map((e) => `${g.source(e)}-${g.target(e)}:${g.getEdgeAttribute(e, "weight")}`),
+    });
+    let checked = 0;
+    for (const component of connectedComponents(graph)) {
+      if (component.length < 3) continue;
+      const sub = inducedSubgraph(graph, component);
+      expect(layout(inducedSubgraph(sub, sub.nodes()))).toEqual(layout(sub));
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(0);
+    // The whole graph too, where it is one component, as projectGraph built it.
+    const [biggest] = connectedComponents(graph).sort((a, b) => b.length - a.length);
+    const whole = inducedSubgraph(graph, biggest!);
+    const rebuilt = projectGraph(
+      whole.nodes().map((key) => ({ key })),
+      whole.edges().map((e) => ({
+        sourceKey: whole.source(e),
+        targetKey: whole.target(e),
+        weight: whole.getEdgeAttribute(e, "weight"),
+      })),
+    );
+    expect(layout(inducedSubgraph(rebuilt, rebuilt.nodes()))).toEqual(layout(rebuilt));
   });
 });

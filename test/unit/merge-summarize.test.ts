@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../../src/community/seeded-random.js";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/llm/chat-model.js";
+import { centrality } from "../../src/merge/extractive-summarizer.js";
 import { ExtractiveSummarizer, LlmDescriptionSummarizer } from "../../src/merge/summarize.js";
 import { countTokens } from "../../src/util/tokens.js";
 
@@ -128,5 +130,38 @@ describe("ExtractiveSummarizer", () => {
     const summary = await summarizer.summarize(subject, ["word ".repeat(100).trim()]);
     expect(summary.length).toBeGreaterThan(0);
     expect(countTokens(summary)).toBeLessThanOrEqual(10);
+  });
+});
+
+describe("sentence centrality", () => {
+  /** The pairwise loop the summarizer used before it counted shared words through word lists. */
+  function pairwiseCentrality(sentences: { words: Set<string> }[]): number[] {
+    const similarity = (a: Set<string>, b: Set<string>) => {
+      if (a.size === 0 || b.size === 0) return 0;
+      let shared = 0;
+      for (const word of a) if (b.has(word)) shared += 1;
+      return shared / Math.min(a.size, b.size);
+    };
+    const scores = sentences.map(() => 0);
+    for (let i = 0; i < sentences.length; i += 1) {
+      for (let j = i + 1; j < sentences.length; j += 1) {
+        const s = similarity(sentences[i]!.words, sentences[j]!.words);
+        scores[i]! += s;
+        scores[j]! += s;
+      }
+    }
+    return scores;
+  }
+
+  it("gives exactly the scores of comparing every pair, empty sentences included", () => {
+    const random = seededRandom(9);
+    const vocabulary = Array.from({ length: 40 }, (_, i) => `w${i}`);
+    const sentences = Array.from({ length: 150 }, () => ({
+      words: new Set(
+        Array.from({ length: Math.floor(random() * 12) }, () => vocabulary[Math.floor(random() ** 2 * 40)]!),
+      ),
+    }));
+    expect(sentences.some((s) => s.words.size === 0)).toBe(true);
+    expect(centrality(sentences)).toEqual(pairwiseCentrality(sentences));
   });
 });

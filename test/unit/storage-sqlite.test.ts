@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
 import { openSqliteStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
 import { describeStorageContract } from "../support/storage-contract.js";
-import { mergeChunk, seedDocument } from "../support/storage-fixtures.js";
+import { changes, makeEntity, mergeChunk, seedDocument } from "../support/storage-fixtures.js";
 
 const tempDirs: string[] = [];
 
@@ -62,6 +62,46 @@ describe("SQLite store file", () => {
     expect((await second.searchVectors("chunks", [1, 1], 1))[0]?.id).toBe(chunk!.id);
     expect((await second.getChunkStates("d1"))[0]?.status).toBe("merged");
     await second.close();
+  });
+
+  it("lists the whole graph in lean form: the listed records, in order, without fragments or provenance", async () => {
+    const store = await openSqliteStore(await tempWorkspace());
+    const [chunk] = await seedDocument(store, "d1", ["text"]);
+    const pairs: [string, string][] = [
+      ["Zed", "Fred"],
+      ["Fred", "Ebenezer Scrooge"],
+    ];
+    await mergeChunk(store, chunk!.id, ["Zed", "Ebenezer Scrooge", "Fred"], pairs);
+    const scrooge = makeEntity("Ebenezer Scrooge", { aliases: ["SCROOGE"], sourceChunkIds: [chunk!.id] });
+    await store.applyGraphChanges(changes({ upsertEntities: [scrooge] }));
+
+    const graph = await store.listGraph();
+    expect(graph.entities).toEqual(
+      (await store.listEntities()).map(({ key, name, type, description, aliases }) => ({
+        key,
+        name,
+        type,
+        description,
+        ...(aliases ? { aliases } : {}),
+      })),
+    );
+    expect(graph.relationships).toEqual(
+      (await store.listRelationships()).map(
+        ({ key, sourceKey, targetKey, description, keywords, weight }) => ({
+          key,
+          sourceKey,
+          targetKey,
+          description,
+          keywords,
+          weight,
+        }),
+      ),
+    );
+    expect(graph.entities.map((e) => e.key)).toEqual(["ebenezer scrooge", "fred", "zed"]);
+    expect(graph.entities[0]?.aliases).toEqual(["SCROOGE"]);
+    expect(graph.entities[1]).not.toHaveProperty("aliases");
+    expect(graph.relationships).toHaveLength(2);
+    await store.close();
   });
 
   it("reads id lists far longer than SQLite's variable limit", async () => {

@@ -103,6 +103,7 @@ function jsonSummary(s: IndexSummary) {
     llmCalls: s.llmCalls,
     tokens: s.tokens,
     durationMs: s.durationMs,
+    stagesMs: s.stages,
     added: s.added.length,
     updated: s.updated.length,
     unchanged: s.unchanged.length,

@@ -1,7 +1,8 @@
 import type { EntityRecord } from "../../types.js";
+import type { GraphEntity } from "../graph-store.js";
 import { idList, qualified, type Sql } from "./connection.js";
 import type { FullTextIndex } from "./fts.js";
-import { type EntityRow, toEntity } from "./rows.js";
+import { type EntityRow, type GraphEntityRow, toEntity, toGraphEntity } from "./rows.js";
 
 const ENTITY_COLUMNS =
   "key, name, type, description, fragments, source_chunk_ids, fragments_hash, needs_summary";
@@ -70,6 +71,16 @@ export class EntityTable {
 
   list(): EntityRecord[] {
     return this.sql.all<EntityRow>(`${ENTITY_SELECT} ORDER BY e.key`).map(toEntity);
+  }
+
+  /** Every entity without fragments and provenance, in key order (the order of list()). */
+  listLean(): GraphEntity[] {
+    return this.sql
+      .all<GraphEntityRow>(
+        `SELECT e.key, e.name, e.type, e.description, a.aliases AS aliases FROM entities e
+         LEFT JOIN entity_aliases a ON a.key = e.key ORDER BY e.key`,
+      )
+      .map(toGraphEntity);
   }
 
   needingSummary(): EntityRecord[] {

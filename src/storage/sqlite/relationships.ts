@@ -1,9 +1,15 @@
 import { relationshipKey } from "../../merge/keys.js";
 import type { RelationshipRecord } from "../../types.js";
+import type { GraphRelationship } from "../graph-store.js";
 import { idList, qualified, type Sql } from "./connection.js";
 import type { FullTextIndex } from "./fts.js";
 import { RelationshipCache } from "./relationship-cache.js";
-import { type RelationshipRow, toRelationship } from "./rows.js";
+import {
+  type GraphRelationshipRow,
+  type RelationshipRow,
+  toGraphRelationship,
+  toRelationship,
+} from "./rows.js";
 
 const RELATIONSHIP_COLUMNS =
   "key, source_key, target_key, description, fragments, keywords, weight, source_chunk_ids, " +
@@ -70,6 +76,15 @@ export class RelationshipTable {
     return this.sql
       .all<RelationshipRow>(`SELECT ${RELATIONSHIP_COLUMNS} FROM relationships ORDER BY key`)
       .map(toRelationship);
+  }
+
+  /** Every relationship without fragments and provenance, in key order (the order of list()). */
+  listLean(): GraphRelationship[] {
+    return this.sql
+      .all<GraphRelationshipRow>(
+        "SELECT key, source_key, target_key, description, keywords, weight FROM relationships ORDER BY key",
+      )
+      .map(toGraphRelationship);
   }
 
   needingSummary(): RelationshipRecord[] {

@@ -8,6 +8,7 @@ import type {
   RelationshipMention,
   RelationshipRecord,
 } from "../../types.js";
+import type { GraphEntity, GraphRelationship } from "../graph-store.js";
 
 /**
  * Row shapes as SELECTed by the tables' modules, and their mapping to domain records. Arrays and
@@ -149,6 +150,20 @@ export function toEntity(row: EntityRow): EntityRecord {
   };
 }
 
+export type GraphEntityRow = Pick<EntityRow, "key" | "name" | "type" | "description" | "aliases">;
+
+/** Like toEntity, for the lean columns. */
+export function toGraphEntity(row: GraphEntityRow): GraphEntity {
+  const aliases = row.aliases ? (JSON.parse(row.aliases) as string[]) : [];
+  return {
+    ...(aliases.length > 0 ? { aliases } : {}),
+    key: row.key,
+    name: row.name,
+    type: row.type,
+    description: row.description,
+  };
+}
+
 export interface RelationshipRow {
   key: string;
   source_key: string;
@@ -174,6 +189,22 @@ export function toRelationship(row: RelationshipRow): RelationshipRecord {
     sourceChunkIds: JSON.parse(row.source_chunk_ids) as string[],
     fragmentsHash: row.fragments_hash,
     needsSummary: row.needs_summary === 1,
+  };
+}
+
+export type GraphRelationshipRow = Pick<
+  RelationshipRow,
+  "key" | "source_key" | "target_key" | "description" | "keywords" | "weight"
+>;
+
+export function toGraphRelationship(row: GraphRelationshipRow): GraphRelationship {
+  return {
+    key: row.key,
+    sourceKey: row.source_key,
+    targetKey: row.target_key,
+    description: row.description,
+    keywords: JSON.parse(row.keywords) as string[],
+    weight: row.weight,
   };
 }
 

@@ -21,7 +21,7 @@ import type {
   VectorNamespace,
 } from "../../types.js";
 import { type ProgressReporter, silentProgress } from "../../util/progress.js";
-import type { GraphStore, ReportSave, VectorIndexStatus } from "../graph-store.js";
+import type { GraphStore, GraphView, ReportSave, VectorIndexStatus } from "../graph-store.js";
 import { AnnFiles } from "./ann-file.js";
 import { AnnVectors } from "./ann-vectors.js";
 import { ChunkTable } from "./chunks.js";
@@ -269,6 +269,12 @@ export class SqliteGraphStore implements GraphStore {
 
   async listRelationships(): Promise<RelationshipRecord[]> {
     return this.relationships.list();
+  }
+
+  /** Read in one transaction, so both lists come from the same state of the graph. */
+  async listGraph(): Promise<GraphView> {
+    const read = () => ({ entities: this.entities.listLean(), relationships: this.relationships.listLean() });
+    return this.db.inTransaction ? read() : this.db.transaction(read).deferred();
   }
 
   async relationshipsOf(entityKeys: string[]): Promise<RelationshipRecord[]> {
