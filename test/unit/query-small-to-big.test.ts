@@ -1,10 +1,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { runQuery } from "../../src/query/query-engine.js";
 import { chunkUnits } from "../../src/storage/chunk-units.js";
-import { openSqliteStore, type SqliteGraphStore } from "../../src/storage/sqlite/sqlite-store.js";
+import { SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
+import { openSqliteStore, type SqliteGraphStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
 import { seedDocument } from "../support/storage-fixtures.js";
+import { buildFixture, type Fixture } from "./query-fixture.js";
 
 const QUESTION = "Which river flows through Vilnius city?";
 /** One sentence answers the question; the other nineteen are about something else. */
@@ -18,10 +22,13 @@ const SCATTERED = "A river is wide. Water flows. Vilnius has a bus. The road goe
 
 let dir: string | undefined;
 let store: SqliteGraphStore | undefined;
+let fixture: Fixture | undefined;
 afterEach(async () => {
   await store?.close();
+  await fixture?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
   store = undefined;
+  fixture = undefined;
   dir = undefined;
 });
 
@@ -60,5 +67,39 @@ describe("Small-to-Big sentence units", () => {
     await store!.deleteDocuments(["long"]);
     const left = await store!.searchChunkUnits(QUESTION, 5);
     expect(left.map((h) => docOf.get(h.id))).toEqual(["scattered"]);
+  });
+});
+
+describe("Small-to-Big in naive retrieval", () => {
+  const specs = [
+    { doc: "long", text: LONG, entities: [] },
+    { doc: "scattered", text: SCATTERED, entities: [] },
+  ];
+  const firstDoc = async (smallToBig: { enabled: boolean; weight: number }) => {
+    fixture = await buildFixture(specs, { config: { query: { smallToBig } } });
+    const result = await runQuery(fixture.services, QUESTION, { mode: "naive", contextOnly: true });
+    const first = result.context.chunks[0]?.docId;
+    await fixture.close();
+    fixture = undefined;
+    return first;
+  };
+
+  it("ranks the passage with the matching sentence first when on, the passage-level order when off", async () => {
+    expect(await firstDoc({ enabled: true, weight: 1.5 })).toBe("long");
+    expect(await firstDoc({ enabled: false, weight: 1.5 })).toBe("scattered");
+  });
+});
+
+describe("Small-to-Big on a workspace written before sentence units", () => {
+  it("indexes every chunk's sentences when the store is opened", async () => {
+    await openWith({ long: LONG });
+    await store!.close();
+    store = undefined;
+    const db = new Database(sqliteFile(dir!));
+    db.exec("INSERT INTO chunk_units_fts (chunk_units_fts) VALUES ('delete-all')");
+    db.prepare("UPDATE meta SET value = '4' WHERE key = ?").run(SCHEMA_VERSION_KEY);
+    db.close();
+    store = await openSqliteStore(dir!);
+    expect(await store.searchChunkUnits(QUESTION, 5)).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@ import { interleave } from "../fusion.js";
 import { retrieveGlobal } from "./global.js";
 import { retrieveLocal } from "./local.js";
 import { questionOrderOf } from "./passage-evidence.js";
-import type { Retrieval, RetrievalInput } from "./retrieval.js";
+import { candidateDepth, type Retrieval, type RetrievalInput } from "./retrieval.js";
 
 /**
  * Local and global together: each list interleaved (local first) and de-duplicated. Passages:
@@ -12,7 +12,9 @@ import type { Retrieval, RetrievalInput } from "./retrieval.js";
  * walk restarting at both seed sets, and rank or score fusion of the lists (docs/query.md).
  */
 export async function retrieveHybrid(input: RetrievalInput): Promise<Retrieval> {
-  const [local, global] = await Promise.all([retrieveLocal(input), retrieveGlobal(input)]);
+  // The walks hand over as many candidates as naive reads from its indexes; their heads are unchanged.
+  const deeper = { ...input, options: { ...input.options, chunkTopK: candidateDepth(input.options) } };
+  const [local, global] = await Promise.all([retrieveLocal(deeper), retrieveGlobal(deeper)]);
   const merged = mergeGraphHits(local, global);
   const byQuestion = await questionOrderOf(input, merged.chunks);
   const chunks = interleave([local.chunks, byQuestion, global.chunks]);
