@@ -1,37 +1,55 @@
 /**
- * Sweeps the fusion weights of naive, hybrid and mix on the development sets without re-running
- * the graph walks per setting: each question's ranked lists (BM25 chunks, vector chunks, local's
- * and global's passages) are computed once, then every weighting is scored in memory at passage
- * (document) level, as bench/retrieval-sets.ts scores the modes. Used to choose query.fusion.
+ * Sweeps the ways naive, hybrid and mix combine their passage lists on the development sets without
+ * re-running the graph walks per setting: each question's ranked lists (BM25 chunks, local's and
+ * global's passages, and the sentence-level BM25 of Small-to-Big) are computed once and cached in
+ * the set's workspace (sweep-lists.json; --fresh-lists recomputes them), then every combination is
+ * scored in memory at passage (document) level, as bench/retrieval-sets.ts scores the modes. Used
+ * to choose query.fusion and the combination of the modes.
  * Needs the workspaces bench/retrieval-sets.ts builds (run it once first).
- * Run: npx tsx bench/fusion-sweep.ts [--sets a,b]
+ * Run: npx tsx bench/fusion-sweep.ts [--sets a,b] [--fresh-lists]
  */
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { formatTable } from "../src/cli/output.js";
 import { createKgrag } from "../src/kgrag.js";
 import { documentTitles } from "../src/query/context/references.js";
 import { mean, scoreRetrieval } from "../src/query/eval/metrics.js";
 import { readEvalQuestions } from "../src/query/eval/run-eval.js";
-import { interleave, type WeightedList, weightedReciprocalRankFusion } from "../src/query/fusion.js";
+import {
+  interleave,
+  normalizedScoreFusion,
+  type WeightedList,
+  weightedReciprocalRankFusion,
+} from "../src/query/fusion.js";
 import { QueryGraph } from "../src/query/graph/query-graph.js";
 import { extractKeywords } from "../src/query/keywords.js";
 import { retrieveGlobal } from "../src/query/modes/global.js";
 import { retrieveLocal } from "../src/query/modes/local.js";
-import { candidateDepth, queryTexts, type RetrievalInput } from "../src/query/modes/retrieval.js";
+import { queryTexts, type RetrievalInput } from "../src/query/modes/retrieval.js";
 import { resolveQueryOptions } from "../src/query/options.js";
 import type { KgragServices } from "../src/services.js";
 import type { ScoredId } from "../src/types.js";
-import { DEV_SETS, KS } from "./support/dev-sets.js";
+import { DEV_SETS, KS, setWorkspace } from "./support/dev-sets.js";
 
 const SETS = DEV_SETS;
+/** Passages kept per list: deeper than any K scored. */
+const DEPTH = 40;
 
 interface Lists {
   gold: string[];
+  type: string;
   text: ScoredId[];
-  vector: ScoredId[];
+  units: ScoredId[];
   local: ScoredId[];
   global: ScoredId[];
+  /** BM25 of the question over the passages local and global found (none of the others). */
+  textInGraph: ScoredId[];
+}
+
+interface SetLists {
+  questions: Lists[];
+  titles: Record<string, string>;
 }
 
 type Variant = [name: string, rank: (l: Lists) => ScoredId[]];
@@ -43,129 +61,194 @@ async function main(): Promise<void> {
     : Object.keys(SETS);
   const rows: string[][] = [];
   for (const set of sets) {
-    const dir = SETS[set] ?? "";
-    const kgrag = await createKgrag({
-      env: {},
-      config: { workspace: join(tmpdir(), `kgrag-bench-set-${set}`) },
-    });
-    try {
-      const questions = await readEvalQuestions(join(dir, "questions.jsonl"));
-      const all: Lists[] = [];
-      for (const q of questions) all.push(await listsFor(kgrag.services, q.question, q.gold_titles));
-      const titleOf = await chunkTitles(kgrag.services, all);
-      for (const [name, rank] of variants()) {
-        const scores = all.map((l) =>
-          scoreRetrieval(
-            [
-              ...new Set(
-                rank(l)
-                  .slice(0, 40)
-                  .map((c) => titleOf.get(c.id) ?? c.id),
-              ),
-            ],
-            l.gold,
-            KS,
-          ),
-        );
-        rows.push([
-          set,
-          name,
-          ...KS.map((k) => mean(scores.map((s) => s.allGold[k] ?? 0)).toFixed(2)),
-          mean(scores.map((s) => s.reciprocalRank)).toFixed(2),
-        ]);
-      }
-      console.log(
-        formatTable(
-          ["set", "variant", ...KS.map((k) => `all-gold@${k}`), "MRR"],
-          rows.filter((r) => r[0] === set),
+    const lists = await setLists(set, args.includes("--fresh-lists"));
+    if (!lists) continue;
+    for (const [name, rank] of variants()) {
+      const scores = lists.questions.map((l) =>
+        scoreRetrieval(
+          [
+            ...new Set(
+              rank(l)
+                .slice(0, DEPTH)
+                .map((c) => lists.titles[c.id] ?? c.id),
+            ),
+          ],
+          l.gold,
+          KS,
         ),
       );
-    } finally {
-      await kgrag.close();
+      rows.push([
+        set,
+        name,
+        ...KS.map((k) => mean(scores.map((s) => s.allGold[k] ?? 0)).toFixed(2)),
+        mean(scores.map((s) => s.reciprocalRank)).toFixed(2),
+      ]);
     }
+    console.log(
+      formatTable(
+        ["set", "variant", ...KS.map((k) => `all-gold@${k}`), "MRR"],
+        rows.filter((r) => r[0] === set),
+      ),
+    );
+  }
+}
+
+/** The cached lists of every question of a set, computed once from its workspace. */
+async function setLists(set: string, fresh: boolean): Promise<SetLists | undefined> {
+  const dir = SETS[set] ?? "";
+  const workspace = setWorkspace(set);
+  const cache = join(workspace, "sweep-lists.json");
+  if (!fresh && existsSync(cache)) return JSON.parse(await readFile(cache, "utf8")) as SetLists;
+  if (!existsSync(join(workspace, "kgrag.sqlite"))) {
+    console.log(`${set}: no workspace at ${workspace} (run bench/retrieval-sets.ts first)`);
+    return undefined;
+  }
+  const kgrag = await createKgrag({ env: {}, config: { workspace } });
+  try {
+    const questions = await readEvalQuestions(join(dir, "questions.jsonl"));
+    const all: Lists[] = [];
+    for (const q of questions) {
+      all.push({
+        gold: q.gold_titles,
+        type: q.type ?? "all",
+        ...(await listsFor(kgrag.services, q.question)),
+      });
+    }
+    const lists: SetLists = { questions: all, titles: await chunkTitles(kgrag.services, all) };
+    await writeFile(cache, JSON.stringify(lists));
+    return lists;
+  } finally {
+    await kgrag.close();
   }
 }
 
 function variants(): Variant[] {
-  const naive = (w: number) => (l: Lists) =>
-    weightedReciprocalRankFusion([
-      { items: l.text, weight: 1 },
-      { items: l.vector, weight: w },
-    ]);
   const out: Variant[] = [
-    ["bm25", (l) => l.text],
-    ["vector", (l) => l.vector],
+    ["bm25 (naive)", (l) => l.text],
+    ["bm25 sentences", (l) => l.units],
     ["local", (l) => l.local],
     ["global", (l) => l.global],
   ];
-  for (const w of [0, 0.01, 0.1, 0.25, 1]) out.push([`naive v=${w}`, naive(w)]);
-  out.push(["hybrid interleave", (l) => interleave([l.local, l.global])]);
-  for (const g of [0.25, 0.5, 1]) {
+  for (const w of [0.5, 1]) {
     out.push([
-      `hybrid rrf g=${g}`,
+      `naive + sentences rrf ${w}`,
       (l) =>
-        fuse([
+        rrf([
+          [l.text, 1],
+          [l.units, w],
+        ]),
+    ]);
+  }
+  out.push(["hybrid interleave l,g", (l) => interleave([l.local, l.global])]);
+  out.push([
+    "hybrid rrf l,g",
+    (l) =>
+      rrf([
+        [l.local, 1],
+        [l.global, 1],
+      ]),
+  ]);
+  out.push([
+    "hybrid score l,g",
+    (l) =>
+      normalized([
+        [l.local, 1],
+        [l.global, 1],
+      ]),
+  ]);
+  out.push([
+    "hybrid rerank rrf(il(l,g), bm25)",
+    (l) =>
+      rrf([
+        [interleave([l.local, l.global]), 1],
+        [l.textInGraph, 1],
+      ]),
+  ]);
+  out.push(["hybrid il(l,g,bm25-in-graph)", (l) => interleave([l.local, l.global, l.textInGraph])]);
+  out.push(["hybrid il(l,bm25-in-graph,g)", (l) => interleave([l.local, l.textInGraph, l.global])]);
+  out.push(["mix interleave l,g,n", (l) => interleave([l.local, l.global, l.text])]);
+  out.push(["mix interleave l,n,g", (l) => interleave([l.local, l.text, l.global])]);
+  out.push([
+    "mix rrf l,g,n",
+    (l) =>
+      rrf([
+        [l.local, 1],
+        [l.global, 1],
+        [l.text, 1],
+      ]),
+  ]);
+  out.push([
+    "mix score l,g,n",
+    (l) =>
+      normalized([
+        [l.local, 1],
+        [l.global, 1],
+        [l.text, 1],
+      ]),
+  ]);
+  out.push([
+    "mix score l,n",
+    (l) =>
+      normalized([
+        [l.local, 1],
+        [l.text, 1],
+      ]),
+  ]);
+  out.push([
+    "mix rrf(l,n) + g",
+    (l) =>
+      interleave([
+        rrf([
           [l.local, 1],
-          [l.global, g],
+          [l.text, 1],
         ]),
+        l.global,
+      ]),
+  ]);
+  const smallToBig = (l: Lists) =>
+    rrf([
+      [l.text, 1],
+      [l.units, 1],
     ]);
-  }
-  out.push(["mix interleave l,g,n (v=0)", (l) => interleave([l.local, l.global, naive(0)(l)])]);
-  out.push(["mix interleave l,n,g (v=0)", (l) => interleave([l.local, naive(0)(l), l.global])]);
-  for (const nw of [0.25, 0.5, 1]) {
-    out.push([
-      `mix rrf(hybrid 1, naive ${nw}) (v=0)`,
-      (l) =>
-        fuse([
-          [interleave([l.local, l.global]), 1],
-          [naive(0)(l), nw],
-        ]),
-    ]);
-  }
+  out.push(["mix il(l,g,n+sentences)", (l) => interleave([l.local, l.global, smallToBig(l)])]);
+  out.push(["mix il(l,n+sentences,g)", (l) => interleave([l.local, smallToBig(l), l.global])]);
+  out.push(["mix il(n+sentences,l,g)", (l) => interleave([smallToBig(l), l.local, l.global])]);
   for (const k of [5, 20]) {
     out.push([
-      `mix rrf k=${k} l=1 g=1 n=1 (v=0)`,
+      `mix rrf k=${k} l,g,n`,
       (l) =>
-        weightedReciprocalRankFusion(
+        rrf(
           [
-            { items: l.local, weight: 1 },
-            { items: l.global, weight: 1 },
-            { items: naive(0)(l), weight: 1 },
+            [l.local, 1],
+            [l.global, 1],
+            [l.text, 1],
           ],
           k,
         ),
     ]);
   }
-  for (const [lw, gw, nw, v] of [
-    [1, 1, 1, 1],
-    [1, 1, 1, 0],
-    [2, 1, 1, 0],
-    [3, 1, 1, 0],
-    [2, 1, 0.5, 0],
-    [1, 0.5, 0.5, 0],
-  ] as const) {
-    out.push([
-      `mix l=${lw} g=${gw} n=${nw} (v=${v})`,
-      (l) =>
-        fuse([
-          [l.local, lw],
-          [l.global, gw],
-          [naive(v)(l), nw],
-        ]),
-    ]);
-  }
   return out;
 }
 
-function fuse(lists: [ScoredId[], number][]): ScoredId[] {
-  return weightedReciprocalRankFusion(lists.map(([items, weight]): WeightedList => ({ items, weight })));
+function rrf(lists: [ScoredId[], number][], k?: number): ScoredId[] {
+  return weightedReciprocalRankFusion(
+    lists.map(([items, weight]): WeightedList => ({ items, weight })),
+    k,
+  );
 }
 
-async function listsFor(services: KgragServices, question: string, gold: string[]): Promise<Lists> {
+function normalized(lists: [ScoredId[], number][]): ScoredId[] {
+  return normalizedScoreFusion(lists.map(([items, weight]): WeightedList => ({ items, weight })));
+}
+
+async function listsFor(
+  services: KgragServices,
+  question: string,
+): Promise<Pick<Lists, "text" | "units" | "local" | "global" | "textInGraph">> {
   const options = resolveQueryOptions(services.config.query, {
     mode: "mix",
     contextOnly: true,
-    chunkTopK: 40,
+    chunkTopK: DEPTH,
   });
   const keywords = await extractKeywords(services, question, []);
   const texts = queryTexts(question, keywords, "mix");
@@ -179,32 +262,28 @@ async function listsFor(services: KgragServices, question: string, gold: string[
     options,
     vectors,
   };
-  const depth = candidateDepth(options);
-  const [text, vector, local, global] = await Promise.all([
-    services.store.searchChunkText(question, depth),
-    services.store.searchVectors("chunks", vectors.get(question) ?? [], depth),
+  const { store } = services;
+  const [text, units, local, global] = await Promise.all([
+    store.searchChunkText(question, DEPTH),
+    store.searchChunkUnits ? store.searchChunkUnits(question, DEPTH) : Promise.resolve([]),
     retrieveLocal(input),
     retrieveGlobal(input),
   ]);
-  return {
-    gold,
-    text,
-    vector: vector.filter((h) => h.score >= options.similarityThreshold),
-    local: local.chunks,
-    global: global.chunks,
-  };
+  const found = new Set([...local.chunks, ...global.chunks].map((c) => c.id));
+  const textInGraph = await store.searchChunkText(question, DEPTH * 2, found);
+  return { text, units, local: local.chunks, global: global.chunks, textInGraph };
 }
 
-async function chunkTitles(services: KgragServices, all: Lists[]): Promise<Map<string, string>> {
+async function chunkTitles(services: KgragServices, all: Lists[]): Promise<Record<string, string>> {
   const ids = [
-    ...new Set(all.flatMap((l) => [...l.text, ...l.vector, ...l.local, ...l.global].map((c) => c.id))),
+    ...new Set(all.flatMap((l) => [...l.text, ...l.units, ...l.local, ...l.global].map((c) => c.id))),
   ];
   const chunks = await services.store.getChunks(ids);
   const titles = await documentTitles(
     services.store,
     chunks.map((c) => c.docId),
   );
-  return new Map(chunks.map((c) => [c.id, titles.get(c.docId) ?? c.docId]));
+  return Object.fromEntries(chunks.map((c) => [c.id, titles.get(c.docId) ?? c.docId]));
 }
 
 await main();

@@ -5,15 +5,17 @@
  * - hotpotqa-100: ../shared/datasets/hotpotqa-100 (994 passages, 100 questions);
  * - wiki-vital-en, songci-zh: built by bench/datasets/build-*.py into bench/datasets/.cache
  *   (6,000 distinct passages each; see bench/datasets/README.md). A set not built is skipped.
- * Each set is indexed once into a workspace under the temp folder (reused by later runs).
- * With --latency it also times every mode, context only, on each set's questions (p50/p95).
+ * Each set is indexed once into a workspace under the temp folder, or under
+ * KGRAG_BENCH_WORKSPACES when set (reused by later runs).
+ * With --latency it also times every mode, context only, on each set's questions (p50/p95), with
+ * the machine's load average beside each figure.
  * --query JSON overrides the workspace's query config (e.g. '{"fusion":{"hashingVector":1}}', the
  * fusion before issue 15) to compare settings on the same index.
  * Run: npx tsx bench/retrieval-sets.ts [--sets a,b] [--modes naive,...] [--query JSON] [--latency] [--fresh]
  */
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { formatTable } from "../src/cli/output.js";
@@ -24,7 +26,7 @@ import { type EvalQuestion, readEvalQuestions, runEval } from "../src/query/eval
 import { QUERY_MODES, type QueryMode } from "../src/query/options.js";
 import { runQuery } from "../src/query/query-engine.js";
 import type { KgragServices } from "../src/services.js";
-import { bm25Titles, DEV_SETS, KS } from "./support/dev-sets.js";
+import { bm25Titles, DEV_SETS, KS, setWorkspace } from "./support/dev-sets.js";
 import { percentile } from "./support/haystack.js";
 
 const SETS = DEV_SETS;
@@ -50,7 +52,7 @@ async function main(): Promise<void> {
       console.log(`${set}: not found at ${dir ?? "?"} (build it first; see bench/datasets/README.md)`);
       continue;
     }
-    const workspace = join(tmpdir(), `kgrag-bench-set-${set}`);
+    const workspace = setWorkspace(set);
     if (args.includes("--fresh") && existsSync(workspace)) await rm(workspace, { recursive: true });
     const kgrag = await createKgrag({ env: {}, config: { workspace, ...(query ? { query } : {}) } });
     try {
@@ -69,7 +71,9 @@ async function main(): Promise<void> {
   }
   console.log(`\nAll sets\n${formatTable(headers(), rows.map(cells))}`);
   if (latency.length)
-    console.log(`\n${formatTable(["set", "mode", "queries", "p50 ms", "p95 ms"], latency)}`);
+    console.log(
+      `\n${formatTable(["set", "mode", "queries", "p50 ms", "p95 ms", "load avg (1 min)"], latency)}`,
+    );
 }
 
 async function indexSet(kgrag: Kgrag, set: string, dir: string): Promise<void> {
@@ -127,6 +131,8 @@ async function timeModes(
       String(times.length),
       percentile(times, 50).toFixed(1),
       percentile(times, 95).toFixed(1),
+      // Timings are only comparable at similar load: the machine is shared.
+      loadavg()[0]?.toFixed(2) ?? "?",
     ]);
   }
   return rows;

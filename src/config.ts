@@ -88,7 +88,26 @@ export const FusionSchema = z.object({
   hashingVector: z.number().min(0).default(0),
   /** global: BM25 over relationship text, fused with the relationship vectors. */
   relationshipText: z.number().min(0).default(1),
+  /**
+   * hybrid: the passages the graph walks found, ordered by the question's BM25 over them, are
+   * interleaved between local's and global's (src/query/modes/passage-evidence.ts). Off: local's
+   * and global's passages only, as before issue 15.
+   */
+  graphPassageText: z.boolean().default(true),
 });
+
+/**
+ * Small-to-Big (parent/child chunks): every chunk's sentences are indexed on their own, and naive
+ * retrieval fuses the sentence-level BM25 ranking (each chunk at its best sentence's rank) with the
+ * passage-level one, so a question matching one sentence of a long passage still ranks it.
+ * Measured on every set of bench/retrieval-sets.ts (docs/query.md).
+ */
+export const SmallToBigSchema = z.object({
+  enabled: z.boolean().default(false),
+  /** Weight of the sentence ranking in the fusion with the passage ranking (weight 1). */
+  weight: z.number().min(0).default(1),
+});
+export type SmallToBigConfig = z.infer<typeof SmallToBigSchema>;
 
 export const QuerySchema = z.object({
   topK: z.number().int().min(1).default(40),
@@ -103,6 +122,7 @@ export const QuerySchema = z.object({
   extractive: ExtractiveAnswerSchema.default(ExtractiveAnswerSchema.parse({})),
   ranking: RankingSchema.default(RankingSchema.parse({})),
   fusion: FusionSchema.default(FusionSchema.parse({})),
+  smallToBig: SmallToBigSchema.default(SmallToBigSchema.parse({})),
 });
 
 /** Price per million tokens, for the cost estimate of `kgrag index --dry-run`. */

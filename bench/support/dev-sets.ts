@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { documentTitles } from "../../src/query/context/references.js";
 import type { KgragServices } from "../../src/services.js";
@@ -19,6 +20,14 @@ export const DEV_SETS: Record<string, string> = {
   "wiki-vital-en": join(CACHE, "wiki-vital-en"),
   "songci-zh": join(CACHE, "songci-zh"),
 };
+
+/**
+ * The workspace a bench indexes a set into: under KGRAG_BENCH_WORKSPACES when set (so parallel
+ * sessions keep their own copies), else the temp folder. Reused by later runs of every bench.
+ */
+export function setWorkspace(set: string): string {
+  return join(process.env.KGRAG_BENCH_WORKSPACES ?? tmpdir(), `kgrag-bench-set-${set}`);
+}
 
 /**
  * The store's full-text index alone (plain BM25, passage level): the titles of the documents of

@@ -44,6 +44,31 @@ export function weightedReciprocalRankFusion(lists: WeightedList[], k = RRF_K): 
   return sortByScore([...scores].map(([id, score]) => ({ id, score })));
 }
 
+/**
+ * Weighted fusion of min-max normalised scores (CombSUM, as Weaviate's relative score fusion):
+ * each list's scores are mapped to [0, 1] (its best 1, its worst kept hit 0) and summed with the
+ * list's weight. Unlike rank fusion it keeps how far apart a list's hits are, so a list whose head
+ * stands out from the rest lifts that head, and a flat list moves little. A list with one score
+ * (or all equal) counts each hit as 1.
+ */
+export function normalizedScoreFusion(lists: WeightedList[]): ScoredId[] {
+  const scores = new Map<string, number>();
+  for (const { items, weight } of lists) {
+    if (weight <= 0 || items.length === 0) continue;
+    const best = Math.max(...items.map((i) => i.score));
+    const worst = Math.min(...items.map((i) => i.score));
+    const span = best - worst;
+    const seen = new Set<string>();
+    for (const item of items) {
+      if (seen.has(item.id)) continue;
+      seen.add(item.id);
+      const normalised = span > 0 ? (item.score - worst) / span : 1;
+      scores.set(item.id, (scores.get(item.id) ?? 0) + weight * normalised);
+    }
+  }
+  return sortByScore([...scores].map(([id, score]) => ({ id, score })));
+}
+
 /** Round-robin merge that keeps each id once, at its first (best) position; scores come from the first list that had it. */
 export function interleave(lists: ScoredId[][]): ScoredId[] {
   const out: ScoredId[] = [];

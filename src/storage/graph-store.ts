@@ -171,6 +171,11 @@ export interface GraphStore {
   // ---- full text ----
   /** BM25 over chunk text (Chinese segmented), best first; scores are higher-is-better. */
   searchChunkText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]>;
+  /**
+   * Small-to-Big: BM25 over each chunk's sentences; returns the parent chunks ranked by their best
+   * sentence, best first. Optional: a store without it is matched at passage level only.
+   */
+  searchChunkUnits?(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]>;
   /** Entity keys whose name or description matches the text, best first. */
   searchEntityText(query: string, topK: number): Promise<ScoredId[]>;
   /**

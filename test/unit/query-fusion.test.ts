@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { FusionSchema } from "../../src/config.js";
 import {
   interleave,
+  normalizedScoreFusion,
   RRF_K,
   reciprocalRankFusion,
   weightedReciprocalRankFusion,
@@ -107,5 +108,37 @@ describe("naive's dense weight", () => {
 
   it("follows the configured weights", () => {
     expect(denseWeight({ kind: "hashing" }, FusionSchema.parse({ hashingVector: 0 }))).toBe(0);
+  });
+});
+
+describe("normalised score fusion", () => {
+  it("maps each list to [0, 1] and sums with the list's weight", () => {
+    const fused = normalizedScoreFusion([
+      {
+        items: [
+          { id: "a", score: 10 },
+          { id: "b", score: 5 },
+          { id: "c", score: 0 },
+        ],
+        weight: 1,
+      },
+      {
+        items: [
+          { id: "c", score: 0.9 },
+          { id: "a", score: 0.1 },
+        ],
+        weight: 0.5,
+      },
+    ]);
+    const score = new Map(fused.map((s) => [s.id, s.score]));
+    expect(score.get("a")).toBeCloseTo(1);
+    expect(score.get("b")).toBeCloseTo(0.5);
+    expect(score.get("c")).toBeCloseTo(0.5);
+    expect(fused[0]?.id).toBe("a");
+  });
+
+  it("counts every hit of a flat list as 1", () => {
+    const fused = normalizedScoreFusion([{ items: list("x").map((i) => ({ ...i, score: 3 })), weight: 2 }]);
+    expect(fused).toEqual([{ id: "x", score: 2 }]);
   });
 });

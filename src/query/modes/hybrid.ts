@@ -1,17 +1,24 @@
 import { interleave } from "../fusion.js";
 import { retrieveGlobal } from "./global.js";
 import { retrieveLocal } from "./local.js";
-import type { Retrieval, RetrievalInput } from "./retrieval.js";
+import { questionOrderOf } from "./passage-evidence.js";
+import { candidateDepth, type Retrieval, type RetrievalInput } from "./retrieval.js";
 
 /**
- * Local and global together: each list interleaved (local first) and de-duplicated. Measured
- * against two alternatives (docs/query.md): one PageRank walk restarting at both seed sets, and
- * reciprocal rank fusion of the two chunk lists; neither beat interleaving.
+ * Local and global together: each list interleaved (local first) and de-duplicated. Passages:
+ * local's, then the walks' passages in the question's BM25 order, then global's, interleaved, so
+ * the walked passage that says what was asked comes up even when neither walk put it first (on
+ * the sets where BM25 beat both walks, hybrid stayed below it). Measured against one PageRank
+ * walk restarting at both seed sets, and rank or score fusion of the lists (docs/query.md).
  */
 export async function retrieveHybrid(input: RetrievalInput): Promise<Retrieval> {
-  const [local, global] = await Promise.all([retrieveLocal(input), retrieveGlobal(input)]);
+  // The walks hand over as many candidates as naive reads from its indexes; their heads are unchanged.
+  const deeper = { ...input, options: { ...input.options, chunkTopK: candidateDepth(input.options) } };
+  const [local, global] = await Promise.all([retrieveLocal(deeper), retrieveGlobal(deeper)]);
   const merged = mergeGraphHits(local, global);
-  return { ...merged, chunks: merged.chunks.slice(0, input.options.chunkTopK) };
+  const byQuestion = await questionOrderOf(input, merged.chunks);
+  const chunks = interleave([local.chunks, byQuestion, global.chunks]);
+  return { ...merged, chunks: chunks.slice(0, input.options.chunkTopK) };
 }
 
 /** Local's and global's findings interleaved list by list; the reports come from global. */

@@ -7,11 +7,12 @@ import type { Retrieval, RetrievalInput } from "./retrieval.js";
 
 /**
  * The graph and the passages together: hybrid's entities, relationships and reports, and the
- * passages of both graph walks (local from the named entities, global from the matched
- * relationships) interleaved with the passages the question itself matches (naive), in that
- * order. Interleaving keeps each list's head in the first places whichever list is strong on a
- * set, so mix stays at least as good as its best part; reciprocal rank fusion let two agreeing
- * lexical lists (global's and naive's) outvote local's walk (measured; see docs/query.md).
+ * passages of local's walk (from the named entities), of naive (the passages the question itself
+ * matches) and of global's walk (from the matched relationships) interleaved in that order.
+ * Interleaving keeps each list's head in the first places whichever list is strong on a set, so
+ * mix stays at least as good as its best part; naive goes before global, the weakest list on every
+ * set, so global's head does not push naive's second and third hits out of the first eight.
+ * Reciprocal rank and score fusion let two agreeing lists outvote a third (measured; docs/query.md).
  */
 export async function retrieveMix(input: RetrievalInput): Promise<Retrieval> {
   const [local, global, passages] = await Promise.all([
@@ -20,6 +21,6 @@ export async function retrieveMix(input: RetrievalInput): Promise<Retrieval> {
     retrieveNaive(input),
   ]);
   const graph = mergeGraphHits(local, global);
-  const chunks = interleave([local.chunks, global.chunks, passages.chunks]);
+  const chunks = interleave([local.chunks, passages.chunks, global.chunks]);
   return { ...graph, chunks: chunks.slice(0, input.options.chunkTopK) };
 }

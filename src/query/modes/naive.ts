@@ -1,5 +1,6 @@
 import type { FusionConfig } from "../../config.js";
 import type { Embedder } from "../../embedding/embedder.js";
+import type { ScoredId } from "../../types.js";
 import { weightedReciprocalRankFusion } from "../fusion.js";
 import {
   candidateDepth,
@@ -23,21 +24,33 @@ export async function retrieveNaive(input: RetrievalInput): Promise<Retrieval> {
   const depth = candidateDepth(options);
   const fusion = input.services.config.query.fusion;
   const vectorWeight = denseWeight(embedder, fusion);
-  const [byVector, byText] = await Promise.all([
+  const [byVector, byText, bySentence] = await Promise.all([
     vectorWeight > 0
       ? store.searchVectors("chunks", vectorFor(input, question), depth, allow)
       : Promise.resolve([]),
     store.searchChunkText(question, depth, allow),
+    sentenceMatches(input, depth),
   ]);
   const similar = byVector.filter((h) => h.score >= options.similarityThreshold);
   const chunks = weightedReciprocalRankFusion(
     [
       { items: byText, weight: fusion.text },
       { items: similar, weight: vectorWeight },
+      { items: bySentence, weight: input.services.config.query.smallToBig.weight },
     ],
     options.ranking.fusionK,
   ).slice(0, options.chunkTopK);
   return { ...EMPTY_RETRIEVAL, chunks };
+}
+
+/**
+ * Small-to-Big (query.smallToBig): the chunks ranked by their best-matching sentence, when it is
+ * on and the store indexes sentences; none otherwise.
+ */
+async function sentenceMatches(input: RetrievalInput, depth: number): Promise<ScoredId[]> {
+  const { store, config } = input.services;
+  if (!config.query.smallToBig.enabled || !store.searchChunkUnits) return [];
+  return store.searchChunkUnits(input.question, depth, input.graph.scope?.chunkIds);
 }
 
 /** How much the dense ranking counts: fully for a semantic embedder, less for the lexical hashing one. */

@@ -1,4 +1,5 @@
 import type { ScoredId } from "../../types.js";
+import { chunkUnits } from "../chunk-units.js";
 import { relationshipSearchText } from "../relationship-search-text.js";
 import { idList, type Sql } from "./connection.js";
 import { TermScores } from "./fts-term-scores.js";
@@ -9,6 +10,14 @@ import { affordableTerms, RELATIONSHIP_POSTING_BUDGET, RelationshipTermFrequenci
 const ENTITY_NAME_WEIGHT = 5;
 
 type FtsKind = "chunk" | "entity" | "relationship";
+
+/**
+ * A chunk's sentence units (Small-to-Big) live in chunk_units_fts at rowid seq * UNIT_STRIDE + i,
+ * so a unit names its parent chunk by integer division and a chunk's units are one rowid range.
+ */
+const UNIT_STRIDE = 1024;
+/** Units fetched per parent wanted: a parent can match with several of its sentences. */
+const UNITS_PER_PARENT = 4;
 
 /**
  * FTS5 indexes over chunk text, entity name/description and relationship search text (see
@@ -48,6 +57,7 @@ export class FullTextIndex {
     if (seqs.length === 0) return;
     const list = JSON.stringify(seqs);
     this.sql.run("DELETE FROM chunks_fts WHERE rowid IN (SELECT value FROM json_each(?))", list);
+    for (const seq of seqs) this.removeUnits(seq);
     this.sql.run(
       "DELETE FROM fts_pending WHERE kind = 'chunk' AND seq IN (SELECT value FROM json_each(?))",
       list,
@@ -68,6 +78,40 @@ export class FullTextIndex {
   searchChunks(query: string, topK: number, allow?: Set<string>): ScoredId[] {
     const tables = { fts: "chunks_fts", owner: "chunks", id: "id" };
     return this.searchOwners("chunk", tables, queryTerms(query), topK, allow);
+  }
+
+  /**
+   * Small-to-Big: BM25 over the chunks' sentences, each chunk ranked by its best sentence (the
+   * parent is returned, scored by that sentence). `allow` filters parents after ranking, so a
+   * scoped query fetches deeper.
+   */
+  searchChunkUnits(query: string, topK: number, allow?: Set<string>): ScoredId[] {
+    const match = matchExpression(query);
+    if (match === null || topK <= 0 || allow?.size === 0) return [];
+    this.flush("chunk");
+    const depth = topK * UNITS_PER_PARENT * (allow ? 4 : 1);
+    const units = this.sql.all<{ seq: number; score: number }>(
+      `SELECT rowid / ${UNIT_STRIDE} AS seq, -bm25(chunk_units_fts) AS score FROM chunk_units_fts
+       WHERE chunk_units_fts MATCH ? ORDER BY score DESC, rowid LIMIT ?`,
+      match,
+      depth,
+    );
+    const best = new Map<number, number>();
+    for (const unit of units) if (!best.has(unit.seq)) best.set(unit.seq, unit.score);
+    const ids = new Map(
+      this.sql
+        .all<{ seq: number; id: string }>(
+          "SELECT seq, id FROM chunks WHERE seq IN (SELECT value FROM json_each(?))",
+          JSON.stringify([...best.keys()]),
+        )
+        .map((row) => [row.seq, row.id]),
+    );
+    const parents: ScoredId[] = [];
+    for (const [seq, score] of best) {
+      const id = ids.get(seq);
+      if (id !== undefined && (!allow || allow.has(id))) parents.push({ id, score });
+    }
+    return parents.slice(0, topK);
   }
 
   /**
@@ -170,8 +214,23 @@ export class FullTextIndex {
       "SELECT c.seq, c.text FROM fts_pending p JOIN chunks c ON c.seq = p.seq WHERE p.kind = 'chunk'",
     );
     const insert = this.sql.statement("INSERT OR REPLACE INTO chunks_fts (rowid, text) VALUES (?, ?)");
-    for (const row of rows) insert.run(row.seq, segmentForIndex(row.text));
+    const insertUnit = this.sql.statement("INSERT INTO chunk_units_fts (rowid, text) VALUES (?, ?)");
+    for (const row of rows) {
+      insert.run(row.seq, segmentForIndex(row.text));
+      this.removeUnits(row.seq);
+      chunkUnits(row.text, UNIT_STRIDE).forEach((unit, i) => {
+        insertUnit.run(row.seq * UNIT_STRIDE + i, segmentForIndex(unit));
+      });
+    }
     this.sql.run("DELETE FROM fts_pending WHERE kind = 'chunk'");
+  }
+
+  private removeUnits(seq: number): void {
+    this.sql.run(
+      "DELETE FROM chunk_units_fts WHERE rowid >= ? AND rowid < ?",
+      seq * UNIT_STRIDE,
+      (seq + 1) * UNIT_STRIDE,
+    );
   }
 
   private flushEntities(): void {

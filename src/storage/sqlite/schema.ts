@@ -2,7 +2,7 @@
  * The embedded store's tables. Bump SCHEMA_VERSION and add a step to MIGRATIONS whenever the DDL
  * changes, so that workspaces written by an older kgrag keep opening.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 5;
 
 /** Meta key holding the schema version (a reserved key in the shared meta table). */
 export const SCHEMA_VERSION_KEY = "sqlite.schemaVersion";
@@ -238,8 +238,21 @@ CREATE TABLE IF NOT EXISTS vector_removals (
 CREATE INDEX IF NOT EXISTS vector_removals_by_gen ON vector_removals(namespace, gen);
 `;
 
+/**
+ * Version 5: Small-to-Big's sentence units of every chunk (see fts.ts, searchChunkUnits). Every
+ * chunk is queued, so an old workspace gets its units at the next write (readers match passages
+ * until then). Safe to run again: the units are emptied and requeued.
+ */
+const SCHEMA_V5 = `
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_units_fts USING fts5(
+  text, content = '', contentless_delete = 1, ${FTS_TOKENIZER}
+);
+INSERT INTO chunk_units_fts (chunk_units_fts) VALUES ('delete-all');
+INSERT OR IGNORE INTO fts_pending (kind, seq) SELECT 'chunk', seq FROM chunks;
+`;
+
 /** DDL applied to reach each version; index i brings a store from version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4];
+export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5];
 
 /**
  * Steps that DDL alone cannot make safe to run twice (SQLite has no ADD COLUMN IF NOT EXISTS),

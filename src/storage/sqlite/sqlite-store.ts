@@ -349,6 +349,10 @@ export class SqliteGraphStore implements GraphStore {
     return this.fullText.searchChunks(query, topK, allow);
   }
 
+  async searchChunkUnits(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]> {
+    return this.fullText.searchChunkUnits(query, topK, allow);
+  }
+
   async searchEntityText(query: string, topK: number): Promise<ScoredId[]> {
     return this.fullText.searchEntities(query, topK);
   }
