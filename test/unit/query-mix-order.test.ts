@@ -1,0 +1,47 @@
+import { describe, expect, it, vi } from "vitest";
+import type { Retrieval, RetrievalInput } from "../../src/query/modes/retrieval.js";
+
+/** Each mode's passages, by the mode's name, so the order mix keeps can be read off the ids. */
+const PASSAGES: Record<string, string[]> = {
+  local: ["local-1", "local-2", "shared"],
+  naive: ["naive-1", "shared", "naive-2"],
+  global: ["global-1", "global-2"],
+};
+
+function retrieval(mode: string): Retrieval {
+  return {
+    entities: [],
+    relationships: [],
+    chunks: (PASSAGES[mode] ?? []).map((id, i) => ({ id, score: 1 - i / 10 })),
+    communities: [],
+    communityAnalysis: null,
+  };
+}
+
+vi.mock("../../src/query/modes/local.js", () => ({ retrieveLocal: async () => retrieval("local") }));
+vi.mock("../../src/query/modes/naive.js", () => ({ retrieveNaive: async () => retrieval("naive") }));
+vi.mock("../../src/query/modes/global.js", () => ({ retrieveGlobal: async () => retrieval("global") }));
+
+const { retrieveMix } = await import("../../src/query/modes/mix.js");
+
+const input = (chunkTopK: number) => ({ options: { chunkTopK } }) as unknown as RetrievalInput;
+
+describe("mix passages", () => {
+  it("interleave local, naive and global in that order, each passage once", async () => {
+    const { chunks } = await retrieveMix(input(20));
+    expect(chunks.map((c) => c.id)).toEqual([
+      "local-1",
+      "naive-1",
+      "global-1",
+      "local-2",
+      "shared",
+      "global-2",
+      "naive-2",
+    ]);
+  });
+
+  it("keep naive's head ahead of global's when the list is cut", async () => {
+    const { chunks } = await retrieveMix(input(2));
+    expect(chunks.map((c) => c.id)).toEqual(["local-1", "naive-1"]);
+  });
+});
