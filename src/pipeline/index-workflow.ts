@@ -125,7 +125,8 @@ async function indexWorkflow(
   } finally {
     await chunkVectors;
   }
-  (await chunkVectors)();
+  // A failure of the chunk vectors fails the run where the embedding step would have failed it.
+  const rethrowChunkVectorFailure = await chunkVectors;
   await stopPoint(signal);
   const resolved =
     extracted.merged > 0
@@ -134,6 +135,7 @@ async function indexWorkflow(
   const graphChanged = extracted.merged > 0 || plan.changed.length > 0 || resolved.merged > 0;
   let settled: SettleResult;
   try {
+    rethrowChunkVectorFailure();
     settled = await settleGraph(services, components, graphChanged, { ...options, clock });
   } catch (error) {
     // A stopped run is left as a kill leaves it (documents processing): it failed at nothing.
