@@ -208,13 +208,16 @@ describe("SQLite HNSW vector index", () => {
     expect(total).toBeGreaterThanOrEqual(800);
     expect(total % 200).toBe(0);
     const points = new ClusteredVectors(16, 8, 7, 99);
+    // Recall over the query set: where the kill lands changes which vectors the HNSW file holds,
+    // and a single approximate query may miss one of its ten.
+    const recalls: number[] = [];
     for (let q = 0; q < 20; q++) {
       const query = Array.from(points.next());
       const truth = idsOf(await exact.searchVectors("chunks", query, 10));
-      expect(recallAt(truth, idsOf(await reader.searchVectors("chunks", query, 10)))).toBeGreaterThanOrEqual(
-        0.9,
-      );
+      recalls.push(recallAt(truth, idsOf(await reader.searchVectors("chunks", query, 10))));
     }
+    expect(recalls.reduce((a, b) => a + b, 0) / recalls.length).toBeGreaterThanOrEqual(0.95);
+    expect(Math.min(...recalls)).toBeGreaterThanOrEqual(0.7);
     const stored = await reader.getVectors("chunks", ["v0-5", `v${total / 200 - 1}-5`]);
     for (const item of stored)
       expect((await reader.searchVectors("chunks", item.vector, 1))[0]?.id).toBe(item.id);
