@@ -2,6 +2,7 @@ import type { KgragConfig } from "../config.js";
 import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
 import { type ChunkMentions, foldEntity, foldRelationship } from "../merge/fold.js";
 import type { ChunkRecord, EntityRecord, Extraction, RelationshipRecord } from "../types.js";
+import { groupBy } from "../util/group-by.js";
 import { truncateToTokens } from "../util/tokens.js";
 
 /**
@@ -51,15 +52,4 @@ export function foldStandInGraph(chunks: ChunkMentions[], merge: KgragConfig["me
     ([key, mentions]) => foldRelationship(key, mentions, merge) ?? [],
   );
   return { entities, relationships };
-}
-
-function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
 }

@@ -10,6 +10,7 @@ import type {
   RelationshipMention,
   RelationshipRecord,
 } from "../types.js";
+import { groupBy } from "../util/group-by.js";
 import { stableStringify } from "../util/hash.js";
 import type { ChunkMentions, FoldOptions } from "./fold.js";
 import { foldEntity, foldRelationship } from "./fold.js";
@@ -212,17 +213,6 @@ function sameRecord<T extends EntityRecord | RelationshipRecord>(a: T, b: T): bo
 
 function byKey<T extends { key: string }>(records: T[]): Map<string, T> {
   return new Map(records.map((record) => [record.key, record]));
-}
-
-function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
 }
 
 function unique(values: string[]): string[] {

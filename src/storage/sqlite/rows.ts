@@ -136,13 +136,8 @@ export interface EntityRow {
 }
 
 export function toEntity(row: EntityRow): EntityRecord {
-  const aliases = row.aliases ? (JSON.parse(row.aliases) as string[]) : [];
   return {
-    ...(aliases.length > 0 ? { aliases } : {}),
-    key: row.key,
-    name: row.name,
-    type: row.type,
-    description: row.description,
+    ...toGraphEntity(row),
     fragments: JSON.parse(row.fragments) as string[],
     sourceChunkIds: JSON.parse(row.source_chunk_ids) as string[],
     fragmentsHash: row.fragments_hash,
