@@ -14,24 +14,26 @@ import { UsageError } from "./usage-error.js";
 export async function openWorkspaceStore(opts: {
   workspace?: string;
 }): Promise<{ config: KgragConfig; workspace: string; store: GraphStore }> {
-  refuseMissingWorkspace(opts.workspace);
-  const config = configFromEnv(process.env, opts.workspace ? { workspace: opts.workspace } : {});
+  const config = refuseMissingWorkspace(opts.workspace);
   const workspace = resolve(config.workspace);
   return { config, workspace, store: await openStore(config, workspace, terminalProgress()) };
 }
 
-/** A read command pointed at the wrong folder should say so, not create an empty workspace there. */
+/**
+ * A read command pointed at the wrong folder should say so, not create an empty workspace there.
+ * Returns the settings it read, so the caller need not read them again.
+ */
 export function refuseMissingWorkspace(
   workspace: string | undefined,
   extra: { env?: Record<string, string | undefined>; config?: KgragConfigInput; store?: GraphStore } = {},
-): void {
+): KgragConfig {
   const config = configFromEnv(extra.env ?? process.env, {
     ...extra.config,
     ...(workspace ? { workspace } : {}),
   });
-  if (config.storage !== "sqlite" || extra.store) return;
+  if (config.storage !== "sqlite" || extra.store) return config;
   const dir = resolve(config.workspace);
-  if (existsSync(sqliteFile(dir))) return;
+  if (existsSync(sqliteFile(dir))) return config;
   throw new UsageError(
     `No kgrag workspace at ${dir}. Index documents first (kgrag index <paths> --workspace ${config.workspace}), ` +
       "or point --workspace / KGRAG_WORKSPACE at an existing one.",
