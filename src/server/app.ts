@@ -66,7 +66,13 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
     context,
     listen: () => app.listen({ host: config.host, port: config.port }),
     close: async () => {
-      await app.close();
+      const cut = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
+      cut.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(cut);
+      }
       await registry.close();
     },
   };

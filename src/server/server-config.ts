@@ -59,6 +59,11 @@ export const ServerConfigSchema = z.object({
     .min(0)
     .max(64)
     .default(() => Math.max(1, availableParallelism() - 1)),
+  /**
+   * On shutdown, requests in flight get this long to finish; connections still open after it (a
+   * client that stopped reading a stream) are cut, so stopping the server never hangs.
+   */
+  shutdownGraceMs: z.number().int().min(0).default(5_000),
 });
 
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;

@@ -90,7 +90,10 @@ describe("kgrag serve: API keys", () => {
       expect(anonymous.status, path).toBe(401);
       expect((await json(anonymous)).error, path).toMatchObject({ code: "unauthorized" });
       expect((await call(path, { ...init, key: "wrong-key-0000000" })).status, path).toBe(401);
-      expect((await call(path, { ...init, key: ADMIN })).status, path).toBe(200);
+      const allowed = await call(path, { ...init, key: ADMIN });
+      expect(allowed.status, path).toBe(200);
+      // Read to the end: /api/chat streams, and a stream left open would hold the server's shutdown.
+      await allowed.text();
     }
   });
 

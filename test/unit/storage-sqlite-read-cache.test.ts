@@ -124,6 +124,40 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     await writer.close();
   });
 
+  it("catches up on another connection's relationship commits from the change log, also after the log is pruned", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    const entities = ["a", "b", "c", "d", "e", "f", "hub"];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pick = () => entities[random(entities.length)] as string;
+    const seen = async (store: typeof reader) => ({
+      touching: (await store.relationshipsOf(entities)).map((r) => [r.key, r.weight, r.description]),
+      degrees: [...(await store.degrees(entities))],
+      neighbours: await store.neighboursOf(["hub"], ["hub"], 10),
+      among: (await store.relationshipsAmong(entities, 100)).map((r) => r.key),
+    });
+    for (let round = 0; round < 12; round++) {
+      const upserts = Array.from({ length: 4 }, () => ({
+        ...edge(pick(), random(2) ? "hub" : pick(), 1 + random(9)),
+        description: `round ${round}`,
+      }));
+      const removals = Array.from({ length: random(3) }, () => edge(pick(), pick()).key);
+      await writer.applyGraphChanges(changes(upserts, removals));
+      // A writer empties the log after its run; a reader older than that must still end up right.
+      if (round % 5 === 4) await writer.refreshIndexes();
+      const fresh = await openSqliteStore(workspace);
+      expect(await seen(reader)).toEqual(await seen(fresh));
+      await fresh.close();
+    }
+    await reader.close();
+    await writer.close();
+  });
+
   it("keeps the community list in step with reports saved by any connection", async () => {
     const workspace = await tempWorkspace();
     const reader = await openSqliteStore(workspace);

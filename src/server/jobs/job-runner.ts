@@ -32,7 +32,11 @@ interface Current {
  * the library costs more than most small jobs). A child that dies fails its job; the next job
  * starts a new one.
  */
-export function childProcessRunner(env: NodeJS.ProcessEnv = process.env): JobRunner {
+export function childProcessRunner(
+  env: NodeJS.ProcessEnv = process.env,
+  /** How long close() waits for a child to finish its job and exit before killing it. */
+  closeGraceMs = 60_000,
+): JobRunner {
   const children = new Map<string, { child: ChildProcess; current: Current | null; stderr: string }>();
 
   const start = (workspace: string) => {
@@ -76,11 +80,22 @@ export function childProcessRunner(env: NodeJS.ProcessEnv = process.env): JobRun
         slot.child.send({ workspace, spec });
       }),
     close: async () => {
-      const exits = [...children.values()].map(
-        ({ child }) => new Promise<void>((resolve) => child.once("exit", () => resolve())),
-      );
-      for (const { child } of children.values()) child.disconnect();
+      const exits = [...children.values()].map(({ child }) => exitOrKill(child, closeGraceMs));
+      for (const { child } of children.values()) if (child.connected) child.disconnect();
       await Promise.all(exits);
     },
   };
+}
+
+/** Resolves when the child has exited; kills it if it is still running after `graceMs`. */
+function exitOrKill(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const kill = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    kill.unref();
+    child.once("exit", () => {
+      clearTimeout(kill);
+      resolve();
+    });
+  });
 }

@@ -1,5 +1,6 @@
 import type { RelationshipRecord } from "../../types.js";
-import type { Sql } from "./connection.js";
+import { idList, type Sql } from "./connection.js";
+import { RELATIONSHIP_CHANGES_PRUNED_KEY } from "./schema.js";
 
 /** Cached records beyond this are dropped all at once, so memory stays bounded on huge graphs. */
 const MAX_CACHED_RECORDS = 100_000;
@@ -12,24 +13,47 @@ interface AdjacentEdge {
   weight: number;
 }
 
+/** Where one relationship sits in the adjacency. */
+interface EdgeEnds {
+  source: string;
+  target: string;
+  weight: number;
+}
+
 interface Snapshot {
   version: string;
+  /** The last relationship_changes row this snapshot reflects. */
+  lastChange: number;
   /** Relationships per entity; a self-loop is listed once. */
   byEntity: Map<string, AdjacentEdge[]>;
+  edges: Map<string, EdgeEnds>;
   records: Map<string, RelationshipRecord>;
+}
+
+interface EdgeRow {
+  key: string;
+  source_key: string;
+  target_key: string;
+  weight: number;
 }
 
 /**
  * What graph queries ask of relationships again and again (which edges touch these entities, how
  * many, and the edges themselves), held in memory. Hub entities have thousands of edges, and
- * reading them from SQLite on every query cost tens of milliseconds. Rebuilt when the
- * relationships change: through this connection (the table reports it) or any other (data_version).
+ * reading them from SQLite on every query cost tens of milliseconds. When the relationships change,
+ * through this connection or another process's commit (data_version), the snapshot catches up from
+ * the change log the triggers keep (schema v6): while `kgrag index` commits every few hundred
+ * milliseconds, a reader applies a few hundred changed edges instead of re-reading them all.
  */
 export class RelationshipCache {
   private snapshot: Snapshot | undefined;
   private localChanges = 0;
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    /** Above this share of the cached edges changed, one full re-read is cheaper than catching up. */
+    private readonly rebuildShare = 0.25,
+  ) {}
 
   /** Called by every write to the relationships table. */
   changed(): void {
@@ -103,32 +127,93 @@ export class RelationshipCache {
 
   private current(): Snapshot {
     const version = `${this.sql.dataVersion()}:${this.localChanges}`;
-    if (this.snapshot?.version !== version) {
-      this.snapshot = { version, byEntity: this.adjacency(), records: new Map() };
-    }
+    if (this.snapshot === undefined) this.snapshot = this.rebuild(version);
+    else if (this.snapshot.version !== version) this.snapshot = this.catchUp(this.snapshot, version);
     return this.snapshot;
   }
 
-  private adjacency(): Map<string, AdjacentEdge[]> {
-    const byEntity = new Map<string, AdjacentEdge[]>();
-    const add = (entity: string, edge: AdjacentEdge) => {
-      const edges = byEntity.get(entity);
-      if (edges) edges.push(edge);
-      else byEntity.set(entity, [edge]);
+  /** Reads every relationship. The log position is read first: a change committed meanwhile is applied again later, which is harmless. */
+  private rebuild(version: string): Snapshot {
+    const snapshot: Snapshot = {
+      version,
+      lastChange: this.lastLoggedChange(),
+      byEntity: new Map(),
+      edges: new Map(),
+      records: new Map(),
     };
     const rows = this.sql
       .statement("SELECT key, source_key, target_key, weight FROM relationships")
-      .iterate() as IterableIterator<{
-      key: string;
-      source_key: string;
-      target_key: string;
-      weight: number;
-    }>;
-    for (const { key, source_key, target_key, weight } of rows) {
-      add(source_key, { key, neighbour: target_key, weight });
-      if (target_key !== source_key) add(target_key, { key, neighbour: source_key, weight });
-    }
-    return byEntity;
+      .iterate() as IterableIterator<EdgeRow>;
+    for (const row of rows) addEdge(snapshot, row);
+    return snapshot;
+  }
+
+  /** Applies the logged changes since the snapshot, or rebuilds when they were pruned or are many. */
+  private catchUp(snapshot: Snapshot, version: string): Snapshot {
+    const changes = this.sql.all<{ id: number; key: string }>(
+      "SELECT id, key FROM relationship_changes WHERE id > ? ORDER BY id",
+      snapshot.lastChange,
+    );
+    // Checked after reading: a writer pruning in between is seen here, never missed.
+    if (this.prunedThrough() > snapshot.lastChange) return this.rebuild(version);
+    const changedKeys = new Set(changes.map((change) => change.key));
+    if (changedKeys.size > Math.max(1_000, snapshot.edges.size * this.rebuildShare))
+      return this.rebuild(version);
+    const current = this.sql.all<EdgeRow>(
+      `SELECT r.key, r.source_key, r.target_key, r.weight
+       FROM json_each(?) wanted JOIN relationships r ON r.key = wanted.value`,
+      idList(changedKeys),
+    );
+    removeEdges(snapshot, changedKeys);
+    for (const key of changedKeys) snapshot.records.delete(key);
+    for (const row of current) addEdge(snapshot, row);
+    snapshot.version = version;
+    snapshot.lastChange = changes.at(-1)?.id ?? snapshot.lastChange;
+    return snapshot;
+  }
+
+  /** The highest id ever logged (AUTOINCREMENT keeps it after the log is pruned). */
+  private lastLoggedChange(): number {
+    return (
+      this.sql.column<number>("SELECT seq FROM sqlite_sequence WHERE name = 'relationship_changes'")[0] ?? 0
+    );
+  }
+
+  private prunedThrough(): number {
+    const value = this.sql.column<string>(
+      "SELECT value FROM meta WHERE key = ?",
+      RELATIONSHIP_CHANGES_PRUNED_KEY,
+    )[0];
+    return value === undefined ? 0 : Number(value);
+  }
+}
+
+function addEdge(snapshot: Snapshot, { key, source_key, target_key, weight }: EdgeRow): void {
+  snapshot.edges.set(key, { source: source_key, target: target_key, weight });
+  pushEdge(snapshot.byEntity, source_key, { key, neighbour: target_key, weight });
+  if (target_key !== source_key)
+    pushEdge(snapshot.byEntity, target_key, { key, neighbour: source_key, weight });
+}
+
+function pushEdge(byEntity: Map<string, AdjacentEdge[]>, entity: string, edge: AdjacentEdge): void {
+  const edges = byEntity.get(entity);
+  if (edges) edges.push(edge);
+  else byEntity.set(entity, [edge]);
+}
+
+/** Drops the edges from the adjacency, filtering each touched entity's list once (hubs have thousands). */
+function removeEdges(snapshot: Snapshot, keys: Set<string>): void {
+  const touched = new Set<string>();
+  for (const key of keys) {
+    const ends = snapshot.edges.get(key);
+    if (!ends) continue;
+    snapshot.edges.delete(key);
+    touched.add(ends.source).add(ends.target);
+  }
+  for (const entity of touched) {
+    const remaining = (snapshot.byEntity.get(entity) ?? []).filter((edge) => !keys.has(edge.key));
+    if (remaining.length > 0) snapshot.byEntity.set(entity, remaining);
+    else snapshot.byEntity.delete(entity);
   }
 }
 

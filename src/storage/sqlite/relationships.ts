@@ -10,6 +10,7 @@ import {
   toGraphRelationship,
   toRelationship,
 } from "./rows.js";
+import { RELATIONSHIP_CHANGES_PRUNED_KEY } from "./schema.js";
 
 const RELATIONSHIP_COLUMNS =
   "key, source_key, target_key, description, fragments, keywords, weight, source_chunk_ids, " +
@@ -109,6 +110,24 @@ export class RelationshipTable {
   among(entityKeys: string[], limit: number): RelationshipRecord[] {
     const keys = this.cache.keysAmong(new Set(entityKeys), limit);
     return this.cache.records(keys, (missing) => this.get(missing));
+  }
+
+  /**
+   * Empties the change log readers catch up from (see RelationshipCache) and records how far it
+   * went, so a reader whose snapshot is older rebuilds instead of missing changes. Writers call it
+   * after a run.
+   */
+  pruneChangeLog(): void {
+    this.sql.transaction(() => {
+      const last = this.sql.column<number>("SELECT coalesce(max(id), 0) FROM relationship_changes")[0] ?? 0;
+      if (last === 0) return;
+      this.sql.run("DELETE FROM relationship_changes WHERE id <= ?", last);
+      this.sql.run(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+        RELATIONSHIP_CHANGES_PRUNED_KEY,
+        String(last),
+      );
+    });
   }
 
   /** Relationship count per entity; a self-loop counts once, unknown keys count 0. */

@@ -2,7 +2,7 @@
  * The embedded store's tables. Bump SCHEMA_VERSION and add a step to MIGRATIONS whenever the DDL
  * changes, so that workspaces written by an older kgrag keep opening.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Meta key holding the schema version (a reserved key in the shared meta table). */
 export const SCHEMA_VERSION_KEY = "sqlite.schemaVersion";
@@ -251,8 +251,35 @@ INSERT INTO chunk_units_fts (chunk_units_fts) VALUES ('delete-all');
 INSERT OR IGNORE INTO fts_pending (kind, seq) SELECT 'chunk', seq FROM chunks;
 `;
 
+/**
+ * Version 6: a log of changed relationship keys, written by triggers, so a reader's in-memory
+ * adjacency (relationship-cache.ts) catches up on another process's commits instead of re-reading
+ * every relationship. Writers empty it after a run (pruneRelationshipChanges); the meta key says
+ * up to where, so a reader that missed pruned rows rebuilds. Safe to run again.
+ */
+export const RELATIONSHIP_CHANGES_PRUNED_KEY = "sqlite.relationshipChangesPrunedThrough";
+const SCHEMA_V6 = `
+CREATE TABLE IF NOT EXISTS relationship_changes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  key TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS relationships_log_insert AFTER INSERT ON relationships
+BEGIN INSERT INTO relationship_changes (key) VALUES (new.key); END;
+CREATE TRIGGER IF NOT EXISTS relationships_log_update AFTER UPDATE ON relationships
+BEGIN INSERT INTO relationship_changes (key) VALUES (new.key); END;
+CREATE TRIGGER IF NOT EXISTS relationships_log_delete AFTER DELETE ON relationships
+BEGIN INSERT INTO relationship_changes (key) VALUES (old.key); END;
+`;
+
 /** DDL applied to reach each version; index i brings a store from version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5];
+export const MIGRATIONS: readonly string[] = [
+  SCHEMA_V1,
+  SCHEMA_V2,
+  SCHEMA_V3,
+  SCHEMA_V4,
+  SCHEMA_V5,
+  SCHEMA_V6,
+];
 
 /**
  * Steps that DDL alone cannot make safe to run twice (SQLite has no ADD COLUMN IF NOT EXISTS),

@@ -133,11 +133,12 @@ export class SqliteGraphStore implements GraphStore {
 
   /**
    * Indexes the queued full-text rows, brings every HNSW file up to date (building missing ones)
-   * and forgets the deletes they now reflect. Writers call it after a run; readers never need to
-   * (they score vectors newer than the file exactly).
+   * and forgets the deletes they now reflect, and empties the relationship change log. Writers
+   * call it after a run; readers never need to (they score vectors newer than the file exactly).
    */
   async refreshIndexes(): Promise<void> {
     this.fullText.flushAll();
+    this.relationships.pruneChangeLog();
     if (!this.ann) return;
     for (const ns of VECTOR_NAMESPACES) {
       if (this.vectors.searchPath(ns) === "ann") this.ann.refresh(ns);
