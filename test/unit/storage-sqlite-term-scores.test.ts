@@ -153,4 +153,26 @@ describe("unscoped BM25 summed from cached per-term scores", () => {
     await store.applyGraphChanges(changes({ upsertRelationships: [airship] }));
     expect((await store.searchRelationshipText("zeppelin", 5)).map((hit) => hit.id)).toEqual([airship.key]);
   });
+
+  it("in another connection, keeps its scores across commits that leave the index alone and sees a flush", async () => {
+    const other = await openSqliteStore(dir);
+    try {
+      const query = "Who built the airship in Lakehurst?";
+      const first = await other.searchRelationshipText(query, 10);
+      // A commit that queues full-text rows but does not index them yet, as an indexer does.
+      const airship = makeRelationship("Hindenburg", "Lakehurst", {
+        description: "The airship burned at Lakehurst.",
+      });
+      await store.applyGraphChanges(changes({ upsertRelationships: [airship] }));
+      await store.upsertDocument({ ...(await store.getDocument("d1"))!, title: "renamed" });
+      expect(await other.searchRelationshipText(query, 10)).toEqual(first);
+      await store.refreshIndexes();
+      const expected = fts5Ranking(reader, "relationships_fts", "relationships", "key", query, 10);
+      expect(expected.map((hit) => (hit as { id: string }).id)).toContain(airship.key);
+      expect(await other.searchRelationshipText(query, 10)).toEqual(expected);
+      expect((await other.searchChunkText("film", 50)).length).toBeGreaterThan(0);
+    } finally {
+      await other.close();
+    }
+  });
 });

@@ -4,6 +4,7 @@ import { relationshipSearchText } from "../relationship-search-text.js";
 import { idList, type Sql } from "./connection.js";
 import { TermScores } from "./fts-term-scores.js";
 import { matchExpression, matchTerms, queryTerms, segmentForIndex } from "./fts-text.js";
+import { FtsVersion } from "./fts-version.js";
 import { affordableTerms, RELATIONSHIP_POSTING_BUDGET, RelationshipTermFrequencies } from "./term-budget.js";
 
 /** An entity's name counts this many times more than its description in bm25. */
@@ -33,11 +34,19 @@ export class FullTextIndex {
   /** Per-term bm25 shares of the unscoped searches (see fts-term-scores.ts). */
   private readonly termScores: Record<"chunk" | "relationship", TermScores>;
 
+  /** Moved by every write to a kind's full-text tables, so caches of their statistics know. */
+  private readonly versions: Record<FtsKind, FtsVersion>;
+
   constructor(private readonly sql: Sql) {
-    this.relationshipTerms = new RelationshipTermFrequencies(sql);
+    this.versions = {
+      chunk: new FtsVersion(sql, "chunks_fts"),
+      entity: new FtsVersion(sql, "entities_fts"),
+      relationship: new FtsVersion(sql, "relationships_fts"),
+    };
+    this.relationshipTerms = new RelationshipTermFrequencies(sql, this.versions.relationship);
     this.termScores = {
-      chunk: new TermScores(sql, "chunks_fts"),
-      relationship: new TermScores(sql, "relationships_fts"),
+      chunk: new TermScores(sql, "chunks_fts", this.versions.chunk),
+      relationship: new TermScores(sql, "relationships_fts", this.versions.relationship),
     };
   }
 
@@ -56,6 +65,7 @@ export class FullTextIndex {
   removeChunks(seqs: number[]): void {
     if (seqs.length === 0) return;
     const list = JSON.stringify(seqs);
+    this.versions.chunk.bump();
     this.sql.run("DELETE FROM chunks_fts WHERE rowid IN (SELECT value FROM json_each(?))", list);
     for (const seq of seqs) this.removeUnits(seq);
     this.sql.run(
@@ -65,11 +75,13 @@ export class FullTextIndex {
   }
 
   removeEntity(seq: number): void {
+    this.versions.entity.bump();
     this.sql.run("DELETE FROM entities_fts WHERE rowid = ?", seq);
     this.sql.run("DELETE FROM fts_pending WHERE kind = 'entity' AND seq = ?", seq);
   }
 
   removeRelationship(seq: number): void {
+    this.versions.relationship.bump();
     this.sql.run("DELETE FROM relationships_fts WHERE rowid = ?", seq);
     this.sql.run("DELETE FROM fts_pending WHERE kind = 'relationship' AND seq = ?", seq);
   }
@@ -206,7 +218,10 @@ export class FullTextIndex {
       entity: () => this.flushEntities(),
       relationship: () => this.flushRelationships(),
     };
-    this.sql.transaction(flushers[kind]);
+    this.sql.transaction(() => {
+      flushers[kind]();
+      this.versions[kind].bump();
+    });
   }
 
   private flushChunks(): void {

@@ -34,7 +34,6 @@ import { HistoryLog } from "./history.js";
 import { LlmCacheTable } from "./llm-cache.js";
 import { type ChunkMentions, MentionTable } from "./mentions.js";
 import { RelationshipTable } from "./relationships.js";
-import { SCHEMA_VERSION_KEY } from "./schema.js";
 import { VectorIndex } from "./vector-index.js";
 
 export const SQLITE_FILE_NAME = "kgrag.sqlite";
@@ -150,11 +149,13 @@ export class SqliteGraphStore implements GraphStore {
     return this.sql.column<string>("SELECT value FROM meta WHERE key = ?", key)[0];
   }
 
-  /** The workspace's metadata; the store's own schema version is not workspace data and is left out. */
+  /**
+   * The workspace's metadata. The store's own keys (schema version, full-text versions, change-log
+   * position: all under `sqlite.`) are not workspace data and are left out.
+   */
   async listMeta(): Promise<Record<string, string>> {
     const rows = this.sql.all<{ key: string; value: string }>(
-      "SELECT key, value FROM meta WHERE key <> ? ORDER BY key",
-      SCHEMA_VERSION_KEY,
+      "SELECT key, value FROM meta WHERE key NOT LIKE 'sqlite.%' ORDER BY key",
     );
     return Object.fromEntries(rows.map((row) => [row.key, row.value]));
   }

@@ -1,5 +1,6 @@
 import type { Sql } from "./connection.js";
 import { matchTerms } from "./fts-text.js";
+import type { FtsVersion } from "./fts-version.js";
 
 /**
  * Postings a relationship search may read. SQLite's FTS5 scores every row an OR-query matches
@@ -10,8 +11,8 @@ import { matchTerms } from "./fts-text.js";
 export const RELATIONSHIP_POSTING_BUDGET = 20_000;
 
 /**
- * Document frequencies of relationship full-text terms, cached while the database is unchanged
- * (by this connection or another process: see Sql.generation). Counted through MATCH, so the
+ * Document frequencies of relationship full-text terms, cached while the full-text table is
+ * unchanged (by this connection or another process: see fts-version.ts). Counted through MATCH, so the
  * term is tokenised and stemmed exactly as the index was; counting a common term's rows costs a
  * pass over its postings, hence the cache.
  */
@@ -19,11 +20,14 @@ export class RelationshipTermFrequencies {
   private readonly cache = new Map<string, number>();
   private generation = "";
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly version: FtsVersion,
+  ) {}
 
   /** Rows matching the term (a word or a phrase from queryTerms). */
   rowsWith(term: string): number {
-    const generation = this.sql.generation();
+    const generation = this.version.current();
     if (generation !== this.generation) {
       this.cache.clear();
       this.generation = generation;
