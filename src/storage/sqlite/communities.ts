@@ -1,14 +1,18 @@
 import type { CommunityRecord } from "../../types.js";
 import type { Sql } from "./connection.js";
 import { type CommunityRow, toCommunity } from "./rows.js";
+import { TableVersion } from "./table-version.js";
 
 const COMMUNITY_COLUMNS = "id, level, parent_id, child_ids, entity_keys, content_hash, report, report_hash";
 
 /** The community hierarchy with its reports, replaced as a whole after each clustering. */
 export class CommunityTable {
-  private cached: { generation: string; communities: CommunityRecord[] } | undefined;
+  private cached: { version: string; communities: CommunityRecord[] } | undefined;
+  private readonly version: TableVersion;
 
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Sql) {
+    this.version = new TableVersion(sql, "communities");
+  }
 
   /** Call inside a transaction. */
   replaceAll(communities: CommunityRecord[]): void {
@@ -28,17 +32,19 @@ export class CommunityTable {
         c.reportHash,
       );
     }
+    this.version.bump();
   }
 
   /**
    * In the order they were given to replaceAll. Global queries read them all; parsing thousands of
-   * reports costs far more than copying them, so the parsed list is kept until the data changes.
+   * reports costs far more than copying them, so the parsed list is kept until the table changes
+   * (not merely the database: an indexer leaves communities alone until its last steps).
    */
   list(): CommunityRecord[] {
-    const generation = this.sql.generation();
-    if (this.cached?.generation !== generation) {
+    const version = this.version.current();
+    if (this.cached?.version !== version) {
       const rows = this.sql.all<CommunityRow>(`SELECT ${COMMUNITY_COLUMNS} FROM communities ORDER BY seq`);
-      this.cached = { generation, communities: rows.map(toCommunity) };
+      this.cached = { version, communities: rows.map(toCommunity) };
     }
     return this.cached.communities.map(copy);
   }
@@ -51,6 +57,7 @@ export class CommunityTable {
       id,
     );
     if (result.changes === 0) throw new Error(`Cannot save a report for unknown community "${id}".`);
+    this.version.bump();
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Sql } from "./connection.js";
 import { matchTerms } from "./fts-text.js";
-import type { FtsVersion } from "./fts-version.js";
+import type { TableVersion } from "./table-version.js";
 import { TopK } from "./top-k.js";
 
 /** One term's matches in an FTS table: row ids in ascending order and the term's bm25 share of each. */
@@ -14,7 +14,7 @@ const MAX_CACHED_POSTINGS = 2_000_000;
 
 /**
  * BM25 of OR queries over one single-column FTS5 table, summed in JavaScript from per-term scores
- * read once per version of the table (see fts-version.ts). FTS5's bm25 of `"a" OR "b" ...` is, for each row, the sum in
+ * read once per version of the table (see table-version.ts). FTS5's bm25 of `"a" OR "b" ...` is, for each row, the sum in
  * query order of each term's own share (its IDF, which depends on that term alone, times its
  * saturated frequency in the row; see fts5_aux.c), so summing the shares a one-term query returns
  * gives the same scores to the last bit. FTS5 recomputes every term's IDF and scores every
@@ -29,7 +29,7 @@ export class TermScores {
   constructor(
     private readonly sql: Sql,
     private readonly fts: string,
-    private readonly version: FtsVersion,
+    private readonly version: TableVersion,
   ) {}
 
   /** Row ids of the best `topK` rows matching any term, best first; ties go to the older row. */

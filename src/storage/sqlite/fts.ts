@@ -4,7 +4,7 @@ import { relationshipSearchText } from "../relationship-search-text.js";
 import { idList, type Sql } from "./connection.js";
 import { TermScores } from "./fts-term-scores.js";
 import { matchExpression, matchTerms, queryTerms, segmentForIndex } from "./fts-text.js";
-import { FtsVersion } from "./fts-version.js";
+import { TableVersion } from "./table-version.js";
 import { affordableTerms, RELATIONSHIP_POSTING_BUDGET, RelationshipTermFrequencies } from "./term-budget.js";
 
 /** An entity's name counts this many times more than its description in bm25. */
@@ -35,13 +35,13 @@ export class FullTextIndex {
   private readonly termScores: Record<"chunk" | "relationship", TermScores>;
 
   /** Moved by every write to a kind's full-text tables, so caches of their statistics know. */
-  private readonly versions: Record<FtsKind, FtsVersion>;
+  private readonly versions: Record<FtsKind, TableVersion>;
 
   constructor(private readonly sql: Sql) {
     this.versions = {
-      chunk: new FtsVersion(sql, "chunks_fts"),
-      entity: new FtsVersion(sql, "entities_fts"),
-      relationship: new FtsVersion(sql, "relationships_fts"),
+      chunk: new TableVersion(sql, "chunks_fts"),
+      entity: new TableVersion(sql, "entities_fts"),
+      relationship: new TableVersion(sql, "relationships_fts"),
     };
     this.relationshipTerms = new RelationshipTermFrequencies(sql, this.versions.relationship);
     this.termScores = {
@@ -65,9 +65,9 @@ export class FullTextIndex {
   removeChunks(seqs: number[]): void {
     if (seqs.length === 0) return;
     const list = JSON.stringify(seqs);
-    this.versions.chunk.bump();
     this.sql.run("DELETE FROM chunks_fts WHERE rowid IN (SELECT value FROM json_each(?))", list);
     for (const seq of seqs) this.removeUnits(seq);
+    this.versions.chunk.bump();
     this.sql.run(
       "DELETE FROM fts_pending WHERE kind = 'chunk' AND seq IN (SELECT value FROM json_each(?))",
       list,
@@ -75,14 +75,14 @@ export class FullTextIndex {
   }
 
   removeEntity(seq: number): void {
-    this.versions.entity.bump();
     this.sql.run("DELETE FROM entities_fts WHERE rowid = ?", seq);
+    this.versions.entity.bump();
     this.sql.run("DELETE FROM fts_pending WHERE kind = 'entity' AND seq = ?", seq);
   }
 
   removeRelationship(seq: number): void {
-    this.versions.relationship.bump();
     this.sql.run("DELETE FROM relationships_fts WHERE rowid = ?", seq);
+    this.versions.relationship.bump();
     this.sql.run("DELETE FROM fts_pending WHERE kind = 'relationship' AND seq = ?", seq);
   }
 

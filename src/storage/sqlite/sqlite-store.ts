@@ -376,7 +376,7 @@ export class SqliteGraphStore implements GraphStore {
     report: CommunityRecord["report"],
     reportHash: string,
   ): Promise<void> {
-    this.communities.saveReport(id, report, reportHash);
+    this.sql.transaction(() => this.communities.saveReport(id, report, reportHash));
   }
 
   async saveCommunityReports(saves: ReportSave[]): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Sql } from "./connection.js";
 import { matchTerms } from "./fts-text.js";
-import type { FtsVersion } from "./fts-version.js";
+import type { TableVersion } from "./table-version.js";
 
 /**
  * Postings a relationship search may read. SQLite's FTS5 scores every row an OR-query matches
@@ -12,7 +12,7 @@ export const RELATIONSHIP_POSTING_BUDGET = 20_000;
 
 /**
  * Document frequencies of relationship full-text terms, cached while the full-text table is
- * unchanged (by this connection or another process: see fts-version.ts). Counted through MATCH, so the
+ * unchanged (by this connection or another process: see table-version.ts). Counted through MATCH, so the
  * term is tokenised and stemmed exactly as the index was; counting a common term's rows costs a
  * pass over its postings, hence the cache.
  */
@@ -22,7 +22,7 @@ export class RelationshipTermFrequencies {
 
   constructor(
     private readonly sql: Sql,
-    private readonly version: FtsVersion,
+    private readonly version: TableVersion,
   ) {}
 
   /** Rows matching the term (a word or a phrase from queryTerms). */

@@ -1,13 +1,13 @@
 import type { Sql } from "./connection.js";
 
 /**
- * A counter in meta per full-text table, moved in the transaction of every write to that table.
- * Caches of full-text statistics key on it instead of the database generation, so they survive
- * the commits that leave the index alone: an indexer commits every few hundred milliseconds but
- * only queues full-text rows until it finishes (see fts.ts), and a reader querying meanwhile
- * keeps its cached postings.
+ * A counter in meta for one table, moved in the transaction of every write to that table. Read
+ * caches of tables that an indexer leaves alone until it finishes (full-text statistics: rows are
+ * only queued until then, see fts.ts; communities and their reports) key on it instead of the
+ * database generation, so a reader querying while `kgrag index` commits every few hundred
+ * milliseconds keeps them.
  */
-export class FtsVersion {
+export class TableVersion {
   private readonly key: string;
   private seenGeneration = "";
   private version = "";
@@ -16,10 +16,13 @@ export class FtsVersion {
     private readonly sql: Sql,
     table: string,
   ) {
-    this.key = `sqlite.ftsVersion.${table}`;
+    this.key = `sqlite.tableVersion.${table}`;
   }
 
-  /** Called inside the transaction that changes the table. */
+  /**
+   * Called after the write, in its transaction when there is one: a reader that looks in between
+   * caches the new rows under the old version, and re-reads them once the version moves.
+   */
   bump(): void {
     this.sql.run(
       `INSERT INTO meta (key, value) VALUES (?, '1')
