@@ -31,6 +31,13 @@ type NodeAttributes = {
 
 const FADED_COLOUR = "#dddddd";
 
+/**
+ * From this many nodes on, drawing trades finish for frame rate: labels hide while the view moves
+ * (edges always do), fewer labels are drawn, and edges lose their anti-aliasing, which a browser
+ * without a GPU computes on the CPU for every edge pixel of every frame.
+ */
+const LARGE_GRAPH_NODES = 500;
+
 /** A sigma.js view of the given nodes and edges; new nodes appear next to a neighbour and ForceAtlas2 settles them. */
 export default function GraphCanvas(props: GraphCanvasProps) {
   const container = useRef<HTMLDivElement>(null);
@@ -59,6 +66,8 @@ export default function GraphCanvas(props: GraphCanvasProps) {
           labelDensity: 0.5,
           hideEdgesOnMove: true,
           renderEdgeLabels: false,
+          // Fixed when the shaders are built: decided by the first graph shown.
+          antialiasEdges: props.nodes.length < LARGE_GRAPH_NODES,
           // The panel can be laid out (or hidden) after the canvas mounts: draw once it has a size.
           allowInvalidContainer: true,
         },
@@ -86,6 +95,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
       const colour = colours.get(category) ?? OTHER_COLOUR;
       return { category, color: colour, baseColor: colour };
     });
+    if (renderer.current) tuneForSize(renderer.current, graph.order);
     if (added > 0) runLayout();
     renderer.current?.refresh();
   }, [props.nodes, props.edges, props.colourBy, legend]);
@@ -149,6 +159,14 @@ export default function GraphCanvas(props: GraphCanvasProps) {
   );
 }
 
+/** Settings that cost little on a small graph and most of the frame on a large one (see LARGE_GRAPH_NODES). */
+function tuneForSize(sigma: Sigma<NodeAttributes>, nodes: number): void {
+  const large = nodes >= LARGE_GRAPH_NODES;
+  if (sigma.getSetting("hideLabelsOnMove") === large) return;
+  sigma.setSetting("hideLabelsOnMove", large);
+  sigma.setSetting("labelDensity", large ? 0.2 : 0.5);
+}
+
 /** Adds missing nodes and edges, drops those gone; returns how many nodes were added. */
 function syncGraph(
   graph: Graph<NodeAttributes>,
@@ -188,9 +206,14 @@ function syncGraph(
 
 function neighbourIndex(edges: GraphEdgeData[]): Map<string, string[]> {
   const index = new Map<string, string[]>();
+  const add = (from: string, to: string) => {
+    const list = index.get(from);
+    if (list) list.push(to);
+    else index.set(from, [to]);
+  };
   for (const { source, target } of edges) {
-    index.set(source, [...(index.get(source) ?? []), target]);
-    index.set(target, [...(index.get(target) ?? []), source]);
+    add(source, target);
+    add(target, source);
   }
   return index;
 }
