@@ -1,14 +1,16 @@
 // Bundles the CLI (and the server's job and query processes, which it spawns by a path next to it) into
 // dist/cli: a command loads a handful of files instead of some two hundred modules, which is most
 // of what a short CLI call spends before doing anything. Dependencies stay external, except zod,
-// whose ninety-odd small modules every command would otherwise resolve one by one. The library
-// entry (dist/src, from tsc) is not bundled.
+// whose ninety-odd small modules every command would otherwise resolve one by one, and
+// @opentelemetry/api (sixty-odd CommonJS files; its copies share one global registry, so a tracer
+// provider registered through the application's own copy still receives the CLI's spans). The
+// library entry (dist/src, from tsc) is not bundled.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { build } from "esbuild";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-const bundled = new Set(["zod"]);
+const bundled = new Set(["zod", "@opentelemetry/api"]);
 const external = Object.keys(pkg.dependencies)
   .filter((name) => !bundled.has(name))
   .flatMap((name) => [name, `${name}/*`]);

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
@@ -50,6 +51,23 @@ describe("packaged CLI (bin/kgrag.js, built)", () => {
     for (const name of ["index", "status", "query", "export", "serve", "entities"])
       expect(help).toMatch(new RegExp(`^  ${name}\\b`, "m"));
     expect((await kgrag(["help", "query"])).stdout).toContain("--context-only");
+  });
+
+  it("sends its spans to a tracer provider registered through the application's own OpenTelemetry API", async () => {
+    // The bundle carries its own copy of @opentelemetry/api; copies share the global registry.
+    const spans = join(dir, "spans.txt");
+    const preload = pathToFileURL(join(ROOT, "test", "support", "otel-span-names.mjs")).href;
+    await run(
+      process.execPath,
+      ["--import", preload, BIN, "query", "Who founded Corvane Shipping?", "-w", "ws"],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? "", HOME: dir, SPAN_NAMES_FILE: spans },
+      },
+    );
+    const names = readFileSync(spans, "utf8").split("\n");
+    expect(names).toContain("kgrag.query");
+    expect(names).toContain("kgrag.query.keywords");
   });
 
   // The bundle counts tokens with the ranks saved as JSON beside it and opens only the services a
