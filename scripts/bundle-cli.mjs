@@ -1,13 +1,16 @@
 // Bundles the CLI (and the server's job and query processes, which it spawns by a path next to it) into
 // dist/cli: a command loads a handful of files instead of some two hundred modules, which is most
 // of what a short CLI call spends before doing anything. Dependencies stay external, except zod,
-// whose ninety-odd small modules every command would otherwise resolve one by one. The library
-// entry (dist/src, from tsc) is not bundled.
-import { readFileSync, rmSync } from "node:fs";
+// whose ninety-odd small modules every command would otherwise resolve one by one, and
+// @opentelemetry/api (sixty-odd CommonJS files; its copies share one global registry, so a tracer
+// provider registered through the application's own copy still receives the CLI's spans). The
+// library entry (dist/src, from tsc) is not bundled.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { build } from "esbuild";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-const bundled = new Set(["zod"]);
+const bundled = new Set(["zod", "@opentelemetry/api"]);
 const external = Object.keys(pkg.dependencies)
   .filter((name) => !bundled.has(name))
   .flatMap((name) => [name, `${name}/*`]);
@@ -32,3 +35,12 @@ await build({
   external,
   logLevel: "warning",
 });
+
+// The tokenizer's ranks as JSON beside the bundle (src/util/tokens.ts loadCounter): V8 parses JSON
+// faster than it compiles gpt-tokenizer's module of the same array, which a query pays for.
+const require = createRequire(import.meta.url);
+mkdirSync(`${outdir}/bpe-ranks`, { recursive: true });
+for (const encoding of ["o200k_base", "cl100k_base"]) {
+  const ranks = require(`gpt-tokenizer/bpeRanks/${encoding}`).default;
+  writeFileSync(`${outdir}/bpe-ranks/${encoding}.json`, JSON.stringify(ranks));
+}

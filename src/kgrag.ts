@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { configFromEnv, type KgragConfigInput } from "./config.js";
+import type { KgragConfigInput } from "./config.js";
 import type { Embedder } from "./embedding/embedder.js";
 import { parseSourceDocuments } from "./ingest/source-input.js";
 import {
@@ -8,24 +8,21 @@ import {
   type LangChainDocumentLike,
 } from "./integrations/langchain/documents.js";
 import { type ChatModel, withAbortSignal } from "./llm/chat-model.js";
-import { usePromptOverrides } from "./llm/prompts.js";
-import { UsageTracker } from "./llm/usage.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
 import { type QueryOptions, type QueryResult, runQuery } from "./query/query-engine.js";
-import { HttpReranker, type Reranker } from "./rerank/reranker.js";
+import type { Reranker } from "./rerank/reranker.js";
 import { createEntityCuration, type EntityCuration } from "./resolve/curation.js";
 import type { KgragServices } from "./services.js";
 import type { GraphStore } from "./storage/graph-store.js";
 import type { SourceDocumentInput } from "./types.js";
-import { type ProgressReporter, silentProgress } from "./util/progress.js";
+import type { ProgressReporter } from "./util/progress.js";
 import { createComponents } from "./workspace/components.js";
-import { checkEmbeddingModel, recordWorkspaceModels } from "./workspace/embedding-guard.js";
+import { recordWorkspaceModels } from "./workspace/embedding-guard.js";
 import { type IndexOptions, type IndexSummary, indexPaths, indexSources } from "./workspace/indexing.js";
 import { withWorkspaceLock } from "./workspace/lock.js";
-import { openModels } from "./workspace/models.js";
+import { openServices } from "./workspace/open-services.js";
 import { type StatusReport, storeContents } from "./workspace/status.js";
-import { openStore } from "./workspace/store.js";
 
 export type { StatusReport } from "./workspace/status.js";
 
@@ -67,28 +64,12 @@ export interface Kgrag {
 }
 
 export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgrag> {
-  const config = configFromEnv(options.env ?? process.env, options.config ?? {});
-  // Checked before anything opens: a broken prompt override stops the start, not the 500th chunk.
-  usePromptOverrides(config.prompts);
-  const workspace = resolve(config.workspace);
-  const store = options.store ?? (await openStore(config, workspace, options.progress));
-  const usage = new UsageTracker();
+  const services = await openServices(options);
   try {
-    const models = await openModels(config, store, usage, options);
-    await checkEmbeddingModel(store, models.embedder);
-    const services: KgragServices = {
-      config,
-      store,
-      embedder: models.embedder,
-      chat: models.chat,
-      usage,
-      progress: options.progress ?? silentProgress,
-      reranker: options.reranker ?? (config.rerank ? new HttpReranker(config.rerank) : null),
-    };
     const components = createComponents(services);
-    return buildFacade(workspace, services, components);
+    return buildFacade(resolve(services.config.workspace), services, components);
   } catch (error) {
-    await store.close();
+    await services.store.close();
     throw error;
   }
 }

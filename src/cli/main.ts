@@ -5,19 +5,21 @@ import { ConfigError } from "../config-error.js";
 import { CONFIG_FILE_NAME, CONFIG_FILE_VARIABLE } from "../config-file/find-config.js";
 import { ScopeError } from "../query/graph/scope.js";
 import { packagePath } from "../util/paths.js";
-import type { OpenKgrag } from "./open.js";
+import { addCommandSummaries } from "./command-table.js";
+import type { OpenKgrag, OpenOptions, OpenServices } from "./open.js";
 import { USAGE_EXIT_CODE, UsageError } from "./usage-error.js";
 
 type Register = (program: Command, open: OpenKgrag) => Promise<void>;
 
 /**
- * Each command's definition is imported only when it is named (all of them for help). Definitions
- * are light: a command's handler, and the library behind it, load when the command runs.
+ * Each command's definition is imported only when it is named; the top-level help comes from the
+ * command table (command-table.ts) and loads none. Definitions are light: a command's handler, and
+ * the library behind it, load when the command runs.
  */
 const COMMANDS: Record<string, Register> = {
   index: async (p, o) => (await import("./commands/index-command.js")).registerIndexCommand(p, o),
   status: async (p) => (await import("./commands/status.js")).registerStatusCommand(p),
-  query: async (p, o) => (await import("./commands/query.js")).registerQueryCommand(p, o),
+  query: async (p) => (await import("./commands/query.js")).registerQueryCommand(p, openServicesLazily),
   delete: async (p, o) => (await import("./commands/delete.js")).registerDeleteCommand(p, o),
   communities: async (p, o) => (await import("./commands/communities.js")).registerCommunitiesCommand(p, o),
   eval: async (p, o) => (await import("./commands/eval.js")).registerEvalCommand(p, o),
@@ -41,10 +43,19 @@ const COMMANDS: Record<string, Register> = {
 /** The CLI's workspace opener, loaded by the first command that opens a workspace: it pulls in the library. */
 const openWorkspaceLazily: OpenKgrag = async (opts) => (await import("./open.js")).cliOpener()(opts);
 
-/** The program with the commands `argv` needs: the named one, or all of them for help. */
+/** A query needs the workspace's services only, not the indexing pipelines the library facade loads. */
+async function openServicesLazily(opts: OpenOptions): ReturnType<OpenServices> {
+  return (await import("./open-services.js")).openCliServices(opts);
+}
+
+/**
+ * The program with the commands `argv` needs: the named one (also for `help <command>`), or the
+ * command table's stand-ins for the top-level help. `everyCommand` registers every definition.
+ */
 export async function buildProgram(
   argv: string[] = process.argv,
   open: OpenKgrag = openWorkspaceLazily,
+  { everyCommand = false }: { everyCommand?: boolean } = {},
 ): Promise<Command> {
   const { version } = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string };
   const program = new Command("kgrag")
@@ -62,16 +73,23 @@ export async function buildProgram(
     if (file) process.env[CONFIG_FILE_VARIABLE] = resolve(file);
   });
   const named = commandName(argv);
-  const wanted = named && named in COMMANDS ? [named] : Object.keys(COMMANDS);
+  const wanted = everyCommand ? Object.keys(COMMANDS) : named && named in COMMANDS ? [named] : [];
   for (const name of wanted) await COMMANDS[name]?.(program, open);
+  if (wanted.length === 0) addCommandSummaries(program);
   reportUsageErrorsBriefly(program);
   return program;
 }
 
-/** The command `argv` names: the first word that is neither a flag nor the value of --config. */
+/**
+ * The command `argv` names: the first word that is neither a flag nor the value of --config, or
+ * the word after it when that word is `help` (`kgrag help query`).
+ */
 function commandName(argv: string[]): string | undefined {
   const args = argv.slice(2);
-  return args.find((arg, i) => !arg.startsWith("-") && args[i - 1] !== "--config" && args[i - 1] !== "-c");
+  const words = args.filter(
+    (arg, i) => !arg.startsWith("-") && args[i - 1] !== "--config" && args[i - 1] !== "-c",
+  );
+  return words[0] === "help" ? words[1] : words[0];
 }
 
 /**

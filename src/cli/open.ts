@@ -4,6 +4,7 @@ import { configFromEnv } from "../config.js";
 import { type CreateKgragOptions, createKgrag, type Kgrag } from "../kgrag.js";
 import type { KgragServices } from "../services.js";
 import { sqliteFile } from "../storage/sqlite/sqlite-store.js";
+import { noticeOfflineOnce } from "./offline-notice.js";
 import { refuseMissingWorkspace } from "./open-store.js";
 import { terminalProgress } from "./progress-bars.js";
 
@@ -23,8 +24,6 @@ export type OpenServices = (
 ) => Promise<{ services: KgragServices; close(): Promise<void> }>;
 export type OpenKgrag = (opts: OpenOptions) => Promise<Kgrag>;
 
-let notified = false;
-
 /** Opens a workspace for the CLI: progress bars on a terminal, and one notice when running offline. */
 export function cliOpener(extra: CreateKgragOptions = {}): OpenKgrag {
   return async (opts) => {
@@ -38,14 +37,7 @@ export function cliOpener(extra: CreateKgragOptions = {}): OpenKgrag {
         ...(opts.exact ? { vectorIndex: { kind: "exact" as const } } : {}),
       },
     });
-    if (kgrag.mode === "offline" && opts.usesModel !== false && !notified) {
-      notified = true;
-      process.stderr.write(
-        "kgrag: no LLM configured (KGRAG_LLM_MODEL unset), using the offline built-ins: " +
-          `${kgrag.components.extractor.kind} extractor, ${kgrag.services.embedder.kind} embedder ` +
-          `(${kgrag.services.embedder.model}), extractive summaries, reports and answers.\n`,
-      );
-    }
+    if (opts.usesModel !== false) noticeOfflineOnce(kgrag.services, kgrag.components.extractor.kind);
     return kgrag;
   };
 }

@@ -1,4 +1,4 @@
-import { jsonrepair } from "jsonrepair";
+import { createRequire } from "node:module";
 
 /**
  * What a model's JSON reply holds. `cutShort` says the JSON stopped before it was closed (open
@@ -95,12 +95,15 @@ function isOpeningSingleQuote(body: string, at: number): boolean {
   return /[[{,:]$/.test(before);
 }
 
+/** jsonrepair is loaded by the first reply that is not valid JSON as it stands: offline runs never need it. */
+const loadJsonrepair = (): typeof import("jsonrepair") => createRequire(import.meta.url)("jsonrepair");
+
 function parseOrRepair(candidate: string): unknown {
   try {
     return JSON.parse(candidate);
   } catch {
     try {
-      return JSON.parse(jsonrepair(candidate));
+      return JSON.parse(loadJsonrepair().jsonrepair(candidate));
     } catch {
       return undefined;
     }

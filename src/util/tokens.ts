@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Tiktoken, type TiktokenBPE, type TiktokenEncoding } from "js-tiktoken/lite";
 import { z } from "zod";
@@ -36,10 +37,30 @@ const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 function counter(encoding: TiktokenEncoding): Counter {
   let found = counters.get(encoding);
   if (!found) {
-    found = CounterSchema.parse(require(`gpt-tokenizer/encoding/${encoding}`));
+    found = loadCounter(encoding);
     counters.set(encoding, found);
   }
   return found;
+}
+
+/** Where the bundled CLI keeps the ranks as JSON (scripts/bundle-cli.mjs writes them); absent in sources. */
+const BUNDLED_RANKS = new URL("./bpe-ranks/", import.meta.url);
+
+interface GptEncodingModule {
+  GptEncoding: { getEncodingApi(encoding: string, ranks: () => unknown): unknown };
+}
+
+/**
+ * gpt-tokenizer's encoder as the package ships it, or, when the ranks are saved as JSON in
+ * `ranksDir`, the same encoder built from them: parsing the JSON is faster than compiling the
+ * package's 2.4 MB module that holds the same array as code, which every short CLI call pays for.
+ */
+export function loadCounter(encoding: TiktokenEncoding, ranksDir: URL = BUNDLED_RANKS): Counter {
+  const ranksFile = new URL(`${encoding}.json`, ranksDir);
+  if (!existsSync(ranksFile)) return CounterSchema.parse(require(`gpt-tokenizer/encoding/${encoding}`));
+  const { GptEncoding } = require("gpt-tokenizer/GptEncoding") as GptEncodingModule;
+  const ranks: unknown = JSON.parse(readFileSync(ranksFile, "utf8"));
+  return CounterSchema.parse(GptEncoding.getEncodingApi(encoding, () => ranks));
 }
 
 /** js-tiktoken's encoder (built once per process, only its own ranks loaded), for decoding inside a piece. */

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import { Index, MetricKind, ScalarKind } from "usearch";
+import type { Index } from "usearch";
 import { z } from "zod";
 import type { VectorIndexConfig } from "../../config.js";
 import type { VectorNamespace } from "../../types.js";
@@ -28,14 +29,20 @@ export type AnnManifest = z.infer<typeof ManifestSchema>;
 
 export type HnswIndex = Index;
 
-const PRECISIONS = { f32: ScalarKind.F32, f16: ScalarKind.F16 } as const;
+/**
+ * usearch (a native addon) is loaded by the first index built or opened: a workspace whose vectors
+ * are all scored exactly, and every command that reads no vectors, never pays for it.
+ */
+const loadUsearch = (): typeof import("usearch") => createRequire(import.meta.url)("usearch");
 
 /** The settings an index file was built with must match the current ones to be reused. */
 export function newHnswIndex(dim: number, config: VectorIndexConfig): HnswIndex {
+  const { Index, MetricKind, ScalarKind } = loadUsearch();
+  const precisions = { f32: ScalarKind.F32, f16: ScalarKind.F16 } as const;
   return new Index({
     dimensions: dim,
     metric: MetricKind.Cos,
-    quantization: PRECISIONS[config.quantization],
+    quantization: precisions[config.quantization],
     connectivity: config.connectivity,
     expansion_add: config.expansionAdd,
     expansion_search: config.expansionSearch,
