@@ -191,7 +191,14 @@ function report(
     console.log("");
     console.log(
       formatTable(
-        ["mode", ...Object.keys(stores).flatMap((name) => [`all-gold@8 ${name}`, `p50 ms ${name}`, `p95 ms ${name}`])],
+        [
+          "mode",
+          ...Object.keys(stores).flatMap((name) => [
+            `all-gold@8 ${name}`,
+            `p50 ms ${name}`,
+            `p95 ms ${name}`,
+          ]),
+        ],
         QUERY_MODES.map((mode) => [
           mode,
           ...Object.values(stores).flatMap((figures) => [
