@@ -155,6 +155,8 @@ function printProfile(profile: StatementProfile): void {
       `${profile.reads} reads; statements by total time:`,
   );
   console.error(formatTable(["statement", "calls", "ms"], profile.top(25)));
+  console.error("write transactions by first statement (whole transaction, commit included):");
+  console.error(formatTable(["transaction", "count", "ms"], profile.top(15, "transactions")));
 }
 
 /** Peak resident memory of a process, from /proc (VmHWM), in MB. */

@@ -16,6 +16,11 @@ interface StatementFigures {
  */
 export class StatementProfile {
   readonly statements = new Map<string, StatementFigures>();
+  /**
+   * Write transactions by their first statement, with their whole time (statements, commit and
+   * waiting for locks): what the statements do not account for is the commit.
+   */
+  readonly transactions = new Map<string, StatementFigures>();
   reads = 0;
   writeTransactions = 0;
   writeMs = 0;
@@ -37,10 +42,21 @@ export class StatementProfile {
     runner.write = async (work) => {
       this.writeTransactions += 1;
       const started = performance.now();
+      let first: string | undefined;
       try {
-        return await write((run) => work((statement) => this.timed(statement, () => run(statement))));
+        return await write((run) =>
+          work((statement) => {
+            first ??= statement.name;
+            return this.timed(statement, () => run(statement));
+          }),
+        );
       } finally {
-        this.writeMs += performance.now() - started;
+        const ms = performance.now() - started;
+        this.writeMs += ms;
+        const figures = this.transactions.get(first ?? "(empty)") ?? { calls: 0, ms: 0 };
+        figures.calls += 1;
+        figures.ms += ms;
+        this.transactions.set(first ?? "(empty)", figures);
       }
     };
   }
@@ -57,9 +73,9 @@ export class StatementProfile {
     }
   }
 
-  /** The statements that took longest, as table rows: name, calls, total ms. */
-  top(limit: number): [string, string, string][] {
-    return [...this.statements.entries()]
+  /** The statements (or write transactions) that took longest, as table rows: name, calls, total ms. */
+  top(limit: number, of: "statements" | "transactions" = "statements"): [string, string, string][] {
+    return [...this[of].entries()]
       .sort((a, b) => b[1].ms - a[1].ms)
       .slice(0, limit)
       .map(([name, { calls, ms }]) => [name, String(calls), ms.toFixed(0)]);
