@@ -269,6 +269,13 @@ export const Neo4jSchema = z.object({
    * transaction, so a full transaction stays well within the server's transaction memory.
    */
   changeSetBatch: z.number().int().min(1).default(500),
+  /**
+   * Vectors written per transaction by the embedding steps (they still embed in steps of 256): each
+   * commit also updates the vector index, and a commit per step made embedding most of a run.
+   */
+  vectorBatch: z.number().int().min(1).default(2000),
+  /** Community reports saved per transaction as they are written (the embedded store saves 64). */
+  reportBatch: z.number().int().min(1).default(500),
 });
 
 /**

@@ -2,8 +2,9 @@ import { splitRelationshipKey } from "../merge/keys.js";
 import type { KgragServices } from "../services.js";
 import type { DocumentStatusUpdate } from "../storage/graph-store.js";
 import type { ChunkState } from "../types.js";
-import { documentBatchSize, slices } from "./document-batches.js";
+import { slices } from "../util/slices.js";
 import type { SummarizeResult } from "./summarize-descriptions.js";
+import { documentBatchSize } from "./write-batches.js";
 
 type SummaryFailure = SummarizeResult["failed"][number];
 

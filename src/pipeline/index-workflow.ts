@@ -5,11 +5,11 @@ import type { KgragServices } from "../services.js";
 import type { GraphView } from "../storage/graph-store.js";
 import { inSpan, SPANS } from "../telemetry/spans.js";
 import type { GraphCounts, SourceDocument } from "../types.js";
+import { slices } from "../util/slices.js";
 import { communitiesAreStale, markCommunitiesFresh, markCommunitiesStale } from "./community-freshness.js";
 import { createCommunities } from "./create-communities.js";
 import { createCommunityReports } from "./create-community-reports.js";
 import { removeDocuments } from "./delete-documents.js";
-import { documentBatchSize, slices } from "./document-batches.js";
 import { embedChunks, embedGraph } from "./embed-graph.js";
 import { extractGraph } from "./extract-graph.js";
 import { finalizeDocuments } from "./finalize-documents.js";
@@ -19,6 +19,7 @@ import { resolveEntities } from "./resolve-entities.js";
 import { StageClock, type StageTimings } from "./stage-timings.js";
 import { stopPoint } from "./stop-point.js";
 import { type SummarizeResult, summarizeDescriptions } from "./summarize-descriptions.js";
+import { documentBatchSize } from "./write-batches.js";
 
 /** The stage implementations chosen for this workspace: LLM-backed or the offline built-ins. */
 export interface IndexComponents {

@@ -4,8 +4,9 @@ import type { KgragServices } from "../services.js";
 import type { DocumentRegistration } from "../storage/graph-store.js";
 import type { DocumentRecord, SourceDocument } from "../types.js";
 import { hashJson } from "../util/hash.js";
-import { documentBatchSize, registrationChunkLimit, slices } from "./document-batches.js";
+import { slices } from "../util/slices.js";
 import { stopPoint } from "./stop-point.js";
+import { documentBatchSize, registrationChunkLimit } from "./write-batches.js";
 
 export interface RegistrationPlan {
   /** Documents whose chunks must be extracted and merged (new, changed or unfinished). */

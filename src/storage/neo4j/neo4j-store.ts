@@ -87,6 +87,12 @@ export class Neo4jGraphStore implements GraphStore {
   private readonly documentChunkReads: KeyBatcher<ChunkRecord[]>;
   private readonly documentChunkStates: KeyBatcher<ChunkState[]>;
   private readonly cached: GenerationCache;
+  /**
+   * The dimension each namespace's vectors were written with, known once this store wrote some and
+   * forgotten when it deletes any (the namespace may then be empty). Another process cannot change
+   * it meanwhile: a workspace keeps one embedding model, and writers take turns (writer lease).
+   */
+  private readonly vectorDimensions = new Map<VectorNamespace, number>();
 
   constructor(readonly connection: Neo4jConnection) {
     this.cached = new GenerationCache(connection);
@@ -117,6 +123,7 @@ export class Neo4jGraphStore implements GraphStore {
 
   /** Deletes every node of this workspace (tests, small workspaces: one transaction). */
   async deleteWorkspace(): Promise<void> {
+    this.vectorDimensions.clear();
     await this.connection.write((tx) => tx.run("store/workspace-delete"));
   }
 
@@ -268,17 +275,22 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   async deleteDocuments(docIds: string[]): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
+    this.vectorDimensions.delete("chunks");
     const lost = await documents.deleteDocuments(this.connection, docIds);
     this.vectorStats.forget("chunks");
     return lost;
   }
 
   async upsertVectors(ns: VectorNamespace, items: VectorItem[]): Promise<void> {
-    await vectors.upsertVectors(this.connection, this.indexes, ns, items);
+    const known = this.vectorDimensions.get(ns);
+    this.vectorDimensions.delete(ns);
+    const dimension = await vectors.upsertVectors(this.connection, this.indexes, ns, items, known);
+    if (dimension !== undefined) this.vectorDimensions.set(ns, dimension);
     this.vectorStats.forget(ns);
   }
 
   async deleteVectors(ns: VectorNamespace, ids: string[]): Promise<void> {
+    this.vectorDimensions.delete(ns);
     await vectors.deleteVectors(this.connection, ns, ids);
     this.vectorStats.forget(ns);
   }

@@ -1,5 +1,7 @@
 import type { KgragServices } from "../services.js";
 
+/** Batch sizes of the index steps' writes: Neo4j's are configured (config.ts, `neo4j`). */
+
 /**
  * Documents per registration or finalize transaction on the embedded store, where a transaction
  * is cheap: the batch only bounds how long a stop request waits.
@@ -20,9 +22,23 @@ export function registrationChunkLimit(services: BatchServices): number {
   return services.config.neo4j?.documentBatchChunks ?? Number.POSITIVE_INFINITY;
 }
 
-/** `items` cut into consecutive slices of at most `size`. */
-export function slices<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
-  return out;
+/**
+ * Vectors per write on the embedded store: one per embedding step (embed-graph.ts), its
+ * transactions are cheap.
+ */
+const EMBEDDED_VECTOR_BATCH = 256;
+
+/** Vectors written per transaction by the embedding steps. */
+export function vectorWriteSize(services: BatchServices): number {
+  if (services.store.kind !== "neo4j") return EMBEDDED_VECTOR_BATCH;
+  return services.config.neo4j?.vectorBatch ?? EMBEDDED_VECTOR_BATCH;
+}
+
+/** Community reports saved per transaction on the embedded store. */
+const EMBEDDED_REPORT_BATCH = 64;
+
+/** Community reports saved per transaction as they are written. */
+export function reportSaveSize(services: BatchServices): number {
+  if (services.store.kind !== "neo4j") return EMBEDDED_REPORT_BATCH;
+  return services.config.neo4j?.reportBatch ?? EMBEDDED_REPORT_BATCH;
 }
