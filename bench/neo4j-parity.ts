@@ -4,6 +4,8 @@
  * and the peak memory of both processes (kgrag and the Neo4j JVM).
  * Uses NEO4J_URI when set; otherwise starts the test Neo4j (test/neo4j-server/) and stops it after.
  * Run: npx tsx bench/neo4j-parity.ts [--copies 1|6] [--queries N] [--heap MB] [--page-cache MB]
+ *   [--index-only] (no retrieval or latency: indexing figures only) [--neo4j-only] (skip SQLite)
+ *   [--profile] (statements and write transactions sent to Neo4j, by cypher/ file)
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -18,9 +20,12 @@ import { QUERY_MODES, type QueryMode } from "../src/query/options.js";
 import { runQuery } from "../src/query/query-engine.js";
 import { startTestNeo4j, type TestNeo4j } from "../test/neo4j-server/test-neo4j.js";
 import { HOTPOTQA, latencyQuestions, percentile, scaledCorpus } from "./support/haystack.js";
+import { StatementProfile } from "./support/statement-profile.js";
 
 interface StoreFigures {
   indexSeconds: number;
+  /** Wall time per index stage (IndexSummary.stages), ms. */
+  stagesMs: Record<string, number>;
   counts: Record<string, number>;
   allGold8: Record<string, number>;
   p50: Record<string, number>;
@@ -32,9 +37,24 @@ function option(name: string, fallback: number): number {
   return args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
 }
 
+function flag(name: string): boolean {
+  return process.argv.slice(2).includes(name);
+}
+
+/** What a run measures besides indexing. */
+interface MeasureOptions {
+  queries: number;
+  indexOnly: boolean;
+  profile: boolean;
+}
+
 async function main(): Promise<void> {
   const copies = option("--copies", 1);
-  const queries = option("--queries", 200);
+  const measuring: MeasureOptions = {
+    queries: option("--queries", 200),
+    indexOnly: flag("--index-only"),
+    profile: flag("--profile"),
+  };
   const dir = join(tmpdir(), `kgrag-bench-neo4j-parity-${copies}`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
@@ -57,18 +77,20 @@ async function main(): Promise<void> {
       })();
   const workspaceName = `parity-${copies}x-${randomUUID().slice(0, 8)}`;
   try {
-    const sqlite = await measure(
-      await createKgrag({ env: {}, config: { workspace: join(dir, workspaceName) } }),
-      corpus,
-      queries,
-    );
+    const sqlite = flag("--neo4j-only")
+      ? undefined
+      : await measure(
+          await createKgrag({ env: {}, config: { workspace: join(dir, workspaceName) } }),
+          corpus,
+          measuring,
+        );
     const onNeo4j = await createKgrag({
       env: {},
       config: { workspace: join(dir, "neo4j", workspaceName), storage: "neo4j", neo4j },
     });
     // A server this bench started goes away with its data; on a given one the workspace stays
     // (deleting a large workspace in one transaction exceeds the server's transaction memory).
-    const figures = await measure(onNeo4j, corpus, queries);
+    const figures = await measure(onNeo4j, corpus, measuring);
     if (!server) console.error(`The workspace "${workspaceName}" stays in ${neo4j.uri}.`);
     report(copies, sqlite, figures, server);
   } finally {
@@ -80,29 +102,28 @@ async function main(): Promise<void> {
 async function measure(
   kg: Kgrag,
   corpus: string,
-  queries: number,
+  { queries, indexOnly, profile }: MeasureOptions,
   cleanUp: (kg: Kgrag) => Promise<void> = async () => {},
 ): Promise<StoreFigures> {
   try {
+    const statements = profile ? StatementProfile.attach(kg.services.store) : undefined;
     const started = performance.now();
-    await kg.index([corpus]);
+    const summary = await kg.index([corpus]);
     const indexSeconds = (performance.now() - started) / 1000;
     const counts = await kg.services.store.counts();
     const communities = (await kg.services.store.listCommunities()).length;
     console.error(`${kg.services.store.kind}: indexed in ${indexSeconds.toFixed(1)} s`);
+    console.error(`stages (ms): ${JSON.stringify(summary.stages)}`);
+    if (statements) printProfile(statements);
+    const indexed = { indexSeconds, stagesMs: summary.stages, counts: { ...counts, communities } };
+    if (indexOnly) return { ...indexed, allGold8: {}, p50: {}, p95: {} };
     const questions = await readEvalQuestions(join(HOTPOTQA, "questions.jsonl"));
     const evaluation = await runEval(kg.services, questions, { ks: [8], answers: false });
     const allGold8 = Object.fromEntries(
       Object.entries(evaluation.modes).map(([mode, scores]) => [mode, scores?.allGold[8] ?? 0]),
     );
     const { p50, p95 } = await latency(kg, latencyQuestions(queries));
-    return {
-      indexSeconds,
-      counts: { ...counts, communities },
-      allGold8,
-      p50,
-      p95,
-    };
+    return { ...indexed, allGold8, p50, p95 };
   } finally {
     await cleanUp(kg);
     await kg.close();
@@ -128,6 +149,16 @@ async function latency(kg: Kgrag, questions: string[]) {
   return { p50, p95 };
 }
 
+function printProfile(profile: StatementProfile): void {
+  console.error(
+    `neo4j: ${profile.writeTransactions} write transactions (${(profile.writeMs / 1000).toFixed(1)} s), ` +
+      `${profile.reads} reads; statements by total time:`,
+  );
+  console.error(formatTable(["statement", "calls", "ms"], profile.top(25)));
+  console.error("write transactions by first statement (whole transaction, commit included):");
+  console.error(formatTable(["transaction", "count", "ms"], profile.top(15, "transactions")));
+}
+
 /** Peak resident memory of a process, from /proc (VmHWM), in MB. */
 function peakRssMb(pid: number | "self"): number | undefined {
   try {
@@ -141,48 +172,51 @@ function peakRssMb(pid: number | "self"): number | undefined {
 
 function report(
   copies: number,
-  sqlite: StoreFigures,
+  sqlite: StoreFigures | undefined,
   neo4j: StoreFigures,
   server: TestNeo4j | undefined,
 ): void {
-  const keys = Object.keys(sqlite.counts);
+  const stores = sqlite ? { sqlite, neo4j } : { neo4j };
+  const keys = Object.keys(neo4j.counts);
   console.log(`\nHotpotQA-100 corpus x${copies}, offline built-ins\n`);
   console.log(
     formatTable(
       ["", ...keys, "index s"],
-      [
-        ["sqlite", ...keys.map((k) => String(sqlite.counts[k])), sqlite.indexSeconds.toFixed(1)],
-        ["neo4j", ...keys.map((k) => String(neo4j.counts[k])), neo4j.indexSeconds.toFixed(1)],
-      ],
-    ),
-  );
-  console.log("");
-  console.log(
-    formatTable(
-      [
-        "mode",
-        "all-gold@8 sqlite",
-        "all-gold@8 neo4j",
-        "p50 ms sqlite",
-        "p95 ms sqlite",
-        "p50 ms neo4j",
-        "p95 ms neo4j",
-      ],
-      QUERY_MODES.map((mode) => [
-        mode,
-        (sqlite.allGold8[mode] ?? 0).toFixed(2),
-        (neo4j.allGold8[mode] ?? 0).toFixed(2),
-        (sqlite.p50[mode] ?? 0).toFixed(1),
-        (sqlite.p95[mode] ?? 0).toFixed(1),
-        (neo4j.p50[mode] ?? 0).toFixed(1),
-        (neo4j.p95[mode] ?? 0).toFixed(1),
+      Object.entries(stores).map(([name, figures]) => [
+        name,
+        ...keys.map((k) => String(figures.counts[k])),
+        figures.indexSeconds.toFixed(1),
       ]),
     ),
   );
+  if (Object.keys(neo4j.p50).length > 0) {
+    console.log("");
+    console.log(
+      formatTable(
+        [
+          "mode",
+          ...Object.keys(stores).flatMap((name) => [
+            `all-gold@8 ${name}`,
+            `p50 ms ${name}`,
+            `p95 ms ${name}`,
+          ]),
+        ],
+        QUERY_MODES.map((mode) => [
+          mode,
+          ...Object.values(stores).flatMap((figures) => [
+            (figures.allGold8[mode] ?? 0).toFixed(2),
+            (figures.p50[mode] ?? 0).toFixed(1),
+            (figures.p95[mode] ?? 0).toFixed(1),
+          ]),
+        ]),
+      ),
+    );
+  }
   const kgragPeak = peakRssMb("self");
   const neo4jPeak = server ? peakRssMb(server.pid) : undefined;
+  const ratio = sqlite ? `${(neo4j.indexSeconds / sqlite.indexSeconds).toFixed(2)}x` : "? (SQLite skipped)";
   console.log(
-    `\nindexing time neo4j / sqlite: ${(neo4j.indexSeconds / sqlite.indexSeconds).toFixed(2)}x; ` +
+    `\nindexing time neo4j / sqlite: ${ratio}; ` +
       `peak RSS: kgrag ${kgragPeak ?? "?"} MB, Neo4j ${neo4jPeak ?? "? (external server)"} MB`,
   );
   console.log(JSON.stringify({ copies, sqlite, neo4j, peakRssMb: { kgrag: kgragPeak, neo4j: neo4jPeak } }));

@@ -249,6 +249,33 @@ export const Neo4jSchema = z.object({
    * than the embedded store's.
    */
   mergeBatchChunks: z.number().int().min(1).default(256),
+  /**
+   * Documents registered (record and chunks) or given their final status per write transaction:
+   * a commit per document made those steps most of an index run on a server.
+   */
+  documentBatch: z.number().int().min(1).default(500),
+  /**
+   * A registration transaction is cut earlier once it holds this many chunks: the chunks' text is
+   * most of its size, and a batch of long documents must stay within the transaction memory.
+   */
+  documentBatchChunks: z.number().int().min(1).default(5000),
+  /**
+   * Rows per UNWIND statement of a write (chunks, mentions, entities, vectors...): fewer round
+   * trips against a bigger statement on the server's heap.
+   */
+  writeBatchRows: z.number().int().min(1).default(1000),
+  /**
+   * Change sets arriving together (each one summary or one rebuilt record) applied per write
+   * transaction, so a full transaction stays well within the server's transaction memory.
+   */
+  changeSetBatch: z.number().int().min(1).default(500),
+  /**
+   * Vectors written per transaction by the embedding steps (they still embed in steps of 256): each
+   * commit also updates the vector index, and a commit per step made embedding most of a run.
+   */
+  vectorBatch: z.number().int().min(1).default(2000),
+  /** Community reports saved per transaction as they are written (the embedded store saves 64). */
+  reportBatch: z.number().int().min(1).default(500),
 });
 
 /**

@@ -1,8 +1,8 @@
-// Deletes a document's chunks whose id is not kept, with their mentions and vectors.
+// Deletes documents' chunks whose id is not kept, with their mentions and vectors.
 // @param workspace  the workspace this store serves
-// @param docId  document id
-// @param keepIds  ids of the chunks that stay
-MATCH (c:Chunk {workspace: $workspace, docId: $docId})
-WHERE NOT c.id IN $keepIds
+// @param rows  list of {docId, keepIds}: a document id and the ids of its chunks that stay
+UNWIND $rows AS row
+MATCH (c:Chunk {workspace: $workspace, docId: row.docId})
+WHERE NOT c.id IN row.keepIds
 OPTIONAL MATCH (c)-[:HAS_RELATION_MENTION]->(m:RelationMention)
 DETACH DELETE c, m

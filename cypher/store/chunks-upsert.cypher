@@ -1,12 +1,11 @@
-// Stores a document's chunks. A new chunk starts 'pending'; a kept chunk (same id, same text)
+// Stores documents' chunks. A new chunk starts 'pending'; a kept chunk (same id, same text)
 // keeps its state and mentions and only moves. An anchor chunk becomes a real one.
 // @param workspace  the workspace this store serves
-// @param docId  document id
-// @param rows  list of {id, index, text, tokens, start, end}
-MATCH (d:Document {workspace: $workspace, id: $docId})
+// @param rows  list of {docId, id, index, text, tokens, start, end}
 UNWIND $rows AS row
+MATCH (d:Document {workspace: $workspace, id: row.docId})
 MERGE (c:Chunk {workspace: $workspace, id: row.id})
-SET c.docId = $docId,
+SET c.docId = row.docId,
     c.index = row.index,
     c.text = row.text,
     c.tokens = row.tokens,

@@ -1,6 +1,7 @@
 import type { KgragServices } from "../services.js";
-import type { CommunityRecord } from "../types.js";
+import type { CommunityRecord, VectorItem } from "../types.js";
 import { hashText } from "../util/hash.js";
+import { slices } from "../util/slices.js";
 
 export const EMBED_BATCH = 32;
 
@@ -11,6 +12,8 @@ export const EMBED_BATCH = 32;
 export async function embedCommunityReports(
   services: KgragServices,
   communities: readonly CommunityRecord[],
+  /** Vectors written per transaction (a commit per embedding batch is slow on Neo4j). */
+  writeSize = EMBED_BATCH,
 ): Promise<number> {
   const { store, embedder } = services;
   const stored = await store.vectorHashes("communities");
@@ -19,13 +22,15 @@ export async function embedCommunityReports(
     const textHash = hashText(c.report.markdown);
     return stored.get(c.id) === textHash ? [] : [{ id: c.id, text: c.report.markdown, textHash }];
   });
-  for (let i = 0; i < todo.length; i += EMBED_BATCH) {
-    const batch = todo.slice(i, i + EMBED_BATCH);
-    const vectors = await embedder.embed(batch.map((item) => item.text));
-    await store.upsertVectors(
-      "communities",
-      batch.map((item, j) => ({ id: item.id, vector: vectors[j] as number[], textHash: item.textHash })),
-    );
+  for (let start = 0; start < todo.length; start += writeSize) {
+    const items: VectorItem[] = [];
+    for (const batch of slices(todo.slice(start, start + writeSize), EMBED_BATCH)) {
+      const vectors = await embedder.embed(batch.map((item) => item.text));
+      items.push(
+        ...batch.map((item, j) => ({ id: item.id, vector: vectors[j] as number[], textHash: item.textHash })),
+      );
+    }
+    await store.upsertVectors("communities", items);
   }
   return todo.length;
 }

@@ -8,6 +8,7 @@ import type { GraphStore, GraphView, ReportSave } from "../storage/graph-store.j
 import type { CommunityRecord } from "../types.js";
 import { loadGraphView } from "./graph-view.js";
 import { stopPoint } from "./stop-point.js";
+import { reportSaveSize, vectorWriteSize } from "./write-batches.js";
 
 export interface CreateCommunityReportsResult {
   written: number;
@@ -38,7 +39,7 @@ export async function createCommunityReports(
   const byId = new Map(communities.map((c) => [c.id, c]));
   const stale = communities.filter((c) => needsReport(c, writer));
   const limit = pLimit(config.llm?.concurrency ?? 4);
-  const saves = new ReportSaves(store);
+  const saves = new ReportSaves(store, reportSaveSize(services));
   progress.start(STEP, stale.length);
   for (const level of [...new Set(stale.map((c) => c.level))].sort((a, b) => b - a)) {
     const atLevel = stale.filter((c) => c.level === level);
@@ -70,26 +71,27 @@ export async function createCommunityReports(
     if (failure) throw failure.reason;
   }
   progress.finish(STEP);
-  await embedCommunityReports(services, communities);
+  await embedCommunityReports(services, communities, vectorWriteSize(services));
   return { written: stale.length, reused: communities.length - stale.length };
 }
 
-/** Reports saved per transaction: a commit per report dominates report writing on Neo4j. */
-const REPORTS_PER_SAVE = 64;
-
 /**
- * Collects finished reports and saves them a batch at a time, one save in flight. A crash loses at
- * most the batch being collected; those reports are written again by the next run.
+ * Collects finished reports and saves them a batch at a time (reportSaveSize: a commit per report
+ * dominates report writing on Neo4j), one save in flight. A crash loses at most the batch being
+ * collected; those reports are written again by the next run.
  */
 class ReportSaves {
   private pending: ReportSave[] = [];
   private readonly queue = pLimit(1);
 
-  constructor(private readonly store: GraphStore) {}
+  constructor(
+    private readonly store: GraphStore,
+    private readonly size: number,
+  ) {}
 
   async add(save: ReportSave): Promise<void> {
     this.pending.push(save);
-    if (this.pending.length >= REPORTS_PER_SAVE) await this.flush();
+    if (this.pending.length >= this.size) await this.flush();
   }
 
   flush(): Promise<void> {

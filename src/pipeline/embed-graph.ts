@@ -3,11 +3,12 @@ import type { Embedder } from "../embedding/embedder.js";
 import { splitRelationshipKey } from "../merge/keys.js";
 import type { KgragServices } from "../services.js";
 import type { GraphEntity, GraphRelationship, GraphView } from "../storage/graph-store.js";
-import type { VectorNamespace } from "../types.js";
+import type { VectorItem, VectorNamespace } from "../types.js";
 import { hashText } from "../util/hash.js";
 import type { ProgressReporter } from "../util/progress.js";
 import { loadGraphView } from "./graph-view.js";
 import { stopPoint } from "./stop-point.js";
+import { vectorWriteSize } from "./write-batches.js";
 
 interface EmbeddingInput {
   id: string;
@@ -109,11 +110,41 @@ export async function syncNamespace(
     .filter((i) => stored.get(i.id) !== i.textHash);
   if (todo.length === 0) return 0;
   const write: VectorWrite = (namespace, items) => writes(() => store.upsertVectors(namespace, items));
-  await embedInBatches(embedder, ns, todo, write, progress, signal);
+  await embedInBatches(
+    embedder,
+    ns,
+    todo,
+    new VectorWrites(ns, write, vectorWriteSize(services)),
+    progress,
+    signal,
+  );
   return todo.length;
 }
 
-/** Vectors embedded and written per step (the embedder splits a step into its own batches). */
+/**
+ * Embedded vectors held until a write's worth is ready: on Neo4j a commit per embedding step
+ * (each also updating the vector index) cost more than the embedding.
+ */
+class VectorWrites {
+  private pending: VectorItem[] = [];
+
+  constructor(
+    private readonly ns: VectorNamespace,
+    private readonly write: VectorWrite,
+    private readonly size: number,
+  ) {}
+
+  async add(items: VectorItem[]): Promise<void> {
+    this.pending.push(...items);
+    while (this.pending.length >= this.size) await this.write(this.ns, this.pending.splice(0, this.size));
+  }
+
+  async flush(): Promise<void> {
+    while (this.pending.length > 0) await this.write(this.ns, this.pending.splice(0, this.size));
+  }
+}
+
+/** Vectors embedded per step (the embedder splits a step into its own batches). */
 export const WRITE_BATCH = 256;
 
 type VectorWrite = KgragServices["store"]["upsertVectors"];
@@ -122,23 +153,29 @@ async function embedInBatches(
   embedder: Embedder,
   ns: VectorNamespace,
   todo: (EmbeddingInput & { textHash: string })[],
-  write: VectorWrite,
+  writes: VectorWrites,
   progress: ProgressReporter,
   signal: AbortSignal | undefined,
 ): Promise<void> {
   const step = `embed ${ns}`;
   progress.start(step, todo.length);
-  for (let i = 0; i < todo.length; i += WRITE_BATCH) {
-    // Each batch is written on its own: a stop keeps the vectors done, the next run embeds the rest.
-    await stopPoint(signal);
-    const batch = todo.slice(i, i + WRITE_BATCH);
-    const vectors = await embedder.embed(batch.map((b) => b.text));
-    await write(
-      ns,
-      batch.map((b, j) => ({ id: b.id, textHash: b.textHash, vector: vectorAt(vectors, j, embedder) })),
-    );
-    progress.advance(step, batch.length);
+  try {
+    for (let i = 0; i < todo.length; i += WRITE_BATCH) {
+      await stopPoint(signal);
+      const batch = todo.slice(i, i + WRITE_BATCH);
+      const vectors = await embedder.embed(batch.map((b) => b.text));
+      await writes.add(
+        batch.map((b, j) => ({ id: b.id, textHash: b.textHash, vector: vectorAt(vectors, j, embedder) })),
+      );
+      progress.advance(step, batch.length);
+    }
+  } catch (error) {
+    // Stopped or failed: the vectors done are kept, the next run embeds only the rest. The first
+    // failure is the one reported.
+    await writes.flush().catch(() => {});
+    throw error;
   }
+  await writes.flush();
   progress.finish(step);
 }
 

@@ -28,6 +28,27 @@ function mergeBatchSize(services: KgragServices, chunks: number): number {
   return Math.min(perRun, services.config.neo4j?.mergeBatchChunks ?? perRun);
 }
 
+/**
+ * The chunks of the documents that are not merged yet, in document order, each with its
+ * document's title. The per-document reads go together (one round trip each on Neo4j).
+ */
+async function pendingWork(
+  store: KgragServices["store"],
+  docIds: string[],
+): Promise<{ chunk: ChunkRecord; title: string }[]> {
+  const [docs, states] = await Promise.all([
+    Promise.all(docIds.map((docId) => store.getDocument(docId))),
+    Promise.all(docIds.map((docId) => store.getChunkStates(docId))),
+  ]);
+  const titles = new Map(docs.flatMap((doc) => (doc ? [[doc.id, doc.title] as const] : [])));
+  const pendingIds = states
+    .flat()
+    .filter((s) => s.status !== "merged" && titles.has(s.docId))
+    .map((s) => s.chunkId);
+  const chunks = await store.getChunks(pendingIds);
+  return chunks.map((chunk) => ({ chunk, title: titles.get(chunk.docId) ?? "" }));
+}
+
 export interface ExtractGraphResult {
   merged: number;
   failed: { chunkId: string; docId: string; error: string }[];
@@ -48,15 +69,7 @@ export async function extractGraph(
   clock: StageClock = new StageClock(),
 ): Promise<ExtractGraphResult> {
   const { store, progress } = services;
-  const work: { chunk: ChunkRecord; title: string }[] = [];
-  for (const docId of docIds) {
-    const doc = await store.getDocument(docId);
-    if (!doc) continue;
-    const pendingIds = (await store.getChunkStates(docId))
-      .filter((s) => s.status !== "merged")
-      .map((s) => s.chunkId);
-    for (const chunk of await store.getChunks(pendingIds)) work.push({ chunk, title: doc.title });
-  }
+  const work = await pendingWork(store, docIds);
   const result: ExtractGraphResult = { merged: 0, failed: [] };
   if (work.length === 0) return result;
 

@@ -5,6 +5,7 @@ import type { KgragServices } from "../services.js";
 import type { GraphView } from "../storage/graph-store.js";
 import { inSpan, SPANS } from "../telemetry/spans.js";
 import type { GraphCounts, SourceDocument } from "../types.js";
+import { slices } from "../util/slices.js";
 import { communitiesAreStale, markCommunitiesFresh, markCommunitiesStale } from "./community-freshness.js";
 import { createCommunities } from "./create-communities.js";
 import { createCommunityReports } from "./create-community-reports.js";
@@ -13,11 +14,12 @@ import { embedChunks, embedGraph } from "./embed-graph.js";
 import { extractGraph } from "./extract-graph.js";
 import { finalizeDocuments } from "./finalize-documents.js";
 import { loadGraphView } from "./graph-view.js";
-import { planRegistration, registerDocument } from "./register-documents.js";
+import { planRegistration, registerDocuments } from "./register-documents.js";
 import { resolveEntities } from "./resolve-entities.js";
 import { StageClock, type StageTimings } from "./stage-timings.js";
 import { stopPoint } from "./stop-point.js";
 import { type SummarizeResult, summarizeDescriptions } from "./summarize-descriptions.js";
+import { documentBatchSize } from "./write-batches.js";
 
 /** The stage implementations chosen for this workspace: LLM-backed or the offline built-ins. */
 export interface IndexComponents {
@@ -92,20 +94,8 @@ async function indexWorkflow(
   await removeDocuments(services, plan.changed, "update document");
 
   const byId = new Map(sources.map((s) => [s.id, s]));
-  await stage(
-    "register",
-    async () => {
-      services.progress.start("register", plan.toProcess.length);
-      for (const id of plan.toProcess) {
-        await stopPoint(signal);
-        const source = byId.get(id);
-        if (source) await registerDocument(services, source);
-        services.progress.advance("register");
-      }
-      services.progress.finish("register");
-    },
-    clock,
-  );
+  const toRegister = plan.toProcess.flatMap((id) => byId.get(id) ?? []);
+  await stage("register", () => registerDocuments(services, toRegister, signal), clock);
 
   if (plan.toProcess.length > 0) await markCommunitiesStale(services.store);
   // Chunk vectors need only the chunks: embedding them while the model extracts keeps both busy
@@ -146,11 +136,8 @@ async function indexWorkflow(
   // The writer does this after every run anyway; done here, the run's timings show what it costs.
   if (graphChanged) await stage("search indexes", async () => services.store.refreshIndexes?.(), clock);
 
-  const failures = [];
-  for (const docId of failed) {
-    const doc = await services.store.getDocument(docId);
-    failures.push({ docId, error: doc?.error ?? "failed" });
-  }
+  const failedDocs = await Promise.all(failed.map((docId) => services.store.getDocument(docId)));
+  const failures = failed.map((docId, i) => ({ docId, error: failedDocs[i]?.error ?? "failed" }));
   const seenBefore = new Set([...plan.changed, ...plan.resumed]);
   const added = plan.toProcess.filter((id) => !seenBefore.has(id));
   return {
@@ -247,9 +234,15 @@ export async function refreshCommunities(
  */
 async function markUnsettled(services: KgragServices, docIds: string[], error: unknown): Promise<void> {
   const reason = error instanceof Error ? error.message : String(error);
-  for (const docId of docIds) {
-    const doc = await services.store.getDocument(docId);
-    if (!doc || doc.status === "failed") continue;
-    await services.store.setDocumentStatus(docId, "failed", `indexing did not finish: ${reason}`);
+  const { store } = services;
+  for (const batch of slices(docIds, documentBatchSize(services))) {
+    const docs = await Promise.all(batch.map((docId) => store.getDocument(docId)));
+    await store.setDocumentStatuses(
+      docs.flatMap((doc) =>
+        doc && doc.status !== "failed"
+          ? [{ id: doc.id, status: "failed" as const, error: `indexing did not finish: ${reason}` }]
+          : [],
+      ),
+    );
   }
 }

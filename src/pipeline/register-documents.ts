@@ -1,8 +1,12 @@
 import { chunkDocument } from "../ingest/chunker.js";
 import { EMPTY_DOCUMENT_REASON, hasText } from "../ingest/empty-input.js";
 import type { KgragServices } from "../services.js";
+import type { DocumentRegistration } from "../storage/graph-store.js";
 import type { DocumentRecord, SourceDocument } from "../types.js";
 import { hashJson } from "../util/hash.js";
+import { slices } from "../util/slices.js";
+import { stopPoint } from "./stop-point.js";
+import { documentBatchSize, registrationChunkLimit } from "./write-batches.js";
 
 export interface RegistrationPlan {
   /** Documents whose chunks must be extracted and merged (new, changed or unfinished). */
@@ -45,16 +49,51 @@ export async function planRegistration(
 }
 
 /**
- * Stores the document and its chunks. Re-registering the same content keeps the chunks' state,
- * so a resumed run skips chunks that were already merged.
+ * Stores the documents and their chunks, a batch per transaction (documentBatchSize documents, cut
+ * earlier at registrationChunkLimit chunks). Re-registering the same content keeps the chunks'
+ * state, so a resumed run skips chunks that were already merged. A stop request is honoured
+ * before each batch is written.
  */
-export async function registerDocument(
+export async function registerDocuments(
   services: KgragServices,
+  sources: SourceDocument[],
+  signal?: AbortSignal,
+): Promise<void> {
+  const { store, config, progress } = services;
+  const maxDocuments = documentBatchSize(services);
+  const maxChunks = registrationChunkLimit(services);
+  let batch: DocumentRegistration[] = [];
+  let chunks = 0;
+  const write = async () => {
+    await stopPoint(signal);
+    await store.registerDocuments(batch);
+    progress.advance("register", batch.length);
+    batch = [];
+    chunks = 0;
+  };
+  progress.start("register", sources.length);
+  for (const slice of slices(sources, maxDocuments)) {
+    // Read together: a networked store (Neo4j) answers them in one round trip instead of one each.
+    const existing = await Promise.all(slice.map((source) => store.getDocument(source.id)));
+    const now = new Date().toISOString();
+    for (const [i, source] of slice.entries()) {
+      const registration = registrationOf(source, existing[i], config.chunking, now);
+      batch.push(registration);
+      chunks += registration.chunks.length;
+      if (batch.length >= maxDocuments || chunks >= maxChunks) await write();
+    }
+  }
+  if (batch.length > 0) await write();
+  progress.finish("register");
+}
+
+/** A source's document record (keeping its first creation time) and chunks. */
+function registrationOf(
   source: SourceDocument,
-): Promise<DocumentRecord> {
-  const { store, config } = services;
-  const now = new Date().toISOString();
-  const existing = await store.getDocument(source.id);
+  existing: DocumentRecord | undefined,
+  chunking: KgragServices["config"]["chunking"],
+  now: string,
+): DocumentRegistration {
   const base: DocumentRecord = {
     id: source.id,
     title: source.title,
@@ -69,14 +108,8 @@ export async function registerDocument(
   };
   // indexSources() sets empty documents aside as skipped; this guards direct pipeline callers.
   if (!hasText(source.text)) {
-    const failed = { ...base, status: "failed" as const, error: EMPTY_DOCUMENT_REASON };
-    await store.upsertDocument(failed);
-    await store.replaceDocumentChunks(source.id, []);
-    return failed;
+    return { document: { ...base, status: "failed", error: EMPTY_DOCUMENT_REASON }, chunks: [] };
   }
-  const chunks = chunkDocument(source, config.chunking);
-  const record = { ...base, chunkCount: chunks.length };
-  await store.upsertDocument(record);
-  await store.replaceDocumentChunks(source.id, chunks);
-  return record;
+  const chunks = chunkDocument(source, chunking);
+  return { document: { ...base, chunkCount: chunks.length }, chunks };
 }

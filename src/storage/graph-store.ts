@@ -40,6 +40,19 @@ export interface ReportSave {
   reportHash: string;
 }
 
+/** A document and all its chunks, as indexing registers them. */
+export interface DocumentRegistration {
+  document: DocumentRecord;
+  chunks: ChunkRecord[];
+}
+
+/** A document's new status, and the error that explains a failure (null otherwise). */
+export interface DocumentStatusUpdate {
+  id: string;
+  status: DocumentStatus;
+  error: string | null;
+}
+
 /** How a vector namespace is searched; for an HNSW file, its size and whether it is up to date. */
 export interface VectorIndexStatus {
   namespace: VectorNamespace;
@@ -77,6 +90,16 @@ export interface GraphStore {
   getDocument(id: string): Promise<DocumentRecord | undefined>;
   listDocuments(): Promise<DocumentRecord[]>;
   setDocumentStatus(id: string, status: DocumentStatus, error: string | null): Promise<void>;
+  /**
+   * Atomic. setDocumentStatus for several documents in one transaction; an unknown document
+   * refuses the whole call (a commit per document is slow on a server).
+   */
+  setDocumentStatuses(updates: DocumentStatusUpdate[]): Promise<void>;
+  /**
+   * Atomic. For each document, upsertDocument then replaceDocumentChunks (its chunk count becomes
+   * the number of chunks given), all in one transaction: what indexing does to register a batch.
+   */
+  registerDocuments(registrations: DocumentRegistration[]): Promise<void>;
 
   // ---- chunks ----
   /**

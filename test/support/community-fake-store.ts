@@ -91,6 +91,8 @@ export class CommunityFakeStore implements GraphStore {
   listDocuments = unused("listDocuments");
   setDocumentStatus = unused("setDocumentStatus");
   replaceDocumentChunks = unused("replaceDocumentChunks");
+  setDocumentStatuses = unused("setDocumentStatuses");
+  registerDocuments = unused("registerDocuments");
   getChunks = unused("getChunks");
   listChunks = unused("listChunks");
   getChunkStates = unused("getChunkStates");

@@ -46,6 +46,30 @@ export function describeMetaAndDocuments(storeOf: StoreOf): void {
     await store.setDocumentStatus("d1", "processed", null);
     expect(await store.getDocument("d1")).toMatchObject({ status: "processed", error: null });
   });
+
+  it("sets several documents' statuses in one call, and none of them when one document is unknown", async () => {
+    const store = storeOf();
+    await store.upsertDocument(makeDocument("d1"));
+    await store.upsertDocument(makeDocument("d2"));
+    await store.setDocumentStatuses([
+      { id: "d1", status: "processed", error: null },
+      { id: "d2", status: "failed", error: "2 of 3 chunks not fully merged" },
+    ]);
+    expect(await store.getDocument("d1")).toMatchObject({ status: "processed", error: null });
+    expect(await store.getDocument("d2")).toMatchObject({
+      status: "failed",
+      error: "2 of 3 chunks not fully merged",
+    });
+
+    await expect(
+      store.setDocumentStatuses([
+        { id: "d1", status: "failed", error: "late failure" },
+        { id: "missing", status: "processed", error: null },
+      ]),
+    ).rejects.toThrow(/unknown document "missing"/);
+    expect(await store.getDocument("d1")).toMatchObject({ status: "processed", error: null });
+    await store.setDocumentStatuses([]);
+  });
 }
 
 export function describeChunks(storeOf: StoreOf): void {
@@ -92,6 +116,51 @@ export function describeChunks(storeOf: StoreOf): void {
     expect(await store.getEntityMentions([entityKey("Zebra Org")])).toEqual([]);
     expect(await store.searchChunkText("zebra", 5)).toEqual([]);
     expect([...(await store.vectorHashes("chunks")).keys()]).toEqual([kept!.id]);
+  });
+
+  it("registers several documents and their chunks in one call, as upsert then replace would", async () => {
+    const store = storeOf();
+    const [kept, dropped] = await seedDocument(store, "d1", ["kept words", "dropped zebra words"]);
+    await mergeChunk(store, kept!.id, ["Kept Org"]);
+    const added = makeChunk("d1", 1, "added words");
+    const d2Chunks = ["first of two", "second of two"].map((text, i) => makeChunk("d2", i, text));
+    const d1 = makeDocument("d1", { title: "Renamed", status: "processing" });
+    const d2 = makeDocument("d2", { status: "processing", chunkCount: 99 });
+
+    await store.registerDocuments([
+      { document: d1, chunks: [{ ...kept!, index: 0 }, added] },
+      { document: d2, chunks: d2Chunks },
+      { document: makeDocument("d3", { status: "failed", error: "empty" }), chunks: [] },
+    ]);
+
+    expect(await store.getDocument("d1")).toEqual({ ...d1, chunkCount: 2 });
+    expect(await store.getDocument("d2")).toEqual({ ...d2, chunkCount: 2 });
+    expect(await store.getDocument("d3")).toMatchObject({ status: "failed", error: "empty", chunkCount: 0 });
+    expect((await store.listChunks("d1")).map((c) => c.id)).toEqual([kept!.id, added.id]);
+    expect(await store.listChunks("d2")).toEqual(d2Chunks);
+    const states = new Map((await store.getChunkStates()).map((s) => [s.chunkId, s.status]));
+    expect(Object.fromEntries(states)).toEqual({
+      [kept!.id]: "merged",
+      [added.id]: "pending",
+      [d2Chunks[0]!.id]: "pending",
+      [d2Chunks[1]!.id]: "pending",
+    });
+    expect((await store.getChunkMentions([kept!.id])).entities).toHaveLength(1);
+    expect(states.has(dropped!.id)).toBe(false);
+    expect(await store.searchChunkText("zebra", 5)).toEqual([]);
+    expect((await store.searchChunkText("second", 5)).map((h) => h.id)).toEqual([d2Chunks[1]!.id]);
+  });
+
+  it("registers none of a batch when one document's chunks are refused", async () => {
+    const store = storeOf();
+    await expect(
+      store.registerDocuments([
+        { document: makeDocument("d1"), chunks: [makeChunk("d1", 0, "fine words")] },
+        { document: makeDocument("d2"), chunks: [makeChunk("d3", 0, "stray words")] },
+      ]),
+    ).rejects.toThrow(/belongs to document "d3", not "d2"/);
+    expect(await store.listDocuments()).toEqual([]);
+    expect(await store.listChunks()).toEqual([]);
   });
 
   it("marks a chunk failed with its error and raw output", async () => {

@@ -1,7 +1,8 @@
 import neo4j from "neo4j-driver";
 import { describe, expect, it } from "vitest";
 import { relationshipKey } from "../../src/merge/keys.js";
-import { Neo4jConnection, WRITE_BATCH_ROWS } from "../../src/storage/neo4j/connection.js";
+import { DEFAULT_TUNING, Neo4jConnection, WRITE_BATCH_ROWS } from "../../src/storage/neo4j/connection.js";
+import { Neo4jGraphStore } from "../../src/storage/neo4j/neo4j-store.js";
 import { ensureSchema } from "../../src/storage/neo4j/schema-setup.js";
 import { EXACT_LIMIT, luceneQuery, SMALL_NAMESPACE } from "../../src/storage/neo4j/search.js";
 import type { GraphChanges } from "../../src/types.js";
@@ -73,6 +74,64 @@ describe("Neo4j store: atomic writes", () => {
     const batches = runner.calls.filter((c) => c.name === "store/chunks-upsert");
     expect(batches.map((c) => (c.params.rows as unknown[]).length)).toEqual([WRITE_BATCH_ROWS, 1000, 500]);
     expect(new Set(batches.map((c) => c.tx)).size).toBe(1);
+  });
+
+  it("sizes UNWIND batches by the connection's configured rows", async () => {
+    const runner = new ScriptedRunner({ "store/document-set-chunk-count": one({ id: "d1" }) });
+    const store = new Neo4jGraphStore(
+      new Neo4jConnection(runner, "team-a", { ...DEFAULT_TUNING, writeBatchRows: 300 }),
+    );
+    const chunks = Array.from({ length: 700 }, (_, i) => makeChunk("d1", i, `chunk ${i}`));
+    await store.replaceDocumentChunks("d1", chunks);
+    const batches = runner.calls.filter((c) => c.name === "store/chunks-upsert");
+    expect(batches.map((c) => (c.params.rows as unknown[]).length)).toEqual([300, 300, 100]);
+  });
+
+  it("registers a batch of documents in one transaction of UNWIND statements", async () => {
+    const { runner, store } = storeWith();
+    await store.registerDocuments([
+      { document: makeDocument("d1"), chunks: [makeChunk("d1", 0, "a"), makeChunk("d1", 1, "b")] },
+      { document: makeDocument("d2"), chunks: [makeChunk("d2", 0, "c")] },
+    ]);
+    expect(runner.names("write")).toEqual([
+      "store/documents-upsert",
+      "store/chunks-delete-others",
+      "store/chunks-upsert",
+      "store/chunks-link-sequence",
+      "store/generation-bump",
+    ]);
+    expect(new Set(runner.calls.map((c) => c.tx))).toEqual(new Set([1]));
+    const params = (name: string) => runner.calls.find((c) => c.name === name)?.params.rows as unknown[];
+    expect(
+      (params("store/documents-upsert") as { id: string; chunkCount: unknown }[]).map((d) => [
+        d.id,
+        d.chunkCount,
+      ]),
+    ).toEqual([
+      ["d1", neo4j.int(2)],
+      ["d2", neo4j.int(1)],
+    ]);
+    expect((params("store/chunks-upsert") as { docId: string }[]).map((c) => c.docId)).toEqual([
+      "d1",
+      "d1",
+      "d2",
+    ]);
+    expect(params("store/chunks-link-sequence")).toEqual(["d1", "d2"]);
+  });
+
+  it("sets a batch of statuses in one statement and refuses the batch when a document is missing", async () => {
+    const { runner, store } = storeWith({ "store/documents-set-status": one({ id: "d1" }) });
+    await expect(
+      store.setDocumentStatuses([
+        { id: "d1", status: "processed", error: null },
+        { id: "d2", status: "failed", error: "why" },
+      ]),
+    ).rejects.toThrow(/unknown document "d2"/);
+    expect(runner.names("write")).toEqual(["store/documents-set-status"]);
+    expect(runner.calls[0]?.params.rows).toEqual([
+      { id: "d1", status: "processed", error: null },
+      { id: "d2", status: "failed", error: "why" },
+    ]);
   });
 
   it("commits a chunk merge in one transaction: mark, replace mentions, apply changes, prune anchors", async () => {

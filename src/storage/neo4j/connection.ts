@@ -1,10 +1,17 @@
 import neo4j, { type Integer } from "neo4j-driver";
+import { Neo4jSchema } from "../../config.js";
 import { bindCypherParams, loadCypher } from "../../cypher/cypher-files.js";
-import type { BoundStatement, StatementRunner } from "./driver-runner.js";
+import type { BoundStatement, Neo4jTuning, StatementRunner } from "./driver-runner.js";
 import type { PlainRecord } from "./record-mapping.js";
 
-/** Rows per UNWIND statement: large enough to amortise a round trip, small enough for the heap. */
-export const WRITE_BATCH_ROWS = 1000;
+/** The write sizes of a connection given no `neo4j` config: the config's defaults. */
+export const DEFAULT_TUNING: Neo4jTuning = Neo4jSchema.pick({
+  writeBatchRows: true,
+  changeSetBatch: true,
+}).parse({});
+
+/** Rows per UNWIND statement by default (`neo4j.writeBatchRows`). */
+export const WRITE_BATCH_ROWS = DEFAULT_TUNING.writeBatchRows;
 
 /** JavaScript numbers travel as Cypher FLOAT; counts, positions and LIMITs must be INTEGER. */
 export function int(value: number): Integer {
@@ -23,6 +30,8 @@ export class Neo4jConnection {
   constructor(
     readonly runner: StatementRunner,
     readonly workspace: string,
+    /** Statement and transaction sizes of this connection's writes. */
+    readonly tuning: Neo4jTuning = DEFAULT_TUNING,
   ) {}
 
   /** Called after each write transaction of this connection ends. */
@@ -80,15 +89,16 @@ export class WriteTransaction {
     return this.runInTransaction(this.connection.bind(name, params));
   }
 
-  /** UNWIND batches of WRITE_BATCH_ROWS rows (as `$rows`), all inside this transaction. */
+  /** UNWIND batches of the connection's writeBatchRows rows (as `$rows`), all inside this transaction. */
   async runBatched(
     name: string,
     rows: unknown[],
     params: Record<string, unknown> = {},
   ): Promise<PlainRecord[]> {
+    const size = this.connection.tuning.writeBatchRows;
     const out: PlainRecord[] = [];
-    for (let start = 0; start < rows.length; start += WRITE_BATCH_ROWS) {
-      out.push(...(await this.run(name, { ...params, rows: rows.slice(start, start + WRITE_BATCH_ROWS) })));
+    for (let start = 0; start < rows.length; start += size) {
+      out.push(...(await this.run(name, { ...params, rows: rows.slice(start, start + size) })));
     }
     return out;
   }

@@ -1,20 +1,55 @@
-import type {
-  ChunkRecord,
-  ChunkState,
-  DocumentRecord,
-  DocumentStatus,
-  Metadata,
-  Scope,
-} from "../../types.js";
+import type { ChunkRecord, ChunkState, DocumentRecord, Metadata, Scope } from "../../types.js";
+import { groupBy } from "../../util/group-by.js";
+import type { DocumentRegistration, DocumentStatusUpdate } from "../graph-store.js";
 import { assertChunksBelongTo } from "../input-checks.js";
-import { int, type Neo4jConnection } from "./connection.js";
+import { int, type Neo4jConnection, type WriteTransaction } from "./connection.js";
 import { asChunkStates, asChunks, asDocuments, asStrings } from "./read-rows.js";
 import { chunkRow, documentRow } from "./write-rows.js";
 
 /** Documents and their chunks: (:Document)-[:HAS_CHUNK]->(:Chunk)-[:NEXT_CHUNK]->(:Chunk). */
 
 export async function upsertDocument(db: Neo4jConnection, doc: DocumentRecord): Promise<void> {
-  await db.write((tx) => tx.run("store/document-upsert", { doc: documentRow(doc) }));
+  await db.write((tx) => tx.run("store/documents-upsert", { rows: [documentRow(doc)] }));
+}
+
+/**
+ * Atomic: each document upserted and its chunks replaced (unchanged chunk ids keep their state
+ * and mentions), all documents in one transaction with a few UNWIND statements: a transaction per
+ * document made registration a round trip and a commit per document.
+ */
+export async function registerDocuments(
+  db: Neo4jConnection,
+  registrations: DocumentRegistration[],
+): Promise<void> {
+  if (registrations.length === 0) return;
+  for (const { document, chunks } of registrations) assertChunksBelongTo(document.id, chunks);
+  const documentRows = registrations.map(({ document, chunks }) =>
+    documentRow({ ...document, chunkCount: chunks.length }),
+  );
+  await db.write(async (tx) => {
+    await tx.runBatched("store/documents-upsert", documentRows);
+    await writeChunks(
+      tx,
+      registrations.map(({ document, chunks }) => ({ docId: document.id, chunks })),
+    );
+  });
+}
+
+/** The documents' chunks replaced, in the caller's transaction; the documents must exist. */
+async function writeChunks(
+  tx: WriteTransaction,
+  documents: { docId: string; chunks: ChunkRecord[] }[],
+): Promise<void> {
+  const keep = documents.map(({ docId, chunks }) => ({ docId, keepIds: chunks.map((c) => c.id) }));
+  const chunkRows = documents.flatMap(({ docId, chunks }) =>
+    chunks.map((chunk) => ({ docId, ...chunkRow(chunk) })),
+  );
+  await tx.runBatched("store/chunks-delete-others", keep);
+  await tx.runBatched("store/chunks-upsert", chunkRows);
+  await tx.runBatched(
+    "store/chunks-link-sequence",
+    documents.map((d) => d.docId),
+  );
 }
 
 /** Document records by id (unknown ids left out), for a KeyBatcher of concurrent reads. */
@@ -30,15 +65,21 @@ export async function listDocuments(db: Neo4jConnection): Promise<DocumentRecord
   return asDocuments(await db.read("store/documents-list"));
 }
 
-export async function setDocumentStatus(
+/** Atomic: every status set, or none when a document is unknown. */
+export async function setDocumentStatuses(
   db: Neo4jConnection,
-  id: string,
-  status: DocumentStatus,
-  error: string | null,
+  updates: DocumentStatusUpdate[],
 ): Promise<void> {
+  if (updates.length === 0) return;
   const updatedAt = new Date().toISOString();
-  const rows = await db.write((tx) => tx.run("store/document-set-status", { id, status, error, updatedAt }));
-  if (rows.length === 0) throw new Error(`Cannot set the status of unknown document "${id}".`);
+  const rows = updates.map(({ id, status, error }) => ({ id, status, error }));
+  await db.write(async (tx) => {
+    const found = new Set(
+      (await tx.runBatched("store/documents-set-status", rows, { updatedAt })).map((r) => String(r.id)),
+    );
+    const unknown = updates.find((u) => !found.has(u.id));
+    if (unknown) throw new Error(`Cannot set the status of unknown document "${unknown.id}".`);
+  });
 }
 
 /** Atomic: unchanged chunk ids keep their state and mentions, the others are replaced. */
@@ -56,9 +97,7 @@ export async function replaceDocumentChunks(
     if (found.length === 0) {
       throw new Error(`Cannot store chunks of unknown document "${docId}": upsert the document first.`);
     }
-    await tx.run("store/chunks-delete-others", { docId, keepIds: chunks.map((c) => c.id) });
-    await tx.runBatched("store/chunks-upsert", chunks.map(chunkRow), { docId });
-    await tx.run("store/chunks-link-sequence", { docId });
+    await writeChunks(tx, [{ docId, chunks }]);
   });
 }
 
@@ -87,6 +126,14 @@ export async function chunksOfDocuments(
 
 export async function getChunkStates(db: Neo4jConnection, docId?: string): Promise<ChunkState[]> {
   return asChunkStates(await db.read("store/chunk-states", { docId: docId ?? null }));
+}
+
+/** Chunk states of each document (documents without chunks left out), for a KeyBatcher of concurrent reads. */
+export async function chunkStatesOfDocuments(
+  db: Neo4jConnection,
+  docIds: string[],
+): Promise<Map<string, ChunkState[]>> {
+  return groupBy(asChunkStates(await db.read("store/chunk-states-of-documents", { docIds })), (s) => s.docId);
 }
 
 export async function markChunkFailed(

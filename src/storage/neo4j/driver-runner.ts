@@ -8,6 +8,9 @@ export type Neo4jSettings = Pick<
   "uri" | "username" | "password" | "database"
 >;
 
+/** The store's write sizes (config.ts documents them). */
+export type Neo4jTuning = Pick<NonNullable<KgragConfig["neo4j"]>, "writeBatchRows" | "changeSetBatch">;
+
 /** A statement ready to run: its name under cypher/ (for errors and tests), text and parameters. */
 export interface BoundStatement {
   name: string;

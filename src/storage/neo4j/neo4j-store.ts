@@ -17,14 +17,21 @@ import type {
   VectorItem,
   VectorNamespace,
 } from "../../types.js";
-import type { GraphStore, ReportSave } from "../graph-store.js";
+import type {
+  DocumentRegistration,
+  DocumentStatusUpdate,
+  GraphStore,
+  GraphView,
+  ReportSave,
+} from "../graph-store.js";
 import { CoalescingWriter } from "./change-queue.js";
 import * as communities from "./communities.js";
-import { Neo4jConnection } from "./connection.js";
+import { DEFAULT_TUNING, Neo4jConnection } from "./connection.js";
 import * as documents from "./documents.js";
-import { type Neo4jSettings, openDriverRunner } from "./driver-runner.js";
+import { type Neo4jSettings, type Neo4jTuning, openDriverRunner } from "./driver-runner.js";
 import { GenerationCache } from "./generation-cache.js";
 import * as reads from "./graph-reads.js";
+import { listGraph } from "./graph-view.js";
 import {
   applyGraphChangeSets,
   type ChunkMentions,
@@ -45,8 +52,12 @@ import { withWriterLease } from "./writer-lease.js";
  * constraints and indexes exist, and that relationships written by an older kgrag are searchable.
  * Several kgrag processes may share the database and workspace.
  */
-export async function openNeo4jStore(settings: Neo4jSettings, workspace: string): Promise<Neo4jGraphStore> {
-  const connection = new Neo4jConnection(await openDriverRunner(settings), workspace);
+export async function openNeo4jStore(
+  settings: Neo4jSettings & Partial<Neo4jTuning>,
+  workspace: string,
+): Promise<Neo4jGraphStore> {
+  const tuning = { ...DEFAULT_TUNING, ...definedOnly(settings) };
+  const connection = new Neo4jConnection(await openDriverRunner(settings), workspace, tuning);
   try {
     await ensureSchema(connection);
     await backfillRelationshipSearchText(connection);
@@ -57,11 +68,14 @@ export async function openNeo4jStore(settings: Neo4jSettings, workspace: string)
   return new Neo4jGraphStore(connection);
 }
 
-/**
- * At most this many concurrent change sets share a transaction: each is one summary or one
- * rebuilt record, so a full transaction stays well within the server's transaction memory.
- */
-const CHANGE_SETS_PER_TRANSACTION = 500;
+/** The tuning values a caller set (a settings object may carry them as undefined). */
+function definedOnly(settings: Partial<Neo4jTuning>): Partial<Neo4jTuning> {
+  const { writeBatchRows, changeSetBatch } = settings;
+  return {
+    ...(writeBatchRows === undefined ? {} : { writeBatchRows }),
+    ...(changeSetBatch === undefined ? {} : { changeSetBatch }),
+  };
+}
 
 /** GraphStore on Neo4j. Each concern has its own module; this class only routes to them. */
 export class Neo4jGraphStore implements GraphStore {
@@ -71,7 +85,14 @@ export class Neo4jGraphStore implements GraphStore {
   private readonly graphChanges: CoalescingWriter<GraphChanges>;
   private readonly documentReads: KeyBatcher<DocumentRecord>;
   private readonly documentChunkReads: KeyBatcher<ChunkRecord[]>;
+  private readonly documentChunkStates: KeyBatcher<ChunkState[]>;
   private readonly cached: GenerationCache;
+  /**
+   * The dimension each namespace's vectors were written with, known once this store wrote some and
+   * forgotten when it deletes any (the namespace may then be empty). Another process cannot change
+   * it meanwhile: a workspace keeps one embedding model, and writers take turns (writer lease).
+   */
+  private readonly vectorDimensions = new Map<VectorNamespace, number>();
 
   constructor(readonly connection: Neo4jConnection) {
     this.cached = new GenerationCache(connection);
@@ -80,10 +101,11 @@ export class Neo4jGraphStore implements GraphStore {
     this.vectorStats = new VectorStatsCache(connection, search.COUNT_LIMIT);
     this.graphChanges = new CoalescingWriter(
       (sets) => applyGraphChangeSets(connection, sets),
-      CHANGE_SETS_PER_TRANSACTION,
+      connection.tuning.changeSetBatch,
     );
     this.documentReads = new KeyBatcher((ids) => documents.getDocumentsById(connection, ids));
     this.documentChunkReads = new KeyBatcher((ids) => documents.chunksOfDocuments(connection, ids));
+    this.documentChunkStates = new KeyBatcher((ids) => documents.chunkStatesOfDocuments(connection, ids));
   }
 
   get workspace(): string {
@@ -101,6 +123,7 @@ export class Neo4jGraphStore implements GraphStore {
 
   /** Deletes every node of this workspace (tests, small workspaces: one transaction). */
   async deleteWorkspace(): Promise<void> {
+    this.vectorDimensions.clear();
     await this.connection.write((tx) => tx.run("store/workspace-delete"));
   }
 
@@ -131,7 +154,15 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   setDocumentStatus(id: string, status: DocumentStatus, error: string | null): Promise<void> {
-    return documents.setDocumentStatus(this.connection, id, status, error);
+    return documents.setDocumentStatuses(this.connection, [{ id, status, error }]);
+  }
+
+  setDocumentStatuses(updates: DocumentStatusUpdate[]): Promise<void> {
+    return documents.setDocumentStatuses(this.connection, updates);
+  }
+
+  registerDocuments(registrations: DocumentRegistration[]): Promise<void> {
+    return documents.registerDocuments(this.connection, registrations);
   }
 
   replaceDocumentChunks(docId: string, chunks: ChunkRecord[]): Promise<void> {
@@ -148,8 +179,10 @@ export class Neo4jGraphStore implements GraphStore {
     return (await this.documentChunkReads.get(docId)) ?? [];
   }
 
-  getChunkStates(docId?: string): Promise<ChunkState[]> {
-    return documents.getChunkStates(this.connection, docId);
+  /** Concurrent reads of single documents' chunk states (an index run's documents) share one statement. */
+  async getChunkStates(docId?: string): Promise<ChunkState[]> {
+    if (docId === undefined) return documents.getChunkStates(this.connection);
+    return (await this.documentChunkStates.get(docId)) ?? [];
   }
 
   markChunkFailed(chunkId: string, error: string, rawOutput: string | null): Promise<void> {
@@ -224,6 +257,11 @@ export class Neo4jGraphStore implements GraphStore {
     return reads.relationshipsAmong(this.connection, entityKeys, limit);
   }
 
+  /** The lean whole graph the steps after merging read once per run (see graph-view.ts). */
+  listGraph(): Promise<GraphView> {
+    return listGraph(this.connection);
+  }
+
   entitiesNeedingSummary(): Promise<EntityRecord[]> {
     return reads.listEntities(this.connection, true);
   }
@@ -237,17 +275,22 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   async deleteDocuments(docIds: string[]): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
+    this.vectorDimensions.delete("chunks");
     const lost = await documents.deleteDocuments(this.connection, docIds);
     this.vectorStats.forget("chunks");
     return lost;
   }
 
   async upsertVectors(ns: VectorNamespace, items: VectorItem[]): Promise<void> {
-    await vectors.upsertVectors(this.connection, this.indexes, ns, items);
+    const known = this.vectorDimensions.get(ns);
+    this.vectorDimensions.delete(ns);
+    const dimension = await vectors.upsertVectors(this.connection, this.indexes, ns, items, known);
+    if (dimension !== undefined) this.vectorDimensions.set(ns, dimension);
     this.vectorStats.forget(ns);
   }
 
   async deleteVectors(ns: VectorNamespace, ids: string[]): Promise<void> {
+    this.vectorDimensions.delete(ns);
     await vectors.deleteVectors(this.connection, ns, ids);
     this.vectorStats.forget(ns);
   }

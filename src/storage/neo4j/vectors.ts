@@ -16,17 +16,25 @@ const PAIR_MARK = "\u001f";
 
 const statement = (ns: VectorNamespace, op: string) => `store/vectors/${ns}/${op}`;
 
+/**
+ * Stores the vectors and returns their dimension. `storedDimension` is the namespace's dimension
+ * when the caller knows it (it wrote vectors before and deleted none since): otherwise it is read,
+ * a scan that cost a round trip per batch of an index run.
+ */
 export async function upsertVectors(
   db: Neo4jConnection,
   indexes: VectorIndexes,
   ns: VectorNamespace,
   items: VectorItem[],
-): Promise<void> {
-  if (items.length === 0) return;
-  const dimension = await checkDimensions(db, ns, items);
+  storedDimension?: number,
+): Promise<number | undefined> {
+  if (items.length === 0) return storedDimension;
+  const stored = storedDimension ?? (await vectorStats(db, ns, 1)).dimension;
+  const dimension = vectorDimension(ns, items, stored);
   const rows = items.map((item) => vectorRow(ns, item));
   await db.write((tx) => tx.runBatched(statement(ns, "upsert"), rows));
   await indexes.ensure(ns, dimension);
+  return dimension;
 }
 
 export async function deleteVectors(db: Neo4jConnection, ns: VectorNamespace, ids: string[]): Promise<void> {
@@ -73,14 +81,6 @@ export async function vectorStats(
     dimension:
       dimension === null || dimension === undefined ? undefined : asNumber(dimension, "vector dimension"),
   };
-}
-
-async function checkDimensions(
-  db: Neo4jConnection,
-  ns: VectorNamespace,
-  items: VectorItem[],
-): Promise<number> {
-  return vectorDimension(ns, items, (await vectorStats(db, ns, 1)).dimension);
 }
 
 function vectorRow(ns: VectorNamespace, item: VectorItem) {

@@ -21,7 +21,14 @@ import type {
   VectorNamespace,
 } from "../../types.js";
 import { type ProgressReporter, silentProgress } from "../../util/progress.js";
-import type { GraphStore, GraphView, ReportSave, VectorIndexStatus } from "../graph-store.js";
+import type {
+  DocumentRegistration,
+  DocumentStatusUpdate,
+  GraphStore,
+  GraphView,
+  ReportSave,
+  VectorIndexStatus,
+} from "../graph-store.js";
 import { AnnFiles } from "./ann-file.js";
 import { AnnVectors } from "./ann-vectors.js";
 import { ChunkTable } from "./chunks.js";
@@ -194,14 +201,31 @@ export class SqliteGraphStore implements GraphStore {
     this.documents.setStatus(id, status, error);
   }
 
-  async replaceDocumentChunks(docId: string, chunks: ChunkRecord[]): Promise<void> {
+  async setDocumentStatuses(updates: DocumentStatusUpdate[]): Promise<void> {
     this.sql.transaction(() => {
-      if (!this.documents.exists(docId)) {
-        throw new Error(`Cannot store chunks of unknown document "${docId}": upsert the document first.`);
-      }
-      this.chunks.replaceForDocument(docId, chunks);
-      this.documents.setChunkCount(docId, chunks.length);
+      for (const { id, status, error } of updates) this.documents.setStatus(id, status, error);
     });
+  }
+
+  async replaceDocumentChunks(docId: string, chunks: ChunkRecord[]): Promise<void> {
+    this.sql.transaction(() => this.replaceChunksOf(docId, chunks));
+  }
+
+  async registerDocuments(registrations: DocumentRegistration[]): Promise<void> {
+    this.sql.transaction(() => {
+      for (const { document, chunks } of registrations) {
+        this.documents.upsert(document);
+        this.replaceChunksOf(document.id, chunks);
+      }
+    });
+  }
+
+  private replaceChunksOf(docId: string, chunks: ChunkRecord[]): void {
+    if (!this.documents.exists(docId)) {
+      throw new Error(`Cannot store chunks of unknown document "${docId}": upsert the document first.`);
+    }
+    this.chunks.replaceForDocument(docId, chunks);
+    this.documents.setChunkCount(docId, chunks.length);
   }
 
   async getChunks(ids: string[]): Promise<ChunkRecord[]> {
