@@ -4,9 +4,10 @@ import neo4j, { type Driver } from "neo4j-driver";
 import { inject } from "vitest";
 import type { Neo4jSettings } from "../../src/storage/neo4j/driver-runner.js";
 import type { GivenNeo4j } from "../neo4j-server/given-neo4j.js";
+import { START_TIMEOUT_MS } from "../neo4j-server/test-neo4j.js";
 
-/** Longer than the server is given to start (test/neo4j-server/test-neo4j.ts). */
-const READY_WAIT_MS = 240_000;
+/** Longer than the server is given to start: it writes its ready file either way. */
+const READY_WAIT_MS = START_TIMEOUT_MS + 60_000;
 
 /**
  * The server this file's tests use: the whole-database tests' own one when the suite started it

@@ -35,7 +35,7 @@ const LIVE_NEO4J = /^test\/neo4j\//;
 /**
  * Longest files first, so that no long file starts near the end and keeps one worker busy after
  * the others are done, whatever project a file belongs to (vitest's own order runs one project's
- * files after another's). The first files a worker takes are ones that need no database: the
+ * files after another's). The first files the workers take are ones that need no database: the
  * servers are still starting then. Groups (`sequence.groupOrder`) keep their order.
  */
 export default class LongestFirstSequencer extends BaseSequencer {
@@ -55,19 +55,20 @@ export default class LongestFirstSequencer extends BaseSequencer {
     for (const group of [...byGroup.keys()].sort((a, b) => a - b)) {
       // A stable sort: files with no expected duration keep vitest's order (larger files first).
       const specs = [...(byGroup.get(group) ?? [])].sort((a, b) => expected(b) - expected(a));
-      const workers = specs[0]?.project.config.maxWorkers ?? 1;
-      ordered.push(...databaseLater(specs, workers, (spec) => LIVE_NEO4J.test(path(spec))));
+      // Two files per worker: by then the server has usually started, even on busy cores.
+      const first = 2 * (specs[0]?.project.config.maxWorkers ?? 1);
+      ordered.push(...databaseLater(specs, first, (spec) => LIVE_NEO4J.test(path(spec))));
     }
     return ordered;
   }
 }
 
-/** The first `workers` files, as far as there are enough others, need no database. */
-function databaseLater<T>(specs: T[], workers: number, needsDatabase: (spec: T) => boolean): T[] {
+/** The first `count` files, as far as there are enough others, need no database. */
+function databaseLater<T>(specs: T[], count: number, needsDatabase: (spec: T) => boolean): T[] {
   const first: T[] = [];
   const held: T[] = [];
   let at = 0;
-  while (first.length < workers && at < specs.length) {
+  while (first.length < count && at < specs.length) {
     const spec = specs[at++] as T;
     (needsDatabase(spec) ? held : first).push(spec);
   }
