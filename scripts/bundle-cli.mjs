@@ -14,7 +14,8 @@ const bundled = new Set(["zod", "@opentelemetry/api"]);
 const external = Object.keys(pkg.dependencies)
   .filter((name) => !bundled.has(name))
   .flatMap((name) => [name, `${name}/*`]);
-const outdir = new URL("../dist/cli", import.meta.url).pathname;
+// The test suite bundles the current sources elsewhere (`node scripts/bundle-cli.mjs DIR`).
+const outdir = process.argv[2] ?? new URL("../dist/cli", import.meta.url).pathname;
 
 rmSync(outdir, { recursive: true, force: true });
 await build({

@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKgrag } from "../../src/index.js";
-import { childEnv, REPO_ROOT } from "../support/cli-child.js";
+import { childEnv, cliArgs, REPO_ROOT } from "../support/cli-child.js";
 
 const DOCUMENTS = [
   {
@@ -44,7 +44,7 @@ beforeAll(async () => {
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: ["--import", "tsx", "src/cli/run.ts", "mcp", "--workspace", workspace],
+      args: cliArgs(["mcp", "--workspace", workspace]),
       cwd: REPO_ROOT,
       env: childEnv() as Record<string, string>,
       stderr: "pipe",

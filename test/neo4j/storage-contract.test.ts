@@ -12,6 +12,7 @@ import { Neo4jGraphStore, openNeo4jStore } from "../../src/storage/neo4j/neo4j-s
 import { SMALL_NAMESPACE } from "../../src/storage/neo4j/search.js";
 import { relationshipSearchTerms } from "../../src/storage/neo4j/search-terms.js";
 import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
+import { liveNeo4j } from "../support/live-neo4j.js";
 import { describeStorageContract } from "../support/storage-contract.js";
 import { changes, makeRelationship, mergeChunk, seedDocument } from "../support/storage-fixtures.js";
 
@@ -21,19 +22,12 @@ import { changes, makeRelationship, mergeChunk, seedDocument } from "../support/
  * deletes it afterwards, so the suite can run against a database that holds other data.
  */
 
-const uri = process.env.NEO4J_URI;
-
-if (!uri) {
+if (!liveNeo4j) {
   describe.skip("GraphStore contract: neo4j", () => {
     it(`skipped: no Neo4j (${process.env.KGRAG_TEST_NEO4J_SKIPPED ?? "NEO4J_URI not set"})`, () => {});
   });
 } else {
-  const settings: Neo4jSettings = {
-    uri,
-    username: process.env.NEO4J_USERNAME ?? "neo4j",
-    password: process.env.NEO4J_PASSWORD ?? "",
-    database: process.env.NEO4J_DATABASE,
-  };
+  const settings: Neo4jSettings = liveNeo4j;
   const freshStore = () => openNeo4jStore(settings, `kgrag-test-${randomUUID()}`);
   const dropWorkspace = async (store: GraphStore) => {
     if (store instanceof Neo4jGraphStore) await store.deleteWorkspace();

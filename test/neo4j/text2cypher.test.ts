@@ -6,13 +6,14 @@ import { liveExecutor, text2CypherSetup } from "../../src/cypher/live-cypher.js"
 import { introspectSchema } from "../../src/cypher/schema-introspect.js";
 import { answerWithCypher, type CypherExecutor } from "../../src/cypher/text2cypher.js";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/llm/chat-model.js";
+import { liveNeo4j } from "../support/live-neo4j.js";
 
 /**
  * The same pipeline as text2cypher.test.ts, executed on a real database. The data uses kgrag's own
  * labels under a fresh workspace (no new label tokens left behind) and is deleted afterwards.
  */
-const uri = process.env.NEO4J_URI;
-const database = process.env.NEO4J_DATABASE || undefined;
+const uri = liveNeo4j?.uri;
+const database = liveNeo4j?.database;
 const workspace = `t2c-test-${randomUUID()}`;
 
 const COUNT_MENTIONS =
@@ -37,14 +38,17 @@ describe.skipIf(!uri)("Text2Cypher on a live Neo4j (skipped: NEO4J_URI not set)"
   beforeAll(async () => {
     driver = neo4j.driver(
       uri ?? "",
-      neo4j.auth.basic(process.env.NEO4J_USERNAME ?? "neo4j", process.env.NEO4J_PASSWORD ?? ""),
+      neo4j.auth.basic(liveNeo4j?.username ?? "neo4j", liveNeo4j?.password ?? ""),
     );
+    // A document too: its label is what marks the database as holding kgrag's graph, which is
+    // then asked about one workspace (the test must not rely on another test having written one).
     await run(
-      "CREATE (a:Entity {workspace: $workspace, key: 'alice', name: 'Alice', type: 'person'}) " +
+      "CREATE (d:Document {workspace: $workspace, id: 'd1'}) " +
+        "CREATE (a:Entity {workspace: $workspace, key: 'alice', name: 'Alice', type: 'person'}) " +
         "CREATE (b:Entity {workspace: $workspace, key: 'bob', name: 'Bob', type: 'person'}) " +
         "CREATE (a)-[:RELATED {workspace: $workspace, key: 'alice|bob', weight: 1.0}]->(b) " +
-        "CREATE (:Chunk {workspace: $workspace, id: 'c1', text: 'Alice met Bob.'})-[:MENTIONS]->(a) " +
-        "CREATE (:Chunk {workspace: $workspace, id: 'c2', text: 'Alice left.'})-[:MENTIONS]->(a)",
+        "CREATE (d)-[:HAS_CHUNK]->(:Chunk {workspace: $workspace, id: 'c1', text: 'Alice met Bob.'})-[:MENTIONS]->(a) " +
+        "CREATE (d)-[:HAS_CHUNK]->(:Chunk {workspace: $workspace, id: 'c2', text: 'Alice left.'})-[:MENTIONS]->(a)",
     );
   });
 

@@ -1,8 +1,20 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-/** The repository root: the CLI runs from its sources there, through tsx. */
+/** The repository root: the CLI runs from its sources there. */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Names the CLI bundled from the current sources for this run (test/support/cli-bundle-setup.ts). */
+export const CLI_BUNDLE_ENV = "KGRAG_TEST_CLI_BUNDLE";
+
+/**
+ * Node's arguments for `kgrag <args>`: the bundle the global setup built from the sources, or the
+ * sources through tsx when there is none (a run without that setup).
+ */
+export function cliArgs(args: string[]): string[] {
+  const bundle = process.env[CLI_BUNDLE_ENV];
+  return bundle ? [bundle, ...args] : ["--import", "tsx", "src/cli/run.ts", ...args];
+}
 
 export interface CliResult {
   code: number | null;
@@ -30,7 +42,7 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 
 /** Starts `kgrag <args>` as a real process, for tests that kill it or run two at once. */
 export function startCli(args: string[], env: Record<string, string> = {}): CliChild {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/run.ts", ...args], {
+  const child = spawn(process.execPath, cliArgs(args), {
     cwd: REPO_ROOT,
     env: childEnv(env),
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,12 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join, relative } from "node:path";
-import {
-  type DbSchema,
-  lintCypherQuery,
-  type Neo4jFunction,
-  type Neo4jProcedure,
-  testData,
-} from "@neo4j-cypher/language-support";
+import type { DbSchema, Neo4jFunction, Neo4jProcedure } from "@neo4j-cypher/language-support";
 import { describe, expect, it } from "vitest";
 import { listCypherFiles, loadCypher } from "../../src/cypher/cypher-files.js";
 import { checkDirections } from "../../src/cypher/directions.js";
@@ -20,6 +15,12 @@ import { packagePath } from "../../src/util/paths.js";
  * (labels, relationship types, properties, directions) and the built-in functions and procedures of
  * a Neo4j 5 server, without APOC or GDS: our code must not need either plugin.
  */
+
+// Through `require`, as src/cypher/language-support.ts loads it: an `import` would make vitest
+// transform the package's 40 MB ES module build (which Node cannot load as it is) for this file.
+const { lintCypherQuery, testData } = createRequire(import.meta.url)(
+  "@neo4j-cypher/language-support",
+) as typeof import("@neo4j-cypher/language-support");
 
 type Registry<T> = Record<string, T>;
 

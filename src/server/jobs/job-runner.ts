@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { testBundleEntry } from "../test-bundle-entry.js";
 import type { JobSpec, WorkerMessage } from "./job-types.js";
 
 type Outcome = Extract<WorkerMessage, { type: "finished" | "failed" }>;
@@ -19,6 +20,8 @@ export interface JobRunner {
 function jobProcessEntry(): { file: string; execArgv: string[] } {
   const js = fileURLToPath(new URL("./job-process.js", import.meta.url));
   if (existsSync(js)) return { file: js, execArgv: [] };
+  const bundled = testBundleEntry("job-process");
+  if (bundled) return { file: bundled, execArgv: [] };
   return { file: fileURLToPath(new URL("./job-process.ts", import.meta.url)), execArgv: ["--import", "tsx"] };
 }
 

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { QueryContextEvent } from "../../query/options.js";
 import { badRequest } from "../errors.js";
+import { testBundleEntry } from "../test-bundle-entry.js";
 import type { FromQueryWorker, PlainQueryOptions, QueryWorkerData, ToQueryWorker } from "./query-messages.js";
 
 /** What a streaming caller hears before the result. */
@@ -33,6 +34,8 @@ const CLOSE_GRACE_MS = 5_000;
 function workerEntry(): { file: string; execArgv: string[] } {
   const js = fileURLToPath(new URL("./query-worker.js", import.meta.url));
   if (existsSync(js)) return { file: js, execArgv: [] };
+  const bundled = testBundleEntry("query-worker");
+  if (bundled) return { file: bundled, execArgv: [] };
   return {
     file: fileURLToPath(new URL("./query-worker.ts", import.meta.url)),
     execArgv: ["--import", "tsx"],

@@ -6,16 +6,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Driver } from "neo4j-driver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cypherAccessOf } from "../../src/integrations/mcp/cypher-tools.js";
-import { createKgragMcpServer } from "../../src/integrations/mcp/kgrag-mcp-server.js";
-import { createKgrag, type Kgrag } from "../../src/kgrag.js";
-import { recordToPlain } from "../../src/storage/neo4j/record-mapping.js";
-import { databaseCounts, liveDriver, liveNeo4j, skipReason } from "../support/live-neo4j.js";
+import { cypherAccessOf } from "../../../src/integrations/mcp/cypher-tools.js";
+import { createKgragMcpServer } from "../../../src/integrations/mcp/kgrag-mcp-server.js";
+import { createKgrag, type Kgrag } from "../../../src/kgrag.js";
+import { recordToPlain } from "../../../src/storage/neo4j/record-mapping.js";
+import { databaseCounts, liveDriver, liveNeo4j, skipReason } from "../../support/live-neo4j.js";
 import {
   type ScriptedServer,
   scriptByStage,
   startScriptedOpenAI,
-} from "../support/scripted-openai-server.js";
+} from "../../support/scripted-openai-server.js";
 
 const PASSAGES = [
   "Corvane Shipping is a cargo line based in Port Ellery. It was founded in 1987 by Tomas Arkwright.",

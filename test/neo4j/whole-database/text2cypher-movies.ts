@@ -5,18 +5,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Driver } from "neo4j-driver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { splitStatements } from "../../src/cypher/cypher-files.js";
-import { recordToPlain } from "../../src/storage/neo4j/record-mapping.js";
-import { childEnv, REPO_ROOT } from "../support/cli-child.js";
-import { runMain } from "../support/cli-in-process.js";
-import { databaseCounts, liveDriver, liveNeo4j, skipReason, useNeo4jEnv } from "../support/live-neo4j.js";
+import { splitStatements } from "../../../src/cypher/cypher-files.js";
+import { recordToPlain } from "../../../src/storage/neo4j/record-mapping.js";
+import { childEnv, cliArgs, REPO_ROOT } from "../../support/cli-child.js";
+import { runMain } from "../../support/cli-in-process.js";
+import { databaseCounts, liveDriver, liveNeo4j, skipReason, useNeo4jEnv } from "../../support/live-neo4j.js";
 import {
   type ChatCall,
   lastUserMessage,
   type ScriptedServer,
   scriptByStage,
   startScriptedOpenAI,
-} from "../support/scripted-openai-server.js";
+} from "../../support/scripted-openai-server.js";
 
 /**
  * Text2Cypher end to end on a live Neo4j: a graph kgrag did not build (a small movies graph, asked
@@ -230,7 +230,7 @@ describe.skipIf(!liveNeo4j)(`Text2Cypher on a live Neo4j (${liveNeo4j ? "live" :
 /** `kgrag chat` as a real process, fed its questions on standard input. */
 function runChat(args: string[], questions: string[], baseURL: string) {
   const settings = liveNeo4j!;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/run.ts", ...args], {
+  const child = spawn(process.execPath, cliArgs(args), {
     cwd: REPO_ROOT,
     env: childEnv({
       KGRAG_STORAGE: "neo4j",

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Driver } from "neo4j-driver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../support/cli-child.js";
-import { runMain } from "../support/cli-in-process.js";
-import { databaseCounts, liveDriver, liveNeo4j, skipReason, useNeo4jEnv } from "../support/live-neo4j.js";
+import { REPO_ROOT } from "../../support/cli-child.js";
+import { runMain } from "../../support/cli-in-process.js";
+import { databaseCounts, liveDriver, liveNeo4j, skipReason, useNeo4jEnv } from "../../support/live-neo4j.js";
 
 /**
  * `kgrag cypher` on a workspace indexed into the live Neo4j: every shipped exploration query
