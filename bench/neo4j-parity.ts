@@ -4,6 +4,10 @@
  * and the peak memory of both processes (kgrag and the Neo4j JVM).
  * Uses NEO4J_URI when set; otherwise starts the test Neo4j (test/neo4j-server/) and stops it after.
  * Run: npx tsx bench/neo4j-parity.ts [--copies 1|6] [--queries N] [--heap MB] [--page-cache MB]
+ *   [--keep DIR] [--reuse]
+ * --keep DIR keeps the SQLite workspace in DIR (and the Neo4j one on a given NEO4J_URI) under a fixed
+ * name instead of deleting it; --reuse then skips indexing a workspace that already holds the corpus,
+ * so a query-side change is measured in seconds, not minutes (index times are reported as 0).
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -32,11 +36,18 @@ function option(name: string, fallback: number): number {
   return args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
 }
 
+function textOption(name: string): string | undefined {
+  const args = process.argv.slice(2);
+  return args.includes(name) ? args[args.indexOf(name) + 1] : undefined;
+}
+
 async function main(): Promise<void> {
   const copies = option("--copies", 1);
   const queries = option("--queries", 200);
-  const dir = join(tmpdir(), `kgrag-bench-neo4j-parity-${copies}`);
-  await rm(dir, { recursive: true, force: true });
+  const kept = textOption("--keep");
+  const reuse = process.argv.includes("--reuse");
+  const dir = kept ?? join(tmpdir(), `kgrag-bench-neo4j-parity-${copies}`);
+  if (!kept) await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const corpus = await scaledCorpus(dir, copies);
 
@@ -55,12 +66,13 @@ async function main(): Promise<void> {
         });
         return { uri: server.uri, username: server.username, password: server.password };
       })();
-  const workspaceName = `parity-${copies}x-${randomUUID().slice(0, 8)}`;
+  const workspaceName = kept ? `parity-${copies}x` : `parity-${copies}x-${randomUUID().slice(0, 8)}`;
   try {
     const sqlite = await measure(
       await createKgrag({ env: {}, config: { workspace: join(dir, workspaceName) } }),
       corpus,
       queries,
+      reuse,
     );
     const onNeo4j = await createKgrag({
       env: {},
@@ -68,25 +80,21 @@ async function main(): Promise<void> {
     });
     // A server this bench started goes away with its data; on a given one the workspace stays
     // (deleting a large workspace in one transaction exceeds the server's transaction memory).
-    const figures = await measure(onNeo4j, corpus, queries);
+    const figures = await measure(onNeo4j, corpus, queries, reuse);
     if (!server) console.error(`The workspace "${workspaceName}" stays in ${neo4j.uri}.`);
     report(copies, sqlite, figures, server);
   } finally {
     await server?.stop();
-    await rm(dir, { recursive: true, force: true });
+    if (!kept) await rm(dir, { recursive: true, force: true });
   }
 }
 
-async function measure(
-  kg: Kgrag,
-  corpus: string,
-  queries: number,
-  cleanUp: (kg: Kgrag) => Promise<void> = async () => {},
-): Promise<StoreFigures> {
+async function measure(kg: Kgrag, corpus: string, queries: number, reuse: boolean): Promise<StoreFigures> {
   try {
     const started = performance.now();
-    await kg.index([corpus]);
-    const indexSeconds = (performance.now() - started) / 1000;
+    const indexed = reuse && (await kg.services.store.counts()).documents > 0;
+    if (!indexed) await kg.index([corpus]);
+    const indexSeconds = indexed ? 0 : (performance.now() - started) / 1000;
     const counts = await kg.services.store.counts();
     const communities = (await kg.services.store.listCommunities()).length;
     console.error(`${kg.services.store.kind}: indexed in ${indexSeconds.toFixed(1)} s`);
@@ -104,7 +112,6 @@ async function measure(
       p95,
     };
   } finally {
-    await cleanUp(kg);
     await kg.close();
   }
 }

@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest";
 import { relationshipKey } from "../../src/merge/keys.js";
 import { Neo4jConnection, WRITE_BATCH_ROWS } from "../../src/storage/neo4j/connection.js";
 import { ensureSchema } from "../../src/storage/neo4j/schema-setup.js";
-import { EXACT_LIMIT, luceneQuery, SMALL_NAMESPACE } from "../../src/storage/neo4j/search.js";
+import {
+  EXACT_LIMIT,
+  luceneQuery,
+  SMALL_NAMESPACE,
+  searchChunkText,
+} from "../../src/storage/neo4j/search.js";
 import type { GraphChanges } from "../../src/types.js";
 import { one, ScriptedRunner, storeWith } from "../support/scripted-neo4j-runner.js";
 import { makeChunk, makeDocument, makeEntity, makeRelationship } from "../support/storage-fixtures.js";
@@ -463,7 +468,9 @@ describe("Neo4j store: full-text search", () => {
     const { runner, store } = storeWith({
       "store/fulltext-chunks": one({ fetched: 3, matches: [{ id: "c1", score: 2.5 }] }),
     });
-    expect(await store.searchChunkText("graph", 10, new Set(["c1"]))).toEqual([{ id: "c1", score: 2.5 }]);
+    expect(await searchChunkText(store.connection, "graph", 10, new Set(["c1"]))).toEqual([
+      { id: "c1", score: 2.5 },
+    ]);
     expect(runner.calls).toHaveLength(1);
   });
 });

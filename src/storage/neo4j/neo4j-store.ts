@@ -35,6 +35,7 @@ import { KeyBatcher } from "./key-batcher.js";
 import { ensureSchema, VectorIndexes } from "./schema-setup.js";
 import * as search from "./search.js";
 import { backfillRelationshipSearchText } from "./search-text-backfill.js";
+import { InMemoryTextSearch } from "./text-search.js";
 import { VectorStatsCache } from "./vector-stats.js";
 import * as vectors from "./vectors.js";
 import * as data from "./workspace-data.js";
@@ -72,6 +73,7 @@ export class Neo4jGraphStore implements GraphStore {
   private readonly documentReads: KeyBatcher<DocumentRecord>;
   private readonly documentChunkReads: KeyBatcher<ChunkRecord[]>;
   private readonly cached: GenerationCache;
+  private readonly textSearch: InMemoryTextSearch;
 
   constructor(readonly connection: Neo4jConnection) {
     this.cached = new GenerationCache(connection);
@@ -84,6 +86,11 @@ export class Neo4jGraphStore implements GraphStore {
     );
     this.documentReads = new KeyBatcher((ids) => documents.getDocumentsById(connection, ids));
     this.documentChunkReads = new KeyBatcher((ids) => documents.chunksOfDocuments(connection, ids));
+    this.textSearch = new InMemoryTextSearch(
+      connection,
+      this.cached,
+      async (kind) => (await this.counts())[kind],
+    );
   }
 
   get workspace(): string {
@@ -272,16 +279,18 @@ export class Neo4jGraphStore implements GraphStore {
     return search.searchVectors(this.connection, this.indexes, this.vectorStats, ns, query, topK, allow);
   }
 
+  /** Ranked like the embedded store's (see text-search.ts). */
   searchChunkText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]> {
-    return search.searchChunkText(this.connection, query, topK, allow);
+    return this.textSearch.chunks(query, topK, allow);
   }
 
   searchEntityText(query: string, topK: number): Promise<ScoredId[]> {
     return search.searchEntityText(this.connection, query, topK);
   }
 
+  /** Ranked like the embedded store's (see text-search.ts). */
   searchRelationshipText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]> {
-    return search.searchRelationshipText(this.connection, query, topK, allow);
+    return this.textSearch.relationships(query, topK, allow);
   }
 
   replaceCommunities(list: CommunityRecord[]): Promise<void> {
