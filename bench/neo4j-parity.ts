@@ -189,7 +189,7 @@ function report(
   const kgragPeak = peakRssMb("self");
   const neo4jPeak = server ? peakRssMb(server.pid) : undefined;
   console.log(
-    `\nindexing time neo4j / sqlite: ${(neo4j.indexSeconds / sqlite.indexSeconds).toFixed(2)}x; ` +
+    `\nindexing time neo4j / sqlite: ${sqlite.indexSeconds > 0 ? `${(neo4j.indexSeconds / sqlite.indexSeconds).toFixed(2)}x` : "not measured (--reuse)"}; ` +
       `peak RSS: kgrag ${kgragPeak ?? "?"} MB, Neo4j ${neo4jPeak ?? "? (external server)"} MB`,
   );
   console.log(JSON.stringify({ copies, sqlite, neo4j, peakRssMb: { kgrag: kgragPeak, neo4j: neo4jPeak } }));
