@@ -5,7 +5,10 @@
  * Uses NEO4J_URI when set; otherwise starts the test Neo4j (test/neo4j-server/) and stops it after.
  * Run: npx tsx bench/neo4j-parity.ts [--copies 1|6] [--queries N] [--heap MB] [--page-cache MB]
  *   [--index-only] (no retrieval or latency: indexing figures only) [--neo4j-only] (skip SQLite)
- *   [--profile] (statements and write transactions sent to Neo4j, by cypher/ file)
+ *   [--profile] (statements and write transactions sent to Neo4j, by cypher/ file) [--keep DIR] [--reuse]
+ * --keep DIR keeps the SQLite workspace in DIR (and the Neo4j one on a given NEO4J_URI) under a fixed
+ * name instead of deleting it; --reuse then skips indexing a workspace that already holds the corpus,
+ * so a query-side change is measured in seconds, not minutes (index times are reported as 0).
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -41,22 +44,31 @@ function flag(name: string): boolean {
   return process.argv.slice(2).includes(name);
 }
 
+function textOption(name: string): string | undefined {
+  const args = process.argv.slice(2);
+  return args.includes(name) ? args[args.indexOf(name) + 1] : undefined;
+}
+
 /** What a run measures besides indexing. */
 interface MeasureOptions {
   queries: number;
   indexOnly: boolean;
   profile: boolean;
+  /** Skip indexing a workspace that already holds the corpus (--keep, --reuse). */
+  reuse: boolean;
 }
 
 async function main(): Promise<void> {
   const copies = option("--copies", 1);
+  const kept = textOption("--keep");
   const measuring: MeasureOptions = {
     queries: option("--queries", 200),
     indexOnly: flag("--index-only"),
     profile: flag("--profile"),
+    reuse: flag("--reuse"),
   };
-  const dir = join(tmpdir(), `kgrag-bench-neo4j-parity-${copies}`);
-  await rm(dir, { recursive: true, force: true });
+  const dir = kept ?? join(tmpdir(), `kgrag-bench-neo4j-parity-${copies}`);
+  if (!kept) await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const corpus = await scaledCorpus(dir, copies);
 
@@ -75,7 +87,7 @@ async function main(): Promise<void> {
         });
         return { uri: server.uri, username: server.username, password: server.password };
       })();
-  const workspaceName = `parity-${copies}x-${randomUUID().slice(0, 8)}`;
+  const workspaceName = kept ? `parity-${copies}x` : `parity-${copies}x-${randomUUID().slice(0, 8)}`;
   try {
     const sqlite = flag("--neo4j-only")
       ? undefined
@@ -95,37 +107,36 @@ async function main(): Promise<void> {
     report(copies, sqlite, figures, server);
   } finally {
     await server?.stop();
-    await rm(dir, { recursive: true, force: true });
+    if (!kept) await rm(dir, { recursive: true, force: true });
   }
 }
 
 async function measure(
   kg: Kgrag,
   corpus: string,
-  { queries, indexOnly, profile }: MeasureOptions,
-  cleanUp: (kg: Kgrag) => Promise<void> = async () => {},
+  { queries, indexOnly, profile, reuse }: MeasureOptions,
 ): Promise<StoreFigures> {
   try {
     const statements = profile ? StatementProfile.attach(kg.services.store) : undefined;
     const started = performance.now();
-    const summary = await kg.index([corpus]);
-    const indexSeconds = (performance.now() - started) / 1000;
+    const indexed = reuse && (await kg.services.store.counts()).documents > 0;
+    const summary = indexed ? undefined : await kg.index([corpus]);
+    const indexSeconds = indexed ? 0 : (performance.now() - started) / 1000;
     const counts = await kg.services.store.counts();
     const communities = (await kg.services.store.listCommunities()).length;
     console.error(`${kg.services.store.kind}: indexed in ${indexSeconds.toFixed(1)} s`);
-    console.error(`stages (ms): ${JSON.stringify(summary.stages)}`);
+    if (summary) console.error(`stages (ms): ${JSON.stringify(summary.stages)}`);
     if (statements) printProfile(statements);
-    const indexed = { indexSeconds, stagesMs: summary.stages, counts: { ...counts, communities } };
-    if (indexOnly) return { ...indexed, allGold8: {}, p50: {}, p95: {} };
+    const figures = { indexSeconds, stagesMs: summary?.stages ?? {}, counts: { ...counts, communities } };
+    if (indexOnly) return { ...figures, allGold8: {}, p50: {}, p95: {} };
     const questions = await readEvalQuestions(join(HOTPOTQA, "questions.jsonl"));
     const evaluation = await runEval(kg.services, questions, { ks: [8], answers: false });
     const allGold8 = Object.fromEntries(
       Object.entries(evaluation.modes).map(([mode, scores]) => [mode, scores?.allGold[8] ?? 0]),
     );
     const { p50, p95 } = await latency(kg, latencyQuestions(queries));
-    return { ...indexed, allGold8, p50, p95 };
+    return { ...figures, allGold8, p50, p95 };
   } finally {
-    await cleanUp(kg);
     await kg.close();
   }
 }
@@ -214,7 +225,11 @@ function report(
   }
   const kgragPeak = peakRssMb("self");
   const neo4jPeak = server ? peakRssMb(server.pid) : undefined;
-  const ratio = sqlite ? `${(neo4j.indexSeconds / sqlite.indexSeconds).toFixed(2)}x` : "? (SQLite skipped)";
+  const ratio = !sqlite
+    ? "? (SQLite skipped)"
+    : sqlite.indexSeconds > 0
+      ? `${(neo4j.indexSeconds / sqlite.indexSeconds).toFixed(2)}x`
+      : "not measured (--reuse)";
   console.log(
     `\nindexing time neo4j / sqlite: ${ratio}; ` +
       `peak RSS: kgrag ${kgragPeak ?? "?"} MB, Neo4j ${neo4jPeak ?? "? (external server)"} MB`,

@@ -54,9 +54,10 @@ export class ScriptedRunner implements StatementRunner {
   }
 }
 
-export function storeWith(answers: Record<string, Answer> = {}) {
+/** `generationReuseMs` 0: every cached read checks the write generation (see generation-cache.ts). */
+export function storeWith(answers: Record<string, Answer> = {}, generationReuseMs?: number) {
   const runner = new ScriptedRunner(answers);
-  return { runner, store: new Neo4jGraphStore(new Neo4jConnection(runner, "team-a")) };
+  return { runner, store: new Neo4jGraphStore(new Neo4jConnection(runner, "team-a"), generationReuseMs) };
 }
 
 export const one = (record: PlainRecord) => () => [record];

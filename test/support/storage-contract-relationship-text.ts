@@ -51,6 +51,32 @@ export function describeRelationshipText(storeOf: StoreOf): void {
     expect(await keysFor(store, "engineer", 1)).toEqual([ALICE_ACME.key]);
   });
 
+  it("scores with FTS5's BM25: a word in most relationships adds next to nothing", async () => {
+    const store = storeOf();
+    const [chunk] = await seedDocument(store, "d1", ["text"]);
+    const repeats = makeRelationship("Ann", "Ben", {
+      keywords: [],
+      description: "merger merger merger merger",
+    });
+    const once = makeRelationship("Cal", "Dee", { keywords: [], description: "merger" });
+    const rare = makeRelationship("Eve", "Fay", {
+      keywords: [],
+      description: "rivalry between two long established family businesses in town",
+    });
+    await store.commitChunkMerge(
+      chunk!.id,
+      { entities: [], relationships: [] },
+      changes({
+        upsertEntities: ["Ann", "Ben", "Cal", "Dee", "Eve", "Fay"].map((name) => makeEntity(name)),
+        upsertRelationships: [repeats, once, rare],
+      }),
+    );
+    const hits = await store.searchRelationshipText("merger rivalry", 10);
+    expect(hits.map((h) => h.id)).toEqual([rare.key, repeats.key, once.key]);
+    expect(hits[0]!.score).toBeGreaterThan(0.1);
+    expect(hits[1]!.score).toBeLessThan(1e-4);
+  });
+
   it("filters candidates with `allow` before taking the top k", async () => {
     const store = storeOf();
     await seedRelationships(store);

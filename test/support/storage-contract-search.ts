@@ -76,6 +76,24 @@ export function describeFullText(storeOf: StoreOf): void {
     ]);
   });
 
+  it("scores chunks with FTS5's BM25: a word in most passages adds next to nothing", async () => {
+    const store = storeOf();
+    const [repeats, rare] = await seedDocument(store, "d1", [
+      "common common common common common common common common filler",
+      "unusual filler filler filler filler filler filler filler filler filler filler filler",
+      "common words",
+      "common things",
+      "nothing else",
+    ]);
+    const hits = await store.searchChunkText("common unusual", 10);
+    expect(hits.map((h) => h.id).slice(0, 2)).toEqual([rare!.id, repeats!.id]);
+    // idf ln((N - n + 0.5) / (n + 0.5)) with k1 1.2, b 0.75; "common" (3 of 5) gets FTS5's 1e-6.
+    const averageLength = (9 + 12 + 2 + 2 + 2) / 5;
+    const rareScore = (Math.log(4.5 / 1.5) * 2.2) / (1 + 1.2 * (0.25 + (0.75 * 12) / averageLength));
+    expect(hits[0]!.score).toBeCloseTo(rareScore, 6);
+    expect(hits[1]!.score).toBeLessThan(1e-4);
+  });
+
   it("finds Chinese text by a word inside an unspaced sentence", async () => {
     const store = storeOf();
     const [tencent, alibaba] = await seedDocument(store, "d1", [

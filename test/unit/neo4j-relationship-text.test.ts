@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadCypher } from "../../src/cypher/cypher-files.js";
 import { Neo4jConnection } from "../../src/storage/neo4j/connection.js";
+import { searchRelationshipText } from "../../src/storage/neo4j/search.js";
 import { relationshipSearchTerms, stemmedTerms } from "../../src/storage/neo4j/search-terms.js";
 import {
   BACKFILL_PAGE,
@@ -45,12 +46,40 @@ describe("Neo4j relationship full text: writes", () => {
   });
 });
 
+/** A workspace of this many relationships, as the cached counts report it. */
+const countsOf = (relationships: number) =>
+  one({
+    documents: 1,
+    chunks: 1,
+    entities: 2,
+    relationships,
+    communities: 0,
+    failedDocuments: 0,
+    failedChunks: 0,
+  });
+
 describe("Neo4j relationship full text: search", () => {
+  it("ranks in memory from the search terms, read once per write generation", async () => {
+    const { runner, store } = storeWith({
+      "store/generation-get": one({ generation: "g1" }),
+      "store/counts": countsOf(2),
+      "store/relationships-search-terms": () => [
+        { id: REL.key, text: relationshipSearchTerms(REL) },
+        { id: "other", text: "carol dave met at school" },
+      ],
+    });
+    expect((await store.searchRelationshipText("Who founded Acme?", 3)).map((h) => h.id)).toEqual([REL.key]);
+    expect((await store.searchRelationshipText("school", 3, new Set([REL.key]))).length).toBe(0);
+    expect((await store.searchRelationshipText("school", 3)).map((h) => h.id)).toEqual(["other"]);
+    expect(runner.names().filter((n) => n === "store/relationships-search-terms")).toHaveLength(1);
+    expect(runner.names()).not.toContain("store/fulltext-relationships");
+  });
+
   it("sends the user's words as a Lucene query with the allow list, and returns the hits", async () => {
     const { runner, store } = storeWith({
       "store/fulltext-relationships": one({ fetched: 2, matches: [{ id: REL.key, score: 1.5 }] }),
     });
-    const hits = await store.searchRelationshipText('Who founded "Acme"?', 3, new Set([REL.key]));
+    const hits = await searchRelationshipText(store.connection, 'Who founded "Acme"?', 3, new Set([REL.key]));
     expect(hits).toEqual([{ id: REL.key, score: 1.5 }]);
     const [call] = runner.calls;
     expect(call).toMatchObject({ kind: "read", name: "store/fulltext-relationships" });
@@ -68,10 +97,10 @@ describe("Neo4j relationship full text: search", () => {
       return [{ fetched: Number(String(params.fetch)), matches }];
     };
     const { store } = storeWith({ "store/fulltext-relationships": answer });
-    expect(await store.searchRelationshipText("acme", 1)).toEqual([{ id: REL.key, score: 2 }]);
+    expect(await searchRelationshipText(store.connection, "acme", 1)).toEqual([{ id: REL.key, score: 2 }]);
     expect(fetches).toHaveLength(2);
     expect(fetches[1]).toBeGreaterThan(fetches[0]!);
-    expect((await storeWith().store.searchRelationshipText("acme", 1)).length).toBe(0);
+    expect((await searchRelationshipText(storeWith().store.connection, "acme", 1)).length).toBe(0);
   });
 
   it("asks nothing for a query with no words, an empty allow list or topK 0", async () => {

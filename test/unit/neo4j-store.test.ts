@@ -4,7 +4,12 @@ import { relationshipKey } from "../../src/merge/keys.js";
 import { DEFAULT_TUNING, Neo4jConnection, WRITE_BATCH_ROWS } from "../../src/storage/neo4j/connection.js";
 import { Neo4jGraphStore } from "../../src/storage/neo4j/neo4j-store.js";
 import { ensureSchema } from "../../src/storage/neo4j/schema-setup.js";
-import { EXACT_LIMIT, luceneQuery, SMALL_NAMESPACE } from "../../src/storage/neo4j/search.js";
+import {
+  EXACT_LIMIT,
+  luceneQuery,
+  SMALL_NAMESPACE,
+  searchChunkText,
+} from "../../src/storage/neo4j/search.js";
 import type { GraphChanges } from "../../src/types.js";
 import { one, ScriptedRunner, storeWith } from "../support/scripted-neo4j-runner.js";
 import { makeChunk, makeDocument, makeEntity, makeRelationship } from "../support/storage-fixtures.js";
@@ -341,10 +346,13 @@ describe("Neo4j store: reads", () => {
 
   it("serves whole-workspace reads again while the write generation is unchanged", async () => {
     let generation = "g1";
-    const { runner, store } = storeWith({
-      "store/generation-get": () => [{ generation }],
-      "store/vectors/communities/hashes": () => [{ id: "c1", textHash: "h1" }],
-    });
+    const { runner, store } = storeWith(
+      {
+        "store/generation-get": () => [{ generation }],
+        "store/vectors/communities/hashes": () => [{ id: "c1", textHash: "h1" }],
+      },
+      0,
+    );
     const reads = () => runner.names().filter((n) => n === "store/vectors/communities/hashes").length;
     const hashes = await store.vectorHashes("communities");
     expect(hashes).toEqual(new Map([["c1", "h1"]]));
@@ -363,6 +371,22 @@ describe("Neo4j store: reads", () => {
     expect(runner.names("write")).toEqual(["store/meta-set", "store/generation-bump"]);
   });
 
+  it("reuses a generation read for a moment, and forgets it when this process writes", async () => {
+    let generation = "g1";
+    const { runner, store } = storeWith({
+      "store/generation-get": () => [{ generation }],
+      "store/vectors/communities/hashes": () => [{ id: "c1", textHash: generation }],
+    });
+    const generationReads = () => runner.names().filter((n) => n === "store/generation-get").length;
+    await store.vectorHashes("communities");
+    await store.vectorHashes("communities");
+    expect(generationReads()).toBe(1);
+    generation = "g2";
+    await store.setMeta("k", "v");
+    expect(await store.vectorHashes("communities")).toEqual(new Map([["c1", "g2"]]));
+    expect(generationReads()).toBe(2);
+  });
+
   it("resolves metadata scopes to document ids before asking for chunk ids", async () => {
     const docs = [
       makeDocument("d1", { metadata: { year: 2020 } }),
@@ -378,9 +402,44 @@ describe("Neo4j store: reads", () => {
   });
 });
 
+/** Record totals as the cached counts report them. */
+const countsOf = (chunks: number) =>
+  one({
+    documents: 1,
+    chunks,
+    entities: 0,
+    relationships: 0,
+    communities: 0,
+    failedDocuments: 0,
+    failedChunks: 0,
+  });
+
 describe("Neo4j store: vector search", () => {
+  // Too many chunks to rank in memory: these tests are about the server's side.
   const stored = (dimension: number | null, count = 4) => ({
+    "store/counts": countsOf(100_000_000),
     "store/vectors/chunks/stats": one({ count, dimension }),
+  });
+  const vectorStatements = (names: string[]) => names.filter((n) => !/generation-get|counts/.test(n));
+
+  it("ranks a namespace that fits in memory there, exactly, reading its vectors once per generation", async () => {
+    const { runner, store } = storeWith({
+      "store/generation-get": one({ generation: "g1" }),
+      "store/counts": countsOf(3),
+      "store/vectors/chunks/stats": one({ count: 3, dimension: 2 }),
+      "store/vectors/chunks/all": () => [
+        { id: "a", vector: [1, 0] },
+        { id: "b", vector: [1, 1] },
+        { id: "c", vector: [0, 1] },
+      ],
+    });
+    const hits = await store.searchVectors("chunks", [2, 0.2], 2);
+    expect(hits.map((h) => h.id)).toEqual(["a", "b"]);
+    expect(hits[0]!.score).toBeCloseTo(2 / Math.hypot(2, 0.2), 5);
+    expect((await store.searchVectors("chunks", [1, 0], 5, new Set(["c"]))).map((h) => h.id)).toEqual(["c"]);
+    expect(await store.searchVectors("chunks", [0, 0], 5)).toEqual([]);
+    await expect(store.searchVectors("chunks", [1, 0, 0], 5)).rejects.toThrow(/3 dimensions/);
+    expect(runner.names().filter((n) => n === "store/vectors/chunks/all")).toHaveLength(1);
   });
 
   it("ranks a small allow list exactly and converts Neo4j's [0, 1] cosine back to cosine", async () => {
@@ -411,7 +470,10 @@ describe("Neo4j store: vector search", () => {
       "store/vectors/chunks/exact-all": () => [],
     });
     await store.searchVectors("chunks", [1, 0], 5);
-    expect(runner.names()).toEqual(["store/vectors/chunks/stats", "store/vectors/chunks/exact-all"]);
+    expect(vectorStatements(runner.names())).toEqual([
+      "store/vectors/chunks/stats",
+      "store/vectors/chunks/exact-all",
+    ]);
   });
 
   it("falls back to exact ranking when the vector index is missing", async () => {
@@ -522,7 +584,9 @@ describe("Neo4j store: full-text search", () => {
     const { runner, store } = storeWith({
       "store/fulltext-chunks": one({ fetched: 3, matches: [{ id: "c1", score: 2.5 }] }),
     });
-    expect(await store.searchChunkText("graph", 10, new Set(["c1"]))).toEqual([{ id: "c1", score: 2.5 }]);
+    expect(await searchChunkText(store.connection, "graph", 10, new Set(["c1"]))).toEqual([
+      { id: "c1", score: 2.5 },
+    ]);
     expect(runner.calls).toHaveLength(1);
   });
 });

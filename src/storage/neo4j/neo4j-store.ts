@@ -30,6 +30,7 @@ import { DEFAULT_TUNING, Neo4jConnection } from "./connection.js";
 import * as documents from "./documents.js";
 import { type Neo4jSettings, type Neo4jTuning, openDriverRunner } from "./driver-runner.js";
 import { GenerationCache } from "./generation-cache.js";
+import { GenerationMemo } from "./generation-memo.js";
 import * as reads from "./graph-reads.js";
 import { listGraph } from "./graph-view.js";
 import {
@@ -42,6 +43,8 @@ import { KeyBatcher } from "./key-batcher.js";
 import { ensureSchema, VectorIndexes } from "./schema-setup.js";
 import * as search from "./search.js";
 import { backfillRelationshipSearchText } from "./search-text-backfill.js";
+import { InMemoryTextSearch } from "./text-search.js";
+import { InMemoryVectors } from "./vector-memory.js";
 import { VectorStatsCache } from "./vector-stats.js";
 import * as vectors from "./vectors.js";
 import * as data from "./workspace-data.js";
@@ -93,9 +96,21 @@ export class Neo4jGraphStore implements GraphStore {
    * it meanwhile: a workspace keeps one embedding model, and writers take turns (writer lease).
    */
   private readonly vectorDimensions = new Map<VectorNamespace, number>();
+  private readonly textSearch: InMemoryTextSearch;
+  private readonly vectorsInMemory: InMemoryVectors;
+  private readonly entityReads: GenerationMemo<EntityRecord>;
+  private readonly edgeReads: GenerationMemo<RelationshipRecord[]>;
+  private readonly relationshipReads: GenerationMemo<RelationshipRecord>;
+  private readonly chunkReads: GenerationMemo<ChunkRecord>;
+  private readonly documentMemo: GenerationMemo<DocumentRecord>;
+  private readonly documentChunkMemo: GenerationMemo<ChunkRecord[]>;
 
-  constructor(readonly connection: Neo4jConnection) {
-    this.cached = new GenerationCache(connection);
+  /** `generationReuseMs`: see GENERATION_REUSE_MS (tests that play another process set 0). */
+  constructor(
+    readonly connection: Neo4jConnection,
+    generationReuseMs?: number,
+  ) {
+    this.cached = new GenerationCache(connection, generationReuseMs);
     connection.afterCommit(() => this.cached.clear());
     this.indexes = new VectorIndexes(connection);
     this.vectorStats = new VectorStatsCache(connection, search.COUNT_LIMIT);
@@ -106,6 +121,34 @@ export class Neo4jGraphStore implements GraphStore {
     this.documentReads = new KeyBatcher((ids) => documents.getDocumentsById(connection, ids));
     this.documentChunkReads = new KeyBatcher((ids) => documents.chunksOfDocuments(connection, ids));
     this.documentChunkStates = new KeyBatcher((ids) => documents.chunkStatesOfDocuments(connection, ids));
+    this.vectorsInMemory = new InMemoryVectors(connection, this.cached);
+    this.entityReads = new GenerationMemo(this.cached, "entities", async (keys) => {
+      return new Map((await reads.getEntities(connection, keys)).map((e) => [e.key, e]));
+    });
+    this.relationshipReads = new GenerationMemo(this.cached, "relationships", async (keys) => {
+      return new Map((await reads.getRelationships(connection, keys)).map((r) => [r.key, r]));
+    });
+    this.chunkReads = new GenerationMemo(this.cached, "chunks", async (ids) => {
+      return new Map((await documents.getChunks(connection, ids)).map((c) => [c.id, c]));
+    });
+    this.documentMemo = new GenerationMemo(this.cached, "documents-by-id", (ids) =>
+      batchedReads(this.documentReads, ids),
+    );
+    this.documentChunkMemo = new GenerationMemo(this.cached, "chunks-by-document", (ids) =>
+      batchedReads(this.documentChunkReads, ids),
+    );
+    this.edgeReads = new GenerationMemo(
+      this.cached,
+      "edges",
+      async (keys) => edgesByEntity(keys, await reads.relationshipsOf(connection, keys)),
+      // Shared, as the embedded store's relationship cache shares them: graph walks only read edges.
+      false,
+    );
+    this.textSearch = new InMemoryTextSearch(
+      connection,
+      this.cached,
+      async (kind) => (await this.counts())[kind],
+    );
   }
 
   get workspace(): string {
@@ -144,8 +187,8 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   /** Concurrent reads (the titles of a query's references) share one statement. */
-  getDocument(id: string): Promise<DocumentRecord | undefined> {
-    return this.documentReads.get(id);
+  async getDocument(id: string): Promise<DocumentRecord | undefined> {
+    return (await this.documentMemo.get([id])).get(id);
   }
 
   /** Cached while the workspace is unchanged: queries read the titles every time. */
@@ -169,14 +212,17 @@ export class Neo4jGraphStore implements GraphStore {
     return documents.replaceDocumentChunks(this.connection, docId, chunks);
   }
 
-  getChunks(ids: string[]): Promise<ChunkRecord[]> {
-    return documents.getChunks(this.connection, ids);
+  /** Remembered per write generation, like the other per-key reads a query repeats. */
+  async getChunks(ids: string[]): Promise<ChunkRecord[]> {
+    if (ids.length === 0) return [];
+    const found = await this.chunkReads.get(ids);
+    return ids.flatMap((id) => found.get(id) ?? []);
   }
 
   /** Concurrent reads of single documents' chunks (a query's home passages) share one statement. */
   async listChunks(docId?: string): Promise<ChunkRecord[]> {
     if (docId === undefined) return documents.listChunks(this.connection);
-    return (await this.documentChunkReads.get(docId)) ?? [];
+    return (await this.documentChunkMemo.get([docId])).get(docId) ?? [];
   }
 
   /** Concurrent reads of single documents' chunk states (an index run's documents) share one statement. */
@@ -218,12 +264,17 @@ export class Neo4jGraphStore implements GraphStore {
     return reads.getChunkMentions(this.connection, chunkIds);
   }
 
-  getEntities(keys: string[]): Promise<EntityRecord[]> {
-    return reads.getEntities(this.connection, keys);
+  /** Remembered per write generation: a query reads the same entities several times. */
+  async getEntities(keys: string[]): Promise<EntityRecord[]> {
+    if (keys.length === 0) return [];
+    const found = await this.entityReads.get(keys);
+    return keys.flatMap((key) => found.get(key) ?? []);
   }
 
-  getRelationships(keys: string[]): Promise<RelationshipRecord[]> {
-    return reads.getRelationships(this.connection, keys);
+  async getRelationships(keys: string[]): Promise<RelationshipRecord[]> {
+    if (keys.length === 0) return [];
+    const found = await this.relationshipReads.get(keys);
+    return keys.flatMap((key) => found.get(key) ?? []);
   }
 
   listEntities(): Promise<EntityRecord[]> {
@@ -234,8 +285,14 @@ export class Neo4jGraphStore implements GraphStore {
     return reads.listRelationships(this.connection);
   }
 
-  relationshipsOf(entityKeys: string[]): Promise<RelationshipRecord[]> {
-    return reads.relationshipsOf(this.connection, entityKeys);
+  /** Each entity's edges remembered per write generation: hubs recur from query to query. */
+  async relationshipsOf(entityKeys: string[]): Promise<RelationshipRecord[]> {
+    if (entityKeys.length === 0) return [];
+    const byEntity = await this.edgeReads.get(entityKeys);
+    const unique = new Map<string, RelationshipRecord>();
+    for (const edges of byEntity.values()) for (const rel of edges ?? []) unique.set(rel.key, rel);
+    // In key order, as relationships-touching returns them.
+    return [...unique.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   /**
@@ -306,25 +363,33 @@ export class Neo4jGraphStore implements GraphStore {
     return vectors.getVectors(this.connection, ns, ids);
   }
 
-  searchVectors(
+  /** Exact, in this process, where the namespace fits in memory (see vector-memory.ts). */
+  async searchVectors(
     ns: VectorNamespace,
     query: number[],
     topK: number,
     allow?: Set<string>,
   ): Promise<ScoredId[]> {
+    const records = (await this.counts())[ns];
+    if (this.vectorsInMemory.fits(records, query.length)) {
+      const { dimension } = await this.vectorStats.get(ns);
+      if (dimension === query.length) return this.vectorsInMemory.search(ns, query, topK, allow);
+    }
     return search.searchVectors(this.connection, this.indexes, this.vectorStats, ns, query, topK, allow);
   }
 
+  /** Ranked like the embedded store's (see text-search.ts). */
   searchChunkText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]> {
-    return search.searchChunkText(this.connection, query, topK, allow);
+    return this.textSearch.chunks(query, topK, allow);
   }
 
   searchEntityText(query: string, topK: number): Promise<ScoredId[]> {
     return search.searchEntityText(this.connection, query, topK);
   }
 
+  /** Ranked like the embedded store's (see text-search.ts). */
   searchRelationshipText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]> {
-    return search.searchRelationshipText(this.connection, query, topK, allow);
+    return this.textSearch.relationships(query, topK, allow);
   }
 
   replaceCommunities(list: CommunityRecord[]): Promise<void> {
@@ -358,4 +423,23 @@ export class Neo4jGraphStore implements GraphStore {
   listHistory(key?: string): Promise<HistoryEntry[]> {
     return data.listHistory(this.connection, key);
   }
+}
+
+/** The relationships read for these entities, listed under each endpoint that was asked for. */
+function edgesByEntity(keys: string[], rels: RelationshipRecord[]): Map<string, RelationshipRecord[]> {
+  const byEntity = new Map(keys.map((key) => [key, [] as RelationshipRecord[]]));
+  for (const rel of rels) {
+    byEntity.get(rel.sourceKey)?.push(rel);
+    if (rel.targetKey !== rel.sourceKey) byEntity.get(rel.targetKey)?.push(rel);
+  }
+  return byEntity;
+}
+
+/** Reads through a KeyBatcher, so concurrent callers still share one statement. */
+async function batchedReads<V>(batcher: KeyBatcher<V>, keys: string[]): Promise<Map<string, V>> {
+  const found = new Map<string, V>();
+  for (const [key, value] of await Promise.all(keys.map(async (k) => [k, await batcher.get(k)] as const))) {
+    if (value !== undefined) found.set(key, value);
+  }
+  return found;
 }

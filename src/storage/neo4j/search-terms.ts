@@ -18,7 +18,8 @@ export function stemmedTerms(text: string): string {
   return (text.match(TOKEN) ?? []).map(stemToken).join(" ");
 }
 
-function stemToken(token: string): string {
+/** One unicode61 token as the relationship index holds it: accent-folded, lower-cased, stemmed. */
+export function stemToken(token: string): string {
   if (CJK.test(token)) return token;
   return stemmer(token.normalize("NFD").replace(MARKS, "").toLowerCase());
 }
