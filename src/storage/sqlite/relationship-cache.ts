@@ -1,4 +1,5 @@
 import type { RelationshipRecord } from "../../types.js";
+import type { GraphEdge } from "../graph-store.js";
 import type { Sql } from "./connection.js";
 
 /** Cached records beyond this are dropped all at once, so memory stays bounded on huge graphs. */
@@ -10,6 +11,8 @@ interface AdjacentEdge {
   /** The other endpoint (the entity itself for a self-loop). */
   neighbour: string;
   weight: number;
+  /** The relationship as a walk sees it, one frozen object shared by both endpoints' lists. */
+  edge: GraphEdge;
 }
 
 interface Snapshot {
@@ -38,10 +41,16 @@ export class RelationshipCache {
 
   /** Keys of the relationships touching any of the entities, in SQLite's key order. */
   keysTouching(entityKeys: Iterable<string>): string[] {
+    return this.edgesTouching(entityKeys).map((edge) => edge.key);
+  }
+
+  /** The relationships touching any of the entities as bare edges, in SQLite's key order. */
+  edgesTouching(entityKeys: Iterable<string>): GraphEdge[] {
     const { byEntity } = this.current();
-    const keys = new Set<string>();
-    for (const entity of entityKeys) for (const edge of byEntity.get(entity) ?? []) keys.add(edge.key);
-    return sortLikeSqlite([...keys]);
+    const edges = new Map<string, GraphEdge>();
+    for (const entity of entityKeys)
+      for (const { edge } of byEntity.get(entity) ?? []) edges.set(edge.key, edge);
+    return sortLikeSqlite([...edges.values()]);
   }
 
   /**
@@ -125,8 +134,9 @@ export class RelationshipCache {
       weight: number;
     }>;
     for (const { key, source_key, target_key, weight } of rows) {
-      add(source_key, { key, neighbour: target_key, weight });
-      if (target_key !== source_key) add(target_key, { key, neighbour: source_key, weight });
+      const edge = Object.freeze({ key, sourceKey: source_key, targetKey: target_key, weight });
+      add(source_key, { key, neighbour: target_key, weight, edge });
+      if (target_key !== source_key) add(target_key, { key, neighbour: source_key, weight, edge });
     }
     return byEntity;
   }
@@ -147,10 +157,10 @@ function copy(record: RelationshipRecord): RelationshipRecord {
  * compares UTF-16 units and differs only for text with surrogate pairs, so only that needs the
  * slower comparison.
  */
-function sortLikeSqlite(keys: string[]): string[] {
-  if (!keys.some((key) => /[\uD800-\uDFFF]/.test(key)))
-    return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return keys.sort(compareCodePoints);
+function sortLikeSqlite<T extends { key: string }>(items: T[]): T[] {
+  if (!items.some(({ key }) => /[\uD800-\uDFFF]/.test(key)))
+    return items.sort(({ key: a }, { key: b }) => (a < b ? -1 : a > b ? 1 : 0));
+  return items.sort((a, b) => compareCodePoints(a.key, b.key));
 }
 
 /** Key order as SQLite sorts keys (see sortLikeSqlite). */

@@ -21,7 +21,7 @@ import type {
   VectorNamespace,
 } from "../../types.js";
 import { type ProgressReporter, silentProgress } from "../../util/progress.js";
-import type { GraphStore, GraphView, ReportSave, VectorIndexStatus } from "../graph-store.js";
+import type { GraphEdge, GraphStore, GraphView, ReportSave, VectorIndexStatus } from "../graph-store.js";
 import { AnnFiles } from "./ann-file.js";
 import { AnnVectors } from "./ann-vectors.js";
 import { ChunkTable } from "./chunks.js";
@@ -281,6 +281,10 @@ export class SqliteGraphStore implements GraphStore {
     return this.relationships.touching(entityKeys);
   }
 
+  async edgesOf(entityKeys: string[]): Promise<GraphEdge[]> {
+    return this.relationships.edgesTouching(entityKeys);
+  }
+
   async degrees(entityKeys: string[]): Promise<Map<string, number>> {
     return this.relationships.degrees(entityKeys);
   }
@@ -330,6 +334,11 @@ export class SqliteGraphStore implements GraphStore {
 
   async deleteVectors(ns: VectorNamespace, ids: string[]): Promise<void> {
     this.sql.transaction(() => this.vectors.delete(ns, ids));
+  }
+
+  /** SQLite's data_version with this connection's own writes (see Sql.generation). */
+  dataGeneration(): string {
+    return this.sql.generation();
   }
 
   async vectorHashes(ns: VectorNamespace): Promise<Map<string, string>> {
