@@ -32,7 +32,10 @@ export class RelationshipCache {
   private snapshot: Snapshot | undefined;
   private localChanges = 0;
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly maxCachedRecords = MAX_CACHED_RECORDS,
+  ) {}
 
   /** Called by every write to the relationships table. */
   changed(): void {
@@ -97,11 +100,13 @@ export class RelationshipCache {
   /** Copies of the records, in the order of `keys`; `load` reads the ones not cached yet. */
   records(keys: string[], load: (missing: string[]) => RelationshipRecord[]): RelationshipRecord[] {
     const { records } = this.current();
-    const missing = keys.filter((key) => !records.has(key));
-    if (missing.length > 0) {
-      if (records.size + missing.length > MAX_CACHED_RECORDS) records.clear();
-      for (const record of load(missing)) records.set(record.key, record);
+    let missing = keys.filter((key) => !records.has(key));
+    if (records.size + missing.length > this.maxCachedRecords) {
+      // Cleared before reading: clearing after would drop cached records this call still returns.
+      records.clear();
+      missing = keys;
     }
+    if (missing.length > 0) for (const record of load(missing)) records.set(record.key, record);
     const out: RelationshipRecord[] = [];
     for (const key of keys) {
       const record = records.get(key);
