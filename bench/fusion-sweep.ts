@@ -26,6 +26,7 @@ import { QueryGraph } from "../src/query/graph/query-graph.js";
 import { extractKeywords } from "../src/query/keywords.js";
 import { retrieveGlobal } from "../src/query/modes/global.js";
 import { retrieveLocal } from "../src/query/modes/local.js";
+import { agreedLead, withLead } from "../src/query/modes/passage-evidence.js";
 import { queryTexts, type RetrievalInput } from "../src/query/modes/retrieval.js";
 import { resolveQueryOptions } from "../src/query/options.js";
 import type { KgragServices } from "../src/services.js";
@@ -225,6 +226,19 @@ function variants(): Variant[] {
           ],
           k,
         ),
+    ]);
+  }
+  // The first passage where BM25 and a walk agree on it (query.fusion.agreedLeadDepth; 0 = before).
+  for (const depth of [0, 2, 3, 5, 10, 40]) {
+    const walks = (l: Lists) => ({ local: l.local, global: l.global });
+    out.push([
+      `hybrid agreed lead ${depth}`,
+      (l) =>
+        withLead(agreedLead(l.textInGraph, walks(l), depth), interleave([l.local, l.textInGraph, l.global])),
+    ]);
+    out.push([
+      `mix agreed lead ${depth}`,
+      (l) => withLead(agreedLead(l.text, walks(l), depth), interleave([l.local, l.text, l.global])),
     ]);
   }
   return out;

@@ -94,6 +94,12 @@ export const FusionSchema = z.object({
    * and global's passages only, as before issue 15.
    */
   graphPassageText: z.boolean().default(true),
+  /**
+   * hybrid and mix: how far down two rankings look for agreement on the first passage. Local's
+   * first passage stays first when the question's BM25 ranks it in this many; otherwise BM25's
+   * first passage leads when a graph walk ranks it in this many (passage-evidence.ts). 0: off.
+   */
+  agreedLeadDepth: z.number().int().min(0).default(10),
 });
 
 /**

@@ -28,6 +28,9 @@ export type GraphRelationship = Pick<
 >;
 
 /** The whole graph in key order, in the lean form the steps after merging need. */
+/** A relationship as a graph walk sees it: its endpoints and weight, nothing it says. */
+export type GraphEdge = Readonly<Pick<RelationshipRecord, "key" | "sourceKey" | "targetKey" | "weight">>;
+
 export interface GraphView {
   entities: GraphEntity[];
   relationships: GraphRelationship[];
@@ -153,6 +156,12 @@ export interface GraphStore {
   listRelationships(): Promise<RelationshipRecord[]>;
   /** Relationships with at least one endpoint among the keys. */
   relationshipsOf(entityKeys: string[]): Promise<RelationshipRecord[]>;
+  /**
+   * The same relationships as relationshipsOf, in the same order, as bare edges (optional: derived
+   * from relationshipsOf where an adapter lacks it). A walk needs only endpoints and weights, and
+   * reading a hub's thousands of full records was most of a graph query's time.
+   */
+  edgesOf?(entityKeys: string[]): Promise<GraphEdge[]>;
   /** Number of relationships of each entity. */
   degrees(entityKeys: string[]): Promise<Map<string, number>>;
   /**
@@ -186,6 +195,11 @@ export interface GraphStore {
   // ---- vectors (one index per namespace) ----
   upsertVectors(ns: VectorNamespace, items: VectorItem[]): Promise<void>;
   deleteVectors(ns: VectorNamespace, ids: string[]): Promise<void>;
+  /**
+   * A value that changes whenever anything stored may have changed, by this process or another
+   * (optional). Query-side caches of whole-store reads key on it where an adapter has it.
+   */
+  dataGeneration?(): string;
   /** textHash of each stored vector, to skip items whose text did not change. */
   vectorHashes(ns: VectorNamespace): Promise<Map<string, string>>;
   /** Cosine similarity, best first. `allow` restricts the candidates before ranking. */

@@ -24,7 +24,11 @@ vi.mock("../../src/query/modes/global.js", () => ({ retrieveGlobal: async () => 
 
 const { retrieveMix } = await import("../../src/query/modes/mix.js");
 
-const input = (chunkTopK: number) => ({ options: { chunkTopK } }) as unknown as RetrievalInput;
+const input = (chunkTopK: number, agreedLeadDepth = 10) =>
+  ({
+    options: { chunkTopK },
+    services: { config: { query: { fusion: { agreedLeadDepth } } } },
+  }) as unknown as RetrievalInput;
 
 describe("mix passages", () => {
   it("interleave local, naive and global in that order, each passage once", async () => {
@@ -43,5 +47,24 @@ describe("mix passages", () => {
   it("keep naive's head ahead of global's when the list is cut", async () => {
     const { chunks } = await retrieveMix(input(2));
     expect(chunks.map((c) => c.id)).toEqual(["local-1", "naive-1"]);
+  });
+
+  it("lead with naive's head when a walk also ranks it within query.fusion.agreedLeadDepth", async () => {
+    const naive = PASSAGES.naive ?? [];
+    PASSAGES.naive = ["shared", "naive-1"];
+    try {
+      expect((await retrieveMix(input(3, 3))).chunks.map((c) => c.id)).toEqual([
+        "shared",
+        "local-1",
+        "global-1",
+      ]);
+      expect((await retrieveMix(input(3, 2))).chunks.map((c) => c.id)).toEqual([
+        "local-1",
+        "shared",
+        "global-1",
+      ]);
+    } finally {
+      PASSAGES.naive = naive;
+    }
   });
 });

@@ -140,6 +140,7 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
       degrees: [...(await store.degrees(entities))],
       neighbours: await store.neighboursOf(["hub"], ["hub"], 10),
       among: (await store.relationshipsAmong(entities, 100)).map((r) => r.key),
+      edges: await store.edgesOf(entities),
     });
     for (let round = 0; round < 12; round++) {
       const upserts = Array.from({ length: 4 }, () => ({
@@ -154,6 +155,36 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
       expect(await seen(reader)).toEqual(await seen(fresh));
       await fresh.close();
     }
+    await reader.close();
+    await writer.close();
+  });
+
+  it("gives edgesOf the relationships of relationshipsOf, in its order, and keeps them in step with writes", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    const bare = (rels: RelationshipRecord[]) =>
+      rels.map(({ key, sourceKey, targetKey, weight }) => ({ key, sourceKey, targetKey, weight }));
+    await reader.applyGraphChanges(
+      changes([edge("d", "a", 2), edge("a", "c"), edge("a", "a"), edge("b", "c")]),
+    );
+    expect(await reader.edgesOf(["c", "a"])).toEqual(bare(await reader.relationshipsOf(["c", "a"])));
+    expect((await reader.edgesOf(["c", "a"])).map((e) => e.key)).toEqual(
+      [edge("a", "a"), edge("a", "c"), edge("a", "d"), edge("b", "c")].map((r) => r.key).sort(),
+    );
+    expect(await reader.edgesOf(["zzz"])).toEqual([]);
+
+    const generation = reader.dataGeneration();
+    await writer.applyGraphChanges(changes([edge("b", "a", 5)], [edge("a", "c").key]));
+    expect(reader.dataGeneration()).not.toBe(generation);
+    expect(await reader.edgesOf(["a"])).toEqual(bare(await reader.relationshipsOf(["a"])));
+    expect((await reader.edgesOf(["a"])).map((e) => [e.key, e.weight])).toEqual(
+      [
+        [edge("a", "a").key, 1],
+        [edge("a", "b").key, 5],
+        [edge("a", "d").key, 2],
+      ].sort(),
+    );
     await reader.close();
     await writer.close();
   });

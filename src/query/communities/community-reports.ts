@@ -2,6 +2,8 @@ import { type ReportedCommunity, selectReports } from "../../community/select-re
 import type { GraphStore } from "../../storage/graph-store.js";
 
 interface CachedReports {
+  /** The store's data generation when the signature was taken (see GraphStore.dataGeneration). */
+  generation: string | undefined;
   signature: string;
   level: number;
   reports: ReportedCommunity[];
@@ -14,18 +16,23 @@ const cache = new WeakMap<GraphStore, Map<number, CachedReports>>();
  * The reports at a community level, loaded once per store and reloaded when the embedded reports
  * change. Loading every community costs hundreds of milliseconds on a large graph, far more than a
  * whole query may take; the stored report vectors (re-embedded whenever a report's text or
- * membership changes) are a cheap signal that the set changed.
+ * membership changes) are a cheap signal that the set changed. Where the store tells its data
+ * generation, an unchanged store skips even that signal (thousands of hashes read and summed).
  */
 export async function reportsAtLevel(store: GraphStore, level: number): Promise<ReportedCommunity[]> {
-  const hashes = await store.vectorHashes("communities");
-  if (hashes.size === 0) return [];
-  const signature = setSignature(hashes);
+  const generation = store.dataGeneration?.();
   const levels = cache.get(store) ?? new Map<number, CachedReports>();
   cache.set(store, levels);
   const cached = levels.get(level);
-  if (cached && cached.signature === signature) return cached.reports;
-  const reports = selectReports(await store.listCommunities(), level);
-  levels.set(level, { signature, level, reports });
+  if (generation !== undefined && cached?.generation === generation) return cached.reports;
+  const hashes = await store.vectorHashes("communities");
+  if (hashes.size === 0) return [];
+  const signature = setSignature(hashes);
+  const reports =
+    cached && cached.signature === signature
+      ? cached.reports
+      : selectReports(await store.listCommunities(), level);
+  levels.set(level, { generation, signature, level, reports });
   return reports;
 }
 

@@ -1,5 +1,5 @@
 import { RankingSchema } from "../../config.js";
-import type { RelationshipRecord } from "../../types.js";
+import type { GraphEdge } from "../../storage/graph-store.js";
 import { addScore, type ExpansionLimits, type GraphHits, type Seeds, topScores } from "./graph-expansion.js";
 import { type Adjacency, addEdge, nodeStrengths, personalizedPageRank } from "./pagerank.js";
 import type { QueryGraph } from "./query-graph.js";
@@ -34,9 +34,9 @@ export async function rankByPageRank(
 ): Promise<GraphHits> {
   const { pagerankDamping: damping, expandedSeedShare } = limits.ranking ?? RANKING_DEFAULTS;
   const restart = await restartWeights(graph, seeds);
-  const firstHop = await graph.relationshipsOf(expandedSeeds(restart, expandedSeedShare));
+  const firstHop = await graph.edgesOf(expandedSeeds(restart, expandedSeedShare));
   const frontier = await secondHopFrontier(graph, oneStepFlow(firstHop, restart), limits.topK);
-  const secondHop = await graph.relationshipsOf(frontier);
+  const secondHop = await graph.edgesOf(frontier);
   const edges = uniqueByKey([...firstHop, ...secondHop]);
 
   const adjacency: Adjacency = new Map();
@@ -111,7 +111,7 @@ async function secondHopFrontier(
 }
 
 /** Mass each non-seed neighbour receives in one weighted step from the seeds. */
-function oneStepFlow(edges: RelationshipRecord[], restart: Map<string, number>): Map<string, number> {
+function oneStepFlow(edges: GraphEdge[], restart: Map<string, number>): Map<string, number> {
   const strength = new Map<string, number>();
   for (const rel of edges) {
     for (const end of [rel.sourceKey, rel.targetKey])
@@ -134,7 +134,7 @@ function oneStepFlow(edges: RelationshipRecord[], restart: Map<string, number>):
 
 /** Probability mass the walk moves across this relationship per step, in both directions. */
 function edgeFlow(
-  rel: RelationshipRecord,
+  rel: GraphEdge,
   rank: Map<string, number>,
   strength: Map<string, number>,
   damping: number,
@@ -158,6 +158,6 @@ function spread(scores: Map<string, number>, chunkIds: string[], score: number, 
   for (const id of homeIds) addScore(scores, id, score / homeIds.length);
 }
 
-function uniqueByKey(rels: RelationshipRecord[]): RelationshipRecord[] {
+function uniqueByKey(rels: GraphEdge[]): GraphEdge[] {
   return [...new Map(rels.map((r) => [r.key, r])).values()];
 }

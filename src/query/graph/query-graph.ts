@@ -1,5 +1,5 @@
-import type { GraphStore } from "../../storage/graph-store.js";
-import type { DocumentRecord, EntityRecord, RelationshipRecord } from "../../types.js";
+import type { GraphEdge, GraphStore } from "../../storage/graph-store.js";
+import type { EntityRecord, RelationshipRecord } from "../../types.js";
 import type { ResolvedScope } from "./scope.js";
 import { subjectIndex } from "./subjects.js";
 
@@ -11,6 +11,7 @@ export class QueryGraph {
   private readonly entityCache = new Map<string, EntityRecord | null>();
   private readonly relationshipCache = new Map<string, RelationshipRecord | null>();
   private readonly edgesCache = new Map<string, RelationshipRecord[]>();
+  private readonly bareEdgesCache = new Map<string, GraphEdge[]>();
   private chunkTotal: number | undefined;
   private subjects: Promise<Map<string, string[]>> | undefined;
   private readonly documentChunks = new Map<string, string[]>();
@@ -65,6 +66,28 @@ export class QueryGraph {
     return [...out.values()];
   }
 
+  /**
+   * In-scope relationships touching any of the entities, each once, as bare edges: the same
+   * edges in the same order as relationshipsOf, without reading their records where the store
+   * can (GraphStore.edgesOf).
+   */
+  async edgesOf(entityKeys: string[]): Promise<GraphEdge[]> {
+    if (!this.store.edgesOf) return this.relationshipsOf(entityKeys);
+    const missing = unique(entityKeys).filter((k) => !this.bareEdgesCache.has(k));
+    if (missing.length) {
+      const requested = new Map(missing.map((k) => [k, [] as GraphEdge[]]));
+      for (const edge of await this.store.edgesOf(missing)) {
+        if (!this.relationshipAllowed(edge.key)) continue;
+        requested.get(edge.sourceKey)?.push(edge);
+        if (edge.targetKey !== edge.sourceKey) requested.get(edge.targetKey)?.push(edge);
+      }
+      for (const [k, edges] of requested) this.bareEdgesCache.set(k, edges);
+    }
+    const out = new Map<string, GraphEdge>();
+    for (const k of entityKeys) for (const edge of this.bareEdgesCache.get(k) ?? []) out.set(edge.key, edge);
+    return [...out.values()];
+  }
+
   /** Chunks in the whole workspace (the N of inverse document frequencies). */
   async chunkCount(): Promise<number> {
     this.chunkTotal ??= (await this.store.counts()).chunks;
@@ -73,7 +96,7 @@ export class QueryGraph {
 
   /** Entity key -> documents whose title names it (see subjects.ts); read once per query. */
   documentSubjects(): Promise<Map<string, string[]>> {
-    this.subjects ??= this.store.listDocuments().then((docs) => cachedSubjectIndex(this.store, docs));
+    this.subjects ??= cachedSubjectIndex(this.store);
     return this.subjects;
   }
 
@@ -94,15 +117,23 @@ export class QueryGraph {
   }
 }
 
-const subjectCache = new WeakMap<GraphStore, { signature: string; index: Map<string, string[]> }>();
+const subjectCache = new WeakMap<
+  GraphStore,
+  { generation: string | undefined; signature: string; index: Map<string, string[]> }
+>();
 
-/** Titles change only with documents: the index is rebuilt when their ids or titles change, not per query. */
-function cachedSubjectIndex(store: GraphStore, docs: DocumentRecord[]): Map<string, string[]> {
-  const signature = docs.map((d) => `${d.id}\u0000${d.title}`).join("\u0001");
+/**
+ * Titles change only with documents: the index is rebuilt when their ids or titles change, not per
+ * query. Where the store tells its data generation, an unchanged store is not even listed again.
+ */
+async function cachedSubjectIndex(store: GraphStore): Promise<Map<string, string[]>> {
+  const generation = store.dataGeneration?.();
   const cached = subjectCache.get(store);
-  if (cached?.signature === signature) return cached.index;
-  const index = subjectIndex(docs);
-  subjectCache.set(store, { signature, index });
+  if (generation !== undefined && cached?.generation === generation) return cached.index;
+  const docs = await store.listDocuments();
+  const signature = docs.map((d) => `${d.id}\u0000${d.title}`).join("\u0001");
+  const index = cached?.signature === signature ? cached.index : subjectIndex(docs);
+  subjectCache.set(store, { generation, signature, index });
   return index;
 }
 

@@ -1,7 +1,7 @@
 import { interleave } from "../fusion.js";
 import { retrieveGlobal } from "./global.js";
 import { retrieveLocal } from "./local.js";
-import { questionOrderOf } from "./passage-evidence.js";
+import { agreedLead, questionOrderOf, withLead } from "./passage-evidence.js";
 import { candidateDepth, type Retrieval, type RetrievalInput } from "./retrieval.js";
 
 /**
@@ -9,7 +9,8 @@ import { candidateDepth, type Retrieval, type RetrievalInput } from "./retrieval
  * local's, then the walks' passages in the question's BM25 order, then global's, interleaved, so
  * the walked passage that says what was asked comes up even when neither walk put it first (on
  * the sets where BM25 beat both walks, hybrid stayed below it). Measured against one PageRank
- * walk restarting at both seed sets, and rank or score fusion of the lists (docs/query.md).
+ * walk restarting at both seed sets, and rank or score fusion of the lists (docs/query.md). The
+ * first passage is the one BM25 and a walk agree on, when they do (agreedLead).
  */
 export async function retrieveHybrid(input: RetrievalInput): Promise<Retrieval> {
   // The walks hand over as many candidates as naive reads from its indexes; their heads are unchanged.
@@ -17,7 +18,9 @@ export async function retrieveHybrid(input: RetrievalInput): Promise<Retrieval> 
   const [local, global] = await Promise.all([retrieveLocal(deeper), retrieveGlobal(deeper)]);
   const merged = mergeGraphHits(local, global);
   const byQuestion = await questionOrderOf(input, merged.chunks);
-  const chunks = interleave([local.chunks, byQuestion, global.chunks]);
+  const walks = { local: local.chunks, global: global.chunks };
+  const lead = agreedLead(byQuestion, walks, input.services.config.query.fusion.agreedLeadDepth);
+  const chunks = withLead(lead, interleave([local.chunks, byQuestion, global.chunks]));
   return { ...merged, chunks: chunks.slice(0, input.options.chunkTopK) };
 }
 

@@ -12,3 +12,28 @@ export async function questionOrderOf(input: RetrievalInput, passages: ScoredId[
   const candidates = new Set(passages.map((c) => c.id));
   return input.services.store.searchChunkText(input.question, candidates.size, candidates);
 }
+
+/**
+ * The passage hybrid and mix put first, when two kinds of evidence agree on it (issue 15: their
+ * MRR was below naive's where BM25 is the strongest single mode). Local's first passage keeps the
+ * lead when the question's BM25 (`byText`) also ranks it in its first `depth`; otherwise BM25's
+ * first passage leads when local's or global's walk ranks it in its first `depth`. Without
+ * agreement nothing moves. Measured on three development sets (docs/query.md).
+ */
+export function agreedLead(
+  byText: ScoredId[],
+  walks: { local: ScoredId[]; global: ScoredId[] },
+  depth: number,
+): ScoredId | undefined {
+  const inTop = (list: ScoredId[], id: string) => list.slice(0, depth).some((c) => c.id === id);
+  const localHead = walks.local[0];
+  if (depth <= 0 || (localHead && inTop(byText, localHead.id))) return undefined;
+  const textHead = byText[0];
+  if (!textHead) return undefined;
+  return inTop(walks.local, textHead.id) || inTop(walks.global, textHead.id) ? textHead : undefined;
+}
+
+/** The list with `lead` moved (or put) first. */
+export function withLead(lead: ScoredId | undefined, list: ScoredId[]): ScoredId[] {
+  return lead ? [lead, ...list.filter((c) => c.id !== lead.id)] : list;
+}

@@ -1,4 +1,5 @@
 import type { RelationshipRecord } from "../../types.js";
+import type { GraphEdge } from "../graph-store.js";
 import { idList, type Sql } from "./connection.js";
 import { RELATIONSHIP_CHANGES_PRUNED_KEY } from "./schema.js";
 
@@ -11,13 +12,8 @@ interface AdjacentEdge {
   /** The other endpoint (the entity itself for a self-loop). */
   neighbour: string;
   weight: number;
-}
-
-/** Where one relationship sits in the adjacency. */
-interface EdgeEnds {
-  source: string;
-  target: string;
-  weight: number;
+  /** The relationship as a walk sees it, one frozen object shared by both endpoints' lists. */
+  edge: GraphEdge;
 }
 
 interface Snapshot {
@@ -26,7 +22,7 @@ interface Snapshot {
   lastChange: number;
   /** Relationships per entity; a self-loop is listed once. */
   byEntity: Map<string, AdjacentEdge[]>;
-  edges: Map<string, EdgeEnds>;
+  edges: Map<string, GraphEdge>;
   records: Map<string, RelationshipRecord>;
 }
 
@@ -51,6 +47,7 @@ export class RelationshipCache {
 
   constructor(
     private readonly sql: Sql,
+    private readonly maxCachedRecords = MAX_CACHED_RECORDS,
     /** Above this share of the cached edges changed, one full re-read is cheaper than catching up. */
     private readonly rebuildShare = 0.25,
   ) {}
@@ -62,10 +59,16 @@ export class RelationshipCache {
 
   /** Keys of the relationships touching any of the entities, in SQLite's key order. */
   keysTouching(entityKeys: Iterable<string>): string[] {
+    return this.edgesTouching(entityKeys).map((edge) => edge.key);
+  }
+
+  /** The relationships touching any of the entities as bare edges, in SQLite's key order. */
+  edgesTouching(entityKeys: Iterable<string>): GraphEdge[] {
     const { byEntity } = this.current();
-    const keys = new Set<string>();
-    for (const entity of entityKeys) for (const edge of byEntity.get(entity) ?? []) keys.add(edge.key);
-    return sortLikeSqlite([...keys]);
+    const edges = new Map<string, GraphEdge>();
+    for (const entity of entityKeys)
+      for (const { edge } of byEntity.get(entity) ?? []) edges.set(edge.key, edge);
+    return sortLikeSqlite([...edges.values()]);
   }
 
   /**
@@ -112,11 +115,13 @@ export class RelationshipCache {
   /** Copies of the records, in the order of `keys`; `load` reads the ones not cached yet. */
   records(keys: string[], load: (missing: string[]) => RelationshipRecord[]): RelationshipRecord[] {
     const { records } = this.current();
-    const missing = keys.filter((key) => !records.has(key));
-    if (missing.length > 0) {
-      if (records.size + missing.length > MAX_CACHED_RECORDS) records.clear();
-      for (const record of load(missing)) records.set(record.key, record);
+    let missing = keys.filter((key) => !records.has(key));
+    if (records.size + missing.length > this.maxCachedRecords) {
+      // Cleared before reading: clearing after would drop cached records this call still returns.
+      records.clear();
+      missing = keys;
     }
+    if (missing.length > 0) for (const record of load(missing)) records.set(record.key, record);
     const out: RelationshipRecord[] = [];
     for (const key of keys) {
       const record = records.get(key);
@@ -189,10 +194,11 @@ export class RelationshipCache {
 }
 
 function addEdge(snapshot: Snapshot, { key, source_key, target_key, weight }: EdgeRow): void {
-  snapshot.edges.set(key, { source: source_key, target: target_key, weight });
-  pushEdge(snapshot.byEntity, source_key, { key, neighbour: target_key, weight });
+  const edge = Object.freeze({ key, sourceKey: source_key, targetKey: target_key, weight });
+  snapshot.edges.set(key, edge);
+  pushEdge(snapshot.byEntity, source_key, { key, neighbour: target_key, weight, edge });
   if (target_key !== source_key)
-    pushEdge(snapshot.byEntity, target_key, { key, neighbour: source_key, weight });
+    pushEdge(snapshot.byEntity, target_key, { key, neighbour: source_key, weight, edge });
 }
 
 function pushEdge(byEntity: Map<string, AdjacentEdge[]>, entity: string, edge: AdjacentEdge): void {
@@ -205,10 +211,10 @@ function pushEdge(byEntity: Map<string, AdjacentEdge[]>, entity: string, edge: A
 function removeEdges(snapshot: Snapshot, keys: Set<string>): void {
   const touched = new Set<string>();
   for (const key of keys) {
-    const ends = snapshot.edges.get(key);
-    if (!ends) continue;
+    const edge = snapshot.edges.get(key);
+    if (!edge) continue;
     snapshot.edges.delete(key);
-    touched.add(ends.source).add(ends.target);
+    touched.add(edge.sourceKey).add(edge.targetKey);
   }
   for (const entity of touched) {
     const remaining = (snapshot.byEntity.get(entity) ?? []).filter((edge) => !keys.has(edge.key));
@@ -232,10 +238,10 @@ function copy(record: RelationshipRecord): RelationshipRecord {
  * compares UTF-16 units and differs only for text with surrogate pairs, so only that needs the
  * slower comparison.
  */
-function sortLikeSqlite(keys: string[]): string[] {
-  if (!keys.some((key) => /[\uD800-\uDFFF]/.test(key)))
-    return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return keys.sort(compareCodePoints);
+function sortLikeSqlite<T extends { key: string }>(items: T[]): T[] {
+  if (!items.some(({ key }) => /[\uD800-\uDFFF]/.test(key)))
+    return items.sort(({ key: a }, { key: b }) => (a < b ? -1 : a > b ? 1 : 0));
+  return items.sort((a, b) => compareCodePoints(a.key, b.key));
 }
 
 /** Key order as SQLite sorts keys (see sortLikeSqlite). */

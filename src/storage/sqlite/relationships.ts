@@ -1,6 +1,6 @@
 import { relationshipKey } from "../../merge/keys.js";
 import type { RelationshipRecord } from "../../types.js";
-import type { GraphRelationship } from "../graph-store.js";
+import type { GraphEdge, GraphRelationship } from "../graph-store.js";
 import { idList, qualified, type Sql } from "./connection.js";
 import type { FullTextIndex } from "./fts.js";
 import { RelationshipCache } from "./relationship-cache.js";
@@ -99,6 +99,11 @@ export class RelationshipTable {
   /** In key order; served from memory (see RelationshipCache). */
   touching(entityKeys: string[]): RelationshipRecord[] {
     return this.cache.records(this.cache.keysTouching(entityKeys), (missing) => this.get(missing));
+  }
+
+  /** The relationships of touching(), as bare edges straight from memory (no record is read). */
+  edgesTouching(entityKeys: string[]): GraphEdge[] {
+    return this.cache.edgesTouching(entityKeys);
   }
 
   /** New neighbours of the frontier, strongest relationship first; from memory (see RelationshipCache). */

@@ -24,6 +24,7 @@ import { type ProgressReporter, silentProgress } from "../../util/progress.js";
 import type {
   DocumentRegistration,
   DocumentStatusUpdate,
+  GraphEdge,
   GraphStore,
   GraphView,
   ReportSave,
@@ -307,6 +308,10 @@ export class SqliteGraphStore implements GraphStore {
     return this.relationships.touching(entityKeys);
   }
 
+  async edgesOf(entityKeys: string[]): Promise<GraphEdge[]> {
+    return this.relationships.edgesTouching(entityKeys);
+  }
+
   async degrees(entityKeys: string[]): Promise<Map<string, number>> {
     return this.relationships.degrees(entityKeys);
   }
@@ -356,6 +361,11 @@ export class SqliteGraphStore implements GraphStore {
 
   async deleteVectors(ns: VectorNamespace, ids: string[]): Promise<void> {
     this.sql.transaction(() => this.vectors.delete(ns, ids));
+  }
+
+  /** SQLite's data_version with this connection's own writes (see Sql.generation). */
+  dataGeneration(): string {
+    return this.sql.generation();
   }
 
   async vectorHashes(ns: VectorNamespace): Promise<Map<string, string>> {
