@@ -73,6 +73,26 @@ export function liveDriver(settings: Neo4jSettings): Driver {
 }
 
 /** Nodes and relationships in the whole database: unchanged after a refused write. */
+/**
+ * One workspace's nodes and the relationships touching them: what a test may compare before and
+ * after a refused write while other tests write to other workspaces of the same database.
+ */
+export async function workspaceCounts(
+  driver: Driver,
+  workspace: string,
+): Promise<{ nodes: number; relationships: number }> {
+  const { records } = await driver.executeQuery(
+    `MATCH (n {workspace: $workspace})
+     OPTIONAL MATCH (n)-[r]-()
+     RETURN count(DISTINCT n) AS nodes, count(DISTINCT r) AS relationships`,
+    { workspace },
+  );
+  return {
+    nodes: Number(records[0]?.get("nodes")),
+    relationships: Number(records[0]?.get("relationships")),
+  };
+}
+
 export async function databaseCounts(driver: Driver): Promise<{ nodes: number; relationships: number }> {
   const nodes = await driver.executeQuery("MATCH (n) RETURN count(n) AS n");
   const rels = await driver.executeQuery("MATCH ()-[r]->() RETURN count(r) AS n");
