@@ -8,6 +8,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { build } from "esbuild";
+import { bundleCompromise } from "./bundle-compromise.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 const bundled = new Set(["zod", "@opentelemetry/api"]);
@@ -45,3 +46,6 @@ for (const encoding of ["o200k_base", "cl100k_base"]) {
   const ranks = require(`gpt-tokenizer/bpeRanks/${encoding}`).default;
   writeFileSync(`${outdir}/bpe-ranks/${encoding}.json`, JSON.stringify(ranks));
 }
+
+// compromise with its English model built once, here, rather than on every load (src/nlp/compromise.ts).
+await bundleCompromise(outdir);

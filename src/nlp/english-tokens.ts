@@ -1,7 +1,5 @@
-import { createRequire } from "node:module";
 import type { Term } from "compromise/misc";
-
-type Compromise = typeof import("compromise/two").default;
+import { type Compromise, loadCompromise } from "./compromise.js";
 
 let compromise: Compromise | undefined;
 
@@ -10,7 +8,7 @@ let compromise: Compromise | undefined;
  * help), so it is loaded by the first text analysed. Its CommonJS build keeps this synchronous.
  */
 function nlp(): Compromise {
-  compromise ??= createRequire(import.meta.url)("compromise/two") as Compromise;
+  compromise ??= loadCompromise();
   return compromise;
 }
 
