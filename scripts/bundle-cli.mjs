@@ -11,7 +11,9 @@ import { build } from "esbuild";
 import { bundleCompromise } from "./bundle-compromise.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-const bundled = new Set(["zod", "@opentelemetry/api"]);
+// string-width too (with strip-ansi and get-east-asian-width): five ES modules every table-printing
+// command (status) would otherwise resolve and load one by one.
+const bundled = new Set(["zod", "@opentelemetry/api", "string-width"]);
 const external = Object.keys(pkg.dependencies)
   .filter((name) => !bundled.has(name))
   .flatMap((name) => [name, `${name}/*`]);

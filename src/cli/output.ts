@@ -2,13 +2,24 @@ import stringWidthOfAnyText from "string-width";
 
 /** Printable ASCII takes one column per character. */
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+/**
+ * Printable ASCII mixed with the full-width characters of Chinese titles: CJK ideographs (with
+ * extension A and the compatibility block), CJK punctuation up to U+3029 (the tone marks after it
+ * are combining) and full-width forms. Each is one code unit, one grapheme and two columns, as
+ * string-width says too (a unit test checks every one of them).
+ */
+const ASCII_AND_WIDE_CJK = /^[\x20-\x7e\u3001-\u3029\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]*$/;
+const WIDE_CJK = /[^\x20-\x7e]/g;
 
 /**
  * Display width in terminal columns. string-width builds large Unicode tables on its first call
- * (tens of milliseconds of every command's start-up), so plain ASCII, most cells, skips it.
+ * (tens of milliseconds of every command's start-up), so plain ASCII, most cells, skips it, and so
+ * do ASCII and Chinese titles (the demo's `kgrag status`).
  */
 function stringWidth(text: string): number {
-  return PRINTABLE_ASCII.test(text) ? text.length : stringWidthOfAnyText(text);
+  if (PRINTABLE_ASCII.test(text)) return text.length;
+  if (ASCII_AND_WIDE_CJK.test(text)) return text.length + (text.match(WIDE_CJK)?.length ?? 0);
+  return stringWidthOfAnyText(text);
 }
 
 /** Small helpers shared by commands for printing tables and JSON. */
@@ -39,12 +50,18 @@ export function truncateToWidth(text: string, width: number): string {
   if (stringWidth(text) <= width) return text;
   let kept = "";
   let used = 1; // the ellipsis
-  for (const { segment } of new Intl.Segmenter().segment(text)) {
+  for (const segment of graphemes(text)) {
     used += stringWidth(segment);
     if (used > width) break;
     kept += segment;
   }
   return `${kept}…`;
+}
+
+/** User-perceived characters; in ASCII and wide CJK text each code unit is one, without ICU's segmenter. */
+function graphemes(text: string): Iterable<string> {
+  if (ASCII_AND_WIDE_CJK.test(text)) return text;
+  return Array.from(new Intl.Segmenter().segment(text), ({ segment }) => segment);
 }
 
 function padToWidth(text: string, width: number): string {

@@ -48,3 +48,33 @@ describe("truncateToWidth", () => {
     expect(truncateToWidth("短标题", 40)).toBe("短标题");
   });
 });
+
+describe("display width without string-width's tables", () => {
+  it("gives every ASCII and full-width CJK character of the fast path the width string-width gives", () => {
+    const ranges: [number, number][] = [
+      [0x20, 0x7e],
+      [0x3001, 0x3029],
+      [0x3400, 0x4dbf],
+      [0x4e00, 0x9fff],
+      [0xf900, 0xfaff],
+      [0xff01, 0xff60],
+    ];
+    for (const [first, last] of ranges) {
+      const text = Array.from({ length: last - first + 1 }, (_, i) => String.fromCodePoint(first + i)).join(
+        "",
+      );
+      // The table's rule is as wide as its one cell, in columns.
+      const rule = formatTable([text], []).split("\n")[1] ?? "";
+      expect(rule.length).toBe(stringWidth(text));
+    }
+  });
+
+  it("still measures other text (combining marks, emoji, accents) with string-width", () => {
+    for (const text of ["e\u0301te\u0301", "👍🏽 ok", "Zoë", "〪〫"]) {
+      const rule = formatTable([text], []).split("\n")[1] ?? "";
+      expect(rule.length).toBe(stringWidth(text));
+    }
+    expect(truncateToWidth("👍🏽👍🏽👍🏽", 5)).toBe("👍🏽👍🏽…");
+    expect(truncateToWidth("青岚科技 Qinglan", 7)).toBe("青岚科…");
+  });
+});
