@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { Tiktoken, type TiktokenBPE, type TiktokenEncoding } from "js-tiktoken/lite";
+import type { Tiktoken, TiktokenBPE, TiktokenEncoding } from "js-tiktoken/lite";
 import { z } from "zod";
 
 export const DEFAULT_ENCODING: TiktokenEncoding = "o200k_base";
@@ -67,7 +67,9 @@ export function loadCounter(encoding: TiktokenEncoding, ranksDir: URL = BUNDLED_
 export function encoder(encoding: TiktokenEncoding = DEFAULT_ENCODING): Tiktoken {
   let enc = decoders.get(encoding);
   if (!enc) {
-    enc = new Tiktoken(require(`js-tiktoken/ranks/${encoding}`) as TiktokenBPE);
+    // Loaded here, not imported: most commands never cut inside a piece.
+    const lite = require("js-tiktoken/lite") as typeof import("js-tiktoken/lite");
+    enc = new lite.Tiktoken(require(`js-tiktoken/ranks/${encoding}`) as TiktokenBPE);
     decoders.set(encoding, enc);
   }
   return enc;
