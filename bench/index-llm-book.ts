@@ -185,7 +185,12 @@ const bound = (total * LATENCY_MS) / CONCURRENCY;
 const firstRequest = Math.min(...server.requests.map((r) => r.receivedAt));
 const lastRequest = Math.max(...server.requests.map((r) => r.receivedAt));
 const idleShare = samples.filter((n) => n < CONCURRENCY).length / Math.max(1, samples.length);
-const summary = JSON.parse(output) as { chunks: number; entities: number; relationships: number };
+const summary = JSON.parse(output) as {
+  chunks: number;
+  entities: number;
+  relationships: number;
+  stagesMs?: Record<string, number>;
+};
 console.log(
   JSON.stringify({
     chunks: summary.chunks,
@@ -204,6 +209,8 @@ console.log(
     underusedShare: Number(idleShare.toFixed(2)),
     /** When each stage's requests started, in ms from process start: first and last. */
     stages: stageSpans(),
+    /** The run's own wall time per pipeline stage (stages that overlap both count). */
+    runStagesMs: summary.stagesMs,
   }),
 );
 

@@ -98,12 +98,14 @@ async function indexWorkflow(
   await stage("register", () => registerDocuments(services, toRegister, signal), clock);
 
   if (plan.toProcess.length > 0) await markCommunitiesStale(services.store);
-  // Chunk vectors need only the chunks: embedding them while the model extracts keeps both busy
-  // (the two stages' times overlap in the run's stage timings).
+  // Chunk vectors and the chunks' search index need only the chunks: building them while the model
+  // extracts keeps both busy (the stages' times overlap in the run's stage timings).
   const chunkVectors = holdFailure(
     plan.toProcess.length > 0
-      ? stage("embed-chunks", () => embedChunks(services, signal), clock)
-      : Promise.resolve(0),
+      ? stage("embed-chunks", () => embedChunks(services, signal), clock).then(() =>
+          refreshSearchIndexes(services, clock),
+        )
+      : Promise.resolve(),
   );
   let extracted: Awaited<ReturnType<typeof extractGraph>>;
   try {
@@ -133,8 +135,6 @@ async function indexWorkflow(
     throw error;
   }
   const { failed } = await finalizeDocuments(services, plan.toProcess, settled.summaryFailures);
-  // The writer does this after every run anyway; done here, the run's timings show what it costs.
-  if (graphChanged) await stage("search indexes", async () => services.store.refreshIndexes?.(), clock);
 
   const failedDocs = await Promise.all(failed.map((docId) => services.store.getDocument(docId)));
   const failures = failed.map((docId, i) => ({ docId, error: failedDocs[i]?.error ?? "failed" }));
@@ -193,19 +193,36 @@ export async function settleGraph(
   const descriptionsChanged = summarized.entities + summarized.relationships > 0;
   // Read once for embedding, communities and reports: none of them changes it.
   const graph = await stage("read graph", () => loadGraphView(services.store), clock);
-  await stage("embed", () => embedGraph(services, signal, graph), clock);
+  // Vectors and communities both start from the settled graph and write different things, so they
+  // run side by side: the embedding requests and the search-index refresh overlap the clustering and
+  // the report requests instead of leaving the model idle in between (their stage times overlap).
+  const vectors = holdFailure(
+    stage("embed", () => embedGraph(services, signal, graph), clock).then(() =>
+      graphChanged || descriptionsChanged ? refreshSearchIndexes(services, clock) : undefined,
+    ),
+  );
   const wantCommunities = options.communities ?? services.config.community.enabled;
-  if (wantCommunities) {
-    await refreshCommunities(
-      services,
-      components.reportWriter,
-      graphChanged || descriptionsChanged,
-      signal,
-      clock,
-      graph,
-    );
+  try {
+    if (wantCommunities) {
+      await refreshCommunities(
+        services,
+        components.reportWriter,
+        graphChanged || descriptionsChanged,
+        signal,
+        clock,
+        graph,
+      );
+    }
+  } finally {
+    await vectors;
   }
+  (await vectors)();
   return { summaryFailures: summarized.failed };
+}
+
+/** The writer does this after every run anyway; done here, the run's timings show what it costs. */
+function refreshSearchIndexes(services: KgragServices, clock?: StageClock): Promise<void> {
+  return stage("search indexes", async () => services.store.refreshIndexes?.(), clock);
 }
 
 /** Re-clusters when the graph changed (or no hierarchy exists yet) and writes the missing reports. */

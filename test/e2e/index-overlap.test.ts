@@ -1,0 +1,81 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createKgrag } from "../../src/kgrag.js";
+import { plausibleReplies } from "../support/plausible-replies.js";
+import { type EmbeddingsCall, startScriptedOpenAI } from "../support/scripted-openai-server.js";
+
+const DOCUMENTS = [
+  { id: "lumen", title: "Lumen", text: "Lumen Robotics was founded by Mara Okafor in Lisbon in 2015." },
+  { id: "tidewell", title: "Tidewell", text: "Tidewell Harbour bought twelve drones from Lumen Robotics." },
+  {
+    id: "okafor",
+    title: "Okafor",
+    text: "Mara Okafor studied engineering in Porto before moving to Lisbon.",
+  },
+];
+
+/** Releases held replies when the awaited request arrives, or after a safety delay (then it failed). */
+class Gate {
+  private release!: (by: string) => void;
+  readonly released = new Promise<string>((resolve) => {
+    this.release = resolve;
+  });
+  private readonly timer = setTimeout(() => this.release("timeout"), 15_000);
+
+  open(by: string): void {
+    clearTimeout(this.timer);
+    this.release(by);
+  }
+}
+
+let dir: string | undefined;
+afterEach(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("an index run keeps the model busy between stages", () => {
+  it("asks for the community reports while the graph's vectors are still being embedded", async () => {
+    const gate = new Gate();
+    // The first embedding call is the chunks' (sent with extraction); the next ones are the graph's
+    // entities and relationships. They are held until a report request arrives: a run that wrote
+    // reports only after its vectors would wait here until the gate's safety delay.
+    const embeddings = async (call: EmbeddingsCall) => {
+      if (call.callIndex >= 1) await gate.released;
+      return undefined;
+    };
+    const server = await startScriptedOpenAI({
+      embeddings,
+      chat: (call) => {
+        if (call.stage === "report") gate.open("report");
+        return plausibleReplies(call);
+      },
+    });
+    dir = await mkdtemp(join(tmpdir(), "kgrag-overlap-"));
+    const kg = await createKgrag({
+      env: {},
+      config: {
+        workspace: dir,
+        llm: { baseURL: server.baseURL, model: "scripted", apiKey: "k", concurrency: 4 },
+        embedding: { baseURL: server.baseURL, model: "scripted-embed", dimension: 64 },
+        entityResolution: "off",
+      },
+    });
+    try {
+      const summary = await kg.index(DOCUMENTS);
+      expect(summary.failures).toEqual([]);
+      expect(await gate.released).toBe("report");
+      // Nothing was skipped to get there: every entity and relationship has its vector.
+      const counts = await kg.services.store.counts();
+      const entityVectors = await kg.services.store.vectorHashes("entities");
+      const relationshipVectors = await kg.services.store.vectorHashes("relationships");
+      expect(entityVectors.size).toBe(counts.entities);
+      expect(relationshipVectors.size).toBe(counts.relationships);
+      expect(counts.communities).toBeGreaterThan(0);
+    } finally {
+      await kg.close();
+      await server.close();
+    }
+  });
+});
