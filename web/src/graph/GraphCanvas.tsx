@@ -70,8 +70,10 @@ export default function GraphCanvas(props: GraphCanvasProps) {
           antialiasEdges: props.nodes.length < LARGE_GRAPH_NODES,
           antialiasNodes: props.nodes.length < LARGE_GRAPH_NODES,
           // The hidden picking layer (what is under the pointer) is drawn every frame: at a quarter
-          // of the resolution it costs a sixteenth of the pixels, and nodes stay easy to hit.
+          // of the resolution it costs a sixteenth of the pixels...
           pickingDownSizingRatio: props.nodes.length < LARGE_GRAPH_NODES ? 2 : 4,
+          // ...and small nodes are padded there, so they stay as easy to click as at full size.
+          nodePickingPadding: props.nodes.length < LARGE_GRAPH_NODES ? 0 : 2,
           // The panel can be laid out (or hidden) after the canvas mounts: draw once it has a size.
           allowInvalidContainer: true,
         },
