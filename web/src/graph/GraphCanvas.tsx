@@ -70,7 +70,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
           antialiasEdges: props.nodes.length < LARGE_GRAPH_NODES,
           antialiasNodes: props.nodes.length < LARGE_GRAPH_NODES,
           // The hidden picking layer (what is under the pointer) is drawn every frame: at a quarter
-          // of the resolution it costs a sixteenth of the pixels...
+          // of the resolution (sigma's default is half) it costs a quarter of the pixels...
           pickingDownSizingRatio: props.nodes.length < LARGE_GRAPH_NODES ? 2 : 4,
           // ...and small nodes are padded there, so they stay as easy to click as at full size.
           nodePickingPadding: props.nodes.length < LARGE_GRAPH_NODES ? 0 : 2,
