@@ -32,6 +32,9 @@ export class WorkspaceBusyError extends Error {
  */
 const UNNAMED_GRACE_MS = 1_000;
 
+/** A lock its holder has not refreshed for this long is stale, whoever held it (proper-lockfile). */
+const STALE_MS = 30_000;
+
 /** Lock folders this process holds, removed on exit: a second Ctrl-C exits without awaiting release. */
 const held = new Set<string>();
 process.on("exit", () => {
@@ -58,7 +61,7 @@ async function acquire(workspace: string): Promise<() => Promise<void>> {
   try {
     return await lockOnce(workspace);
   } catch (error) {
-    if (!isLocked(error)) throw error;
+    if (!isLocked(error) && !isStaleWithOwner(error)) throw error;
   }
   const reclaimed = await reclaimFromDeadOwner(workspace);
   if (reclaimed) return reclaimed;
@@ -68,7 +71,7 @@ async function acquire(workspace: string): Promise<() => Promise<void>> {
 async function lockOnce(workspace: string): Promise<() => Promise<void>> {
   const release = await lockfile.lock(workspace, {
     lockfilePath: join(workspace, LOCK_NAME),
-    stale: 30_000,
+    stale: STALE_MS,
     update: 5_000,
     retries: 0,
   });
@@ -107,7 +110,9 @@ async function reclaimFromDeadOwner(workspace: string): Promise<(() => Promise<v
   try {
     const owner = await namedOwner(workspace);
     if (owner === "released") return await lockOnce(workspace);
-    if (owner !== "unnamed" && (owner.host !== hostname() || isRunning(owner.pid))) return null;
+    // A holder of this host is judged by whether it runs; one elsewhere by whether it refreshes.
+    const stale = (lockAgeMs(workspace) ?? 0) >= STALE_MS;
+    if (owner !== "unnamed" && (owner.host === hostname() ? isRunning(owner.pid) : !stale)) return null;
     rmSync(join(workspace, LOCK_NAME), { recursive: true, force: true });
     return await lockOnce(workspace);
   } catch (error) {
@@ -152,6 +157,15 @@ function readOwner(workspace: string): LockOwner | undefined {
     // No owner file yet (the holder is between taking the lock and writing it) or an old lock.
     return undefined;
   }
+}
+
+/**
+ * proper-lockfile removes a stale lock folder with rmdir, which fails on the owner file inside it:
+ * the lock is then taken over as a stale one (a holder killed over STALE_MS ago, e.g. on busy cores
+ * where the next run took that long to start).
+ */
+function isStaleWithOwner(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === "ENOTEMPTY";
 }
 
 function isLocked(error: unknown): boolean {

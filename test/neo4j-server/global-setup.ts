@@ -36,7 +36,8 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     return undefined;
   }
   const started = Date.now();
-  const server = await launchTestNeo4j((line) => console.log(line));
+  // The suite's queries are short and varied: the client compiler alone costs the least CPU.
+  const server = await launchTestNeo4j((line) => console.log(line), {}, "quick");
   const readyDir = mkdtempSync(join(tmpdir(), "kgrag-test-neo4j-ready-"));
   const given: GivenNeo4j = {
     uri: server.uri,

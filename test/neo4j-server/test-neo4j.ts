@@ -1,17 +1,17 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 /**
  * A real Neo4j 5.26 (community) for the test suite and for trying the CLI by hand: Neo4j's own
  * artifacts resolved by Maven from the pinned pom.xml beside this file (cached in ~/.m2 and the
- * classpath in node_modules/.cache), started by Java's single-file launcher with Bolt on a free
- * loopback port, a temporary data folder and a random password.
+ * classpath in node_modules/.cache), started by the launcher beside this file (compiled once into
+ * that cache) with Bolt on a free loopback port, a temporary data folder and a random password.
  */
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
@@ -55,11 +55,20 @@ export interface TestNeo4jMemory {
   pageCacheMb?: number;
 }
 
+/**
+ * How the JVM compiles Neo4j's code. `quick`: the client compiler only (-XX:TieredStopAtLevel=1),
+ * for the suite, whose queries are many, small and mostly distinct: there the optimising compiler
+ * spent more CPU compiling (about a third of the server's CPU) than its code saved. `peak`: the
+ * JVM's default, for benchmarks, whose long runs pay back the optimising compiler.
+ */
+export type TestNeo4jJit = "quick" | "peak";
+
 export async function startTestNeo4j(
   log: (line: string) => void = () => {},
   memory: TestNeo4jMemory = {},
+  jit: TestNeo4jJit = "peak",
 ): Promise<TestNeo4j> {
-  const server = await launchTestNeo4j(log, memory);
+  const server = await launchTestNeo4j(log, memory, jit);
   await server.ready;
   return server;
 }
@@ -77,8 +86,10 @@ export interface StartingNeo4j extends TestNeo4j {
 export async function launchTestNeo4j(
   log: (line: string) => void = () => {},
   memory: TestNeo4jMemory = {},
+  jit: TestNeo4jJit = "peak",
 ): Promise<StartingNeo4j> {
   const classpath = await resolveClasspath(log);
+  const launcher = await compiledLauncher(classpath);
   const port = await freePort();
   const password = `kgrag-${createHash("sha256").update(`${process.pid}-${Date.now()}-${port}`).digest("hex").slice(0, 16)}`;
   const dataDir = mkdtempSync(join(tmpdir(), "kgrag-test-neo4j-"));
@@ -88,9 +99,10 @@ export async function launchTestNeo4j(
       "-Xms512m",
       `-Xmx${memory.heapMb ?? 1024}m`,
       "-XX:+UseParallelGC",
+      ...(jit === "quick" ? ["-XX:TieredStopAtLevel=1"] : []),
       "-cp",
-      classpath,
-      LAUNCHER,
+      launcher ? `${launcher}${delimiter}${classpath}` : classpath,
+      launcher ? "TestNeo4j" : LAUNCHER,
       dataDir,
       String(port),
       password,
@@ -143,6 +155,28 @@ async function resolveClasspath(log: (line: string) => void): Promise<string> {
     throw new Error(`Maven could not resolve the test Neo4j (${POM}):\n${output.slice(-2000)}`);
   }
   return readFileSync(file, "utf8").trim();
+}
+
+/**
+ * The launcher compiled once per content into the cache (a folder holding TestNeo4j.class): run
+ * from its source, Java compiles it at every start, a third of the server's start-up CPU. Undefined
+ * when javac cannot compile it here; the server then starts from the source.
+ */
+async function compiledLauncher(classpath: string): Promise<string | undefined> {
+  const key = createHash("sha256").update(readFileSync(LAUNCHER)).digest("hex").slice(0, 16);
+  const dir = join(CACHE_DIR, `launcher-${key}`);
+  if (existsSync(join(dir, "TestNeo4j.class"))) return dir;
+  // Compiled aside and renamed: two suites starting at once never see half a folder.
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const building = mkdtempSync(join(CACHE_DIR, "launcher-building-"));
+  try {
+    await exec("javac", ["-cp", classpath, "-d", building, LAUNCHER], { timeout: 120_000 });
+    renameSync(building, dir);
+    return dir;
+  } catch {
+    rmSync(building, { recursive: true, force: true });
+    return existsSync(join(dir, "TestNeo4j.class")) ? dir : undefined;
+  }
 }
 
 function freePort(): Promise<number> {

@@ -58,8 +58,10 @@ describe.skipIf(!liveNeo4j)(
       expect(firm.aliases).toEqual(["NTC"]);
       expect(firm.description).not.toContain("NTC");
 
+      // Found although only its aliases hold "NTC". Not necessarily first: the index's BM25
+      // statistics span every workspace in the database, and other tests write to it meanwhile.
       const hits = await kgrag.services.store.searchEntityText("NTC", 5);
-      expect(hits[0]?.id).toBe("northwind trading company");
+      expect(hits.map((hit) => hit.id)).toContain("northwind trading company");
       const result = await kgrag.query("What did NTC ship?", { mode: "local", contextOnly: true });
       expect(result.context.entities.map((e) => e.name)).toContain("Northwind Trading Company");
     });

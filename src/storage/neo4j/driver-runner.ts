@@ -1,4 +1,4 @@
-import neo4j, { type Driver } from "neo4j-driver";
+import neo4j, { type Driver, Neo4jError } from "neo4j-driver";
 import type { KgragConfig } from "../../config.js";
 import { type PlainRecord, recordToPlain } from "./record-mapping.js";
 
@@ -93,16 +93,32 @@ export class DriverRunner implements StatementRunner {
   }
 
   async schema({ text, params }: BoundStatement): Promise<PlainRecord[]> {
-    const result = await this.driver.executeQuery(text, params, {
-      routing: neo4j.routing.WRITE,
-      database: this.database,
-    });
-    return result.records.map(recordToPlain);
+    try {
+      const result = await this.driver.executeQuery(text, params, {
+        routing: neo4j.routing.WRITE,
+        database: this.database,
+      });
+      return result.records.map(recordToPlain);
+    } catch (error) {
+      if (lostCreateRace(error)) return [];
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
     await this.driver.close();
   }
+}
+
+/**
+ * Schema statements are `CREATE ... IF NOT EXISTS`: when another process creates the same index or
+ * constraint between this one's check and its commit, Neo4j refuses the second as equivalent to
+ * the first. The rule then exists, as asked (two kgrag processes opening a fresh database at once).
+ */
+const EQUIVALENT_RULE = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists";
+
+function lostCreateRace(error: unknown): boolean {
+  return error instanceof Neo4jError && error.code === EQUIVALENT_RULE;
 }
 
 export function assertSupportedVersion(agent: string): void {

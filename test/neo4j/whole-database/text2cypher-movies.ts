@@ -224,7 +224,8 @@ describe.skipIf(!liveNeo4j)(`Text2Cypher on a live Neo4j (${liveNeo4j ? "live" :
       const name = ws.split("/").pop();
       await driver.executeQuery("MATCH (n {workspace: $name}) DETACH DELETE n", { name });
     }
-  }, 120_000);
+    // An indexing run and two chat processes: past two minutes on cores busy with other work.
+  }, 300_000);
 });
 
 /** `kgrag chat` as a real process, fed its questions on standard input. */
