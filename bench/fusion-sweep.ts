@@ -241,6 +241,60 @@ function variants(): Variant[] {
       (l) => withLead(agreedLead(l.text, walks(l), depth), interleave([l.local, l.text, l.global])),
     ]);
   }
+  // BM25's head leads (when a walk ranks it in its first 10) if it outscores BM25's second by the margin; else the agreed lead.
+  for (const margin of [0.1, 0.25, 0.5, 1, 2]) {
+    const walks = (l: Lists) => ({ local: l.local, global: l.global });
+    const clearLead = (byText: ScoredId[], l: Lists) => {
+      const [first, second] = byText;
+      const clear = first && (!second || first.score >= (1 + margin) * second.score);
+      const supported =
+        first && [l.local, l.global].some((w) => w.slice(0, 10).some((c) => c.id === first.id));
+      return clear && supported ? first : agreedLead(byText, walks(l), 10);
+    };
+    out.push([
+      `hybrid clear lead ${margin}`,
+      (l) => withLead(clearLead(l.textInGraph, l), interleave([l.local, l.textInGraph, l.global])),
+    ]);
+    out.push([
+      `mix clear lead ${margin}`,
+      (l) => withLead(clearLead(l.text, l), interleave([l.local, l.text, l.global])),
+    ]);
+  }
+  // When the question's BM25 does not list local's head at all, the walk's head has no word of the question behind it.
+  const unsupported = (byText: ScoredId[], l: Lists) => {
+    const head = l.local[0];
+    return head !== undefined && !byText.some((c) => c.id === head.id);
+  };
+  const inWalk = (l: Lists, id: string | undefined, depth: number) =>
+    [l.local, l.global].some((w) => w.slice(0, depth).some((c) => c.id === id));
+  for (const [name, depth] of [
+    ["walked", DEPTH],
+    ["any", -1],
+  ] as const) {
+    const lead = (byText: ScoredId[], l: Lists) => {
+      const agreed = agreedLead(byText, { local: l.local, global: l.global }, 10);
+      if (agreed || !unsupported(byText, l)) return agreed;
+      const head = byText[0];
+      return depth < 0 || inWalk(l, head?.id, depth) ? head : undefined;
+    };
+    out.push([
+      `hybrid unsupported local head: text head (${name})`,
+      (l) => withLead(lead(l.textInGraph, l), interleave([l.local, l.textInGraph, l.global])),
+    ]);
+    out.push([
+      `mix unsupported local head: text head (${name})`,
+      (l) => withLead(lead(l.text, l), interleave([l.local, l.text, l.global])),
+    ]);
+  }
+  const textFirst = (byText: ScoredId[], l: Lists) =>
+    withLead(
+      agreedLead(byText, { local: l.local, global: l.global }, 10),
+      unsupported(byText, l)
+        ? interleave([byText, l.local, l.global])
+        : interleave([l.local, byText, l.global]),
+    );
+  out.push(["hybrid unsupported local head: text first", (l) => textFirst(l.textInGraph, l)]);
+  out.push(["mix unsupported local head: text first", (l) => textFirst(l.text, l)]);
   return out;
 }
 

@@ -2,7 +2,7 @@
  * What every mode retrieves for every question of the development sets, saved to a file, so a
  * speed change can be shown to change nothing: the next run with --compare lists each question
  * whose context (entities, relationships, passages, reports, in order) differs. It also prints
- * context-only latency (p50/p95, with the load average) per set and mode.
+ * context-only latency (p50/p95 and process CPU per query, with the load average) per set and mode.
  * Reads the workspaces bench/retrieval-sets.ts indexed (KGRAG_BENCH_WORKSPACES); it indexes nothing.
  * Run: npx tsx bench/retrieval-snapshot.ts --out FILE [--compare FILE] [--sets a,b] [--modes m,n]
  */
@@ -51,12 +51,14 @@ async function main(): Promise<void> {
         for (const q of questions.slice(0, 5))
           await runQuery(kgrag.services, q.question, { mode, contextOnly: true });
         const times: number[] = [];
+        const cpuBefore = process.cpuUsage();
         for (const q of questions) {
           const t0 = performance.now();
           const result = await runQuery(kgrag.services, q.question, { mode, contextOnly: true });
           times.push(performance.now() - t0);
           byQuestion[q.id] = fingerprint(result);
         }
+        const cpu = process.cpuUsage(cpuBefore);
         times.sort((a, b) => a - b);
         latency.push([
           set,
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
           String(times.length),
           percentile(times, 50).toFixed(1),
           percentile(times, 95).toFixed(1),
+          ((cpu.user + cpu.system) / 1000 / times.length).toFixed(1),
           loadavg()[0]?.toFixed(2) ?? "?",
         ]);
         console.log(latency.at(-1)?.join("  "));
@@ -74,7 +77,7 @@ async function main(): Promise<void> {
   }
   await writeFile(out, JSON.stringify(snapshot));
   console.log(
-    `\n${formatTable(["set", "mode", "queries", "p50 ms", "p95 ms", "load avg (1 min)"], latency)}`,
+    `\n${formatTable(["set", "mode", "queries", "p50 ms", "p95 ms", "CPU ms/query", "load avg (1 min)"], latency)}`,
   );
   const compare = option("--compare");
   if (compare) report(JSON.parse(await readFile(compare, "utf8")) as Snapshot, snapshot);

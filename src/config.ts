@@ -100,6 +100,13 @@ export const FusionSchema = z.object({
    * first passage leads when a graph walk ranks it in this many (passage-evidence.ts). 0: off.
    */
   agreedLeadDepth: z.number().int().min(0).default(10),
+  /**
+   * hybrid and mix: when the question's BM25 does not list local's first passage at all (no word
+   * of the question behind the walk's head), the BM25 order goes first in the interleave instead
+   * of second (passage-evidence.ts). Lifted songci-zh's MRR above naive's for mix; no change on
+   * the English sets (docs/query.md).
+   */
+  textFirstWithoutSupport: z.boolean().default(true),
 });
 
 /**

@@ -89,11 +89,23 @@ async function rankBySimilarity(
   reports: ReportedCommunity[],
 ): Promise<() => Iterable<GlobalCommunityRef>> {
   const [vector] = await services.embedder.embed([question]);
-  const allow = new Set(reports.map((c) => c.id));
+  const allow = reportIds(reports);
   const limit = Math.min(reports.length, SIMILAR_REPORTS);
   const hits = vector ? await services.store.searchVectors("communities", vector, limit, allow) : [];
   const similarity = new Map(hits.map((hit) => [hit.id, hit.score]));
   return () => orderedReports(reports, similarity);
+}
+
+/** The ids of a report list, built once per list: the query side passes the same cached list every query. */
+const idsOfReports = new WeakMap<ReportedCommunity[], Set<string>>();
+
+function reportIds(reports: ReportedCommunity[]): Set<string> {
+  let ids = idsOfReports.get(reports);
+  if (!ids) {
+    ids = new Set(reports.map((c) => c.id));
+    idsOfReports.set(reports, ids);
+  }
+  return ids;
 }
 
 function* orderedReports(

@@ -24,10 +24,10 @@ vi.mock("../../src/query/modes/global.js", () => ({ retrieveGlobal: async () => 
 
 const { retrieveMix } = await import("../../src/query/modes/mix.js");
 
-const input = (chunkTopK: number, agreedLeadDepth = 10) =>
+const input = (chunkTopK: number, agreedLeadDepth = 10, textFirstWithoutSupport = false) =>
   ({
     options: { chunkTopK },
-    services: { config: { query: { fusion: { agreedLeadDepth } } } },
+    services: { config: { query: { fusion: { agreedLeadDepth, textFirstWithoutSupport } } } },
   }) as unknown as RetrievalInput;
 
 describe("mix passages", () => {
@@ -63,6 +63,30 @@ describe("mix passages", () => {
         "shared",
         "global-1",
       ]);
+    } finally {
+      PASSAGES.naive = naive;
+    }
+  });
+
+  it("put naive's order first when naive does not list local's head at all (textFirstWithoutSupport)", async () => {
+    const { chunks } = await retrieveMix(input(20, 10, true));
+    expect(chunks.map((c) => c.id)).toEqual([
+      "naive-1",
+      "local-1",
+      "global-1",
+      "shared",
+      "local-2",
+      "global-2",
+      "naive-2",
+    ]);
+  });
+
+  it("keep local's order first when naive lists local's head, however deep", async () => {
+    const naive = PASSAGES.naive ?? [];
+    PASSAGES.naive = ["naive-1", "shared", "naive-2", "local-1"];
+    try {
+      const { chunks } = await retrieveMix(input(3, 0, true));
+      expect(chunks.map((c) => c.id)).toEqual(["local-1", "naive-1", "global-1"]);
     } finally {
       PASSAGES.naive = naive;
     }

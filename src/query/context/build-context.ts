@@ -46,9 +46,10 @@ interface Fitted {
  * community reports (and their analysis), and chunks take whatever is left (LightRAG's split). Each list is cut at the
  * first item that does not fit, so what is kept is always a prefix of the ranking.
  *
- * Counting tokens needs the tokenizer, whose tables take about half a second to load. When every
- * candidate fits even by an upper bound of its tokens, exact counts cannot change what is kept, so
- * small contexts are built without loading it; otherwise the budgets are applied with exact counts.
+ * Counting tokens needs the tokenizer, whose tables take about half a second to load, and exact
+ * counts of every line were a tenth of a graph query's time. Where a list fits even by an upper
+ * bound of its tokens, exact counts cannot change what is kept, so they are taken only for the
+ * lists cut by their own budget (fitCountingWhereNeeded); otherwise all budgets use exact counts.
  */
 export async function buildContext(
   graph: QueryGraph,
@@ -56,8 +57,9 @@ export async function buildContext(
   budget: ContextBudget,
 ): Promise<BuiltContext> {
   const candidates = await contextCandidates(graph, retrieval, budget.chunkTopK);
-  const bounded = fitCandidates(candidates, retrieval, budget, tokenBound);
-  const fitted = bounded.complete ? bounded : fitCandidates(candidates, retrieval, budget, lineTokens);
+  const fitted =
+    fitCountingWhereNeeded(candidates, retrieval, budget) ??
+    fitCandidates(candidates, retrieval, budget, lineTokens);
   const references = await withPages(
     graph.store,
     numberReferences(
@@ -124,6 +126,59 @@ function fitCandidates(
     (reports.analysis !== null) === Boolean(retrieval.communityAnalysis) &&
     chunks.length === candidates.chunks.length;
   return { entities: entities.items, relationships: relationships.items, reports, chunks, complete };
+}
+
+/**
+ * The same prefixes as fitCandidates with exact counts, counting tokens exactly only for a list
+ * whose upper bounds (bytes) overflow a budget that does not depend on the lists before it; a
+ * list that fits by its bounds is kept whole. Tracks a lower bound of the tokens left (bounds
+ * spent where nothing was counted): a list whose budget is the exact remainder, cut by its
+ * bounds under that lower bound, could fit differently, and then the answer is undefined (count
+ * everything exactly).
+ */
+function fitCountingWhereNeeded(
+  candidates: Candidates,
+  retrieval: Retrieval,
+  budget: ContextBudget,
+): Fitted | undefined {
+  const reserved = budget.reservedTexts.reduce((sum, text) => sum + tokenBound(text), 0);
+  let left = Math.max(0, budget.totalTokens - reserved);
+  const entities = fitWithin(candidates.entities, entityLine, budget.entityTokens, left);
+  if (!entities) return undefined;
+  left -= entities.tokens;
+  const relationships = fitWithin(
+    candidates.relationships,
+    relationshipLine,
+    budget.relationshipTokens,
+    left,
+  );
+  if (!relationships) return undefined;
+  left -= relationships.tokens;
+  const reports = fitCommunities(retrieval, left, tokenBound);
+  const allReports =
+    reports.communities.length === retrieval.communities.length &&
+    (reports.analysis !== null) === Boolean(retrieval.communityAnalysis);
+  if (!allReports) return undefined;
+  left -= reports.tokens;
+  const chunks = chunksFitting(candidates.chunks, candidates.titles, left, tokenBound);
+  if (chunks.length !== candidates.chunks.length) return undefined;
+  return { entities: entities.items, relationships: relationships.items, reports, chunks, complete: true };
+}
+
+/**
+ * One list under min(`own` budget, exact tokens left), given `leftAtLeast` <= the tokens left:
+ * whole when its bounds fit, exactly counted when its own budget is the smaller one for sure,
+ * else undefined (only the exact remainder can decide).
+ */
+function fitWithin<T>(
+  items: T[],
+  render: (item: T) => string,
+  own: number,
+  leftAtLeast: number,
+): { items: T[]; tokens: number } | undefined {
+  const bounded = fitting(items, render, Math.min(own, leftAtLeast), tokenBound);
+  if (bounded.items.length === items.length) return bounded;
+  return own <= leftAtLeast ? fitting(items, render, own, lineTokens) : undefined;
 }
 
 interface RankedChunk {

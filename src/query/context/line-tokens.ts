@@ -4,7 +4,7 @@ import { countTokens } from "../../util/tokens.js";
 export { tokenBound } from "../../util/tokens.js";
 
 /** Enough for the entities and relationships of many queries; cleared whole when full. */
-const MAX_ENTRIES = 4096;
+const MAX_ENTRIES = 16_384;
 const counts = new Map<string, number>();
 
 /**

@@ -39,12 +39,75 @@ export async function expandSeeds(
   return ranking === "ppr" ? rankByPageRank(graph, seeds, limits) : rankByDegree(graph, seeds, limits);
 }
 
-/** Top n of a score map, best first. */
+/**
+ * Top n of a score map, best first, ties in the map's order (as a stable sort would give). A walk
+ * scores tens of thousands of entities, edges and chunks and keeps 40 of each: a bounded heap
+ * keeps the n best instead of sorting them all.
+ */
 export function topScores(scores: Map<string, number>, n: number): ScoredId[] {
-  return [...scores]
-    .map(([id, score]) => ({ id, score }))
-    .sort((a, b) => b.score - a.score)
-    .slice(0, n);
+  if (n <= 0) return [];
+  const heap = new BestOf(n);
+  let order = 0;
+  for (const [id, score] of scores) heap.offer({ id, score, order: order++ });
+  return heap.best().map(({ id, score }) => ({ id, score }));
+}
+
+interface Ranked {
+  id: string;
+  score: number;
+  /** Position in the map: the earlier of two equal scores ranks first. */
+  order: number;
+}
+
+/** Ranks `a` below `b`: a lower score, or an equal score met later. */
+function below(a: Ranked, b: Ranked): boolean {
+  return a.score < b.score || (a.score === b.score && a.order > b.order);
+}
+
+/** The `size` best items offered, in a min-heap whose root is the worst of them. */
+class BestOf {
+  private readonly items: Ranked[] = [];
+
+  constructor(private readonly size: number) {}
+
+  offer(item: Ranked): void {
+    const { items } = this;
+    if (items.length < this.size) {
+      items.push(item);
+      this.up(items.length - 1);
+    } else if (below(items[0] as Ranked, item)) {
+      items[0] = item;
+      this.down(0);
+    }
+  }
+
+  best(): Ranked[] {
+    return [...this.items].sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0));
+  }
+
+  private up(at: number): void {
+    const { items } = this;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!below(items[at] as Ranked, items[parent] as Ranked)) return;
+      [items[at], items[parent]] = [items[parent] as Ranked, items[at] as Ranked];
+      at = parent;
+    }
+  }
+
+  private down(at: number): void {
+    const { items } = this;
+    for (;;) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let worst = at;
+      if (left < items.length && below(items[left] as Ranked, items[worst] as Ranked)) worst = left;
+      if (right < items.length && below(items[right] as Ranked, items[worst] as Ranked)) worst = right;
+      if (worst === at) return;
+      [items[at], items[worst]] = [items[worst] as Ranked, items[at] as Ranked];
+      at = worst;
+    }
+  }
 }
 
 export function addScore(scores: Map<string, number>, id: string, by: number): void {

@@ -14,12 +14,15 @@ export class QueryGraph {
   private readonly bareEdgesCache = new Map<string, GraphEdge[]>();
   private chunkTotal: number | undefined;
   private subjects: Promise<Map<string, string[]>> | undefined;
-  private readonly documentChunks = new Map<string, string[]>();
+  /** Document id -> its chunk ids; shared by the queries of one data generation where the store has one. */
+  private readonly documentChunks: Map<string, string[]>;
 
   constructor(
     readonly store: GraphStore,
     readonly scope: ResolvedScope | undefined,
-  ) {}
+  ) {
+    this.documentChunks = generationDocumentChunks(store) ?? new Map();
+  }
 
   entityAllowed(key: string): boolean {
     return !this.scope || this.scope.entityKeys.has(key);
@@ -48,22 +51,12 @@ export class QueryGraph {
   }
 
   /** In-scope relationships touching any of the entities, each once. */
-  async relationshipsOf(entityKeys: string[]): Promise<RelationshipRecord[]> {
-    const missing = unique(entityKeys).filter((k) => !this.edgesCache.has(k));
-    if (missing.length) {
-      const requested = new Map(missing.map((k) => [k, [] as RelationshipRecord[]]));
-      for (const rel of await this.store.relationshipsOf(missing)) {
-        if (!this.relationshipAllowed(rel.key)) continue;
-        this.relationshipCache.set(rel.key, rel);
-        // Only the requested ends are filled: the other end's list is complete only once asked for.
-        requested.get(rel.sourceKey)?.push(rel);
-        if (rel.targetKey !== rel.sourceKey) requested.get(rel.targetKey)?.push(rel);
-      }
-      for (const [k, rels] of requested) this.edgesCache.set(k, rels);
-    }
-    const out = new Map<string, RelationshipRecord>();
-    for (const k of entityKeys) for (const rel of this.edgesCache.get(k) ?? []) out.set(rel.key, rel);
-    return [...out.values()];
+  relationshipsOf(entityKeys: string[]): Promise<RelationshipRecord[]> {
+    return this.edgesTouching(entityKeys, this.edgesCache, async (missing) => {
+      const rels = await this.store.relationshipsOf(missing);
+      for (const rel of rels) if (this.relationshipAllowed(rel.key)) this.relationshipCache.set(rel.key, rel);
+      return rels;
+    });
   }
 
   /**
@@ -71,20 +64,34 @@ export class QueryGraph {
    * edges in the same order as relationshipsOf, without reading their records where the store
    * can (GraphStore.edgesOf).
    */
-  async edgesOf(entityKeys: string[]): Promise<GraphEdge[]> {
-    if (!this.store.edgesOf) return this.relationshipsOf(entityKeys);
-    const missing = unique(entityKeys).filter((k) => !this.bareEdgesCache.has(k));
+  edgesOf(entityKeys: string[]): Promise<GraphEdge[]> {
+    const readEdges = this.store.edgesOf?.bind(this.store);
+    if (!readEdges) return this.relationshipsOf(entityKeys);
+    return this.edgesTouching(entityKeys, this.bareEdgesCache, readEdges);
+  }
+
+  /**
+   * The in-scope edges touching any of the entities, each once, memoised per entity: only the
+   * entities not yet asked for are read, and each read fills just the requested ends (the other
+   * end's list is complete only once that entity is asked for itself).
+   */
+  private async edgesTouching<E extends GraphEdge>(
+    entityKeys: string[],
+    cache: Map<string, E[]>,
+    read: (missing: string[]) => Promise<E[]>,
+  ): Promise<E[]> {
+    const missing = unique(entityKeys).filter((k) => !cache.has(k));
     if (missing.length) {
-      const requested = new Map(missing.map((k) => [k, [] as GraphEdge[]]));
-      for (const edge of await this.store.edgesOf(missing)) {
+      const requested = new Map(missing.map((k) => [k, [] as E[]]));
+      for (const edge of await read(missing)) {
         if (!this.relationshipAllowed(edge.key)) continue;
         requested.get(edge.sourceKey)?.push(edge);
         if (edge.targetKey !== edge.sourceKey) requested.get(edge.targetKey)?.push(edge);
       }
-      for (const [k, edges] of requested) this.bareEdgesCache.set(k, edges);
+      for (const [k, edges] of requested) cache.set(k, edges);
     }
-    const out = new Map<string, GraphEdge>();
-    for (const k of entityKeys) for (const edge of this.bareEdgesCache.get(k) ?? []) out.set(edge.key, edge);
+    const out = new Map<string, E>();
+    for (const k of entityKeys) for (const edge of cache.get(k) ?? []) out.set(edge.key, edge);
     return [...out.values()];
   }
 
@@ -115,6 +122,27 @@ export class QueryGraph {
     const scope = this.scope;
     return scope ? record.sourceChunkIds.filter((id) => scope.chunkIds.has(id)) : record.sourceChunkIds;
   }
+}
+
+/** Documents whose chunk ids are remembered between queries; cleared whole beyond it. */
+const MAX_REMEMBERED_DOCUMENTS = 100_000;
+
+const documentChunkCache = new WeakMap<GraphStore, { generation: string; chunkIds: Map<string, string[]> }>();
+
+/**
+ * The chunk ids of each document change only with the store's data: the walks' home passages read
+ * the same documents query after query, and reading a document's chunks (texts included) cost a
+ * twentieth of a graph query. Without a data generation (Neo4j) each query reads them afresh.
+ */
+function generationDocumentChunks(store: GraphStore): Map<string, string[]> | undefined {
+  const generation = store.dataGeneration?.();
+  if (generation === undefined) return undefined;
+  let cached = documentChunkCache.get(store);
+  if (cached?.generation !== generation || cached.chunkIds.size >= MAX_REMEMBERED_DOCUMENTS) {
+    cached = { generation, chunkIds: new Map() };
+    documentChunkCache.set(store, cached);
+  }
+  return cached.chunkIds;
 }
 
 const subjectCache = new WeakMap<

@@ -1,7 +1,7 @@
 import { interleave } from "../fusion.js";
 import { retrieveGlobal } from "./global.js";
 import { retrieveLocal } from "./local.js";
-import { agreedLead, questionOrderOf, withLead } from "./passage-evidence.js";
+import { agreedLead, passageOrder, questionOrderOf, withLead } from "./passage-evidence.js";
 import { candidateDepth, type Retrieval, type RetrievalInput } from "./retrieval.js";
 
 /**
@@ -10,7 +10,8 @@ import { candidateDepth, type Retrieval, type RetrievalInput } from "./retrieval
  * the walked passage that says what was asked comes up even when neither walk put it first (on
  * the sets where BM25 beat both walks, hybrid stayed below it). Measured against one PageRank
  * walk restarting at both seed sets, and rank or score fusion of the lists (docs/query.md). The
- * first passage is the one BM25 and a walk agree on, when they do (agreedLead).
+ * first passage is the one BM25 and a walk agree on, when they do (agreedLead); the BM25 order
+ * goes first when it does not list local's head at all (passageOrder).
  */
 export async function retrieveHybrid(input: RetrievalInput): Promise<Retrieval> {
   // The walks hand over as many candidates as naive reads from its indexes; their heads are unchanged.
@@ -19,8 +20,9 @@ export async function retrieveHybrid(input: RetrievalInput): Promise<Retrieval> 
   const merged = mergeGraphHits(local, global);
   const byQuestion = await questionOrderOf(input, merged.chunks);
   const walks = { local: local.chunks, global: global.chunks };
-  const lead = agreedLead(byQuestion, walks, input.services.config.query.fusion.agreedLeadDepth);
-  const chunks = withLead(lead, interleave([local.chunks, byQuestion, global.chunks]));
+  const { agreedLeadDepth, textFirstWithoutSupport } = input.services.config.query.fusion;
+  const lead = agreedLead(byQuestion, walks, agreedLeadDepth);
+  const chunks = withLead(lead, passageOrder(byQuestion, walks, textFirstWithoutSupport));
   return { ...merged, chunks: chunks.slice(0, input.options.chunkTopK) };
 }
 

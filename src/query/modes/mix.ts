@@ -1,9 +1,8 @@
-import { interleave } from "../fusion.js";
 import { retrieveGlobal } from "./global.js";
 import { mergeGraphHits } from "./hybrid.js";
 import { retrieveLocal } from "./local.js";
 import { retrieveNaive } from "./naive.js";
-import { agreedLead, withLead } from "./passage-evidence.js";
+import { agreedLead, passageOrder, withLead } from "./passage-evidence.js";
 import type { Retrieval, RetrievalInput } from "./retrieval.js";
 
 /**
@@ -14,7 +13,8 @@ import type { Retrieval, RetrievalInput } from "./retrieval.js";
  * mix stays at least as good as its best part; naive goes before global, the weakest list on every
  * set, so global's head does not push naive's second and third hits out of the first eight.
  * Reciprocal rank and score fusion let two agreeing lists outvote a third (measured; docs/query.md).
- * The first passage is the one naive and a walk agree on, when they do (agreedLead).
+ * The first passage is the one naive and a walk agree on, when they do (agreedLead); naive's
+ * order goes first when it does not list local's head at all (passageOrder).
  */
 export async function retrieveMix(input: RetrievalInput): Promise<Retrieval> {
   const [local, global, passages] = await Promise.all([
@@ -24,7 +24,8 @@ export async function retrieveMix(input: RetrievalInput): Promise<Retrieval> {
   ]);
   const graph = mergeGraphHits(local, global);
   const walks = { local: local.chunks, global: global.chunks };
-  const lead = agreedLead(passages.chunks, walks, input.services.config.query.fusion.agreedLeadDepth);
-  const chunks = withLead(lead, interleave([local.chunks, passages.chunks, global.chunks]));
+  const { agreedLeadDepth, textFirstWithoutSupport } = input.services.config.query.fusion;
+  const lead = agreedLead(passages.chunks, walks, agreedLeadDepth);
+  const chunks = withLead(lead, passageOrder(passages.chunks, walks, textFirstWithoutSupport));
   return { ...graph, chunks: chunks.slice(0, input.options.chunkTopK) };
 }

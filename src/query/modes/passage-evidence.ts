@@ -1,4 +1,5 @@
 import type { ScoredId } from "../../types.js";
+import { interleave } from "../fusion.js";
 import type { RetrievalInput } from "./retrieval.js";
 
 /**
@@ -36,4 +37,24 @@ export function agreedLead(
 /** The list with `lead` moved (or put) first. */
 export function withLead(lead: ScoredId | undefined, list: ScoredId[]): ScoredId[] {
   return lead ? [lead, ...list.filter((c) => c.id !== lead.id)] : list;
+}
+
+/**
+ * The walks' passages and the question's BM25 order (`byText`) interleaved: local's first, then
+ * BM25's, then global's; but BM25's first when it does not list local's first passage at all and
+ * `textFirstWithoutSupport` is on. A walk's head that shares no word with the question was
+ * reached through the graph alone: on songci-zh (classical lines, where the question quotes its
+ * poem) it was rarely the answer, while on the English sets local's head nearly always has some
+ * word of the question behind it, so their order did not change.
+ */
+export function passageOrder(
+  byText: ScoredId[],
+  walks: { local: ScoredId[]; global: ScoredId[] },
+  textFirstWithoutSupport: boolean,
+): ScoredId[] {
+  const head = walks.local[0];
+  const unsupported = head !== undefined && !byText.some((c) => c.id === head.id);
+  return textFirstWithoutSupport && unsupported
+    ? interleave([byText, walks.local, walks.global])
+    : interleave([walks.local, byText, walks.global]);
 }

@@ -22,6 +22,8 @@ interface Snapshot {
   lastChange: number;
   /** Relationships per entity; a self-loop is listed once. */
   byEntity: Map<string, AdjacentEdge[]>;
+  /** Entities whose byEntity list is in SQLite's key order (sorted on first use, forgotten when it changes). */
+  sorted: Set<string>;
   edges: Map<string, GraphEdge>;
   records: Map<string, RelationshipRecord>;
 }
@@ -64,10 +66,13 @@ export class RelationshipCache {
 
   /** The relationships touching any of the entities as bare edges, in SQLite's key order. */
   edgesTouching(entityKeys: Iterable<string>): GraphEdge[] {
-    const { byEntity } = this.current();
+    const snapshot = this.current();
+    const entities = [...new Set(entityKeys)];
+    if (entities.length === 1) return sortedEdges(snapshot, entities[0] as string).map(({ edge }) => edge);
     const edges = new Map<string, GraphEdge>();
-    for (const entity of entityKeys)
-      for (const { edge } of byEntity.get(entity) ?? []) edges.set(edge.key, edge);
+    for (const entity of entities)
+      for (const { edge } of sortedEdges(snapshot, entity)) edges.set(edge.key, edge);
+    // Runs already in key order: the sort only merges them (TimSort), instead of sorting from scratch.
     return sortLikeSqlite([...edges.values()]);
   }
 
@@ -143,6 +148,7 @@ export class RelationshipCache {
       version,
       lastChange: this.lastLoggedChange(),
       byEntity: new Map(),
+      sorted: new Set(),
       edges: new Map(),
       records: new Map(),
     };
@@ -197,8 +203,25 @@ function addEdge(snapshot: Snapshot, { key, source_key, target_key, weight }: Ed
   const edge = Object.freeze({ key, sourceKey: source_key, targetKey: target_key, weight });
   snapshot.edges.set(key, edge);
   pushEdge(snapshot.byEntity, source_key, { key, neighbour: target_key, weight, edge });
-  if (target_key !== source_key)
+  snapshot.sorted.delete(source_key);
+  if (target_key !== source_key) {
     pushEdge(snapshot.byEntity, target_key, { key, neighbour: source_key, weight, edge });
+    snapshot.sorted.delete(target_key);
+  }
+}
+
+/**
+ * The entity's list in SQLite's key order, sorted in place once: a hub's thousands of edges are
+ * asked for query after query. Removing edges keeps the order; adding one forgets it (addEdge).
+ */
+function sortedEdges(snapshot: Snapshot, entity: string): AdjacentEdge[] {
+  const edges = snapshot.byEntity.get(entity);
+  if (!edges) return [];
+  if (!snapshot.sorted.has(entity)) {
+    sortLikeSqlite(edges);
+    snapshot.sorted.add(entity);
+  }
+  return edges;
 }
 
 function pushEdge(byEntity: Map<string, AdjacentEdge[]>, entity: string, edge: AdjacentEdge): void {
