@@ -13,7 +13,8 @@
  * is printed beside the figures, since the machine may be shared, and so is the CPU time per
  * request of the bench's process and its children (the server's query and job processes).
  * Run: npx tsx bench/server-load.ts [--clients 50] [--seconds 30] [--query-workers N] [--fresh]
- *        [--skip-index-job] [--data DIR] [--query-cache ENTRIES] [--job-nice N]
+ *        [--skip-index-job] [--data DIR] [--query-cache ENTRIES] [--job-nice N] [--during-seconds 600]
+ *        [--index-job-only]
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, rm } from "node:fs/promises";
@@ -35,6 +36,8 @@ const QUERY_WORKERS = args.includes("--query-workers") ? flag("--query-workers",
 /** The server's query cache size (0 turns it off) and the job processes' niceness; defaults when not given. */
 const QUERY_CACHE = args.includes("--query-cache") ? flag("--query-cache", 0) : undefined;
 const JOB_NICE = args.includes("--job-nice") ? flag("--job-nice", 0) : undefined;
+/** How long queries are measured while the job runs (at most until it ends). */
+const DURING_SECONDS = flag("--during-seconds", 600);
 const ROOT = join(tmpdir(), "kgrag-bench-server");
 
 /** The dataset beside the repository (a worktree sits one folder deeper than the main checkout). */
@@ -192,9 +195,8 @@ async function neighbourhoods(
   const cpuBefore = cpuMs();
   for (let round = 0; round < 4; round++) {
     for (const name of names) {
-      const t0 = performance.now();
       const body = await neighbourhood(url, name);
-      times.push(performance.now() - t0);
+      times.push(body.ms);
       nodes += body.nodes.length;
       edges += body.edges.length;
       bytes += body.bytes;
@@ -210,12 +212,15 @@ async function neighbourhoods(
   };
 }
 
+/** One neighbourhood, timed until its last byte arrived (the client's parsing left out). */
 async function neighbourhood(url: string, name: string) {
+  const t0 = performance.now();
   const response = await fetch(
     `${url}/api/v1/graph/neighbourhood?name=${encodeURIComponent(name)}&depth=2&maxNodes=500&maxEdges=2000`,
   );
   const text = await response.text();
-  return { ...(JSON.parse(text) as { nodes: unknown[]; edges: unknown[] }), bytes: text.length };
+  const ms = performance.now() - t0;
+  return { ...(JSON.parse(text) as { nodes: unknown[]; edges: unknown[] }), bytes: text.length, ms };
 }
 
 /** HotpotQA with every capitalised word altered: 994 new passages with their own entities. */
@@ -244,7 +249,13 @@ async function duringIndexJob(url: string, data: string, questions: string[]) {
   // Measured while the job works (not while its process starts up).
   while (current.stage === "queued" || current.stage === "starting")
     await new Promise((r) => setTimeout(r, 100));
-  const during = await queryLoad(url, questions, 1, () => current.status !== "running");
+  const windowEnd = performance.now() + DURING_SECONDS * 1000;
+  const during = await queryLoad(
+    url,
+    questions,
+    1,
+    () => current.status !== "running" || performance.now() > windowEnd,
+  );
   clearInterval(poll);
   const final = (await (await fetch(`${url}/api/v1/jobs/${job.id}`)).json()) as Job;
   return { during, job: final, jobSeconds: (performance.now() - t0) / 1000 };
@@ -254,6 +265,24 @@ function loadAverage(): string {
   return loadavg()
     .map((n) => n.toFixed(2))
     .join(", ");
+}
+
+/** Parts 1 and 2: the query load, distinct then repeating, and the neighbourhoods. */
+async function loadAndNeighbourhoods(url: string, questions: string[]): Promise<void> {
+  const end = performance.now() + SECONDS * 1000;
+  const load = await queryLoad(url, questions, CLIENTS, () => performance.now() > end);
+  console.log(
+    `query, ${CLIENTS} clients, ${SECONDS} s, mix context-only, every request distinct (load ${loadAverage()}):`,
+    load,
+  );
+  const cachedEnd = performance.now() + SECONDS * 1000;
+  const cached = await queryLoad(url, questions, CLIENTS, () => performance.now() > cachedEnd, false);
+  console.log(
+    `query, ${CLIENTS} clients, ${SECONDS} s, the ${questions.length} questions repeating, query cache on (load ${loadAverage()}):`,
+    cached,
+  );
+  const around = await neighbourhoods(url);
+  console.log(`neighbourhood depth 2, maxNodes 500 (load ${loadAverage()}):`, around);
 }
 
 async function main(): Promise<void> {
@@ -288,27 +317,14 @@ async function main(): Promise<void> {
         return () => n++ >= 40;
       })(),
     );
-    const end = performance.now() + SECONDS * 1000;
-    const load = await queryLoad(url, questions, CLIENTS, () => performance.now() > end);
-    console.log(
-      `query, ${CLIENTS} clients, ${SECONDS} s, mix context-only, every request distinct (load ${loadAverage()}):`,
-      load,
-    );
-    const cachedEnd = performance.now() + SECONDS * 1000;
-    const cached = await queryLoad(url, questions, CLIENTS, () => performance.now() > cachedEnd, false);
-    console.log(
-      `query, ${CLIENTS} clients, ${SECONDS} s, the ${questions.length} questions repeating, query cache on (load ${loadAverage()}):`,
-      cached,
-    );
-    const around = await neighbourhoods(url);
-    console.log(`neighbourhood depth 2, maxNodes 500 (load ${loadAverage()}):`, around);
+    if (!args.includes("--index-job-only")) await loadAndNeighbourhoods(url, questions);
     if (args.includes("--skip-index-job")) return;
     const idleEnd = performance.now() + 20_000;
     const idle = await queryLoad(url, questions, 1, () => performance.now() > idleEnd);
     const { during, job, jobSeconds } = await duringIndexJob(url, data, questions);
     console.log("query, 1 client, idle:", idle);
     console.log(
-      `query, 1 client, during the index job (${jobSeconds.toFixed(0)} s, ${job.status}, ${job.message}):`,
+      `query, 1 client, during the index job (${jobSeconds.toFixed(0)} s, ${job.status}, ${job.stage} ${job.done}/${job.total}, ${job.message}):`,
       during,
     );
     console.log(`p95 during / idle: ${(during.p95 / idle.p95).toFixed(2)}x (load ${loadAverage()})`);
