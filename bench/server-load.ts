@@ -1,18 +1,22 @@
 /**
  * `kgrag serve` under load, offline, on the HotpotQA-100 workspace (994 passages):
  *  1. 50 concurrent clients POST /api/v1/query (mix, context only) for 30 s: p50/p95/p99, errors;
- *     target p95 <= 150 ms and no errors.
+ *     target p95 <= 150 ms and no errors. Every request carries its own `id`, so none is answered
+ *     from the server's query cache (the hits are counted to show it); then the same load again
+ *     with the 100 questions repeating, which the cache answers after their first round.
  *  2. GET /api/v1/graph/neighbourhood at depth 2 with maxNodes 500 around the most connected
  *     entities: target p95 <= 50 ms.
  *  3. Query p95 (one client, mix, context only) idle, then while a job indexes 994 new passages
  *     (HotpotQA with altered names) into the same workspace: target within 2x of idle.
  * The base workspace is indexed once under the temp folder and reused; every run serves a copy.
  * The server's per-client rate limit is lifted (all clients share one address); the load average
- * is printed beside the figures, since the machine may be shared.
+ * is printed beside the figures, since the machine may be shared, and so is the CPU time per
+ * request of the bench's process and its children (the server's query and job processes).
  * Run: npx tsx bench/server-load.ts [--clients 50] [--seconds 30] [--query-workers N] [--fresh]
- *        [--skip-index-job] [--data DIR]
+ *        [--skip-index-job] [--data DIR] [--query-cache ENTRIES] [--job-nice N] [--during-seconds 600]
+ *        [--index-job-only]
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +33,11 @@ const CLIENTS = flag("--clients", 50);
 const SECONDS = flag("--seconds", 30);
 /** Query worker threads of the server; the server's default when not given. */
 const QUERY_WORKERS = args.includes("--query-workers") ? flag("--query-workers", 1) : undefined;
+/** The server's query cache size (0 turns it off) and the job processes' niceness; defaults when not given. */
+const QUERY_CACHE = args.includes("--query-cache") ? flag("--query-cache", 0) : undefined;
+const JOB_NICE = args.includes("--job-nice") ? flag("--job-nice", 0) : undefined;
+/** How long queries are measured while the job runs (at most until it ends). */
+const DURING_SECONDS = flag("--during-seconds", 600);
 const ROOT = join(tmpdir(), "kgrag-bench-server");
 
 /** The dataset beside the repository (a worktree sits one folder deeper than the main checkout). */
@@ -51,6 +60,10 @@ function questionsOf(data: string): string[] {
 interface Stats {
   count: number;
   errors: number;
+  /** Answers the server's query cache gave (the x-kgrag-cache header). */
+  cacheHits?: number;
+  /** CPU time of this process and its children per answer. */
+  cpuMsPerRequest?: number;
   p50: number;
   p95: number;
   p99: number;
@@ -88,40 +101,87 @@ async function baseWorkspace(data: string): Promise<string> {
   return dir;
 }
 
-async function timedQuery(url: string, question: string): Promise<number> {
+/** CPU milliseconds used so far by this process and its live children (Linux /proc; else this process). */
+function cpuMs(): number {
+  const own = process.cpuUsage();
+  let children = 0;
+  const ticksPerMs = 100 / 1000; // USER_HZ
+  if (existsSync("/proc/self/stat")) {
+    for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+      try {
+        // Fields after the command name: state ppid ... utime (14th) stime (15th).
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (Number(fields[1]) !== process.pid) continue;
+        children += (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+      } catch {
+        // The process ended meanwhile.
+      }
+    }
+  }
+  return (own.user + own.system) / 1000 + children;
+}
+
+/** One query; `distinct` gives it its own id, so that no cached answer fits it. */
+async function timedQuery(url: string, question: string, distinct: string | undefined) {
   const t0 = performance.now();
   const response = await fetch(`${url}/api/v1/query`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ question, mode: "mix", contextOnly: true }),
+    body: JSON.stringify({ question, mode: "mix", contextOnly: true, ...(distinct ? { id: distinct } : {}) }),
   });
   await response.arrayBuffer();
   if (response.status !== 200) throw new Error(`status ${response.status}`);
-  return performance.now() - t0;
+  return { ms: performance.now() - t0, hit: response.headers.get("x-kgrag-cache") === "hit" };
 }
 
-/** `clients` loops asking the questions round-robin until `until()` says stop. */
-async function queryLoad(url: string, questions: string[], clients: number, until: () => boolean) {
+/** Numbers the distinct requests across the whole run, so that no two ever share an id. */
+let requestNumber = 0;
+
+/**
+ * `clients` loops asking the questions round-robin until `until()` says stop; with `distinct`,
+ * every request is a new one for the query cache.
+ */
+async function queryLoad(
+  url: string,
+  questions: string[],
+  clients: number,
+  until: () => boolean,
+  distinct = true,
+): Promise<Stats> {
   const times: number[] = [];
   let errors = 0;
+  let hits = 0;
   let next = 0;
   const started = performance.now();
+  const cpuBefore = cpuMs();
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (!until()) {
-        const question = questions[next++ % questions.length] as string;
+        const n = next++;
+        const question = questions[n % questions.length] as string;
         try {
-          times.push(await timedQuery(url, question));
+          const id = distinct ? `q${requestNumber++}` : undefined;
+          const { ms, hit } = await timedQuery(url, question, id);
+          times.push(ms);
+          if (hit) hits += 1;
         } catch {
           errors += 1;
         }
       }
     }),
   );
-  return stats(times, errors, (performance.now() - started) / 1000);
+  const cpu = cpuMs() - cpuBefore;
+  return {
+    ...stats(times, errors, (performance.now() - started) / 1000),
+    cacheHits: hits,
+    cpuMsPerRequest: Math.round((cpu / Math.max(1, times.length)) * 10) / 10,
+  };
 }
 
-async function neighbourhoods(url: string): Promise<Stats & { nodes: number; edges: number }> {
+async function neighbourhoods(
+  url: string,
+): Promise<Stats & { nodes: number; edges: number; kilobytes: number }> {
   const popular = (await (await fetch(`${url}/api/v1/graph/entities/popular?limit=50`)).json()) as {
     items: { name: string }[];
   };
@@ -130,28 +190,37 @@ async function neighbourhoods(url: string): Promise<Stats & { nodes: number; edg
   const times: number[] = [];
   let nodes = 0;
   let edges = 0;
+  let bytes = 0;
   const started = performance.now();
+  const cpuBefore = cpuMs();
   for (let round = 0; round < 4; round++) {
     for (const name of names) {
-      const t0 = performance.now();
       const body = await neighbourhood(url, name);
-      times.push(performance.now() - t0);
+      times.push(body.ms);
       nodes += body.nodes.length;
       edges += body.edges.length;
+      bytes += body.bytes;
     }
   }
+  const cpu = cpuMs() - cpuBefore;
   return {
     ...stats(times, 0, (performance.now() - started) / 1000),
+    cpuMsPerRequest: Math.round((cpu / times.length) * 10) / 10,
     nodes: Math.round(nodes / times.length),
     edges: Math.round(edges / times.length),
+    kilobytes: Math.round(bytes / times.length / 1024),
   };
 }
 
+/** One neighbourhood, timed until its last byte arrived (the client's parsing left out). */
 async function neighbourhood(url: string, name: string) {
+  const t0 = performance.now();
   const response = await fetch(
     `${url}/api/v1/graph/neighbourhood?name=${encodeURIComponent(name)}&depth=2&maxNodes=500&maxEdges=2000`,
   );
-  return (await response.json()) as { nodes: unknown[]; edges: unknown[] };
+  const text = await response.text();
+  const ms = performance.now() - t0;
+  return { ...(JSON.parse(text) as { nodes: unknown[]; edges: unknown[] }), bytes: text.length, ms };
 }
 
 /** HotpotQA with every capitalised word altered: 994 new passages with their own entities. */
@@ -180,7 +249,13 @@ async function duringIndexJob(url: string, data: string, questions: string[]) {
   // Measured while the job works (not while its process starts up).
   while (current.stage === "queued" || current.stage === "starting")
     await new Promise((r) => setTimeout(r, 100));
-  const during = await queryLoad(url, questions, 1, () => current.status !== "running");
+  const windowEnd = performance.now() + DURING_SECONDS * 1000;
+  const during = await queryLoad(
+    url,
+    questions,
+    1,
+    () => current.status !== "running" || performance.now() > windowEnd,
+  );
   clearInterval(poll);
   const final = (await (await fetch(`${url}/api/v1/jobs/${job.id}`)).json()) as Job;
   return { during, job: final, jobSeconds: (performance.now() - t0) / 1000 };
@@ -190,6 +265,24 @@ function loadAverage(): string {
   return loadavg()
     .map((n) => n.toFixed(2))
     .join(", ");
+}
+
+/** Parts 1 and 2: the query load, distinct then repeating, and the neighbourhoods. */
+async function loadAndNeighbourhoods(url: string, questions: string[]): Promise<void> {
+  const end = performance.now() + SECONDS * 1000;
+  const load = await queryLoad(url, questions, CLIENTS, () => performance.now() > end);
+  console.log(
+    `query, ${CLIENTS} clients, ${SECONDS} s, mix context-only, every request distinct (load ${loadAverage()}):`,
+    load,
+  );
+  const cachedEnd = performance.now() + SECONDS * 1000;
+  const cached = await queryLoad(url, questions, CLIENTS, () => performance.now() > cachedEnd, false);
+  console.log(
+    `query, ${CLIENTS} clients, ${SECONDS} s, the ${questions.length} questions repeating, query cache on (load ${loadAverage()}):`,
+    cached,
+  );
+  const around = await neighbourhoods(url);
+  console.log(`neighbourhood depth 2, maxNodes 500 (load ${loadAverage()}):`, around);
 }
 
 async function main(): Promise<void> {
@@ -205,11 +298,13 @@ async function main(): Promise<void> {
       port: 0,
       rateLimitPerMinute: 1_000_000_000,
       ...(QUERY_WORKERS === undefined ? {} : { queryWorkers: QUERY_WORKERS }),
+      ...(QUERY_CACHE === undefined ? {} : { queryCache: { maxEntries: QUERY_CACHE } }),
+      ...(JOB_NICE === undefined ? {} : { jobNice: JOB_NICE }),
     },
   });
   const url = await server.listen();
   console.log(
-    `query workers: ${server.context.config.queryWorkers}; load average at start: ${loadAverage()}`,
+    `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; job nice: ${server.context.config.jobNice}; load average at start: ${loadAverage()}`,
   );
   try {
     const questions = questionsOf(data);
@@ -222,18 +317,14 @@ async function main(): Promise<void> {
         return () => n++ >= 40;
       })(),
     );
-    const end = performance.now() + SECONDS * 1000;
-    const load = await queryLoad(url, questions, CLIENTS, () => performance.now() > end);
-    console.log(`query, ${CLIENTS} clients, ${SECONDS} s, mix context-only (load ${loadAverage()}):`, load);
-    const around = await neighbourhoods(url);
-    console.log(`neighbourhood depth 2, maxNodes 500 (load ${loadAverage()}):`, around);
+    if (!args.includes("--index-job-only")) await loadAndNeighbourhoods(url, questions);
     if (args.includes("--skip-index-job")) return;
     const idleEnd = performance.now() + 20_000;
     const idle = await queryLoad(url, questions, 1, () => performance.now() > idleEnd);
     const { during, job, jobSeconds } = await duringIndexJob(url, data, questions);
     console.log("query, 1 client, idle:", idle);
     console.log(
-      `query, 1 client, during the index job (${jobSeconds.toFixed(0)} s, ${job.status}, ${job.message}):`,
+      `query, 1 client, during the index job (${jobSeconds.toFixed(0)} s, ${job.status}, ${job.stage} ${job.done}/${job.total}, ${job.message}):`,
       during,
     );
     console.log(`p95 during / idle: ${(during.p95 / idle.p95).toFixed(2)}x (load ${loadAverage()})`);

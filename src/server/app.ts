@@ -48,9 +48,10 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
   const config = serverConfigFrom(options.server, env);
   const registry = await WorkspaceRegistry.open(workspaceFolders(options.workspaces ?? [], env), {
     env,
-    runner: options.runner ?? childProcessRunner(env),
+    runner: options.runner ?? childProcessRunner(env, { nice: config.jobNice }),
     keptJobs: config.keptJobs,
     queryWorkers: config.queryWorkers,
+    queryCache: config.queryCache,
   });
   const { version } = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string };
   const context: ServerContext = { config, registry, version };

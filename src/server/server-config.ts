@@ -60,6 +60,26 @@ export const ServerConfigSchema = z.object({
     .max(64)
     .default(() => Math.max(1, availableParallelism() - 1)),
   /**
+   * Results of POST /query kept per workspace and data generation, for workspaces whose queries
+   * call no model (see queries/query-cache.ts); any write to the workspace invalidates them.
+   * maxEntries 0 turns the cache off.
+   */
+  queryCache: z
+    .object({
+      maxEntries: z.number().int().min(0).default(1000),
+      maxBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .default(64 * 1024 * 1024),
+    })
+    .default({ maxEntries: 1000, maxBytes: 64 * 1024 * 1024 }),
+  /**
+   * Niceness added to the job processes' (0 to 19; higher is lower CPU priority), so an indexing
+   * job yields the cores to the queries answered meanwhile. 0 keeps the server's own priority.
+   */
+  jobNice: z.number().int().min(0).max(19).default(10),
+  /**
    * On shutdown, requests in flight get this long to finish; connections still open after it (a
    * client that stopped reading a stream) are cut, so stopping the server never hangs.
    */
@@ -108,11 +128,14 @@ export function serverConfigFrom(overrides: ServerConfigInput = {}, env: Env = p
     corsOrigins: listFromEnv(env.KGRAG_CORS_ORIGINS),
     rateLimitPerMinute: intFromEnv(env, "KGRAG_RATE_LIMIT"),
     queryWorkers: intFromEnv(env, "KGRAG_QUERY_WORKERS"),
+    jobNice: intFromEnv(env, "KGRAG_JOB_NICE"),
     upload:
       maxUploadMb !== undefined || maxFiles !== undefined
         ? { maxFileBytes: maxUploadMb === undefined ? undefined : maxUploadMb * 1024 * 1024, maxFiles }
         : undefined,
   };
+  const cacheEntries = intFromEnv(env, "KGRAG_QUERY_CACHE");
+  if (cacheEntries !== undefined) fromEnv.queryCache = { maxEntries: cacheEntries };
   const merged = { ...stripUndefined(fromEnv), ...stripUndefined(overrides) };
   const parsed = ServerConfigSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(`Invalid server settings:\n${z.prettifyError(parsed.error)}`);

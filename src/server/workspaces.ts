@@ -7,6 +7,7 @@ import { ApiError } from "./errors.js";
 import { GraphReads } from "./graph/graph-reads.js";
 import { JobQueue } from "./jobs/job-queue.js";
 import type { JobRunner } from "./jobs/job-runner.js";
+import { QueryCache, type QueryCacheSettings } from "./queries/query-cache.js";
 import { QueryPool } from "./queries/query-pool.js";
 import { queriesNeedNoModel, WorkspaceQueries } from "./queries/workspace-queries.js";
 import type { ApiKey } from "./server-config.js";
@@ -53,6 +54,13 @@ function uniqueIds(folders: string[]): string[] {
   });
 }
 
+/** A result cache for a workspace whose store tells its data generation, unless turned off. */
+function queryCacheOf(kgrag: Kgrag, settings: QueryCacheSettings): QueryCache | null {
+  const { store } = kgrag.services;
+  if (settings.maxEntries === 0 || !store.dataGeneration) return null;
+  return new QueryCache(settings, () => store.dataGeneration?.() ?? "");
+}
+
 export class WorkspaceRegistry {
   private constructor(
     readonly all: ServedWorkspace[],
@@ -62,7 +70,13 @@ export class WorkspaceRegistry {
 
   static async open(
     folders: string[],
-    options: { env: NodeJS.ProcessEnv; runner: JobRunner; keptJobs: number; queryWorkers: number },
+    options: {
+      env: NodeJS.ProcessEnv;
+      runner: JobRunner;
+      keptJobs: number;
+      queryWorkers: number;
+      queryCache: QueryCacheSettings;
+    },
   ): Promise<WorkspaceRegistry> {
     const ids = uniqueIds(folders);
     const opened: ServedWorkspace[] = [];
@@ -90,8 +104,9 @@ export class WorkspaceRegistry {
       if (options.queryWorkers > 0 && local.length > 0) {
         const workspaces = local.map((w) => w.path);
         pool = new QueryPool(options.queryWorkers, { env: { ...options.env }, workspaces });
-        for (const w of local) w.queries = new WorkspaceQueries(w.path, w.kgrag, pool);
       }
+      for (const w of local)
+        w.queries = new WorkspaceQueries(w.path, w.kgrag, pool, queryCacheOf(w.kgrag, options.queryCache));
     } catch (error) {
       for (const w of opened) await w.kgrag.close();
       throw error;

@@ -21,6 +21,8 @@ import type {
 
 /** An entity as embedding and community work read it: no fragments, no provenance. */
 export type GraphEntity = Pick<EntityRecord, "key" | "name" | "type" | "description" | "aliases">;
+/** An entity as a graph picture labels it: no description, fragments or provenance. */
+export type EntityLabel = Pick<EntityRecord, "key" | "name" | "type">;
 /** A relationship as embedding and community work read it: no fragments, no provenance. */
 export type GraphRelationship = Pick<
   RelationshipRecord,
@@ -151,6 +153,12 @@ export interface GraphStore {
 
   // ---- graph reads ----
   getEntities(keys: string[]): Promise<EntityRecord[]>;
+  /**
+   * Name and type of the entities, in the order of `keys`, unknown keys skipped (optional: read
+   * through getEntities where an adapter lacks it). A neighbourhood of hubs labels hundreds of
+   * entities whose full records (fragments, provenance) were most of its time.
+   */
+  entityLabels?(keys: string[]): Promise<EntityLabel[]>;
   getRelationships(keys: string[]): Promise<RelationshipRecord[]>;
   listEntities(): Promise<EntityRecord[]>;
   listRelationships(): Promise<RelationshipRecord[]>;

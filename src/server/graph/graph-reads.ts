@@ -1,5 +1,5 @@
 import { entityKey, relationshipKey, splitRelationshipKey } from "../../merge/keys.js";
-import type { GraphStore } from "../../storage/graph-store.js";
+import type { EntityLabel, GraphStore } from "../../storage/graph-store.js";
 import type { ChunkRecord, CommunityRecord, EntityRecord, RelationshipRecord } from "../../types.js";
 
 /** An entity as lists show it (a description past this length is shortened). */
@@ -152,16 +152,17 @@ export class GraphReads {
     const among = await this.store.relationshipsAmong(nodes, maxEdges + 1);
     const truncated = reached.truncated || among.length > maxEdges;
     const edges = among.slice(0, maxEdges);
-    const entities = await this.store.getEntities(nodes);
-    const rows = await this.rows(entities);
-    const names = new Map(entities.map((e, i) => [e.key, rows[i]?.name ?? e.name]));
+    const labels = await this.labels(nodes);
+    const degrees = await this.store.degrees(nodes);
+    const communities = await this.communityOf();
+    const names = new Map(labels.map((e) => [e.key, e.name]));
     return {
-      nodes: rows.map((row) => ({
-        id: row.name,
-        name: row.name,
-        type: row.type,
-        degree: row.degree,
-        community: row.community,
+      nodes: labels.map((e) => ({
+        id: e.name,
+        name: e.name,
+        type: e.type,
+        degree: degrees.get(e.key) ?? 0,
+        community: communities.get(e.key) ?? null,
       })),
       edges: edges.map((r) => ({
         id: r.key,
@@ -172,6 +173,12 @@ export class GraphReads {
       })),
       truncated,
     };
+  }
+
+  /** Name and type of each entity, without reading its full record where the store can. */
+  private async labels(keys: string[]): Promise<EntityLabel[]> {
+    if (this.store.entityLabels) return this.store.entityLabels(keys);
+    return (await this.store.getEntities(keys)).map(({ key, name, type }) => ({ key, name, type }));
   }
 
   /** Breadth-first from `start`, one store read per hop; `truncated` when `maxNodes` left some out. */

@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
+import { getPriority, setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import { testBundleEntry } from "../test-bundle-entry.js";
 import type { JobSpec, WorkerMessage } from "./job-types.js";
@@ -37,9 +38,14 @@ interface Current {
  */
 export function childProcessRunner(
   env: NodeJS.ProcessEnv = process.env,
-  /** How long close() waits for a child to finish its job and exit before killing it. */
-  closeGraceMs = 60_000,
+  options: {
+    /** Niceness added to each child's (see ServerConfig.jobNice); 0 leaves it as the server's. */
+    nice?: number;
+    /** How long close() waits for a child to finish its job and exit before killing it. */
+    closeGraceMs?: number;
+  } = {},
 ): JobRunner {
+  const { nice = 0, closeGraceMs = 60_000 } = options;
   const children = new Map<string, { child: ChildProcess; current: Current | null; stderr: string }>();
 
   const start = (workspace: string) => {
@@ -49,6 +55,7 @@ export function childProcessRunner(
       env,
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
+    if (nice > 0 && child.pid !== undefined) lowerPriority(child.pid, nice);
     const slot = { child, current: null as Current | null, stderr: "" };
     child.stderr?.on("data", (chunk: Buffer) => {
       slot.stderr = (slot.stderr + chunk.toString()).slice(-4000);
@@ -88,6 +95,19 @@ export function childProcessRunner(
       await Promise.all(exits);
     },
   };
+}
+
+/**
+ * Lowers the job process's CPU priority by `nice` below the server's own (19 at most), so that on
+ * a busy machine queries go first. Best effort: a system that refuses it (or a child already
+ * gone) leaves the job at the server's priority.
+ */
+function lowerPriority(pid: number, nice: number): void {
+  try {
+    setPriority(pid, Math.min(19, getPriority() + nice));
+  } catch {
+    // The job still runs, only at the server's priority.
+  }
 }
 
 /** Resolves when the child has exited; kills it if it is still running after `graceMs`. */

@@ -98,6 +98,8 @@ export class QueryPool {
       execArgv: entry.execArgv,
       env: this.data.env,
       stdio: ["ignore", "ignore", "pipe", "ipc"],
+      // Structured clone: a result's JSON text crosses as it is, not escaped into a second JSON.
+      serialization: "advanced",
     });
     const slot: PoolWorker = { child, pending: new Map(), stderr: "" };
     child.stderr?.on("data", (chunk: Buffer) => {

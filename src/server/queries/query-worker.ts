@@ -55,8 +55,15 @@ async function closeAll(): Promise<void> {
   for (const engine of opened) if (engine.status === "fulfilled") await engine.value.close();
 }
 
+/**
+ * Queries are answered one after another: they are CPU work only (no model is waited on here), so
+ * interleaving them would not finish any sooner, only stretch every one of them and keep all of
+ * their intermediate results alive at once. In order, a query waits its turn and then runs alone.
+ */
+let turn: Promise<void> = Promise.resolve();
+
 process.on("message", (message: ToQueryWorker) => {
-  if (message.type === "query") void answer(message);
+  if (message.type === "query") turn = turn.then(() => answer(message));
   // Opened up front, so the first queries do not pay for it; a failure shows on the first query.
   else if (message.type === "open") for (const w of message.workspaces) engineFor(w).catch(() => {});
   else process.disconnect();

@@ -1,6 +1,7 @@
 import type { Kgrag } from "../../kgrag.js";
 import { runQuery } from "../../query/query-engine.js";
 import type { QueryResult } from "../../query/result.js";
+import type { CachedJson, QueryCache } from "./query-cache.js";
 import type { PlainQueryOptions } from "./query-messages.js";
 import type { QueryEvents, QueryPool } from "./query-pool.js";
 
@@ -22,10 +23,18 @@ export class WorkspaceQueries {
     private readonly path: string,
     private readonly kgrag: Kgrag,
     private readonly pool: QueryPool | null,
+    /** Results kept per data generation (offline workspaces only: a model's usage is per call). */
+    private readonly cache: QueryCache | null = null,
   ) {}
 
-  /** The result as JSON text, ready to send. */
-  async json(question: string, options: PlainQueryOptions): Promise<string> {
+  /** The result as JSON text, ready to send, and whether the cache had it. */
+  async json(question: string, options: PlainQueryOptions): Promise<CachedJson> {
+    const compute = () => this.compute(question, options);
+    if (this.cache) return this.cache.json(question, options, compute);
+    return { json: await compute(), hit: false };
+  }
+
+  private async compute(question: string, options: PlainQueryOptions): Promise<string> {
     if (this.pool) return this.pool.run(this.path, question, options);
     return JSON.stringify(await runQuery(this.kgrag.services, question, options));
   }

@@ -26,8 +26,11 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
     },
     async (request, reply) => {
       const { question, ...options } = request.body;
-      const json = await workspaceOf(request, ctx.registry).queries.json(question, options);
-      return reply.type("application/json; charset=utf-8").send(json);
+      const { json, hit } = await workspaceOf(request, ctx.registry).queries.json(question, options);
+      return reply
+        .header("x-kgrag-cache", hit ? "hit" : "miss")
+        .type("application/json; charset=utf-8")
+        .send(json);
     },
   );
 

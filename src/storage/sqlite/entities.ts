@@ -1,5 +1,5 @@
 import type { EntityRecord } from "../../types.js";
-import type { GraphEntity } from "../graph-store.js";
+import type { EntityLabel, GraphEntity } from "../graph-store.js";
 import { idList, qualified, type Sql } from "./connection.js";
 import type { FullTextIndex } from "./fts.js";
 import { type EntityRow, type GraphEntityRow, toEntity, toGraphEntity } from "./rows.js";
@@ -67,6 +67,15 @@ export class EntityTable {
         idList(keys),
       )
       .map(toEntity);
+  }
+
+  /** Key, name and type only, in the order of `keys`; unknown keys are skipped. */
+  labels(keys: string[]): EntityLabel[] {
+    return this.sql.all<EntityLabel>(
+      `SELECT e.key, e.name, e.type FROM json_each(?) wanted
+       JOIN entities e ON e.key = wanted.value ORDER BY wanted.key`,
+      idList(keys),
+    );
   }
 
   list(): EntityRecord[] {

@@ -1,3 +1,4 @@
+import { relationshipKey } from "../../merge/keys.js";
 import type { RelationshipRecord } from "../../types.js";
 import type { GraphEdge } from "../graph-store.js";
 import { idList, type Sql } from "./connection.js";
@@ -90,25 +91,27 @@ export class RelationshipCache {
         if (best === undefined || weight > best) strongest.set(neighbour, weight);
       }
     }
-    return [...strongest]
-      .sort(([a, wa], [b, wb]) => wb - wa || compareKeys(a, b))
-      .slice(0, limit)
-      .map(([key]) => key);
+    return strongestFirst(strongest, limit);
   }
 
   /** Keys of the relationships with both endpoints among the entities, strongest first (ties by key). */
   keysAmong(entityKeys: Set<string>, limit: number): string[] {
-    const { byEntity } = this.current();
+    const { byEntity, edges } = this.current();
     const inside = new Map<string, number>();
     for (const entity of entityKeys) {
-      for (const { key, neighbour, weight } of byEntity.get(entity) ?? []) {
-        if (entityKeys.has(neighbour)) inside.set(key, weight);
+      const adjacent = byEntity.get(entity) ?? [];
+      if (adjacent.length > entityKeys.size) {
+        // A hub: looking up its pairs with the set is cheaper than scanning its thousands of edges.
+        for (const other of entityKeys) {
+          const edge = edges.get(relationshipKey(entity, other));
+          if (edge) inside.set(edge.key, edge.weight);
+        }
+      } else {
+        for (const { key, neighbour, weight } of adjacent)
+          if (entityKeys.has(neighbour)) inside.set(key, weight);
       }
     }
-    return [...inside]
-      .sort(([a, wa], [b, wb]) => wb - wa || compareKeys(a, b))
-      .slice(0, limit)
-      .map(([key]) => key);
+    return strongestFirst(inside, limit);
   }
 
   /** Relationship count per entity (a self-loop once); the version is checked once per call. */
@@ -267,10 +270,25 @@ function sortLikeSqlite<T extends { key: string }>(items: T[]): T[] {
   return items.sort((a, b) => compareCodePoints(a.key, b.key));
 }
 
-/** Key order as SQLite sorts keys (see sortLikeSqlite). */
-function compareKeys(a: string, b: string): number {
-  if (/[\uD800-\uDFFF]/.test(a) || /[\uD800-\uDFFF]/.test(b)) return compareCodePoints(a, b);
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * The keys of the `limit` highest weights, strongest first, ties in key order. Only the entries
+ * at or above the limit's weight are sorted, each key checked once for the slow comparison.
+ */
+function strongestFirst(weights: Map<string, number>, limit: number): string[] {
+  if (limit <= 0) return [];
+  let entries = [...weights];
+  if (entries.length > limit) {
+    const ascending = Float64Array.from(entries, ([, weight]) => weight).sort();
+    const threshold = ascending[ascending.length - limit] as number;
+    entries = entries.filter(([, weight]) => weight >= threshold);
+  }
+  const ranked = entries.map(([key, weight]) => ({ key, weight, plain: !/[\uD800-\uDFFF]/.test(key) }));
+  ranked.sort(
+    (a, b) =>
+      b.weight - a.weight ||
+      (a.plain && b.plain ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : compareCodePoints(a.key, b.key)),
+  );
+  return ranked.slice(0, limit).map(({ key }) => key);
 }
 
 function compareCodePoints(a: string, b: string): number {

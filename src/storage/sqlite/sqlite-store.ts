@@ -24,6 +24,7 @@ import { type ProgressReporter, silentProgress } from "../../util/progress.js";
 import type {
   DocumentRegistration,
   DocumentStatusUpdate,
+  EntityLabel,
   GraphEdge,
   GraphStore,
   GraphView,
@@ -284,6 +285,10 @@ export class SqliteGraphStore implements GraphStore {
 
   async getEntities(keys: string[]): Promise<EntityRecord[]> {
     return this.entities.get(keys);
+  }
+
+  async entityLabels(keys: string[]): Promise<EntityLabel[]> {
+    return this.entities.labels(keys);
   }
 
   async getRelationships(keys: string[]): Promise<RelationshipRecord[]> {
