@@ -98,14 +98,13 @@ async function indexWorkflow(
   await stage("register", () => registerDocuments(services, toRegister, signal), clock);
 
   if (plan.toProcess.length > 0) await markCommunitiesStale(services.store);
-  // Chunk vectors and the chunks' search index need only the chunks: building them while the model
-  // extracts keeps both busy (the stages' times overlap in the run's stage timings).
+  // Chunk vectors need only the chunks: embedding them while the model extracts keeps both busy
+  // (the two stages' times overlap in the run's stage timings). The chunks' search index is left
+  // for later: building it is synchronous work that would hold back the extraction requests.
   const chunkVectors = holdFailure(
     plan.toProcess.length > 0
-      ? stage("embed-chunks", () => embedChunks(services, signal), clock).then(() =>
-          refreshSearchIndexes(services, clock),
-        )
-      : Promise.resolve(),
+      ? stage("embed-chunks", () => embedChunks(services, signal), clock)
+      : Promise.resolve(0),
   );
   let extracted: Awaited<ReturnType<typeof extractGraph>>;
   try {

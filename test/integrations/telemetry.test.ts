@@ -83,8 +83,8 @@ describe("OpenTelemetry spans (in-memory exporter)", () => {
     const spans = exporter.getFinishedSpans();
     const [run] = named(spans, "kgrag.index");
     expect(run?.attributes).toMatchObject({ "kgrag.documents": 2, "kgrag.documents.added": 2 });
-    // Stages that run side by side (chunk vectors with extraction, vectors with communities) end in
-    // either order, and the search indexes are refreshed after each side: compared as a set.
+    // Stages that run side by side (chunk vectors with extraction, vectors and the search indexes
+    // with communities and reports) end in either order: compared as a set.
     expect([...new Set(childrenOf(spans, run as ReadableSpan))].sort()).toEqual([
       "kgrag.index.communities",
       "kgrag.index.embed",
