@@ -1,6 +1,6 @@
 import type { ScoredId } from "../../types.js";
-import { queryTerms, segmentForIndex } from "../sqlite/fts-text.js";
-import { affordableTerms, RELATIONSHIP_POSTING_BUDGET } from "../sqlite/term-budget.js";
+import { queryTerms, segmentForIndex } from "../text/query-terms.js";
+import { affordableTerms, RELATIONSHIP_POSTING_BUDGET } from "../text/term-budget.js";
 import { Bm25Index, type IndexedText } from "./bm25-index.js";
 import type { Neo4jConnection } from "./connection.js";
 import type { GenerationCache } from "./generation-cache.js";

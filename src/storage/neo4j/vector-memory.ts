@@ -1,5 +1,5 @@
 import type { ScoredId, VectorNamespace } from "../../types.js";
-import { MatrixBuilder, searchMatrix, type VectorMatrix } from "../sqlite/vector-math.js";
+import { MatrixBuilder, searchMatrix, type VectorMatrix } from "../vectors/vector-math.js";
 import type { Neo4jConnection } from "./connection.js";
 import type { GenerationCache } from "./generation-cache.js";
 import { norm } from "./vectors.js";
