@@ -442,6 +442,22 @@ describe("Neo4j store: vector search", () => {
     expect(runner.names().filter((n) => n === "store/vectors/chunks/all")).toHaveLength(1);
   });
 
+  it("ranks on the server a namespace of more floats than neo4j.inMemoryVectorFloats", async () => {
+    const { runner, store } = storeWith(
+      {
+        "store/generation-get": one({ generation: "g1" }),
+        "store/counts": countsOf(3),
+        "store/vectors/chunks/stats": one({ count: 3, dimension: 2 }),
+        "store/vectors/chunks/exact-all": () => [{ id: "a", score: 1 }],
+      },
+      undefined,
+      { inMemoryVectorFloats: 5 },
+    );
+    expect(await store.searchVectors("chunks", [1, 0], 2)).toEqual([{ id: "a", score: 1 }]);
+    expect(runner.names()).not.toContain("store/vectors/chunks/all");
+    expect(runner.names()).toContain("store/vectors/chunks/exact-all");
+  });
+
   it("ranks a small allow list exactly and converts Neo4j's [0, 1] cosine back to cosine", async () => {
     const { runner, store } = storeWith({
       ...stored(2),

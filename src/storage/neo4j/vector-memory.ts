@@ -5,12 +5,6 @@ import type { GenerationCache } from "./generation-cache.js";
 import { norm } from "./vectors.js";
 
 /**
- * Namespaces of at most this many floats (vectors x dimension: 64 MB as Float32) are ranked in
- * memory; larger ones go to the server (exact Cypher or its vector index).
- */
-const MAX_FLOATS = 16_000_000;
-
-/**
  * Exact cosine ranking in this process, over the namespace's vectors read once per write
  * generation: as the embedded store ranks below its HNSW threshold. The server's vector index is
  * approximate (and its recall on the hashing embedder's sparse vectors is poor), its exact Cypher
@@ -20,11 +14,16 @@ export class InMemoryVectors {
   constructor(
     private readonly db: Neo4jConnection,
     private readonly cached: GenerationCache,
+    /**
+     * Namespaces of at most this many floats (vectors x dimension, `neo4j.inMemoryVectorFloats`)
+     * are ranked in memory; larger ones go to the server (exact Cypher or its vector index).
+     */
+    private readonly maxFloats: number,
   ) {}
 
   /** Whether a namespace of about this many vectors of this dimension is ranked here. */
   fits(vectors: number, dimension: number): boolean {
-    return vectors * dimension <= MAX_FLOATS;
+    return vectors * dimension <= this.maxFloats;
   }
 
   async search(ns: VectorNamespace, query: number[], topK: number, allow?: Set<string>): Promise<ScoredId[]> {
