@@ -124,12 +124,19 @@ export class Neo4jGraphStore implements GraphStore {
       this.cached,
       connection.tuning.inMemoryVectorFloats,
     );
-    this.entityReads = new GenerationMemo(this.cached, "entities", async (keys) => {
+    // Concurrent reads share a statement: the summarize step checks hundreds of records at once.
+    const entityBatches = new KeyBatcher(async (keys) => {
       return new Map((await reads.getEntities(connection, keys)).map((e) => [e.key, e]));
-    });
-    this.relationshipReads = new GenerationMemo(this.cached, "relationships", async (keys) => {
+    }, structuredClone);
+    const relationshipBatches = new KeyBatcher(async (keys) => {
       return new Map((await reads.getRelationships(connection, keys)).map((r) => [r.key, r]));
-    });
+    }, structuredClone);
+    this.entityReads = new GenerationMemo(this.cached, "entities", (keys) =>
+      batchedReads(entityBatches, keys),
+    );
+    this.relationshipReads = new GenerationMemo(this.cached, "relationships", (keys) =>
+      batchedReads(relationshipBatches, keys),
+    );
     this.chunkReads = new GenerationMemo(this.cached, "chunks", async (ids) => {
       return new Map((await documents.getChunks(connection, ids)).map((c) => [c.id, c]));
     });
