@@ -6,5 +6,7 @@
 UNWIND $rows AS row
 MATCH ()-[r:RELATED {key: row.id}]->()
 WHERE r.workspace = $workspace
-SET r.embedding = row.vector, r.embeddingHash = row.textHash, r.embeddingNorm = row.norm
+SET r.embeddingHash = row.textHash, r.embeddingNorm = row.norm
+WITH r, row
+CALL db.create.setRelationshipVectorProperty(r, 'embedding', row.vector)
 RETURN row.id AS id
