@@ -362,6 +362,21 @@ describe("Neo4j store: reads", () => {
     expect(again).not.toBe(a);
   });
 
+  it("takes and gives back the writer lease without bumping the write generation", async () => {
+    const { runner, store } = storeWith({
+      "store/writer-lease-acquire": one({ acquired: true, owner: "me", pid: 1, host: "h" }),
+    });
+    await store.withWriterLease(() => store.setMeta("k", "v"));
+    const transactions = new Map<number, string[]>();
+    for (const call of runner.calls.filter((c) => c.kind === "write"))
+      transactions.set(call.tx, [...(transactions.get(call.tx) ?? []), call.name]);
+    expect([...transactions.values()]).toEqual([
+      ["store/writer-lease-acquire"],
+      ["store/meta-set", "store/generation-bump"],
+      ["store/writer-lease-release"],
+    ]);
+  });
+
   it("names the record when Neo4j returns a malformed one", async () => {
     const { store } = storeWith({ "store/entities-list": one({ entity: { key: "a" } }) });
     await expect(store.listEntities()).rejects.toThrow(/malformed entity/);

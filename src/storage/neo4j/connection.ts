@@ -51,12 +51,19 @@ export class Neo4jConnection {
    * giving the workspace a new write generation (cached reads of other processes see it changed);
    * last, so the generation's lock is held only until the commit.
    */
-  async write<T>(work: (tx: WriteTransaction) => Promise<T>): Promise<T> {
+  async write<T>(
+    work: (tx: WriteTransaction) => Promise<T>,
+    /**
+     * False for writes no cached read depends on (the writer lease, renewed every 5 s): a bump there
+     * only queued the lease's renewal and the next data transaction on the generation's lock.
+     */
+    changesData = true,
+  ): Promise<T> {
     try {
       return await this.runner.write(async (run) => {
         const tx = new WriteTransaction(run, this);
         const done = await work(tx);
-        await tx.run("store/generation-bump");
+        if (changesData) await tx.run("store/generation-bump");
         return done;
       });
     } finally {
