@@ -13,7 +13,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { formatTable } from "../src/cli/output.js";
@@ -118,13 +118,17 @@ async function measure(
 ): Promise<StoreFigures> {
   try {
     const statements = profile ? StatementProfile.attach(kg.services.store) : undefined;
+    const loadAtStart = loadAverage();
     const started = performance.now();
     const indexed = reuse && (await kg.services.store.counts()).documents > 0;
     const summary = indexed ? undefined : await kg.index([corpus]);
     const indexSeconds = indexed ? 0 : (performance.now() - started) / 1000;
     const counts = await kg.services.store.counts();
     const communities = (await kg.services.store.listCommunities()).length;
-    console.error(`${kg.services.store.kind}: indexed in ${indexSeconds.toFixed(1)} s`);
+    console.error(
+      `${kg.services.store.kind}: indexed in ${indexSeconds.toFixed(1)} s ` +
+        `(load average at the start ${loadAtStart}, at the end ${loadAverage()})`,
+    );
     if (summary) console.error(`stages (ms): ${JSON.stringify(summary.stages)}`);
     if (statements) printProfile(statements);
     const figures = { indexSeconds, stagesMs: summary?.stages ?? {}, counts: { ...counts, communities } };
@@ -168,6 +172,13 @@ function printProfile(profile: StatementProfile): void {
   console.error(formatTable(["statement", "calls", "ms"], profile.top(25)));
   console.error("write transactions by first statement (whole transaction, commit included):");
   console.error(formatTable(["transaction", "count", "ms"], profile.top(15, "transactions")));
+}
+
+/** The 1, 5 and 15 minute load averages: the machine may be shared, and wall times with it. */
+function loadAverage(): string {
+  return loadavg()
+    .map((load) => load.toFixed(1))
+    .join(" / ");
 }
 
 /** Peak resident memory of a process, from /proc (VmHWM), in MB. */

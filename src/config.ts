@@ -289,6 +289,18 @@ export const Neo4jSchema = z.object({
   vectorBatch: z.number().int().min(1).default(2000),
   /** Community reports saved per transaction as they are written (the embedded store saves 64). */
   reportBatch: z.number().int().min(1).default(500),
+  /**
+   * Queries rank chunk text with an in-memory BM25 index (as the embedded store ranks it) while the
+   * workspace holds at most this many chunks; larger ones use Lucene, whose ranking differs.
+   */
+  inMemoryTextChunks: z.number().int().min(0).default(200_000),
+  /** The same for relationship text (their postings would cost hundreds of megabytes above it). */
+  inMemoryTextRelationships: z.number().int().min(0).default(500_000),
+  /**
+   * Vector namespaces of at most this many floats (vectors x dimension; 4 bytes each in memory) are
+   * ranked by exact cosine in the kgrag process; larger ones by the server (exact Cypher or its index).
+   */
+  inMemoryVectorFloats: z.number().int().min(0).default(16_000_000),
 });
 
 /**

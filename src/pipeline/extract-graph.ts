@@ -57,7 +57,7 @@ export interface ExtractGraphResult {
 /**
  * Extracts every pending, partial or failed chunk of the given documents and merges each into the graph.
  * Extraction runs concurrently (the chat model bounds its own concurrency); merges run one batch at
- * a time because each reads and rewrites the entities it touches. A batch is committed in one
+ * a time because each reads and rewrites the entities it touches, beside the extraction of the next. A batch is committed in one
  * transaction, so after a crash its chunks are either merged or pending, never half-merged.
  * When `signal` aborts, no new chunk is started and the ones extracted are merged before returning.
  */
@@ -81,23 +81,43 @@ export async function extractGraph(
   // Enough extractions in flight to keep the model busy without holding every chunk's promise at once.
   const inFlight = pLimit(Math.max(2, (services.config.llm?.concurrency ?? 1) * 2));
   const ready: ChunkMerge[] = [];
-  const mergeReady = (all: boolean) =>
+  const mergeBatch = (batch: ChunkMerge[]) =>
     mergeQueue(async () => {
-      while (ready.length >= batchSize || (all && ready.length > 0)) {
-        const batch = ready.splice(0, batchSize);
-        await clock.time("extract.merge", async () => {
-          const changes = await planChunkMerges(store, batch, planOptions);
-          await store.commitChunkMerges(batch, changes);
-        });
-        result.merged += batch.length;
-      }
+      await clock.time("extract.merge", async () => {
+        const changes = await planChunkMerges(store, batch, planOptions);
+        await store.commitChunkMerges(batch, changes);
+      });
+      result.merged += batch.length;
     });
+  // Full batches merge while extraction goes on (on Neo4j the server does most of a merge's work,
+  // so both keep a core busy). Extraction waits only when another full batch is ready behind the
+  // merging ones, so at most about two batches are held in memory. A failed merge stops both; it
+  // is thrown once the chunks in flight are done.
+  let merging: Promise<void> | undefined;
+  let mergeFailure: { error: unknown } | undefined;
+  const mergeFullBatches = async () => {
+    while (ready.length >= batchSize && !mergeFailure) await mergeBatch(ready.splice(0, batchSize));
+  };
+  const mergeBehindExtraction = async () => {
+    if (ready.length < batchSize) return;
+    if (!merging) {
+      merging = mergeFullBatches()
+        .catch((error: unknown) => {
+          mergeFailure ??= { error };
+        })
+        .finally(() => {
+          merging = undefined;
+        });
+    } else if (ready.length >= 2 * batchSize) {
+      await merging;
+    }
+  };
 
   await Promise.all(
     work.map(({ chunk, title }) =>
       inFlight(async () => {
-        // Once stopped, chunks not started stay pending for the next run.
-        if (await stopRequested(signal)) return;
+        // Once stopped (or a merge failed), chunks not started stay pending for the next run.
+        if (mergeFailure || (await stopRequested(signal))) return;
         const outcome = await clock.time("extract.extractor", () => extractor.extract(chunk, { title }));
         // A call cut short by the stop is no failure of the chunk: it stays pending too.
         if (!outcome.ok && signal?.aborted) return;
@@ -109,7 +129,7 @@ export async function extractGraph(
             rawOutput: outcome.partial.rawOutput,
           };
           ready.push({ chunkId: chunk.id, mentions, ...(partial ? { partial } : {}) });
-          await mergeReady(false);
+          await mergeBehindExtraction();
           return;
         }
         result.failed.push({ chunkId: chunk.id, docId: chunk.docId, error: outcome.error });
@@ -118,7 +138,9 @@ export async function extractGraph(
     ),
   );
   // Stopped or not, what was extracted is merged: the batch in hand is committed before stopping.
-  await mergeReady(true);
+  await merging;
+  if (mergeFailure) throw mergeFailure.error;
+  while (ready.length > 0) await mergeBatch(ready.splice(0, batchSize));
   progress.finish("extract");
   return result;
 }

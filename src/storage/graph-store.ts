@@ -227,7 +227,7 @@ export interface GraphStore {
    * Relationship keys by BM25 over their endpoint keys, keywords and description (see
    * relationshipSearchText), best first; `allow` restricts the candidates before ranking. An
    * adapter may leave a query's commonest terms out to bound its cost (SQLite does, see
-   * sqlite/term-budget.ts), so fewer than topK hits can come back where only those terms match.
+   * text/term-budget.ts), so fewer than topK hits can come back where only those terms match.
    */
   searchRelationshipText(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]>;
 

@@ -1,5 +1,5 @@
-import { Neo4jConnection } from "../../src/storage/neo4j/connection.js";
-import type { BoundStatement, StatementRunner } from "../../src/storage/neo4j/driver-runner.js";
+import { DEFAULT_TUNING, Neo4jConnection } from "../../src/storage/neo4j/connection.js";
+import type { BoundStatement, Neo4jTuning, StatementRunner } from "../../src/storage/neo4j/driver-runner.js";
 import { Neo4jGraphStore } from "../../src/storage/neo4j/neo4j-store.js";
 import type { PlainRecord } from "../../src/storage/neo4j/record-mapping.js";
 
@@ -54,10 +54,18 @@ export class ScriptedRunner implements StatementRunner {
   }
 }
 
-/** `generationReuseMs` 0: every cached read checks the write generation (see generation-cache.ts). */
-export function storeWith(answers: Record<string, Answer> = {}, generationReuseMs?: number) {
+/**
+ * `generationReuseMs` 0: every cached read checks the write generation (see generation-cache.ts);
+ * `tuning`: `neo4j` config keys the store reads, over their defaults.
+ */
+export function storeWith(
+  answers: Record<string, Answer> = {},
+  generationReuseMs?: number,
+  tuning: Partial<Neo4jTuning> = {},
+) {
   const runner = new ScriptedRunner(answers);
-  return { runner, store: new Neo4jGraphStore(new Neo4jConnection(runner, "team-a"), generationReuseMs) };
+  const connection = new Neo4jConnection(runner, "team-a", { ...DEFAULT_TUNING, ...tuning });
+  return { runner, store: new Neo4jGraphStore(connection, generationReuseMs) };
 }
 
 export const one = (record: PlainRecord) => () => [record];

@@ -75,6 +75,20 @@ describe("Neo4j relationship full text: search", () => {
     expect(runner.names()).not.toContain("store/fulltext-relationships");
   });
 
+  it("goes to Lucene for a workspace with more relationships than neo4j.inMemoryTextRelationships", async () => {
+    const { runner, store } = storeWith(
+      {
+        "store/generation-get": one({ generation: "g1" }),
+        "store/counts": countsOf(2),
+        "store/fulltext-relationships": one({ fetched: 1, matches: [{ id: REL.key, score: 1.5 }] }),
+      },
+      undefined,
+      { inMemoryTextRelationships: 1 },
+    );
+    expect(await store.searchRelationshipText("Who founded Acme?", 3)).toEqual([{ id: REL.key, score: 1.5 }]);
+    expect(runner.names()).not.toContain("store/relationships-search-terms");
+  });
+
   it("sends the user's words as a Lucene query with the allow list, and returns the hits", async () => {
     const { runner, store } = storeWith({
       "store/fulltext-relationships": one({ fetched: 2, matches: [{ id: REL.key, score: 1.5 }] }),

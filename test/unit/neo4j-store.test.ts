@@ -339,6 +339,44 @@ describe("Neo4j store: reads", () => {
     ]);
   });
 
+  it("answers concurrent entity reads with one statement, each caller with its own copy", async () => {
+    const entity = (key: string) => ({ ...makeEntity(key), aliases: [] });
+    const { runner, store } = storeWith({
+      "store/entities-get": (params) =>
+        (params.keys as string[]).filter((key) => key !== "nobody").map((key) => ({ entity: entity(key) })),
+    });
+    const [[a], [b], [again], unknown] = await Promise.all([
+      store.getEntities(["a"]),
+      store.getEntities(["b"]),
+      store.getEntities(["a"]),
+      store.getEntities(["nobody"]),
+    ]);
+    expect(runner.names().filter((n) => n === "store/entities-get")).toHaveLength(1);
+    expect(runner.calls.find((c) => c.name === "store/entities-get")?.params.keys).toEqual([
+      "a",
+      "b",
+      "nobody",
+    ]);
+    expect([a?.key, b?.key, again?.key, unknown]).toEqual(["a", "b", "a", []]);
+    expect(again).toEqual(a);
+    expect(again).not.toBe(a);
+  });
+
+  it("takes and gives back the writer lease without bumping the write generation", async () => {
+    const { runner, store } = storeWith({
+      "store/writer-lease-acquire": one({ acquired: true, owner: "me", pid: 1, host: "h" }),
+    });
+    await store.withWriterLease(() => store.setMeta("k", "v"));
+    const transactions = new Map<number, string[]>();
+    for (const call of runner.calls.filter((c) => c.kind === "write"))
+      transactions.set(call.tx, [...(transactions.get(call.tx) ?? []), call.name]);
+    expect([...transactions.values()]).toEqual([
+      ["store/writer-lease-acquire"],
+      ["store/meta-set", "store/generation-bump"],
+      ["store/writer-lease-release"],
+    ]);
+  });
+
   it("names the record when Neo4j returns a malformed one", async () => {
     const { store } = storeWith({ "store/entities-list": one({ entity: { key: "a" } }) });
     await expect(store.listEntities()).rejects.toThrow(/malformed entity/);
@@ -442,6 +480,22 @@ describe("Neo4j store: vector search", () => {
     expect(runner.names().filter((n) => n === "store/vectors/chunks/all")).toHaveLength(1);
   });
 
+  it("ranks on the server a namespace of more floats than neo4j.inMemoryVectorFloats", async () => {
+    const { runner, store } = storeWith(
+      {
+        "store/generation-get": one({ generation: "g1" }),
+        "store/counts": countsOf(3),
+        "store/vectors/chunks/stats": one({ count: 3, dimension: 2 }),
+        "store/vectors/chunks/exact-all": () => [{ id: "a", score: 1 }],
+      },
+      undefined,
+      { inMemoryVectorFloats: 5 },
+    );
+    expect(await store.searchVectors("chunks", [1, 0], 2)).toEqual([{ id: "a", score: 1 }]);
+    expect(runner.names()).not.toContain("store/vectors/chunks/all");
+    expect(runner.names()).toContain("store/vectors/chunks/exact-all");
+  });
+
   it("ranks a small allow list exactly and converts Neo4j's [0, 1] cosine back to cosine", async () => {
     const { runner, store } = storeWith({
       ...stored(2),
@@ -532,6 +586,26 @@ describe("Neo4j store: vector search", () => {
     await expect(store.upsertVectors("chunks", [{ id: "a", vector: [1, 0], textHash: "h" }])).rejects.toThrow(
       /has 2 dimensions but the vectors already stored/,
     );
+  });
+
+  it("sets relationship vectors on their edges by key, and anchors only the keys with no edge", async () => {
+    const found = relationshipKey("a", "b");
+    const missing = relationshipKey("c", "d");
+    const { runner, store } = storeWith({
+      "store/vectors/relationships/set-on-edges": (params) =>
+        (params.rows as { id: string }[]).filter((row) => row.id === found).map((row) => ({ id: row.id })),
+    });
+    await store.upsertVectors("relationships", [
+      { id: found, vector: [1, 0], textHash: "h1" },
+      { id: missing, vector: [0, 1], textHash: "h2" },
+    ]);
+    const set = runner.calls.find((c) => c.name === "store/vectors/relationships/set-on-edges");
+    const upsert = runner.calls.find((c) => c.name === "store/vectors/relationships/upsert");
+    expect(((set?.params.rows ?? []) as { id: string }[]).map((r) => r.id)).toEqual([found, missing]);
+    expect(upsert?.params.rows).toEqual([
+      { id: missing, vector: [0, 1], textHash: "h2", norm: 1, sourceKey: "c", targetKey: "d" },
+    ]);
+    expect(upsert?.tx).toBe(set?.tx);
   });
 
   it("creates the vector index on the first upsert, with the vectors' dimension", async () => {

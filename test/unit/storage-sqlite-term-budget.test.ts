@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { affordableTerms } from "../../src/storage/sqlite/term-budget.js";
+import { affordableTerms } from "../../src/storage/text/term-budget.js";
 
 const ROWS: Record<string, number> = {
   the: 9000,

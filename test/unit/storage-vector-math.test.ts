@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MatrixBuilder, searchMatrix, type VectorMatrix } from "../../src/storage/sqlite/vector-math.js";
+import { MatrixBuilder, searchMatrix, type VectorMatrix } from "../../src/storage/vectors/vector-math.js";
 
 const DIM = 24;
 

@@ -4,10 +4,13 @@ import { bindCypherParams, loadCypher } from "../../cypher/cypher-files.js";
 import type { BoundStatement, Neo4jTuning, StatementRunner } from "./driver-runner.js";
 import type { PlainRecord } from "./record-mapping.js";
 
-/** The write sizes of a connection given no `neo4j` config: the config's defaults. */
+/** The tuning of a connection given no `neo4j` config: the config's defaults. */
 export const DEFAULT_TUNING: Neo4jTuning = Neo4jSchema.pick({
   writeBatchRows: true,
   changeSetBatch: true,
+  inMemoryTextChunks: true,
+  inMemoryTextRelationships: true,
+  inMemoryVectorFloats: true,
 }).parse({});
 
 /** Rows per UNWIND statement by default (`neo4j.writeBatchRows`). */
@@ -30,7 +33,7 @@ export class Neo4jConnection {
   constructor(
     readonly runner: StatementRunner,
     readonly workspace: string,
-    /** Statement and transaction sizes of this connection's writes. */
+    /** Statement and transaction sizes of this connection's writes, and the in-memory search limits. */
     readonly tuning: Neo4jTuning = DEFAULT_TUNING,
   ) {}
 
@@ -48,12 +51,19 @@ export class Neo4jConnection {
    * giving the workspace a new write generation (cached reads of other processes see it changed);
    * last, so the generation's lock is held only until the commit.
    */
-  async write<T>(work: (tx: WriteTransaction) => Promise<T>): Promise<T> {
+  async write<T>(
+    work: (tx: WriteTransaction) => Promise<T>,
+    /**
+     * False for writes no cached read depends on (the writer lease, renewed every 5 s): a bump there
+     * only queued the lease's renewal and the next data transaction on the generation's lock.
+     */
+    changesData = true,
+  ): Promise<T> {
     try {
       return await this.runner.write(async (run) => {
         const tx = new WriteTransaction(run, this);
         const done = await work(tx);
-        await tx.run("store/generation-bump");
+        if (changesData) await tx.run("store/generation-bump");
         return done;
       });
     } finally {

@@ -8,8 +8,17 @@ export type Neo4jSettings = Pick<
   "uri" | "username" | "password" | "database"
 >;
 
-/** The store's write sizes (config.ts documents them). */
-export type Neo4jTuning = Pick<NonNullable<KgragConfig["neo4j"]>, "writeBatchRows" | "changeSetBatch">;
+/** The store's write sizes and in-memory search limits (config.ts documents them). */
+export type Neo4jTuning = Pick<NonNullable<KgragConfig["neo4j"]>, (typeof TUNING_KEYS)[number]>;
+
+/** The `neo4j` config keys the store itself reads (the rest tune the index steps). */
+export const TUNING_KEYS = [
+  "writeBatchRows",
+  "changeSetBatch",
+  "inMemoryTextChunks",
+  "inMemoryTextRelationships",
+  "inMemoryVectorFloats",
+] as const;
 
 /** A statement ready to run: its name under cypher/ (for errors and tests), text and parameters. */
 export interface BoundStatement {

@@ -7,7 +7,14 @@ export class KeyBatcher<V> {
   private waiting = new Map<string, Waiter<V>[]>();
   private scheduled = false;
 
-  constructor(private readonly loadAll: (keys: string[]) => Promise<Map<string, V>>) {}
+  constructor(
+    private readonly loadAll: (keys: string[]) => Promise<Map<string, V>>,
+    /**
+     * Given, every caller after the first that asked for the same key gets its own copy, so one
+     * caller's changes to a record never reach another.
+     */
+    private readonly copy?: (value: V) => V,
+  ) {}
 
   get(key: string): Promise<V | undefined> {
     return new Promise<V | undefined>((resolve, reject) => {
@@ -27,7 +34,12 @@ export class KeyBatcher<V> {
     this.scheduled = false;
     try {
       const found = await this.loadAll([...batch.keys()]);
-      for (const [key, waiters] of batch) for (const waiter of waiters) waiter.resolve(found.get(key));
+      for (const [key, waiters] of batch) {
+        const value = found.get(key);
+        for (const [i, waiter] of waiters.entries()) {
+          waiter.resolve(i > 0 && value !== undefined && this.copy ? this.copy(value) : value);
+        }
+      }
     } catch (error) {
       for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
     }

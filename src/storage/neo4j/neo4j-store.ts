@@ -28,7 +28,7 @@ import { CoalescingWriter } from "./change-queue.js";
 import * as communities from "./communities.js";
 import { DEFAULT_TUNING, Neo4jConnection } from "./connection.js";
 import * as documents from "./documents.js";
-import { type Neo4jSettings, type Neo4jTuning, openDriverRunner } from "./driver-runner.js";
+import { type Neo4jSettings, type Neo4jTuning, openDriverRunner, TUNING_KEYS } from "./driver-runner.js";
 import { GenerationCache } from "./generation-cache.js";
 import { GenerationMemo } from "./generation-memo.js";
 import * as reads from "./graph-reads.js";
@@ -73,11 +73,9 @@ export async function openNeo4jStore(
 
 /** The tuning values a caller set (a settings object may carry them as undefined). */
 function definedOnly(settings: Partial<Neo4jTuning>): Partial<Neo4jTuning> {
-  const { writeBatchRows, changeSetBatch } = settings;
-  return {
-    ...(writeBatchRows === undefined ? {} : { writeBatchRows }),
-    ...(changeSetBatch === undefined ? {} : { changeSetBatch }),
-  };
+  return Object.fromEntries(
+    TUNING_KEYS.flatMap((key) => (settings[key] === undefined ? [] : [[key, settings[key]]])),
+  );
 }
 
 /** GraphStore on Neo4j. Each concern has its own module; this class only routes to them. */
@@ -121,13 +119,24 @@ export class Neo4jGraphStore implements GraphStore {
     this.documentReads = new KeyBatcher((ids) => documents.getDocumentsById(connection, ids));
     this.documentChunkReads = new KeyBatcher((ids) => documents.chunksOfDocuments(connection, ids));
     this.documentChunkStates = new KeyBatcher((ids) => documents.chunkStatesOfDocuments(connection, ids));
-    this.vectorsInMemory = new InMemoryVectors(connection, this.cached);
-    this.entityReads = new GenerationMemo(this.cached, "entities", async (keys) => {
+    this.vectorsInMemory = new InMemoryVectors(
+      connection,
+      this.cached,
+      connection.tuning.inMemoryVectorFloats,
+    );
+    // Concurrent reads share a statement: the summarize step checks hundreds of records at once.
+    const entityBatches = new KeyBatcher(async (keys) => {
       return new Map((await reads.getEntities(connection, keys)).map((e) => [e.key, e]));
-    });
-    this.relationshipReads = new GenerationMemo(this.cached, "relationships", async (keys) => {
+    }, structuredClone);
+    const relationshipBatches = new KeyBatcher(async (keys) => {
       return new Map((await reads.getRelationships(connection, keys)).map((r) => [r.key, r]));
-    });
+    }, structuredClone);
+    this.entityReads = new GenerationMemo(this.cached, "entities", (keys) =>
+      batchedReads(entityBatches, keys),
+    );
+    this.relationshipReads = new GenerationMemo(this.cached, "relationships", (keys) =>
+      batchedReads(relationshipBatches, keys),
+    );
     this.chunkReads = new GenerationMemo(this.cached, "chunks", async (ids) => {
       return new Map((await documents.getChunks(connection, ids)).map((c) => [c.id, c]));
     });
@@ -148,6 +157,10 @@ export class Neo4jGraphStore implements GraphStore {
       connection,
       this.cached,
       async (kind) => (await this.counts())[kind],
+      {
+        chunks: connection.tuning.inMemoryTextChunks,
+        relationships: connection.tuning.inMemoryTextRelationships,
+      },
     );
   }
 

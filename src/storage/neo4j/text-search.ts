@@ -1,6 +1,6 @@
 import type { ScoredId } from "../../types.js";
-import { queryTerms, segmentForIndex } from "../sqlite/fts-text.js";
-import { affordableTerms, RELATIONSHIP_POSTING_BUDGET } from "../sqlite/term-budget.js";
+import { queryTerms, segmentForIndex } from "../text/query-terms.js";
+import { affordableTerms, RELATIONSHIP_POSTING_BUDGET } from "../text/term-budget.js";
 import { Bm25Index, type IndexedText } from "./bm25-index.js";
 import type { Neo4jConnection } from "./connection.js";
 import type { GenerationCache } from "./generation-cache.js";
@@ -10,13 +10,7 @@ import { stemToken } from "./search-terms.js";
 /** What unicode61 keeps inside a token: letters, numbers, marks and private-use characters. */
 const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 const MARKS = /\p{M}/gu;
-/**
- * Workspaces with more records than this are searched through Lucene instead of in memory (their
- * postings would cost hundreds of megabytes); their rankings then differ from the embedded store's.
- */
-const MAX_IN_MEMORY = { chunks: 200_000, relationships: 500_000 };
-
-type TextKind = keyof typeof MAX_IN_MEMORY;
+type TextKind = "chunks" | "relationships";
 
 /**
  * Chunk and relationship BM25 ranked exactly as the embedded store ranks them: the workspace's texts
@@ -32,6 +26,12 @@ export class InMemoryTextSearch {
     private readonly db: Neo4jConnection,
     private readonly cached: GenerationCache,
     private readonly recordCount: (kind: TextKind) => Promise<number>,
+    /**
+     * Workspaces with more records than this are searched through Lucene instead of in memory
+     * (their postings would cost hundreds of megabytes; `neo4j.inMemoryText*`): their rankings
+     * then differ from the embedded store's.
+     */
+    private readonly maxInMemory: Record<TextKind, number>,
   ) {}
 
   async chunks(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]> {
@@ -59,7 +59,7 @@ export class InMemoryTextSearch {
 
   private async servable(kind: TextKind, terms: string[]): Promise<boolean> {
     if (terms.some((term) => term.includes(" "))) return false;
-    return (await this.recordCount(kind)) <= MAX_IN_MEMORY[kind];
+    return (await this.recordCount(kind)) <= this.maxInMemory[kind];
   }
 
   private index(kind: TextKind): Promise<Bm25Index> {

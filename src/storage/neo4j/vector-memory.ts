@@ -1,14 +1,8 @@
 import type { ScoredId, VectorNamespace } from "../../types.js";
-import { MatrixBuilder, searchMatrix, type VectorMatrix } from "../sqlite/vector-math.js";
+import { MatrixBuilder, searchMatrix, type VectorMatrix } from "../vectors/vector-math.js";
 import type { Neo4jConnection } from "./connection.js";
 import type { GenerationCache } from "./generation-cache.js";
 import { norm } from "./vectors.js";
-
-/**
- * Namespaces of at most this many floats (vectors x dimension: 64 MB as Float32) are ranked in
- * memory; larger ones go to the server (exact Cypher or its vector index).
- */
-const MAX_FLOATS = 16_000_000;
 
 /**
  * Exact cosine ranking in this process, over the namespace's vectors read once per write
@@ -20,11 +14,16 @@ export class InMemoryVectors {
   constructor(
     private readonly db: Neo4jConnection,
     private readonly cached: GenerationCache,
+    /**
+     * Namespaces of at most this many floats (vectors x dimension, `neo4j.inMemoryVectorFloats`)
+     * are ranked in memory; larger ones go to the server (exact Cypher or its vector index).
+     */
+    private readonly maxFloats: number,
   ) {}
 
   /** Whether a namespace of about this many vectors of this dimension is ranked here. */
   fits(vectors: number, dimension: number): boolean {
-    return vectors * dimension <= MAX_FLOATS;
+    return vectors * dimension <= this.maxFloats;
   }
 
   async search(ns: VectorNamespace, query: number[], topK: number, allow?: Set<string>): Promise<ScoredId[]> {

@@ -32,7 +32,18 @@ export async function upsertVectors(
   const stored = storedDimension ?? (await vectorStats(db, ns, 1)).dimension;
   const dimension = vectorDimension(ns, items, stored);
   const rows = items.map((item) => vectorRow(ns, item));
-  await db.write((tx) => tx.runBatched(statement(ns, "upsert"), rows));
+  await db.write(async (tx) => {
+    if (ns !== "relationships") return tx.runBatched(statement(ns, "upsert"), rows);
+    // Almost every relationship vector has its edge already: set it through the key index, and
+    // anchor only the rest.
+    const stored = new Set(
+      (await tx.runBatched(statement(ns, "set-on-edges"), rows)).map((r) => String(r.id)),
+    );
+    return tx.runBatched(
+      statement(ns, "upsert"),
+      rows.filter((row) => !stored.has(row.id)),
+    );
+  });
   await indexes.ensure(ns, dimension);
   return dimension;
 }
@@ -83,7 +94,16 @@ export async function vectorStats(
   };
 }
 
-function vectorRow(ns: VectorNamespace, item: VectorItem) {
+interface VectorRow {
+  id: string;
+  vector: number[];
+  textHash: string;
+  norm: number;
+  sourceKey?: string;
+  targetKey?: string;
+}
+
+function vectorRow(ns: VectorNamespace, item: VectorItem): VectorRow {
   const row = { id: item.id, vector: item.vector, textHash: item.textHash, norm: norm(item.vector) };
   if (ns !== "relationships") return row;
   // A relationship vector hangs on its RELATED edge, found (or anchored) by the key's two entities;

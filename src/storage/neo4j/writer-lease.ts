@@ -47,7 +47,7 @@ export async function withWriterLease<T>(db: Neo4jConnection, work: () => Promis
     return await work();
   } finally {
     clearInterval(renewal);
-    await db.write((tx) => tx.run("store/writer-lease-release", { owner }));
+    await db.write((tx) => tx.run("store/writer-lease-release", { owner }), false);
   }
 }
 
@@ -68,20 +68,22 @@ async function tryAcquire(
   owner: string,
   previous: string | null,
 ): Promise<{ acquired: boolean; holder: LeaseHolder }> {
-  const [row] = await db.write((tx) =>
-    tx.run("store/writer-lease-acquire", {
-      owner,
-      pid: int(process.pid),
-      host: hostname(),
-      ttlMs: int(LEASE_TTL_MS),
-      previous,
-    }),
+  const [row] = await db.write(
+    (tx) =>
+      tx.run("store/writer-lease-acquire", {
+        owner,
+        pid: int(process.pid),
+        host: hostname(),
+        ttlMs: int(LEASE_TTL_MS),
+        previous,
+      }),
+    false,
   );
   return { acquired: row?.acquired === true, holder: holderOf(row) };
 }
 
 async function renew(db: Neo4jConnection, owner: string): Promise<void> {
-  await db.write((tx) => tx.run("store/writer-lease-renew", { owner, ttlMs: int(LEASE_TTL_MS) }));
+  await db.write((tx) => tx.run("store/writer-lease-renew", { owner, ttlMs: int(LEASE_TTL_MS) }), false);
 }
 
 function holderOf(row: PlainRecord | undefined): LeaseHolder {

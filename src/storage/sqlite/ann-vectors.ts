@@ -1,10 +1,10 @@
 import type { VectorIndexConfig } from "../../config.js";
 import type { ScoredId, VectorNamespace } from "../../types.js";
 import { type ProgressReporter, silentProgress } from "../../util/progress.js";
+import { TopK } from "../ranking/top-k.js";
+import { normalizeInPlace } from "../vectors/vector-math.js";
 import { type AnnFiles, type AnnManifest, fitsConfig, type HnswIndex, newHnswIndex } from "./ann-file.js";
 import { idList, type Sql } from "./connection.js";
-import { TopK } from "./top-k.js";
-import { normalizeInPlace } from "./vector-math.js";
 
 interface KeyedRow {
   key: number;

@@ -1,7 +1,7 @@
+import { TopK } from "../ranking/top-k.js";
 import type { Sql } from "./connection.js";
 import { matchTerms } from "./fts-text.js";
 import type { TableVersion } from "./table-version.js";
-import { TopK } from "./top-k.js";
 
 /** One term's matches in an FTS table: row ids in ascending order and the term's bm25 share of each. */
 interface TermPostings {

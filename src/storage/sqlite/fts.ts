@@ -1,11 +1,13 @@
 import type { ScoredId } from "../../types.js";
 import { chunkUnits } from "../chunk-units.js";
 import { relationshipSearchText } from "../relationship-search-text.js";
+import { queryTerms, segmentForIndex } from "../text/query-terms.js";
+import { affordableTerms, RELATIONSHIP_POSTING_BUDGET } from "../text/term-budget.js";
 import { idList, type Sql } from "./connection.js";
 import { TermScores } from "./fts-term-scores.js";
-import { matchExpression, matchTerms, queryTerms, segmentForIndex } from "./fts-text.js";
+import { matchExpression, matchTerms } from "./fts-text.js";
 import { TableVersion } from "./table-version.js";
-import { affordableTerms, RELATIONSHIP_POSTING_BUDGET, RelationshipTermFrequencies } from "./term-budget.js";
+import { RelationshipTermFrequencies } from "./term-budget.js";
 
 /** An entity's name counts this many times more than its description in bm25. */
 const ENTITY_NAME_WEIGHT = 5;

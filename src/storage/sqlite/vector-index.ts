@@ -1,9 +1,9 @@
 import type { VectorIndexConfig } from "../../config.js";
 import type { ScoredId, VectorItem, VectorNamespace } from "../../types.js";
 import { vectorDimension } from "../input-checks.js";
+import { MatrixBuilder, searchMatrix, type VectorMatrix } from "../vectors/vector-math.js";
 import type { AnnVectors } from "./ann-vectors.js";
 import { idList, type Sql } from "./connection.js";
-import { MatrixBuilder, searchMatrix, type VectorMatrix } from "./vector-math.js";
 
 interface Cached<T> {
   generation: number;

@@ -1,5 +1,6 @@
-// Stores relationship vectors as float lists on the RELATED edges. A key with no edge yet gets an
-// anchor edge (and anchor endpoints), so the vector is kept until its record arrives.
+// Stores relationship vectors on the RELATED edges, as 32-bit float lists (see the other upserts).
+// A key with no edge yet gets an anchor edge (and anchor endpoints), so the vector is kept until
+// its record arrives.
 // @param workspace  the workspace this store serves
 // @param rows  list of {id, sourceKey, targetKey, vector, textHash, norm}
 UNWIND $rows AS row
@@ -9,4 +10,6 @@ MERGE (b:Entity {workspace: $workspace, key: row.targetKey})
 ON CREATE SET b.anchor = true
 MERGE (a)-[r:RELATED {workspace: $workspace, key: row.id}]->(b)
 ON CREATE SET r.anchor = true
-SET r.embedding = row.vector, r.embeddingHash = row.textHash, r.embeddingNorm = row.norm
+SET r.embeddingHash = row.textHash, r.embeddingNorm = row.norm
+WITH r, row
+CALL db.create.setRelationshipVectorProperty(r, 'embedding', row.vector)

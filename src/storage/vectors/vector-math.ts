@@ -1,5 +1,5 @@
 import type { ScoredId } from "../../types.js";
-import { TopK } from "./top-k.js";
+import { TopK } from "../ranking/top-k.js";
 
 /**
  * All vectors of one namespace as unit-length rows, stored COLUMN-major: `columns[d * size + row]`.

@@ -1,0 +1,69 @@
+/**
+ * Text preparation for FTS5's unicode61 tokenizer, which splits on spaces and punctuation only and
+ * would keep a whole Chinese sentence as one token. CJK runs are therefore cut into words with
+ * Intl.Segmenter before indexing, and queries are cut the same way, so both sides agree. Shared by
+ * both stores: the Neo4j store's in-memory BM25 (neo4j/text-search.ts) cuts text and queries as
+ * the embedded store's FTS5 tables do, so both rank alike.
+ */
+
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+/** What unicode61 keeps inside a token: letters, numbers, marks and private-use characters. */
+const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+
+/** Longest query we turn into terms; longer queries are truncated, not rejected. */
+const MAX_QUERY_TERMS = 64;
+
+const wordSegmenter = new Intl.Segmenter("zh", { granularity: "word" });
+
+function cjkWords(run: string): string[] {
+  const words: string[] = [];
+  for (const part of wordSegmenter.segment(run)) if (part.isWordLike) words.push(part.segment);
+  return words;
+}
+
+/** The text as stored in an FTS table: CJK runs become space-separated words, the rest is kept. */
+export function segmentForIndex(text: string): string {
+  if (!HAS_CJK.test(text)) return text;
+  return text.replace(CJK_RUN, (run) => ` ${cjkWords(run).join(" ")} `);
+}
+
+/**
+ * Query terms. Outside CJK, a term is a token. Inside a CJK run, words the segmenter knows are
+ * terms, and runs of single characters (names the dictionary lacks, like 腾讯 -> 腾 讯) are kept
+ * together as one phrase so they match as a sequence instead of as unrelated characters.
+ */
+export function queryTerms(query: string): string[] {
+  const terms: string[] = [];
+  let lastEnd = 0;
+  for (const match of query.matchAll(CJK_RUN)) {
+    terms.push(...plainTokens(query.slice(lastEnd, match.index)));
+    terms.push(...cjkTerms(match[0]));
+    lastEnd = match.index + match[0].length;
+  }
+  terms.push(...plainTokens(query.slice(lastEnd)));
+  return [...new Set(terms)].slice(0, MAX_QUERY_TERMS);
+}
+
+function plainTokens(text: string): string[] {
+  return text.match(TOKEN) ?? [];
+}
+
+function cjkTerms(run: string): string[] {
+  const terms: string[] = [];
+  let singles: string[] = [];
+  const flushSingles = () => {
+    if (singles.length > 0) terms.push(singles.join(" "));
+    singles = [];
+  };
+  for (const word of cjkWords(run)) {
+    if ([...word].length === 1) {
+      singles.push(word);
+    } else {
+      flushSingles();
+      terms.push(word);
+    }
+  }
+  flushSingles();
+  return terms;
+}
