@@ -1,11 +1,9 @@
 import stringWidthOfAnyText from "string-width";
 
-/** Printable ASCII takes one column per character. */
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 /**
- * Printable ASCII mixed with the full-width characters of Chinese titles: CJK ideographs (with
- * extension A and the compatibility block), CJK punctuation up to U+3029 (the tone marks after it
- * are combining) and full-width forms. Each is one code unit, one grapheme and two columns, as
+ * Printable ASCII (one column per character) mixed with the full-width characters of Chinese
+ * titles: CJK ideographs (with extension A and the compatibility block), CJK punctuation up to
+ * U+3029 (the tone marks after it are combining) and full-width forms. Each is one code unit, one grapheme and two columns, as
  * string-width says too (a unit test checks every one of them).
  */
 const ASCII_AND_WIDE_CJK = /^[\x20-\x7e\u3001-\u3029\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff60]*$/;
@@ -13,11 +11,10 @@ const WIDE_CJK = /[^\x20-\x7e]/g;
 
 /**
  * Display width in terminal columns. string-width builds large Unicode tables on its first call
- * (tens of milliseconds of every command's start-up), so plain ASCII, most cells, skips it, and so
- * do ASCII and Chinese titles (the demo's `kgrag status`).
+ * (tens of milliseconds of every command's start-up), so ASCII cells, most of them, and Chinese
+ * titles (the demo's `kgrag status`) are measured without it.
  */
 function stringWidth(text: string): number {
-  if (PRINTABLE_ASCII.test(text)) return text.length;
   if (ASCII_AND_WIDE_CJK.test(text)) return text.length + (text.match(WIDE_CJK)?.length ?? 0);
   return stringWidthOfAnyText(text);
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
 import type { QueryResult } from "../../src/query/query-engine.js";
 import { openServices } from "../../src/workspace/open-services.js";
+import { CLI_BUNDLE_ENV, runCli } from "../support/cli-child.js";
 import { runMain } from "../support/cli-in-process.js";
 
 const CORPUS = [
@@ -21,6 +22,11 @@ const CORPUS = [
 ];
 const QUESTION = "Where was the founder of Corvane Shipping born?";
 const OFFLINE_NOTICE = /no LLM configured .* offline built-ins: offline-nlp extractor/;
+
+/** The CommonJS files a process loaded, from Node's module debug log. */
+function loadedFiles(stderr: string): string[] {
+  return [...stderr.matchAll(/^MODULE \d+: load "([^"]+)"/gm)].map((m) => m[1] ?? "");
+}
 
 /** What a query found and answered, without its timings (they differ run to run). */
 function outcome(result: QueryResult) {
@@ -64,6 +70,23 @@ describe("a query through the services alone (the CLI's query opener)", () => {
     expect(run.code).toBe(0);
     expect(outcome(JSON.parse(run.stdout) as QueryResult)).toEqual(outcome(viaFacade));
     expect(run.stderr).toMatch(OFFLINE_NOTICE);
+  });
+
+  // The bundled CLI tags the question with compromise ready-built (scripts/bundle-compromise.mjs),
+  // not the package's build, which builds its whole English model as it loads; the answer is the
+  // one the library gives from its sources, which use the package's build.
+  it("loads the ready-built compromise in the bundled CLI and answers as the sources do", async () => {
+    expect(process.env[CLI_BUNDLE_ENV]).toBeDefined();
+    const run = await runCli(["query", QUESTION, "--json", "--workspace", workspace], {
+      NODE_DEBUG: "module",
+    });
+    expect(run.code).toBe(0);
+    const loaded = loadedFiles(run.stderr);
+    expect(loaded.some((file) => file.endsWith(join("compromise", "two.cjs")))).toBe(true);
+    expect(loaded.filter((file) => file.includes(join("node_modules", "compromise")))).toEqual([]);
+    const printed = JSON.parse(run.stdout.slice(run.stdout.indexOf("{"))) as QueryResult;
+    expect(outcome(printed)).toEqual(outcome(viaFacade));
+    expect(printed.answer).toContain("Saltmere");
   });
 
   it("still refuses a folder that holds no workspace, creating nothing", async () => {

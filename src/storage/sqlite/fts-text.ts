@@ -1,6 +1,5 @@
+// FTS5 MATCH expressions built from the shared query terms (text/query-terms.ts).
 import { queryTerms } from "../text/query-terms.js";
-
-/** FTS5 MATCH expressions built from the shared query terms (text/query-terms.ts). */
 
 /**
  * A MATCH expression that can never be a syntax error: every term is a quoted FTS5 string (quotes
