@@ -6,7 +6,8 @@
  * top-20 p50/p95 and recall@20 against exact search, full query p95 per mode (context only), and
  * the time to add 10,000 more chunks with their graph. The last line is one JSON object.
  * Run: npx tsx bench/scale.ts --chunks N [--dim D] [--entities M] [--relationships R]
- *        [--queries Q] [--dir DIR] [--keep]
+ *        [--queries Q] [--dir DIR] [--keep] [--skip-query] [--skip-add]
+ *      npx tsx bench/scale.ts --chunks N --phase query|add --dir DIR   (re-measure a kept workspace)
  */
 
 import { spawnSync } from "node:child_process";
@@ -39,8 +40,13 @@ const Args = z.object({
   namespaces: z.string().default("chunks,entities,relationships"),
   /** Leaves out the "add 10,000 chunks" step. */
   skipAdd: z.boolean().default(false),
-  /** Internal: the query phase, run in a fresh process so RSS after open means something. */
-  phase: z.enum(["build", "query"]).default("build"),
+  /** Leaves out the query phase (run it later with --phase query --dir DIR). */
+  skipQuery: z.boolean().default(false),
+  /**
+   * The query phase runs in a fresh process so RSS after open means something; `query` and `add`
+   * alone re-measure a kept workspace (--dir) later, e.g. on a quieter machine than the build's.
+   */
+  phase: z.enum(["build", "query", "add"]).default("build"),
 });
 type Args = z.infer<typeof Args>;
 
@@ -203,14 +209,18 @@ function benchEmbedder(dim: number, chunks: number): Embedder {
   };
 }
 
-async function buildPhase(args: Args): Promise<void> {
-  const shape: Shape = {
+function shapeOf(args: Args): Shape {
+  return {
     chunks: args.chunks,
     entities: args.entities ?? args.chunks,
     relationships: args.relationships ?? args.chunks * 2,
     dim: args.dim,
     namespaces: args.namespaces.split(",") as VectorNamespace[],
   };
+}
+
+async function buildPhase(args: Args): Promise<void> {
+  const shape = shapeOf(args);
   const dir = args.dir ?? mkdtempSync(join(tmpdir(), "kgrag-scale-"));
   const workspace = join(dir, "workspace");
   const store = await openSqliteStore(workspace, { vectorIndex: VectorIndexSchema.parse({}) });
@@ -240,6 +250,16 @@ async function buildPhase(args: Args): Promise<void> {
     vectorIndexes,
   };
 
+  const queried = args.skipQuery ? {} : queryInFreshProcess(dir);
+  const add10kMs = args.skipAdd ? undefined : await timeAdding(workspace, shape);
+
+  if (!args.keep && !args.dir) rmSync(dir, { recursive: true, force: true });
+  console.log(
+    JSON.stringify({ ...build, ...queried, add10kMs, workspace: args.keep ? workspace : undefined }),
+  );
+}
+
+function queryInFreshProcess(dir: string): Record<string, unknown> {
   const child = spawnSync(
     process.execPath,
     [
@@ -255,14 +275,7 @@ async function buildPhase(args: Args): Promise<void> {
     { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1e8 },
   );
   const lines = child.stdout.trim().split("\n");
-  const queried = JSON.parse(lines[lines.length - 1] ?? "{}") as Record<string, unknown>;
-
-  const add10kMs = args.skipAdd ? undefined : await timeAdding(workspace, shape);
-
-  if (!args.keep && !args.dir) rmSync(dir, { recursive: true, force: true });
-  console.log(
-    JSON.stringify({ ...build, ...queried, add10kMs, workspace: args.keep ? workspace : undefined }),
-  );
+  return JSON.parse(lines[lines.length - 1] ?? "{}") as Record<string, unknown>;
 }
 
 /** Adds 10,000 chunks with their graph and vectors, and refreshes the HNSW files. */
@@ -339,5 +352,13 @@ async function queryPhase(args: Args): Promise<void> {
   );
 }
 
+/** Times adding 10,000 chunks to a kept workspace (--dir), which it changes. */
+async function addPhase(args: Args): Promise<void> {
+  const shape = shapeOf(args);
+  const add10kMs = await timeAdding(join(args.dir as string, "workspace"), shape);
+  console.log(JSON.stringify({ add10kMs, addPeakRssMb: peakRssMb() }));
+}
+
 const args = parseArgs(process.argv.slice(2));
-await (args.phase === "query" ? queryPhase(args) : buildPhase(args));
+const phases = { build: buildPhase, query: queryPhase, add: addPhase };
+await phases[args.phase](args);
