@@ -3,6 +3,7 @@ import { inferSettings } from "graphology-layout-forceatlas2";
 import FA2Layout from "graphology-layout-forceatlas2/worker";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import Sigma from "sigma";
+import { pathLine } from "sigma/rendering";
 import { legendFor, OTHER_COLOUR, sizeForDegree } from "./colors";
 import { type ColourBy, categoryOf, type GraphEdgeData, type GraphNodeData } from "./types";
 
@@ -60,6 +61,9 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     if (!container.current) return;
     try {
       const sigma = new Sigma(graph, container.current, {
+        // Straight edges only: sigma's default also declares self-loops, whose 32-segment path then
+        // shapes every edge's geometry (the graph has no self-loops: syncGraph skips them).
+        primitives: { edges: { paths: [pathLine()] } },
         // Sizes in screen pixels: sigma 4 defaults to graph units, which makes a few nodes fill the view.
         settings: {
           itemSizesReference: "screen",
