@@ -3,8 +3,10 @@ import { inferSettings } from "graphology-layout-forceatlas2";
 import FA2Layout from "graphology-layout-forceatlas2/worker";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import Sigma from "sigma";
+import { pathLine } from "sigma/rendering";
 import { legendFor, OTHER_COLOUR, sizeForDegree } from "./colors";
 import { type ColourBy, categoryOf, type GraphEdgeData, type GraphNodeData } from "./types";
+import { ViewGraph } from "./view-graph";
 
 export interface GraphCanvasProps {
   nodes: GraphNodeData[];
@@ -38,10 +40,21 @@ const FADED_COLOUR = "#dddddd";
  */
 const LARGE_GRAPH_NODES = 500;
 
+/** While ForceAtlas2 moves a large graph, the nodes are redrawn at most this often (ms). */
+const LARGE_LAYOUT_FRAME_GAP_MS = 150;
+
 /** A sigma.js view of the given nodes and edges; new nodes appear next to a neighbour and ForceAtlas2 settles them. */
 export default function GraphCanvas(props: GraphCanvasProps) {
   const container = useRef<HTMLDivElement>(null);
   const graph = useMemo(() => new Graph<NodeAttributes>({ type: "undirected", multi: false }), []);
+  /** What sigma draws: the graph above, without its edges while a large layout runs. */
+  const drawn = useMemo(
+    () =>
+      new ViewGraph(graph, new Graph<NodeAttributes>({ type: "undirected", multi: false }), (callback) =>
+        requestAnimationFrame(callback),
+      ),
+    [graph],
+  );
   const renderer = useRef<Sigma<NodeAttributes> | undefined>(undefined);
   const layout = useRef<FA2Layout | undefined>(undefined);
   const layoutTimer = useRef<number | undefined>(undefined);
@@ -59,7 +72,10 @@ export default function GraphCanvas(props: GraphCanvasProps) {
   useEffect(() => {
     if (!container.current) return;
     try {
-      const sigma = new Sigma(graph, container.current, {
+      const sigma = new Sigma(drawn.view, container.current, {
+        // Straight edges only: sigma's default also declares self-loops, whose 32-segment path then
+        // shapes every edge's geometry (the graph has no self-loops: syncGraph skips them).
+        primitives: { edges: { paths: [pathLine()] } },
         // Sizes in screen pixels: sigma 4 defaults to graph units, which makes a few nodes fill the view.
         settings: {
           itemSizesReference: "screen",
@@ -91,11 +107,15 @@ export default function GraphCanvas(props: GraphCanvasProps) {
       layout.current?.kill();
       renderer.current?.kill();
       renderer.current = undefined;
+      drawn.kill();
     };
   }, [graph]);
 
   useEffect(() => {
     const colours = new Map(legend.map((entry) => [entry.key, entry.colour]));
+    // A large graph about to be laid out leaves its edges undrawn from the start (see runLayout).
+    if (props.nodes.length >= LARGE_GRAPH_NODES && props.nodes.some((node) => !graph.hasNode(node.id)))
+      drawn.showEdges(false);
     const added = syncGraph(graph, props.nodes, props.edges, (node) => {
       const category = categoryOf(node, props.colourBy);
       const colour = colours.get(category) ?? OTHER_COLOUR;
@@ -128,11 +148,19 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     const fa2 = new FA2Layout(graph, { settings });
     layout.current = fa2;
     fa2.start();
+    // Thousands of edges redrawn at every layout step cost most of each frame without a GPU: a
+    // large graph's nodes settle first, its edges appear once they have.
+    drawn.showEdges(graph.order < LARGE_GRAPH_NODES);
+    drawn.positionGapMs = graph.order < LARGE_GRAPH_NODES ? 0 : LARGE_LAYOUT_FRAME_GAP_MS;
+    // Labels of moving nodes are placed again every frame and can hardly be read: they wait too.
+    renderer.current?.setSetting("renderLabels", graph.order < LARGE_GRAPH_NODES);
     setLayoutRunning(true);
     window.clearTimeout(layoutTimer.current);
     const duration = props.layoutMs ?? Math.min(5000, 1200 + graph.order * 4);
     layoutTimer.current = window.setTimeout(() => {
       fa2.stop();
+      drawn.showEdges(true);
+      renderer.current?.setSetting("renderLabels", true);
       setLayoutRunning(false);
     }, duration);
   }
