@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { relationshipKey } from "../../src/merge/keys.js";
 import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
-import type { CommunityRecord, GraphChanges, RelationshipRecord } from "../../src/types.js";
-import { makeDocument } from "../support/storage-fixtures.js";
+import type { CommunityRecord, EntityRecord, GraphChanges, RelationshipRecord } from "../../src/types.js";
+import { makeDocument, makeEntity } from "../support/storage-fixtures.js";
 
 const tempDirs: string[] = [];
 
@@ -34,6 +34,16 @@ function edge(a: string, b: string, weight = 1): RelationshipRecord {
     sourceChunkIds: ["c1"],
     fragmentsHash: "h",
     needsSummary: false,
+  };
+}
+
+function entityChanges(upsert: EntityRecord[], remove: string[] = []): GraphChanges {
+  return {
+    upsertEntities: upsert,
+    upsertRelationships: [],
+    deleteEntityKeys: remove,
+    deleteRelationshipKeys: [],
+    history: [],
   };
 }
 
@@ -224,6 +234,34 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     expect(again?.report?.findings).toEqual(report.findings);
     await reader.replaceCommunities([]);
     expect(await reader.listCommunities()).toEqual([]);
+    await reader.close();
+    await writer.close();
+  });
+
+  it("keeps entity records in step with writes from this and other connections, and hands out copies", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    const alpha = makeEntity("Alpha", { description: "first", sourceChunkIds: ["c1"] });
+    await reader.applyGraphChanges(entityChanges([alpha, makeEntity("Beta")]));
+    const keys = (names: EntityRecord[]) => names.map((e) => e.key);
+    // Each key once, in first-seen order, unknown keys skipped; a second read comes from memory.
+    expect(keys(await reader.getEntities(["beta", "alpha", "nobody", "beta"]))).toEqual(["beta", "alpha"]);
+    const [first] = await reader.getEntities(["alpha"]);
+    first?.sourceChunkIds.push("tampered");
+    first?.fragments.push("tampered");
+    expect((await reader.getEntities(["alpha"]))[0]?.sourceChunkIds).toEqual(["c1"]);
+
+    await writer.applyGraphChanges(entityChanges([{ ...alpha, description: "second" }], ["beta"]));
+    await writer.applyGraphChanges(entityChanges([makeEntity("Nobody")]));
+    expect(
+      (await reader.getEntities(["alpha", "beta", "nobody"])).map((e) => [e.key, e.description]),
+    ).toEqual([
+      ["alpha", "second"],
+      ["nobody", expect.any(String)],
+    ]);
+    await reader.applyGraphChanges(entityChanges([{ ...alpha, description: "third" }]));
+    expect((await reader.getEntities(["alpha"]))[0]?.description).toBe("third");
     await reader.close();
     await writer.close();
   });
