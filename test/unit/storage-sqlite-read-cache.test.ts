@@ -62,8 +62,10 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     const store = await openSqliteStore(await tempWorkspace());
     await store.upsertDocument(makeDocument("a"));
     expect((await store.listDocuments()).map((d) => d.id)).toEqual(["a"]);
+    expect((await store.getDocument("a"))?.status).not.toBe("failed");
     await store.setDocumentStatus("a", "failed", "boom");
     expect((await store.listDocuments())[0]?.status).toBe("failed");
+    expect((await store.getDocument("a"))?.status).toBe("failed");
     await store.upsertVectors("chunks", [{ id: "c1", textHash: "h1", vector: vector(0.1) }]);
     expect(await store.vectorHashes("chunks")).toEqual(new Map([["c1", "h1"]]));
     await store.upsertVectors("chunks", [{ id: "c1", textHash: "h2", vector: vector(0.9) }]);
@@ -78,8 +80,10 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     await writer.upsertDocument(makeDocument("a"));
     await writer.upsertVectors("chunks", [{ id: "c1", textHash: "h1", vector: vector(0.1) }]);
     expect((await reader.listDocuments()).map((d) => d.id)).toEqual(["a"]);
+    expect(await reader.getDocument("b")).toBeUndefined();
     expect((await reader.searchVectors("chunks", vector(0.1), 5)).map((hit) => hit.id)).toEqual(["c1"]);
     await writer.upsertDocument(makeDocument("b"));
+    expect((await reader.getDocument("b"))?.id).toBe("b");
     await writer.upsertVectors("chunks", [{ id: "c2", textHash: "h2", vector: vector(0.9) }]);
     expect((await reader.listDocuments()).map((d) => d.id).sort()).toEqual(["a", "b"]);
     expect((await reader.searchVectors("chunks", vector(0.9), 1)).map((hit) => hit.id)).toEqual(["c2"]);
@@ -100,6 +104,12 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     const [again] = await store.listDocuments();
     expect(again?.title).not.toBe("changed");
     expect(again?.metadata.lang).toBe("en");
+    const one = await store.getDocument("a");
+    if (!one) throw new Error("document missing");
+    one.title = "changed";
+    one.metadata.lang = "fr";
+    expect((await store.getDocument("a"))?.title).not.toBe("changed");
+    expect((await store.getDocument("a"))?.metadata.lang).toBe("en");
     expect((await store.vectorHashes("chunks")).get("c1")).toBe("h1");
     await store.close();
   });
