@@ -11,7 +11,7 @@
  * The base workspace is indexed once under the temp folder and reused; every run serves a copy.
  * The server's per-client rate limit is lifted (all clients share one address); the load average
  * is printed beside the figures, since the machine may be shared, and so is the CPU time per
- * request of the bench's process and its children (the server's query and job processes).
+ * request of the bench's process and its children (the server's query and job processes), in all and apart.
  * Run: npx tsx bench/server-load.ts [--clients 50] [--seconds 30] [--query-workers N] [--fresh]
  *        [--skip-index-job] [--data DIR] [--query-cache ENTRIES] [--job-nice N] [--during-seconds 600]
  *        [--index-job-only]
@@ -64,6 +64,10 @@ interface Stats {
   cacheHits?: number;
   /** CPU time of this process and its children per answer. */
   cpuMsPerRequest?: number;
+  /** Of which this process's (the clients and the server's request loop)... */
+  cpuMsPerRequestHere?: number;
+  /** ...and its children's (the query processes, and a job's). */
+  cpuMsPerRequestChildren?: number;
   p50: number;
   p95: number;
   p99: number;
@@ -101,8 +105,11 @@ async function baseWorkspace(data: string): Promise<string> {
   return dir;
 }
 
-/** CPU milliseconds used so far by this process and its live children (Linux /proc; else this process). */
-function cpuMs(): number {
+/**
+ * CPU milliseconds used so far by this process (the clients and the server's request loop) and by
+ * its live children (the server's query and job processes); Linux /proc, else this process only.
+ */
+function cpuMs(): { own: number; children: number } {
   const own = process.cpuUsage();
   let children = 0;
   const ticksPerMs = 100 / 1000; // USER_HZ
@@ -119,7 +126,20 @@ function cpuMs(): number {
       }
     }
   }
-  return (own.user + own.system) / 1000 + children;
+  return { own: (own.user + own.system) / 1000, children };
+}
+
+/** CPU per request since `before`: in all, and the share of this process and of its children. */
+function cpuPerRequest(before: { own: number; children: number }, requests: number) {
+  const after = cpuMs();
+  const per = (ms: number) => Math.round((ms / Math.max(1, requests)) * 10) / 10;
+  const own = after.own - before.own;
+  const children = after.children - before.children;
+  return {
+    cpuMsPerRequest: per(own + children),
+    cpuMsPerRequestHere: per(own),
+    cpuMsPerRequestChildren: per(children),
+  };
 }
 
 /** One query; `distinct` gives it its own id, so that no cached answer fits it. */
@@ -171,11 +191,10 @@ async function queryLoad(
       }
     }),
   );
-  const cpu = cpuMs() - cpuBefore;
   return {
     ...stats(times, errors, (performance.now() - started) / 1000),
     cacheHits: hits,
-    cpuMsPerRequest: Math.round((cpu / Math.max(1, times.length)) * 10) / 10,
+    ...cpuPerRequest(cpuBefore, times.length),
   };
 }
 
@@ -202,10 +221,9 @@ async function neighbourhoods(
       bytes += body.bytes;
     }
   }
-  const cpu = cpuMs() - cpuBefore;
   return {
     ...stats(times, 0, (performance.now() - started) / 1000),
-    cpuMsPerRequest: Math.round((cpu / times.length) * 10) / 10,
+    ...cpuPerRequest(cpuBefore, times.length),
     nodes: Math.round(nodes / times.length),
     edges: Math.round(edges / times.length),
     kilobytes: Math.round(bytes / times.length / 1024),

@@ -51,14 +51,14 @@ export const ServerConfigSchema = z.object({
   keptJobs: z.number().int().min(1).default(200),
   /**
    * Processes answering offline queries (see queries/workspace-queries.ts); 0 runs every
-   * query on the request loop. Default: one per core but one, kept for the request loop.
+   * query on the request loop. Default: see defaultQueryWorkers.
    */
   queryWorkers: z
     .number()
     .int()
     .min(0)
     .max(64)
-    .default(() => Math.max(1, availableParallelism() - 1)),
+    .default(() => defaultQueryWorkers(availableParallelism())),
   /**
    * Results of POST /query kept per workspace and data generation, for workspaces whose queries
    * call no model (see queries/query-cache.ts); any write to the workspace invalidates them.
@@ -88,6 +88,16 @@ export const ServerConfigSchema = z.object({
 
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
 export type ServerConfigInput = z.input<typeof ServerConfigSchema>;
+
+/**
+ * One query process per core but one, kept for the request loop, and two from two cores on: the
+ * request loop spends about a sixth of a query's CPU (5.7 of 37.6 ms per request on HotpotQA-100,
+ * bench/server-load.ts), so with one query process a two-core machine answered from one core
+ * while the other stood mostly idle.
+ */
+export function defaultQueryWorkers(cores: number): number {
+  return Math.max(Math.min(2, cores), cores - 1);
+}
 
 /**
  * KGRAG_API_KEYS: keys separated by commas; a key may name its workspaces after `=`, joined by `+`

@@ -3,7 +3,7 @@ import { getPriority } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../src/server/jobs/job-types.js";
 import { requestKey } from "../../src/server/queries/query-cache.js";
-import { serverConfigFrom } from "../../src/server/server-config.js";
+import { defaultQueryWorkers, serverConfigFrom } from "../../src/server/server-config.js";
 import {
   ATLAS_DOCS,
   offlineWorkspace,
@@ -133,6 +133,11 @@ describe("query cache and job priority settings", () => {
     expect(requestKey("q", { mode: "mix", topK: 3 })).toBe(requestKey("q", { topK: 3, mode: "mix" }));
     expect(requestKey("q", { mode: "mix" })).not.toBe(requestKey("q", { mode: "local" }));
     expect(requestKey("q", { docIds: ["a", "b"] })).not.toBe(requestKey("q", { docIds: ["b", "a"] }));
+  });
+
+  it("starts two query processes from two cores on, else one per core but one", () => {
+    expect([1, 2, 3, 4, 8].map(defaultQueryWorkers)).toEqual([1, 2, 2, 3, 7]);
+    expect(serverConfigFrom({}, { KGRAG_QUERY_WORKERS: "1" }).queryWorkers).toBe(1);
   });
 
   it("reads KGRAG_QUERY_CACHE and KGRAG_JOB_NICE, and refuses values out of range", () => {

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { relationshipKey } from "../../src/merge/keys.js";
 import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
-import type { CommunityRecord, GraphChanges, RelationshipRecord } from "../../src/types.js";
-import { makeDocument } from "../support/storage-fixtures.js";
+import type { CommunityRecord, EntityRecord, GraphChanges, RelationshipRecord } from "../../src/types.js";
+import { makeDocument, makeEntity } from "../support/storage-fixtures.js";
 
 const tempDirs: string[] = [];
 
@@ -37,6 +37,16 @@ function edge(a: string, b: string, weight = 1): RelationshipRecord {
   };
 }
 
+function entityChanges(upsert: EntityRecord[], remove: string[] = []): GraphChanges {
+  return {
+    upsertEntities: upsert,
+    upsertRelationships: [],
+    deleteEntityKeys: remove,
+    deleteRelationshipKeys: [],
+    history: [],
+  };
+}
+
 function changes(upsert: RelationshipRecord[], remove: string[] = []): GraphChanges {
   return {
     upsertEntities: [],
@@ -52,8 +62,10 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     const store = await openSqliteStore(await tempWorkspace());
     await store.upsertDocument(makeDocument("a"));
     expect((await store.listDocuments()).map((d) => d.id)).toEqual(["a"]);
+    expect((await store.getDocument("a"))?.status).not.toBe("failed");
     await store.setDocumentStatus("a", "failed", "boom");
     expect((await store.listDocuments())[0]?.status).toBe("failed");
+    expect((await store.getDocument("a"))?.status).toBe("failed");
     await store.upsertVectors("chunks", [{ id: "c1", textHash: "h1", vector: vector(0.1) }]);
     expect(await store.vectorHashes("chunks")).toEqual(new Map([["c1", "h1"]]));
     await store.upsertVectors("chunks", [{ id: "c1", textHash: "h2", vector: vector(0.9) }]);
@@ -68,8 +80,10 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     await writer.upsertDocument(makeDocument("a"));
     await writer.upsertVectors("chunks", [{ id: "c1", textHash: "h1", vector: vector(0.1) }]);
     expect((await reader.listDocuments()).map((d) => d.id)).toEqual(["a"]);
+    expect(await reader.getDocument("b")).toBeUndefined();
     expect((await reader.searchVectors("chunks", vector(0.1), 5)).map((hit) => hit.id)).toEqual(["c1"]);
     await writer.upsertDocument(makeDocument("b"));
+    expect((await reader.getDocument("b"))?.id).toBe("b");
     await writer.upsertVectors("chunks", [{ id: "c2", textHash: "h2", vector: vector(0.9) }]);
     expect((await reader.listDocuments()).map((d) => d.id).sort()).toEqual(["a", "b"]);
     expect((await reader.searchVectors("chunks", vector(0.9), 1)).map((hit) => hit.id)).toEqual(["c2"]);
@@ -90,6 +104,12 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     const [again] = await store.listDocuments();
     expect(again?.title).not.toBe("changed");
     expect(again?.metadata.lang).toBe("en");
+    const one = await store.getDocument("a");
+    if (!one) throw new Error("document missing");
+    one.title = "changed";
+    one.metadata.lang = "fr";
+    expect((await store.getDocument("a"))?.title).not.toBe("changed");
+    expect((await store.getDocument("a"))?.metadata.lang).toBe("en");
     expect((await store.vectorHashes("chunks")).get("c1")).toBe("h1");
     await store.close();
   });
@@ -224,6 +244,34 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     expect(again?.report?.findings).toEqual(report.findings);
     await reader.replaceCommunities([]);
     expect(await reader.listCommunities()).toEqual([]);
+    await reader.close();
+    await writer.close();
+  });
+
+  it("keeps entity records in step with writes from this and other connections, and hands out copies", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    const alpha = makeEntity("Alpha", { description: "first", sourceChunkIds: ["c1"] });
+    await reader.applyGraphChanges(entityChanges([alpha, makeEntity("Beta")]));
+    const keys = (names: EntityRecord[]) => names.map((e) => e.key);
+    // Each key once, in first-seen order, unknown keys skipped; a second read comes from memory.
+    expect(keys(await reader.getEntities(["beta", "alpha", "nobody", "beta"]))).toEqual(["beta", "alpha"]);
+    const [first] = await reader.getEntities(["alpha"]);
+    first?.sourceChunkIds.push("tampered");
+    first?.fragments.push("tampered");
+    expect((await reader.getEntities(["alpha"]))[0]?.sourceChunkIds).toEqual(["c1"]);
+
+    await writer.applyGraphChanges(entityChanges([{ ...alpha, description: "second" }], ["beta"]));
+    await writer.applyGraphChanges(entityChanges([makeEntity("Nobody")]));
+    expect(
+      (await reader.getEntities(["alpha", "beta", "nobody"])).map((e) => [e.key, e.description]),
+    ).toEqual([
+      ["alpha", "second"],
+      ["nobody", expect.any(String)],
+    ]);
+    await reader.applyGraphChanges(entityChanges([{ ...alpha, description: "third" }]));
+    expect((await reader.getEntities(["alpha"]))[0]?.description).toBe("third");
     await reader.close();
     await writer.close();
   });

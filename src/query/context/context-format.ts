@@ -59,7 +59,21 @@ export function renderContext(parts: {
   return sections.join("\n\n") || "(nothing relevant was found in the indexed documents)";
 }
 
-/** Folded descriptions keep their fragments apart with <SEP>; a reader wants plain text. */
+/** Enough for the entities and relationships of many queries; cleared whole when full. */
+const MAX_READABLE = 16_384;
+const readableTexts = new Map<string, string>();
+
+/**
+ * Folded descriptions keep their fragments apart with <SEP>; a reader wants plain text.
+ * Remembered: every candidate's line is rendered to be measured and again to be shown, and the
+ * same entities and relationships come back query after query.
+ */
 function readable(description: string): string {
-  return description.split(DESCRIPTION_SEPARATOR).join(" | ").replace(/\s+/g, " ").trim();
+  let text = readableTexts.get(description);
+  if (text === undefined) {
+    text = description.split(DESCRIPTION_SEPARATOR).join(" | ").replace(/\s+/g, " ").trim();
+    if (readableTexts.size >= MAX_READABLE) readableTexts.clear();
+    readableTexts.set(description, text);
+  }
+  return text;
 }

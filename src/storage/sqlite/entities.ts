@@ -1,6 +1,7 @@
 import type { EntityRecord } from "../../types.js";
 import type { EntityLabel, GraphEntity } from "../graph-store.js";
 import { idList, qualified, type Sql } from "./connection.js";
+import { EntityCache } from "./entity-cache.js";
 import type { FullTextIndex } from "./fts.js";
 import { type EntityRow, type GraphEntityRow, toEntity, toGraphEntity } from "./rows.js";
 
@@ -13,10 +14,14 @@ const ENTITY_SELECT = `SELECT ${ENTITY_COLUMNS_OF_E}, a.aliases AS aliases FROM 
 
 /** Folded entities, kept in step with their full-text rows (name and description). */
 export class EntityTable {
+  private readonly cache: EntityCache;
+
   constructor(
     private readonly sql: Sql,
     private readonly fullText: FullTextIndex,
-  ) {}
+  ) {
+    this.cache = new EntityCache(sql);
+  }
 
   upsert(entity: EntityRecord): void {
     if (entity.key === "") throw new Error(`Entity "${entity.name}" has an empty key.`);
@@ -57,8 +62,12 @@ export class EntityTable {
     }
   }
 
-  /** In the order of `keys`; unknown keys are skipped. */
+  /** In the order of `keys`; unknown keys are skipped. Served from memory while the data is unchanged (see EntityCache). */
   get(keys: string[]): EntityRecord[] {
+    return this.cache.get(keys, (missing) => this.read(missing));
+  }
+
+  private read(keys: string[]): EntityRecord[] {
     return this.sql
       .all<EntityRow>(
         `SELECT ${ENTITY_COLUMNS_OF_E}, a.aliases AS aliases FROM json_each(?) wanted

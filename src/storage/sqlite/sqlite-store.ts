@@ -76,6 +76,9 @@ export async function openSqliteStore(
  * GraphStore on one SQLite file. The work is synchronous (better-sqlite3); each table has its own
  * module and this class only composes them, wrapping atomic operations in one transaction.
  */
+/** Documents remembered by getDocument; cleared whole beyond it, so memory stays bounded. */
+const MAX_REMEMBERED_DOCUMENTS = 10_000;
+
 export class SqliteGraphStore implements GraphStore {
   readonly kind = "sqlite" as const;
   private readonly sql: Sql;
@@ -90,6 +93,8 @@ export class SqliteGraphStore implements GraphStore {
   private readonly llmCache: LlmCacheTable;
   private readonly history: HistoryLog;
   private documentList: { generation: string; documents: DocumentRecord[] } | undefined;
+  /** Documents read one by one in this data generation (a query reads its passages' documents twice). */
+  private readonly documentById = { generation: "", records: new Map<string, DocumentRecord | undefined>() };
 
   private readonly ann: AnnVectors | undefined;
 
@@ -185,8 +190,21 @@ export class SqliteGraphStore implements GraphStore {
     this.documents.upsert(doc);
   }
 
+  /**
+   * Remembered while the data is unchanged: every query reads the documents of its passages, for
+   * their titles and for their pages, and the same documents come back query after query.
+   */
   async getDocument(id: string): Promise<DocumentRecord | undefined> {
-    return this.documents.get(id);
+    const cache = this.documentById;
+    const generation = this.sql.generation();
+    if (cache.generation !== generation || cache.records.size >= MAX_REMEMBERED_DOCUMENTS) {
+      cache.records.clear();
+      cache.generation = generation;
+    }
+    if (!cache.records.has(id)) cache.records.set(id, this.documents.get(id));
+    const doc = cache.records.get(id);
+    // A copy: a caller changing its record must not change the cache.
+    return doc && { ...doc, metadata: { ...doc.metadata } };
   }
 
   /** Queries ask for every document (their titles name subjects); read once per data generation. */
