@@ -5,7 +5,10 @@
  * a run would take if `concurrency` requests were in flight from the first moment to the last.
  * The server samples how many requests are in flight, so the report shows where the model idles
  * (start-up, the gaps between stages, the last stragglers of a stage).
- * Run: npx tsx bench/index-llm-book.ts [--latency 200] [--concurrency 4] [--chunks 40] [--cpu-prof DIR]
+ * With --timeline it also prints (to stderr) the requests in flight over time, bucket by bucket,
+ * with the stages whose requests were open in each bucket.
+ * Run: npx tsx bench/index-llm-book.ts [--latency 200] [--concurrency 4] [--chunks 40] [--timeline 100]
+ *   [--cpu-prof DIR]
  * Needs `npm run build` first (it runs bin/kgrag.js, the way a user does).
  */
 import { spawn } from "node:child_process";
@@ -27,6 +30,7 @@ const LATENCY_MS = option("--latency", 200);
 const CONCURRENCY = option("--concurrency", 4);
 const CHUNKS = option("--chunks", 40);
 const CLI = join(import.meta.dirname, "..", "bin", "kgrag.js");
+const TIMELINE_BUCKET_MS = option("--timeline", 0);
 const profileAt = process.argv.indexOf("--cpu-prof");
 /** A CPU profile of the kgrag process, to see what it does while the model waits. */
 const PROFILE_ARGS =
@@ -175,6 +179,7 @@ const output = await new Promise<string>((resolve, reject) => {
   );
 });
 const elapsed = performance.now() - started;
+const endedAt = Date.now();
 clearInterval(sampler);
 await server.close();
 rmSync(root, { recursive: true, force: true });
@@ -205,6 +210,8 @@ console.log(
     /** From process start to the first model request: start-up, reading and chunking. */
     beforeFirstRequestMs: firstRequest - startedAt,
     requestSpanMs: lastRequest - firstRequest,
+    /** The run as the model saw it: the bound against the time from the first request to the end. */
+    ratioAfterFirstRequest: Number(((endedAt - firstRequest) / bound).toFixed(2)),
     /** Share of the run with fewer than `concurrency` requests in flight. */
     underusedShare: Number(idleShare.toFixed(2)),
     /** When each stage's requests started, in ms from process start: first and last. */
@@ -213,6 +220,33 @@ console.log(
     runStagesMs: summary.stagesMs,
   }),
 );
+
+if (TIMELINE_BUCKET_MS > 0) printTimeline(TIMELINE_BUCKET_MS);
+
+/**
+ * Requests in flight per time bucket (mean over the bucket, from each request's receive and answer
+ * times), as a bar, with the stages whose requests were open: where the model idles.
+ */
+function printTimeline(bucketMs: number): void {
+  const lines: string[] = [];
+  for (let from = startedAt; from < endedAt; from += bucketMs) {
+    const to = from + bucketMs;
+    let busyMs = 0;
+    const stages = new Map<string, number>();
+    for (const r of server.requests) {
+      const overlap = Math.min(to, r.answeredAt ?? endedAt) - Math.max(from, r.receivedAt);
+      if (overlap <= 0) continue;
+      busyMs += overlap;
+      const stage = r.stage || "embed";
+      stages.set(stage, (stages.get(stage) ?? 0) + overlap);
+    }
+    const mean = busyMs / bucketMs;
+    const bar = "#".repeat(Math.round(mean * 4)).padEnd(CONCURRENCY * 4, ".");
+    const names = [...stages].map(([name, ms]) => `${name}:${(ms / bucketMs).toFixed(1)}`).join(" ");
+    lines.push(`${String(from - startedAt).padStart(6)} ms ${mean.toFixed(1).padStart(4)} ${bar} ${names}`);
+  }
+  console.error(lines.join("\n"));
+}
 
 function stageSpans(): Record<string, [number, number]> {
   const spans: Record<string, [number, number]> = {};

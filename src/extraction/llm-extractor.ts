@@ -78,7 +78,9 @@ export class LlmExtractor implements Extractor {
     let rawOutput = "";
     let partial: Round | null = null;
     for (let attempt = 1; attempt <= this.options.parseAttempts; attempt++) {
-      const reply = await this.ask(stage, messages);
+      // Every request after a chunk's first continues its conversation.
+      const followUp = stage === "glean" || attempt > 1;
+      const reply = await this.ask(stage, messages, followUp);
       const answer = reply.text;
       const parsed = parseExtraction(answer);
       const cut = reply.truncated === true || (parsed.ok && parsed.cutShort);
@@ -114,12 +116,13 @@ export class LlmExtractor implements Extractor {
     return { rounds, cut: null };
   }
 
-  private ask(stage: Stage, messages: ChatMessage[]): Promise<ChatResponse> {
+  private ask(stage: Stage, messages: ChatMessage[], followUp: boolean): Promise<ChatResponse> {
     return this.chat.chat({
       stage,
       messages,
       jsonSchema: EXTRACTION_JSON_SCHEMA,
       acceptAnswer,
+      followUp,
     });
   }
 }

@@ -39,6 +39,11 @@ export interface ChatRequest {
   acceptAnswer?: (text: string) => boolean;
   /** Aborts the request (and any queued attempt or retry): set when the caller stops the run. */
   signal?: AbortSignal;
+  /**
+   * Continues a conversation already under way (a gleaning round, a corrective retry): waits for a
+   * request slot ahead of requests that start a new one, so work already started finishes first.
+   */
+  followUp?: boolean;
 }
 
 export interface TokenUsage {

@@ -3,7 +3,6 @@ import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
 } from "openai/resources/chat/completions";
-import pLimit, { type LimitFunction } from "p-limit";
 import type { KgragConfig } from "../config.js";
 import { countTokens } from "../util/tokens.js";
 import type { ChatModel, ChatRequest, ChatResponse, TokenUsage } from "./chat-model.js";
@@ -15,6 +14,7 @@ import {
   rejectsResponseFormat,
   responseFormatFor,
 } from "./endpoint-quirks.js";
+import { FollowUpFirstLimit } from "./follow-up-first.js";
 import { RateLimiter } from "./rate-limiter.js";
 import { type RetryTuning, withRetry } from "./retry.js";
 
@@ -46,12 +46,12 @@ function usageOf(api: ApiUsage | undefined, request: ChatRequest, text: string):
 /**
  * Chat over any OpenAI-compatible endpoint. Retries, Retry-After and timeouts are handled here
  * rather than by the client library so that the limits are ours and visible; all calls of one
- * instance share one concurrency limit.
+ * instance share one concurrency limit, follow-ups served first.
  */
 export class OpenAIChatModel implements ChatModel {
   readonly model: string;
   private readonly client: OpenAI;
-  private readonly limit: LimitFunction;
+  private readonly limit: FollowUpFirstLimit;
   private readonly quirks = new EndpointQuirks();
 
   private readonly limiter: RateLimiter;
@@ -63,7 +63,7 @@ export class OpenAIChatModel implements ChatModel {
   ) {
     this.model = config.model;
     this.limiter = limiter ?? new RateLimiter(config);
-    this.limit = pLimit(config.concurrency);
+    this.limit = new FollowUpFirstLimit(config.concurrency);
     this.client = new OpenAI({
       baseURL: config.baseURL,
       // Local servers (Ollama, vLLM) accept any key; the client library insists on one.
@@ -75,13 +75,15 @@ export class OpenAIChatModel implements ChatModel {
 
   chat(request: ChatRequest): Promise<ChatResponse> {
     const label = `chat request (stage ${request.stage}, model ${this.model})`;
-    return this.limit(() =>
-      withRetry(() => this.attempt(request, label), {
-        ...this.tuning,
-        maxRetries: this.config.maxRetries,
-        label,
-        signal: request.signal,
-      }),
+    return this.limit.run(
+      () =>
+        withRetry(() => this.attempt(request, label), {
+          ...this.tuning,
+          maxRetries: this.config.maxRetries,
+          label,
+          signal: request.signal,
+        }),
+      request.followUp,
     );
   }
 

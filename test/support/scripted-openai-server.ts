@@ -76,6 +76,8 @@ export interface RecordedRequest {
   body: Record<string, unknown>;
   headers: IncomingHttpHeaders;
   receivedAt: number;
+  /** When the response closed (Date.now()); undefined while it is open. */
+  answeredAt?: number;
 }
 
 export interface ScriptedServer {
@@ -276,6 +278,9 @@ export async function startScriptedOpenAI(options: ScriptedServerOptions = {}): 
       receivedAt: Date.now(),
     };
     requests.push(record);
+    res.on("close", () => {
+      record.answeredAt = Date.now();
+    });
     if (options.latencyMs) await wait(options.latencyMs);
     if (req.method === "POST" && path === "/v1/chat/completions") return handleChat(req, res, record);
     if (req.method === "POST" && path === "/v1/embeddings") return handleEmbeddings(req, res, record);

@@ -128,6 +128,8 @@ describe("LlmExtractor", () => {
     expect(extract?.jsonSchema?.name).toBe(glean?.jsonSchema?.name);
     expect(extract?.acceptAnswer?.(FIRST)).toBe(true);
     expect(extract?.acceptAnswer?.("no json here")).toBe(false);
+    // The glean continues the chunk's conversation: it waits ahead of other chunks' first requests.
+    expect([extract?.followUp, glean?.followUp]).toEqual([false, true]);
   });
 
   it("asks again with a different prompt after an unreadable answer", async () => {
@@ -136,6 +138,7 @@ describe("LlmExtractor", () => {
 
     expect(outcome.ok).toBe(true);
     expect(chat.stages()).toEqual(["extract", "extract"]);
+    expect(chat.requests.map((r) => r.followUp)).toEqual([false, true]);
     const [first, retry] = chat.requests.map((r) => r.messages);
     // The cached chat model keys on the prompt: an identical retry would replay the bad answer.
     expect(JSON.stringify(retry)).not.toBe(JSON.stringify(first));
