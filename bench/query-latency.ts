@@ -7,7 +7,9 @@
  * With --quality it also scores retrieval on the original questions against this six times larger
  * haystack (all-gold@8; the copies are distractors that share every lower-case word with the gold
  * passages, so this is harder than the 994-passage set, not a second dataset).
- * Run: npx tsx bench/query-latency.ts [--fresh] [--queries N] [--dir DIR] [--quality]
+ * --query JSON overrides the workspace's query config (as in bench/retrieval-sets.ts), e.g.
+ * '{"ranking":{"relationshipSeedWeight":"rank"}}' for global's seeds before issue 15's fifth round.
+ * Run: npx tsx bench/query-latency.ts [--fresh] [--queries N] [--dir DIR] [--quality] [--query JSON]
  */
 import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
@@ -15,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { formatTable } from "../src/cli/output.js";
+import type { KgragConfigInput } from "../src/config.js";
 import { createKgrag } from "../src/kgrag.js";
 import { readEvalQuestions, runEval } from "../src/query/eval/run-eval.js";
 import { QUERY_MODES } from "../src/query/options.js";
@@ -34,8 +37,11 @@ async function main(): Promise<void> {
   if (args.includes("--fresh") && existsSync(dir)) await rm(dir, { recursive: true });
   await mkdir(dir, { recursive: true });
   const corpus = await scaledCorpus(dir, COPIES);
+  const query = JSON.parse(
+    args.includes("--query") ? (args[args.indexOf("--query") + 1] ?? "{}") : "{}",
+  ) as KgragConfigInput["query"];
 
-  const kgrag = await createKgrag({ env: {}, config: { workspace: join(dir, "workspace") } });
+  const kgrag = await createKgrag({ env: {}, config: { workspace: join(dir, "workspace"), query } });
   try {
     const started = performance.now();
     const s = await kgrag.index([corpus]);
