@@ -5,7 +5,7 @@
  * Indexed once into a workspace under the temp folder (reused by later runs); then each HotpotQA
  * question (and its altered twin) is asked in every mode. Target: p95 under 100 ms per mode.
  * With --quality it also scores retrieval on the original questions against this six times larger
- * haystack (all-gold@8; the copies are distractors that share every lower-case word with the gold
+ * haystack (all-gold@5/8/10 and MRR, and bridge questions apart; the copies are distractors that share every lower-case word with the gold
  * passages, so this is harder than the 994-passage set, not a second dataset).
  * --query JSON overrides the workspace's query config (as in bench/retrieval-sets.ts), e.g.
  * '{"ranking":{"relationshipSeedWeight":"rank"}}' for global's seeds before issue 15's fifth round.
@@ -82,16 +82,25 @@ async function main(): Promise<void> {
   }
 }
 
-/** all-gold@8 of every mode, overall and on bridge questions, in this larger haystack. */
+const QUALITY_KS = [5, 8, 10];
+
+/** all-gold@5/8/10 and MRR of every mode, and all-gold on bridge questions, in this larger haystack. */
 async function printQuality(services: KgragServices): Promise<void> {
   const questions = await readEvalQuestions(join(DATA, "questions.jsonl"));
-  const report = await runEval(services, questions, { ks: [8], answers: false });
+  const report = await runEval(services, questions, { ks: QUALITY_KS, answers: false });
   const rows = Object.entries(report.modes).map(([mode, scores]) => [
     mode,
-    (scores?.allGold[8] ?? 0).toFixed(2),
-    (scores?.byType.bridge?.allGold[8] ?? 0).toFixed(2),
+    ...QUALITY_KS.map((k) => (scores?.allGold[k] ?? 0).toFixed(2)),
+    (scores?.mrr ?? 0).toFixed(2),
+    ...QUALITY_KS.map((k) => (scores?.byType.bridge?.allGold[k] ?? 0).toFixed(2)),
   ]);
-  console.log(`\n${formatTable(["mode", "all-gold@8", "bridge all-gold@8"], rows)}`);
+  const headers = [
+    "mode",
+    ...QUALITY_KS.map((k) => `all-gold@${k}`),
+    "MRR",
+    ...QUALITY_KS.map((k) => `bridge @${k}`),
+  ];
+  console.log(`\n${formatTable(headers, rows)}`);
 }
 
 await main();

@@ -74,8 +74,7 @@ export const RankingSchema = z.object({
    * normalised and summed with its weight (normalizedScoreFusion), so a relationship that matches
    * the question's rare names outweighs one that matches only its common words. "rank": weighted
    * reciprocal rank fusion, whose weights barely fall with rank (1/61 ... 1/100 over 40 hits), so
-   * the weak matches that fill the list carried most of the restart mass; at the 6x haystack they
-   * are copies of one another (docs/query.md).
+   * the weak matches that fill the list carried most of the restart mass (docs/query.md).
    */
   relationshipSeedWeight: z.enum(["score", "rank"]).default("score"),
 });
