@@ -5,9 +5,11 @@
  * Indexed once into a workspace under the temp folder (reused by later runs); then each HotpotQA
  * question (and its altered twin) is asked in every mode. Target: p95 under 100 ms per mode.
  * With --quality it also scores retrieval on the original questions against this six times larger
- * haystack (all-gold@8; the copies are distractors that share every lower-case word with the gold
+ * haystack (all-gold@5/8/10 and MRR, and bridge questions apart; the copies are distractors that share every lower-case word with the gold
  * passages, so this is harder than the 994-passage set, not a second dataset).
- * Run: npx tsx bench/query-latency.ts [--fresh] [--queries N] [--dir DIR] [--quality]
+ * --query JSON overrides the workspace's query config (as in bench/retrieval-sets.ts), e.g.
+ * '{"ranking":{"relationshipSeedWeight":"rank"}}' for global's seeds before issue 15's fifth round.
+ * Run: npx tsx bench/query-latency.ts [--fresh] [--queries N] [--dir DIR] [--quality] [--query JSON]
  */
 import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
@@ -15,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { formatTable } from "../src/cli/output.js";
+import type { KgragConfigInput } from "../src/config.js";
 import { createKgrag } from "../src/kgrag.js";
 import { readEvalQuestions, runEval } from "../src/query/eval/run-eval.js";
 import { QUERY_MODES } from "../src/query/options.js";
@@ -34,8 +37,11 @@ async function main(): Promise<void> {
   if (args.includes("--fresh") && existsSync(dir)) await rm(dir, { recursive: true });
   await mkdir(dir, { recursive: true });
   const corpus = await scaledCorpus(dir, COPIES);
+  const query = JSON.parse(
+    args.includes("--query") ? (args[args.indexOf("--query") + 1] ?? "{}") : "{}",
+  ) as KgragConfigInput["query"];
 
-  const kgrag = await createKgrag({ env: {}, config: { workspace: join(dir, "workspace") } });
+  const kgrag = await createKgrag({ env: {}, config: { workspace: join(dir, "workspace"), query } });
   try {
     const started = performance.now();
     const s = await kgrag.index([corpus]);
@@ -76,16 +82,25 @@ async function main(): Promise<void> {
   }
 }
 
-/** all-gold@8 of every mode, overall and on bridge questions, in this larger haystack. */
+const QUALITY_KS = [5, 8, 10];
+
+/** all-gold@5/8/10 and MRR of every mode, and all-gold on bridge questions, in this larger haystack. */
 async function printQuality(services: KgragServices): Promise<void> {
   const questions = await readEvalQuestions(join(DATA, "questions.jsonl"));
-  const report = await runEval(services, questions, { ks: [8], answers: false });
+  const report = await runEval(services, questions, { ks: QUALITY_KS, answers: false });
   const rows = Object.entries(report.modes).map(([mode, scores]) => [
     mode,
-    (scores?.allGold[8] ?? 0).toFixed(2),
-    (scores?.byType.bridge?.allGold[8] ?? 0).toFixed(2),
+    ...QUALITY_KS.map((k) => (scores?.allGold[k] ?? 0).toFixed(2)),
+    (scores?.mrr ?? 0).toFixed(2),
+    ...QUALITY_KS.map((k) => (scores?.byType.bridge?.allGold[k] ?? 0).toFixed(2)),
   ]);
-  console.log(`\n${formatTable(["mode", "all-gold@8", "bridge all-gold@8"], rows)}`);
+  const headers = [
+    "mode",
+    ...QUALITY_KS.map((k) => `all-gold@${k}`),
+    "MRR",
+    ...QUALITY_KS.map((k) => `bridge @${k}`),
+  ];
+  console.log(`\n${formatTable(headers, rows)}`);
 }
 
 await main();

@@ -69,6 +69,14 @@ export const RankingSchema = z.object({
   fusionK: z.number().min(0).default(60),
   /** BM25 relationship hits under this share of the best one are dropped before fusion. */
   textHitFloor: z.number().min(0).max(1).default(0.05),
+  /**
+   * How global's matched relationships weigh as walk seeds. "score": each list's scores min-max
+   * normalised and summed with its weight (normalizedScoreFusion), so a relationship that matches
+   * the question's rare names outweighs one that matches only its common words. "rank": weighted
+   * reciprocal rank fusion, whose weights barely fall with rank (1/61 ... 1/100 over 40 hits), so
+   * the weak matches that fill the list carried most of the restart mass (docs/query.md).
+   */
+  relationshipSeedWeight: z.enum(["score", "rank"]).default("score"),
 });
 export type RankingConfig = z.infer<typeof RankingSchema>;
 /**

@@ -97,4 +97,23 @@ describe("relationship seeds (global mode)", () => {
     expect(all.length).toBeGreaterThan(seeds.length);
     expect(seeds.map((s) => s.id)).toContain(TOWN_PAIR);
   });
+
+  it("weigh a relationship matching the question's rare names far above one matching only its common words", async () => {
+    fixture = await buildFixture(WITH_GENERIC);
+    const question = "Which classic film is set near Wise County?";
+    const themes = ["classic film"];
+    const weights = async (relationshipSeedWeight: "score" | "rank") => {
+      const input = await retrievalInput(question, { high: themes, low: [] }, "global");
+      const options = { ...input.options, ranking: { ...input.options.ranking, relationshipSeedWeight } };
+      const seeds = await relationshipSeeds({ ...input, options }, themes);
+      const town = seeds.find((s) => s.id === TOWN_PAIR)?.score ?? 0;
+      const weakest = Math.min(...seeds.filter((s) => s.id !== TOWN_PAIR).map((s) => s.score));
+      return { town, weakest };
+    };
+    // Rank fusion gives the 2nd ... 40th hit nearly the head's weight (1/61 vs 1/100): the filler outweighs the match.
+    const byRank = await weights("rank");
+    expect(byRank.weakest).toBeGreaterThan(byRank.town / 2);
+    const byScore = await weights("score");
+    expect(byScore.town).toBeGreaterThan(byScore.weakest * 2);
+  });
 });

@@ -9,7 +9,7 @@ import type { QueryGraph } from "./query-graph.js";
 export interface Seeds {
   /** Entity key -> seed weight (> 0): similarity to the question times specificity. */
   entities: Map<string, number>;
-  /** Relationships matched directly, best first, scored by rank fusion of vector and BM25 (global mode). */
+  /** Relationships matched directly, best first, scored by fusion of vector and BM25 (global mode). */
   relationships: ScoredId[];
 }
 

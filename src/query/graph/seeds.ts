@@ -1,6 +1,6 @@
 import { entityKey } from "../../merge/keys.js";
 import type { ScoredId } from "../../types.js";
-import { weightedReciprocalRankFusion } from "../fusion.js";
+import { normalizedScoreFusion, weightedReciprocalRankFusion } from "../fusion.js";
 import { denseWeight } from "../modes/naive.js";
 import { localKeywords, type RetrievalInput, vectorFor } from "../modes/retrieval.js";
 import { topScores } from "./graph-expansion.js";
@@ -60,9 +60,11 @@ async function vectorNeighbours(input: RetrievalInput, keywords: string[]): Prom
 
 /**
  * Relationships matching the question (global mode): vector search on the high-level keywords
- * fused by weighted reciprocal rank with BM25 over relationship text (both endpoints, keywords,
- * description) on the question and its keywords, weighted as naive weighs vectors and BM25 for
- * chunks (the hashing embedder's ranking counts for less).
+ * fused with BM25 over relationship text (both endpoints, keywords, description) on the question
+ * and its keywords, weighted as naive weighs vectors and BM25 for chunks (the hashing embedder's
+ * ranking counts for less). Fused by normalised score (query.ranking.relationshipSeedWeight), not
+ * rank: the fused score is each endpoint's restart weight, and how far a hit's BM25 score stands
+ * above the rest says how much of the question it matched.
  * Theme words alone fit every film or company in a corpus; the words the question shares with a
  * relationship (a rare name, a place, a year) tell it apart.
  */
@@ -79,14 +81,16 @@ export async function relationshipSeeds(input: RetrievalInput, keywords: string[
     store.searchRelationshipText([input.question, ...keywords].join(" "), options.topK, allow),
   ]);
   const similar = byVector.filter((h) => h.score >= options.similarityThreshold);
-  const { fusionK, textHitFloor } = options.ranking;
-  return weightedReciprocalRankFusion(
-    [
-      { items: similar, weight: vectorWeight },
-      { items: substantialTextHits(byText, textHitFloor), weight: fusion.relationshipText },
-    ],
-    fusionK,
-  ).slice(0, options.topK);
+  const { fusionK, textHitFloor, relationshipSeedWeight } = options.ranking;
+  const lists = [
+    { items: similar, weight: vectorWeight },
+    { items: substantialTextHits(byText, textHitFloor), weight: fusion.relationshipText },
+  ];
+  const fused =
+    relationshipSeedWeight === "score"
+      ? normalizedScoreFusion(lists)
+      : weightedReciprocalRankFusion(lists, fusionK);
+  return fused.slice(0, options.topK);
 }
 
 /**
