@@ -27,6 +27,11 @@ import { StatementProfile } from "./support/statement-profile.js";
 
 interface StoreFigures {
   indexSeconds: number;
+  /**
+   * CPU seconds spent indexing by this process and by the Neo4j JVM (when the bench started it):
+   * on a busy machine wall time mostly measures the neighbours, CPU time the work.
+   */
+  cpuSeconds: { kgrag: number; neo4j?: number };
   /** Wall time per index stage (IndexSummary.stages), ms. */
   stagesMs: Record<string, number>;
   counts: Record<string, number>;
@@ -102,7 +107,7 @@ async function main(): Promise<void> {
     });
     // A server this bench started goes away with its data; on a given one the workspace stays
     // (deleting a large workspace in one transaction exceeds the server's transaction memory).
-    const figures = await measure(onNeo4j, corpus, measuring);
+    const figures = await measure(onNeo4j, corpus, measuring, server?.pid);
     if (!server) console.error(`The workspace "${workspaceName}" stays in ${neo4j.uri}.`);
     report(copies, sqlite, figures, server);
   } finally {
@@ -115,23 +120,44 @@ async function measure(
   kg: Kgrag,
   corpus: string,
   { queries, indexOnly, profile, reuse }: MeasureOptions,
+  serverPid?: number,
 ): Promise<StoreFigures> {
   try {
     const statements = profile ? StatementProfile.attach(kg.services.store) : undefined;
     const loadAtStart = loadAverage();
     const started = performance.now();
+    const cpuAtStart = {
+      kgrag: process.cpuUsage(),
+      neo4j: serverPid ? processCpuSeconds(serverPid) : undefined,
+    };
     const indexed = reuse && (await kg.services.store.counts()).documents > 0;
     const summary = indexed ? undefined : await kg.index([corpus]);
     const indexSeconds = indexed ? 0 : (performance.now() - started) / 1000;
+    const kgragCpu = process.cpuUsage(cpuAtStart.kgrag);
+    const serverCpu = serverPid ? processCpuSeconds(serverPid) : undefined;
+    const cpuSeconds = {
+      kgrag: (kgragCpu.user + kgragCpu.system) / 1e6,
+      ...(serverCpu !== undefined && cpuAtStart.neo4j !== undefined
+        ? { neo4j: serverCpu - cpuAtStart.neo4j }
+        : {}),
+    };
     const counts = await kg.services.store.counts();
     const communities = (await kg.services.store.listCommunities()).length;
     console.error(
       `${kg.services.store.kind}: indexed in ${indexSeconds.toFixed(1)} s ` +
-        `(load average at the start ${loadAtStart}, at the end ${loadAverage()})`,
+        `(load average at the start ${loadAtStart}, at the end ${loadAverage()}); CPU s: ` +
+        Object.entries(cpuSeconds)
+          .map(([name, seconds]) => `${name} ${seconds.toFixed(1)}`)
+          .join(", "),
     );
     if (summary) console.error(`stages (ms): ${JSON.stringify(summary.stages)}`);
     if (statements) printProfile(statements);
-    const figures = { indexSeconds, stagesMs: summary?.stages ?? {}, counts: { ...counts, communities } };
+    const figures = {
+      indexSeconds,
+      cpuSeconds,
+      stagesMs: summary?.stages ?? {},
+      counts: { ...counts, communities },
+    };
     if (indexOnly) return { ...figures, allGold8: {}, p50: {}, p95: {} };
     const questions = await readEvalQuestions(join(HOTPOTQA, "questions.jsonl"));
     const evaluation = await runEval(kg.services, questions, { ks: [8], answers: false });
@@ -181,6 +207,18 @@ function loadAverage(): string {
     .join(" / ");
 }
 
+/** User plus system CPU time of another process so far, from /proc (clock ticks of 10 ms). */
+function processCpuSeconds(pid: number): number | undefined {
+  try {
+    // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks / 100 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Peak resident memory of a process, from /proc (VmHWM), in MB. */
 function peakRssMb(pid: number | "self"): number | undefined {
   try {
@@ -203,11 +241,13 @@ function report(
   console.log(`\nHotpotQA-100 corpus x${copies}, offline built-ins\n`);
   console.log(
     formatTable(
-      ["", ...keys, "index s"],
+      ["", ...keys, "index s", "CPU s kgrag", "CPU s Neo4j"],
       Object.entries(stores).map(([name, figures]) => [
         name,
         ...keys.map((k) => String(figures.counts[k])),
         figures.indexSeconds.toFixed(1),
+        figures.cpuSeconds.kgrag.toFixed(1),
+        figures.cpuSeconds.neo4j?.toFixed(1) ?? "-",
       ]),
     ),
   );

@@ -207,6 +207,52 @@ describe("Neo4j store: atomic writes", () => {
     expect(created.map((r) => `${r.chunkId}#${r.ord}`)).toEqual(["c1#0", "c1#1", "c2#0"]);
   });
 
+  it("sends a merge's statements after the counters without waiting for their answers", async () => {
+    const runner = new ScriptedRunner({ "store/counter-next": one({ first: 1 }) });
+    // Answers to data statements come only once the test releases them, as a slow server would.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const scripted = runner.write.bind(runner);
+    runner.write = (work) =>
+      scripted((run) =>
+        work(async (statement) => {
+          const answer = run(statement);
+          if (statement.name !== "store/counter-next") await released;
+          return answer;
+        }),
+      );
+    const store = new Neo4jGraphStore(
+      new Neo4jConnection(runner, "team-a", { ...DEFAULT_TUNING, writeBatchRows: 1 }),
+    );
+    const mention = (chunkId: string, name: string) => ({
+      entityKey: name.toLowerCase(),
+      chunkId,
+      name,
+      type: "t",
+      description: "",
+    });
+    const committing = store.commitChunkMerge(
+      "c1",
+      { entities: [mention("c1", "A"), mention("c1", "B")], relationships: [] },
+      { ...noChanges, upsertEntities: [makeEntity("A"), makeEntity("B")] },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(runner.names()).toEqual([
+      "store/counter-next",
+      "store/chunks-mark-merged",
+      "store/mentions-clear-chunks",
+      "store/entity-mentions-create",
+      "store/entity-mentions-create",
+      "store/entities-upsert",
+      "store/entities-upsert",
+    ]);
+    release();
+    // The scripted server knows no chunk c1: the commit fails once the answers arrive.
+    await expect(committing).rejects.toThrow(/unknown chunk "c1"/);
+  });
+
   it("fails the merge of an unknown chunk before writing any mention", async () => {
     const { runner, store } = storeWith({ "store/counter-next": one({ first: 1 }) });
     await expect(
@@ -224,7 +270,7 @@ describe("Neo4j store: atomic writes", () => {
     expect(runner.calls).toEqual([]);
   });
 
-  it("applies deletes before upserts and numbers history entries from the counter", async () => {
+  it("reserves history numbers first, then applies deletes before upserts and prunes anchors last", async () => {
     const { runner, store } = storeWith({
       "store/relationships-delete": one({ endpointKeys: ["a", "b"] }),
       "store/counter-next": one({ first: 7 }),
@@ -246,13 +292,13 @@ describe("Neo4j store: atomic writes", () => {
       history,
     });
     expect(runner.names()).toEqual([
+      "store/counter-next",
       "store/relationships-delete",
       "store/entities-delete",
       "store/entities-upsert",
       "store/relationships-upsert",
-      "store/entity-anchors-prune",
-      "store/counter-next",
       "store/history-append",
+      "store/entity-anchors-prune",
       "store/generation-bump",
     ]);
     const appended = runner.calls.find((c) => c.name === "store/history-append")?.params.rows as {

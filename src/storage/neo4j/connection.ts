@@ -99,17 +99,33 @@ export class WriteTransaction {
     return this.runInTransaction(this.connection.bind(name, params));
   }
 
-  /** UNWIND batches of the connection's writeBatchRows rows (as `$rows`), all inside this transaction. */
+  /**
+   * UNWIND batches of the connection's writeBatchRows rows (as `$rows`), all inside this transaction.
+   * They are sent together: the server runs them in order, one while the next is still being
+   * encoded and sent, instead of idling for a round trip (and this process's other work) between them.
+   */
   async runBatched(
     name: string,
     rows: unknown[],
     params: Record<string, unknown> = {},
   ): Promise<PlainRecord[]> {
     const size = this.connection.tuning.writeBatchRows;
-    const out: PlainRecord[] = [];
+    const sent: Promise<PlainRecord[]>[] = [];
     for (let start = 0; start < rows.length; start += size) {
-      out.push(...(await this.run(name, { ...params, rows: rows.slice(start, start + size) })));
+      sent.push(this.run(name, { ...params, rows: rows.slice(start, start + size) }));
     }
-    return out;
+    return (await allSettledOrFirstError(sent)).flat();
   }
+}
+
+/**
+ * Waits for every statement sent (so none fails unobserved once another did) and returns their
+ * results in order, or throws the first failure: after one, the server fails the rest of the
+ * transaction anyway.
+ */
+export async function allSettledOrFirstError<T>(sent: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(sent);
+  const failed = settled.find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
 }
