@@ -108,8 +108,8 @@ export class SqliteGraphStore implements GraphStore {
   ) {
     this.sql = new Sql(db);
     if (options.migrated) this.sql.noteWrite();
-    this.fullText = new FullTextIndex(this.sql);
     this.readCache = options.readCache ?? SqliteReadCacheSchema.parse({});
+    this.fullText = new FullTextIndex(this.sql, this.readCache.maxSearchHitIds);
     const config = options.vectorIndex ?? VectorIndexSchema.parse({});
     this.ann = options.workspaceDir
       ? new AnnVectors(
