@@ -364,6 +364,22 @@ export const VectorIndexSchema = z.object({
   exactScopeMax: z.number().int().min(0).default(20_000),
 });
 
+/**
+ * What the embedded store keeps in memory between reads while the data is unchanged (repeat
+ * queries read the same seeds, hubs and passages). Beyond a cap a cache is cleared whole, so
+ * memory stays bounded on huge graphs.
+ */
+export const SqliteReadCacheSchema = z.object({
+  /** Entity records (see storage/sqlite/entity-cache.ts). */
+  maxEntities: z.number().int().min(0).default(100_000),
+  /** Full relationship records; the bare edges of the walk are always all kept. */
+  maxRelationships: z.number().int().min(0).default(100_000),
+  /** Documents read one by one (a query reads its passages' documents for titles and pages). */
+  maxDocuments: z.number().int().min(0).default(10_000),
+  /** Row-to-key lookups of full-text hits (chunks and relationships, each kind apart). */
+  maxSearchHitIds: z.number().int().min(0).default(100_000),
+});
+
 export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;
 
 export const ConfigSchema = z
@@ -394,6 +410,7 @@ export const ConfigSchema = z
     entityResolution: z.enum(["auto", "on", "off"]).default("auto"),
     resolution: ResolutionSchema.default(ResolutionSchema.parse({})),
     vectorIndex: VectorIndexSchema.default(VectorIndexSchema.parse({})),
+    sqliteReadCache: SqliteReadCacheSchema.default(SqliteReadCacheSchema.parse({})),
   })
   .superRefine((config, ctx) => {
     if (config.stages && !config.llm) {
@@ -425,6 +442,7 @@ export type KgragConfigInput = z.input<typeof ConfigSchema>;
 export type QueryConfig = z.infer<typeof QuerySchema>;
 export type RerankConfig = z.infer<typeof RerankSchema>;
 export type VectorIndexConfig = z.infer<typeof VectorIndexSchema>;
+export type SqliteReadCacheConfig = z.infer<typeof SqliteReadCacheSchema>;
 export type ExtractiveAnswerConfig = z.infer<typeof ExtractiveAnswerSchema>;
 export type FusionConfig = z.infer<typeof FusionSchema>;
 

@@ -170,6 +170,11 @@ export interface GraphStore {
    * reading a hub's thousands of full records was most of a graph query's time.
    */
   edgesOf?(entityKeys: string[]): Promise<GraphEdge[]>;
+  /**
+   * Each entity's edges (those edgesOf gives for it alone, in that order; a key with none maps to
+   * an empty list), optional: callers that memoise per entity skip edgesOf's merge of the lists.
+   */
+  edgeListsOf?(entityKeys: string[]): Promise<Map<string, GraphEdge[]>>;
   /** Number of relationships of each entity. */
   degrees(entityKeys: string[]): Promise<Map<string, number>>;
   /**

@@ -13,6 +13,7 @@ export async function openStore(
   if (config.storage === "sqlite") {
     return openSqliteStore(workspaceDir, {
       vectorIndex: config.vectorIndex,
+      readCache: config.sqliteReadCache,
       ...(progress ? { progress } : {}),
     });
   }

@@ -55,3 +55,24 @@ describe("QueryGraph.edgesOf", () => {
     expect((await graph.edgesOf(["a"])).map((e) => e.key)).toEqual([rel("a", "b").key]);
   });
 });
+
+describe("QueryGraph.edgesOf from a store with edgeListsOf", () => {
+  const listsOf = async (keys: string[]) => new Map(keys.map((k) => [k, touching([k]).map(bare)] as const));
+
+  it("gives the edges of edgesOf, in its order, each once", async () => {
+    const withLists = { edgeListsOf: listsOf, relationshipsOf: async (k: string[]) => touching(k) };
+    const graph = new QueryGraph(withLists as unknown as GraphStore, undefined);
+    expect((await graph.edgesOf(["c", "a"])).map((e) => e.key)).toEqual([
+      rel("a", "c").key,
+      rel("b", "c").key,
+      rel("a", "b").key,
+    ]);
+    expect((await graph.edgesOf(["zzz"])).map((e) => e.key)).toEqual([]);
+  });
+
+  it("leaves out relationships outside the scope", async () => {
+    const scope = { relationshipKeys: new Set([rel("a", "b").key]) } as unknown as ResolvedScope;
+    const graph = new QueryGraph({ edgeListsOf: listsOf } as unknown as GraphStore, scope);
+    expect((await graph.edgesOf(["a", "c"])).map((e) => e.key)).toEqual([rel("a", "b").key]);
+  });
+});

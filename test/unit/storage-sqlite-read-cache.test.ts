@@ -209,6 +209,26 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     await writer.close();
   });
 
+  it("gives edgeListsOf each entity's edges of edgesOf, in its order, in step with writes", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    await reader.applyGraphChanges(
+      changes([edge("d", "a", 2), edge("a", "c"), edge("a", "a"), edge("b", "c")]),
+    );
+    const lists = await reader.edgeListsOf(["c", "a", "zzz"]);
+    expect([...lists.keys()]).toEqual(["c", "a", "zzz"]);
+    for (const key of ["c", "a", "zzz"]) expect(lists.get(key)).toEqual(await reader.edgesOf([key]));
+
+    await writer.applyGraphChanges(changes([edge("b", "a", 5)], [edge("a", "c").key]));
+    expect((await reader.edgeListsOf(["a"])).get("a")).toEqual(await reader.edgesOf(["a"]));
+    expect(lists.get("a")?.map((e) => e.key)).toEqual(
+      [edge("a", "a"), edge("a", "c"), edge("a", "d")].map((r) => r.key).sort(),
+    );
+    await reader.close();
+    await writer.close();
+  });
+
   it("keeps the community list in step with reports saved by any connection", async () => {
     const workspace = await tempWorkspace();
     const reader = await openSqliteStore(workspace);

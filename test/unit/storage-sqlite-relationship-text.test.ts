@@ -147,6 +147,27 @@ describe("SQLite relationship full text in step with writes", () => {
     await store.close();
   });
 
+  it("gives a reader the key of the row reusing a rowid after another connection's write", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    const [first, last] = [V1_RELATIONSHIPS[0]!, V1_RELATIONSHIPS[1]!];
+    await writer.applyGraphChanges(changes({ upsertRelationships: [first, last] }));
+    await writer.applyGraphChanges(changes({ deleteRelationshipKeys: [last.key] }));
+    const successor = makeRelationship("Carol", "Initech", {
+      keywords: ["audit"],
+      description: "Carol audits.",
+    });
+    await writer.applyGraphChanges(changes({ upsertRelationships: [successor] }));
+    expect(keysOf(await reader.searchRelationshipText("audit", 5))).toEqual([successor.key]);
+    await writer.applyGraphChanges(changes({ deleteRelationshipKeys: [successor.key] }));
+    const third = makeRelationship("Dave", "Hooli", { keywords: ["audit"], description: "Dave audits." });
+    await writer.applyGraphChanges(changes({ upsertRelationships: [third] }));
+    expect(keysOf(await reader.searchRelationshipText("audit", 5))).toEqual([third.key]);
+    await reader.close();
+    await writer.close();
+  });
+
   it("indexes a relationship deleted and re-created in one change set with its new text", async () => {
     const store = await openSqliteStore(await tempWorkspace());
     const rel = V1_RELATIONSHIPS[0]!;

@@ -65,9 +65,28 @@ export class QueryGraph {
    * can (GraphStore.edgesOf).
    */
   edgesOf(entityKeys: string[]): Promise<GraphEdge[]> {
+    const readLists = this.store.edgeListsOf?.bind(this.store);
+    if (readLists) return this.edgeListsTouching(entityKeys, readLists);
     const readEdges = this.store.edgesOf?.bind(this.store);
     if (!readEdges) return this.relationshipsOf(entityKeys);
     return this.edgesTouching(entityKeys, this.bareEdgesCache, readEdges);
+  }
+
+  /** edgesTouching for a store that gives each entity's list apart: the lists are kept as they come. */
+  private async edgeListsTouching(
+    entityKeys: string[],
+    read: (missing: string[]) => Promise<Map<string, GraphEdge[]>>,
+  ): Promise<GraphEdge[]> {
+    const cache = this.bareEdgesCache;
+    const missing = unique(entityKeys).filter((k) => !cache.has(k));
+    if (missing.length) {
+      const lists = await read(missing);
+      for (const k of missing) {
+        const edges = lists.get(k) ?? [];
+        cache.set(k, this.scope ? edges.filter((edge) => this.relationshipAllowed(edge.key)) : edges);
+      }
+    }
+    return mergeEdgeLists(entityKeys, cache);
   }
 
   /**
@@ -90,9 +109,7 @@ export class QueryGraph {
       }
       for (const [k, edges] of requested) cache.set(k, edges);
     }
-    const out = new Map<string, E>();
-    for (const k of entityKeys) for (const edge of cache.get(k) ?? []) out.set(edge.key, edge);
-    return [...out.values()];
+    return mergeEdgeLists(entityKeys, cache);
   }
 
   /** Chunks in the whole workspace (the N of inverse document frequencies). */
@@ -171,4 +188,11 @@ function unique(keys: string[]): string[] {
 
 function present<T>(items: (T | null | undefined)[]): T[] {
   return items.filter((x): x is T => x !== null && x !== undefined);
+}
+
+/** The entities' edges, each once, in the order of the entities and then of their lists. */
+function mergeEdgeLists<E extends GraphEdge>(entityKeys: string[], cache: Map<string, E[]>): E[] {
+  const out = new Map<string, E>();
+  for (const k of entityKeys) for (const edge of cache.get(k) ?? []) out.set(edge.key, edge);
+  return [...out.values()];
 }

@@ -19,8 +19,10 @@ export class EntityTable {
   constructor(
     private readonly sql: Sql,
     private readonly fullText: FullTextIndex,
+    /** Config sqliteReadCache.maxEntities. */
+    maxCachedEntities: number,
   ) {
-    this.cache = new EntityCache(sql);
+    this.cache = new EntityCache(sql, maxCachedEntities);
   }
 
   upsert(entity: EntityRecord): void {

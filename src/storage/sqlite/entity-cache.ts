@@ -1,9 +1,6 @@
 import type { EntityRecord } from "../../types.js";
 import type { Sql } from "./connection.js";
 
-/** Cached records beyond this are dropped all at once, so memory stays bounded on huge graphs. */
-const MAX_CACHED_ENTITIES = 100_000;
-
 /**
  * Entity records kept between reads while the database is unchanged (Sql.generation: any commit,
  * by this connection or another process). Queries read the same seeds, hubs and their neighbours
@@ -16,7 +13,8 @@ export class EntityCache {
 
   constructor(
     private readonly sql: Sql,
-    private readonly maxCachedRecords = MAX_CACHED_ENTITIES,
+    /** Beyond it the records are dropped all at once (config sqliteReadCache.maxEntities). */
+    private readonly maxCachedRecords: number,
   ) {}
 
   /** Copies of the records of `keys` (each once, in first-seen order, unknown keys skipped); `load` reads the ones not cached. */

@@ -38,8 +38,14 @@ export class FullTextIndex {
 
   /** Moved by every write to a kind's full-text tables, so caches of their statistics know. */
   private readonly versions: Record<FtsKind, TableVersion>;
+  /** Owner ids of the rowids unscoped searches returned, per kind, while the data is unchanged. */
+  private readonly ownerIds = { generation: "", ids: new Map<string, Map<number, string>>() };
 
-  constructor(private readonly sql: Sql) {
+  constructor(
+    private readonly sql: Sql,
+    /** Beyond it the remembered owner ids are dropped (config sqliteReadCache.maxSearchHitIds). */
+    private readonly maxOwnerIds: number,
+  ) {
     this.versions = {
       chunk: new TableVersion(sql, "chunks_fts"),
       entity: new TableVersion(sql, "entities_fts"),
@@ -174,13 +180,14 @@ export class FullTextIndex {
     const { fts, owner, id } = tables;
     if (!allow) {
       const best = this.termScores[kind].top(terms, topK);
-      const ids = new Map(
-        this.sql
-          .all<{ seq: number; id: string }>(
+      const ids = this.ownerIdsOf(
+        kind,
+        best.map((b) => b.rowid),
+        (rowids) =>
+          this.sql.all<{ seq: number; id: string }>(
             `SELECT seq, ${id} AS id FROM ${owner} WHERE seq IN (SELECT value FROM json_each(?))`,
-            JSON.stringify(best.map((b) => b.rowid)),
-          )
-          .map((row) => [row.seq, row.id]),
+            JSON.stringify(rowids),
+          ),
       );
       return best.flatMap(({ rowid, score }) => {
         const owned = ids.get(rowid);
@@ -196,6 +203,29 @@ export class FullTextIndex {
       idList(allow),
       topK,
     );
+  }
+
+  /**
+   * The owner id of each rowid, read only for rowids not seen since the data last changed: repeat
+   * queries hit the same rows, and the join was a tenth of a relationship search.
+   */
+  private ownerIdsOf(
+    kind: string,
+    rowids: number[],
+    read: (missing: number[]) => { seq: number; id: string }[],
+  ): Map<number, string> {
+    const generation = this.sql.generation();
+    if (generation !== this.ownerIds.generation) {
+      this.ownerIds.ids.clear();
+      this.ownerIds.generation = generation;
+    }
+    const cached = this.ownerIds.ids.get(kind);
+    const known =
+      cached && cached.size + rowids.length <= this.maxOwnerIds ? cached : new Map<number, string>();
+    this.ownerIds.ids.set(kind, known);
+    const missing = rowids.filter((rowid) => !known.has(rowid));
+    if (missing.length > 0) for (const row of read(missing)) known.set(row.seq, row.id);
+    return known;
   }
 
   private queue(kind: FtsKind, seq: number): void {

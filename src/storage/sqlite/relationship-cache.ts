@@ -4,9 +4,6 @@ import type { GraphEdge } from "../graph-store.js";
 import { idList, type Sql } from "./connection.js";
 import { RELATIONSHIP_CHANGES_PRUNED_KEY } from "./schema.js";
 
-/** Cached records beyond this are dropped all at once, so memory stays bounded on huge graphs. */
-const MAX_CACHED_RECORDS = 100_000;
-
 /** One relationship as seen from one of its endpoints. */
 interface AdjacentEdge {
   key: string;
@@ -50,7 +47,8 @@ export class RelationshipCache {
 
   constructor(
     private readonly sql: Sql,
-    private readonly maxCachedRecords = MAX_CACHED_RECORDS,
+    /** Beyond it the records are dropped all at once (config sqliteReadCache.maxRelationships). */
+    private readonly maxCachedRecords: number,
     /** Above this share of the cached edges changed, one full re-read is cheaper than catching up. */
     private readonly rebuildShare = 0.25,
   ) {}
@@ -75,6 +73,22 @@ export class RelationshipCache {
       for (const { edge } of sortedEdges(snapshot, entity)) edges.set(edge.key, edge);
     // Runs already in key order: the sort only merges them (TimSort), instead of sorting from scratch.
     return sortLikeSqlite([...edges.values()]);
+  }
+
+  /**
+   * Each entity's edges in SQLite's key order (an unknown entity gets an empty list): the lists
+   * edgesTouching merges, without the merge. Fresh arrays: the cache's own change as edges do.
+   */
+  edgeLists(entityKeys: Iterable<string>): Map<string, GraphEdge[]> {
+    const snapshot = this.current();
+    const lists = new Map<string, GraphEdge[]>();
+    for (const entity of entityKeys)
+      if (!lists.has(entity))
+        lists.set(
+          entity,
+          sortedEdges(snapshot, entity).map(({ edge }) => edge),
+        );
+    return lists;
   }
 
   /**

@@ -27,8 +27,10 @@ export class RelationshipTable {
   constructor(
     private readonly sql: Sql,
     private readonly fullText: FullTextIndex,
+    /** Config sqliteReadCache.maxRelationships. */
+    maxCachedRecords: number,
   ) {
-    this.cache = new RelationshipCache(sql);
+    this.cache = new RelationshipCache(sql, maxCachedRecords);
   }
 
   upsert(relationship: RelationshipRecord): void {
@@ -104,6 +106,11 @@ export class RelationshipTable {
   /** The relationships of touching(), as bare edges straight from memory (no record is read). */
   edgesTouching(entityKeys: string[]): GraphEdge[] {
     return this.cache.edgesTouching(entityKeys);
+  }
+
+  /** Each entity's edges in key order, straight from memory (see RelationshipCache.edgeLists). */
+  edgeLists(entityKeys: string[]): Map<string, GraphEdge[]> {
+    return this.cache.edgeLists(entityKeys);
   }
 
   /** New neighbours of the frontier, strongest relationship first; from memory (see RelationshipCache). */

@@ -1,5 +1,10 @@
 import { join } from "node:path";
-import { type VectorIndexConfig, VectorIndexSchema } from "../../config.js";
+import {
+  type SqliteReadCacheConfig,
+  SqliteReadCacheSchema,
+  type VectorIndexConfig,
+  VectorIndexSchema,
+} from "../../config.js";
 import type {
   ChunkPartial,
   ChunkRecord,
@@ -54,6 +59,7 @@ export function sqliteFile(workspaceDir: string): string {
 
 export interface SqliteStoreOptions {
   vectorIndex?: VectorIndexConfig;
+  readCache?: SqliteReadCacheConfig;
   /** Shows a bar while an HNSW file is rebuilt. */
   progress?: ProgressReporter;
 }
@@ -76,9 +82,6 @@ export async function openSqliteStore(
  * GraphStore on one SQLite file. The work is synchronous (better-sqlite3); each table has its own
  * module and this class only composes them, wrapping atomic operations in one transaction.
  */
-/** Documents remembered by getDocument; cleared whole beyond it, so memory stays bounded. */
-const MAX_REMEMBERED_DOCUMENTS = 10_000;
-
 export class SqliteGraphStore implements GraphStore {
   readonly kind = "sqlite" as const;
   private readonly sql: Sql;
@@ -97,6 +100,7 @@ export class SqliteGraphStore implements GraphStore {
   private readonly documentById = { generation: "", records: new Map<string, DocumentRecord | undefined>() };
 
   private readonly ann: AnnVectors | undefined;
+  private readonly readCache: SqliteReadCacheConfig;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -104,7 +108,8 @@ export class SqliteGraphStore implements GraphStore {
   ) {
     this.sql = new Sql(db);
     if (options.migrated) this.sql.noteWrite();
-    this.fullText = new FullTextIndex(this.sql);
+    this.readCache = options.readCache ?? SqliteReadCacheSchema.parse({});
+    this.fullText = new FullTextIndex(this.sql, this.readCache.maxSearchHitIds);
     const config = options.vectorIndex ?? VectorIndexSchema.parse({});
     this.ann = options.workspaceDir
       ? new AnnVectors(
@@ -118,8 +123,8 @@ export class SqliteGraphStore implements GraphStore {
     this.documents = new DocumentTable(this.sql);
     this.chunks = new ChunkTable(this.sql, this.fullText, this.vectors);
     this.mentions = new MentionTable(this.sql);
-    this.entities = new EntityTable(this.sql, this.fullText);
-    this.relationships = new RelationshipTable(this.sql, this.fullText);
+    this.entities = new EntityTable(this.sql, this.fullText, this.readCache.maxEntities);
+    this.relationships = new RelationshipTable(this.sql, this.fullText, this.readCache.maxRelationships);
     this.communities = new CommunityTable(this.sql);
     this.llmCache = new LlmCacheTable(this.sql);
     this.history = new HistoryLog(this.sql);
@@ -197,7 +202,7 @@ export class SqliteGraphStore implements GraphStore {
   async getDocument(id: string): Promise<DocumentRecord | undefined> {
     const cache = this.documentById;
     const generation = this.sql.generation();
-    if (cache.generation !== generation || cache.records.size >= MAX_REMEMBERED_DOCUMENTS) {
+    if (cache.generation !== generation || cache.records.size >= this.readCache.maxDocuments) {
       cache.records.clear();
       cache.generation = generation;
     }
@@ -333,6 +338,10 @@ export class SqliteGraphStore implements GraphStore {
 
   async edgesOf(entityKeys: string[]): Promise<GraphEdge[]> {
     return this.relationships.edgesTouching(entityKeys);
+  }
+
+  async edgeListsOf(entityKeys: string[]): Promise<Map<string, GraphEdge[]>> {
+    return this.relationships.edgeLists(entityKeys);
   }
 
   async degrees(entityKeys: string[]): Promise<Map<string, number>> {
