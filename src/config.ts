@@ -75,8 +75,10 @@ export const RankingSchema = z.object({
    * the question's rare names outweighs one that matches only its common words. "rank": weighted
    * reciprocal rank fusion, whose weights barely fall with rank (1/61 ... 1/100 over 40 hits), so
    * the weak matches that fill the list carried most of the restart mass (docs/query.md).
+   * "rank" stays the default: min-max gives the weakest kept hit no weight at all, which on a small
+   * corpus with two matched relationships drops the second (test/e2e/query-cli.test.ts).
    */
-  relationshipSeedWeight: z.enum(["score", "rank"]).default("score"),
+  relationshipSeedWeight: z.enum(["score", "rank"]).default("rank"),
 });
 export type RankingConfig = z.infer<typeof RankingSchema>;
 /**
