@@ -1,5 +1,6 @@
 import type { EntityRecord } from "../../types.js";
 import type { Sql } from "./connection.js";
+import { GenerationMap } from "./generation-map.js";
 
 /**
  * Entity records kept between reads while the database is unchanged (Sql.generation: any commit,
@@ -8,31 +9,25 @@ import type { Sql } from "./connection.js";
  * and chunk ids: a tenth of a graph query. A key found missing is remembered as missing.
  */
 export class EntityCache {
-  private generation = "";
-  private readonly records = new Map<string, EntityRecord | null>();
+  private readonly cached: GenerationMap<string, EntityRecord | null>;
 
-  constructor(
-    private readonly sql: Sql,
-    /** Beyond it the records are dropped all at once (config sqliteReadCache.maxEntities). */
-    private readonly maxCachedRecords: number,
-  ) {}
+  /** `maxCachedRecords`: beyond it the records are dropped all at once (config sqliteReadCache.maxEntities). */
+  constructor(sql: Sql, maxCachedRecords: number) {
+    this.cached = new GenerationMap(sql, maxCachedRecords);
+  }
 
   /** Copies of the records of `keys` (each once, in first-seen order, unknown keys skipped); `load` reads the ones not cached. */
   get(keys: string[], load: (missing: string[]) => EntityRecord[]): EntityRecord[] {
     const unique = [...new Set(keys)];
-    const generation = this.sql.generation();
-    if (generation !== this.generation || this.records.size + unique.length > this.maxCachedRecords) {
-      this.records.clear();
-      this.generation = generation;
-    }
-    const missing = unique.filter((key) => !this.records.has(key));
+    const records = this.cached.current(unique.length);
+    const missing = unique.filter((key) => !records.has(key));
     if (missing.length > 0) {
       const found = new Map(load(missing).map((record) => [record.key, record]));
-      for (const key of missing) this.records.set(key, found.get(key) ?? null);
+      for (const key of missing) records.set(key, found.get(key) ?? null);
     }
     const out: EntityRecord[] = [];
     for (const key of unique) {
-      const record = this.records.get(key);
+      const record = records.get(key);
       if (record) out.push(copy(record));
     }
     return out;

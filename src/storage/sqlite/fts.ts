@@ -6,6 +6,7 @@ import { affordableTerms, RELATIONSHIP_POSTING_BUDGET } from "../text/term-budge
 import { idList, type Sql } from "./connection.js";
 import { TermScores } from "./fts-term-scores.js";
 import { matchExpression, matchTerms } from "./fts-text.js";
+import { GenerationMap } from "./generation-map.js";
 import { TableVersion } from "./table-version.js";
 import { RelationshipTermFrequencies } from "./term-budget.js";
 
@@ -39,13 +40,18 @@ export class FullTextIndex {
   /** Moved by every write to a kind's full-text tables, so caches of their statistics know. */
   private readonly versions: Record<FtsKind, TableVersion>;
   /** Owner ids of the rowids unscoped searches returned, per kind, while the data is unchanged. */
-  private readonly ownerIds = { generation: "", ids: new Map<string, Map<number, string>>() };
+  private readonly ownerIds: Record<FtsKind, GenerationMap<number, string>>;
 
   constructor(
     private readonly sql: Sql,
     /** Beyond it the remembered owner ids are dropped (config sqliteReadCache.maxSearchHitIds). */
-    private readonly maxOwnerIds: number,
+    maxOwnerIds: number,
   ) {
+    this.ownerIds = {
+      chunk: new GenerationMap(sql, maxOwnerIds),
+      entity: new GenerationMap(sql, maxOwnerIds),
+      relationship: new GenerationMap(sql, maxOwnerIds),
+    };
     this.versions = {
       chunk: new TableVersion(sql, "chunks_fts"),
       entity: new TableVersion(sql, "entities_fts"),
@@ -210,19 +216,11 @@ export class FullTextIndex {
    * queries hit the same rows, and the join was a tenth of a relationship search.
    */
   private ownerIdsOf(
-    kind: string,
+    kind: FtsKind,
     rowids: number[],
     read: (missing: number[]) => { seq: number; id: string }[],
   ): Map<number, string> {
-    const generation = this.sql.generation();
-    if (generation !== this.ownerIds.generation) {
-      this.ownerIds.ids.clear();
-      this.ownerIds.generation = generation;
-    }
-    const cached = this.ownerIds.ids.get(kind);
-    const known =
-      cached && cached.size + rowids.length <= this.maxOwnerIds ? cached : new Map<number, string>();
-    this.ownerIds.ids.set(kind, known);
+    const known = this.ownerIds[kind].current(rowids.length);
     const missing = rowids.filter((rowid) => !known.has(rowid));
     if (missing.length > 0) for (const row of read(missing)) known.set(row.seq, row.id);
     return known;

@@ -44,6 +44,7 @@ import { openDatabase, Sql, type SqliteDatabase } from "./connection.js";
 import { DocumentTable } from "./documents.js";
 import { EntityTable } from "./entities.js";
 import { FullTextIndex } from "./fts.js";
+import { GenerationMap } from "./generation-map.js";
 import { HistoryLog } from "./history.js";
 import { LlmCacheTable } from "./llm-cache.js";
 import { type ChunkMentions, MentionTable } from "./mentions.js";
@@ -97,7 +98,7 @@ export class SqliteGraphStore implements GraphStore {
   private readonly history: HistoryLog;
   private documentList: { generation: string; documents: DocumentRecord[] } | undefined;
   /** Documents read one by one in this data generation (a query reads its passages' documents twice). */
-  private readonly documentById = { generation: "", records: new Map<string, DocumentRecord | undefined>() };
+  private readonly documentById: GenerationMap<string, DocumentRecord | undefined>;
 
   private readonly ann: AnnVectors | undefined;
   private readonly readCache: SqliteReadCacheConfig;
@@ -110,6 +111,7 @@ export class SqliteGraphStore implements GraphStore {
     if (options.migrated) this.sql.noteWrite();
     this.readCache = options.readCache ?? SqliteReadCacheSchema.parse({});
     this.fullText = new FullTextIndex(this.sql, this.readCache.maxSearchHitIds);
+    this.documentById = new GenerationMap(this.sql, this.readCache.maxDocuments);
     const config = options.vectorIndex ?? VectorIndexSchema.parse({});
     this.ann = options.workspaceDir
       ? new AnnVectors(
@@ -200,14 +202,9 @@ export class SqliteGraphStore implements GraphStore {
    * their titles and for their pages, and the same documents come back query after query.
    */
   async getDocument(id: string): Promise<DocumentRecord | undefined> {
-    const cache = this.documentById;
-    const generation = this.sql.generation();
-    if (cache.generation !== generation || cache.records.size >= this.readCache.maxDocuments) {
-      cache.records.clear();
-      cache.generation = generation;
-    }
-    if (!cache.records.has(id)) cache.records.set(id, this.documents.get(id));
-    const doc = cache.records.get(id);
+    const records = this.documentById.current(1);
+    if (!records.has(id)) records.set(id, this.documents.get(id));
+    const doc = records.get(id);
     // A copy: a caller changing its record must not change the cache.
     return doc && { ...doc, metadata: { ...doc.metadata } };
   }

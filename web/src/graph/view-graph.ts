@@ -48,21 +48,18 @@ export class ViewGraph<N extends Attributes & { x: number; y: number }> {
     };
     const positionsMoved = () => this.schedulePositions();
     const cleared = () => view.clear();
-    model.on("nodeAdded", nodeAdded);
-    model.on("nodeDropped", nodeDropped);
-    model.on("nodeAttributesUpdated", nodeUpdated);
-    model.on("edgeAdded", edgeAdded);
-    model.on("edgeDropped", edgeDropped);
-    model.on("eachNodeAttributesUpdated", positionsMoved);
-    model.on("cleared", cleared);
+    const listeners = [
+      ["nodeAdded", nodeAdded],
+      ["nodeDropped", nodeDropped],
+      ["nodeAttributesUpdated", nodeUpdated],
+      ["edgeAdded", edgeAdded],
+      ["edgeDropped", edgeDropped],
+      ["eachNodeAttributesUpdated", positionsMoved],
+      ["cleared", cleared],
+    ] as const;
+    for (const [event, listener] of listeners) model.on(event, listener);
     this.detach = () => {
-      model.off("nodeAdded", nodeAdded);
-      model.off("nodeDropped", nodeDropped);
-      model.off("nodeAttributesUpdated", nodeUpdated);
-      model.off("edgeAdded", edgeAdded);
-      model.off("edgeDropped", edgeDropped);
-      model.off("eachNodeAttributesUpdated", positionsMoved);
-      model.off("cleared", cleared);
+      for (const [event, listener] of listeners) model.off(event, listener);
     };
   }
 
