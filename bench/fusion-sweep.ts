@@ -295,6 +295,25 @@ function variants(): Variant[] {
     );
   out.push(["hybrid unsupported local head: text first", (l) => textFirst(l.textInGraph, l)]);
   out.push(["mix unsupported local head: text first", (l) => textFirst(l.text, l)]);
+  // hybrid, and when local's head has no word of the question behind it, the corpus's BM25 head leads
+  // (a passage the walks may not have found).
+  out.push([
+    "hybrid unsupported local head: corpus text head first",
+    (l) => {
+      const order = textFirst(l.textInGraph, l);
+      return unsupported(l.textInGraph, l) ? withLead(l.text[0], order) : order;
+    },
+  ]);
+  // hybrid whose question order also holds the corpus's first n BM25 passages (one BM25, so scores compare).
+  for (const n of [1, 2, 3, 5, 10]) {
+    const withCorpusHead = (l: Lists) => {
+      const seen = new Set<string>();
+      return [...l.textInGraph, ...l.text.slice(0, n)]
+        .sort((a, b) => b.score - a.score)
+        .filter((c) => !seen.has(c.id) && seen.add(c.id));
+    };
+    out.push([`hybrid text order + corpus head ${n}`, (l) => textFirst(withCorpusHead(l), l)]);
+  }
   return out;
 }
 

@@ -71,14 +71,18 @@ export const RankingSchema = z.object({
   textHitFloor: z.number().min(0).max(1).default(0.05),
   /**
    * How global's matched relationships weigh as walk seeds. "score": each list's scores min-max
-   * normalised and summed with its weight (normalizedScoreFusion), so a relationship that matches
-   * the question's rare names outweighs one that matches only its common words. "rank": weighted
-   * reciprocal rank fusion, whose weights barely fall with rank (1/61 ... 1/100 over 40 hits), so
-   * the weak matches that fill the list carried most of the restart mass (docs/query.md).
-   * "rank" stays the default: min-max gives the weakest kept hit no weight at all, which on a small
-   * corpus with two matched relationships drops the second (test/e2e/query-cli.test.ts).
+   * normalised (the weakest kept hit at relationshipSeedFloor) and summed with its weight
+   * (normalizedScoreFusion), so a relationship that matches the question's rare names outweighs one
+   * that matches only its common words. "rank": weighted reciprocal rank fusion, whose weights
+   * barely fall with rank (1/61 ... 1/100 over 40 hits), so the weak matches that fill the list
+   * carried most of the restart mass (measured on every set and the 6x haystack: docs/query.md).
    */
-  relationshipSeedWeight: z.enum(["score", "rank"]).default("rank"),
+  relationshipSeedWeight: z.enum(["score", "rank"]).default("score"),
+  /**
+   * With "score", what the weakest kept relationship hit weighs (the best weighs 1): min-max alone
+   * gives it 0, so a hit that passed every cut would not seed the walk at all.
+   */
+  relationshipSeedFloor: z.number().min(0).max(1).default(0.05),
 });
 export type RankingConfig = z.infer<typeof RankingSchema>;
 /**
@@ -104,6 +108,13 @@ export const FusionSchema = z.object({
    * and global's passages only, as before issue 15.
    */
   graphPassageText: z.boolean().default(true),
+  /**
+   * hybrid: the corpus's first n passages by the question's BM25 join the walks' passages in that
+   * question order (one BM25, so their scores compare). The walks reach passages through entities;
+   * a passage that says what was asked but whose entities the walks did not reach was missing, and
+   * hybrid fell under naive at @8 and @10 on wiki-vital-en (docs/query.md). 0: the walks' only.
+   */
+  hybridCorpusPassages: z.number().int().min(0).default(3),
   /**
    * hybrid and mix: how far down two rankings look for agreement on the first passage. Local's
    * first passage stays first when the question's BM25 ranks it in this many; otherwise BM25's

@@ -49,9 +49,10 @@ export function weightedReciprocalRankFusion(lists: WeightedList[], k = RRF_K): 
  * each list's scores are mapped to [0, 1] (its best 1, its worst kept hit 0) and summed with the
  * list's weight. Unlike rank fusion it keeps how far apart a list's hits are, so a list whose head
  * stands out from the rest lifts that head, and a flat list moves little. A list with one score
- * (or all equal) counts each hit as 1.
+ * (or all equal) counts each hit as 1. `floor` (0 to 1) is what the weakest kept hit weighs, so a
+ * hit that passed every cut still counts: hits map to [floor, 1] instead of [0, 1].
  */
-export function normalizedScoreFusion(lists: WeightedList[]): ScoredId[] {
+export function normalizedScoreFusion(lists: WeightedList[], floor = 0): ScoredId[] {
   const scores = new Map<string, number>();
   for (const { items, weight } of lists) {
     if (weight <= 0 || items.length === 0) continue;
@@ -62,7 +63,7 @@ export function normalizedScoreFusion(lists: WeightedList[]): ScoredId[] {
     for (const item of items) {
       if (seen.has(item.id)) continue;
       seen.add(item.id);
-      const normalised = span > 0 ? (item.score - worst) / span : 1;
+      const normalised = span > 0 ? floor + ((1 - floor) * (item.score - worst)) / span : 1;
       scores.set(item.id, (scores.get(item.id) ?? 0) + weight * normalised);
     }
   }

@@ -137,6 +137,18 @@ describe("normalised score fusion", () => {
     expect(fused[0]?.id).toBe("a");
   });
 
+  it("gives the weakest kept hit the floor instead of nothing", () => {
+    const items = [
+      { id: "a", score: 10 },
+      { id: "b", score: 5 },
+      { id: "c", score: 0 },
+    ];
+    const score = new Map(normalizedScoreFusion([{ items, weight: 1 }], 0.1).map((s) => [s.id, s.score]));
+    expect(score.get("a")).toBeCloseTo(1);
+    expect(score.get("b")).toBeCloseTo(0.55);
+    expect(score.get("c")).toBeCloseTo(0.1);
+  });
+
   it("counts every hit of a flat list as 1", () => {
     const fused = normalizedScoreFusion([{ items: list("x").map((i) => ({ ...i, score: 3 })), weight: 2 }]);
     expect(fused).toEqual([{ id: "x", score: 2 }]);

@@ -36,7 +36,14 @@ describe("hybrid's walked passages in the question's order", () => {
     expect(ranked[0]?.id).toBe(fixture!.chunkOf(DIRECTOR).id);
   });
 
-  it("never add a passage the walks did not find", async () => {
+  it("add the corpus's first BM25 passages when asked, in the same order", async () => {
+    const input = await inputWith({});
+    const ranked = await questionOrderOf(input, walkOf(TOWN), 1);
+    expect(ranked[0]?.id).toBe(fixture!.chunkOf(DIRECTOR).id);
+    expect(ranked.map((c) => c.id)).toContain(fixture!.chunkOf(TOWN).id);
+  });
+
+  it("add no passage the walks did not find by default", async () => {
     const input = await inputWith({});
     const ranked = await questionOrderOf(input, walkOf(TOWN));
     expect(ranked.map((c) => c.id)).not.toContain(fixture!.chunkOf(DIRECTOR).id);

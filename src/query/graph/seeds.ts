@@ -81,14 +81,14 @@ export async function relationshipSeeds(input: RetrievalInput, keywords: string[
     store.searchRelationshipText([input.question, ...keywords].join(" "), options.topK, allow),
   ]);
   const similar = byVector.filter((h) => h.score >= options.similarityThreshold);
-  const { fusionK, textHitFloor, relationshipSeedWeight } = options.ranking;
+  const { fusionK, textHitFloor, relationshipSeedWeight, relationshipSeedFloor } = options.ranking;
   const lists = [
     { items: similar, weight: vectorWeight },
     { items: substantialTextHits(byText, textHitFloor), weight: fusion.relationshipText },
   ];
   const fused =
     relationshipSeedWeight === "score"
-      ? normalizedScoreFusion(lists)
+      ? normalizedScoreFusion(lists, relationshipSeedFloor)
       : weightedReciprocalRankFusion(lists, fusionK);
   return fused.slice(0, options.topK);
 }
