@@ -3,7 +3,7 @@ import { EMPTY_DOCUMENT_REASON, hasText } from "../ingest/empty-input.js";
 import type { KgragServices } from "../services.js";
 import type { DocumentRegistration } from "../storage/graph-store.js";
 import type { DocumentRecord, SourceDocument } from "../types.js";
-import { hashJson } from "../util/hash.js";
+import { hashJson, stableStringify } from "../util/hash.js";
 import { slices } from "../util/slices.js";
 import { stopPoint } from "./stop-point.js";
 import { documentBatchSize, registrationChunkLimit } from "./write-batches.js";
@@ -17,10 +17,50 @@ export interface RegistrationPlan {
   changed: string[];
   /** Documents seen before with the same content whose indexing did not finish (or failed). */
   resumed: string[];
+  /**
+   * Unchanged documents read from another place (a moved folder, another line of the same JSONL):
+   * their record takes the new path and metadata; nothing is extracted again.
+   */
+  moved: DocumentRecord[];
 }
 
+/**
+ * Metadata that says where a document was read from, not what it says: a corpus moved to another
+ * folder (or a line moved within a JSONL file) is the same content and must not be extracted again.
+ */
+const PROVENANCE_KEYS = new Set(["source", "line"]);
+
+/** What a document says: title, text and the metadata that is not provenance. */
 export function contentHashOf(source: SourceDocument): string {
+  const metadata = Object.fromEntries(
+    Object.entries(source.metadata).filter(([key]) => !PROVENANCE_KEYS.has(key)),
+  );
+  return hashJson({ title: source.title, text: source.text, metadata });
+}
+
+/** The hash stored before provenance was left out: it still marks content as unchanged. */
+function legacyContentHashOf(source: SourceDocument): string {
   return hashJson({ title: source.title, text: source.text, metadata: source.metadata });
+}
+
+/** The stored record of unchanged content with this read's path and metadata, if either differs. */
+function movedRecord(
+  existing: DocumentRecord,
+  source: SourceDocument,
+  hash: string,
+): DocumentRecord | undefined {
+  const same =
+    existing.contentHash === hash &&
+    existing.path === source.path &&
+    stableStringify(existing.metadata) === stableStringify(source.metadata);
+  if (same) return undefined;
+  return {
+    ...existing,
+    path: source.path,
+    metadata: source.metadata,
+    contentHash: hash,
+    updatedAt: new Date().toISOString(),
+  };
 }
 
 /** Sorts incoming documents into unchanged, changed and new, without writing anything. */
@@ -28,15 +68,18 @@ export async function planRegistration(
   services: KgragServices,
   sources: SourceDocument[],
 ): Promise<RegistrationPlan> {
-  const plan: RegistrationPlan = { toProcess: [], unchanged: [], changed: [], resumed: [] };
+  const plan: RegistrationPlan = { toProcess: [], unchanged: [], changed: [], resumed: [], moved: [] };
   // Read together: a networked store (Neo4j) answers them in one round trip instead of one each.
   const known = await Promise.all(sources.map((source) => services.store.getDocument(source.id)));
   for (const [i, source] of sources.entries()) {
     const existing = known[i];
     const hash = contentHashOf(source);
-    if (existing && existing.contentHash === hash) {
-      if (existing.status === "processed") plan.unchanged.push(source.id);
-      else {
+    if (existing && (existing.contentHash === hash || existing.contentHash === legacyContentHashOf(source))) {
+      if (existing.status === "processed") {
+        plan.unchanged.push(source.id);
+        const moved = movedRecord(existing, source, hash);
+        if (moved) plan.moved.push(moved);
+      } else {
         plan.toProcess.push(source.id);
         plan.resumed.push(source.id);
       }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -104,6 +104,44 @@ describe("updating documents (offline, CLI)", () => {
   });
 
   afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it("keeps a corpus read from another folder and line order: records follow it, nothing is re-extracted", async () => {
+    const random = seededRandom(5);
+    const records = Array.from({ length: 4 }, (_, i) => ({
+      id: `d${i}`,
+      title: `Doc ${i}`,
+      text: passage(i, random),
+    }));
+    const lines = (order: typeof records) => order.map((r) => JSON.stringify(r)).join("\n");
+    const first = join(root, "a", "corpus.jsonl");
+    const moved = join(root, "b", "corpus.jsonl");
+    mkdirSync(join(root, "a"));
+    mkdirSync(join(root, "b"));
+    writeFileSync(first, lines(records));
+    writeFileSync(moved, lines([...records].reverse()));
+    const kgrag = await createKgrag({ env: {}, config: { workspace: join(root, "ws") } });
+    try {
+      await kgrag.index([first]);
+      const before = await graphSnapshot(kgrag.services.store);
+      const historyBefore = (await kgrag.services.store.listHistory()).length;
+
+      const again = await kgrag.index([moved]);
+      expect(again.added).toEqual([]);
+      expect(again.updated).toEqual([]);
+      expect([...again.unchanged].sort()).toEqual(records.map((r) => r.id));
+      expect((await kgrag.services.store.listHistory()).length).toBe(historyBefore);
+      expect(await graphSnapshot(kgrag.services.store)).toEqual(before);
+      const record = await kgrag.services.store.getDocument("d0");
+      expect(record?.metadata).toMatchObject({ source: moved, line: 4 });
+
+      // A changed text is still an update.
+      writeFileSync(moved, lines([{ ...records[0]!, text: passage(50, random) }, ...records.slice(1)]));
+      const edited = await kgrag.index([moved]);
+      expect(edited.updated).toEqual(["d0"]);
+    } finally {
+      await kgrag.close();
+    }
+  });
 
   it("`kgrag index --prune` replaces edited files and removes deleted ones, as a clean index would", async () => {
     const folder = join(root, "corpus");
