@@ -106,6 +106,11 @@ async function indexWorkflow(
       ? stage("embed-chunks", () => embedChunks(services, signal), clock)
       : Promise.resolve(0),
   );
+  // The chunks' full-text rows too, a few chunks per step between the replies: left for the run's
+  // end, that synchronous work held back the last report requests.
+  const chunkText = holdFailure(
+    plan.toProcess.length > 0 ? indexChunkText(services, signal, clock) : Promise.resolve(),
+  );
   let extracted: Awaited<ReturnType<typeof extractGraph>>;
   try {
     extracted = await stage(
@@ -114,10 +119,11 @@ async function indexWorkflow(
       clock,
     );
   } finally {
-    await chunkVectors;
+    await Promise.all([chunkVectors, chunkText]);
   }
-  // A failure of the chunk vectors fails the run where the embedding step would have failed it.
+  // A failure of the chunk vectors (or text) fails the run where the settling step would have.
   const rethrowChunkVectorFailure = await chunkVectors;
+  const rethrowChunkTextFailure = await chunkText;
   await stopPoint(signal);
   const resolved =
     extracted.merged > 0
@@ -127,6 +133,7 @@ async function indexWorkflow(
   let settled: SettleResult;
   try {
     rethrowChunkVectorFailure();
+    rethrowChunkTextFailure();
     settled = await settleGraph(services, components, graphChanged, { ...options, clock });
   } catch (error) {
     // A stopped run is left as a kill leaves it (documents processing): it failed at nothing.
@@ -149,6 +156,14 @@ async function indexWorkflow(
     counts: await services.store.counts(),
     stages: clock.snapshot(),
   };
+}
+
+/** Indexes the registered chunks' text beside extraction, where the store can do it in steps. */
+function indexChunkText(services: KgragServices, signal?: AbortSignal, clock?: StageClock): Promise<void> {
+  const rows = services.config.indexOverlap.chunkTextRowsPerSlice;
+  const { store } = services;
+  if (rows === 0 || !store.indexChunkText) return Promise.resolve();
+  return stage("chunk text index", () => store.indexChunkText?.(rows, signal) ?? Promise.resolve(), clock);
 }
 
 /**

@@ -258,4 +258,10 @@ export interface GraphStore {
   vectorIndexStatus?(): Promise<VectorIndexStatus[]>;
   /** Brings derived indexes (full text, HNSW files) up to date; a writer calls it after a run. */
   refreshIndexes?(): Promise<void>;
+  /**
+   * Indexes the queued chunk text (full text) `rowsPerSlice` chunks at a time, yielding to the event
+   * loop between slices: an index run does it while the model extracts, so the replies that
+   * arrive meanwhile wait for one slice at most and the run's end has less left to index.
+   */
+  indexChunkText?(rowsPerSlice: number, signal?: AbortSignal): Promise<void>;
 }

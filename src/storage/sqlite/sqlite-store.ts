@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import {
   type SqliteReadCacheConfig,
   SqliteReadCacheSchema,
@@ -164,6 +165,11 @@ export class SqliteGraphStore implements GraphStore {
       if (this.vectors.searchPath(ns) === "ann") this.ann.refresh(ns);
       this.sql.transaction(() => this.ann?.pruneRemovals(ns));
     }
+  }
+
+  async indexChunkText(rowsPerSlice: number, signal?: AbortSignal): Promise<void> {
+    while (this.db.open && !signal?.aborted && this.fullText.flushChunkSlice(rowsPerSlice))
+      await yieldToEventLoop();
   }
 
   async getMeta(key: string): Promise<string | undefined> {
