@@ -106,19 +106,25 @@ async function indexWorkflow(
       ? stage("embed-chunks", () => embedChunks(services, signal), clock)
       : Promise.resolve(0),
   );
-  // The chunks' full-text rows too, a few chunks per step between the replies: left for the run's
-  // end, that synchronous work held back the last report requests.
+  // The chunks' full-text rows too, a few chunks per step between the replies (left for the run's
+  // end, that synchronous work held back the last report requests), from the first extraction
+  // result on: started at once, its steps held back the first requests.
+  const firstResult = settleOnce();
   const chunkText = holdFailure(
-    plan.toProcess.length > 0 ? indexChunkText(services, signal, clock) : Promise.resolve(),
+    plan.toProcess.length > 0
+      ? firstResult.settled.then(() => indexChunkText(services, signal, clock))
+      : Promise.resolve(),
   );
+  const extractor = signallingResults(components.extractor, firstResult.settle);
   let extracted: Awaited<ReturnType<typeof extractGraph>>;
   try {
     extracted = await stage(
       "extract",
-      () => extractGraph(services, components.extractor, plan.toProcess, signal, clock),
+      () => extractGraph(services, extractor, plan.toProcess, signal, clock),
       clock,
     );
   } finally {
+    firstResult.settle();
     await Promise.all([chunkVectors, chunkText]);
   }
   // A failure of the chunk vectors (or text) fails the run where the settling step would have.
@@ -155,6 +161,23 @@ async function indexWorkflow(
     graphChanged,
     counts: await services.store.counts(),
     stages: clock.snapshot(),
+  };
+}
+
+/** A promise settled by the first call of `settle` (later calls do nothing). */
+function settleOnce(): { settled: Promise<void>; settle: () => void } {
+  let settle = () => {};
+  const settled = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  return { settled, settle };
+}
+
+/** The extractor, calling `onResult` as each of its results comes back. */
+function signallingResults(extractor: Extractor, onResult: () => void): Extractor {
+  return {
+    kind: extractor.kind,
+    extract: (chunk, context) => extractor.extract(chunk, context).finally(onResult),
   };
 }
 
