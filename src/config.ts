@@ -388,10 +388,12 @@ export const SqliteReadCacheSchema = z.object({
  */
 export const IndexOverlapSchema = z.object({
   /**
-   * Chunks whose full-text rows are indexed per step while the model extracts (embedded store);
-   * a reply that arrives meanwhile waits for one step. 0 leaves the chunk text for the run's end.
+   * Chunks whose full-text rows are indexed per slice while the model extracts (embedded store);
+   * a reply that arrives meanwhile waits for one slice. 0 leaves the chunk text for the run's end.
    */
-  chunkTextRowsPerSlice: z.number().int().min(0).default(4),
+  chunkTextRowsPerSlice: z.number().int().min(0).default(2),
+  /** Pause after each slice, so the requests of the replies that came meanwhile go out first. */
+  chunkTextPauseMs: z.number().int().min(0).default(20),
 });
 
 export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;

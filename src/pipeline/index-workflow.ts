@@ -183,10 +183,11 @@ function signallingResults(extractor: Extractor, onResult: () => void): Extracto
 
 /** Indexes the registered chunks' text beside extraction, where the store can do it in steps. */
 function indexChunkText(services: KgragServices, signal?: AbortSignal, clock?: StageClock): Promise<void> {
-  const rows = services.config.indexOverlap.chunkTextRowsPerSlice;
+  const { chunkTextRowsPerSlice: rows, chunkTextPauseMs: pauseMs } = services.config.indexOverlap;
   const { store } = services;
   if (rows === 0 || !store.indexChunkText) return Promise.resolve();
-  return stage("chunk text index", () => store.indexChunkText?.(rows, signal) ?? Promise.resolve(), clock);
+  const slices = { rows, pauseMs };
+  return stage("chunk text index", () => store.indexChunkText?.(slices, signal) ?? Promise.resolve(), clock);
 }
 
 /**

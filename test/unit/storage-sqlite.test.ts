@@ -45,7 +45,7 @@ describe("SQLite chunk text indexed in slices", () => {
     await seedDocument(slicedStore, "d1", texts);
     await seedDocument(wholeStore, "d1", texts);
 
-    const indexing = slicedStore.indexChunkText(2);
+    const indexing = slicedStore.indexChunkText({ rows: 2, pauseMs: 0 });
     expect(pendingAndIndexed(sliced)).toEqual({ pending: 3, indexed: 2 });
     await indexing;
     expect(pendingAndIndexed(sliced)).toEqual({ pending: 0, indexed: 5 });
@@ -69,7 +69,7 @@ describe("SQLite chunk text indexed in slices", () => {
     const raw = new Database(sqliteFile(workspace));
     raw.prepare("DELETE FROM chunks WHERE doc_id = 'gone'").run();
     raw.close();
-    await store.indexChunkText(1);
+    await store.indexChunkText({ rows: 1, pauseMs: 0 });
     expect(pendingAndIndexed(workspace)).toEqual({ pending: 0, indexed: 1 });
     await store.close();
   });

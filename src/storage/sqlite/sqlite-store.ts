@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   type SqliteReadCacheConfig,
   SqliteReadCacheSchema,
@@ -28,6 +28,7 @@ import type {
 } from "../../types.js";
 import { type ProgressReporter, silentProgress } from "../../util/progress.js";
 import type {
+  ChunkTextSlices,
   DocumentRegistration,
   DocumentStatusUpdate,
   EntityLabel,
@@ -167,9 +168,10 @@ export class SqliteGraphStore implements GraphStore {
     }
   }
 
-  async indexChunkText(rowsPerSlice: number, signal?: AbortSignal): Promise<void> {
-    while (this.db.open && !signal?.aborted && this.fullText.flushChunkSlice(rowsPerSlice))
-      await yieldToEventLoop();
+  async indexChunkText(slice: ChunkTextSlices, signal?: AbortSignal): Promise<void> {
+    while (this.db.open && !signal?.aborted && this.fullText.flushChunkSlice(slice.rows)) {
+      await sleep(slice.pauseMs);
+    }
   }
 
   async getMeta(key: string): Promise<string | undefined> {
