@@ -1,4 +1,5 @@
-import { UndirectedGraph } from "graphology";
+import { createRequire } from "node:module";
+import type { UndirectedGraph } from "graphology";
 import type { EntityRecord, RelationshipRecord } from "../types.js";
 
 export interface ProjectedEdgeAttributes {
@@ -6,6 +7,15 @@ export interface ProjectedEdgeAttributes {
 }
 
 export type ProjectedGraph = UndirectedGraph<Record<string, never>, ProjectedEdgeAttributes>;
+
+const require = createRequire(import.meta.url);
+let graphClass: typeof UndirectedGraph | undefined;
+
+/** A new empty graph; graphology (178 kB) loads on the first clustering, not with the index command. */
+function emptyGraph(): ProjectedGraph {
+  graphClass ??= (require("graphology") as { UndirectedGraph: typeof UndirectedGraph }).UndirectedGraph;
+  return new graphClass({ allowSelfLoops: false });
+}
 
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -31,7 +41,7 @@ export function projectGraph(
     entry.weight += positiveWeight(rel.weight);
     weights.set(pairKey, entry);
   }
-  const graph: ProjectedGraph = new UndirectedGraph({ allowSelfLoops: false });
+  const graph: ProjectedGraph = emptyGraph();
   for (const key of nodeKeys) graph.addNode(key);
   const pairs = [...weights.entries()].sort(([a], [b]) => byText(a, b));
   for (const [, { source, target, weight }] of pairs) graph.addEdge(source, target, { weight });
@@ -47,7 +57,7 @@ function positiveWeight(weight: number): number {
 export function inducedSubgraph(graph: ProjectedGraph, members: readonly string[]): ProjectedGraph {
   const sorted = [...members].sort(byText);
   const inside = new Set(sorted);
-  const sub: ProjectedGraph = new UndirectedGraph({ allowSelfLoops: false });
+  const sub: ProjectedGraph = emptyGraph();
   for (const key of sorted) sub.addNode(key);
   for (const key of sorted) {
     graph.forEachNeighbor(key, (neighbor) => {
