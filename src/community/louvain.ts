@@ -10,8 +10,12 @@ const require = createRequire(import.meta.url);
 type Louvain = typeof louvainModule.default;
 let loaded: Louvain | undefined;
 
-/** Loaded on the first clustering: an index run sends its first requests without it. */
-export function louvain(...args: Parameters<Louvain>): ReturnType<Louvain> {
+/** Loaded on the first clustering (or by loadLouvain): an index run sends its first requests without it. */
+export function loadLouvain(): Louvain {
   loaded ??= require("graphology-communities-louvain") as Louvain;
-  return loaded(...args);
+  return loaded;
+}
+
+export function louvain(...args: Parameters<Louvain>): ReturnType<Louvain> {
+  return loadLouvain()(...args);
 }

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { UndirectedGraph } from "graphology";
 import type { EntityRecord, RelationshipRecord } from "../types.js";
+import { loadLouvain } from "./louvain.js";
 
 export interface ProjectedEdgeAttributes {
   weight: number;
@@ -11,10 +12,23 @@ export type ProjectedGraph = UndirectedGraph<Record<string, never>, ProjectedEdg
 const require = createRequire(import.meta.url);
 let graphClass: typeof UndirectedGraph | undefined;
 
-/** A new empty graph; graphology (178 kB) loads on the first clustering, not with the index command. */
-function emptyGraph(): ProjectedGraph {
+/**
+ * graphology (178 kB) loads on the first clustering, not with the index command: an index run
+ * loads it while the model extracts (loadClusteringLibraries).
+ */
+function graphology(): typeof UndirectedGraph {
   graphClass ??= (require("graphology") as { UndirectedGraph: typeof UndirectedGraph }).UndirectedGraph;
-  return new graphClass({ allowSelfLoops: false });
+  return graphClass;
+}
+
+function emptyGraph(): ProjectedGraph {
+  return new (graphology())({ allowSelfLoops: false });
+}
+
+/** Loads the libraries clustering needs now, so the first clustering does not wait for them. */
+export function loadClusteringLibraries(): void {
+  graphology();
+  loadLouvain();
 }
 
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,3 +1,4 @@
+import { loadClusteringLibraries } from "../community/project-graph.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { Extractor } from "../extraction/extractor.js";
 import type { DescriptionSummarizer } from "../merge/summarizer.js";
@@ -112,7 +113,11 @@ async function indexWorkflow(
   const firstResult = settleOnce();
   const chunkText = holdFailure(
     plan.toProcess.length > 0
-      ? firstResult.settled.then(() => indexChunkText(services, signal, clock))
+      ? firstResult.settled.then(() => {
+          // Left out of start-up, loaded here rather than between the last reply and the reports.
+          if (options.communities ?? services.config.community.enabled) loadClusteringLibraries();
+          return indexChunkText(services, signal, clock);
+        })
       : Promise.resolve(),
   );
   const extractor = signallingResults(components.extractor, firstResult.settle);
