@@ -109,14 +109,17 @@ async function indexWorkflow(
   );
   // The chunks' full-text rows too, a few chunks per step between the replies (left for the run's
   // end, that synchronous work held back the last report requests), from the first extraction
-  // result on: started at once, its steps held back the first requests.
+  // result on (started at once, its steps held back the first requests) until extraction is over:
+  // what is left then is indexed in one go with the other search indexes, without pauses.
   const firstResult = settleOnce();
+  const extractionOver = new AbortController();
+  const chunkTextUntil = signal ? AbortSignal.any([signal, extractionOver.signal]) : extractionOver.signal;
   const chunkText = holdFailure(
     plan.toProcess.length > 0
       ? firstResult.settled.then(() => {
           // Left out of start-up, loaded here rather than between the last reply and the reports.
           if (options.communities ?? services.config.community.enabled) loadClusteringLibraries();
-          return indexChunkText(services, signal, clock);
+          return indexChunkText(services, chunkTextUntil, clock);
         })
       : Promise.resolve(),
   );
@@ -129,6 +132,7 @@ async function indexWorkflow(
       clock,
     );
   } finally {
+    extractionOver.abort();
     firstResult.settle();
     await Promise.all([chunkVectors, chunkText]);
   }

@@ -262,7 +262,8 @@ export interface GraphStore {
    * Indexes the queued chunk text (full text) a slice of chunks at a time with a pause between
    * slices: an index run does it while the model extracts, so a reply that arrives meanwhile waits
    * for one slice at most (a request takes several turns of the event loop to go out, so a pause,
-   * not just a turn) and the run's end has less left to index.
+   * not just a turn) and the run's end has less left to index. Stops at `signal`, leaving the rest
+   * queued for refreshIndexes.
    */
   indexChunkText?(slice: ChunkTextSlices, signal?: AbortSignal): Promise<void>;
 }

@@ -60,6 +60,21 @@ describe("SQLite chunk text indexed in slices", () => {
     await Promise.all([slicedStore.close(), wholeStore.close()]);
   });
 
+  it("stops at its signal, even in a pause, and leaves the rest queued for the next flush", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    await seedDocument(store, "d1", ["kelp lagoon", "lichen meadow", "marble needle"]);
+    const extractionOver = new AbortController();
+    // A pause longer than the test's timeout: only the signal can end it.
+    const indexing = store.indexChunkText({ rows: 1, pauseMs: 3_600_000 }, extractionOver.signal);
+    extractionOver.abort();
+    await indexing;
+    expect(pendingAndIndexed(workspace)).toEqual({ pending: 2, indexed: 1 });
+    await store.refreshIndexes();
+    expect(pendingAndIndexed(workspace)).toEqual({ pending: 0, indexed: 3 });
+    await store.close();
+  });
+
   it("drops the queued rows of chunks deleted before their slice", async () => {
     const workspace = await tempWorkspace();
     const store = await openSqliteStore(workspace);

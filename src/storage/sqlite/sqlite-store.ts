@@ -170,7 +170,8 @@ export class SqliteGraphStore implements GraphStore {
 
   async indexChunkText(slice: ChunkTextSlices, signal?: AbortSignal): Promise<void> {
     while (this.db.open && !signal?.aborted && this.fullText.flushChunkSlice(slice.rows)) {
-      await sleep(slice.pauseMs);
+      // Cut short when the signal aborts: the caller indexes the rest in one go, or the next run.
+      await sleep(slice.pauseMs, undefined, { signal }).catch(() => {});
     }
   }
 
