@@ -6,7 +6,9 @@
  * The server samples how many requests are in flight, so the report shows where the model idles
  * (start-up, the gaps between stages, the last stragglers of a stage).
  * With --timeline it also prints (to stderr) the requests in flight over time, bucket by bucket,
- * with the stages whose requests were open in each bucket.
+ * with the stages whose requests were open in each bucket. `tail` splits the time after the last
+ * extraction reply into its waits (merge and resolution set-up, clustering and report contexts,
+ * the last report's slot, the end of the process).
  * Run: npx tsx bench/index-llm-book.ts [--latency 200] [--concurrency 4] [--chunks 40] [--timeline 100]
  *   [--cpu-prof DIR]
  * Needs `npm run build` first (it runs bin/kgrag.js, the way a user does).
@@ -218,6 +220,8 @@ console.log(
     stages: stageSpans(),
     /** The run's own wall time per pipeline stage (stages that overlap both count). */
     runStagesMs: summary.stagesMs,
+    /** After the last extraction reply, where the model waits on the run (see tailBreakdown). */
+    tail: tailBreakdown(),
   }),
 );
 
@@ -246,6 +250,34 @@ function printTimeline(bucketMs: number): void {
     lines.push(`${String(from - startedAt).padStart(6)} ms ${mean.toFixed(1).padStart(4)} ${bar} ${names}`);
   }
   console.error(lines.join("\n"));
+}
+
+/**
+ * The run after its last extraction reply, in ms: to the resolution's embedding request, from its
+ * reply to the first report request, the last report's wait for a free slot after the first
+ * report came back, from the last report's reply to the reports' embedding, and from that
+ * embedding's reply to the process's exit.
+ */
+function tailBreakdown(): Record<string, number> {
+  const sent = (r: { receivedAt: number }) => r.receivedAt;
+  const answered = (r: { answeredAt?: number }) => r.answeredAt ?? endedAt;
+  const byStage = (stage: string) => server.requests.filter((r) => r.stage === stage);
+  const extractionEnd = Math.max(...[...byStage("extract"), ...byStage("glean")].map(answered));
+  const embedsAfter = server.requests
+    .filter((r) => r.path.includes("embeddings") && r.receivedAt >= extractionEnd)
+    .sort((a, b) => sent(a) - sent(b));
+  const reports = byStage("report");
+  const resolution = embedsAfter[0];
+  const reportVectors = embedsAfter.at(-1);
+  if (!resolution || !reportVectors || reports.length === 0) return { totalMs: endedAt - extractionEnd };
+  return {
+    totalMs: endedAt - extractionEnd,
+    toResolutionEmbedding: sent(resolution) - extractionEnd,
+    resolutionToReports: Math.min(...reports.map(sent)) - answered(resolution),
+    lastReportWaited: Math.max(0, Math.max(...reports.map(sent)) - Math.min(...reports.map(answered))),
+    toReportEmbedding: sent(reportVectors) - Math.max(...reports.map(answered)),
+    toExit: endedAt - answered(reportVectors),
+  };
 }
 
 function stageSpans(): Record<string, [number, number]> {

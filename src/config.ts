@@ -393,6 +393,20 @@ export const SqliteReadCacheSchema = z.object({
   maxSearchHitIds: z.number().int().min(0).default(100_000),
 });
 
+/**
+ * How an index run overlaps its own work with the model's: what it does while requests are in
+ * flight, and in what steps (README "Model kept busy").
+ */
+export const IndexOverlapSchema = z.object({
+  /**
+   * Chunks whose full-text rows are indexed per slice while the model extracts (embedded store);
+   * a reply that arrives meanwhile waits for one slice. 0 leaves the chunk text for the run's end.
+   */
+  chunkTextRowsPerSlice: z.number().int().min(0).default(2),
+  /** Pause after each slice, so the requests of the replies that came meanwhile go out first. */
+  chunkTextPauseMs: z.number().int().min(0).default(20),
+});
+
 export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;
 
 export const ConfigSchema = z
@@ -424,6 +438,7 @@ export const ConfigSchema = z
     resolution: ResolutionSchema.default(ResolutionSchema.parse({})),
     vectorIndex: VectorIndexSchema.default(VectorIndexSchema.parse({})),
     sqliteReadCache: SqliteReadCacheSchema.default(SqliteReadCacheSchema.parse({})),
+    indexOverlap: IndexOverlapSchema.default(IndexOverlapSchema.parse({})),
   })
   .superRefine((config, ctx) => {
     if (config.stages && !config.llm) {

@@ -10,7 +10,7 @@ import {
 import { type ChatModel, withAbortSignal } from "./llm/chat-model.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
-import { type QueryOptions, type QueryResult, runQuery } from "./query/query-engine.js";
+import type { QueryOptions, QueryResult } from "./query/query-engine.js";
 import type { Reranker } from "./rerank/reranker.js";
 import { createEntityCuration, type EntityCuration } from "./resolve/curation.js";
 import type { KgragServices } from "./services.js";
@@ -114,7 +114,9 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
       },
       ...(await storeContents(store)),
     }),
-    query: (question, queryOptions = {}) => runQuery(services, question, queryOptions),
+    // Loaded on the first query: an index run reaches its first model request without it.
+    query: async (question, queryOptions = {}) =>
+      (await import("./query/query-engine.js")).runQuery(services, question, queryOptions),
     deleteDocuments: (docIds) =>
       writing(async () => {
         const known = new Set((await store.listDocuments()).map((d) => d.id));

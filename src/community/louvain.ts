@@ -7,4 +7,15 @@ import type louvainModule from "graphology-communities-louvain";
  * through require gives the real function, typed with the library's own declaration.
  */
 const require = createRequire(import.meta.url);
-export const louvain: typeof louvainModule.default = require("graphology-communities-louvain");
+type Louvain = typeof louvainModule.default;
+let loaded: Louvain | undefined;
+
+/** Loaded on the first clustering (or by loadLouvain): an index run sends its first requests without it. */
+export function loadLouvain(): Louvain {
+  loaded ??= require("graphology-communities-louvain") as Louvain;
+  return loaded;
+}
+
+export function louvain(...args: Parameters<Louvain>): ReturnType<Louvain> {
+  return loadLouvain()(...args);
+}

@@ -1,11 +1,35 @@
-import { UndirectedGraph } from "graphology";
+import { createRequire } from "node:module";
+import type { UndirectedGraph } from "graphology";
 import type { EntityRecord, RelationshipRecord } from "../types.js";
+import { loadLouvain } from "./louvain.js";
 
 export interface ProjectedEdgeAttributes {
   weight: number;
 }
 
 export type ProjectedGraph = UndirectedGraph<Record<string, never>, ProjectedEdgeAttributes>;
+
+const require = createRequire(import.meta.url);
+let graphClass: typeof UndirectedGraph | undefined;
+
+/**
+ * graphology (178 kB) loads on the first clustering, not with the index command: an index run
+ * loads it while the model extracts (loadClusteringLibraries).
+ */
+function graphology(): typeof UndirectedGraph {
+  graphClass ??= (require("graphology") as { UndirectedGraph: typeof UndirectedGraph }).UndirectedGraph;
+  return graphClass;
+}
+
+function emptyGraph(): ProjectedGraph {
+  return new (graphology())({ allowSelfLoops: false });
+}
+
+/** Loads the libraries clustering needs now, so the first clustering does not wait for them. */
+export function loadClusteringLibraries(): void {
+  graphology();
+  loadLouvain();
+}
 
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -31,7 +55,7 @@ export function projectGraph(
     entry.weight += positiveWeight(rel.weight);
     weights.set(pairKey, entry);
   }
-  const graph: ProjectedGraph = new UndirectedGraph({ allowSelfLoops: false });
+  const graph: ProjectedGraph = emptyGraph();
   for (const key of nodeKeys) graph.addNode(key);
   const pairs = [...weights.entries()].sort(([a], [b]) => byText(a, b));
   for (const [, { source, target, weight }] of pairs) graph.addEdge(source, target, { weight });
@@ -47,7 +71,7 @@ function positiveWeight(weight: number): number {
 export function inducedSubgraph(graph: ProjectedGraph, members: readonly string[]): ProjectedGraph {
   const sorted = [...members].sort(byText);
   const inside = new Set(sorted);
-  const sub: ProjectedGraph = new UndirectedGraph({ allowSelfLoops: false });
+  const sub: ProjectedGraph = emptyGraph();
   for (const key of sorted) sub.addNode(key);
   for (const key of sorted) {
     graph.forEachNeighbor(key, (neighbor) => {

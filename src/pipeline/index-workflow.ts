@@ -1,3 +1,4 @@
+import { loadClusteringLibraries } from "../community/project-graph.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { Extractor } from "../extraction/extractor.js";
 import type { DescriptionSummarizer } from "../merge/summarizer.js";
@@ -108,18 +109,38 @@ async function indexWorkflow(
       ? stage("embed-chunks", () => embedChunks(services, signal), clock)
       : Promise.resolve(0),
   );
+  // The chunks' full-text rows too, a few chunks per step between the replies (left for the run's
+  // end, that synchronous work held back the last report requests), from the first extraction
+  // result on (started at once, its steps held back the first requests) until extraction is over:
+  // what is left then is indexed in one go with the other search indexes, without pauses.
+  const firstResult = settleOnce();
+  const extractionOver = new AbortController();
+  const chunkTextUntil = signal ? AbortSignal.any([signal, extractionOver.signal]) : extractionOver.signal;
+  const chunkText = holdFailure(
+    plan.toProcess.length > 0
+      ? firstResult.settled.then(() => {
+          // Left out of start-up, loaded here rather than between the last reply and the reports.
+          if (options.communities ?? services.config.community.enabled) loadClusteringLibraries();
+          return indexChunkText(services, chunkTextUntil, clock);
+        })
+      : Promise.resolve(),
+  );
+  const extractor = signallingResults(components.extractor, firstResult.settle);
   let extracted: Awaited<ReturnType<typeof extractGraph>>;
   try {
     extracted = await stage(
       "extract",
-      () => extractGraph(services, components.extractor, plan.toProcess, signal, clock),
+      () => extractGraph(services, extractor, plan.toProcess, signal, clock),
       clock,
     );
   } finally {
-    await chunkVectors;
+    extractionOver.abort();
+    firstResult.settle();
+    await Promise.all([chunkVectors, chunkText]);
   }
-  // A failure of the chunk vectors fails the run where the embedding step would have failed it.
+  // A failure of the chunk vectors (or text) fails the run where the settling step would have.
   const rethrowChunkVectorFailure = await chunkVectors;
+  const rethrowChunkTextFailure = await chunkText;
   await stopPoint(signal);
   const resolved =
     extracted.merged > 0
@@ -129,6 +150,7 @@ async function indexWorkflow(
   let settled: SettleResult;
   try {
     rethrowChunkVectorFailure();
+    rethrowChunkTextFailure();
     settled = await settleGraph(services, components, graphChanged, { ...options, clock });
   } catch (error) {
     // A stopped run is left as a kill leaves it (documents processing): it failed at nothing.
@@ -151,6 +173,32 @@ async function indexWorkflow(
     counts: await services.store.counts(),
     stages: clock.snapshot(),
   };
+}
+
+/** A promise settled by the first call of `settle` (later calls do nothing). */
+function settleOnce(): { settled: Promise<void>; settle: () => void } {
+  let settle = () => {};
+  const settled = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  return { settled, settle };
+}
+
+/** The extractor, calling `onResult` as each of its results comes back. */
+function signallingResults(extractor: Extractor, onResult: () => void): Extractor {
+  return {
+    kind: extractor.kind,
+    extract: (chunk, context) => extractor.extract(chunk, context).finally(onResult),
+  };
+}
+
+/** Indexes the registered chunks' text beside extraction, where the store can do it in steps. */
+function indexChunkText(services: KgragServices, signal?: AbortSignal, clock?: StageClock): Promise<void> {
+  const { chunkTextRowsPerSlice: rows, chunkTextPauseMs: pauseMs } = services.config.indexOverlap;
+  const { store } = services;
+  if (rows === 0 || !store.indexChunkText) return Promise.resolve();
+  const slices = { rows, pauseMs };
+  return stage("chunk text index", () => store.indexChunkText?.(slices, signal) ?? Promise.resolve(), clock);
 }
 
 /**

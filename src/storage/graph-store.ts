@@ -258,4 +258,18 @@ export interface GraphStore {
   vectorIndexStatus?(): Promise<VectorIndexStatus[]>;
   /** Brings derived indexes (full text, HNSW files) up to date; a writer calls it after a run. */
   refreshIndexes?(): Promise<void>;
+  /**
+   * Indexes the queued chunk text (full text) a slice of chunks at a time with a pause between
+   * slices: an index run does it while the model extracts, so a reply that arrives meanwhile waits
+   * for one slice at most (a request takes several turns of the event loop to go out, so a pause,
+   * not just a turn) and the run's end has less left to index. Stops at `signal`, leaving the rest
+   * queued for refreshIndexes.
+   */
+  indexChunkText?(slice: ChunkTextSlices, signal?: AbortSignal): Promise<void>;
+}
+
+/** Chunks indexed per slice and the pause after each (config indexOverlap). */
+export interface ChunkTextSlices {
+  rows: number;
+  pauseMs: number;
 }

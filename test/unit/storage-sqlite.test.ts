@@ -24,6 +24,72 @@ afterAll(async () => {
 
 describeStorageContract("sqlite", async () => openSqliteStore(await tempWorkspace()));
 
+describe("SQLite chunk text indexed in slices", () => {
+  const pendingAndIndexed = (workspace: string) => {
+    const db = new Database(sqliteFile(workspace), { readonly: true });
+    const count = (sql: string) => Number(db.prepare(sql).pluck().get());
+    const state = {
+      pending: count("SELECT count(*) FROM fts_pending WHERE kind = 'chunk'"),
+      indexed: count("SELECT count(*) FROM chunks_fts"),
+    };
+    db.close();
+    return state;
+  };
+
+  it("commits one slice before it yields, then the rest, and finds the same chunks as a whole flush", async () => {
+    const texts = ["amber lantern", "birch canoe", "cobalt drum", "dune ember", "fennel grove"];
+    const sliced = await tempWorkspace();
+    const whole = await tempWorkspace();
+    const slicedStore = await openSqliteStore(sliced);
+    const wholeStore = await openSqliteStore(whole);
+    await seedDocument(slicedStore, "d1", texts);
+    await seedDocument(wholeStore, "d1", texts);
+
+    const indexing = slicedStore.indexChunkText({ rows: 2, pauseMs: 0 });
+    expect(pendingAndIndexed(sliced)).toEqual({ pending: 3, indexed: 2 });
+    await indexing;
+    expect(pendingAndIndexed(sliced)).toEqual({ pending: 0, indexed: 5 });
+
+    await wholeStore.refreshIndexes();
+    for (const word of ["lantern", "canoe", "drum", "ember", "grove"]) {
+      const found = await slicedStore.searchChunkText(word, 3);
+      expect(found).toHaveLength(1);
+      expect(found).toEqual(await wholeStore.searchChunkText(word, 3));
+      expect(await slicedStore.searchChunkUnits(word, 3)).toEqual(await wholeStore.searchChunkUnits(word, 3));
+    }
+    await Promise.all([slicedStore.close(), wholeStore.close()]);
+  });
+
+  it("stops at its signal, even in a pause, and leaves the rest queued for the next flush", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    await seedDocument(store, "d1", ["kelp lagoon", "lichen meadow", "marble needle"]);
+    const extractionOver = new AbortController();
+    // A pause longer than the test's timeout: only the signal can end it.
+    const indexing = store.indexChunkText({ rows: 1, pauseMs: 3_600_000 }, extractionOver.signal);
+    extractionOver.abort();
+    await indexing;
+    expect(pendingAndIndexed(workspace)).toEqual({ pending: 2, indexed: 1 });
+    await store.refreshIndexes();
+    expect(pendingAndIndexed(workspace)).toEqual({ pending: 0, indexed: 3 });
+    await store.close();
+  });
+
+  it("drops the queued rows of chunks deleted before their slice", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    await seedDocument(store, "gone", ["hazel island"]);
+    await seedDocument(store, "kept", ["juniper kettle"]);
+    // Deleted through SQL, as a row without its chunk: the slice must not stop at it.
+    const raw = new Database(sqliteFile(workspace));
+    raw.prepare("DELETE FROM chunks WHERE doc_id = 'gone'").run();
+    raw.close();
+    await store.indexChunkText({ rows: 1, pauseMs: 0 });
+    expect(pendingAndIndexed(workspace)).toEqual({ pending: 0, indexed: 1 });
+    await store.close();
+  });
+});
+
 describe("SQLite store file", () => {
   it("lists workspace metadata without its own schema version, so a copy cannot carry an old one", async () => {
     const store = await openSqliteStore(await tempWorkspace());

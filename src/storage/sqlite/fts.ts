@@ -254,10 +254,42 @@ export class FullTextIndex {
     });
   }
 
+  /**
+   * Indexes at most `rows` queued chunks in one transaction and tells whether more are queued. A
+   * writer that indexes chunk text beside requests in flight does it a slice at a time, so a reply
+   * that arrives meanwhile waits for one slice, not for the whole queue.
+   */
+  flushChunkSlice(rows: number): boolean {
+    if (!this.sql.get("SELECT 1 FROM fts_pending WHERE kind = 'chunk' LIMIT 1")) return false;
+    this.sql.transaction(() => {
+      const seqs = this.indexChunks(
+        this.sql.all<{ seq: number; text: string }>(
+          `SELECT c.seq, c.text FROM fts_pending p JOIN chunks c ON c.seq = p.seq
+           WHERE p.kind = 'chunk' ORDER BY p.seq LIMIT ?`,
+          rows,
+        ),
+      );
+      // Pending rows of deleted chunks have no text to index: they go with the slice they precede.
+      this.sql.run(
+        "DELETE FROM fts_pending WHERE kind = 'chunk' AND seq <= ?",
+        seqs.at(-1) ?? Number.MAX_SAFE_INTEGER,
+      );
+      this.versions.chunk.bump();
+    });
+    return Boolean(this.sql.get("SELECT 1 FROM fts_pending WHERE kind = 'chunk' LIMIT 1"));
+  }
+
   private flushChunks(): void {
-    const rows = this.sql.all<{ seq: number; text: string }>(
-      "SELECT c.seq, c.text FROM fts_pending p JOIN chunks c ON c.seq = p.seq WHERE p.kind = 'chunk'",
+    this.indexChunks(
+      this.sql.all<{ seq: number; text: string }>(
+        "SELECT c.seq, c.text FROM fts_pending p JOIN chunks c ON c.seq = p.seq WHERE p.kind = 'chunk'",
+      ),
     );
+    this.sql.run("DELETE FROM fts_pending WHERE kind = 'chunk'");
+  }
+
+  /** Indexes the chunks' text and sentence units; returns their seqs in order. */
+  private indexChunks(rows: { seq: number; text: string }[]): number[] {
     const insert = this.sql.statement("INSERT OR REPLACE INTO chunks_fts (rowid, text) VALUES (?, ?)");
     const insertUnit = this.sql.statement("INSERT INTO chunk_units_fts (rowid, text) VALUES (?, ?)");
     for (const row of rows) {
@@ -267,7 +299,7 @@ export class FullTextIndex {
         insertUnit.run(row.seq * UNIT_STRIDE + i, segmentForIndex(unit));
       });
     }
-    this.sql.run("DELETE FROM fts_pending WHERE kind = 'chunk'");
+    return rows.map((row) => row.seq);
   }
 
   private removeUnits(seq: number): void {

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   type SqliteReadCacheConfig,
   SqliteReadCacheSchema,
@@ -27,6 +28,7 @@ import type {
 } from "../../types.js";
 import { type ProgressReporter, silentProgress } from "../../util/progress.js";
 import type {
+  ChunkTextSlices,
   DocumentRegistration,
   DocumentStatusUpdate,
   EntityLabel,
@@ -163,6 +165,13 @@ export class SqliteGraphStore implements GraphStore {
     for (const ns of VECTOR_NAMESPACES) {
       if (this.vectors.searchPath(ns) === "ann") this.ann.refresh(ns);
       this.sql.transaction(() => this.ann?.pruneRemovals(ns));
+    }
+  }
+
+  async indexChunkText(slice: ChunkTextSlices, signal?: AbortSignal): Promise<void> {
+    while (this.db.open && !signal?.aborted && this.fullText.flushChunkSlice(slice.rows)) {
+      // Cut short when the signal aborts: the caller indexes the rest in one go, or the next run.
+      await sleep(slice.pauseMs, undefined, { signal }).catch(() => {});
     }
   }
 
