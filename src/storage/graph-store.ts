@@ -160,6 +160,12 @@ export interface GraphStore {
    */
   entityLabels?(keys: string[]): Promise<EntityLabel[]>;
   getRelationships(keys: string[]): Promise<RelationshipRecord[]>;
+  /**
+   * getRelationships for queries, served from a read cache where the adapter keeps one (optional:
+   * getRelationships otherwise). Apart from getRelationships so that an indexer's reads between
+   * its writes never build or catch up that cache.
+   */
+  cachedRelationships?(keys: string[]): Promise<RelationshipRecord[]>;
   listEntities(): Promise<EntityRecord[]>;
   listRelationships(): Promise<RelationshipRecord[]>;
   /** Relationships with at least one endpoint among the keys. */

@@ -144,6 +144,25 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     await writer.close();
   });
 
+  it("gives cachedRelationships the records of getRelationships, copies, in step with other connections' commits", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    await reader.applyGraphChanges(changes([edge("a", "b"), edge("a", "c")]));
+    const keys = [edge("a", "c").key, "missing", edge("a", "b").key, edge("a", "c").key];
+    expect(await reader.cachedRelationships(keys)).toEqual(await reader.getRelationships(keys));
+    const [first] = await reader.cachedRelationships([edge("a", "b").key]);
+    first?.keywords.push("tampered");
+    expect((await reader.cachedRelationships([edge("a", "b").key]))[0]?.keywords).toEqual(["k"]);
+
+    await writer.applyGraphChanges(changes([edge("a", "b", 5)], [edge("a", "c").key]));
+    expect((await reader.cachedRelationships(keys)).map((r) => [r.key, r.weight])).toEqual([
+      [edge("a", "b").key, 5],
+    ]);
+    await reader.close();
+    await writer.close();
+  });
+
   it("catches up on another connection's relationship commits from the change log, also after the log is pruned", async () => {
     const workspace = await tempWorkspace();
     const reader = await openSqliteStore(workspace);
