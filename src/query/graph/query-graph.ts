@@ -44,7 +44,8 @@ export class QueryGraph {
   async relationships(keys: string[]): Promise<RelationshipRecord[]> {
     const missing = unique(keys).filter((k) => !this.relationshipCache.has(k) && this.relationshipAllowed(k));
     if (missing.length) {
-      const read = this.store.cachedRelationships?.bind(this.store) ?? this.store.getRelationships.bind(this.store);
+      const read =
+        this.store.cachedRelationships?.bind(this.store) ?? this.store.getRelationships.bind(this.store);
       const found = new Map((await read(missing)).map((r) => [r.key, r]));
       for (const k of missing) this.relationshipCache.set(k, found.get(k) ?? null);
     }

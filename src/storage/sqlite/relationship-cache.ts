@@ -131,7 +131,9 @@ export class RelationshipCache {
   /** Relationship count per entity (a self-loop once); the version is checked once per call. */
   degrees(entityKeys: string[]): Map<string, number> {
     const { byEntity } = this.current();
-    return new Map(entityKeys.map((key) => [key, byEntity.get(key)?.length ?? 0]));
+    const degrees = new Map<string, number>();
+    for (const key of entityKeys) degrees.set(key, byEntity.get(key)?.length ?? 0);
+    return degrees;
   }
 
   /** Copies of the records, in the order of `keys`; `load` reads the ones not cached yet. */
