@@ -81,10 +81,15 @@ describe("personalized PageRank", () => {
         ["b", "a", 1],
         ["a", "c", 2],
         ["a", "b", 3],
+        ["d", "d", 1],
+        ["e", "a", 0],
       ],
       ["d"],
     );
     expect(walk.nodes).toEqual(["b", "a", "c", "d"]);
+    // Left-out edges keep the ends that are nodes anyway.
+    expect([...walk.edgeEnds.sources]).toEqual([0, 1, 1, 3, -1]);
+    expect([...walk.edgeEnds.targets]).toEqual([1, 2, 0, 3, 1]);
     const row = (node: string) => {
       const i = walk.index.get(node) ?? -1;
       const out: [string, number][] = [];

@@ -150,18 +150,18 @@ function passOn(
   addScore(flow, to, (seed * weight) / total);
 }
 
-/** Probability mass the walk moves across each relationship per step, in both directions. */
+/** Probability mass the walk moves across each relationship per step, in both directions (edges as given to the walk's graph). */
 function edgeFlows(walk: WalkGraph, edges: GraphEdge[], rank: Float64Array, damping: number): Float64Array {
+  const { sources, targets } = walk.edgeEnds;
   const flows = new Float64Array(edges.length);
-  const towards = (end: string, weight: number): number => {
-    const id = walk.index.get(end);
-    if (id === undefined) return 0;
+  const towards = (id: number, weight: number): number => {
+    if (id < 0) return 0;
     const total = walk.strength[id] as number;
     return total ? (damping * (rank[id] as number) * weight) / total : 0;
   };
   edges.forEach((rel, i) => {
     // 0 + a + b: the sum in the order the flow was always added up in.
-    flows[i] = 0 + towards(rel.sourceKey, rel.weight) + towards(rel.targetKey, rel.weight);
+    flows[i] = 0 + towards(sources[i] as number, rel.weight) + towards(targets[i] as number, rel.weight);
   });
   return flows;
 }

@@ -35,9 +35,11 @@ export class WalkGraph {
     readonly weights: Float64Array,
     /** Sum of each node's edge weights; 0 for a node without edges. */
     readonly strength: Float64Array,
+    /** The nodes of each given edge, in the order given (-1 for an end not in the graph). */
+    readonly edgeEnds: { sources: Int32Array; targets: Int32Array },
   ) {}
 
-  static fromEdges(edges: Iterable<WalkEdge>, extraNodes: Iterable<string> = []): WalkGraph {
+  static fromEdges(edges: readonly WalkEdge[], extraNodes: Iterable<string> = []): WalkGraph {
     const index = new Map<string, number>();
     const nodes: string[] = [];
     const idOf = (key: string): number => {
@@ -54,10 +56,19 @@ export class WalkGraph {
     const to: number[] = [];
     const weight: number[] = [];
     const pairs = new Map<number | string, number>();
-    for (const { sourceKey, targetKey, weight: w } of edges) {
-      if (sourceKey === targetKey || !(w > 0)) continue;
+    const sources = new Int32Array(edges.length).fill(-1);
+    const targets = new Int32Array(edges.length).fill(-1);
+    const leftOut: number[] = [];
+    for (let i = 0; i < edges.length; i++) {
+      const { sourceKey, targetKey, weight: w } = edges[i] as WalkEdge;
+      if (sourceKey === targetKey || !(w > 0)) {
+        leftOut.push(i);
+        continue;
+      }
       const a = idOf(sourceKey);
       const b = idOf(targetKey);
+      sources[i] = a;
+      targets[i] = b;
       const pair = pairCode(Math.min(a, b), Math.max(a, b));
       const at = pairs.get(pair);
       if (at !== undefined) {
@@ -72,7 +83,13 @@ export class WalkGraph {
     }
     const connected = nodes.length;
     for (const key of extraNodes) idOf(key);
-    return WalkGraph.rows(nodes, index, connected, from, to, weight);
+    // A left-out edge's ends may still be nodes, through other edges or as extra nodes.
+    for (const i of leftOut) {
+      const { sourceKey, targetKey } = edges[i] as WalkEdge;
+      sources[i] = index.get(sourceKey) ?? -1;
+      targets[i] = index.get(targetKey) ?? -1;
+    }
+    return WalkGraph.rows(nodes, index, connected, { from, to, weight }, { sources, targets });
   }
 
   /** Compressed sparse rows from the directed entries, each row in the order of its entries. */
@@ -80,9 +97,8 @@ export class WalkGraph {
     nodes: string[],
     index: Map<string, number>,
     connected: number,
-    from: number[],
-    to: number[],
-    weight: number[],
+    { from, to, weight }: { from: number[]; to: number[]; weight: number[] },
+    edgeEnds: { sources: Int32Array; targets: Int32Array },
   ): WalkGraph {
     const offsets = new Int32Array(nodes.length + 1);
     for (const a of from) offsets[a + 1] = (offsets[a + 1] as number) + 1;
@@ -104,7 +120,7 @@ export class WalkGraph {
       for (let e = offsets[i] as number; e < (offsets[i + 1] as number); e++) sum += weights[e] as number;
       strength[i] = sum;
     }
-    return new WalkGraph(nodes, index, offsets, targets, weights, strength);
+    return new WalkGraph(nodes, index, offsets, targets, weights, strength, edgeEnds);
   }
 
   /** The node's score in `scores` (aligned with nodes), 0 for a key the graph lacks. */
