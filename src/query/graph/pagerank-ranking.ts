@@ -1,5 +1,5 @@
 import { RankingSchema } from "../../config.js";
-import type { GraphEdge } from "../../storage/graph-store.js";
+import type { EdgeOrdinals, GraphEdge } from "../../storage/graph-store.js";
 import {
   addScore,
   type ExpansionLimits,
@@ -8,6 +8,7 @@ import {
   topScores,
   topScoresOf,
 } from "./graph-expansion.js";
+import { OrdinalMarks } from "./ordinal-marks.js";
 import { personalizedPageRank, WalkGraph } from "./pagerank.js";
 import type { QueryGraph } from "./query-graph.js";
 import { entitySpecificity } from "./specificity.js";
@@ -177,15 +178,29 @@ function spread(scores: Map<string, number>, chunkIds: string[], score: number, 
   for (const id of homeIds) addScore(scores, id, score / homeIds.length);
 }
 
-/** The edges of both lists, each key once where it first appears. */
+/** The edges of both lists, each key once where it first appears (with the last list's copy, as a map would keep). */
 function unionByKey(first: GraphEdge[], second: GraphEdge[]): GraphEdge[] {
-  const keys = new Set<string>();
+  if (first.every((rel) => rel.ordinals) && second.every((rel) => rel.ordinals))
+    return unionNumbered(first, second);
+  const out = new Map<string, GraphEdge>();
+  for (const list of [first, second]) for (const rel of list) out.set(rel.key, rel);
+  return [...out.values()];
+}
+
+const unitedEdges = new OrdinalMarks();
+
+function unionNumbered(first: GraphEdge[], second: GraphEdge[]): GraphEdge[] {
+  unitedEdges.startPass();
   const out: GraphEdge[] = [];
   for (const list of [first, second]) {
     for (const rel of list) {
-      if (keys.has(rel.key)) continue;
-      keys.add(rel.key);
-      out.push(rel);
+      const ordinal = (rel.ordinals as EdgeOrdinals).edge;
+      const at = unitedEdges.get(ordinal);
+      if (at >= 0) out[at] = rel;
+      else {
+        unitedEdges.set(ordinal, out.length);
+        out.push(rel);
+      }
     }
   }
   return out;

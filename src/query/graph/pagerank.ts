@@ -1,3 +1,5 @@
+import { OrdinalMarks } from "./ordinal-marks.js";
+
 /** Probability of following an edge rather than restarting (PageRank's classic 0.85). */
 export const DAMPING = 0.85;
 
@@ -14,7 +16,12 @@ export interface WalkEdge {
   sourceKey: string;
   targetKey: string;
   weight: number;
+  /** The endpoints' numbers where the store gives them (GraphEdge.ordinals): nodes found without a key lookup. */
+  ordinals?: { source: number; target: number };
 }
+
+/** Node per entity ordinal, for the graph being built. */
+const nodeOfOrdinal = new OrdinalMarks();
 
 /** Pair codes stay small integers (fast map keys) while nodes are fewer than this. */
 const SMALL_PAIR_CODES = 46_340;
@@ -51,6 +58,16 @@ export class WalkGraph {
       }
       return id;
     };
+    nodeOfOrdinal.startPass();
+    const idOfNumbered = (key: string, ordinal: number | undefined): number => {
+      if (ordinal === undefined) return idOf(key);
+      let id = nodeOfOrdinal.get(ordinal);
+      if (id < 0) {
+        id = idOf(key);
+        nodeOfOrdinal.set(ordinal, id);
+      }
+      return id;
+    };
     // Both directions of each pair, in the order the edges came.
     const from: number[] = [];
     const to: number[] = [];
@@ -60,23 +77,24 @@ export class WalkGraph {
     const targets = new Int32Array(edges.length).fill(-1);
     const leftOut: number[] = [];
     for (let i = 0; i < edges.length; i++) {
-      const { sourceKey, targetKey, weight: w } = edges[i] as WalkEdge;
+      const { sourceKey, targetKey, weight: w, ordinals } = edges[i] as WalkEdge;
       if (sourceKey === targetKey || !(w > 0)) {
         leftOut.push(i);
         continue;
       }
-      const a = idOf(sourceKey);
-      const b = idOf(targetKey);
+      const a = idOfNumbered(sourceKey, ordinals?.source);
+      const b = idOfNumbered(targetKey, ordinals?.target);
       sources[i] = a;
       targets[i] = b;
-      const pair = pairCode(Math.min(a, b), Math.max(a, b));
-      const at = pairs.get(pair);
+      // Numbered edges join distinct pairs (see EdgeOrdinals): only others are checked for a repeated pair.
+      const pair = ordinals ? undefined : pairCode(Math.min(a, b), Math.max(a, b));
+      const at = pair === undefined ? undefined : pairs.get(pair);
       if (at !== undefined) {
         weight[at] = (weight[at] as number) + w;
         weight[at + 1] = (weight[at + 1] as number) + w;
         continue;
       }
-      pairs.set(pair, from.length);
+      if (pair !== undefined) pairs.set(pair, from.length);
       from.push(a, b);
       to.push(b, a);
       weight.push(w, w);
