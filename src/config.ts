@@ -157,6 +157,11 @@ export const QuerySchema = z.object({
   ranking: RankingSchema.default(RankingSchema.parse({})),
   fusion: FusionSchema.default(FusionSchema.parse({})),
   smallToBig: SmallToBigSchema.default(SmallToBigSchema.parse({})),
+  /**
+   * Questions whose offline keywords are remembered (0: none): the tagger's answer depends on the
+   * text alone, and it is about a tenth of an offline query's CPU. Emptied whole past the cap.
+   */
+  offlineKeywordCache: z.number().int().min(0).default(1000),
 });
 
 /** Price per million tokens, for the cost estimate of `kgrag index --dry-run`. */

@@ -89,23 +89,29 @@ async function rankBySimilarity(
   reports: ReportedCommunity[],
 ): Promise<() => Iterable<GlobalCommunityRef>> {
   const [vector] = await services.embedder.embed([question]);
-  const allow = reportIds(reports);
+  const allow = reportIndex(reports).ids;
   const limit = Math.min(reports.length, SIMILAR_REPORTS);
   const hits = vector ? await services.store.searchVectors("communities", vector, limit, allow) : [];
   const similarity = new Map(hits.map((hit) => [hit.id, hit.score]));
   return () => orderedReports(reports, similarity);
 }
 
-/** The ids of a report list, built once per list: the query side passes the same cached list every query. */
-const idsOfReports = new WeakMap<ReportedCommunity[], Set<string>>();
+interface ReportIndex {
+  ids: Set<string>;
+  /** Id -> position in the list. */
+  positions: Map<string, number>;
+}
 
-function reportIds(reports: ReportedCommunity[]): Set<string> {
-  let ids = idsOfReports.get(reports);
-  if (!ids) {
-    ids = new Set(reports.map((c) => c.id));
-    idsOfReports.set(reports, ids);
+/** The ids of a report list and their positions, built once per list: the query side passes the same cached list every query. */
+const indexOfReports = new WeakMap<ReportedCommunity[], ReportIndex>();
+
+function reportIndex(reports: ReportedCommunity[]): ReportIndex {
+  let index = indexOfReports.get(reports);
+  if (!index) {
+    index = { ids: new Set(reports.map((c) => c.id)), positions: new Map(reports.map((c, i) => [c.id, i])) };
+    indexOfReports.set(reports, index);
   }
-  return ids;
+  return index;
 }
 
 function* orderedReports(
@@ -122,8 +128,13 @@ function* orderedReports(
     summary: c.report.summary,
     score: score(c),
   });
-  yield* reports
-    .filter((c) => similarity.has(c.id))
+  // The hits' reports in list order, as filtering the whole list would give them, without the pass over it.
+  const { positions } = reportIndex(reports);
+  const hitPositions = Int32Array.from(similarity.keys(), (id) => positions.get(id) ?? -1).sort();
+  yield* Array.from(
+    hitPositions.filter((at) => at >= 0),
+    (at) => reports[at] as ReportedCommunity,
+  )
     .sort(priority)
     .map(toRef);
   yield* reports

@@ -45,11 +45,29 @@ export async function extractKeywords(
   history: HistoryMessage[] = [],
 ): Promise<QueryKeywords> {
   const found = services.chat ? await llmKeywords(services, question, history) : null;
-  return orQuestion(found ?? offlineKeywords(question), question);
+  return orQuestion(
+    found ?? rememberedOfflineKeywords(question, services.config.query.offlineKeywordCache),
+    question,
+  );
 }
 
 export function offlineKeywords(question: string): QueryKeywords {
   return cleanKeywords(questionKeywords(question));
+}
+
+/** Offline keywords by question text, shared by every workspace of the process (they depend on the text alone). */
+const offlineKeywordsByQuestion = new Map<string, QueryKeywords>();
+
+/** offlineKeywords, remembered for up to `cacheSize` questions (config query.offlineKeywordCache); copies handed out. */
+function rememberedOfflineKeywords(question: string, cacheSize: number): QueryKeywords {
+  if (cacheSize <= 0) return offlineKeywords(question);
+  let keywords = offlineKeywordsByQuestion.get(question);
+  if (!keywords) {
+    keywords = offlineKeywords(question);
+    if (offlineKeywordsByQuestion.size >= cacheSize) offlineKeywordsByQuestion.clear();
+    offlineKeywordsByQuestion.set(question, keywords);
+  }
+  return { high: [...keywords.high], low: [...keywords.low] };
 }
 
 async function llmKeywords(

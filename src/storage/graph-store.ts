@@ -31,7 +31,21 @@ export type GraphRelationship = Pick<
 
 /** The whole graph in key order, in the lean form the steps after merging need. */
 /** A relationship as a graph walk sees it: its endpoints and weight, nothing it says. */
-export type GraphEdge = Readonly<Pick<RelationshipRecord, "key" | "sourceKey" | "targetKey" | "weight">>;
+export type GraphEdge = Readonly<Pick<RelationshipRecord, "key" | "sourceKey" | "targetKey" | "weight">> & {
+  /**
+   * Small numbers for the relationship and its endpoints, where the store hands them out (optional):
+   * the same key always gets the same number from one store, so a walk can dedupe and number its
+   * edges in arrays instead of maps keyed by text. Not enumerable: JSON and comparisons ignore them.
+   */
+  readonly ordinals?: EdgeOrdinals;
+};
+
+/** A store that numbers its edges keeps one relationship per unordered pair of entities (SQLite: the canonical key). */
+export interface EdgeOrdinals {
+  edge: number;
+  source: number;
+  target: number;
+}
 
 export interface GraphView {
   entities: GraphEntity[];
@@ -160,6 +174,12 @@ export interface GraphStore {
    */
   entityLabels?(keys: string[]): Promise<EntityLabel[]>;
   getRelationships(keys: string[]): Promise<RelationshipRecord[]>;
+  /**
+   * getRelationships for queries, served from a read cache where the adapter keeps one (optional:
+   * getRelationships otherwise). Apart from getRelationships so that an indexer's reads between
+   * its writes never build or catch up that cache.
+   */
+  cachedRelationships?(keys: string[]): Promise<RelationshipRecord[]>;
   listEntities(): Promise<EntityRecord[]>;
   listRelationships(): Promise<RelationshipRecord[]>;
   /** Relationships with at least one endpoint among the keys. */

@@ -2,15 +2,15 @@ import { describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config.js";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import { UsageTracker } from "../../src/llm/usage.js";
-import { extractKeywords, parseKeywordsReply } from "../../src/query/keywords.js";
+import { extractKeywords, offlineKeywords, parseKeywordsReply } from "../../src/query/keywords.js";
 import type { KgragServices } from "../../src/services.js";
 import type { GraphStore } from "../../src/storage/graph-store.js";
 import { silentProgress } from "../../src/util/progress.js";
 import { StageChat } from "./query-fixture.js";
 
-function services(chat: StageChat | null): KgragServices {
+function services(chat: StageChat | null, offlineKeywordCache?: number): KgragServices {
   return {
-    config: ConfigSchema.parse({}),
+    config: ConfigSchema.parse({ query: { offlineKeywordCache } }),
     // Keyword extraction never touches the store.
     store: {} as GraphStore,
     embedder: new HashingEmbedder(32),
@@ -76,5 +76,20 @@ describe("query keywords", () => {
     expect(en.high.length).toBeGreaterThan(0);
     const zh = await extractKeywords(services(null), "鲁迅在北京写了哪些小说？");
     expect(zh.low.join(" ")).toMatch(/鲁迅|北京/);
+  });
+
+  it("offline: a remembered question gets the same keywords, as copies, and 0 remembers none", async () => {
+    const question = "Which studio released the film Big Stone Gap in 2014?";
+    const fresh = offlineKeywords(question);
+    for (const cacheSize of [0, 1, 1000]) {
+      const first = await extractKeywords(services(null, cacheSize), question);
+      first.low.push("tampered");
+      first.high.length = 0;
+      expect(await extractKeywords(services(null, cacheSize), question)).toEqual(fresh);
+      // A full cache is emptied, not stuck: another question still gets its own keywords.
+      expect(await extractKeywords(services(null, cacheSize), "Who founded Apple?")).toEqual(
+        offlineKeywords("Who founded Apple?"),
+      );
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { topScores } from "../../src/query/graph/graph-expansion.js";
+import { topScores, topScoresOf } from "../../src/query/graph/graph-expansion.js";
 
 /** What topScores must equal: every entry sorted by score (a stable sort keeps ties in map order), cut at n. */
 function sortedTop(scores: Map<string, number>, n: number) {
@@ -40,5 +40,17 @@ describe("topScores", () => {
       ["second-tie", 0.25],
     ]);
     expect(topScores(scores, 2).map((s) => s.id)).toEqual(["late-best", "first-tie"]);
+  });
+});
+
+describe("topScoresOf", () => {
+  it("ranks parallel arrays as topScores ranks the same map, skipping refused scores", () => {
+    const next = random(7);
+    const ids = Array.from({ length: 500 }, (_, i) => `id${i}`);
+    // Few distinct values, so ties are many.
+    const scores = Float64Array.from(ids, () => Math.floor(next() * 20) / 4);
+    const kept = new Map(ids.map((id, i) => [id, scores[i] as number] as const).filter(([, s]) => s > 0));
+    for (const n of [0, 1, 7, 40, 600])
+      expect(topScoresOf(ids, scores, n, (score) => score > 0)).toEqual(topScores(kept, n));
   });
 });

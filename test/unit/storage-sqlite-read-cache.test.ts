@@ -144,6 +144,48 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     await writer.close();
   });
 
+  it("gives cachedRelationships the records of getRelationships, copies, in step with other connections' commits", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    await reader.applyGraphChanges(changes([edge("a", "b"), edge("a", "c")]));
+    const keys = [edge("a", "c").key, "missing", edge("a", "b").key, edge("a", "c").key];
+    expect(await reader.cachedRelationships(keys)).toEqual(await reader.getRelationships(keys));
+    const [first] = await reader.cachedRelationships([edge("a", "b").key]);
+    first?.keywords.push("tampered");
+    expect((await reader.cachedRelationships([edge("a", "b").key]))[0]?.keywords).toEqual(["k"]);
+
+    await writer.applyGraphChanges(changes([edge("a", "b", 5)], [edge("a", "c").key]));
+    expect((await reader.cachedRelationships(keys)).map((r) => [r.key, r.weight])).toEqual([
+      [edge("a", "b").key, 5],
+    ]);
+    await reader.close();
+    await writer.close();
+  });
+
+  it("numbers edges and their endpoints for good, across other connections' commits, out of JSON's sight", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    await reader.applyGraphChanges(changes([edge("a", "b"), edge("a", "c")]));
+    const before = await reader.edgesOf(["a"]);
+    await writer.applyGraphChanges(changes([edge("a", "b", 5), edge("b", "d")]));
+    const after = await reader.edgesOf(["a", "b"]);
+    const ordinals = (edges: typeof after) => new Map(edges.map((e) => [e.key, e.ordinals]));
+    const was = ordinals(before);
+    const now = ordinals(after);
+    expect(now.get(edge("a", "b").key)).toEqual(was.get(edge("a", "b").key));
+    expect(now.get(edge("a", "c").key)).toEqual(was.get(edge("a", "c").key));
+    const ab = now.get(edge("a", "b").key);
+    const bd = now.get(edge("b", "d").key);
+    expect(new Set([...now.values()].map((o) => o?.edge)).size).toBe(3);
+    expect(bd?.source).toBe(ab?.target);
+    expect(JSON.parse(JSON.stringify(after[0]))).toEqual({ ...after[0] });
+    expect(Object.keys(after[0] ?? {})).toEqual(["key", "sourceKey", "targetKey", "weight"]);
+    await reader.close();
+    await writer.close();
+  });
+
   it("catches up on another connection's relationship commits from the change log, also after the log is pruned", async () => {
     const workspace = await tempWorkspace();
     const reader = await openSqliteStore(workspace);

@@ -52,6 +52,25 @@ export function topScores(scores: Map<string, number>, n: number): ScoredId[] {
   return heap.best().map(({ id, score }) => ({ id, score }));
 }
 
+/**
+ * topScores over parallel arrays (ids[i] scored scores[i]), ties in array order, skipping the
+ * scores `keep` refuses: a walk's scores come in typed arrays, not maps.
+ */
+export function topScoresOf(
+  ids: readonly string[],
+  scores: ArrayLike<number>,
+  n: number,
+  keep: (score: number) => boolean = () => true,
+): ScoredId[] {
+  if (n <= 0) return [];
+  const heap = new BestOf(n);
+  for (let i = 0; i < ids.length; i++) {
+    const score = scores[i] as number;
+    if (keep(score)) heap.offer({ id: ids[i] as string, score, order: i });
+  }
+  return heap.best().map(({ id, score }) => ({ id, score }));
+}
+
 interface Ranked {
   id: string;
   score: number;

@@ -1,7 +1,15 @@
 import { RankingSchema } from "../../config.js";
-import type { GraphEdge } from "../../storage/graph-store.js";
-import { addScore, type ExpansionLimits, type GraphHits, type Seeds, topScores } from "./graph-expansion.js";
-import { type Adjacency, addEdge, nodeStrengths, personalizedPageRank } from "./pagerank.js";
+import type { EdgeOrdinals, GraphEdge } from "../../storage/graph-store.js";
+import {
+  addScore,
+  type ExpansionLimits,
+  type GraphHits,
+  type Seeds,
+  topScores,
+  topScoresOf,
+} from "./graph-expansion.js";
+import { OrdinalMarks } from "./ordinal-marks.js";
+import { personalizedPageRank, WalkGraph } from "./pagerank.js";
 import type { QueryGraph } from "./query-graph.js";
 import { entitySpecificity } from "./specificity.js";
 import { homeChunks } from "./subjects.js";
@@ -37,16 +45,13 @@ export async function rankByPageRank(
   const firstHop = await graph.edgesOf(expandedSeeds(restart, expandedSeedShare));
   const frontier = await secondHopFrontier(graph, oneStepFlow(firstHop, restart), limits.topK);
   const secondHop = await graph.edgesOf(frontier);
-  const edges = uniqueByKey([...firstHop, ...secondHop]);
+  const edges = unionByKey(firstHop, secondHop);
 
-  const adjacency: Adjacency = new Map();
-  for (const rel of edges) addEdge(adjacency, rel.sourceKey, rel.targetKey, rel.weight);
-  const rank = personalizedPageRank(adjacency, restart, { damping });
-  const strength = nodeStrengths(adjacency);
-
-  const flows = new Map<string, number>();
-  for (const rel of edges) flows.set(rel.key, edgeFlow(rel, rank, strength, damping));
-  const entities = topScores(rank, limits.topK);
+  const positiveSeeds = [...restart].filter(([, weight]) => weight > 0).map(([key]) => key);
+  const walk = WalkGraph.fromEdges(edges, positiveSeeds);
+  const rank = personalizedPageRank(walk, restart, { damping });
+  const flows = edgeFlows(walk, edges, rank, damping);
+  const entities = topScoresOf(walk.nodes, rank, limits.topK, (score) => score > 0);
 
   // Chunks are scored from entities only: every relationship's chunk also mentions its endpoints,
   // and summing edges would favour chunks that merely name many things together.
@@ -56,11 +61,15 @@ export async function rankByPageRank(
     entities.map((e) => e.id),
   );
   for (const entity of await graph.entities(entities.map((e) => e.id))) {
-    spread(chunkScores, graph.chunkIdsOf(entity), rank.get(entity.key) ?? 0, homes.get(entity.key));
+    spread(chunkScores, graph.chunkIdsOf(entity), walk.scoreOf(rank, entity.key), homes.get(entity.key));
   }
   return {
     entities,
-    relationships: topScores(flows, limits.topK),
+    relationships: topScoresOf(
+      edges.map((rel) => rel.key),
+      flows,
+      limits.topK,
+    ),
     chunks: topScores(chunkScores, limits.chunkTopK),
   };
 }
@@ -106,45 +115,56 @@ async function secondHopFrontier(
 ): Promise<string[]> {
   if (flow.size === 0) return [];
   const degree = await graph.store.degrees([...flow.keys()]);
-  const perEdge = new Map([...flow].map(([key, mass]) => [key, mass / Math.max(1, degree.get(key) ?? 1)]));
+  const perEdge = new Map<string, number>();
+  for (const [key, mass] of flow) perEdge.set(key, mass / Math.max(1, degree.get(key) ?? 1));
   return topScores(perEdge, size).map((s) => s.id);
 }
 
 /** Mass each non-seed neighbour receives in one weighted step from the seeds. */
 function oneStepFlow(edges: GraphEdge[], restart: Map<string, number>): Map<string, number> {
   const strength = new Map<string, number>();
-  for (const rel of edges) {
-    for (const end of [rel.sourceKey, rel.targetKey])
-      if (restart.has(end)) addScore(strength, end, rel.weight);
+  for (const { sourceKey, targetKey, weight } of edges) {
+    if (restart.has(sourceKey)) addScore(strength, sourceKey, weight);
+    if (restart.has(targetKey)) addScore(strength, targetKey, weight);
   }
   const flow = new Map<string, number>();
-  for (const rel of edges) {
-    for (const [from, to] of [
-      [rel.sourceKey, rel.targetKey],
-      [rel.targetKey, rel.sourceKey],
-    ] as const) {
-      const seed = restart.get(from);
-      const total = strength.get(from);
-      if (seed === undefined || !total || restart.has(to)) continue;
-      addScore(flow, to, (seed * rel.weight) / total);
-    }
+  for (const { sourceKey, targetKey, weight } of edges) {
+    passOn(flow, restart, strength, sourceKey, targetKey, weight);
+    passOn(flow, restart, strength, targetKey, sourceKey, weight);
   }
   return flow;
 }
 
-/** Probability mass the walk moves across this relationship per step, in both directions. */
-function edgeFlow(
-  rel: GraphEdge,
-  rank: Map<string, number>,
+/** A seed's share of its mass over one of its edges, to a neighbour that is not a seed. */
+function passOn(
+  flow: Map<string, number>,
+  restart: Map<string, number>,
   strength: Map<string, number>,
-  damping: number,
-): number {
-  let flow = 0;
-  for (const end of [rel.sourceKey, rel.targetKey]) {
-    const total = strength.get(end);
-    if (total) flow += (damping * (rank.get(end) ?? 0) * rel.weight) / total;
-  }
-  return flow;
+  from: string,
+  to: string,
+  weight: number,
+): void {
+  const seed = restart.get(from);
+  if (seed === undefined) return;
+  const total = strength.get(from);
+  if (!total || restart.has(to)) return;
+  addScore(flow, to, (seed * weight) / total);
+}
+
+/** Probability mass the walk moves across each relationship per step, in both directions (edges as given to the walk's graph). */
+function edgeFlows(walk: WalkGraph, edges: GraphEdge[], rank: Float64Array, damping: number): Float64Array {
+  const { sources, targets } = walk.edgeEnds;
+  const flows = new Float64Array(edges.length);
+  const towards = (id: number, weight: number): number => {
+    if (id < 0) return 0;
+    const total = walk.strength[id] as number;
+    return total ? (damping * (rank[id] as number) * weight) / total : 0;
+  };
+  edges.forEach((rel, i) => {
+    // 0 + a + b: the sum in the order the flow was always added up in.
+    flows[i] = 0 + towards(sources[i] as number, rel.weight) + towards(targets[i] as number, rel.weight);
+  });
+  return flows;
 }
 
 /**
@@ -158,6 +178,30 @@ function spread(scores: Map<string, number>, chunkIds: string[], score: number, 
   for (const id of homeIds) addScore(scores, id, score / homeIds.length);
 }
 
-function uniqueByKey(rels: GraphEdge[]): GraphEdge[] {
-  return [...new Map(rels.map((r) => [r.key, r])).values()];
+/** The edges of both lists, each key once where it first appears (with the last list's copy, as a map would keep). */
+function unionByKey(first: GraphEdge[], second: GraphEdge[]): GraphEdge[] {
+  if (first.every((rel) => rel.ordinals) && second.every((rel) => rel.ordinals))
+    return unionNumbered(first, second);
+  const out = new Map<string, GraphEdge>();
+  for (const list of [first, second]) for (const rel of list) out.set(rel.key, rel);
+  return [...out.values()];
+}
+
+const unitedEdges = new OrdinalMarks();
+
+function unionNumbered(first: GraphEdge[], second: GraphEdge[]): GraphEdge[] {
+  unitedEdges.startPass();
+  const out: GraphEdge[] = [];
+  for (const list of [first, second]) {
+    for (const rel of list) {
+      const ordinal = (rel.ordinals as EdgeOrdinals).edge;
+      const at = unitedEdges.get(ordinal);
+      if (at >= 0) out[at] = rel;
+      else {
+        unitedEdges.set(ordinal, out.length);
+        out.push(rel);
+      }
+    }
+  }
+  return out;
 }

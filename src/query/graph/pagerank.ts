@@ -1,5 +1,4 @@
-/** Undirected weighted graph as neighbour maps: node -> (neighbour -> edge weight). */
-export type Adjacency = Map<string, Map<string, number>>;
+import { OrdinalMarks } from "./ordinal-marks.js";
 
 /** Probability of following an edge rather than restarting (PageRank's classic 0.85). */
 export const DAMPING = 0.85;
@@ -12,53 +11,155 @@ export interface PageRankOptions {
   tolerance?: number;
 }
 
-export function addEdge(adjacency: Adjacency, a: string, b: string, weight: number): void {
-  if (a === b || !(weight > 0)) return;
-  const ofA = neighbours(adjacency, a);
-  const ofB = neighbours(adjacency, b);
-  ofA.set(b, (ofA.get(b) ?? 0) + weight);
-  ofB.set(a, (ofB.get(a) ?? 0) + weight);
+/** An undirected weighted edge as the walk reads it. */
+export interface WalkEdge {
+  sourceKey: string;
+  targetKey: string;
+  weight: number;
+  /** The endpoints' numbers where the store gives them (GraphEdge.ordinals): nodes found without a key lookup. */
+  ordinals?: { source: number; target: number };
 }
 
-function neighbours(adjacency: Adjacency, node: string): Map<string, number> {
-  let map = adjacency.get(node);
-  if (!map) {
-    map = new Map();
-    adjacency.set(node, map);
-  }
-  return map;
-}
+/** Node per entity ordinal, for the graph being built. */
+const nodeOfOrdinal = new OrdinalMarks();
 
-/** The graph in compressed sparse rows with each row's weights already divided by its strength. */
-interface TransitionMatrix {
-  nodes: string[];
-  offsets: Int32Array;
-  targets: Int32Array;
-  probabilities: Float64Array;
-}
+/** Pair codes stay small integers (fast map keys) while nodes are fewer than this. */
+const SMALL_PAIR_CODES = 46_340;
 
-function transitionMatrix(adjacency: Adjacency, extraNodes: Iterable<string>): TransitionMatrix {
-  const nodes = [...new Set([...adjacency.keys(), ...extraNodes])];
-  const index = new Map(nodes.map((n, i) => [n, i]));
-  const offsets = new Int32Array(nodes.length + 1);
-  nodes.forEach((n, i) => {
-    offsets[i + 1] = (offsets[i] as number) + (adjacency.get(n)?.size ?? 0);
-  });
-  const targets = new Int32Array(offsets[nodes.length] as number);
-  const probabilities = new Float64Array(targets.length);
-  nodes.forEach((n, i) => {
-    const edges = adjacency.get(n);
-    if (!edges) return;
-    let strength = 0;
-    for (const w of edges.values()) strength += w;
-    let at = offsets[i] as number;
-    for (const [other, w] of edges) {
-      targets[at] = index.get(other) as number;
-      probabilities[at] = w / strength;
-      at += 1;
+/**
+ * An undirected weighted graph numbered for one walk: nodes in the order they first appear in
+ * the edges (then the extra nodes), each node's neighbours in compressed sparse rows in the order
+ * their edges came, and each node's strength (the sum of its edge weights, in that order). A walk
+ * over a few thousand edges ran mostly on string-keyed maps of maps; the numbering is done once.
+ * Self-loops and non-positive weights are left out; two edges joining the same pair add up.
+ */
+export class WalkGraph {
+  private constructor(
+    readonly nodes: string[],
+    readonly index: Map<string, number>,
+    readonly offsets: Int32Array,
+    readonly targets: Int32Array,
+    readonly weights: Float64Array,
+    /** Sum of each node's edge weights; 0 for a node without edges. */
+    readonly strength: Float64Array,
+    /** The nodes of each given edge, in the order given (-1 for an end not in the graph). */
+    readonly edgeEnds: { sources: Int32Array; targets: Int32Array },
+  ) {}
+
+  static fromEdges(edges: readonly WalkEdge[], extraNodes: Iterable<string> = []): WalkGraph {
+    const index = new Map<string, number>();
+    const nodes: string[] = [];
+    const idOf = (key: string): number => {
+      let id = index.get(key);
+      if (id === undefined) {
+        id = nodes.length;
+        index.set(key, id);
+        nodes.push(key);
+      }
+      return id;
+    };
+    nodeOfOrdinal.startPass();
+    const idOfNumbered = (key: string, ordinal: number | undefined): number => {
+      if (ordinal === undefined) return idOf(key);
+      let id = nodeOfOrdinal.get(ordinal);
+      if (id < 0) {
+        id = idOf(key);
+        nodeOfOrdinal.set(ordinal, id);
+      }
+      return id;
+    };
+    // Both directions of each pair, in the order the edges came.
+    const from: number[] = [];
+    const to: number[] = [];
+    const weight: number[] = [];
+    const pairs = new Map<number | string, number>();
+    const sources = new Int32Array(edges.length).fill(-1);
+    const targets = new Int32Array(edges.length).fill(-1);
+    const leftOut: number[] = [];
+    for (let i = 0; i < edges.length; i++) {
+      const { sourceKey, targetKey, weight: w, ordinals } = edges[i] as WalkEdge;
+      if (sourceKey === targetKey || !(w > 0)) {
+        leftOut.push(i);
+        continue;
+      }
+      const a = idOfNumbered(sourceKey, ordinals?.source);
+      const b = idOfNumbered(targetKey, ordinals?.target);
+      sources[i] = a;
+      targets[i] = b;
+      // Numbered edges join distinct pairs (see EdgeOrdinals): only others are checked for a repeated pair.
+      const pair = ordinals ? undefined : pairCode(Math.min(a, b), Math.max(a, b));
+      const at = pair === undefined ? undefined : pairs.get(pair);
+      if (at !== undefined) {
+        weight[at] = (weight[at] as number) + w;
+        weight[at + 1] = (weight[at + 1] as number) + w;
+        continue;
+      }
+      if (pair !== undefined) pairs.set(pair, from.length);
+      from.push(a, b);
+      to.push(b, a);
+      weight.push(w, w);
     }
-  });
-  return { nodes, offsets, targets, probabilities };
+    const connected = nodes.length;
+    for (const key of extraNodes) idOf(key);
+    // A left-out edge's ends may still be nodes, through other edges or as extra nodes.
+    for (const i of leftOut) {
+      const { sourceKey, targetKey } = edges[i] as WalkEdge;
+      sources[i] = index.get(sourceKey) ?? -1;
+      targets[i] = index.get(targetKey) ?? -1;
+    }
+    return WalkGraph.rows(nodes, index, connected, { from, to, weight }, { sources, targets });
+  }
+
+  /** Compressed sparse rows from the directed entries, each row in the order of its entries. */
+  private static rows(
+    nodes: string[],
+    index: Map<string, number>,
+    connected: number,
+    { from, to, weight }: { from: number[]; to: number[]; weight: number[] },
+    edgeEnds: { sources: Int32Array; targets: Int32Array },
+  ): WalkGraph {
+    const offsets = new Int32Array(nodes.length + 1);
+    for (const a of from) offsets[a + 1] = (offsets[a + 1] as number) + 1;
+    for (let i = 0; i < connected; i++) offsets[i + 1] = (offsets[i + 1] as number) + (offsets[i] as number);
+    for (let i = connected; i < nodes.length; i++) offsets[i + 1] = offsets[i] as number;
+    const next = offsets.slice(0, nodes.length);
+    const targets = new Int32Array(from.length);
+    const weights = new Float64Array(from.length);
+    for (let e = 0; e < from.length; e++) {
+      const a = from[e] as number;
+      const at = next[a] as number;
+      next[a] = at + 1;
+      targets[at] = to[e] as number;
+      weights[at] = weight[e] as number;
+    }
+    const strength = new Float64Array(nodes.length);
+    for (let i = 0; i < connected; i++) {
+      let sum = 0;
+      for (let e = offsets[i] as number; e < (offsets[i + 1] as number); e++) sum += weights[e] as number;
+      strength[i] = sum;
+    }
+    return new WalkGraph(nodes, index, offsets, targets, weights, strength, edgeEnds);
+  }
+
+  /** The node's score in `scores` (aligned with nodes), 0 for a key the graph lacks. */
+  scoreOf(scores: Float64Array, key: string): number {
+    const id = this.index.get(key);
+    return id === undefined ? 0 : (scores[id] as number);
+  }
+
+  /** The positive scores by node key, in node order. */
+  scoreMap(scores: Float64Array): Map<string, number> {
+    const out = new Map<string, number>();
+    this.nodes.forEach((node, i) => {
+      if ((scores[i] as number) > 0) out.set(node, scores[i] as number);
+    });
+    return out;
+  }
+}
+
+/** One key per unordered pair (lo < hi): a small integer while the graph is small, else text. */
+function pairCode(lo: number, hi: number): number | string {
+  return hi < SMALL_PAIR_CODES ? lo * SMALL_PAIR_CODES + hi : `${lo},${hi}`;
 }
 
 /**
@@ -66,27 +167,33 @@ function transitionMatrix(adjacency: Adjacency, extraNodes: Iterable<string>): T
  * their weight and, with probability 1 - damping, restarts at a seed chosen by seed weight. The
  * stationary scores measure how reachable each node is from what the question is about, so a
  * node two hops away (the bridge of a multi-hop question) still scores. Mass reaching a node with
- * no edges returns to the seeds. Scores sum to 1.
+ * no edges returns to the seeds. Scores (aligned with graph.nodes) sum to 1; all 0 without a
+ * positive seed. Seeds must be among the graph's nodes (its extra nodes).
  */
 export function personalizedPageRank(
-  adjacency: Adjacency,
+  graph: WalkGraph,
   seeds: Map<string, number>,
   options: PageRankOptions = {},
-): Map<string, number> {
+): Float64Array {
   const damping = options.damping ?? DAMPING;
   const maxIterations = options.maxIterations ?? 50;
   const tolerance = options.tolerance ?? 1e-6;
+  const { nodes, offsets, targets, weights, strength } = graph;
   const positive = [...seeds].filter(([, w]) => w > 0);
   const total = positive.reduce((sum, [, w]) => sum + w, 0);
-  if (total === 0) return new Map();
+  if (total === 0) return new Float64Array(nodes.length);
 
-  const { nodes, offsets, targets, probabilities } = transitionMatrix(
-    adjacency,
-    positive.map(([n]) => n),
-  );
-  const index = new Map(nodes.map((n, i) => [n, i]));
+  const probabilities = new Float64Array(weights.length);
+  for (let i = 0; i < nodes.length; i++) {
+    for (let e = offsets[i] as number; e < (offsets[i + 1] as number); e++)
+      probabilities[e] = (weights[e] as number) / (strength[i] as number);
+  }
   const restart = new Float64Array(nodes.length);
-  for (const [n, w] of positive) restart[index.get(n) as number] = w / total;
+  for (const [n, w] of positive) {
+    const id = graph.index.get(n);
+    if (id === undefined) throw new Error(`PageRank seed ${JSON.stringify(n)} is not in the walk's graph`);
+    restart[id] = w / total;
+  }
 
   let scores = Float64Array.from(restart);
   let next = new Float64Array(nodes.length);
@@ -117,20 +224,5 @@ export function personalizedPageRank(
     [scores, next] = [next, scores];
     if (change < tolerance) break;
   }
-  const out = new Map<string, number>();
-  nodes.forEach((n, i) => {
-    if ((scores[i] as number) > 0) out.set(n, scores[i] as number);
-  });
-  return out;
-}
-
-/** Sum of edge weights at each node: the denominator of a weighted random-walk step. */
-export function nodeStrengths(adjacency: Adjacency): Map<string, number> {
-  const strength = new Map<string, number>();
-  for (const [node, edges] of adjacency) {
-    let sum = 0;
-    for (const w of edges.values()) sum += w;
-    strength.set(node, sum);
-  }
-  return strength;
+  return scores;
 }

@@ -1,5 +1,6 @@
-import type { GraphEdge, GraphStore } from "../../storage/graph-store.js";
+import type { EdgeOrdinals, GraphEdge, GraphStore } from "../../storage/graph-store.js";
 import type { EntityRecord, RelationshipRecord } from "../../types.js";
+import { OrdinalMarks } from "./ordinal-marks.js";
 import type { ResolvedScope } from "./scope.js";
 import { subjectIndex } from "./subjects.js";
 
@@ -44,7 +45,9 @@ export class QueryGraph {
   async relationships(keys: string[]): Promise<RelationshipRecord[]> {
     const missing = unique(keys).filter((k) => !this.relationshipCache.has(k) && this.relationshipAllowed(k));
     if (missing.length) {
-      const found = new Map((await this.store.getRelationships(missing)).map((r) => [r.key, r]));
+      const read =
+        this.store.cachedRelationships?.bind(this.store) ?? this.store.getRelationships.bind(this.store);
+      const found = new Map((await read(missing)).map((r) => [r.key, r]));
       for (const k of missing) this.relationshipCache.set(k, found.get(k) ?? null);
     }
     return present(keys.map((k) => this.relationshipCache.get(k)));
@@ -192,7 +195,32 @@ function present<T>(items: (T | null | undefined)[]): T[] {
 
 /** The entities' edges, each once, in the order of the entities and then of their lists. */
 function mergeEdgeLists<E extends GraphEdge>(entityKeys: string[], cache: Map<string, E[]>): E[] {
+  const lists = entityKeys.map((k) => cache.get(k) ?? []);
+  if (lists.every((list) => list.every((edge) => edge.ordinals))) return mergeNumbered(lists);
   const out = new Map<string, E>();
-  for (const k of entityKeys) for (const edge of cache.get(k) ?? []) out.set(edge.key, edge);
+  for (const list of lists) for (const edge of list) out.set(edge.key, edge);
   return [...out.values()];
+}
+
+const seenEdges = new OrdinalMarks();
+
+/**
+ * mergeEdgeLists for edges the store numbered, found by their number: each where it first appears,
+ * as the last list holding it has it (as Map.set would leave it).
+ */
+function mergeNumbered<E extends GraphEdge>(lists: E[][]): E[] {
+  seenEdges.startPass();
+  const out: E[] = [];
+  for (const list of lists) {
+    for (const edge of list) {
+      const ordinal = (edge.ordinals as EdgeOrdinals).edge;
+      const at = seenEdges.get(ordinal);
+      if (at >= 0) out[at] = edge;
+      else {
+        seenEdges.set(ordinal, out.length);
+        out.push(edge);
+      }
+    }
+  }
+  return out;
 }

@@ -70,11 +70,25 @@ export class Sql {
     return `${this.dataVersion()}:${this.writes}`;
   }
 
-  /** Changes when another connection commits (never for this connection's own writes). */
+  /**
+   * Changes when another connection commits (never for this connection's own writes). Read once
+   * per synchronous stretch of code (a microtask forgets it): a query's caches ask about a hundred
+   * times, and no other code of this process runs before the stretch ends; another process's
+   * commit in the middle of it is seen by the next stretch, as one just after the read would be.
+   */
   dataVersion(): number {
-    this.dataVersionStatement ??= this.db.prepare("PRAGMA data_version").pluck(true);
-    return this.dataVersionStatement.get() as number;
+    if (this.stretchDataVersion === undefined) {
+      this.dataVersionStatement ??= this.db.prepare("PRAGMA data_version").pluck(true);
+      this.stretchDataVersion = this.dataVersionStatement.get() as number;
+      queueMicrotask(this.forgetDataVersion);
+    }
+    return this.stretchDataVersion;
   }
+
+  private stretchDataVersion: number | undefined;
+  private readonly forgetDataVersion = () => {
+    this.stretchDataVersion = undefined;
+  };
 
   /**
    * Runs `work` in one write transaction. IMMEDIATE takes the write lock up front, so a second

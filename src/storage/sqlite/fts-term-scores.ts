@@ -32,28 +32,42 @@ export class TermScores {
     private readonly version: TableVersion,
   ) {}
 
+  /** Per-row sums and hit flags, kept between calls (only the rows a call touched are reset). */
+  private sums = new Float64Array(0);
+  private hit = new Uint8Array(0);
+
   /** Row ids of the best `topK` rows matching any term, best first; ties go to the older row. */
   top(terms: string[], topK: number): { rowid: number; score: number }[] {
     const postings = terms.map((term) => this.postings(term));
     let last = -1;
     for (const p of postings) if (p.rowids.length > 0) last = Math.max(last, p.rowids.at(-1) as number);
     if (last < 0 || topK <= 0) return [];
-    const sums = new Float64Array(last + 1);
-    const hit = new Uint8Array(last + 1);
+    if (this.sums.length <= last) {
+      this.sums = new Float64Array(last + 1);
+      this.hit = new Uint8Array(last + 1);
+    }
+    const { sums, hit } = this;
+    const touched: number[] = [];
     // Term by term, in query order: the order FTS5 adds the shares in.
     for (const { rowids, scores } of postings) {
       for (let i = 0; i < rowids.length; i++) {
         const row = rowids[i] as number;
         sums[row] = (sums[row] as number) + (scores[i] as number);
-        hit[row] = 1;
+        if (!hit[row]) {
+          hit[row] = 1;
+          touched.push(row);
+        }
       }
     }
+    // The heap's k best scores do not depend on the order rows are offered in; ties at the k-th are refilled by rowid.
     const best = new TopK(topK);
-    for (let row = 0; row <= last; row++) if (hit[row]) best.offer(sums[row] as number, row);
-    return olderFirstAmongTies(best.sorted(), topK, sums, hit).map(({ row, score }) => ({
-      rowid: row,
-      score,
-    }));
+    for (const row of touched) best.offer(sums[row] as number, row);
+    const kept = olderFirstAmongTies(best.sorted(), topK, sums, touched);
+    for (const row of touched) {
+      sums[row] = 0;
+      hit[row] = 0;
+    }
+    return kept.map(({ row, score }) => ({ rowid: row, score }));
   }
 
   private postings(term: string): TermPostings {
@@ -96,14 +110,12 @@ function olderFirstAmongTies(
   kept: { row: number; score: number }[],
   topK: number,
   sums: Float64Array,
-  hit: Uint8Array,
+  touched: number[],
 ): { row: number; score: number }[] {
   const lowest = kept.at(-1);
   if (!lowest || kept.length < topK) return kept;
   const above = kept.filter((k) => k.score > lowest.score);
-  const ties: { row: number; score: number }[] = [];
-  for (let row = 0; row < hit.length && above.length + ties.length < topK; row++) {
-    if (hit[row] && sums[row] === lowest.score) ties.push({ row, score: lowest.score });
-  }
+  const tiedRows = Int32Array.from(touched.filter((row) => sums[row] === lowest.score)).sort();
+  const ties = Array.from(tiedRows.subarray(0, topK - above.length), (row) => ({ row, score: lowest.score }));
   return [...above, ...ties];
 }

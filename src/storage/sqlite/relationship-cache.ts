@@ -1,6 +1,6 @@
 import { relationshipKey } from "../../merge/keys.js";
 import type { RelationshipRecord } from "../../types.js";
-import type { GraphEdge } from "../graph-store.js";
+import type { EdgeOrdinals, GraphEdge } from "../graph-store.js";
 import { idList, type Sql } from "./connection.js";
 import { RELATIONSHIP_CHANGES_PRUNED_KEY } from "./schema.js";
 
@@ -44,6 +44,9 @@ interface EdgeRow {
 export class RelationshipCache {
   private snapshot: Snapshot | undefined;
   private localChanges = 0;
+  /** Kept for the cache's whole life, across snapshots: a walk may mix edges read before and after a change. */
+  private readonly entityOrdinals = new Ordinals();
+  private readonly edgeOrdinals = new Ordinals();
 
   constructor(
     private readonly sql: Sql,
@@ -131,7 +134,9 @@ export class RelationshipCache {
   /** Relationship count per entity (a self-loop once); the version is checked once per call. */
   degrees(entityKeys: string[]): Map<string, number> {
     const { byEntity } = this.current();
-    return new Map(entityKeys.map((key) => [key, byEntity.get(key)?.length ?? 0]));
+    const degrees = new Map<string, number>();
+    for (const key of entityKeys) degrees.set(key, byEntity.get(key)?.length ?? 0);
+    return degrees;
   }
 
   /** Copies of the records, in the order of `keys`; `load` reads the ones not cached yet. */
@@ -172,7 +177,7 @@ export class RelationshipCache {
     const rows = this.sql
       .statement("SELECT key, source_key, target_key, weight FROM relationships")
       .iterate() as IterableIterator<EdgeRow>;
-    for (const row of rows) addEdge(snapshot, row);
+    for (const row of rows) this.addEdge(snapshot, row);
     return snapshot;
   }
 
@@ -194,10 +199,18 @@ export class RelationshipCache {
     );
     removeEdges(snapshot, changedKeys);
     for (const key of changedKeys) snapshot.records.delete(key);
-    for (const row of current) addEdge(snapshot, row);
+    for (const row of current) this.addEdge(snapshot, row);
     snapshot.version = version;
     snapshot.lastChange = changes.at(-1)?.id ?? snapshot.lastChange;
     return snapshot;
+  }
+
+  private addEdge(snapshot: Snapshot, row: EdgeRow): void {
+    addEdge(snapshot, row, {
+      edge: this.edgeOrdinals.of(row.key),
+      source: this.entityOrdinals.of(row.source_key),
+      target: this.entityOrdinals.of(row.target_key),
+    });
   }
 
   /** The highest id ever logged (AUTOINCREMENT keeps it after the log is pruned). */
@@ -216,8 +229,28 @@ export class RelationshipCache {
   }
 }
 
-function addEdge(snapshot: Snapshot, { key, source_key, target_key, weight }: EdgeRow): void {
-  const edge = Object.freeze({ key, sourceKey: source_key, targetKey: target_key, weight });
+/** Numbers handed out to keys in order of first request, never taken back. */
+class Ordinals {
+  private readonly numbers = new Map<string, number>();
+
+  of(key: string): number {
+    let n = this.numbers.get(key);
+    if (n === undefined) {
+      n = this.numbers.size;
+      this.numbers.set(key, n);
+    }
+    return n;
+  }
+}
+
+function addEdge(
+  snapshot: Snapshot,
+  { key, source_key, target_key, weight }: EdgeRow,
+  ordinals: EdgeOrdinals,
+): void {
+  const edge: GraphEdge = { key, sourceKey: source_key, targetKey: target_key, weight };
+  Object.defineProperty(edge, "ordinals", { value: Object.freeze(ordinals), enumerable: false });
+  Object.freeze(edge);
   snapshot.edges.set(key, edge);
   pushEdge(snapshot.byEntity, source_key, { key, neighbour: target_key, weight, edge });
   snapshot.sorted.delete(source_key);

@@ -75,6 +75,11 @@ export class RelationshipTable {
       .map(toRelationship);
   }
 
+  /** get() from memory (see RelationshipCache.records): a query reads the same records again and again. */
+  cached(keys: string[]): RelationshipRecord[] {
+    return this.cache.records([...new Set(keys)], (missing) => this.get(missing));
+  }
+
   list(): RelationshipRecord[] {
     return this.sql
       .all<RelationshipRow>(`SELECT ${RELATIONSHIP_COLUMNS} FROM relationships ORDER BY key`)

@@ -324,6 +324,10 @@ export class SqliteGraphStore implements GraphStore {
     return this.relationships.get(keys);
   }
 
+  async cachedRelationships(keys: string[]): Promise<RelationshipRecord[]> {
+    return this.relationships.cached(keys);
+  }
+
   async listEntities(): Promise<EntityRecord[]> {
     return this.entities.list();
   }
