@@ -358,6 +358,8 @@ export const VectorIndexSchema = z.object({
   connectivity: z.number().int().min(4).default(16),
   expansionAdd: z.number().int().min(8).default(128),
   expansionSearch: z.number().int().min(8).default(64),
+  /** Threads adding vectors to a file being built or updated; 0 uses every core. */
+  buildThreads: z.number().int().min(0).default(0),
   /** Candidates fetched per result wanted, re-scored exactly from the stored vectors. */
   oversample: z.number().int().min(1).default(2),
   /** Vectors written since the index file was saved that a search still scores exactly; more rebuild it. */
