@@ -12,7 +12,7 @@
 
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -26,6 +26,7 @@ import { QUERY_MODES } from "../src/query/options.js";
 import { openSqliteStore, type SqliteGraphStore } from "../src/storage/sqlite/sqlite-store.js";
 import type { EntityRecord, RelationshipRecord, VectorItem, VectorNamespace } from "../src/types.js";
 import { hashText } from "../src/util/hash.js";
+import type { ProgressReporter } from "../src/util/progress.js";
 import { ClusteredVectors, recallAt } from "./support/clustered-vectors.js";
 
 const Args = z.object({
@@ -184,7 +185,35 @@ function folderBytes(dir: string): number {
   return total;
 }
 
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return Math.round((used.user + used.system) / 1000);
+};
+
+/** Wall and CPU time (every thread of the process) of each step the store reports, e.g. an HNSW build. */
+function stepTimer(): {
+  reporter: ProgressReporter;
+  steps: Record<string, { ms: number; cpuMs: number; items: number }>;
+} {
+  const steps: Record<string, { ms: number; cpuMs: number; items: number }> = {};
+  const open = new Map<string, { started: number; cpu: NodeJS.CpuUsage; items: number }>();
+  const reporter: ProgressReporter = {
+    start: (step, total) =>
+      open.set(step, { started: performance.now(), cpu: process.cpuUsage(), items: total }),
+    advance: () => {},
+    finish: (step) => {
+      const begun = open.get(step);
+      if (!begun) return;
+      const ms = Math.round(performance.now() - begun.started);
+      steps[step] = { ms, cpuMs: cpuMs(begun.cpu), items: begun.items };
+    },
+    info: () => {},
+  };
+  return { reporter, steps };
+}
+
 const mb = (bytes: number) => Math.round(bytes / 1e6);
+const loadAverage = () => loadavg().map((load) => Math.round(load * 10) / 10);
 const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
@@ -223,18 +252,25 @@ async function buildPhase(args: Args): Promise<void> {
   const shape = shapeOf(args);
   const dir = args.dir ?? mkdtempSync(join(tmpdir(), "kgrag-scale-"));
   const workspace = join(dir, "workspace");
-  const store = await openSqliteStore(workspace, { vectorIndex: VectorIndexSchema.parse({}) });
+  const timer = stepTimer();
+  const store = await openSqliteStore(workspace, {
+    vectorIndex: VectorIndexSchema.parse({}),
+    progress: timer.reporter,
+  });
   await store.setMeta("embedding.model", EMBEDDING_MODEL);
   await store.setMeta("embedding.dimension", String(shape.dim));
   await store.setMeta("embedding.kind", "test");
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   for (let from = 0; from < shape.chunks; from += 10_000) {
     await writeSlice(store, shape, from, Math.min(shape.chunks, from + 10_000));
     process.stderr.write(`\rwritten ${Math.min(shape.chunks, from + 10_000)} / ${shape.chunks} chunks`);
   }
   const writtenMs = performance.now() - started;
+  const writtenCpuMs = cpuMs(cpuStarted);
   await store.refreshIndexes();
   const buildMs = performance.now() - started;
+  const buildCpuMs = cpuMs(cpuStarted);
   process.stderr.write(`\nbuilt in ${(buildMs / 1000).toFixed(1)} s\n`);
   const vectorIndexes = await store.vectorIndexStatus();
   await store.close();
@@ -244,18 +280,29 @@ async function buildPhase(args: Args): Promise<void> {
     relationships: shape.relationships,
     dim: shape.dim,
     buildMs: Math.round(buildMs),
-    hnswBuildMs: Math.round(buildMs - writtenMs),
+    buildCpuMs,
+    writeMs: Math.round(writtenMs),
+    writeCpuMs: writtenCpuMs,
+    /** Full-text flush plus every HNSW file; `steps` splits out each file. */
+    refreshMs: Math.round(buildMs - writtenMs),
+    steps: timer.steps,
     diskMb: mb(folderBytes(workspace)),
     buildPeakRssMb: peakRssMb(),
     vectorIndexes,
   };
 
   const queried = args.skipQuery ? {} : queryInFreshProcess(dir);
-  const add10kMs = args.skipAdd ? undefined : await timeAdding(workspace, shape);
+  const added = args.skipAdd ? {} : await timeAdding(workspace, shape);
 
   if (!args.keep && !args.dir) rmSync(dir, { recursive: true, force: true });
   console.log(
-    JSON.stringify({ ...build, ...queried, add10kMs, workspace: args.keep ? workspace : undefined }),
+    JSON.stringify({
+      ...build,
+      ...queried,
+      ...added,
+      workspace: args.keep ? workspace : undefined,
+      loadAverage: loadAverage(),
+    }),
   );
 }
 
@@ -279,14 +326,23 @@ function queryInFreshProcess(dir: string): Record<string, unknown> {
 }
 
 /** Adds 10,000 chunks with their graph and vectors, and refreshes the HNSW files. */
-async function timeAdding(workspace: string, shape: Shape): Promise<number> {
-  const adder = await openSqliteStore(workspace, { vectorIndex: VectorIndexSchema.parse({}) });
+async function timeAdding(
+  workspace: string,
+  shape: Shape,
+): Promise<{ add10kMs: number; add10kCpuMs: number; addSteps: ReturnType<typeof stepTimer>["steps"] }> {
+  const timer = stepTimer();
+  const adder = await openSqliteStore(workspace, {
+    vectorIndex: VectorIndexSchema.parse({}),
+    progress: timer.reporter,
+  });
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   await writeSlice(adder, shape, shape.chunks, shape.chunks + ADDED_CHUNKS);
   await adder.refreshIndexes();
-  const spent = Math.round(performance.now() - started);
+  const add10kMs = Math.round(performance.now() - started);
+  const add10kCpuMs = cpuMs(cpuStarted);
   await adder.close();
-  return spent;
+  return { add10kMs, add10kCpuMs, addSteps: timer.steps };
 }
 
 async function queryPhase(args: Args): Promise<void> {
@@ -348,6 +404,7 @@ async function queryPhase(args: Args): Promise<void> {
       recallAt20: Math.round(recall * 1000) / 1000,
       queryP95Ms: modes,
       queryPeakRssMb: peakRssMb(),
+      loadAverage: loadAverage(),
     }),
   );
 }
@@ -355,8 +412,8 @@ async function queryPhase(args: Args): Promise<void> {
 /** Times adding 10,000 chunks to a kept workspace (--dir), which it changes. */
 async function addPhase(args: Args): Promise<void> {
   const shape = shapeOf(args);
-  const add10kMs = await timeAdding(join(args.dir as string, "workspace"), shape);
-  console.log(JSON.stringify({ add10kMs, addPeakRssMb: peakRssMb() }));
+  const added = await timeAdding(join(args.dir as string, "workspace"), shape);
+  console.log(JSON.stringify({ ...added, addPeakRssMb: peakRssMb(), loadAverage: loadAverage() }));
 }
 
 const args = parseArgs(process.argv.slice(2));

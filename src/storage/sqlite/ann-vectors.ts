@@ -223,7 +223,7 @@ export class AnnVectors {
       const rows = this.sql
         .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? ORDER BY rowid")
         .iterate(ns) as IterableIterator<{ key: number; vector: Buffer }>;
-      addInBatches(index, rows, dim, (added) => this.progress.advance(step, added));
+      addInBatches(index, rows, dim, this.config.buildThreads, (added) => this.progress.advance(step, added));
       this.progress.finish(step);
       return this.files.save(ns, index, { generation, dim }, this.config);
     });
@@ -248,7 +248,9 @@ export class AnnVectors {
       }
       const step = `vector index ${ns}`;
       this.progress.start(step, changed.length);
-      addInBatches(index, changed.values(), dim, (added) => this.progress.advance(step, added));
+      addInBatches(index, changed.values(), dim, this.config.buildThreads, (added) =>
+        this.progress.advance(step, added),
+      );
       this.progress.finish(step);
       return this.files.save(ns, index, { generation, dim }, this.config);
     });
@@ -274,6 +276,7 @@ function addInBatches(
   index: HnswIndex,
   rows: Iterator<{ key: number; vector: Buffer }>,
   dim: number,
+  threads: number,
   advance: (added: number) => void,
 ): void {
   const keys = new BigUint64Array(BUILD_BATCH);
@@ -282,7 +285,7 @@ function addInBatches(
   let filled = 0;
   const flush = () => {
     if (filled === 0) return;
-    index.add(keys.subarray(0, filled), block.subarray(0, filled * dim), 0);
+    index.add(keys.subarray(0, filled), block.subarray(0, filled * dim), threads);
     advance(filled);
     filled = 0;
   };
