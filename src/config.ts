@@ -293,6 +293,11 @@ export const Neo4jSchema = z.object({
    */
   changeSetBatch: z.number().int().min(1).default(500),
   /**
+   * History entries kept per History node (as JSON): a node per entry made the history most of
+   * the nodes an index run's merges create.
+   */
+  historyPageEntries: z.number().int().min(1).default(1000),
+  /**
    * Vectors written per transaction by the embedding steps (they still embed in steps of 256): each
    * commit also updates the vector index, and a commit per step made embedding most of a run.
    */

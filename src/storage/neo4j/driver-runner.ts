@@ -15,6 +15,7 @@ export type Neo4jTuning = Pick<NonNullable<KgragConfig["neo4j"]>, (typeof TUNING
 export const TUNING_KEYS = [
   "writeBatchRows",
   "changeSetBatch",
+  "historyPageEntries",
   "inMemoryTextChunks",
   "inMemoryTextRelationships",
   "inMemoryVectorFloats",
