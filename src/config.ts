@@ -304,6 +304,14 @@ export const Neo4jSchema = z.object({
    * server 11.3 s of CPU 2,000 per commit, 6.3 s 500 per commit, 18.6 s 250 per commit).
    */
   vectorBatch: z.number().int().min(1).default(500),
+  /**
+   * HNSW settings of the vector indexes kgrag creates (an existing index keeps its own): links per
+   * vector and candidates weighed per insert. Keeping the index up to date is most of what writing
+   * vectors costs the server; fewer candidates cost less and find fewer true neighbours
+   * (bench/neo4j-vector-index.ts measures both).
+   */
+  vectorIndexM: z.number().int().min(2).max(512).default(16),
+  vectorIndexEfConstruction: z.number().int().min(1).max(3200).default(100),
   /** Community reports saved per transaction as they are written (the embedded store saves 64). */
   reportBatch: z.number().int().min(1).default(500),
   /**

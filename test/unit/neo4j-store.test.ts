@@ -717,8 +717,23 @@ describe("Neo4j store: vector search", () => {
       },
     ]);
     const created = runner.calls.find((c) => c.name === "schema/vector-index-relationships");
-    expect(created?.params).toEqual({ dimension: neo4j.int(2) });
+    expect(created?.params).toEqual({
+      dimension: neo4j.int(2),
+      m: neo4j.int(16),
+      efConstruction: neo4j.int(100),
+    });
     expect(runner.names("schema")).toContain("schema/await-index");
+  });
+
+  it("creates vector indexes with the configured HNSW settings", async () => {
+    const { runner, store } = storeWith({}, undefined, { vectorIndexM: 8, vectorIndexEfConstruction: 40 });
+    await store.upsertVectors("entities", [{ id: "a", vector: [1, 0], textHash: "h" }]);
+    const created = runner.calls.find((c) => c.name === "schema/vector-index-entities");
+    expect(created?.params).toEqual({
+      dimension: neo4j.int(2),
+      m: neo4j.int(8),
+      efConstruction: neo4j.int(40),
+    });
   });
 });
 

@@ -12,6 +12,8 @@ export const DEFAULT_TUNING: Neo4jTuning = Neo4jSchema.pick({
   inMemoryTextChunks: true,
   inMemoryTextRelationships: true,
   inMemoryVectorFloats: true,
+  vectorIndexM: true,
+  vectorIndexEfConstruction: true,
 }).parse({});
 
 /** Rows per UNWIND statement by default (`neo4j.writeBatchRows`). */

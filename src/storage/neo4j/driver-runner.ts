@@ -19,6 +19,8 @@ export const TUNING_KEYS = [
   "inMemoryTextChunks",
   "inMemoryTextRelationships",
   "inMemoryVectorFloats",
+  "vectorIndexM",
+  "vectorIndexEfConstruction",
 ] as const;
 
 /** A statement ready to run: its name under cypher/ (for errors and tests), text and parameters. */
