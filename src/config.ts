@@ -300,10 +300,11 @@ export const Neo4jSchema = z.object({
   /**
    * Vectors written per transaction by the embedding steps (they still embed in steps of 256): each
    * commit also updates the vector index, and a commit per step made embedding most of a run. The
-   * index's upkeep is cheapest in between (bench/neo4j-vector-index.ts: 20,000 vectors cost the
-   * server 11.3 s of CPU 2,000 per commit, 6.3 s 500 per commit, 18.6 s 250 per commit).
+   * index's upkeep (Lucene segments and their merges) is cheapest in between, but not smoothly
+   * (bench/neo4j-vector-index.ts, server CPU s: 20,000 vectors 11.3 at 2,000 per commit, 6.3 at
+   * 500, 18.6 at 250; 48,000 vectors 33.4 at 2,000, 18.6 at 1,000, about 56 at 500 and below).
    */
-  vectorBatch: z.number().int().min(1).default(500),
+  vectorBatch: z.number().int().min(1).default(1000),
   /**
    * HNSW settings of the vector indexes kgrag creates (an existing index keeps its own): links per
    * vector and candidates weighed per insert. Keeping the index up to date is most of what writing
