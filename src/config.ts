@@ -309,10 +309,26 @@ export const Neo4jSchema = z.object({
    */
   changeSetBatch: z.number().int().min(1).default(500),
   /**
-   * Vectors written per transaction by the embedding steps (they still embed in steps of 256): each
-   * commit also updates the vector index, and a commit per step made embedding most of a run.
+   * History entries kept per History node (as JSON): a node per entry made the history most of
+   * the nodes an index run's merges create.
    */
-  vectorBatch: z.number().int().min(1).default(2000),
+  historyPageEntries: z.number().int().min(1).default(1000),
+  /**
+   * Vectors written per transaction by the embedding steps (they still embed in steps of 256): each
+   * commit also updates the vector index, and a commit per step made embedding most of a run. The
+   * index's upkeep (Lucene segments and their merges) is cheapest in between, but not smoothly
+   * (bench/neo4j-vector-index.ts, server CPU s: 20,000 vectors 11.3 at 2,000 per commit, 6.3 at
+   * 500, 18.6 at 250; 48,000 vectors 33.4 at 2,000, 18.6 at 1,000, about 56 at 500 and below).
+   */
+  vectorBatch: z.number().int().min(1).default(1000),
+  /**
+   * HNSW settings of the vector indexes kgrag creates (an existing index keeps its own): links per
+   * vector and candidates weighed per insert. Keeping the index up to date is most of what writing
+   * vectors costs the server; fewer candidates cost less and find fewer true neighbours
+   * (bench/neo4j-vector-index.ts measures both).
+   */
+  vectorIndexM: z.number().int().min(2).max(512).default(16),
+  vectorIndexEfConstruction: z.number().int().min(1).max(3200).default(100),
   /** Community reports saved per transaction as they are written (the embedded store saves 64). */
   reportBatch: z.number().int().min(1).default(500),
   /**

@@ -1,6 +1,9 @@
 // Vector index over Entity.embedding (cosine). Created on the first vector upsert, because the
 // dimension must be known; vectors of any other dimension are stored but not indexed.
 // @param dimension  length of the embedding vectors
+// @param m  HNSW links per vector (neo4j.vectorIndexM)
+// @param efConstruction  HNSW candidates weighed per insert (neo4j.vectorIndexEfConstruction)
 CREATE VECTOR INDEX kgrag_entity_embedding IF NOT EXISTS
 FOR (n:Entity) ON n.embedding
-OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}}
+OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine',
+  `vector.hnsw.m`: $m, `vector.hnsw.ef_construction`: $efConstruction}}

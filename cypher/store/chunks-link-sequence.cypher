@@ -4,6 +4,7 @@
 UNWIND $rows AS docId
 CALL (docId) {
   MATCH (c:Chunk {workspace: $workspace, docId: docId})
+  USING INDEX c:Chunk(workspace, docId)
   OPTIONAL MATCH (c)-[old:NEXT_CHUNK]->(:Chunk)
   DELETE old
   WITH DISTINCT c

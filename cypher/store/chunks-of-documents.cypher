@@ -4,6 +4,7 @@
 // @param docIds  document ids
 UNWIND $docIds AS docId
 MATCH (c:Chunk {workspace: $workspace, docId: docId})
+USING INDEX c:Chunk(workspace, docId)
 WHERE c.anchor IS NULL
 RETURN {id: c.id, docId: c.docId, index: c.index, text: c.text, tokens: c.tokens, start: c.start, end: c.end} AS chunk
 ORDER BY c.docId, c.index

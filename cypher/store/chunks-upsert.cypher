@@ -4,6 +4,7 @@
 // @param rows  list of {docId, id, index, text, tokens, start, end}
 UNWIND $rows AS row
 MATCH (d:Document {workspace: $workspace, id: row.docId})
+USING INDEX d:Document(workspace, id)
 MERGE (c:Chunk {workspace: $workspace, id: row.id})
 SET c.docId = row.docId,
     c.index = row.index,

@@ -4,6 +4,7 @@
 // @param rows  [{id, reportHash, reportJson, title, summary, rating, report}]: the report as JSON and its readable parts (null when cleared)
 UNWIND $rows AS row
 MATCH (c:Community {workspace: $workspace, id: row.id})
+USING INDEX c:Community(workspace, id)
 WHERE c.anchor IS NULL
 SET c.reportHash = row.reportHash,
     c.reportJson = row.reportJson,

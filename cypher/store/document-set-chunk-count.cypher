@@ -3,5 +3,6 @@
 // @param id  document id
 // @param chunkCount  number of chunks
 MATCH (d:Document {workspace: $workspace, id: $id})
+USING INDEX d:Document(workspace, id)
 SET d.chunkCount = $chunkCount
 RETURN d.id AS id

@@ -4,5 +4,6 @@
 // @param updatedAt  ISO timestamp of the change
 UNWIND $rows AS row
 MATCH (d:Document {workspace: $workspace, id: row.id})
+USING INDEX d:Document(workspace, id)
 SET d.status = row.status, d.error = row.error, d.updatedAt = $updatedAt
 RETURN d.id AS id

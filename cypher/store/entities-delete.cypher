@@ -4,6 +4,7 @@
 // @param keys  entity keys
 UNWIND $keys AS key
 MATCH (e:Entity {workspace: $workspace, key: key})
+USING INDEX e:Entity(workspace, key)
 WITH e, EXISTS { (e)<-[:MENTIONS]-(:Chunk) } OR EXISTS { (e)-[:RELATED]-(:Entity) } AS referenced
 FOREACH (_ IN CASE WHEN referenced THEN [1] ELSE [] END |
   SET e = {workspace: $workspace, key: e.key, anchor: true}

@@ -4,6 +4,7 @@
 // @param rows  list of {chunkId, entityKey, name, type, description, ord}
 UNWIND $rows AS row
 MATCH (c:Chunk {workspace: $workspace, id: row.chunkId})
+USING INDEX c:Chunk(workspace, id)
 MERGE (e:Entity {workspace: $workspace, key: row.entityKey})
 ON CREATE SET e.anchor = true
 CREATE (c)-[:MENTIONS {name: row.name, type: row.type, description: row.description, ord: row.ord}]->(e)

@@ -3,6 +3,7 @@
 // @param workspace  the workspace this store serves
 // @param docIds  document ids
 MATCH (c:Chunk {workspace: $workspace})
+USING INDEX c:Chunk(workspace, docId)
 WHERE c.docId IN $docIds
 WITH collect(c) AS chunks
 CALL (chunks) {

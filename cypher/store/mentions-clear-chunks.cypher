@@ -4,6 +4,7 @@
 // @param chunkIds  chunk ids
 UNWIND $chunkIds AS chunkId
 MATCH (c:Chunk {workspace: $workspace, id: chunkId})
+USING INDEX c:Chunk(workspace, id)
 CALL (c) {
   OPTIONAL MATCH (c)-[m:MENTIONS]->(e:Entity)
   DELETE m

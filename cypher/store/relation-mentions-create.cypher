@@ -4,6 +4,7 @@
 // @param rows  list of {chunkId, relationshipKey, sourceKey, targetKey, description, keywords, strength, ord}
 UNWIND $rows AS row
 MATCH (c:Chunk {workspace: $workspace, id: row.chunkId})
+USING INDEX c:Chunk(workspace, id)
 CREATE (c)-[:HAS_RELATION_MENTION]->(:RelationMention {
   workspace: $workspace,
   chunkId: row.chunkId,

@@ -303,12 +303,58 @@ describe("Neo4j store: atomic writes", () => {
     ]);
     const appended = runner.calls.find((c) => c.name === "store/history-append")?.params.rows as {
       seq: unknown;
-      key: string;
+      keys: string[];
+      entriesJson: string;
     }[];
-    expect(appended.map((r) => [r.key, String(r.seq)])).toEqual([
-      ["x", "7"],
-      ["y", "8"],
+    expect(appended.map((r) => [String(r.seq), r.keys, JSON.parse(r.entriesJson)])).toEqual([
+      ["7", ["x", "y"], history],
     ]);
+  });
+
+  it("keeps history in pages of historyPageEntries, each numbered by its first entry", async () => {
+    const { runner, store } = storeWith({ "store/counter-next": one({ first: 7 }) }, undefined, {
+      historyPageEntries: 2,
+    });
+    const history = ["x", "y", "x"].map((key, i) => ({
+      kind: "entity" as const,
+      key,
+      action: "update" as const,
+      oldDescription: null,
+      newDescription: `d${i}`,
+      cause: "summarize",
+      at: "2024-01-01T00:00:00.000Z",
+    }));
+    await store.applyGraphChanges({ ...noChanges, history });
+    const pages = runner.calls.find((c) => c.name === "store/history-append")?.params.rows as {
+      seq: unknown;
+      count: unknown;
+      keys: string[];
+      entriesJson: string;
+    }[];
+    expect(pages.map((p) => [String(p.seq), String(p.count), p.keys, JSON.parse(p.entriesJson)])).toEqual([
+      ["7", "2", ["x", "y"], history.slice(0, 2)],
+      ["9", "1", ["x"], history.slice(2)],
+    ]);
+  });
+
+  it("lists history from pages (filtered to the key asked for) and from one-entry nodes of older kgrags", async () => {
+    const entry = (key: string, newDescription: string) => ({
+      kind: "entity" as const,
+      key,
+      action: "update" as const,
+      oldDescription: null,
+      newDescription,
+      cause: "summarize",
+      at: "2024-01-01T00:00:00.000Z",
+    });
+    const { store } = storeWith({
+      "store/history-list": () => [
+        { entries: null, entry: entry("x", "old") },
+        { entries: JSON.stringify([entry("y", "a"), entry("x", "b")]), entry: null },
+      ],
+    });
+    expect((await store.listHistory()).map((e) => e.newDescription)).toEqual(["old", "a", "b"]);
+    expect((await store.listHistory("x")).map((e) => e.newDescription)).toEqual(["old", "b"]);
   });
 
   it("rejects a relationship that is not in canonical order", async () => {
@@ -671,8 +717,23 @@ describe("Neo4j store: vector search", () => {
       },
     ]);
     const created = runner.calls.find((c) => c.name === "schema/vector-index-relationships");
-    expect(created?.params).toEqual({ dimension: neo4j.int(2) });
+    expect(created?.params).toEqual({
+      dimension: neo4j.int(2),
+      m: neo4j.int(16),
+      efConstruction: neo4j.int(100),
+    });
     expect(runner.names("schema")).toContain("schema/await-index");
+  });
+
+  it("creates vector indexes with the configured HNSW settings", async () => {
+    const { runner, store } = storeWith({}, undefined, { vectorIndexM: 8, vectorIndexEfConstruction: 40 });
+    await store.upsertVectors("entities", [{ id: "a", vector: [1, 0], textHash: "h" }]);
+    const created = runner.calls.find((c) => c.name === "schema/vector-index-entities");
+    expect(created?.params).toEqual({
+      dimension: neo4j.int(2),
+      m: neo4j.int(8),
+      efConstruction: neo4j.int(40),
+    });
   });
 });
 

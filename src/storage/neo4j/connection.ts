@@ -8,9 +8,12 @@ import type { PlainRecord } from "./record-mapping.js";
 export const DEFAULT_TUNING: Neo4jTuning = Neo4jSchema.pick({
   writeBatchRows: true,
   changeSetBatch: true,
+  historyPageEntries: true,
   inMemoryTextChunks: true,
   inMemoryTextRelationships: true,
   inMemoryVectorFloats: true,
+  vectorIndexM: true,
+  vectorIndexEfConstruction: true,
 }).parse({});
 
 /** Rows per UNWIND statement by default (`neo4j.writeBatchRows`). */
@@ -94,6 +97,10 @@ export class WriteTransaction {
     private readonly runInTransaction: (statement: BoundStatement) => Promise<PlainRecord[]>,
     private readonly connection: Neo4jConnection,
   ) {}
+
+  get tuning(): Neo4jTuning {
+    return this.connection.tuning;
+  }
 
   run(name: string, params: Record<string, unknown> = {}): Promise<PlainRecord[]> {
     return this.runInTransaction(this.connection.bind(name, params));

@@ -15,9 +15,12 @@ export type Neo4jTuning = Pick<NonNullable<KgragConfig["neo4j"]>, (typeof TUNING
 export const TUNING_KEYS = [
   "writeBatchRows",
   "changeSetBatch",
+  "historyPageEntries",
   "inMemoryTextChunks",
   "inMemoryTextRelationships",
   "inMemoryVectorFloats",
+  "vectorIndexM",
+  "vectorIndexEfConstruction",
 ] as const;
 
 /** A statement ready to run: its name under cypher/ (for errors and tests), text and parameters. */

@@ -122,6 +122,11 @@ export const GRAPH_MODEL = {
     History: {
       workspace: "STRING",
       seq: "INTEGER",
+      // A page of entries (history-append.cypher)...
+      count: "INTEGER",
+      keys: "LIST<STRING>",
+      entries: "STRING",
+      // ...or, written by an older kgrag, one entry.
       kind: "STRING",
       key: "STRING",
       action: "STRING",

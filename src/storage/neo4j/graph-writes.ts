@@ -150,7 +150,8 @@ async function sendChanges(
   sent.push(tx.runBatched("store/entities-upsert", changes.upsertEntities));
   sent.push(tx.runBatched("store/relationships-upsert", changes.upsertRelationships));
   if (changes.history.length > 0) {
-    sent.push(tx.runBatched("store/history-append", historyRows(changes.history, firstHistory)));
+    const pages = historyRows(changes.history, firstHistory, tx.tuning.historyPageEntries);
+    sent.push(tx.runBatched("store/history-append", pages));
   }
   const [deleted] = await allSettledOrFirstError(sent);
   return asStrings(deleted?.[0]?.endpointKeys ?? [], "endpoint keys");

@@ -181,8 +181,23 @@ export const asEntityMentions = (records: PlainRecord[]): EntityMention[] =>
 export const asRelationshipMentions = (records: PlainRecord[]): RelationshipMention[] =>
   column(RelationshipMentionRow, "mention", "relationship mention")(records);
 
-export const asHistory = (records: PlainRecord[]): HistoryEntry[] =>
-  column(HistoryRow, "entry", "history entry")(records);
+/**
+ * The entries of history-list's rows: a page of entries as JSON, or (written by an older kgrag) one
+ * entry as properties. With `key`, only that key's entries (a page found by it holds others too).
+ */
+export function asHistory(records: PlainRecord[], key?: string): HistoryEntry[] {
+  return records.flatMap((record) => {
+    if (record.entries === null || record.entries === undefined) {
+      return [parse(HistoryRow, record.entry, "history entry")];
+    }
+    const page = parse(
+      z.array(HistoryRow),
+      JSON.parse(parse(text, record.entries, "history page")),
+      "history page",
+    );
+    return key === undefined ? page : page.filter((entry) => entry.key === key);
+  });
+}
 
 export const asLlmCacheEntries = (records: PlainRecord[]): LlmCacheEntry[] =>
   column(LlmCacheRow, "entry", "LLM cache entry")(records);

@@ -61,7 +61,12 @@ export class VectorIndexes {
     if (this.online.has(ns)) return;
     const existing = await this.state(ns);
     if (!existing) {
-      await runSchemaStatement(this.connection, `schema/vector-index-${ns}`, { dimension: int(dimension) });
+      const { vectorIndexM, vectorIndexEfConstruction } = this.connection.tuning;
+      await runSchemaStatement(this.connection, `schema/vector-index-${ns}`, {
+        dimension: int(dimension),
+        m: int(vectorIndexM),
+        efConstruction: int(vectorIndexEfConstruction),
+      });
     }
     await awaitIndex(this.connection, VECTOR_INDEX_NAMES[ns]);
     this.online.set(ns, (await this.state(ns))?.dimension ?? null);

@@ -37,5 +37,5 @@ export async function listLlmCache(db: Neo4jConnection): Promise<LlmCacheEntry[]
 }
 
 export async function listHistory(db: Neo4jConnection, key?: string): Promise<HistoryEntry[]> {
-  return asHistory(await db.read("store/history-list", { key: key ?? null }));
+  return asHistory(await db.read("store/history-list", { key: key ?? null }), key);
 }

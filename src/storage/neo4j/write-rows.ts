@@ -109,8 +109,30 @@ export function relationshipMentionRows(mentions: RelationshipMention[]) {
   }));
 }
 
-export function historyRows(entries: HistoryEntry[], firstSeq: number) {
-  return entries.map((e, i) => ({ ...e, seq: int(firstSeq + i) }));
+/**
+ * History entries as pages of `pageSize` (history-append.cypher): each page numbered by its first
+ * entry, the entries after it following in order.
+ */
+export function historyRows(entries: HistoryEntry[], firstSeq: number, pageSize: number) {
+  const rows = [];
+  for (let start = 0; start < entries.length; start += pageSize) {
+    const page = entries.slice(start, start + pageSize).map((e) => ({
+      kind: e.kind,
+      key: e.key,
+      action: e.action,
+      oldDescription: e.oldDescription,
+      newDescription: e.newDescription,
+      cause: e.cause,
+      at: e.at,
+    }));
+    rows.push({
+      seq: int(firstSeq + start),
+      count: int(page.length),
+      keys: [...new Set(page.map((e) => e.key))],
+      entriesJson: JSON.stringify(page),
+    });
+  }
+  return rows;
 }
 
 export function communityRow(community: CommunityRecord, ordinal: number) {

@@ -3,6 +3,7 @@
 // @param ids  Chunk ids
 UNWIND $ids AS id
 MATCH (n:Chunk {workspace: $workspace, id: id})
+USING INDEX n:Chunk(workspace, id)
 REMOVE n.embedding, n.embeddingHash, n.embeddingNorm
 WITH n
 WHERE n.anchor = true AND NOT EXISTS { (n)--() }

@@ -6,6 +6,7 @@
 // @param topK  how many to return
 UNWIND $ids AS id
 MATCH (n:Chunk {workspace: $workspace, id: id})
+USING INDEX n:Chunk(workspace, id)
 WHERE n.embeddingNorm > 0 AND size(n.embedding) = size($query)
 WITH n.id AS id, vector.similarity.cosine(n.embedding, $query) AS score
 RETURN id, score

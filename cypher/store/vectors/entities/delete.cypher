@@ -3,6 +3,7 @@
 // @param ids  Entity keys
 UNWIND $ids AS id
 MATCH (n:Entity {workspace: $workspace, key: id})
+USING INDEX n:Entity(workspace, key)
 REMOVE n.embedding, n.embeddingHash, n.embeddingNorm
 WITH n
 WHERE n.anchor = true AND NOT EXISTS { (n)--() }

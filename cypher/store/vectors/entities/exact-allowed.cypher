@@ -6,6 +6,7 @@
 // @param topK  how many to return
 UNWIND $ids AS id
 MATCH (n:Entity {workspace: $workspace, key: id})
+USING INDEX n:Entity(workspace, key)
 WHERE n.embeddingNorm > 0 AND size(n.embedding) = size($query)
 WITH n.key AS id, vector.similarity.cosine(n.embedding, $query) AS score
 RETURN id, score

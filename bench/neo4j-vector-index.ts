@@ -1,0 +1,182 @@
+/**
+ * What keeping a Neo4j vector index costs the server: writes the same vectors (random, 512 floats,
+ * as 32-bit lists through db.create.setNodeVectorProperty) under one label per variant and reports
+ * the JVM's CPU seconds per variant, and the index's recall@10 against exact cosine (100 queries): index settings (HNSW m, ef_construction, quantization), index
+ * kept in place or created after the writes, vectors per commit.
+ * Starts the test Neo4j (test/neo4j-server/) and stops it after.
+ * Every variant runs twice (the first pass warms the JVM up) and the second pass is reported.
+ * Run: npx tsx bench/neo4j-vector-index.ts [--vectors 6000] [--dimension 512] [--random]
+ * (vectors of HotpotQA-100's sentences from the offline hashing embedder, or with --random uniform
+ * random ones).
+ */
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import neo4j from "neo4j-driver";
+import { formatTable } from "../src/cli/output.js";
+import { HashingEmbedder } from "../src/embedding/hashing-embedder.js";
+import { startTestNeo4j } from "../test/neo4j-server/test-neo4j.js";
+import { HOTPOTQA } from "./support/haystack.js";
+
+interface Variant {
+  name: string;
+  /** Index config besides dimension and similarity; undefined: no index until after the writes. */
+  indexConfig?: Record<string, unknown>;
+  createAfter?: Record<string, unknown>;
+  perCommit: number;
+}
+
+const VARIANTS: Variant[] = [
+  { name: "index in place, 2000 per commit", indexConfig: {}, perCommit: 2000 },
+  { name: "index in place, 1000 per commit", indexConfig: {}, perCommit: 1000 },
+  { name: "index in place, 500 per commit", indexConfig: {}, perCommit: 500 },
+  { name: "index in place, 350 per commit", indexConfig: {}, perCommit: 350 },
+  { name: "index in place, 250 per commit", indexConfig: {}, perCommit: 250 },
+  { name: "index created after the writes", createAfter: {}, perCommit: 2000 },
+  {
+    name: "in place, 500 per commit, quantization off",
+    indexConfig: { "vector.quantization.enabled": false },
+    perCommit: 500,
+  },
+  {
+    name: "in place, 500 per commit, ef_construction 32",
+    indexConfig: { "vector.hnsw.ef_construction": neo4j.int(32) },
+    perCommit: 500,
+  },
+];
+
+function option(name: string, fallback: number): number {
+  const args = process.argv.slice(2);
+  return args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
+}
+
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The JVM's CPU seconds once background work (index merges) has stopped using it. */
+async function settledCpu(pid: number): Promise<number> {
+  let last = cpuSeconds(pid);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const now = cpuSeconds(pid);
+    if (now - last < 0.1) return now;
+    last = now;
+  }
+}
+
+/** The offline embedder's vectors of the corpus's sentences (as many as asked, repeated if short). */
+async function sentenceVectors(count: number, dimension: number): Promise<number[][]> {
+  const sentences = readFileSync(join(HOTPOTQA, "corpus.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .flatMap((line) => (JSON.parse(line) as { text: string }).text.split(/(?<=\.)\s+/));
+  const texts = Array.from({ length: count }, (_, i) => `${sentences[i % sentences.length]} ${i}`);
+  return new HashingEmbedder(dimension).embed(texts);
+}
+
+const QUERIES = 100;
+const TOP_K = 10;
+
+function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += (a[i] ?? 0) * (b[i] ?? 0);
+    na += (a[i] ?? 0) ** 2;
+    nb += (b[i] ?? 0) ** 2;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+function exactTop(vectors: { id: number; vector: number[] }[], query: number[], k: number): Set<number> {
+  const scored = vectors.map((v) => ({ id: v.id, score: cosine(v.vector, query) }));
+  scored.sort((a, b) => b.score - a.score);
+  return new Set(scored.slice(0, k).map((s) => s.id));
+}
+
+/** The share of the exact top-k the index returns for each query (its own top k). */
+async function indexRecall(
+  session: ReturnType<ReturnType<typeof neo4j.driver>["session"]>,
+  index: string,
+  queries: number[][],
+  exact: Set<number>[],
+): Promise<number> {
+  let found = 0;
+  for (const [q, query] of queries.entries()) {
+    const result = await session.run(
+      "CALL db.index.vector.queryNodes($index, $k, $query) YIELD node RETURN node.id AS id",
+      { index, k: neo4j.int(TOP_K), query },
+    );
+    for (const record of result.records) if (exact[q]?.has(Number(record.get("id")))) found++;
+  }
+  return found / (queries.length * TOP_K);
+}
+
+function randomVector(dimension: number): number[] {
+  return Array.from({ length: dimension }, () => Math.random() * 2 - 1);
+}
+
+async function main(): Promise<void> {
+  const count = option("--vectors", 6000);
+  const dimension = option("--dimension", 512);
+  const server = await startTestNeo4j((line) => console.error(line), { heapMb: 2048, pageCacheMb: 2048 });
+  const driver = neo4j.driver(server.uri, neo4j.auth.basic(server.username, server.password));
+  const rows: string[][] = [];
+  try {
+    const session = driver.session();
+    const all = process.argv.includes("--random")
+      ? Array.from({ length: count + QUERIES }, () => randomVector(dimension))
+      : await sentenceVectors(count + QUERIES, dimension);
+    const vectors = all.slice(0, count).map((vector, i) => ({ id: i, vector }));
+    const queries = all.slice(count);
+    const exact = queries.map((query) => exactTop(vectors, query, TOP_K));
+    const passes = [...VARIANTS, ...VARIANTS];
+    for (const [i, variant] of passes.entries()) {
+      const label = `V${i}`;
+      const index = `bench_vectors_${i}`;
+      const createIndex = async (config: Record<string, unknown>) => {
+        await session.run(
+          `CREATE VECTOR INDEX ${index} FOR (n:${label}) ON n.embedding OPTIONS {indexConfig: $config}`,
+          {
+            config: {
+              "vector.dimensions": neo4j.int(dimension),
+              "vector.similarity_function": "cosine",
+              ...config,
+            },
+          },
+        );
+        await session.run(`CALL db.awaitIndex($index, 600)`, { index });
+      };
+      if (variant.indexConfig) await createIndex(variant.indexConfig);
+      const start = cpuSeconds(server.pid);
+      for (let at = 0; at < count; at += variant.perCommit) {
+        await session.executeWrite((tx) =>
+          tx.run(
+            `UNWIND $rows AS row CREATE (n:${label} {id: row.id})
+             WITH n, row CALL db.create.setNodeVectorProperty(n, 'embedding', row.vector)`,
+            { rows: vectors.slice(at, at + variant.perCommit) },
+          ),
+        );
+      }
+      const written = await settledCpu(server.pid);
+      if (variant.createAfter) await createIndex(variant.createAfter);
+      const end = await settledCpu(server.pid);
+      const recall = await indexRecall(session, index, queries, exact);
+      if (i >= VARIANTS.length) {
+        rows.push([variant.name, (written - start).toFixed(1), (end - start).toFixed(1), recall.toFixed(3)]);
+      }
+      console.error(`${variant.name}: ${(end - start).toFixed(1)} s (load ${loadavg()[0]?.toFixed(1)})`);
+    }
+    await session.close();
+  } finally {
+    await driver.close();
+    await server.stop();
+  }
+  console.log(`\n${count} vectors of ${dimension} floats, JVM CPU seconds\n`);
+  console.log(formatTable(["variant", "writes", "writes + index online", `recall@${TOP_K}`], rows));
+}
+
+await main();
