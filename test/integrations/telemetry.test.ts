@@ -86,6 +86,7 @@ describe("OpenTelemetry spans (in-memory exporter)", () => {
     // Stages that run side by side (chunk vectors with extraction, vectors and the search indexes
     // with communities and reports) end in either order: compared as a set.
     expect([...new Set(childrenOf(spans, run as ReadableSpan))].sort()).toEqual([
+      "kgrag.index.chunk text index",
       "kgrag.index.communities",
       "kgrag.index.embed",
       "kgrag.index.embed-chunks",
