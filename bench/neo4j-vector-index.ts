@@ -5,7 +5,8 @@
  * kept in place or created after the writes, vectors per commit.
  * Starts the test Neo4j (test/neo4j-server/) and stops it after.
  * Every variant runs twice (the first pass warms the JVM up) and the second pass is reported.
- * Run: npx tsx bench/neo4j-vector-index.ts [--vectors 6000] [--dimension 512] [--random]
+ * Run: npx tsx bench/neo4j-vector-index.ts [--vectors 6000] [--dimension 512] [--random] [--only a,b]
+ * (--only: the variants whose name contains one of the parts)
  * (vectors of HotpotQA-100's sentences from the offline hashing embedder, or with --random uniform
  * random ones).
  */
@@ -43,7 +44,24 @@ const VARIANTS: Variant[] = [
     indexConfig: { "vector.hnsw.ef_construction": neo4j.int(32) },
     perCommit: 500,
   },
+  {
+    name: "in place, 1000 per commit, ef_construction 32",
+    indexConfig: { "vector.hnsw.ef_construction": neo4j.int(32) },
+    perCommit: 1000,
+  },
+  {
+    name: "in place, 1000 per commit, ef_construction 50",
+    indexConfig: { "vector.hnsw.ef_construction": neo4j.int(50) },
+    perCommit: 1000,
+  },
 ];
+
+/** The variants whose name contains one of --only's comma-separated parts (all without it). */
+function chosenVariants(): Variant[] {
+  const args = process.argv.slice(2);
+  const only = args.includes("--only") ? (args[args.indexOf("--only") + 1] ?? "").split(",") : [];
+  return only.length === 0 ? VARIANTS : VARIANTS.filter((v) => only.some((part) => v.name.includes(part)));
+}
 
 function option(name: string, fallback: number): number {
   const args = process.argv.slice(2);
@@ -133,7 +151,8 @@ async function main(): Promise<void> {
     const vectors = all.slice(0, count).map((vector, i) => ({ id: i, vector }));
     const queries = all.slice(count);
     const exact = queries.map((query) => exactTop(vectors, query, TOP_K));
-    const passes = [...VARIANTS, ...VARIANTS];
+    const chosen = chosenVariants();
+    const passes = [...chosen, ...chosen];
     for (const [i, variant] of passes.entries()) {
       const label = `V${i}`;
       const index = `bench_vectors_${i}`;
@@ -165,7 +184,7 @@ async function main(): Promise<void> {
       if (variant.createAfter) await createIndex(variant.createAfter);
       const end = await settledCpu(server.pid);
       const recall = await indexRecall(session, index, queries, exact);
-      if (i >= VARIANTS.length) {
+      if (i >= chosen.length) {
         rows.push([variant.name, (written - start).toFixed(1), (end - start).toFixed(1), recall.toFixed(3)]);
       }
       console.error(`${variant.name}: ${(end - start).toFixed(1)} s (load ${loadavg()[0]?.toFixed(1)})`);
