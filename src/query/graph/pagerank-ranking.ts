@@ -1,5 +1,6 @@
 import { RankingSchema } from "../../config.js";
-import type { EdgeOrdinals, GraphEdge } from "../../storage/graph-store.js";
+import type { GraphEdge } from "../../storage/graph-store.js";
+import { uniqueEdges } from "./edge-union.js";
 import {
   addScore,
   type ExpansionLimits,
@@ -8,7 +9,6 @@ import {
   topScores,
   topScoresOf,
 } from "./graph-expansion.js";
-import { OrdinalMarks } from "./ordinal-marks.js";
 import { personalizedPageRank, WalkGraph } from "./pagerank.js";
 import type { QueryGraph } from "./query-graph.js";
 import { entitySpecificity } from "./specificity.js";
@@ -45,7 +45,7 @@ export async function rankByPageRank(
   const firstHop = await graph.edgesOf(expandedSeeds(restart, expandedSeedShare));
   const frontier = await secondHopFrontier(graph, oneStepFlow(firstHop, restart), limits.topK);
   const secondHop = await graph.edgesOf(frontier);
-  const edges = unionByKey(firstHop, secondHop);
+  const edges = uniqueEdges([firstHop, secondHop]);
 
   const positiveSeeds = [...restart].filter(([, weight]) => weight > 0).map(([key]) => key);
   const walk = WalkGraph.fromEdges(edges, positiveSeeds);
@@ -176,32 +176,4 @@ function spread(scores: Map<string, number>, chunkIds: string[], score: number, 
   const homeIds = home ? chunkIds.filter((id) => home.has(id)) : [];
   for (const id of chunkIds) addScore(scores, id, score / chunkIds.length);
   for (const id of homeIds) addScore(scores, id, score / homeIds.length);
-}
-
-/** The edges of both lists, each key once where it first appears (with the last list's copy, as a map would keep). */
-function unionByKey(first: GraphEdge[], second: GraphEdge[]): GraphEdge[] {
-  if (first.every((rel) => rel.ordinals) && second.every((rel) => rel.ordinals))
-    return unionNumbered(first, second);
-  const out = new Map<string, GraphEdge>();
-  for (const list of [first, second]) for (const rel of list) out.set(rel.key, rel);
-  return [...out.values()];
-}
-
-const unitedEdges = new OrdinalMarks();
-
-function unionNumbered(first: GraphEdge[], second: GraphEdge[]): GraphEdge[] {
-  unitedEdges.startPass();
-  const out: GraphEdge[] = [];
-  for (const list of [first, second]) {
-    for (const rel of list) {
-      const ordinal = (rel.ordinals as EdgeOrdinals).edge;
-      const at = unitedEdges.get(ordinal);
-      if (at >= 0) out[at] = rel;
-      else {
-        unitedEdges.set(ordinal, out.length);
-        out.push(rel);
-      }
-    }
-  }
-  return out;
 }

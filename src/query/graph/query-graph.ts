@@ -1,6 +1,6 @@
-import type { EdgeOrdinals, GraphEdge, GraphStore } from "../../storage/graph-store.js";
+import type { GraphEdge, GraphStore } from "../../storage/graph-store.js";
 import type { EntityRecord, RelationshipRecord } from "../../types.js";
-import { OrdinalMarks } from "./ordinal-marks.js";
+import { uniqueEdges } from "./edge-union.js";
 import type { ResolvedScope } from "./scope.js";
 import { subjectIndex } from "./subjects.js";
 
@@ -195,32 +195,5 @@ function present<T>(items: (T | null | undefined)[]): T[] {
 
 /** The entities' edges, each once, in the order of the entities and then of their lists. */
 function mergeEdgeLists<E extends GraphEdge>(entityKeys: string[], cache: Map<string, E[]>): E[] {
-  const lists = entityKeys.map((k) => cache.get(k) ?? []);
-  if (lists.every((list) => list.every((edge) => edge.ordinals))) return mergeNumbered(lists);
-  const out = new Map<string, E>();
-  for (const list of lists) for (const edge of list) out.set(edge.key, edge);
-  return [...out.values()];
-}
-
-const seenEdges = new OrdinalMarks();
-
-/**
- * mergeEdgeLists for edges the store numbered, found by their number: each where it first appears,
- * as the last list holding it has it (as Map.set would leave it).
- */
-function mergeNumbered<E extends GraphEdge>(lists: E[][]): E[] {
-  seenEdges.startPass();
-  const out: E[] = [];
-  for (const list of lists) {
-    for (const edge of list) {
-      const ordinal = (edge.ordinals as EdgeOrdinals).edge;
-      const at = seenEdges.get(ordinal);
-      if (at >= 0) out[at] = edge;
-      else {
-        seenEdges.set(ordinal, out.length);
-        out.push(edge);
-      }
-    }
-  }
-  return out;
+  return uniqueEdges(entityKeys.map((k) => cache.get(k) ?? []));
 }
