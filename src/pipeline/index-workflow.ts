@@ -94,7 +94,7 @@ async function indexWorkflow(
   const plan = await planRegistration(services, sources);
   await removeDocuments(services, plan.changed, "update document");
   // Same content from a new place: the record follows the file, the graph stays as it is.
-  for (const record of plan.moved) await services.store.upsertDocument(record);
+  await services.store.upsertDocuments(plan.moved);
 
   const byId = new Map(sources.map((s) => [s.id, s]));
   const toRegister = plan.toProcess.flatMap((id) => byId.get(id) ?? []);

@@ -106,6 +106,8 @@ export interface GraphStore {
 
   // ---- documents ----
   upsertDocument(doc: DocumentRecord): Promise<void>;
+  /** Atomic. upsertDocument for several documents in one transaction (a commit per document is slow). */
+  upsertDocuments(docs: DocumentRecord[]): Promise<void>;
   getDocument(id: string): Promise<DocumentRecord | undefined>;
   listDocuments(): Promise<DocumentRecord[]>;
   setDocumentStatus(id: string, status: DocumentStatus, error: string | null): Promise<void>;

@@ -87,6 +87,7 @@ export class CommunityFakeStore implements GraphStore {
   getMeta = unused("getMeta");
   setMeta = unused("setMeta");
   upsertDocument = unused("upsertDocument");
+  upsertDocuments = unused("upsertDocuments");
   getDocument = unused("getDocument");
   listDocuments = unused("listDocuments");
   setDocumentStatus = unused("setDocumentStatus");

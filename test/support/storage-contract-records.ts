@@ -37,6 +37,16 @@ export function describeMetaAndDocuments(storeOf: StoreOf): void {
     expect(sortedIds(await store.listDocuments())).toEqual(["d1", "d2"]);
   });
 
+  it("upserts several documents in one call", async () => {
+    const store = storeOf();
+    await store.upsertDocument(makeDocument("d1"));
+    const moved = { ...makeDocument("d1"), path: "/moved/d1.txt", metadata: { source: "/moved/d1.txt" } };
+    await store.upsertDocuments([moved, makeDocument("d2")]);
+    expect(await store.getDocument("d1")).toEqual(moved);
+    expect(sortedIds(await store.listDocuments())).toEqual(["d1", "d2"]);
+    await store.upsertDocuments([]);
+  });
+
   it("sets document status with and without an error", async () => {
     const store = storeOf();
     await store.upsertDocument(makeDocument("d1"));

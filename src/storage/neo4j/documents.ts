@@ -8,8 +8,9 @@ import { chunkRow, documentRow } from "./write-rows.js";
 
 /** Documents and their chunks: (:Document)-[:HAS_CHUNK]->(:Chunk)-[:NEXT_CHUNK]->(:Chunk). */
 
-export async function upsertDocument(db: Neo4jConnection, doc: DocumentRecord): Promise<void> {
-  await db.write((tx) => tx.run("store/documents-upsert", { rows: [documentRow(doc)] }));
+export async function upsertDocuments(db: Neo4jConnection, docs: DocumentRecord[]): Promise<void> {
+  if (docs.length === 0) return;
+  await db.write((tx) => tx.runBatched("store/documents-upsert", docs.map(documentRow)));
 }
 
 /**

@@ -196,7 +196,11 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   upsertDocument(doc: DocumentRecord): Promise<void> {
-    return documents.upsertDocument(this.connection, doc);
+    return documents.upsertDocuments(this.connection, [doc]);
+  }
+
+  upsertDocuments(docs: DocumentRecord[]): Promise<void> {
+    return documents.upsertDocuments(this.connection, docs);
   }
 
   /** Concurrent reads (the titles of a query's references) share one statement. */

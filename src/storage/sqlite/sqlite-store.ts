@@ -206,6 +206,12 @@ export class SqliteGraphStore implements GraphStore {
     this.documents.upsert(doc);
   }
 
+  async upsertDocuments(docs: DocumentRecord[]): Promise<void> {
+    this.sql.transaction(() => {
+      for (const doc of docs) this.documents.upsert(doc);
+    });
+  }
+
   /**
    * Remembered while the data is unchanged: every query reads the documents of its passages, for
    * their titles and for their pages, and the same documents come back query after query.
