@@ -1,4 +1,5 @@
 import type { Term } from "compromise/misc";
+import { BoundedMemo } from "../util/bounded-memo.js";
 import { type Compromise, loadCompromise } from "./compromise.js";
 
 let compromise: Compromise | undefined;
@@ -127,24 +128,8 @@ const NOT_PLURAL = /(ss|us|is|ics|series|species|news)$/;
  * occurrence, since a corpus repeats a few thousand words over and over. Bounded, so a huge run does
  * not keep every word it ever saw.
  */
-class LemmaMemo {
-  private readonly lemmas = new Map<string, string>();
-
-  constructor(private readonly capacity = 50_000) {}
-
-  get(key: string, lemmatise: () => string): string {
-    let lemma = this.lemmas.get(key);
-    if (lemma === undefined) {
-      lemma = lemmatise();
-      if (this.lemmas.size >= this.capacity) this.lemmas.clear();
-      this.lemmas.set(key, lemma);
-    }
-    return lemma;
-  }
-}
-
-const singulars = new LemmaMemo();
-const infinitives = new LemmaMemo();
+const singulars = new BoundedMemo<string, string>(50_000);
+const infinitives = new BoundedMemo<string, string>(50_000);
 
 export function singular(word: string): string {
   if (NOT_PLURAL.test(word)) return word;

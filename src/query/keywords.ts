@@ -4,6 +4,7 @@ import { readJsonReply } from "../llm/json-reply.js";
 import { renderPrompt } from "../llm/prompts.js";
 import { questionKeywords } from "../nlp/question-keywords.js";
 import type { KgragServices } from "../services.js";
+import { BoundedMemo } from "../util/bounded-memo.js";
 import { formatHistory } from "./answer/history.js";
 import type { HistoryMessage } from "./options.js";
 
@@ -55,18 +56,16 @@ export function offlineKeywords(question: string): QueryKeywords {
   return cleanKeywords(questionKeywords(question));
 }
 
-/** Offline keywords by question text, shared by every workspace of the process (they depend on the text alone). */
-const offlineKeywordsByQuestion = new Map<string, QueryKeywords>();
+/**
+ * Offline keywords by question text, shared by every workspace of the process (they depend on the
+ * text alone); the capacity comes from each call (the workspace's query.offlineKeywordCache).
+ */
+const offlineKeywordsByQuestion = new BoundedMemo<string, QueryKeywords>(1_000);
 
 /** offlineKeywords, remembered for up to `cacheSize` questions (config query.offlineKeywordCache); copies handed out. */
 function rememberedOfflineKeywords(question: string, cacheSize: number): QueryKeywords {
   if (cacheSize <= 0) return offlineKeywords(question);
-  let keywords = offlineKeywordsByQuestion.get(question);
-  if (!keywords) {
-    keywords = offlineKeywords(question);
-    if (offlineKeywordsByQuestion.size >= cacheSize) offlineKeywordsByQuestion.clear();
-    offlineKeywordsByQuestion.set(question, keywords);
-  }
+  const keywords = offlineKeywordsByQuestion.get(question, () => offlineKeywords(question), cacheSize);
   return { high: [...keywords.high], low: [...keywords.low] };
 }
 

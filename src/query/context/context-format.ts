@@ -1,4 +1,5 @@
 import { DESCRIPTION_SEPARATOR } from "../../merge/keys.js";
+import { BoundedMemo } from "../../util/bounded-memo.js";
 import type {
   ContextChunk,
   ContextCommunity,
@@ -61,7 +62,7 @@ export function renderContext(parts: {
 
 /** Enough for the entities and relationships of many queries; cleared whole when full. */
 const MAX_READABLE = 16_384;
-const readableTexts = new Map<string, string>();
+const readableTexts = new BoundedMemo<string, string>(MAX_READABLE);
 
 /**
  * Folded descriptions keep their fragments apart with <SEP>; a reader wants plain text.
@@ -69,11 +70,7 @@ const readableTexts = new Map<string, string>();
  * same entities and relationships come back query after query.
  */
 function readable(description: string): string {
-  let text = readableTexts.get(description);
-  if (text === undefined) {
-    text = description.split(DESCRIPTION_SEPARATOR).join(" | ").replace(/\s+/g, " ").trim();
-    if (readableTexts.size >= MAX_READABLE) readableTexts.clear();
-    readableTexts.set(description, text);
-  }
-  return text;
+  return readableTexts.get(description, () =>
+    description.split(DESCRIPTION_SEPARATOR).join(" | ").replace(/\s+/g, " ").trim(),
+  );
 }

@@ -1,3 +1,4 @@
+import { BoundedMemo } from "../../util/bounded-memo.js";
 import { countTokens } from "../../util/tokens.js";
 
 /** An upper bound of a line's token count that needs no tokenizer (see util/tokens). */
@@ -5,7 +6,7 @@ export { tokenBound } from "../../util/tokens.js";
 
 /** Enough for the entities and relationships of many queries; cleared whole when full. */
 const MAX_ENTRIES = 16_384;
-const counts = new Map<string, number>();
+const counts = new BoundedMemo<string, number>(MAX_ENTRIES);
 
 /**
  * Token count of one context line, remembered: the same entities and relationships (hubs above
@@ -13,13 +14,7 @@ const counts = new Map<string, number>();
  * building a context.
  */
 export function lineTokens(line: string): number {
-  let n = counts.get(line);
-  if (n === undefined) {
-    n = countTokens(line);
-    if (counts.size >= MAX_ENTRIES) counts.clear();
-    counts.set(line, n);
-  }
-  return n;
+  return counts.get(line, () => countTokens(line));
 }
 
 /** How many tokens a line costs: exactly (`lineTokens`) or as an upper bound (`tokenBound`). */
