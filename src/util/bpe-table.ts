@@ -15,8 +15,8 @@ import { BoundedMemo } from "./bounded-memo.js";
  */
 const MAGIC = 0x4250_4b47;
 const HEADER_WORDS = 4;
-/** Pieces merged pair by pair, remembered (gpt-tokenizer keeps as many). */
-const MERGED_PIECES = 100_000;
+/** Pieces remembered, looked up whole or merged pair by pair (gpt-tokenizer keeps as many merges). */
+const REMEMBERED_PIECES = 100_000;
 
 /** Ranks as gpt-tokenizer ships them: a token's text, or its bytes when they are not UTF-8. */
 export type BpeRanks = readonly (string | readonly number[] | undefined)[];
@@ -121,7 +121,9 @@ export class BpeTableEncoder {
   // BOM-keeping: a chunk's text is measured by decoding, and a dropped U+FEFF would shift offsets.
   private readonly text = new TextDecoder("utf-8", { ignoreBOM: true });
   private scratch = new Uint8Array(1024);
-  private readonly merged = new BoundedMemo<string, number[]>(MERGED_PIECES);
+  private readonly merged = new BoundedMemo<string, number[]>(REMEMBERED_PIECES);
+  // A plain Map rather than a BoundedMemo: this lookup runs once per piece of every text encoded.
+  private readonly wholeRanks = new Map<string, number>();
 
   constructor(
     private readonly table: BpeTable,
@@ -176,10 +178,16 @@ export class BpeTableEncoder {
     return this.text.decode(joined);
   }
 
-  /** The piece's rank when one token is the whole piece, else -1. */
+  /** The piece's rank when one token is the whole piece, else -1 (remembered: words recur). */
   private wholeRank(piece: string): number {
-    const length = this.toUtf8(piece);
-    return this.table.rankOf(this.scratch, 0, length);
+    let rank = this.wholeRanks.get(piece);
+    if (rank === undefined) {
+      const length = this.toUtf8(piece);
+      rank = this.table.rankOf(this.scratch, 0, length);
+      if (this.wholeRanks.size >= REMEMBERED_PIECES) this.wholeRanks.clear();
+      this.wholeRanks.set(piece, rank);
+    }
+    return rank;
   }
 
   private mergedPiece(piece: string): number[] {
