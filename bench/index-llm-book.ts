@@ -10,11 +10,12 @@
  * extraction reply into its waits (merge and resolution set-up, clustering and report contexts,
  * the last report's slot, the end of the process).
  * Run: npx tsx bench/index-llm-book.ts [--latency 200] [--concurrency 4] [--chunks 40] [--timeline 100]
- *   [--cpu-prof DIR]
- * Needs `npm run build` first (it runs bin/kgrag.js, the way a user does).
+ *   [--cpu-prof DIR] [--cli path/to/kgrag-cli.js]
+ * Needs `npm run build` first (it runs bin/kgrag.js, the way a user does). `--cli` runs another build
+ * (e.g. `node scripts/bundle-cli.mjs dist/cli-before` at an older commit), for before/after runs.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -31,7 +32,10 @@ function option(name: string, fallback: number): number {
 const LATENCY_MS = option("--latency", 200);
 const CONCURRENCY = option("--concurrency", 4);
 const CHUNKS = option("--chunks", 40);
-const CLI = join(import.meta.dirname, "..", "bin", "kgrag.js");
+const cliAt = process.argv.indexOf("--cli");
+const CLI = cliAt >= 0 ? String(process.argv[cliAt + 1]) : join(import.meta.dirname, "..", "bin", "kgrag.js");
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS_PER_SECOND = 100;
 const TIMELINE_BUCKET_MS = option("--timeline", 0);
 const profileAt = process.argv.indexOf("--cpu-prof");
 /** A CPU profile of the kgrag process, to see what it does while the model waits. */
@@ -151,7 +155,17 @@ writeFileSync(file, `The Voyage\n\n${book(CHUNKS)}\n`);
 
 // Requests in flight, sampled every 5 ms while the process runs: the model's idle time.
 const samples: number[] = [];
-const sampler = setInterval(() => samples.push(server.inFlight), 5);
+// The process's CPU time (Linux /proc) when its first request arrives and at its last sample: on
+// a busy machine it moves far less than wall time does.
+const cpu = { beforeFirstRequestMs: Number.NaN, totalMs: Number.NaN };
+let childPid: number | undefined;
+const sampler = setInterval(() => {
+  samples.push(server.inFlight);
+  const used = childPid === undefined ? undefined : cpuMsOf(childPid);
+  if (used === undefined) return;
+  cpu.totalMs = used;
+  if (Number.isNaN(cpu.beforeFirstRequestMs) && server.requests.length > 0) cpu.beforeFirstRequestMs = used;
+}, 5);
 const started = performance.now();
 const startedAt = Date.now();
 const output = await new Promise<string>((resolve, reject) => {
@@ -171,6 +185,7 @@ const output = await new Promise<string>((resolve, reject) => {
       stdio: ["ignore", "pipe", "inherit"],
     },
   );
+  childPid = child.pid;
   let stdout = "";
   child.stdout.on("data", (data: Buffer) => {
     stdout += data.toString();
@@ -211,6 +226,9 @@ console.log(
     ratio: Number((elapsed / bound).toFixed(2)),
     /** From process start to the first model request: start-up, reading and chunking. */
     beforeFirstRequestMs: firstRequest - startedAt,
+    /** The process's CPU time by its first request, and in all (to its last 5 ms sample; Linux only). */
+    cpuBeforeFirstRequestMs: cpu.beforeFirstRequestMs,
+    cpuMs: cpu.totalMs,
     requestSpanMs: lastRequest - firstRequest,
     /** The run as the model saw it: the bound against the time from the first request to the end. */
     ratioAfterFirstRequest: Number(((endedAt - firstRequest) / bound).toFixed(2)),
@@ -278,6 +296,17 @@ function tailBreakdown(): Record<string, number> {
     toReportEmbedding: sent(reportVectors) - Math.max(...reports.map(answered)),
     toExit: endedAt - answered(reportVectors),
   };
+}
+
+/** User plus system CPU time of a running process in ms, from /proc (undefined elsewhere or once it is gone). */
+function cpuMsOf(pid: number): number | undefined {
+  try {
+    // Fields 14 and 15 (utime, stime) in clock ticks, counted after the command name's closing parenthesis.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
 }
 
 function stageSpans(): Record<string, [number, number]> {

@@ -7,18 +7,42 @@
 // library entry (dist/src, from tsc) is not bundled.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { basename, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { bundleCompromise } from "./bundle-compromise.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 // string-width too (with strip-ansi and get-east-asian-width): five ES modules every table-printing
-// command (status) would otherwise resolve and load one by one.
-const bundled = new Set(["zod", "@opentelemetry/api", "string-width"]);
+// command (status) would otherwise resolve and load one by one. And the OpenAI client: some 130 ES
+// modules that every command calling a model loaded before its first request (about 90 ms of CPU
+// against about 10 ms bundled), and p-limit with yocto-queue, two more on the way there.
+const bundled = new Set(["zod", "@opentelemetry/api", "string-width", "openai", "p-limit"]);
 const external = Object.keys(pkg.dependencies)
   .filter((name) => !bundled.has(name))
   .flatMap((name) => [name, `${name}/*`]);
 // The test suite bundles the current sources elsewhere (`node scripts/bundle-cli.mjs DIR`).
 const outdir = process.argv[2] ?? new URL("../dist/cli", import.meta.url).pathname;
+
+/**
+ * zod's translated error messages (`z.locales`, some sixty languages, half of its bundled size) are
+ * left out: kgrag uses none of them (English comes from its own module), and every command paid
+ * for parsing them as the CLI loaded.
+ */
+const withoutZodLocales = {
+  name: "without-zod-locales",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer)
+        ? { path: "zod-locales", namespace: "without-zod-locales" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "without-zod-locales" }, () => ({
+      contents: "export {};",
+      loader: "js",
+    }));
+  },
+};
 
 rmSync(outdir, { recursive: true, force: true });
 await build({
@@ -38,16 +62,37 @@ await build({
   chunkNames: "[name]-[hash]",
   external,
   logLevel: "warning",
+  plugins: [withoutZodLocales],
 });
 
-// The tokenizer's ranks as JSON beside the bundle (src/util/tokens.ts loadCounter): V8 parses JSON
-// faster than it compiles gpt-tokenizer's module of the same array, which a query pays for.
+// The tokenizer's ranks as ready-made tables beside the bundle (src/util/tokens.ts loadCounter): read
+// as they are, where gpt-tokenizer's own module builds a map of all 200,000 ranks on every load. The
+// table's builder is the reader's own module (src/util/bpe-table.ts), compiled here for the purpose.
 const require = createRequire(import.meta.url);
+const { buildBpeTable } = await importTypeScript(new URL("../src/util/bpe-table.ts", import.meta.url).pathname, outdir);
 mkdirSync(`${outdir}/bpe-ranks`, { recursive: true });
 for (const encoding of ["o200k_base", "cl100k_base"]) {
   const ranks = require(`gpt-tokenizer/bpeRanks/${encoding}`).default;
-  writeFileSync(`${outdir}/bpe-ranks/${encoding}.json`, JSON.stringify(ranks));
+  writeFileSync(`${outdir}/bpe-ranks/${encoding}.bpe`, buildBpeTable(ranks));
 }
 
 // compromise with its English model built once, here, rather than on every load (src/nlp/compromise.ts).
 await bundleCompromise(outdir);
+
+/** A TypeScript module of the sources, bundled to a file in `dir` for the time of an import. */
+async function importTypeScript(entry, dir) {
+  const outfile = join(dir, `.build-${basename(entry, ".ts")}.mjs`);
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    outfile,
+    logLevel: "warning",
+  });
+  try {
+    return await import(pathToFileURL(outfile).href);
+  } finally {
+    rmSync(outfile, { force: true });
+  }
+}

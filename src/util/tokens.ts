@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Tiktoken, TiktokenBPE, TiktokenEncoding } from "js-tiktoken/lite";
 import { z } from "zod";
+import { BpeTable, BpeTableEncoder } from "./bpe-table.js";
 
 export const DEFAULT_ENCODING: TiktokenEncoding = "o200k_base";
 
@@ -10,7 +11,8 @@ const require = createRequire(import.meta.url);
 /**
  * Two libraries, the same tokens (a unit test compares them): gpt-tokenizer encodes, counts and
  * decodes whole pre-tokenizer pieces (words, runs of punctuation), and loads its tables about three
- * times faster than js-tiktoken, which matters to every short CLI call. js-tiktoken is loaded only
+ * times faster than js-tiktoken, which matters to every short CLI call (the bundled CLI reads the
+ * same ranks from a ready-made table instead, see loadCounter). js-tiktoken is loaded only
  * to decode part of a piece (a cut inside a long word or a long run of CJK characters), because
  * gpt-tokenizer's decoder keeps an unfinished UTF-8 character from one call for the next.
  */
@@ -43,24 +45,38 @@ function counter(encoding: TiktokenEncoding): Counter {
   return found;
 }
 
-/** Where the bundled CLI keeps the ranks as JSON (scripts/bundle-cli.mjs writes them); absent in sources. */
+/** Where the bundled CLI keeps its rank tables (scripts/bundle-cli.mjs writes them); absent in sources. */
 const BUNDLED_RANKS = new URL("./bpe-ranks/", import.meta.url);
 
-interface GptEncodingModule {
-  GptEncoding: { getEncodingApi(encoding: string, ranks: () => unknown): unknown };
+const SplitPatternsSchema = z.object({
+  O200K_TOKEN_SPLIT_REGEX: z.instanceof(RegExp),
+  CL100K_TOKEN_SPLIT_REGEX: z.instanceof(RegExp),
+});
+
+/** The encoding's pre-tokenizer pattern, from gpt-tokenizer (a small module of its own). */
+function splitPattern(encoding: TiktokenEncoding): RegExp | undefined {
+  const patterns = SplitPatternsSchema.parse(require("gpt-tokenizer/encodingParams/constants"));
+  if (encoding === "o200k_base") return patterns.O200K_TOKEN_SPLIT_REGEX;
+  if (encoding === "cl100k_base") return patterns.CL100K_TOKEN_SPLIT_REGEX;
+  return undefined;
 }
 
 /**
- * gpt-tokenizer's encoder as the package ships it, or, when the ranks are saved as JSON in
- * `ranksDir`, the same encoder built from them: parsing the JSON is faster than compiling the
- * package's 2.4 MB module that holds the same array as code, which every short CLI call pays for.
+ * The encoder over the rank table saved in `ranksDir` (src/util/bpe-table.ts: nothing to build, so
+ * it is ready at once), or gpt-tokenizer's as the package ships it where no table is saved
+ * (running from sources), which builds a map of every rank as it loads.
  */
 export function loadCounter(encoding: TiktokenEncoding, ranksDir: URL = BUNDLED_RANKS): Counter {
-  const ranksFile = new URL(`${encoding}.json`, ranksDir);
-  if (!existsSync(ranksFile)) return CounterSchema.parse(require(`gpt-tokenizer/encoding/${encoding}`));
-  const { GptEncoding } = require("gpt-tokenizer/GptEncoding") as GptEncodingModule;
-  const ranks: unknown = JSON.parse(readFileSync(ranksFile, "utf8"));
-  return CounterSchema.parse(GptEncoding.getEncodingApi(encoding, () => ranks));
+  const tableFile = new URL(`${encoding}.bpe`, ranksDir);
+  const split = existsSync(tableFile) ? splitPattern(encoding) : undefined;
+  if (!split) return CounterSchema.parse(require(`gpt-tokenizer/encoding/${encoding}`));
+  const encoder = new BpeTableEncoder(new BpeTable(readFileSync(tableFile)), split);
+  return {
+    encode: (text) => encoder.encode(text),
+    countTokens: (text) => encoder.countTokens(text),
+    encodeGenerator: (text) => encoder.encodeGenerator(text),
+    decode: (ids) => encoder.decode(ids),
+  };
 }
 
 /** js-tiktoken's encoder (built once per process, only its own ranks loaded), for decoding inside a piece. */

@@ -3,47 +3,82 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { Tiktoken, type TiktokenBPE } from "js-tiktoken/lite";
 import { afterAll, describe, expect, it } from "vitest";
+import { type BpeRanks, BpeTable, buildBpeTable } from "../../src/util/bpe-table.js";
 import { loadCounter } from "../../src/util/tokens.js";
 
 const require = createRequire(import.meta.url);
 const ENCODINGS = ["o200k_base", "cl100k_base"] as const;
 const PLAIN = { disallowedSpecial: new Set<string>() };
-// English, Chinese, rare characters and an emoji (pieces outside UTF-8 ranks), special-token text.
+// English, Chinese, rare characters and an emoji (pieces outside UTF-8 ranks), special-token text,
+// a lone surrogate, digits and whitespace runs.
 const TEXT =
   "Idris Vale, the founder of Tidewell Robotics, was born in 1984 in Saltmere.\n\n" +
-  "青岚科技的听潮芯片在澄州生产，创始人林晓舟出生于白湾镇。鬰鬱鬲鬳魑魅魍魉🎏龘靐齉 <|endoftext|> it's 1234567";
+  "青岚科技的听潮芯片在澄州生产，创始人林晓舟出生于白湾镇。鬰鬱鬲鬳魑魅魍魉🎏龘靐齉 <|endoftext|> it's 1234567" +
+  "\n\t  naïve café — «quoted» \ud800 x\r\n\r\n    indented; Ünïcödé ǅ ﬁ 𝔘𝔫𝔦 ١٢٣ ภาษาไทย";
+/** Code points spread over the planes: pieces that only merge byte by byte. */
+const SCATTERED = Array.from({ length: 3000 }, (_, i) =>
+  String.fromCodePoint(((i * 7919) % 0x2ffff) + 1),
+).join("");
 
-/** The ranks saved as JSON the way scripts/bundle-cli.mjs saves them beside the bundled CLI. */
-function saveRanksAsJson(dir: string): URL {
-  for (const encoding of ENCODINGS) {
-    const ranks = require(`gpt-tokenizer/bpeRanks/${encoding}`).default as unknown;
-    writeFileSync(join(dir, `${encoding}.json`), JSON.stringify(ranks));
-  }
+function ranksOf(encoding: string): BpeRanks {
+  return require(`gpt-tokenizer/bpeRanks/${encoding}`).default as BpeRanks;
+}
+
+/** The tables saved the way scripts/bundle-cli.mjs saves them beside the bundled CLI. */
+function saveTables(dir: string): URL {
+  for (const encoding of ENCODINGS)
+    writeFileSync(join(dir, `${encoding}.bpe`), buildBpeTable(ranksOf(encoding)));
   return pathToFileURL(`${dir}/`);
 }
 
-describe("the tokenizer built from the bundled CLI's JSON ranks", () => {
+describe("the tokenizer read from the bundled CLI's rank tables", () => {
   const dir = mkdtempSync(join(tmpdir(), "kgrag-bpe-ranks-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const ranksDir = saveTables(dir);
 
   it("encodes, counts and decodes exactly as gpt-tokenizer's own module", () => {
-    const ranksDir = saveRanksAsJson(dir);
     for (const encoding of ENCODINGS) {
-      const fromJson = loadCounter(encoding, ranksDir);
+      const fromTable = loadCounter(encoding, ranksDir);
       const shipped = loadCounter(encoding, pathToFileURL(join(dir, "absent/")));
-      // Built from the JSON, not the package's module...
-      expect(fromJson.encode).not.toBe(shipped.encode);
-      // ...and the same tokens.
-      const ids = shipped.encode(TEXT, PLAIN);
-      expect(fromJson.encode(TEXT, PLAIN)).toEqual(ids);
-      expect(fromJson.countTokens(TEXT, PLAIN)).toBe(ids.length);
-      expect([...fromJson.encodeGenerator(TEXT, PLAIN)]).toEqual([...shipped.encodeGenerator(TEXT, PLAIN)]);
-      expect(fromJson.decode(ids)).toBe(TEXT);
+      // Read from the table, not the package's module...
+      expect(fromTable.encode).not.toBe(shipped.encode);
+      for (const text of [TEXT, SCATTERED]) {
+        // ...and the same tokens.
+        const ids = shipped.encode(text, PLAIN);
+        expect(fromTable.encode(text, PLAIN)).toEqual(ids);
+        expect(fromTable.countTokens(text, PLAIN)).toBe(ids.length);
+        expect([...fromTable.encodeGenerator(text, PLAIN)]).toEqual([
+          ...shipped.encodeGenerator(text, PLAIN),
+        ]);
+        expect(fromTable.decode(ids)).toBe(shipped.decode(ids));
+      }
     }
   });
 
-  it("falls back to gpt-tokenizer's module where no JSON ranks are saved (running from sources)", () => {
+  it("encodes a leading byte-order mark as tiktoken does, and keeps it when decoding", () => {
+    // gpt-tokenizer looks merged bytes up as text decoded with the mark dropped, so it differs here.
+    const text = "\uFEFFA document that starts with a byte-order mark";
+    const tiktoken = new Tiktoken(require("js-tiktoken/ranks/cl100k_base") as TiktokenBPE);
+    const fromTable = loadCounter("cl100k_base", ranksDir);
+    const ids = fromTable.encode(text, PLAIN);
+    expect(ids).toEqual(tiktoken.encode(text, [], []));
+    expect(fromTable.decode(ids)).toBe(text);
+  });
+
+  it("finds every rank by its bytes, and refuses what is not a table", () => {
+    const ranks = ranksOf("cl100k_base");
+    const table = new BpeTable(buildBpeTable(ranks));
+    for (const rank of [0, 1, 255, 256, 1000, 50_000, ranks.length - 1]) {
+      const bytes = table.bytesOf(rank);
+      expect(table.rankOf(bytes, 0, bytes.length)).toBe(rank);
+    }
+    expect(table.rankOf(new TextEncoder().encode("no such token, surely"), 0, 21)).toBe(-1);
+    expect(() => new BpeTable(new Uint8Array(64))).toThrow(/Not a byte-pair rank table/);
+  });
+
+  it("falls back to gpt-tokenizer's module where no table is saved (running from sources)", () => {
     const shipped = require("gpt-tokenizer/encoding/o200k_base") as { encode: unknown };
     expect(loadCounter("o200k_base", pathToFileURL(join(dir, "absent/"))).encode).toBe(shipped.encode);
   });
