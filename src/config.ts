@@ -420,6 +420,12 @@ export const SqliteReadCacheSchema = z.object({
   maxDocuments: z.number().int().min(0).default(10_000),
   /** Row-to-key lookups of full-text hits (chunks and relationships, each kind apart). */
   maxSearchHitIds: z.number().int().min(0).default(100_000),
+  /**
+   * Keep the relationship graph numbered in typed arrays per data version for the PageRank walks
+   * (GraphStore.walkAdjacency): rebuilt on the first walk after a change, about the size of the
+   * bare edges already held. Off: every walk reads edge objects.
+   */
+  walkAdjacency: z.boolean().default(true),
 });
 
 /**

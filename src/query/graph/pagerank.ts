@@ -1,3 +1,4 @@
+import type { WalkAdjacency } from "../../storage/graph-store.js";
 import { OrdinalMarks } from "./ordinal-marks.js";
 
 /** Probability of following an edge rather than restarting (PageRank's classic 0.85). */
@@ -106,6 +107,67 @@ export class WalkGraph {
       const { sourceKey, targetKey } = edges[i] as WalkEdge;
       sources[i] = index.get(sourceKey) ?? -1;
       targets[i] = index.get(targetKey) ?? -1;
+    }
+    return WalkGraph.rows(nodes, index, connected, { from, to, weight }, { sources, targets });
+  }
+
+  /**
+   * fromEdges for edges given by their ordinals in a numbered graph: the same nodes, rows and
+   * strengths as fromEdges over those edges' objects, read from typed arrays.
+   */
+  static fromNumberedEdges(
+    adjacency: WalkAdjacency,
+    edges: ArrayLike<number>,
+    extraNodes: Iterable<string> = [],
+  ): WalkGraph {
+    const { entityKeys, edgeSources, edgeTargets, edgeWeights } = adjacency;
+    const index = new Map<string, number>();
+    const nodes: string[] = [];
+    nodeOfOrdinal.startPass();
+    const idOfNumber = (n: number): number => {
+      let id = nodeOfOrdinal.get(n);
+      if (id < 0) {
+        id = nodes.length;
+        nodeOfOrdinal.set(n, id);
+        const key = entityKeys[n] as string;
+        index.set(key, id);
+        nodes.push(key);
+      }
+      return id;
+    };
+    const from: number[] = [];
+    const to: number[] = [];
+    const weight: number[] = [];
+    const sources = new Int32Array(edges.length).fill(-1);
+    const targets = new Int32Array(edges.length).fill(-1);
+    const leftOut: number[] = [];
+    for (let i = 0; i < edges.length; i++) {
+      const edge = edges[i] as number;
+      const source = edgeSources[edge] as number;
+      const target = edgeTargets[edge] as number;
+      const w = edgeWeights[edge] as number;
+      if (source === target || !(w > 0)) {
+        leftOut.push(i);
+        continue;
+      }
+      const a = idOfNumber(source);
+      const b = idOfNumber(target);
+      sources[i] = a;
+      targets[i] = b;
+      from.push(a, b);
+      to.push(b, a);
+      weight.push(w, w);
+    }
+    const connected = nodes.length;
+    for (const key of extraNodes) {
+      if (index.has(key)) continue;
+      index.set(key, nodes.length);
+      nodes.push(key);
+    }
+    for (const i of leftOut) {
+      const edge = edges[i] as number;
+      sources[i] = index.get(entityKeys[edgeSources[edge] as number] as string) ?? -1;
+      targets[i] = index.get(entityKeys[edgeTargets[edge] as number] as string) ?? -1;
     }
     return WalkGraph.rows(nodes, index, connected, { from, to, weight }, { sources, targets });
   }

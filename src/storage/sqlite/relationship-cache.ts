@@ -1,6 +1,6 @@
 import { relationshipKey } from "../../merge/keys.js";
 import type { RelationshipRecord } from "../../types.js";
-import type { EdgeOrdinals, GraphEdge } from "../graph-store.js";
+import type { EdgeOrdinals, GraphEdge, WalkAdjacency } from "../graph-store.js";
 import { idList, type Sql } from "./connection.js";
 import { RELATIONSHIP_CHANGES_PRUNED_KEY } from "./schema.js";
 
@@ -24,6 +24,8 @@ interface Snapshot {
   sorted: Set<string>;
   edges: Map<string, GraphEdge>;
   records: Map<string, RelationshipRecord>;
+  /** The numbered graph, built on first request for the version it names. */
+  adjacency?: { version: string; graph: WalkAdjacency };
 }
 
 interface EdgeRow {
@@ -139,6 +141,53 @@ export class RelationshipCache {
     return degrees;
   }
 
+  /**
+   * The snapshot's graph in typed arrays (see WalkAdjacency), built once per data version: each
+   * entity's row in the order edgeLists gives. Ordinals are never taken back, so the arrays are
+   * indexed by every ordinal handed out so far; a removed edge is simply in no row.
+   */
+  walkAdjacency(): WalkAdjacency {
+    const snapshot = this.current();
+    if (snapshot.adjacency?.version !== snapshot.version)
+      snapshot.adjacency = { version: snapshot.version, graph: this.numbered(snapshot) };
+    return snapshot.adjacency.graph;
+  }
+
+  private numbered(snapshot: Snapshot): WalkAdjacency {
+    const edgeCount = this.edgeOrdinals.size;
+    const edgeSources = new Int32Array(edgeCount).fill(-1);
+    const edgeTargets = new Int32Array(edgeCount).fill(-1);
+    const edgeWeights = new Float64Array(edgeCount);
+    for (const edge of snapshot.edges.values()) {
+      const { edge: n, source, target } = edge.ordinals as EdgeOrdinals;
+      edgeSources[n] = source;
+      edgeTargets[n] = target;
+      edgeWeights[n] = edge.weight;
+    }
+    const entityNumbers = this.entityOrdinals.numbers;
+    const rowOffsets = new Int32Array(this.entityOrdinals.size + 1);
+    for (const [entity, adjacent] of snapshot.byEntity)
+      rowOffsets[(entityNumbers.get(entity) as number) + 1] = adjacent.length;
+    for (let n = 0; n < this.entityOrdinals.size; n++)
+      rowOffsets[n + 1] = (rowOffsets[n + 1] as number) + (rowOffsets[n] as number);
+    const rowEdges = new Int32Array(rowOffsets[this.entityOrdinals.size] as number);
+    for (const entity of snapshot.byEntity.keys()) {
+      let at = rowOffsets[entityNumbers.get(entity) as number] as number;
+      for (const { edge } of sortedEdges(snapshot, entity))
+        rowEdges[at++] = (edge.ordinals as EdgeOrdinals).edge;
+    }
+    return {
+      entityNumbers,
+      entityKeys: this.entityOrdinals.keys,
+      edgeKeys: this.edgeOrdinals.keys,
+      edgeSources,
+      edgeTargets,
+      edgeWeights,
+      rowOffsets,
+      rowEdges,
+    };
+  }
+
   /** Copies of the records, in the order of `keys`; `load` reads the ones not cached yet. */
   records(keys: string[], load: (missing: string[]) => RelationshipRecord[]): RelationshipRecord[] {
     const { records } = this.current();
@@ -231,13 +280,20 @@ export class RelationshipCache {
 
 /** Numbers handed out to keys in order of first request, never taken back. */
 class Ordinals {
-  private readonly numbers = new Map<string, number>();
+  /** Only ever grown: callers may hold them as read-only views. */
+  readonly numbers = new Map<string, number>();
+  readonly keys: string[] = [];
+
+  get size(): number {
+    return this.keys.length;
+  }
 
   of(key: string): number {
     let n = this.numbers.get(key);
     if (n === undefined) {
-      n = this.numbers.size;
+      n = this.keys.length;
       this.numbers.set(key, n);
+      this.keys.push(key);
     }
     return n;
   }
