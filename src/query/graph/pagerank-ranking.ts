@@ -1,5 +1,5 @@
 import { RankingSchema } from "../../config.js";
-import type { WalkAdjacency } from "../../storage/graph-store.js";
+import type { GraphEdge, WalkAdjacency } from "../../storage/graph-store.js";
 import { uniqueEdges } from "./edge-union.js";
 import {
   addScore,
@@ -47,7 +47,7 @@ export async function rankByPageRank(
   const positiveSeeds = [...restart].filter(([, weight]) => weight > 0).map(([key]) => key);
   const expand = { restart, positiveSeeds, share: expandedSeedShare, frontierSize: limits.topK };
   const adjacency = graph.walkAdjacency();
-  const { walk, edgeKeys, edgeWeights } = adjacency
+  const { walk, edgeKey, edgeWeights } = adjacency
     ? numberedNeighbourhood(adjacency, expand)
     : await edgeNeighbourhood(graph, expand);
   const rank = personalizedPageRank(walk, restart, { damping });
@@ -66,7 +66,7 @@ export async function rankByPageRank(
   }
   return {
     entities,
-    relationships: topScoresOf(edgeKeys, flows, limits.topK),
+    relationships: topIndices(flows, limits.topK).map((i) => ({ id: edgeKey(i), score: flows[i] as number })),
     chunks: topScores(chunkScores, limits.chunkTopK),
   };
 }
@@ -84,7 +84,8 @@ interface Expansion {
 /** The walk's graph, and the key and weight of each of the edges it was built from, in order. */
 interface Neighbourhood {
   walk: WalkGraph;
-  edgeKeys: string[];
+  /** The key of the i-th edge (asked only for the ranked few). */
+  edgeKey: (i: number) => string;
   edgeWeights: ArrayLike<number>;
 }
 
@@ -107,7 +108,7 @@ async function edgeNeighbourhood(graph: QueryGraph, expand: Expansion): Promise<
   const edges = uniqueEdges([firstHop, secondHop]);
   return {
     walk: WalkGraph.fromEdges(edges, expand.positiveSeeds),
-    edgeKeys: edges.map((e) => e.key),
+    edgeKey: (i) => (edges[i] as GraphEdge).key,
     edgeWeights: edges.map((e) => e.weight),
   };
 }
@@ -138,7 +139,7 @@ function numberedNeighbourhood(adjacency: WalkAdjacency, expand: Expansion): Nei
   const edges = unionOfRows(adjacency, frontier, firstHop);
   return {
     walk: WalkGraph.fromNumberedEdges(adjacency, edges, expand.positiveSeeds),
-    edgeKeys: edges.map((e) => edgeKeys[e] as string),
+    edgeKey: (i) => edgeKeys[edges[i] as number] as string,
     edgeWeights: edges.map((e) => edgeWeights[e] as number),
   };
 }
@@ -276,5 +277,3 @@ function spread(scores: Map<string, number>, chunkIds: string[], score: number, 
   for (const id of chunkIds) addScore(scores, id, score / chunkIds.length);
   for (const id of homeIds) addScore(scores, id, score / homeIds.length);
 }
-
-export const CAPTURED: unknown[] = [];

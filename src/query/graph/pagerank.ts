@@ -37,7 +37,7 @@ const SMALL_PAIR_CODES = 46_340;
 export class WalkGraph {
   private constructor(
     readonly nodes: string[],
-    readonly index: Map<string, number>,
+    readonly index: NodeIndex,
     readonly offsets: Int32Array,
     readonly targets: Int32Array,
     readonly weights: Float64Array,
@@ -120,8 +120,8 @@ export class WalkGraph {
     edges: ArrayLike<number>,
     extraNodes: Iterable<string> = [],
   ): WalkGraph {
-    const { entityKeys, edgeSources, edgeTargets, edgeWeights } = adjacency;
-    const index = new Map<string, number>();
+    const { entityKeys, entityNumbers, edgeSources, edgeTargets, edgeWeights } = adjacency;
+    const index = new NumberedNodeIndex(entityNumbers);
     const nodes: string[] = [];
     nodeOfOrdinal.startPass();
     const idOfNumber = (n: number): number => {
@@ -129,9 +129,8 @@ export class WalkGraph {
       if (id < 0) {
         id = nodes.length;
         nodeOfOrdinal.set(n, id);
-        const key = entityKeys[n] as string;
-        index.set(key, id);
-        nodes.push(key);
+        index.byNumber.set(n, id);
+        nodes.push(entityKeys[n] as string);
       }
       return id;
     };
@@ -160,14 +159,14 @@ export class WalkGraph {
     }
     const connected = nodes.length;
     for (const key of extraNodes) {
-      if (index.has(key)) continue;
-      index.set(key, nodes.length);
+      if (index.get(key) !== undefined) continue;
+      index.add(key, nodes.length);
       nodes.push(key);
     }
     for (const i of leftOut) {
       const edge = edges[i] as number;
-      sources[i] = index.get(entityKeys[edgeSources[edge] as number] as string) ?? -1;
-      targets[i] = index.get(entityKeys[edgeTargets[edge] as number] as string) ?? -1;
+      sources[i] = index.byNumber.get(edgeSources[edge] as number) ?? -1;
+      targets[i] = index.byNumber.get(edgeTargets[edge] as number) ?? -1;
     }
     return WalkGraph.rows(nodes, index, connected, { from, to, weight }, { sources, targets });
   }
@@ -175,7 +174,7 @@ export class WalkGraph {
   /** Compressed sparse rows from the directed entries, each row in the order of its entries. */
   private static rows(
     nodes: string[],
-    index: Map<string, number>,
+    index: NodeIndex,
     connected: number,
     { from, to, weight }: { from: number[]; to: number[]; weight: number[] },
     edgeEnds: { sources: Int32Array; targets: Int32Array },
@@ -216,6 +215,34 @@ export class WalkGraph {
       if ((scores[i] as number) > 0) out.set(node, scores[i] as number);
     });
     return out;
+  }
+}
+
+/** A walk's node number by entity key. */
+export interface NodeIndex {
+  get(key: string): number | undefined;
+}
+
+/**
+ * The nodes of a walk over a numbered graph, found by entity ordinal: numbering a walk's nodes
+ * then reads no text key (a key is looked up only for the few seeds and ranked entities asked for).
+ */
+class NumberedNodeIndex implements NodeIndex {
+  readonly byNumber = new Map<number, number>();
+  /** Extra nodes without an ordinal (entities in no relationship). */
+  private readonly unnumbered = new Map<string, number>();
+
+  constructor(private readonly entityNumbers: ReadonlyMap<string, number>) {}
+
+  get(key: string): number | undefined {
+    const n = this.entityNumbers.get(key);
+    return (n === undefined ? undefined : this.byNumber.get(n)) ?? this.unnumbered.get(key);
+  }
+
+  add(key: string, node: number): void {
+    const n = this.entityNumbers.get(key);
+    if (n === undefined) this.unnumbered.set(key, node);
+    else this.byNumber.set(n, node);
   }
 }
 
