@@ -85,7 +85,7 @@ describe("PageRank over the store's numbered graph", () => {
   ] as { doc: string; text: string; entities: string[]; pairs: [string, string][] }[];
 
   it("ranks entities, relationships and chunks exactly as the walk over edge objects", async () => {
-    fixture = await buildFixture(WEB);
+    fixture = await buildFixture(WEB, { config: { sqliteReadCache: { walkAdjacencyAfterWalks: 0 } } });
     const { store } = fixture.services;
     expect(store.walkAdjacency?.()).toBeDefined();
     // The same store without its numbered graph: the walk reads edge objects through edgesOf.

@@ -274,7 +274,9 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
 
   it("numbers the graph in walkAdjacency: each entity's row is its edgeListsOf list, in step with writes", async () => {
     const workspace = await tempWorkspace();
-    const reader = await openSqliteStore(workspace);
+    const reader = await openSqliteStore(workspace, {
+      readCache: SqliteReadCacheSchema.parse({ walkAdjacencyAfterWalks: 0 }),
+    });
     const writer = await openSqliteStore(workspace);
     await reader.applyGraphChanges(
       changes([edge("d", "a", 2), edge("a", "c"), edge("a", "a"), edge("b", "c")]),
@@ -304,6 +306,23 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     await writer.applyGraphChanges(changes([edge("b", "a", 5)], [edge("a", "c").key]));
     expect(reader.walkAdjacency()).not.toBe(before);
     await rowsMatchLists();
+    await reader.close();
+    await writer.close();
+  });
+
+  it("builds a version's walkAdjacency once sqliteReadCache.walkAdjacencyAfterWalks walks asked for it", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace, {
+      readCache: SqliteReadCacheSchema.parse({ walkAdjacencyAfterWalks: 2 }),
+    });
+    const writer = await openSqliteStore(workspace);
+    await writer.applyGraphChanges(changes([edge("a", "b")]));
+    expect(reader.walkAdjacency()).toBeUndefined();
+    expect(reader.walkAdjacency()).toBeUndefined();
+    expect(reader.walkAdjacency()).toBeDefined();
+    // A new version starts counting again.
+    await writer.applyGraphChanges(changes([edge("a", "c")]));
+    expect(reader.walkAdjacency()).toBeUndefined();
     await reader.close();
     await writer.close();
   });

@@ -12,6 +12,8 @@ interface AdjacentEdge {
   weight: number;
   /** The relationship as a walk sees it, one frozen object shared by both endpoints' lists. */
   edge: GraphEdge;
+  /** Its ordinals in a plain object, for building the numbered graph (see walkAdjacency). */
+  numbers: EdgeOrdinals;
 }
 
 interface Snapshot {
@@ -24,8 +26,10 @@ interface Snapshot {
   sorted: Set<string>;
   edges: Map<string, GraphEdge>;
   records: Map<string, RelationshipRecord>;
-  /** The numbered graph, built on first request for the version it names. */
+  /** The numbered graph, built for the version it names. */
   adjacency?: { version: string; graph: WalkAdjacency };
+  /** Walks that asked for the numbered graph of this version before it was built. */
+  walksAsking?: { version: string; count: number };
 }
 
 interface EdgeRow {
@@ -142,42 +146,49 @@ export class RelationshipCache {
   }
 
   /**
-   * The snapshot's graph in typed arrays (see WalkAdjacency), built once per data version: each
-   * entity's row in the order edgeLists gives. Ordinals are never taken back, so the arrays are
-   * indexed by every ordinal handed out so far; a removed edge is simply in no row.
+   * The snapshot's graph in typed arrays (see WalkAdjacency), built once per data version, once
+   * `afterWalks` walks asked for it (undefined until then: they read edge objects): each entity's
+   * row in the order edgeLists gives. Ordinals are never taken back, so the arrays are indexed by
+   * every ordinal handed out so far; a removed edge is simply in no row.
    */
-  walkAdjacency(): WalkAdjacency {
+  walkAdjacency(afterWalks: number): WalkAdjacency | undefined {
     const snapshot = this.current();
-    if (snapshot.adjacency?.version !== snapshot.version)
-      snapshot.adjacency = { version: snapshot.version, graph: this.numbered(snapshot) };
+    const { version } = snapshot;
+    if (snapshot.adjacency?.version === version) return snapshot.adjacency.graph;
+    if (snapshot.walksAsking?.version !== version) snapshot.walksAsking = { version, count: 0 };
+    if (snapshot.walksAsking.count++ < afterWalks) return undefined;
+    snapshot.adjacency = { version, graph: this.numbered(snapshot) };
     return snapshot.adjacency.graph;
   }
 
   private numbered(snapshot: Snapshot): WalkAdjacency {
     const edgeCount = this.edgeOrdinals.size;
+    const entityCount = this.entityOrdinals.size;
     const edgeSources = new Int32Array(edgeCount).fill(-1);
     const edgeTargets = new Int32Array(edgeCount).fill(-1);
     const edgeWeights = new Float64Array(edgeCount);
-    for (const edge of snapshot.edges.values()) {
-      const { edge: n, source, target } = edge.ordinals as EdgeOrdinals;
-      edgeSources[n] = source;
-      edgeTargets[n] = target;
-      edgeWeights[n] = edge.weight;
-    }
-    const entityNumbers = this.entityOrdinals.numbers;
-    const rowOffsets = new Int32Array(this.entityOrdinals.size + 1);
-    for (const [entity, adjacent] of snapshot.byEntity)
-      rowOffsets[(entityNumbers.get(entity) as number) + 1] = adjacent.length;
-    for (let n = 0; n < this.entityOrdinals.size; n++)
-      rowOffsets[n + 1] = (rowOffsets[n + 1] as number) + (rowOffsets[n] as number);
-    const rowEdges = new Int32Array(rowOffsets[this.entityOrdinals.size] as number);
+    const rowOffsets = new Int32Array(entityCount + 1);
+    const lists: { entity: number; adjacent: AdjacentEdge[] }[] = [];
     for (const entity of snapshot.byEntity.keys()) {
-      let at = rowOffsets[entityNumbers.get(entity) as number] as number;
-      for (const { edge } of sortedEdges(snapshot, entity))
-        rowEdges[at++] = (edge.ordinals as EdgeOrdinals).edge;
+      const adjacent = sortedEdges(snapshot, entity);
+      const n = this.entityOrdinals.numbers.get(entity) as number;
+      rowOffsets[n + 1] = adjacent.length;
+      lists.push({ entity: n, adjacent });
+      for (const { numbers, weight } of adjacent) {
+        edgeSources[numbers.edge] = numbers.source;
+        edgeTargets[numbers.edge] = numbers.target;
+        edgeWeights[numbers.edge] = weight;
+      }
+    }
+    for (let n = 0; n < entityCount; n++)
+      rowOffsets[n + 1] = (rowOffsets[n + 1] as number) + (rowOffsets[n] as number);
+    const rowEdges = new Int32Array(rowOffsets[entityCount] as number);
+    for (const { entity, adjacent } of lists) {
+      let at = rowOffsets[entity] as number;
+      for (const { numbers } of adjacent) rowEdges[at++] = numbers.edge;
     }
     return {
-      entityNumbers,
+      entityNumbers: this.entityOrdinals.numbers,
       entityKeys: this.entityOrdinals.keys,
       edgeKeys: this.edgeOrdinals.keys,
       edgeSources,
@@ -308,10 +319,11 @@ function addEdge(
   Object.defineProperty(edge, "ordinals", { value: Object.freeze(ordinals), enumerable: false });
   Object.freeze(edge);
   snapshot.edges.set(key, edge);
-  pushEdge(snapshot.byEntity, source_key, { key, neighbour: target_key, weight, edge });
+  const numbers = { ...ordinals };
+  pushEdge(snapshot.byEntity, source_key, { key, neighbour: target_key, weight, edge, numbers });
   snapshot.sorted.delete(source_key);
   if (target_key !== source_key) {
-    pushEdge(snapshot.byEntity, target_key, { key, neighbour: source_key, weight, edge });
+    pushEdge(snapshot.byEntity, target_key, { key, neighbour: source_key, weight, edge, numbers });
     snapshot.sorted.delete(target_key);
   }
 }

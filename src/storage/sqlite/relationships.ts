@@ -148,8 +148,8 @@ export class RelationshipTable {
   }
 
   /** The numbered graph of the current data version (see RelationshipCache.walkAdjacency). */
-  walkAdjacency(): WalkAdjacency {
-    return this.cache.walkAdjacency();
+  walkAdjacency(afterWalks: number): WalkAdjacency | undefined {
+    return this.cache.walkAdjacency(afterWalks);
   }
 
   /** Relationship count per entity; a self-loop counts once, unknown keys count 0. */

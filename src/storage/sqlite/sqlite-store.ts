@@ -362,7 +362,8 @@ export class SqliteGraphStore implements GraphStore {
   }
 
   walkAdjacency(): WalkAdjacency | undefined {
-    return this.readCache.walkAdjacency ? this.relationships.walkAdjacency() : undefined;
+    const { walkAdjacency, walkAdjacencyAfterWalks } = this.readCache;
+    return walkAdjacency ? this.relationships.walkAdjacency(walkAdjacencyAfterWalks) : undefined;
   }
 
   async degrees(entityKeys: string[]): Promise<Map<string, number>> {
