@@ -420,6 +420,19 @@ export const SqliteReadCacheSchema = z.object({
   maxDocuments: z.number().int().min(0).default(10_000),
   /** Row-to-key lookups of full-text hits (chunks and relationships, each kind apart). */
   maxSearchHitIds: z.number().int().min(0).default(100_000),
+  /**
+   * Keep the relationship graph numbered in typed arrays per data version for the PageRank walks
+   * (GraphStore.walkAdjacency), about the size of the bare edges already held. Off: every walk
+   * reads edge objects.
+   */
+  walkAdjacency: z.boolean().default(true),
+  /**
+   * Walks a data version serves from edge objects before its numbered graph is built: building
+   * visits every edge (tens of milliseconds on 48,000 edges on a busy machine, several walks'
+   * saving), so while an index run commits every few hundred milliseconds most versions never
+   * pay for one. 0: built on the first walk.
+   */
+  walkAdjacencyAfterWalks: z.number().int().min(0).default(16),
 });
 
 /**

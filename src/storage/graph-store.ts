@@ -47,6 +47,27 @@ export interface EdgeOrdinals {
   target: number;
 }
 
+/**
+ * The whole relationship graph in numbers, as one data version holds it: entities and edges by
+ * their ordinals (EdgeOrdinals), each entity's edges in the order edgeListsOf gives them. A walk
+ * reads typed arrays instead of edge objects and text keys; the store keeps one per data version.
+ * Each unordered pair of entities has at most one edge.
+ */
+export interface WalkAdjacency {
+  /** Entity key -> its ordinal (an entity never part of a relationship may have none). */
+  readonly entityNumbers: ReadonlyMap<string, number>;
+  /** Entity key by ordinal. */
+  readonly entityKeys: readonly string[];
+  /** Relationship key, endpoints' ordinals and weight, by edge ordinal. */
+  readonly edgeKeys: readonly string[];
+  readonly edgeSources: Int32Array;
+  readonly edgeTargets: Int32Array;
+  readonly edgeWeights: Float64Array;
+  /** Entity n's edge ordinals are rowEdges[rowOffsets[n]] up to rowEdges[rowOffsets[n + 1]] (excluded). */
+  readonly rowOffsets: Int32Array;
+  readonly rowEdges: Int32Array;
+}
+
 export interface GraphView {
   entities: GraphEntity[];
   relationships: GraphRelationship[];
@@ -197,6 +218,11 @@ export interface GraphStore {
    * an empty list), optional: callers that memoise per entity skip edgesOf's merge of the lists.
    */
   edgeListsOf?(entityKeys: string[]): Promise<Map<string, GraphEdge[]>>;
+  /**
+   * The numbered graph of the current data version (optional; undefined where the store keeps
+   * none): the same edges, in the same order, as edgeListsOf.
+   */
+  walkAdjacency?(): WalkAdjacency | undefined;
   /** Number of relationships of each entity. */
   degrees(entityKeys: string[]): Promise<Map<string, number>>;
   /**

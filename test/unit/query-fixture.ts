@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigSchema, type KgragConfigInput } from "../../src/config.js";
+import { ConfigSchema, type KgragConfigInput, SqliteReadCacheSchema } from "../../src/config.js";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/llm/chat-model.js";
 import { UsageTracker } from "../../src/llm/usage.js";
@@ -39,7 +39,11 @@ export async function buildFixture(
   options: { chat?: ChatModel | null; config?: KgragConfigInput } = {},
 ): Promise<Fixture> {
   const dir = await mkdtemp(join(tmpdir(), "kgrag-query-"));
-  const store = await openSqliteStore(dir);
+  const readCache = options.config?.sqliteReadCache;
+  const store = await openSqliteStore(
+    dir,
+    readCache ? { readCache: SqliteReadCacheSchema.parse(readCache) } : {},
+  );
   const chunks: ChunkRecord[] = [];
   for (const doc of [...new Set(specs.map((s) => s.doc))]) {
     const own = specs.filter((s) => s.doc === doc);

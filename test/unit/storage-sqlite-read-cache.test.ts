@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { SqliteReadCacheSchema } from "../../src/config.js";
 import { relationshipKey } from "../../src/merge/keys.js";
 import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import type { CommunityRecord, EntityRecord, GraphChanges, RelationshipRecord } from "../../src/types.js";
@@ -269,6 +270,70 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     );
     await reader.close();
     await writer.close();
+  });
+
+  it("numbers the graph in walkAdjacency: each entity's row is its edgeListsOf list, in step with writes", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace, {
+      readCache: SqliteReadCacheSchema.parse({ walkAdjacencyAfterWalks: 0 }),
+    });
+    const writer = await openSqliteStore(workspace);
+    await reader.applyGraphChanges(
+      changes([edge("d", "a", 2), edge("a", "c"), edge("a", "a"), edge("b", "c")]),
+    );
+    const rowsMatchLists = async () => {
+      const graph = reader.walkAdjacency();
+      if (!graph) throw new Error("no walkAdjacency");
+      const keys = ["a", "b", "c", "d"];
+      const lists = await reader.edgeListsOf(keys);
+      for (const key of keys) {
+        const n = graph.entityNumbers.get(key) as number;
+        expect(graph.entityKeys[n]).toBe(key);
+        const row = [...graph.rowEdges.subarray(graph.rowOffsets[n], graph.rowOffsets[n + 1])];
+        const asEdges = row.map((e) => ({
+          key: graph.edgeKeys[e],
+          sourceKey: graph.entityKeys[graph.edgeSources[e] as number],
+          targetKey: graph.entityKeys[graph.edgeTargets[e] as number],
+          weight: graph.edgeWeights[e],
+        }));
+        expect(asEdges).toEqual(lists.get(key));
+      }
+    };
+    await rowsMatchLists();
+    const before = reader.walkAdjacency();
+    expect(reader.walkAdjacency()).toBe(before);
+
+    await writer.applyGraphChanges(changes([edge("b", "a", 5)], [edge("a", "c").key]));
+    expect(reader.walkAdjacency()).not.toBe(before);
+    await rowsMatchLists();
+    await reader.close();
+    await writer.close();
+  });
+
+  it("builds a version's walkAdjacency once sqliteReadCache.walkAdjacencyAfterWalks walks asked for it", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace, {
+      readCache: SqliteReadCacheSchema.parse({ walkAdjacencyAfterWalks: 2 }),
+    });
+    const writer = await openSqliteStore(workspace);
+    await writer.applyGraphChanges(changes([edge("a", "b")]));
+    expect(reader.walkAdjacency()).toBeUndefined();
+    expect(reader.walkAdjacency()).toBeUndefined();
+    expect(reader.walkAdjacency()).toBeDefined();
+    // A new version starts counting again.
+    await writer.applyGraphChanges(changes([edge("a", "c")]));
+    expect(reader.walkAdjacency()).toBeUndefined();
+    await reader.close();
+    await writer.close();
+  });
+
+  it("keeps no walkAdjacency when sqliteReadCache.walkAdjacency is off", async () => {
+    const store = await openSqliteStore(await tempWorkspace(), {
+      readCache: SqliteReadCacheSchema.parse({ walkAdjacency: false }),
+    });
+    await store.applyGraphChanges(changes([edge("a", "b")]));
+    expect(store.walkAdjacency()).toBeUndefined();
+    await store.close();
   });
 
   it("keeps the community list in step with reports saved by any connection", async () => {

@@ -62,13 +62,22 @@ export function topScoresOf(
   n: number,
   keep: (score: number) => boolean = () => true,
 ): ScoredId[] {
+  return topIndices(scores, n, keep).map((i) => ({ id: ids[i] as string, score: scores[i] as number }));
+}
+
+/** The positions of the top n scores, best first, ties in array order (as topScoresOf ranks them). */
+export function topIndices(
+  scores: ArrayLike<number>,
+  n: number,
+  keep: (score: number) => boolean = () => true,
+): number[] {
   if (n <= 0) return [];
   const heap = new BestOf(n);
-  for (let i = 0; i < ids.length; i++) {
+  for (let i = 0; i < scores.length; i++) {
     const score = scores[i] as number;
-    if (keep(score)) heap.offer({ id: ids[i] as string, score, order: i });
+    if (keep(score)) heap.offer({ id: "", score, order: i });
   }
-  return heap.best().map(({ id, score }) => ({ id, score }));
+  return heap.best().map(({ order }) => order);
 }
 
 interface Ranked {
@@ -129,6 +138,6 @@ class BestOf {
   }
 }
 
-export function addScore(scores: Map<string, number>, id: string, by: number): void {
+export function addScore<K>(scores: Map<K, number>, id: K, by: number): void {
   scores.set(id, (scores.get(id) ?? 0) + by);
 }

@@ -1,14 +1,16 @@
 import { RankingSchema } from "../../config.js";
-import type { GraphEdge } from "../../storage/graph-store.js";
+import type { GraphEdge, WalkAdjacency } from "../../storage/graph-store.js";
 import { uniqueEdges } from "./edge-union.js";
 import {
   addScore,
   type ExpansionLimits,
   type GraphHits,
   type Seeds,
+  topIndices,
   topScores,
   topScoresOf,
 } from "./graph-expansion.js";
+import { OrdinalMarks } from "./ordinal-marks.js";
 import { personalizedPageRank, WalkGraph } from "./pagerank.js";
 import type { QueryGraph } from "./query-graph.js";
 import { entitySpecificity } from "./specificity.js";
@@ -42,15 +44,14 @@ export async function rankByPageRank(
 ): Promise<GraphHits> {
   const { pagerankDamping: damping, expandedSeedShare } = limits.ranking ?? RANKING_DEFAULTS;
   const restart = await restartWeights(graph, seeds);
-  const firstHop = await graph.edgesOf(expandedSeeds(restart, expandedSeedShare));
-  const frontier = await secondHopFrontier(graph, oneStepFlow(firstHop, restart), limits.topK);
-  const secondHop = await graph.edgesOf(frontier);
-  const edges = uniqueEdges([firstHop, secondHop]);
-
   const positiveSeeds = [...restart].filter(([, weight]) => weight > 0).map(([key]) => key);
-  const walk = WalkGraph.fromEdges(edges, positiveSeeds);
+  const expand = { restart, positiveSeeds, share: expandedSeedShare, frontierSize: limits.topK };
+  const adjacency = graph.walkAdjacency();
+  const { walk, edgeKey, edgeWeights } = adjacency
+    ? numberedNeighbourhood(adjacency, expand)
+    : await edgeNeighbourhood(graph, expand);
   const rank = personalizedPageRank(walk, restart, { damping });
-  const flows = edgeFlows(walk, edges, rank, damping);
+  const flows = edgeFlows(walk, edgeWeights, rank, damping);
   const entities = topScoresOf(walk.nodes, rank, limits.topK, (score) => score > 0);
 
   // Chunks are scored from entities only: every relationship's chunk also mentions its endpoints,
@@ -65,13 +66,102 @@ export async function rankByPageRank(
   }
   return {
     entities,
-    relationships: topScoresOf(
-      edges.map((rel) => rel.key),
-      flows,
-      limits.topK,
-    ),
+    relationships: topIndices(flows, limits.topK).map((i) => ({ id: edgeKey(i), score: flows[i] as number })),
     chunks: topScores(chunkScores, limits.chunkTopK),
   };
+}
+
+/** What the walk's neighbourhood is grown from. */
+interface Expansion {
+  restart: Map<string, number>;
+  positiveSeeds: string[];
+  /** query.ranking.expandedSeedShare */
+  share: number;
+  /** How many neighbours of the seeds have their own edges loaded (the second hop). */
+  frontierSize: number;
+}
+
+/** The walk's graph, and the key and weight of each of the edges it was built from, in order. */
+interface Neighbourhood {
+  walk: WalkGraph;
+  /** The key of the i-th edge (asked only for the ranked few). */
+  edgeKey: (i: number) => string;
+  edgeWeights: ArrayLike<number>;
+}
+
+/**
+ * The seeds' edges, then those of the second-hop frontier, each once, as edge objects read
+ * through the query's graph (stores without a numbered graph, and scoped queries).
+ */
+async function edgeNeighbourhood(graph: QueryGraph, expand: Expansion): Promise<Neighbourhood> {
+  const { restart, share, frontierSize } = expand;
+  const firstHop = await graph.edgesOf(expandedSeeds(restart, share));
+  const flow = oneStepFlow(
+    firstHop.map((e) => e.sourceKey),
+    firstHop.map((e) => e.targetKey),
+    firstHop.map((e) => e.weight),
+    restart,
+  );
+  const degree = flow.size === 0 ? new Map<string, number>() : await graph.store.degrees([...flow.keys()]);
+  const frontier = secondHopFrontier(flow, (key) => degree.get(key) ?? 1, frontierSize);
+  const secondHop = await graph.edgesOf(frontier);
+  const edges = uniqueEdges([firstHop, secondHop]);
+  return {
+    walk: WalkGraph.fromEdges(edges, expand.positiveSeeds),
+    edgeKey: (i) => (edges[i] as GraphEdge).key,
+    edgeWeights: edges.map((e) => e.weight),
+  };
+}
+
+/**
+ * edgeNeighbourhood over the store's numbered graph: the same edges in the same order, found in
+ * typed arrays by ordinal, with no edge object or text key touched until the ranked few.
+ */
+function numberedNeighbourhood(adjacency: WalkAdjacency, expand: Expansion): Neighbourhood {
+  const { restart, share, frontierSize } = expand;
+  const { entityNumbers, edgeKeys, edgeSources, edgeTargets, edgeWeights, rowOffsets } = adjacency;
+  // An entity without an ordinal has no edge: it restarts the walk but is never an edge's end.
+  const restartByNumber = new Map<number, number>();
+  for (const [key, weight] of restart) {
+    const n = entityNumbers.get(key);
+    if (n !== undefined) restartByNumber.set(n, weight);
+  }
+  const expanded = expandedSeeds(restart, share).flatMap((key) => entityNumbers.get(key) ?? []);
+  const firstHop = unionOfRows(adjacency, expanded, []);
+  const flow = oneStepFlow(
+    firstHop.map((e) => edgeSources[e] as number),
+    firstHop.map((e) => edgeTargets[e] as number),
+    firstHop.map((e) => edgeWeights[e] as number),
+    restartByNumber,
+  );
+  const degree = (n: number) => (rowOffsets[n + 1] as number) - (rowOffsets[n] as number);
+  const frontier = secondHopFrontier(flow, degree, frontierSize);
+  const edges = unionOfRows(adjacency, frontier, firstHop);
+  return {
+    walk: WalkGraph.fromNumberedEdges(adjacency, edges, expand.positiveSeeds),
+    edgeKey: (i) => edgeKeys[edges[i] as number] as string,
+    edgeWeights: edges.map((e) => edgeWeights[e] as number),
+  };
+}
+
+const seenEdgeNumbers = new OrdinalMarks();
+
+/** `before`, then the edges in the entities' rows not in it yet, each once, in row order. */
+function unionOfRows(adjacency: WalkAdjacency, entities: number[], before: number[]): number[] {
+  const { rowOffsets, rowEdges } = adjacency;
+  seenEdgeNumbers.startPass();
+  const out = [...before];
+  for (const edge of before) seenEdgeNumbers.set(edge, 1);
+  for (const n of entities) {
+    const end = rowOffsets[n + 1] as number;
+    for (let at = rowOffsets[n] as number; at < end; at++) {
+      const edge = rowEdges[at] as number;
+      if (seenEdgeNumbers.get(edge) >= 0) continue;
+      seenEdgeNumbers.set(edge, 1);
+      out.push(edge);
+    }
+  }
+  return out;
 }
 
 /**
@@ -108,40 +198,44 @@ function expandedSeeds(restart: Map<string, number>, share: number): string[] {
  * a seed spreads its share so thin over thousands of edges that none of them could rank, so
  * loading them would cost much and change nothing; a bridge entity with a few edges is kept.
  */
-async function secondHopFrontier(
-  graph: QueryGraph,
-  flow: Map<string, number>,
-  size: number,
-): Promise<string[]> {
+function secondHopFrontier<K>(flow: Map<K, number>, degree: (entity: K) => number, size: number): K[] {
   if (flow.size === 0) return [];
-  const degree = await graph.store.degrees([...flow.keys()]);
-  const perEdge = new Map<string, number>();
-  for (const [key, mass] of flow) perEdge.set(key, mass / Math.max(1, degree.get(key) ?? 1));
-  return topScores(perEdge, size).map((s) => s.id);
+  const keys = [...flow.keys()];
+  const perEdge = Float64Array.from(flow, ([key, mass]) => mass / Math.max(1, degree(key)));
+  return topIndices(perEdge, size).map((i) => keys[i] as K);
 }
 
-/** Mass each non-seed neighbour receives in one weighted step from the seeds. */
-function oneStepFlow(edges: GraphEdge[], restart: Map<string, number>): Map<string, number> {
-  const strength = new Map<string, number>();
-  for (const { sourceKey, targetKey, weight } of edges) {
-    if (restart.has(sourceKey)) addScore(strength, sourceKey, weight);
-    if (restart.has(targetKey)) addScore(strength, targetKey, weight);
+/** Mass each non-seed neighbour receives in one weighted step from the seeds (edge i joins sources[i] and targets[i]). */
+function oneStepFlow<K>(
+  sources: K[],
+  targets: K[],
+  weights: number[],
+  restart: Map<K, number>,
+): Map<K, number> {
+  const strength = new Map<K, number>();
+  for (let i = 0; i < sources.length; i++) {
+    const source = sources[i] as K;
+    const target = targets[i] as K;
+    if (restart.has(source)) addScore(strength, source, weights[i] as number);
+    if (restart.has(target)) addScore(strength, target, weights[i] as number);
   }
-  const flow = new Map<string, number>();
-  for (const { sourceKey, targetKey, weight } of edges) {
-    passOn(flow, restart, strength, sourceKey, targetKey, weight);
-    passOn(flow, restart, strength, targetKey, sourceKey, weight);
+  const flow = new Map<K, number>();
+  for (let i = 0; i < sources.length; i++) {
+    const source = sources[i] as K;
+    const target = targets[i] as K;
+    passOn(flow, restart, strength, source, target, weights[i] as number);
+    passOn(flow, restart, strength, target, source, weights[i] as number);
   }
   return flow;
 }
 
 /** A seed's share of its mass over one of its edges, to a neighbour that is not a seed. */
-function passOn(
-  flow: Map<string, number>,
-  restart: Map<string, number>,
-  strength: Map<string, number>,
-  from: string,
-  to: string,
+function passOn<K>(
+  flow: Map<K, number>,
+  restart: Map<K, number>,
+  strength: Map<K, number>,
+  from: K,
+  to: K,
   weight: number,
 ): void {
   const seed = restart.get(from);
@@ -151,19 +245,25 @@ function passOn(
   addScore(flow, to, (seed * weight) / total);
 }
 
-/** Probability mass the walk moves across each relationship per step, in both directions (edges as given to the walk's graph). */
-function edgeFlows(walk: WalkGraph, edges: GraphEdge[], rank: Float64Array, damping: number): Float64Array {
+/** Probability mass the walk moves across each relationship per step, in both directions (edges as given to the walk's graph, by their weights). */
+function edgeFlows(
+  walk: WalkGraph,
+  weights: ArrayLike<number>,
+  rank: Float64Array,
+  damping: number,
+): Float64Array {
   const { sources, targets } = walk.edgeEnds;
-  const flows = new Float64Array(edges.length);
+  const flows = new Float64Array(weights.length);
   const towards = (id: number, weight: number): number => {
     if (id < 0) return 0;
     const total = walk.strength[id] as number;
     return total ? (damping * (rank[id] as number) * weight) / total : 0;
   };
-  edges.forEach((rel, i) => {
+  for (let i = 0; i < weights.length; i++) {
+    const weight = weights[i] as number;
     // 0 + a + b: the sum in the order the flow was always added up in.
-    flows[i] = 0 + towards(sources[i] as number, rel.weight) + towards(targets[i] as number, rel.weight);
-  });
+    flows[i] = 0 + towards(sources[i] as number, weight) + towards(targets[i] as number, weight);
+  }
   return flows;
 }
 

@@ -1,3 +1,4 @@
+import type { WalkAdjacency } from "../../storage/graph-store.js";
 import { OrdinalMarks } from "./ordinal-marks.js";
 
 /** Probability of following an edge rather than restarting (PageRank's classic 0.85). */
@@ -36,7 +37,7 @@ const SMALL_PAIR_CODES = 46_340;
 export class WalkGraph {
   private constructor(
     readonly nodes: string[],
-    readonly index: Map<string, number>,
+    readonly index: NodeIndex,
     readonly offsets: Int32Array,
     readonly targets: Int32Array,
     readonly weights: Float64Array,
@@ -110,10 +111,70 @@ export class WalkGraph {
     return WalkGraph.rows(nodes, index, connected, { from, to, weight }, { sources, targets });
   }
 
+  /**
+   * fromEdges for edges given by their ordinals in a numbered graph: the same nodes, rows and
+   * strengths as fromEdges over those edges' objects, read from typed arrays.
+   */
+  static fromNumberedEdges(
+    adjacency: WalkAdjacency,
+    edges: ArrayLike<number>,
+    extraNodes: Iterable<string> = [],
+  ): WalkGraph {
+    const { entityKeys, entityNumbers, edgeSources, edgeTargets, edgeWeights } = adjacency;
+    const index = new NumberedNodeIndex(entityNumbers);
+    const nodes: string[] = [];
+    nodeOfOrdinal.startPass();
+    const idOfNumber = (n: number): number => {
+      let id = nodeOfOrdinal.get(n);
+      if (id < 0) {
+        id = nodes.length;
+        nodeOfOrdinal.set(n, id);
+        index.byNumber.set(n, id);
+        nodes.push(entityKeys[n] as string);
+      }
+      return id;
+    };
+    const from: number[] = [];
+    const to: number[] = [];
+    const weight: number[] = [];
+    const sources = new Int32Array(edges.length).fill(-1);
+    const targets = new Int32Array(edges.length).fill(-1);
+    const leftOut: number[] = [];
+    for (let i = 0; i < edges.length; i++) {
+      const edge = edges[i] as number;
+      const source = edgeSources[edge] as number;
+      const target = edgeTargets[edge] as number;
+      const w = edgeWeights[edge] as number;
+      if (source === target || !(w > 0)) {
+        leftOut.push(i);
+        continue;
+      }
+      const a = idOfNumber(source);
+      const b = idOfNumber(target);
+      sources[i] = a;
+      targets[i] = b;
+      from.push(a, b);
+      to.push(b, a);
+      weight.push(w, w);
+    }
+    const connected = nodes.length;
+    for (const key of extraNodes) {
+      if (index.get(key) !== undefined) continue;
+      index.add(key, nodes.length);
+      nodes.push(key);
+    }
+    for (const i of leftOut) {
+      const edge = edges[i] as number;
+      sources[i] = index.byNumber.get(edgeSources[edge] as number) ?? -1;
+      targets[i] = index.byNumber.get(edgeTargets[edge] as number) ?? -1;
+    }
+    return WalkGraph.rows(nodes, index, connected, { from, to, weight }, { sources, targets });
+  }
+
   /** Compressed sparse rows from the directed entries, each row in the order of its entries. */
   private static rows(
     nodes: string[],
-    index: Map<string, number>,
+    index: NodeIndex,
     connected: number,
     { from, to, weight }: { from: number[]; to: number[]; weight: number[] },
     edgeEnds: { sources: Int32Array; targets: Int32Array },
@@ -154,6 +215,34 @@ export class WalkGraph {
       if ((scores[i] as number) > 0) out.set(node, scores[i] as number);
     });
     return out;
+  }
+}
+
+/** A walk's node number by entity key. */
+export interface NodeIndex {
+  get(key: string): number | undefined;
+}
+
+/**
+ * The nodes of a walk over a numbered graph, found by entity ordinal: numbering a walk's nodes
+ * then reads no text key (a key is looked up only for the few seeds and ranked entities asked for).
+ */
+class NumberedNodeIndex implements NodeIndex {
+  readonly byNumber = new Map<number, number>();
+  /** Extra nodes without an ordinal (entities in no relationship). */
+  private readonly unnumbered = new Map<string, number>();
+
+  constructor(private readonly entityNumbers: ReadonlyMap<string, number>) {}
+
+  get(key: string): number | undefined {
+    const n = this.entityNumbers.get(key);
+    return (n === undefined ? undefined : this.byNumber.get(n)) ?? this.unnumbered.get(key);
+  }
+
+  add(key: string, node: number): void {
+    const n = this.entityNumbers.get(key);
+    if (n === undefined) this.unnumbered.set(key, node);
+    else this.byNumber.set(n, node);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { GraphEdge, GraphStore } from "../../storage/graph-store.js";
+import type { GraphEdge, GraphStore, WalkAdjacency } from "../../storage/graph-store.js";
 import type { EntityRecord, RelationshipRecord } from "../../types.js";
 import { uniqueEdges } from "./edge-union.js";
 import type { ResolvedScope } from "./scope.js";
@@ -73,6 +73,14 @@ export class QueryGraph {
     const readEdges = this.store.edgesOf?.bind(this.store);
     if (!readEdges) return this.relationshipsOf(entityKeys);
     return this.edgesTouching(entityKeys, this.bareEdgesCache, readEdges);
+  }
+
+  /**
+   * The store's numbered graph (GraphStore.walkAdjacency) when the whole graph is in view: a scope
+   * hides edges the numbered rows still hold, so scoped queries read edges through edgesOf.
+   */
+  walkAdjacency(): WalkAdjacency | undefined {
+    return this.scope ? undefined : this.store.walkAdjacency?.();
   }
 
   /** edgesTouching for a store that gives each entity's list apart: the lists are kept as they come. */

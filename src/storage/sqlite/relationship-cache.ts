@@ -1,6 +1,6 @@
 import { relationshipKey } from "../../merge/keys.js";
 import type { RelationshipRecord } from "../../types.js";
-import type { EdgeOrdinals, GraphEdge } from "../graph-store.js";
+import type { EdgeOrdinals, GraphEdge, WalkAdjacency } from "../graph-store.js";
 import { idList, type Sql } from "./connection.js";
 import { RELATIONSHIP_CHANGES_PRUNED_KEY } from "./schema.js";
 
@@ -12,6 +12,8 @@ interface AdjacentEdge {
   weight: number;
   /** The relationship as a walk sees it, one frozen object shared by both endpoints' lists. */
   edge: GraphEdge;
+  /** Its ordinals in a plain object, for building the numbered graph (see walkAdjacency). */
+  numbers: EdgeOrdinals;
 }
 
 interface Snapshot {
@@ -24,6 +26,10 @@ interface Snapshot {
   sorted: Set<string>;
   edges: Map<string, GraphEdge>;
   records: Map<string, RelationshipRecord>;
+  /** The numbered graph, built for the version it names. */
+  adjacency?: { version: string; graph: WalkAdjacency };
+  /** Walks that asked for the numbered graph of this version before it was built. */
+  walksAsking?: { version: string; count: number };
 }
 
 interface EdgeRow {
@@ -139,6 +145,60 @@ export class RelationshipCache {
     return degrees;
   }
 
+  /**
+   * The snapshot's graph in typed arrays (see WalkAdjacency), built once per data version, once
+   * `afterWalks` walks asked for it (undefined until then: they read edge objects): each entity's
+   * row in the order edgeLists gives. Ordinals are never taken back, so the arrays are indexed by
+   * every ordinal handed out so far; a removed edge is simply in no row.
+   */
+  walkAdjacency(afterWalks: number): WalkAdjacency | undefined {
+    const snapshot = this.current();
+    const { version } = snapshot;
+    if (snapshot.adjacency?.version === version) return snapshot.adjacency.graph;
+    if (snapshot.walksAsking?.version !== version) snapshot.walksAsking = { version, count: 0 };
+    if (snapshot.walksAsking.count++ < afterWalks) return undefined;
+    snapshot.adjacency = { version, graph: this.numbered(snapshot) };
+    return snapshot.adjacency.graph;
+  }
+
+  private numbered(snapshot: Snapshot): WalkAdjacency {
+    const edgeCount = this.edgeOrdinals.size;
+    const entityCount = this.entityOrdinals.size;
+    const edgeSources = new Int32Array(edgeCount).fill(-1);
+    const edgeTargets = new Int32Array(edgeCount).fill(-1);
+    const edgeWeights = new Float64Array(edgeCount);
+    const rowOffsets = new Int32Array(entityCount + 1);
+    const lists: { entity: number; adjacent: AdjacentEdge[] }[] = [];
+    for (const entity of snapshot.byEntity.keys()) {
+      const adjacent = sortedEdges(snapshot, entity);
+      const n = this.entityOrdinals.numbers.get(entity) as number;
+      rowOffsets[n + 1] = adjacent.length;
+      lists.push({ entity: n, adjacent });
+      for (const { numbers, weight } of adjacent) {
+        edgeSources[numbers.edge] = numbers.source;
+        edgeTargets[numbers.edge] = numbers.target;
+        edgeWeights[numbers.edge] = weight;
+      }
+    }
+    for (let n = 0; n < entityCount; n++)
+      rowOffsets[n + 1] = (rowOffsets[n + 1] as number) + (rowOffsets[n] as number);
+    const rowEdges = new Int32Array(rowOffsets[entityCount] as number);
+    for (const { entity, adjacent } of lists) {
+      let at = rowOffsets[entity] as number;
+      for (const { numbers } of adjacent) rowEdges[at++] = numbers.edge;
+    }
+    return {
+      entityNumbers: this.entityOrdinals.numbers,
+      entityKeys: this.entityOrdinals.keys,
+      edgeKeys: this.edgeOrdinals.keys,
+      edgeSources,
+      edgeTargets,
+      edgeWeights,
+      rowOffsets,
+      rowEdges,
+    };
+  }
+
   /** Copies of the records, in the order of `keys`; `load` reads the ones not cached yet. */
   records(keys: string[], load: (missing: string[]) => RelationshipRecord[]): RelationshipRecord[] {
     const { records } = this.current();
@@ -231,13 +291,20 @@ export class RelationshipCache {
 
 /** Numbers handed out to keys in order of first request, never taken back. */
 class Ordinals {
-  private readonly numbers = new Map<string, number>();
+  /** Only ever grown: callers may hold them as read-only views. */
+  readonly numbers = new Map<string, number>();
+  readonly keys: string[] = [];
+
+  get size(): number {
+    return this.keys.length;
+  }
 
   of(key: string): number {
     let n = this.numbers.get(key);
     if (n === undefined) {
-      n = this.numbers.size;
+      n = this.keys.length;
       this.numbers.set(key, n);
+      this.keys.push(key);
     }
     return n;
   }
@@ -252,10 +319,11 @@ function addEdge(
   Object.defineProperty(edge, "ordinals", { value: Object.freeze(ordinals), enumerable: false });
   Object.freeze(edge);
   snapshot.edges.set(key, edge);
-  pushEdge(snapshot.byEntity, source_key, { key, neighbour: target_key, weight, edge });
+  const numbers = { ...ordinals };
+  pushEdge(snapshot.byEntity, source_key, { key, neighbour: target_key, weight, edge, numbers });
   snapshot.sorted.delete(source_key);
   if (target_key !== source_key) {
-    pushEdge(snapshot.byEntity, target_key, { key, neighbour: source_key, weight, edge });
+    pushEdge(snapshot.byEntity, target_key, { key, neighbour: source_key, weight, edge, numbers });
     snapshot.sorted.delete(target_key);
   }
 }

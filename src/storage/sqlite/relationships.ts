@@ -1,6 +1,6 @@
 import { relationshipKey } from "../../merge/keys.js";
 import type { RelationshipRecord } from "../../types.js";
-import type { GraphEdge, GraphRelationship } from "../graph-store.js";
+import type { GraphEdge, GraphRelationship, WalkAdjacency } from "../graph-store.js";
 import { idList, qualified, type Sql } from "./connection.js";
 import type { FullTextIndex } from "./fts.js";
 import { RelationshipCache } from "./relationship-cache.js";
@@ -145,6 +145,11 @@ export class RelationshipTable {
         String(last),
       );
     });
+  }
+
+  /** The numbered graph of the current data version (see RelationshipCache.walkAdjacency). */
+  walkAdjacency(afterWalks: number): WalkAdjacency | undefined {
+    return this.cache.walkAdjacency(afterWalks);
   }
 
   /** Relationship count per entity; a self-loop counts once, unknown keys count 0. */

@@ -37,6 +37,7 @@ import type {
   GraphView,
   ReportSave,
   VectorIndexStatus,
+  WalkAdjacency,
 } from "../graph-store.js";
 import { AnnFiles } from "./ann-file.js";
 import { AnnVectors } from "./ann-vectors.js";
@@ -358,6 +359,11 @@ export class SqliteGraphStore implements GraphStore {
 
   async edgeListsOf(entityKeys: string[]): Promise<Map<string, GraphEdge[]>> {
     return this.relationships.edgeLists(entityKeys);
+  }
+
+  walkAdjacency(): WalkAdjacency | undefined {
+    const { walkAdjacency, walkAdjacencyAfterWalks } = this.readCache;
+    return walkAdjacency ? this.relationships.walkAdjacency(walkAdjacencyAfterWalks) : undefined;
   }
 
   async degrees(entityKeys: string[]): Promise<Map<string, number>> {
