@@ -5,6 +5,7 @@ import {
   entityMentionRows,
   entityRow,
   historyRows,
+  mentionsByChunk,
   relationshipMentionRows,
   relationshipRow,
 } from "./write-rows.js";
@@ -49,8 +50,8 @@ export async function commitChunkMerges(
     const marking = tx.runBatched("store/chunks-mark-merged", rows);
     const clearing = tx.run("store/mentions-clear-chunks", { chunkIds });
     const mentions = [
-      tx.runBatched("store/entity-mentions-create", entityRows),
-      tx.runBatched("store/relation-mentions-create", relationshipRows),
+      tx.runBatched("store/entity-mentions-create", entityRows, {}, mentionsByChunk),
+      tx.runBatched("store/relation-mentions-create", relationshipRows, {}, mentionsByChunk),
     ];
     // Endpoints as records, so the statements' answers are awaited together.
     const changing = sendChanges(tx, changeRows, firstHistory).then((keys) => [{ keys }]);
