@@ -4,6 +4,8 @@
  * Each store call of a merge (its plan's reads, its commit) is charged the JVM's CPU time (from /proc)
  * used while it ran: merges run one at a time and the offline extraction runs in this process, so
  * the server does little else meanwhile (its background work, GC and compilation, is charged too).
+ * Calls that run at the same time (a plan's reads, sent together) are each charged what they share:
+ * compare the CPU of the whole stage, and the commits', rather than the sum of the reads.
  * --statements also runs every statement one at a time and charges each its server CPU (slower: no
  * statement waits in the server's queue; a commit's own work is then what its statements leave).
  * Starts its own test Neo4j.
