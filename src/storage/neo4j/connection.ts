@@ -110,18 +110,16 @@ export class WriteTransaction {
    * UNWIND batches of the connection's writeBatchRows rows (as `$rows`), all inside this transaction.
    * They are sent together: the server runs them in order, one while the next is still being
    * encoded and sent, instead of idling for a round trip (and this process's other work) between them.
-   * `shape` turns a batch of rows into the statement's `$rows` (e.g. grouped by chunk).
    */
-  async runBatched<T>(
+  async runBatched(
     name: string,
-    rows: T[],
+    rows: unknown[],
     params: Record<string, unknown> = {},
-    shape: (batch: T[]) => unknown[] = (batch) => batch,
   ): Promise<PlainRecord[]> {
     const size = this.connection.tuning.writeBatchRows;
     const sent: Promise<PlainRecord[]>[] = [];
     for (let start = 0; start < rows.length; start += size) {
-      sent.push(this.run(name, { ...params, rows: shape(rows.slice(start, start + size)) }));
+      sent.push(this.run(name, { ...params, rows: rows.slice(start, start + size) }));
     }
     return (await allSettledOrFirstError(sent)).flat();
   }

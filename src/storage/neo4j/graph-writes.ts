@@ -5,7 +5,6 @@ import {
   entityMentionRows,
   entityRow,
   historyRows,
-  mentionsByChunk,
   relationshipMentionRows,
   relationshipRow,
 } from "./write-rows.js";
@@ -50,8 +49,8 @@ export async function commitChunkMerges(
     const marking = tx.runBatched("store/chunks-mark-merged", rows);
     const clearing = tx.run("store/mentions-clear-chunks", { chunkIds });
     const mentions = [
-      tx.runBatched("store/entity-mentions-create", entityRows, {}, mentionsByChunk),
-      tx.runBatched("store/relation-mentions-create", relationshipRows, {}, mentionsByChunk),
+      tx.runBatched("store/entity-mentions-create", entityRows),
+      tx.runBatched("store/relation-mentions-create", relationshipRows),
     ];
     // Endpoints as records, so the statements' answers are awaited together.
     const changing = sendChanges(tx, changeRows, firstHistory).then((keys) => [{ keys }]);

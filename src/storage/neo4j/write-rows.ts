@@ -110,20 +110,6 @@ export function relationshipMentionRows(mentions: RelationshipMention[]) {
 }
 
 /**
- * Mention rows as one row per chunk holding its mentions, in their order (a chunk's rows are
- * consecutive): the statement then finds each chunk once instead of once per mention.
- */
-export function mentionsByChunk<T extends { chunkId: string }>(rows: T[]) {
-  const groups: { chunkId: string; mentions: Omit<T, "chunkId">[] }[] = [];
-  for (const { chunkId, ...mention } of rows) {
-    const last = groups.at(-1);
-    if (last?.chunkId === chunkId) last.mentions.push(mention);
-    else groups.push({ chunkId, mentions: [mention] });
-  }
-  return groups;
-}
-
-/**
  * History entries as pages of `pageSize` (history-append.cypher): each page numbered by its first
  * entry, the entries after it following in order.
  */
