@@ -77,14 +77,9 @@ export async function planChunkMerges(
     [...fresh.relationships, ...earlier.relationships].map((m) => m.relationshipKey),
   );
   const notThisBatch = (m: { chunkId: string }) => !batchIds.has(m.chunkId);
-  const entityMentions = [
-    ...(await store.getEntityMentions(entityKeys)).filter(notThisBatch),
-    ...fresh.entities,
-  ];
-  const relationshipMentions = [
-    ...(await store.getRelationshipMentions(relationshipKeys)).filter(notThisBatch),
-    ...fresh.relationships,
-  ];
+  const stored = await readRefoldInput(store, entityKeys, relationshipKeys);
+  const entityMentions = [...stored.entityMentions.filter(notThisBatch), ...fresh.entities];
+  const relationshipMentions = [...stored.relationshipMentions.filter(notThisBatch), ...fresh.relationships];
   const causeByKey = new Map<string, string[]>();
   for (const m of [
     ...fresh.entities,
@@ -98,8 +93,7 @@ export async function planChunkMerges(
     causeByKey.set(key, ids);
   }
   return refold(
-    store,
-    { entityKeys, relationshipKeys, entityMentions, relationshipMentions },
+    { ...stored, entityKeys, relationshipKeys, entityMentions, relationshipMentions },
     opts,
     (key) => `merge chunk ${(causeByKey.get(key) ?? [...batchIds]).join(", ")}`,
   );
@@ -119,27 +113,45 @@ export async function planRebuild(
   const store = opts.resolution ? resolvedReads(storedReads, opts.resolution) : storedReads;
   const entities = unique(entityKeys);
   const relationships = unique(relationshipKeys);
-  const entityMentions = await store.getEntityMentions(entities);
-  const relationshipMentions = await store.getRelationshipMentions(relationships);
-  return refold(
-    store,
-    { entityKeys: entities, relationshipKeys: relationships, entityMentions, relationshipMentions },
-    opts,
-    cause,
-  );
+  const stored = await readRefoldInput(store, entities, relationships);
+  return refold({ ...stored, entityKeys: entities, relationshipKeys: relationships }, opts, cause);
 }
 
-interface RefoldInput {
-  entityKeys: string[];
-  relationshipKeys: string[];
+/** What a re-fold reads: the keys' stored mentions and records. */
+interface StoredForRefold {
   entityMentions: EntityMention[];
   relationshipMentions: RelationshipMention[];
+  existingEntities: EntityRecord[];
+  existingRelationships: RelationshipRecord[];
+}
+
+interface RefoldInput extends StoredForRefold {
+  entityKeys: string[];
+  relationshipKeys: string[];
+}
+
+/**
+ * The four reads do not depend on each other, so they are asked for together: on a server store
+ * (Neo4j) they then cost about one round trip instead of four, one after another.
+ */
+async function readRefoldInput(
+  store: MergeReadStore,
+  entityKeys: string[],
+  relationshipKeys: string[],
+): Promise<StoredForRefold> {
+  const [entityMentions, relationshipMentions, existingEntities, existingRelationships] = await Promise.all([
+    store.getEntityMentions(entityKeys),
+    store.getRelationshipMentions(relationshipKeys),
+    store.getEntities(entityKeys),
+    store.getRelationships(relationshipKeys),
+  ]);
+  return { entityMentions, relationshipMentions, existingEntities, existingRelationships };
 }
 
 /** Why each key changed: one cause for all, or one per key. */
 type Cause = string | ((key: string) => string);
 
-async function refold(store: MergeReadStore, input: RefoldInput, opts: PlanOptions, cause: Cause) {
+function refold(input: RefoldInput, opts: PlanOptions, cause: Cause): GraphChanges {
   const causeOf = typeof cause === "string" ? () => cause : cause;
   const at = (opts.now ?? (() => new Date().toISOString()))();
   const changes: GraphChanges = {
@@ -149,7 +161,7 @@ async function refold(store: MergeReadStore, input: RefoldInput, opts: PlanOptio
     deleteRelationshipKeys: [],
     history: [],
   };
-  const existingEntities = byKey(await store.getEntities(input.entityKeys));
+  const existingEntities = byKey(input.existingEntities);
   const entityMentions = groupBy(input.entityMentions, (m) => m.entityKey);
   for (const key of input.entityKeys) {
     const previous = existingEntities.get(key);
@@ -159,7 +171,7 @@ async function refold(store: MergeReadStore, input: RefoldInput, opts: PlanOptio
     const entry = recordChange(changes.upsertEntities, changes.deleteEntityKeys, key, previous, next);
     if (entry) changes.history.push({ kind: "entity", key, ...entry, cause: causeOf(key), at });
   }
-  const existingRelationships = byKey(await store.getRelationships(input.relationshipKeys));
+  const existingRelationships = byKey(input.existingRelationships);
   const relationshipMentions = groupBy(input.relationshipMentions, (m) => m.relationshipKey);
   for (const key of input.relationshipKeys) {
     const previous = existingRelationships.get(key);
