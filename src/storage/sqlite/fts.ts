@@ -80,7 +80,7 @@ export class FullTextIndex {
     if (seqs.length === 0) return;
     const list = JSON.stringify(seqs);
     this.sql.run("DELETE FROM chunks_fts WHERE rowid IN (SELECT value FROM json_each(?))", list);
-    for (const seq of seqs) this.removeUnits(seq);
+    this.removeUnits(seqs);
     this.versions.chunk.bump();
     this.sql.run(
       "DELETE FROM fts_pending WHERE kind = 'chunk' AND seq IN (SELECT value FROM json_each(?))",
@@ -230,6 +230,11 @@ export class FullTextIndex {
     this.sql.run("INSERT OR IGNORE INTO fts_pending (kind, seq) VALUES (?, ?)", kind, seq);
   }
 
+  /** Rows waiting to be indexed, of every kind. */
+  queued(): number {
+    return this.sql.column<number>("SELECT count(*) FROM fts_pending")[0] ?? 0;
+  }
+
   /** Indexes every queued row (a writer calls this before it lets go of the workspace). */
   flushAll(): void {
     for (const kind of ["chunk", "entity", "relationship"] as const) this.flush(kind, true);
@@ -292,9 +297,9 @@ export class FullTextIndex {
   private indexChunks(rows: { seq: number; text: string }[]): number[] {
     const insert = this.sql.statement("INSERT OR REPLACE INTO chunks_fts (rowid, text) VALUES (?, ?)");
     const insertUnit = this.sql.statement("INSERT INTO chunk_units_fts (rowid, text) VALUES (?, ?)");
+    this.removeUnits(rows.map((row) => row.seq));
     for (const row of rows) {
       insert.run(row.seq, segmentForIndex(row.text));
-      this.removeUnits(row.seq);
       chunkUnits(row.text, UNIT_STRIDE).forEach((unit, i) => {
         insertUnit.run(row.seq * UNIT_STRIDE + i, segmentForIndex(unit));
       });
@@ -302,11 +307,23 @@ export class FullTextIndex {
     return rows.map((row) => row.seq);
   }
 
-  private removeUnits(seq: number): void {
+  /**
+   * Deletes the sentence units of the chunks. FTS5 answers a rowid range on a contentless table by
+   * scanning every row, and any DELETE statement on it writes its pending terms out as a new
+   * segment, so the unit rowids are first read from the table's docsize shadow table (one row per
+   * indexed rowid, under a b-tree key) and the DELETE runs only when there are some: new chunks,
+   * the common case, have none.
+   */
+  private removeUnits(seqs: number[]): void {
+    const rowids = this.sql.column<number>(
+      `SELECT d.id FROM json_each(?) s JOIN chunk_units_fts_docsize d
+         ON d.id >= s.value * ${UNIT_STRIDE} AND d.id < (s.value + 1) * ${UNIT_STRIDE}`,
+      JSON.stringify(seqs),
+    );
+    if (rowids.length === 0) return;
     this.sql.run(
-      "DELETE FROM chunk_units_fts WHERE rowid >= ? AND rowid < ?",
-      seq * UNIT_STRIDE,
-      (seq + 1) * UNIT_STRIDE,
+      "DELETE FROM chunk_units_fts WHERE rowid IN (SELECT value FROM json_each(?))",
+      JSON.stringify(rowids),
     );
   }
 
