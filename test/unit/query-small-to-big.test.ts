@@ -68,6 +68,28 @@ describe("Small-to-Big sentence units", () => {
     const left = await store!.searchChunkUnits(QUESTION, 5);
     expect(left.map((h) => docOf.get(h.id))).toEqual(["scattered"]);
   });
+
+  it("replace a re-indexed chunk's sentences instead of adding a second copy", async () => {
+    await openWith({ long: LONG, scattered: SCATTERED });
+    const before = await store!.searchChunkUnits(QUESTION, 5);
+    await store!.close();
+    const db = new Database(sqliteFile(dir!));
+    const units = () => db.prepare("SELECT count(*) FROM chunk_units_fts_docsize").pluck().get();
+    const indexed = units();
+    // Queue every chunk again, as a migration does, with its sentences still indexed.
+    db.exec("INSERT OR IGNORE INTO fts_pending (kind, seq) SELECT 'chunk', seq FROM chunks");
+    db.close();
+    store = await openSqliteStore(dir!);
+    await store.refreshIndexes();
+    // Ids only: FTS5 keeps a contentless table's deleted rows in its term statistics until a merge.
+    const after = await store.searchChunkUnits(QUESTION, 5);
+    expect(after.map((hit) => hit.id)).toEqual(before.map((hit) => hit.id));
+    await store.close();
+    store = undefined;
+    const reopened = new Database(sqliteFile(dir!));
+    expect(reopened.prepare("SELECT count(*) FROM chunk_units_fts_docsize").pluck().get()).toBe(indexed);
+    reopened.close();
+  });
 });
 
 describe("Small-to-Big in naive retrieval", () => {

@@ -73,6 +73,25 @@ function fts5Ranking(
     .all(match, topK);
 }
 
+/** What FTS5 ranks among allowed owners: the SQL the store ran for scoped searches before. */
+function fts5ScopedRanking(
+  db: Database.Database,
+  tables: { fts: string; owner: string; id: string },
+  query: string,
+  allow: string[],
+  topK: number,
+) {
+  const { fts, owner, id } = tables;
+  return db
+    .prepare(
+      `SELECT o.${id} AS id, -bm25(${fts}) AS score
+       FROM ${fts} JOIN ${owner} o ON o.seq = ${fts}.rowid
+       WHERE ${fts} MATCH ? AND o.${id} IN (SELECT value FROM json_each(?))
+       ORDER BY score DESC, o.${id} LIMIT ?`,
+    )
+    .all(matchExpression(query), JSON.stringify(allow), topK);
+}
+
 const QUERIES = [
   "film",
   "Who directed the film?",
@@ -140,6 +159,28 @@ describe("unscoped BM25 summed from cached per-term scores", () => {
       for (const query of QUERIES) {
         const expected = fts5Ranking(reader, "relationships_fts", "relationships", "key", query, 40);
         expect(await store.searchRelationshipText(query, 40), `${query} round ${round}`).toEqual(expected);
+      }
+    }
+  });
+
+  it("ranks an allowed set exactly as FTS5's scoped query does, ties by id", async () => {
+    const chunkIds = reader.prepare("SELECT id FROM chunks ORDER BY seq").pluck().all() as string[];
+    const keys = reader.prepare("SELECT key FROM relationships ORDER BY seq").pluck().all() as string[];
+    const chunks = { fts: "chunks_fts", owner: "chunks", id: "id" };
+    const relationships = { fts: "relationships_fts", owner: "relationships", id: "key" };
+    for (const every of [1, 3, 7]) {
+      const allowChunks = [...chunkIds.filter((_, i) => i % every === 0), "no such chunk"];
+      const allowKeys = keys.filter((_, i) => i % every === 1);
+      for (const query of QUERIES) {
+        for (const topK of [1, 5, 1000]) {
+          const label = `${query} every ${every} @${topK}`;
+          expect(await store.searchChunkText(query, topK, new Set(allowChunks)), label).toEqual(
+            fts5ScopedRanking(reader, chunks, query, allowChunks, topK),
+          );
+          expect(await store.searchRelationshipText(query, topK, new Set(allowKeys)), label).toEqual(
+            fts5ScopedRanking(reader, relationships, query, allowKeys, topK),
+          );
+        }
       }
     }
   });

@@ -174,9 +174,12 @@ export class AnnVectors {
     if (allow) want = Math.ceil((want * size) / Math.max(1, allow.size));
     const matches = state.index.search(unit, Math.min(size, want), 1);
     const keys = Array.from(matches.keys, Number);
+    // `+namespace` keeps SQLite from walking the namespace's whole index (vectors_by_gen) and
+    // testing each row against the keys: it looked up every key by rowid instead (25 ms -> 0.5 ms
+    // at 60,000 chunk vectors).
     const rows = this.sql.all<KeyedRow>(
       `SELECT rowid AS key, id, gen, vector FROM vectors
-       WHERE rowid IN (SELECT value FROM json_each(?)) AND namespace = ?`,
+       WHERE rowid IN (SELECT value FROM json_each(?)) AND +namespace = ?`,
       JSON.stringify(keys),
       ns,
     );

@@ -70,6 +70,22 @@ export class TermScores {
     return kept.map(({ row, score }) => ({ rowid: row, score }));
   }
 
+  /**
+   * The summed score of each given row that matches any term (rows matching none are left out),
+   * added term by term in query order as top() adds them. A scoped search scores its few allowed
+   * rows from the cached shares instead of having FTS5 score every row matching a common word.
+   */
+  scoresOf(terms: string[], rowids: number[]): Map<number, number> {
+    const scores = new Map<number, number>();
+    for (const { rowids: matching, scores: shares } of terms.map((term) => this.postings(term))) {
+      for (const row of rowids) {
+        const at = indexOf(matching, row);
+        if (at >= 0) scores.set(row, (scores.get(row) ?? 0) + (shares[at] as number));
+      }
+    }
+    return scores;
+  }
+
   private postings(term: string): TermPostings {
     const generation = this.version.current();
     if (generation !== this.generation || this.cachedPostings > MAX_CACHED_POSTINGS) {
@@ -99,6 +115,20 @@ export class TermScores {
     });
     return { rowids, scores };
   }
+}
+
+/** Where `row` sits in the ascending row ids, or -1. */
+function indexOf(rowids: Int32Array, row: number): number {
+  let low = 0;
+  let high = rowids.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const value = rowids[middle] as number;
+    if (value === row) return middle;
+    if (value < row) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
 }
 
 /**
