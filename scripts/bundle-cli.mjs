@@ -69,7 +69,10 @@ await build({
 // as they are, where gpt-tokenizer's own module builds a map of all 200,000 ranks on every load. The
 // table's builder is the reader's own module (src/util/bpe-table.ts), compiled here for the purpose.
 const require = createRequire(import.meta.url);
-const { buildBpeTable } = await importTypeScript(new URL("../src/util/bpe-table.ts", import.meta.url).pathname, outdir);
+const { buildBpeTable } = await importTypeScript(
+  new URL("../src/util/bpe-table.ts", import.meta.url).pathname,
+  outdir,
+);
 mkdirSync(`${outdir}/bpe-ranks`, { recursive: true });
 for (const encoding of ["o200k_base", "cl100k_base"]) {
   const ranks = require(`gpt-tokenizer/bpeRanks/${encoding}`).default;
