@@ -2,7 +2,9 @@
  * What keeping a Neo4j vector index costs the server: writes the same vectors (random, 512 floats,
  * as 32-bit lists through db.create.setNodeVectorProperty) under one label per variant and reports
  * the JVM's CPU seconds per variant, and the index's recall@10 against exact cosine (100 queries): index settings (HNSW m, ef_construction, quantization), index
- * kept in place or created after the writes, vectors per commit.
+ * kept in place or created after the writes, vectors per commit, and where the vectors go: new
+ * nodes, existing nodes with or without a full-text index over their text (as kgrag's Entity
+ * nodes have), dedicated vector nodes, or existing relationships in a full-text index (RELATED).
  * Starts the test Neo4j (test/neo4j-server/) and stops it after.
  * Every variant runs twice (the first pass warms the JVM up) and the second pass is reported.
  * Run: npx tsx bench/neo4j-vector-index.ts [--vectors 6000] [--dimension 512] [--random] [--only a,b]
@@ -19,12 +21,22 @@ import { HashingEmbedder } from "../src/embedding/hashing-embedder.js";
 import { startTestNeo4j } from "../test/neo4j-server/test-neo4j.js";
 import { HOTPOTQA } from "./support/haystack.js";
 
+/**
+ * Where the vectors go: "fresh" nodes created with their vector (the original variants); "indexed
+ * nodes" or "plain nodes" that exist before (holding text, found by a range index on their id; the
+ * first also in a full-text index over that text, as kgrag's Entity nodes are); "vector nodes"
+ * beside such full-text indexed nodes (a dedicated node per vector, created with it); "indexed
+ * edges": existing relationships in a full-text index, as kgrag's RELATED edges are.
+ */
+type Target = "fresh" | "indexed nodes" | "plain nodes" | "vector nodes" | "indexed edges";
+
 interface Variant {
   name: string;
   /** Index config besides dimension and similarity; undefined: no index until after the writes. */
   indexConfig?: Record<string, unknown>;
   createAfter?: Record<string, unknown>;
   perCommit: number;
+  target?: Target;
 }
 
 const VARIANTS: Variant[] = [
@@ -54,6 +66,40 @@ const VARIANTS: Variant[] = [
     indexConfig: { "vector.hnsw.ef_construction": neo4j.int(50) },
     perCommit: 1000,
   },
+  {
+    name: "1000 per commit on full-text indexed nodes",
+    indexConfig: {},
+    perCommit: 1000,
+    target: "indexed nodes",
+  },
+  { name: "1000 per commit on plain nodes", indexConfig: {}, perCommit: 1000, target: "plain nodes" },
+  // What kgrag now does for a namespace ranked in memory: no vector index at all.
+  {
+    name: "1000 per commit on full-text indexed nodes without index",
+    perCommit: 1000,
+    target: "indexed nodes",
+  },
+  {
+    name: "1000 per commit on dedicated vector nodes",
+    indexConfig: {},
+    perCommit: 1000,
+    target: "vector nodes",
+  },
+  {
+    name: "1000 per commit on full-text indexed edges",
+    indexConfig: {},
+    perCommit: 1000,
+    target: "indexed edges",
+  },
+  // Names without commas, so --only can pick them: "1000 fresh" picks this set.
+  { name: "1000 fresh default", indexConfig: {}, perCommit: 1000 },
+  {
+    name: "1000 fresh quantization off",
+    indexConfig: { "vector.quantization.enabled": false },
+    perCommit: 1000,
+  },
+  { name: "1000 fresh m 8", indexConfig: { "vector.hnsw.m": neo4j.int(8) }, perCommit: 1000 },
+  { name: "1000 fresh m 32", indexConfig: { "vector.hnsw.m": neo4j.int(32) }, perCommit: 1000 },
 ];
 
 /** The variants whose name contains one of --only's comma-separated parts (all without it). */
@@ -84,14 +130,13 @@ async function settledCpu(pid: number): Promise<number> {
   }
 }
 
-/** The offline embedder's vectors of the corpus's sentences (as many as asked, repeated if short). */
-async function sentenceVectors(count: number, dimension: number): Promise<number[][]> {
-  const sentences = readFileSync(join(HOTPOTQA, "corpus.jsonl"), "utf8")
+/** The corpus's sentences (as many as asked, repeated if short). */
+function sentences(count: number): string[] {
+  const all = readFileSync(join(HOTPOTQA, "corpus.jsonl"), "utf8")
     .split("\n")
     .filter(Boolean)
     .flatMap((line) => (JSON.parse(line) as { text: string }).text.split(/(?<=\.)\s+/));
-  const texts = Array.from({ length: count }, (_, i) => `${sentences[i % sentences.length]} ${i}`);
-  return new HashingEmbedder(dimension).embed(texts);
+  return Array.from({ length: count }, (_, i) => `${all[i % all.length]} ${i}`);
 }
 
 const QUERIES = 100;
@@ -117,15 +162,18 @@ function exactTop(vectors: { id: number; vector: number[] }[], query: number[], 
 
 /** The share of the exact top-k the index returns for each query (its own top k). */
 async function indexRecall(
-  session: ReturnType<ReturnType<typeof neo4j.driver>["session"]>,
+  session: Session,
   index: string,
   queries: number[][],
   exact: Set<number>[],
+  onEdges: boolean,
 ): Promise<number> {
   let found = 0;
   for (const [q, query] of queries.entries()) {
     const result = await session.run(
-      "CALL db.index.vector.queryNodes($index, $k, $query) YIELD node RETURN node.id AS id",
+      onEdges
+        ? "CALL db.index.vector.queryRelationships($index, $k, $query) YIELD relationship RETURN relationship.id AS id"
+        : "CALL db.index.vector.queryNodes($index, $k, $query) YIELD node RETURN node.id AS id",
       { index, k: neo4j.int(TOP_K), query },
     );
     for (const record of result.records) if (exact[q]?.has(Number(record.get("id")))) found++;
@@ -137,6 +185,56 @@ function randomVector(dimension: number): number[] {
   return Array.from({ length: dimension }, () => Math.random() * 2 - 1);
 }
 
+type Session = ReturnType<ReturnType<typeof neo4j.driver>["session"]>;
+
+/** The records the vectors go to, made before the measured writes (their CPU is not counted). */
+async function prepareTarget(
+  session: Session,
+  target: Target,
+  label: string,
+  texts: string[],
+): Promise<void> {
+  if (target === "fresh") return;
+  const edges = target === "indexed edges";
+  const record = edges ? `()-[n:${label}]-()` : `(n:${label})`;
+  await session.run(`CREATE INDEX ${label}_id FOR ${record} ON (n.id)`);
+  if (target !== "plain nodes") {
+    await session.run(`CREATE FULLTEXT INDEX ${label}_text FOR ${record} ON EACH [n.text]`);
+  }
+  if (target === "vector nodes") {
+    await session.run(`CREATE CONSTRAINT ${label}_vector_id FOR (v:${label}Vector) REQUIRE v.id IS UNIQUE`);
+  }
+  await session.run("CALL db.awaitIndexes(600)");
+  const rows = texts.map((text, id) => ({ id, text }));
+  const create = edges
+    ? `UNWIND $rows AS row CREATE (:${label}End)-[:${label} {id: row.id, text: row.text}]->(:${label}End)`
+    : `UNWIND $rows AS row CREATE (:${label} {id: row.id, text: row.text})`;
+  for (let at = 0; at < rows.length; at += 5000) {
+    await session.executeWrite((tx) => tx.run(create, { rows: rows.slice(at, at + 5000) }));
+  }
+}
+
+/** The label (or relationship type) the vector index covers. */
+function indexedLabel(target: Target, label: string): string {
+  return target === "vector nodes" ? `${label}Vector` : label;
+}
+
+/** The measured statement: stores one commit's {id, vector} rows. */
+function writeStatement(target: Target, label: string): string {
+  const set = "CALL db.create.setNodeVectorProperty(n, 'embedding', row.vector)";
+  switch (target) {
+    case "fresh":
+      return `UNWIND $rows AS row CREATE (n:${label} {id: row.id}) WITH n, row ${set}`;
+    case "vector nodes":
+      return `UNWIND $rows AS row MERGE (n:${label}Vector {id: row.id}) WITH n, row ${set}`;
+    case "indexed edges":
+      return `UNWIND $rows AS row MATCH ()-[n:${label} {id: row.id}]->()
+        WITH n, row CALL db.create.setRelationshipVectorProperty(n, 'embedding', row.vector)`;
+    default:
+      return `UNWIND $rows AS row MATCH (n:${label} {id: row.id}) WITH n, row ${set}`;
+  }
+}
+
 async function main(): Promise<void> {
   const count = option("--vectors", 6000);
   const dimension = option("--dimension", 512);
@@ -145,9 +243,10 @@ async function main(): Promise<void> {
   const rows: string[][] = [];
   try {
     const session = driver.session();
+    const texts = sentences(count + QUERIES);
     const all = process.argv.includes("--random")
       ? Array.from({ length: count + QUERIES }, () => randomVector(dimension))
-      : await sentenceVectors(count + QUERIES, dimension);
+      : await new HashingEmbedder(dimension).embed(texts);
     const vectors = all.slice(0, count).map((vector, i) => ({ id: i, vector }));
     const queries = all.slice(count);
     const exact = queries.map((query) => exactTop(vectors, query, TOP_K));
@@ -156,9 +255,13 @@ async function main(): Promise<void> {
     for (const [i, variant] of passes.entries()) {
       const label = `V${i}`;
       const index = `bench_vectors_${i}`;
+      const target = variant.target ?? "fresh";
+      const onEdges = target === "indexed edges";
+      const indexed = indexedLabel(target, label);
       const createIndex = async (config: Record<string, unknown>) => {
         await session.run(
-          `CREATE VECTOR INDEX ${index} FOR (n:${label}) ON n.embedding OPTIONS {indexConfig: $config}`,
+          `CREATE VECTOR INDEX ${index} FOR ${onEdges ? `()-[n:${indexed}]-()` : `(n:${indexed})`}
+           ON n.embedding OPTIONS {indexConfig: $config}`,
           {
             config: {
               "vector.dimensions": neo4j.int(dimension),
@@ -169,23 +272,22 @@ async function main(): Promise<void> {
         );
         await session.run(`CALL db.awaitIndex($index, 600)`, { index });
       };
+      await prepareTarget(session, target, label, texts.slice(0, count));
       if (variant.indexConfig) await createIndex(variant.indexConfig);
-      const start = cpuSeconds(server.pid);
+      const start = await settledCpu(server.pid);
+      const statement = writeStatement(target, label);
       for (let at = 0; at < count; at += variant.perCommit) {
         await session.executeWrite((tx) =>
-          tx.run(
-            `UNWIND $rows AS row CREATE (n:${label} {id: row.id})
-             WITH n, row CALL db.create.setNodeVectorProperty(n, 'embedding', row.vector)`,
-            { rows: vectors.slice(at, at + variant.perCommit) },
-          ),
+          tx.run(statement, { rows: vectors.slice(at, at + variant.perCommit) }),
         );
       }
       const written = await settledCpu(server.pid);
       if (variant.createAfter) await createIndex(variant.createAfter);
       const end = await settledCpu(server.pid);
-      const recall = await indexRecall(session, index, queries, exact);
+      const hasIndex = variant.indexConfig ?? variant.createAfter;
+      const recall = hasIndex ? (await indexRecall(session, index, queries, exact, onEdges)).toFixed(3) : "-";
       if (i >= chosen.length) {
-        rows.push([variant.name, (written - start).toFixed(1), (end - start).toFixed(1), recall.toFixed(3)]);
+        rows.push([variant.name, (written - start).toFixed(1), (end - start).toFixed(1), recall]);
       }
       console.error(`${variant.name}: ${(end - start).toFixed(1)} s (load ${loadavg()[0]?.toFixed(1)})`);
     }

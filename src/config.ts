@@ -341,6 +341,8 @@ export const Neo4jSchema = z.object({
   /**
    * Vector namespaces of at most this many floats (vectors x dimension; 4 bytes each in memory) are
    * ranked by exact cosine in the kgrag process; larger ones by the server (exact Cypher or its index).
+   * Only a namespace larger than this gets a server vector index (whose upkeep is most of what
+   * writing vectors costs the server); an index that exists is kept.
    */
   inMemoryVectorFloats: z.number().int().min(0).default(16_000_000),
 });

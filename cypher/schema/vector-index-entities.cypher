@@ -1,5 +1,6 @@
-// Vector index over Entity.embedding (cosine). Created on the first vector upsert, because the
-// dimension must be known; vectors of any other dimension are stored but not indexed.
+// Vector index over Entity.embedding (cosine). Created by the first vector upsert that leaves
+// the namespace too large to rank in memory (vector-index-need.ts), with that vector's dimension;
+// vectors of any other dimension are stored but not indexed.
 // @param dimension  length of the embedding vectors
 // @param m  HNSW links per vector (neo4j.vectorIndexM)
 // @param efConstruction  HNSW candidates weighed per insert (neo4j.vectorIndexEfConstruction)

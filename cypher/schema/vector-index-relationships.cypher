@@ -1,5 +1,6 @@
 // Vector index over the RELATED relationship embedding (cosine; relationship vector indexes need
-// Neo4j 5.18 or later). Created on the first vector upsert, once the dimension is known.
+// Neo4j 5.18 or later). Created by the first vector upsert that leaves the namespace too large to
+// rank in memory (vector-index-need.ts), with that vector's dimension.
 // @param dimension  length of the embedding vectors
 // @param m  HNSW links per vector (neo4j.vectorIndexM)
 // @param efConstruction  HNSW candidates weighed per insert (neo4j.vectorIndexEfConstruction)

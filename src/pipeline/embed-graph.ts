@@ -123,10 +123,13 @@ export async function syncNamespace(
 
 /**
  * Embedded vectors held until a write's worth is ready: on Neo4j a commit per embedding step
- * (each also updating the vector index) cost more than the embedding.
+ * (each also updating the vector index) cost more than the embedding. One write is in flight
+ * while the next steps embed: waiting for each commit before embedding on left the server idle
+ * while kgrag embedded and kgrag idle while the server indexed.
  */
-class VectorWrites {
+export class VectorWrites {
   private pending: VectorItem[] = [];
+  private inFlight: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ns: VectorNamespace,
@@ -136,11 +139,22 @@ class VectorWrites {
 
   async add(items: VectorItem[]): Promise<void> {
     this.pending.push(...items);
-    while (this.pending.length >= this.size) await this.write(this.ns, this.pending.splice(0, this.size));
+    while (this.pending.length >= this.size) await this.start(this.pending.splice(0, this.size));
   }
 
+  /** Writes what is held and waits for every write; the first failure is thrown. */
   async flush(): Promise<void> {
-    while (this.pending.length > 0) await this.write(this.ns, this.pending.splice(0, this.size));
+    while (this.pending.length > 0) await this.start(this.pending.splice(0, this.size));
+    await this.inFlight;
+  }
+
+  /** Starts a write once the previous one is done (a failed one throws here, and stops the step). */
+  private async start(items: VectorItem[]): Promise<void> {
+    await this.inFlight;
+    const write = this.write(this.ns, items);
+    // Awaited by the next start or flush; until then a failure must not count as unhandled.
+    write.catch(() => {});
+    this.inFlight = write;
   }
 }
 

@@ -533,12 +533,12 @@ describe("Neo4j store: reads", () => {
 });
 
 /** Record totals as the cached counts report them. */
-const countsOf = (chunks: number) =>
+const countsOf = (chunks: number, others: { entities?: number; relationships?: number } = {}) =>
   one({
     documents: 1,
     chunks,
-    entities: 0,
-    relationships: 0,
+    entities: others.entities ?? 0,
+    relationships: others.relationships ?? 0,
     communities: 0,
     failedDocuments: 0,
     failedChunks: 0,
@@ -684,6 +684,7 @@ describe("Neo4j store: vector search", () => {
     const found = relationshipKey("a", "b");
     const missing = relationshipKey("c", "d");
     const { runner, store } = storeWith({
+      "store/counts": countsOf(0, { relationships: 2 }),
       "store/vectors/relationships/set-on-edges": (params) =>
         (params.rows as { id: string }[]).filter((row) => row.id === found).map((row) => ({ id: row.id })),
     });
@@ -700,8 +701,11 @@ describe("Neo4j store: vector search", () => {
     expect(upsert?.tx).toBe(set?.tx);
   });
 
-  it("creates the vector index on the first upsert, with the vectors' dimension", async () => {
-    const { runner, store } = storeWith();
+  it("creates the vector index once a namespace is too large to rank in memory, with its dimension", async () => {
+    // 2 floats per vector, 3 in memory: the namespace's two relationships do not fit.
+    const { runner, store } = storeWith({ "store/counts": countsOf(0, { relationships: 2 }) }, undefined, {
+      inMemoryVectorFloats: 3,
+    });
     await store.upsertVectors("relationships", [
       { id: relationshipKey("a", "b"), vector: [3, 4], textHash: "h" },
     ]);
@@ -725,8 +729,39 @@ describe("Neo4j store: vector search", () => {
     expect(runner.names("schema")).toContain("schema/await-index");
   });
 
-  it("creates vector indexes with the configured HNSW settings", async () => {
-    const { runner, store } = storeWith({}, undefined, { vectorIndexM: 8, vectorIndexEfConstruction: 40 });
+  it("keeps no vector index for a namespace ranked in memory, and reads its size once while it fits", async () => {
+    // 2 floats per vector, 10 in memory: up to 5 vectors fit.
+    const { runner, store } = storeWith(
+      {
+        "store/counts": countsOf(0, { entities: 2 }),
+        "store/vectors/entities/stats": one({ count: 2, dimension: 2 }),
+      },
+      undefined,
+      { inMemoryVectorFloats: 10 },
+    );
+    const vector = (id: string) => ({ id, vector: [1, 0], textHash: "h" });
+    await store.upsertVectors("entities", [vector("a"), vector("b")]);
+    await store.upsertVectors("entities", [vector("c")]);
+    // The stored vectors are counted as far as memory takes (5 vectors, so up to 6).
+    const sizeReads = () =>
+      runner.calls.filter((c) => c.name === "store/vectors/entities/stats" && Number(c.params.limit) === 6);
+    expect(runner.names()).not.toContain("schema/vector-index-entities");
+    expect(sizeReads()).toHaveLength(1);
+    // The bound (2 stored + 1 written, then 3 more) passes 5: the size is read again, and still fits.
+    await store.upsertVectors("entities", [vector("a"), vector("b"), vector("c")]);
+    expect(sizeReads()).toHaveLength(2);
+    expect(runner.names()).not.toContain("schema/vector-index-entities");
+  });
+
+  it("creates the index when the stored vectors outgrow memory, even before their records", async () => {
+    const { runner, store } = storeWith(
+      {
+        "store/counts": countsOf(0),
+        "store/vectors/entities/stats": one({ count: 6, dimension: 2 }),
+      },
+      undefined,
+      { inMemoryVectorFloats: 10, vectorIndexM: 8, vectorIndexEfConstruction: 40 },
+    );
     await store.upsertVectors("entities", [{ id: "a", vector: [1, 0], textHash: "h" }]);
     const created = runner.calls.find((c) => c.name === "schema/vector-index-entities");
     expect(created?.params).toEqual({

@@ -44,6 +44,7 @@ import { ensureSchema, VectorIndexes } from "./schema-setup.js";
 import * as search from "./search.js";
 import { backfillRelationshipSearchText } from "./search-text-backfill.js";
 import { InMemoryTextSearch } from "./text-search.js";
+import { VectorIndexNeed } from "./vector-index-need.js";
 import { InMemoryVectors } from "./vector-memory.js";
 import { VectorStatsCache } from "./vector-stats.js";
 import * as vectors from "./vectors.js";
@@ -96,6 +97,7 @@ export class Neo4jGraphStore implements GraphStore {
   private readonly vectorDimensions = new Map<VectorNamespace, number>();
   private readonly textSearch: InMemoryTextSearch;
   private readonly vectorsInMemory: InMemoryVectors;
+  private readonly vectorIndexNeed: VectorIndexNeed;
   private readonly entityReads: GenerationMemo<EntityRecord>;
   private readonly edgeReads: GenerationMemo<RelationshipRecord[]>;
   private readonly relationshipReads: GenerationMemo<RelationshipRecord>;
@@ -123,6 +125,10 @@ export class Neo4jGraphStore implements GraphStore {
       connection,
       this.cached,
       connection.tuning.inMemoryVectorFloats,
+    );
+    this.vectorIndexNeed = new VectorIndexNeed(
+      (count, dimension) => this.vectorsInMemory.fits(count, dimension),
+      (ns, dimension) => this.namespaceSize(ns, dimension),
     );
     // Concurrent reads share a statement: the summarize step checks hundreds of records at once.
     const entityBatches = new KeyBatcher(async (keys) => {
@@ -180,6 +186,7 @@ export class Neo4jGraphStore implements GraphStore {
   /** Deletes every node of this workspace (tests, small workspaces: one transaction). */
   async deleteWorkspace(): Promise<void> {
     this.vectorDimensions.clear();
+    this.vectorIndexNeed.forget();
     await this.connection.write((tx) => tx.run("store/workspace-delete"));
   }
 
@@ -358,9 +365,21 @@ export class Neo4jGraphStore implements GraphStore {
   async upsertVectors(ns: VectorNamespace, items: VectorItem[]): Promise<void> {
     const known = this.vectorDimensions.get(ns);
     this.vectorDimensions.delete(ns);
-    const dimension = await vectors.upsertVectors(this.connection, this.indexes, ns, items, known);
-    if (dimension !== undefined) this.vectorDimensions.set(ns, dimension);
+    const dimension = await vectors.upsertVectors(this.connection, ns, items, known);
     this.vectorStats.forget(ns);
+    if (dimension === undefined) return;
+    this.vectorDimensions.set(ns, dimension);
+    if (this.indexes.known(ns) || (await this.vectorIndexNeed.afterWrite(ns, dimension, items.length))) {
+      await this.indexes.ensure(ns, dimension);
+    }
+  }
+
+  /** The larger of a namespace's records and its stored vectors (counted as far as memory takes). */
+  private async namespaceSize(ns: VectorNamespace, dimension: number): Promise<number> {
+    const records = (await this.counts())[ns];
+    if (!this.vectorsInMemory.fits(records, dimension)) return records;
+    const limit = Math.floor(this.connection.tuning.inMemoryVectorFloats / dimension) + 1;
+    return Math.max(records, (await vectors.vectorStats(this.connection, ns, limit)).count);
   }
 
   async deleteVectors(ns: VectorNamespace, ids: string[]): Promise<void> {

@@ -48,7 +48,8 @@ interface IndexState {
 }
 
 /**
- * Vector indexes are created lazily: the dimension is only known once the first vectors arrive.
+ * Vector indexes are created lazily: the dimension is only known once the first vectors arrive,
+ * and a namespace small enough to be ranked in memory gets none (vector-index-need.ts).
  * The index itself records the dimension (SHOW VECTOR INDEXES); vectors of another dimension are
  * stored but not indexed, and searches over them fall back to exact cosine.
  */
@@ -56,6 +57,11 @@ export class VectorIndexes {
   private readonly online = new Map<VectorNamespace, number | null>();
 
   constructor(private readonly connection: Neo4jConnection) {}
+
+  /** True once this process saw the namespace's index online (ensure() has nothing left to do). */
+  known(ns: VectorNamespace): boolean {
+    return this.online.has(ns);
+  }
 
   async ensure(ns: VectorNamespace, dimension: number): Promise<void> {
     if (this.online.has(ns)) return;

@@ -3,7 +3,6 @@ import type { VectorItem, VectorNamespace } from "../../types.js";
 import { vectorDimension } from "../input-checks.js";
 import { int, type Neo4jConnection } from "./connection.js";
 import { asNumber, asStrings } from "./read-rows.js";
-import type { VectorIndexes } from "./schema-setup.js";
 
 /**
  * Vectors live on their records as float lists: Chunk, Entity and Community nodes and RELATED
@@ -19,11 +18,10 @@ const statement = (ns: VectorNamespace, op: string) => `store/vectors/${ns}/${op
 /**
  * Stores the vectors and returns their dimension. `storedDimension` is the namespace's dimension
  * when the caller knows it (it wrote vectors before and deleted none since): otherwise it is read,
- * a scan that cost a round trip per batch of an index run.
+ * a scan that cost a round trip per batch of an index run. The caller sees to the vector index.
  */
 export async function upsertVectors(
   db: Neo4jConnection,
-  indexes: VectorIndexes,
   ns: VectorNamespace,
   items: VectorItem[],
   storedDimension?: number,
@@ -44,7 +42,6 @@ export async function upsertVectors(
       rows.filter((row) => !stored.has(row.id)),
     );
   });
-  await indexes.ensure(ns, dimension);
   return dimension;
 }
 
