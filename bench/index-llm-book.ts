@@ -15,7 +15,7 @@
  * (e.g. `node scripts/bundle-cli.mjs dist/cli-before` at an older commit), for before/after runs.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -23,6 +23,7 @@ import {
   lastUserMessage,
   startScriptedOpenAI,
 } from "../test/support/scripted-openai-server.js";
+import { processCpuSeconds } from "./support/process-cpu.js";
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(name);
@@ -34,8 +35,6 @@ const CONCURRENCY = option("--concurrency", 4);
 const CHUNKS = option("--chunks", 40);
 const cliAt = process.argv.indexOf("--cli");
 const CLI = cliAt >= 0 ? String(process.argv[cliAt + 1]) : join(import.meta.dirname, "..", "bin", "kgrag.js");
-/** Linux's USER_HZ, the unit of /proc/<pid>/stat's CPU times. */
-const CLOCK_TICKS_PER_SECOND = 100;
 const TIMELINE_BUCKET_MS = option("--timeline", 0);
 const profileAt = process.argv.indexOf("--cpu-prof");
 /** A CPU profile of the kgrag process, to see what it does while the model waits. */
@@ -161,8 +160,9 @@ const cpu = { beforeFirstRequestMs: Number.NaN, totalMs: Number.NaN };
 let childPid: number | undefined;
 const sampler = setInterval(() => {
   samples.push(server.inFlight);
-  const used = childPid === undefined ? undefined : cpuMsOf(childPid);
-  if (used === undefined) return;
+  const cpuSeconds = childPid === undefined ? undefined : processCpuSeconds(childPid);
+  if (cpuSeconds === undefined) return;
+  const used = cpuSeconds * 1000;
   cpu.totalMs = used;
   if (Number.isNaN(cpu.beforeFirstRequestMs) && server.requests.length > 0) cpu.beforeFirstRequestMs = used;
 }, 5);
@@ -296,17 +296,6 @@ function tailBreakdown(): Record<string, number> {
     toReportEmbedding: sent(reportVectors) - Math.max(...reports.map(answered)),
     toExit: endedAt - answered(reportVectors),
   };
-}
-
-/** User plus system CPU time of a running process in ms, from /proc (undefined elsewhere or once it is gone). */
-function cpuMsOf(pid: number): number | undefined {
-  try {
-    // Fields 14 and 15 (utime, stime) in clock ticks, counted after the command name's closing parenthesis.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return undefined;
-  }
 }
 
 function stageSpans(): Record<string, [number, number]> {

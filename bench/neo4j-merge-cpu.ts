@@ -11,7 +11,6 @@
  * Starts its own test Neo4j.
  * Run: npx tsx bench/neo4j-merge-cpu.ts [--copies 1] [--statements] [--heap MB] [--page-cache MB]
  */
-import { readFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +24,7 @@ import type { BoundStatement, StatementRunner } from "../src/storage/neo4j/drive
 import { Neo4jGraphStore } from "../src/storage/neo4j/neo4j-store.js";
 import { startTestNeo4j } from "../test/neo4j-server/test-neo4j.js";
 import { scaledCorpus } from "./support/haystack.js";
+import { runningProcessCpuSeconds } from "./support/process-cpu.js";
 
 function flag(name: string): boolean {
   return process.argv.slice(2).includes(name);
@@ -33,12 +33,6 @@ function flag(name: string): boolean {
 function option(name: string, fallback: number): number {
   const args = process.argv.slice(2);
   return args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
-}
-
-/** User plus system CPU seconds of a process so far, from /proc (clock ticks of 10 ms). */
-function processCpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 interface Figures {
@@ -53,14 +47,14 @@ function measureCalls(store: object, methods: string[], pid: number, figures: Ma
   for (const method of methods) {
     const original = target[method]!.bind(store);
     target[method] = async (...args) => {
-      const cpu = processCpuSeconds(pid);
+      const cpu = runningProcessCpuSeconds(pid);
       const started = performance.now();
       try {
         return await original(...args);
       } finally {
         const entry = figures.get(method) ?? { calls: 0, cpuSeconds: 0, ms: 0 };
         entry.calls += 1;
-        entry.cpuSeconds += processCpuSeconds(pid) - cpu;
+        entry.cpuSeconds += runningProcessCpuSeconds(pid) - cpu;
         entry.ms += performance.now() - started;
         figures.set(method, entry);
       }
@@ -82,14 +76,14 @@ function serialiseAndMeasure(runner: StatementRunner, pid: number, figures: Map<
   let queue: Promise<unknown> = Promise.resolve();
   const measured = <T>(statement: BoundStatement, run: () => Promise<T>): Promise<T> => {
     const next = queue.then(async () => {
-      const cpu = processCpuSeconds(pid);
+      const cpu = runningProcessCpuSeconds(pid);
       const started = performance.now();
       try {
         return await run();
       } finally {
         const entry = figures.get(statement.name) ?? { calls: 0, cpuSeconds: 0, ms: 0 };
         entry.calls += 1;
-        entry.cpuSeconds += processCpuSeconds(pid) - cpu;
+        entry.cpuSeconds += runningProcessCpuSeconds(pid) - cpu;
         entry.ms += performance.now() - started;
         figures.set(statement.name, entry);
       }
@@ -132,7 +126,7 @@ async function main(): Promise<void> {
       const statements = new Map<string, Figures>();
       if (flag("--statements")) serialiseAndMeasure(store.connection.runner, server.pid, statements);
       const load = loadavg().map((l) => l.toFixed(1));
-      const cpuAtStart = processCpuSeconds(server.pid);
+      const cpuAtStart = runningProcessCpuSeconds(server.pid);
       const kgragAtStart = process.cpuUsage();
       const started = performance.now();
       const result = await extractGraph(
@@ -141,7 +135,7 @@ async function main(): Promise<void> {
         documents.map((d) => d.id),
       );
       const wallSeconds = (performance.now() - started) / 1000;
-      const serverCpu = processCpuSeconds(server.pid) - cpuAtStart;
+      const serverCpu = runningProcessCpuSeconds(server.pid) - cpuAtStart;
       const kgragCpu = process.cpuUsage(kgragAtStart);
       const counts = await store.counts();
       console.log(

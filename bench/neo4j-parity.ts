@@ -23,6 +23,7 @@ import { QUERY_MODES, type QueryMode } from "../src/query/options.js";
 import { runQuery } from "../src/query/query-engine.js";
 import { startTestNeo4j, type TestNeo4j } from "../test/neo4j-server/test-neo4j.js";
 import { HOTPOTQA, latencyQuestions, percentile, scaledCorpus } from "./support/haystack.js";
+import { processCpuSeconds } from "./support/process-cpu.js";
 import { StatementProfile } from "./support/statement-profile.js";
 
 interface StoreFigures {
@@ -205,18 +206,6 @@ function loadAverage(): string {
   return loadavg()
     .map((load) => load.toFixed(1))
     .join(" / ");
-}
-
-/** User plus system CPU time of another process so far, from /proc (clock ticks of 10 ms). */
-function processCpuSeconds(pid: number): number | undefined {
-  try {
-    // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks / 100 : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Peak resident memory of a process, from /proc (VmHWM), in MB. */

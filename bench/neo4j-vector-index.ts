@@ -20,6 +20,7 @@ import { formatTable } from "../src/cli/output.js";
 import { HashingEmbedder } from "../src/embedding/hashing-embedder.js";
 import { startTestNeo4j } from "../test/neo4j-server/test-neo4j.js";
 import { HOTPOTQA } from "./support/haystack.js";
+import { runningProcessCpuSeconds } from "./support/process-cpu.js";
 
 /**
  * Where the vectors go: "fresh" nodes created with their vector (the original variants); "indexed
@@ -114,17 +115,12 @@ function option(name: string, fallback: number): number {
   return args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
 }
 
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 /** The JVM's CPU seconds once background work (index merges) has stopped using it. */
 async function settledCpu(pid: number): Promise<number> {
-  let last = cpuSeconds(pid);
+  let last = runningProcessCpuSeconds(pid);
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const now = cpuSeconds(pid);
+    const now = runningProcessCpuSeconds(pid);
     if (now - last < 0.1) return now;
     last = now;
   }
