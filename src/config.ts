@@ -463,6 +463,18 @@ export const ConfigSchema = z
     rerank: RerankSchema.optional(),
     /** Dimension of the offline hashing embedder. */
     hashingDimension: z.number().int().min(16).default(512),
+    /**
+     * Page size in bytes of a NEW workspace's SQLite file (an existing file keeps the size it was
+     * made with). A 512-dimension vector row is about 2.1 KB: at 4 KB pages only one fits a page,
+     * so every vector write moved twice its bytes; at 16 KB seven do (README "Offline indexing").
+     */
+    sqlitePageSize: z
+      .number()
+      .int()
+      .min(512)
+      .max(65536)
+      .refine((n) => (n & (n - 1)) === 0, "a power of two")
+      .default(16384),
     chunking: ChunkingSchema.default(ChunkingSchema.parse({})),
     extraction: ExtractionSchema.default(ExtractionSchema.parse({})),
     merge: MergeSchema.default(MergeSchema.parse({})),

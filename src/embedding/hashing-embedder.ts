@@ -60,23 +60,103 @@ export function lexicalWords(text: string): string[] {
   return words;
 }
 
-function bump(counts: Map<number, number>, key: number): void {
-  counts.set(key, (counts.get(key) ?? 0) + 1);
+/**
+ * Counts of hashed features in first-seen order, in typed arrays reused from text to text: a Map
+ * per text and feature kind (hundreds of thousands of texts per index run) kept the garbage
+ * collector busy. Features are keyed by their mixed hash, which is a bijection of the feature, so
+ * two features share a key only when they are the same feature.
+ */
+class FeatureCounts {
+  /** Open addressing: the entry index + 1 of a slot, valid only where `stamps` holds `generation`. */
+  private slots = new Int32Array(1024);
+  private stamps = new Uint32Array(1024);
+  private generation = 1;
+  keys = new Uint32Array(512);
+  counts = new Int32Array(512);
+  size = 0;
+
+  reset(): void {
+    this.size = 0;
+    this.generation += 1;
+    if (this.generation === 0xffffffff) {
+      this.stamps.fill(0);
+      this.generation = 1;
+    }
+  }
+
+  bump(key: number): void {
+    const mask = this.slots.length - 1;
+    let slot = key & mask;
+    while (this.stamps[slot] === this.generation) {
+      const entry = this.slots[slot]! - 1;
+      if (this.keys[entry] === key) {
+        this.counts[entry]! += 1;
+        return;
+      }
+      slot = (slot + 1) & mask;
+    }
+    if (this.size === this.keys.length) this.growEntries();
+    this.keys[this.size] = key;
+    this.counts[this.size] = 1;
+    this.size += 1;
+    this.stamps[slot] = this.generation;
+    this.slots[slot] = this.size;
+    // Kept at most half full, so probes stay short.
+    if (this.size * 2 > this.slots.length) this.growSlots();
+  }
+
+  private growEntries(): void {
+    const keys = new Uint32Array(this.keys.length * 2);
+    keys.set(this.keys);
+    const counts = new Int32Array(this.counts.length * 2);
+    counts.set(this.counts);
+    this.keys = keys;
+    this.counts = counts;
+  }
+
+  private growSlots(): void {
+    const capacity = this.slots.length * 2;
+    this.slots = new Int32Array(capacity);
+    this.stamps = new Uint32Array(capacity);
+    this.generation = 1;
+    const mask = capacity - 1;
+    for (let entry = 0; entry < this.size; entry += 1) {
+      let slot = this.keys[entry]! & mask;
+      while (this.stamps[slot] === this.generation) slot = (slot + 1) & mask;
+      this.stamps[slot] = this.generation;
+      this.slots[slot] = entry + 1;
+    }
+  }
 }
 
-function countFeatures(words: string[]): Map<number, number>[] {
-  const unigrams = new Map<number, number>();
-  const bigrams = new Map<number, number>();
-  const trigrams = new Map<number, number>();
-  for (let i = 0; i < words.length; i += 1) {
-    const word = words[i]!;
-    bump(unigrams, fnv(UNIGRAM_SEED, word));
-    if (i > 0) bump(bigrams, fnv(fnv(fnv(BIGRAM_SEED, words[i - 1]!), " "), word));
-    const padded = ` ${word} `;
-    for (let j = 0; j + 3 <= padded.length; j += 1) bump(trigrams, fnv(TRIGRAM_SEED, padded, j, j + 3));
+/** FNV-1a of the three characters of ` ${word} ` from `start`, without building the padded word. */
+function paddedTrigram(word: string, start: number): number {
+  let h = TRIGRAM_SEED;
+  for (let i = start; i < start + 3; i += 1) {
+    h ^= i === 0 || i === word.length + 1 ? 0x20 : word.charCodeAt(i - 1);
+    h = Math.imul(h, FNV_PRIME);
   }
-  return [unigrams, bigrams, trigrams];
+  return h;
 }
+
+function countUnigrams(words: string[], counts: FeatureCounts): void {
+  for (const word of words) counts.bump(mix(fnv(UNIGRAM_SEED, word)));
+}
+
+function countBigrams(words: string[], counts: FeatureCounts): void {
+  for (let i = 1; i < words.length; i += 1) {
+    counts.bump(mix(fnv(fnv(fnv(BIGRAM_SEED, words[i - 1]!), " "), words[i]!)));
+  }
+}
+
+function countTrigrams(words: string[], counts: FeatureCounts): void {
+  for (const word of words) {
+    for (let j = 0; j + 3 <= word.length + 2; j += 1) counts.bump(mix(paddedTrigram(word, j)));
+  }
+}
+
+/** Feature kinds in the order their terms are added into the vector (the sums depend on it). */
+const FEATURE_KINDS = [countUnigrams, countBigrams, countTrigrams];
 
 const WEIGHTS = [UNIGRAM_WEIGHT, BIGRAM_WEIGHT, TRIGRAM_WEIGHT];
 
@@ -93,6 +173,7 @@ export class HashingEmbedder implements Embedder {
   readonly model = "hashing-v1";
 
   private readonly scratch: Float64Array;
+  private readonly counts = new FeatureCounts();
 
   constructor(readonly dimension = 512) {
     if (!Number.isInteger(dimension) || dimension < 1) {
@@ -110,12 +191,16 @@ export class HashingEmbedder implements Embedder {
     // of short texts, and a fresh typed array per text kept the garbage collector busy.
     const vector = this.scratch;
     vector.fill(0);
-    countFeatures(lexicalWords(text)).forEach((counts, kind) => {
+    const words = lexicalWords(text);
+    FEATURE_KINDS.forEach((countKind, kind) => {
       const weight = WEIGHTS[kind]!;
-      for (const [feature, count] of counts) {
-        const h = mix(feature);
+      const counts = this.counts;
+      counts.reset();
+      countKind(words, counts);
+      for (let entry = 0; entry < counts.size; entry += 1) {
+        const h = counts.keys[entry]!;
         const sign = h & 0x80000000 ? -1 : 1;
-        vector[h % this.dimension]! += sign * weight * (1 + Math.log(count));
+        vector[h % this.dimension]! += sign * weight * (1 + Math.log(counts.counts[entry]!));
       }
     });
     let norm = 0;

@@ -259,3 +259,45 @@ function holdWriteLock(
   const exitCode = new Promise<number | null>((resolve) => child.on("exit", resolve));
   return { locked, committedAt, exitCode };
 }
+
+describe("SQLite page size", () => {
+  const pageSizeOf = (workspace: string) => {
+    const db = new Database(sqliteFile(workspace), { readonly: true });
+    const size = Number(db.pragma("page_size", { simple: true }));
+    db.close();
+    return size;
+  };
+
+  it("creates a new file with the page size asked for", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace, { pageSize: 16384 });
+    await seedDocument(store, "d1", ["vectors fit several to a page"]);
+    await store.upsertVectors("chunks", [{ id: "d1:0", textHash: "h", vector: [0.6, 0.8] }]);
+    await store.close();
+    expect(pageSizeOf(workspace)).toBe(16384);
+  });
+
+  it("keeps an existing file's page size, and its data, whatever is asked on reopening", async () => {
+    const workspace = await tempWorkspace();
+    const first = await openSqliteStore(workspace, { pageSize: 4096 });
+    await first.upsertVectors("chunks", [{ id: "c", textHash: "h", vector: [0.6, 0.8] }]);
+    await first.close();
+    const reopened = await openSqliteStore(workspace, { pageSize: 16384 });
+    expect(await reopened.searchVectors("chunks", [0.6, 0.8], 1)).toEqual([
+      { id: "c", score: expect.closeTo(1, 6) },
+    ]);
+    await reopened.close();
+    expect(pageSizeOf(workspace)).toBe(4096);
+  });
+});
+
+describe("config sqlitePageSize", () => {
+  it("accepts powers of two from 512 to 65536 and defaults to 16 KB", async () => {
+    const { ConfigSchema } = await import("../../src/config.js");
+    const pageSize = (value?: number) => ConfigSchema.safeParse({ sqlitePageSize: value });
+    expect(pageSize().data?.sqlitePageSize).toBe(16384);
+    expect(pageSize(8192).data?.sqlitePageSize).toBe(8192);
+    expect(pageSize(12288).error?.message).toMatch(/power of two/);
+    expect(pageSize(131072).success).toBe(false);
+  });
+});

@@ -129,11 +129,15 @@ function hasColumn(db: SqliteDatabase, table: string, column: string): boolean {
 /**
  * Opens (creating if needed) the SQLite file and brings its schema up to date; `migrated` says
  * whether that wrote (a migration may queue full-text rows for this connection to index).
+ * `pageSize` applies only when the file is created here: SQLite fixes it with the first write.
  */
-export function openDatabase(file: string): { db: SqliteDatabase; migrated: boolean } {
+export function openDatabase(file: string, pageSize?: number): { db: SqliteDatabase; migrated: boolean } {
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   try {
+    // Must come before journal_mode, whose switch to WAL writes the new file's header. On an
+    // existing file (page 1 written) SQLite ignores it.
+    if (pageSize !== undefined) db.pragma(`page_size = ${pageSize}`);
     db.pragma("journal_mode = WAL");
     // NORMAL is crash-safe in WAL mode (a power cut may lose the last commits, never corrupt).
     db.pragma("synchronous = NORMAL");

@@ -64,6 +64,8 @@ export function sqliteFile(workspaceDir: string): string {
 export interface SqliteStoreOptions {
   vectorIndex?: VectorIndexConfig;
   readCache?: SqliteReadCacheConfig;
+  /** Page size of the file when this call creates it (ignored for an existing file). */
+  pageSize?: number;
   /** Shows a bar while an HNSW file is rebuilt. */
   progress?: ProgressReporter;
 }
@@ -78,7 +80,7 @@ export async function openSqliteStore(
   workspaceDir: string,
   options: SqliteStoreOptions = {},
 ): Promise<SqliteGraphStore> {
-  const { db, migrated } = openDatabase(sqliteFile(workspaceDir));
+  const { db, migrated } = openDatabase(sqliteFile(workspaceDir), options.pageSize);
   return new SqliteGraphStore(db, { ...options, workspaceDir, migrated });
 }
 
