@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import { loadClusteringLibraries } from "../community/project-graph.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { Extractor } from "../extraction/extractor.js";
@@ -16,7 +17,8 @@ import { extractGraph } from "./extract-graph.js";
 import { finalizeDocuments } from "./finalize-documents.js";
 import { loadGraphView } from "./graph-view.js";
 import { planRegistration, registerDocuments } from "./register-documents.js";
-import { resolveEntities } from "./resolve-entities.js";
+import { askReportsAhead, ReportsAhead } from "./reports-ahead.js";
+import { resolutionRuns, resolveEntities } from "./resolve-entities.js";
 import { StageClock, type StageTimings } from "./stage-timings.js";
 import { stopPoint } from "./stop-point.js";
 import { type SummarizeResult, summarizeDescriptions } from "./summarize-descriptions.js";
@@ -142,20 +144,38 @@ async function indexWorkflow(
   const rethrowChunkVectorFailure = await chunkVectors;
   const rethrowChunkTextFailure = await chunkText;
   await stopPoint(signal);
-  const resolved =
-    extracted.merged > 0
-      ? await stage("resolve", () => resolveEntities(services, signal), clock)
-      : { merged: 0 };
-  const graphChanged = extracted.merged > 0 || plan.changed.length > 0 || resolved.merged > 0;
+  const reportWriter = new ReportsAhead(components.reportWriter);
   let settled: SettleResult;
+  let graphChanged: boolean;
   try {
-    rethrowChunkVectorFailure();
-    rethrowChunkTextFailure();
-    settled = await settleGraph(services, components, graphChanged, { ...options, clock });
-  } catch (error) {
-    // A stopped run is left as a kill leaves it (documents processing): it failed at nothing.
-    if (!signal?.aborted) await markUnsettled(services, plan.toProcess, error);
-    throw error;
+    const resolving =
+      extracted.merged > 0 ? stage("resolve", () => resolveEntities(services, signal), clock) : undefined;
+    // Beside resolution, which sends its requests first: the reports that do not depend on it.
+    if (resolving && resolutionRuns(services) && (options.communities ?? services.config.community.enabled)) {
+      // Resolution's failure is thrown where it is awaited, below, not as an unhandled rejection.
+      resolving.catch(() => {});
+      await setImmediate();
+      // A failing read here costs only the head start: the run's own steps read the same again.
+      await askReportsAhead(services, reportWriter, services.config.indexOverlap.reportsAhead).catch(
+        () => {},
+      );
+    }
+    const resolved = resolving ? await resolving : { merged: 0 };
+    graphChanged = extracted.merged > 0 || plan.changed.length > 0 || resolved.merged > 0;
+    try {
+      rethrowChunkVectorFailure();
+      rethrowChunkTextFailure();
+      settled = await settleGraph(services, { ...components, reportWriter }, graphChanged, {
+        ...options,
+        clock,
+      });
+    } catch (error) {
+      // A stopped run is left as a kill leaves it (documents processing): it failed at nothing.
+      if (!signal?.aborted) await markUnsettled(services, plan.toProcess, error);
+      throw error;
+    }
+  } finally {
+    await reportWriter.settled();
   }
   const { failed } = await finalizeDocuments(services, plan.toProcess, settled.summaryFailures);
 
