@@ -1,4 +1,4 @@
-import { setImmediate } from "node:timers/promises";
+import { setImmediate, setTimeout as sleep } from "node:timers/promises";
 import { loadClusteringLibraries } from "../community/project-graph.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { Extractor } from "../extraction/extractor.js";
@@ -120,7 +120,10 @@ async function indexWorkflow(
   const chunkTextUntil = signal ? AbortSignal.any([signal, extractionOver.signal]) : extractionOver.signal;
   const chunkText = holdFailure(
     plan.toProcess.length > 0
-      ? firstResult.settled.then(() => {
+      ? firstResult.settled.then(async () => {
+          // The first round's replies come back together: after a pause, once their next requests
+          // are out, rather than in the way of them (a request takes several turns to go out).
+          await pause(services.config.indexOverlap.chunkTextPauseMs, chunkTextUntil);
           // Left out of start-up, loaded here rather than between the last reply and the reports.
           if (options.communities ?? services.config.community.enabled) loadClusteringLibraries();
           return indexChunkText(services, chunkTextUntil, clock);
@@ -193,6 +196,11 @@ async function indexWorkflow(
     counts: await services.store.counts(),
     stages: clock.snapshot(),
   };
+}
+
+/** Waits `ms`, or less when `signal` aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return sleep(ms, undefined, { signal }).catch(() => {});
 }
 
 /** A promise settled by the first call of `settle` (later calls do nothing). */
