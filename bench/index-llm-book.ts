@@ -11,12 +11,12 @@
  * the last report's slot, the end of the process). With --requests it prints (to stderr) every
  * request, sent and answered in ms from process start, with its stage: the dependent rounds.
  * Run: npx tsx bench/index-llm-book.ts [--latency 200] [--concurrency 4] [--chunks 40] [--timeline 100]
- *   [--requests] [--cpu-prof DIR] [--cli path/to/kgrag-cli.js]
+ *   [--requests] [--cpu-prof DIR] [--cli path/to/kgrag-cli.js] [--keep DIR (the workspace, kept)]
  * Needs `npm run build` first (it runs bin/kgrag.js, the way a user does). `--cli` runs another build
  * (e.g. `node scripts/bundle-cli.mjs dist/cli-before` at an older commit), for before/after runs.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -201,6 +201,9 @@ const elapsed = performance.now() - started;
 const endedAt = Date.now();
 clearInterval(sampler);
 await server.close();
+const KEEP_AT = process.argv.indexOf("--keep");
+// The workspace kept for a row-by-row comparison of two builds' graphs.
+if (KEEP_AT >= 0) renameSync(join(root, "ws"), String(process.argv[KEEP_AT + 1]));
 rmSync(root, { recursive: true, force: true });
 
 const requests = server.countByStage();
