@@ -8,14 +8,15 @@
  * With --timeline it also prints (to stderr) the requests in flight over time, bucket by bucket,
  * with the stages whose requests were open in each bucket. `tail` splits the time after the last
  * extraction reply into its waits (merge and resolution set-up, clustering and report contexts,
- * the last report's slot, the end of the process).
+ * the last report's slot, the end of the process). With --requests it prints (to stderr) every
+ * request, sent and answered in ms from process start, with its stage: the dependent rounds.
  * Run: npx tsx bench/index-llm-book.ts [--latency 200] [--concurrency 4] [--chunks 40] [--timeline 100]
- *   [--cpu-prof DIR] [--cli path/to/kgrag-cli.js]
+ *   [--requests] [--cpu-prof DIR] [--cli path/to/kgrag-cli.js] [--keep DIR (the workspace, kept)]
  * Needs `npm run build` first (it runs bin/kgrag.js, the way a user does). `--cli` runs another build
  * (e.g. `node scripts/bundle-cli.mjs dist/cli-before` at an older commit), for before/after runs.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -36,6 +37,7 @@ const CHUNKS = option("--chunks", 40);
 const cliAt = process.argv.indexOf("--cli");
 const CLI = cliAt >= 0 ? String(process.argv[cliAt + 1]) : join(import.meta.dirname, "..", "bin", "kgrag.js");
 const TIMELINE_BUCKET_MS = option("--timeline", 0);
+const PRINT_REQUESTS = process.argv.includes("--requests");
 const profileAt = process.argv.indexOf("--cpu-prof");
 /** A CPU profile of the kgrag process, to see what it does while the model waits. */
 const PROFILE_ARGS =
@@ -199,6 +201,9 @@ const elapsed = performance.now() - started;
 const endedAt = Date.now();
 clearInterval(sampler);
 await server.close();
+const KEEP_AT = process.argv.indexOf("--keep");
+// The workspace kept for a row-by-row comparison of two builds' graphs.
+if (KEEP_AT >= 0) renameSync(join(root, "ws"), String(process.argv[KEEP_AT + 1]));
 rmSync(root, { recursive: true, force: true });
 
 const requests = server.countByStage();
@@ -232,6 +237,11 @@ console.log(
     requestSpanMs: lastRequest - firstRequest,
     /** The run as the model saw it: the bound against the time from the first request to the end. */
     ratioAfterFirstRequest: Number(((endedAt - firstRequest) / bound).toFixed(2)),
+    /**
+     * While the model extracts (a queue of requests always waiting), ms from a reply to the next
+     * request's arrival, median and 90th percentile: the client's time to hand a slot on.
+     */
+    handoverMs: handovers(),
     /** Share of the run with fewer than `concurrency` requests in flight. */
     underusedShare: Number(idleShare.toFixed(2)),
     /** When each stage's requests started, in ms from process start: first and last. */
@@ -244,6 +254,19 @@ console.log(
 );
 
 if (TIMELINE_BUCKET_MS > 0) printTimeline(TIMELINE_BUCKET_MS);
+if (PRINT_REQUESTS) printRequests();
+
+/** Every request in the order sent: ms from process start when sent and answered, and its stage. */
+function printRequests(): void {
+  const lines = [...server.requests]
+    .sort((a, b) => a.receivedAt - b.receivedAt)
+    .map((r) => {
+      const sent = String(r.receivedAt - startedAt).padStart(6);
+      const answered = String((r.answeredAt ?? endedAt) - startedAt).padStart(6);
+      return `${sent} -> ${answered} ms ${r.stage || "embed"}`;
+    });
+  console.error(lines.join("\n"));
+}
 
 /**
  * Requests in flight per time bucket (mean over the bucket, from each request's receive and answer
@@ -296,6 +319,18 @@ function tailBreakdown(): Record<string, number> {
     toReportEmbedding: sent(reportVectors) - Math.max(...reports.map(answered)),
     toExit: endedAt - answered(reportVectors),
   };
+}
+
+function handovers(): { median: number; p90: number } {
+  const extraction = server.requests.filter((r) => r.stage === "extract" || r.stage === "glean");
+  const lastSent = Math.max(...extraction.map((r) => r.receivedAt));
+  const sentTimes = extraction.map((r) => r.receivedAt).sort((a, b) => a - b);
+  const gaps = extraction
+    .flatMap((r) => (r.answeredAt !== undefined && r.answeredAt < lastSent ? [r.answeredAt] : []))
+    .map((answered) => (sentTimes.find((sent) => sent >= answered) ?? answered) - answered)
+    .sort((a, b) => a - b);
+  const at = (share: number) => gaps[Math.min(gaps.length - 1, Math.floor(share * gaps.length))] ?? 0;
+  return { median: at(0.5), p90: at(0.9) };
 }
 
 function stageSpans(): Record<string, [number, number]> {

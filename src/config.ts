@@ -447,8 +447,16 @@ export const IndexOverlapSchema = z.object({
    * a reply that arrives meanwhile waits for one slice. 0 leaves the chunk text for the run's end.
    */
   chunkTextRowsPerSlice: z.number().int().min(0).default(2),
-  /** Pause after each slice, so the requests of the replies that came meanwhile go out first. */
+  /**
+   * Pause after each slice, so the requests of the replies that came meanwhile go out first; and
+   * before the first slice (and the clustering libraries' load), after the first extraction result.
+   */
   chunkTextPauseMs: z.number().int().min(0).default(20),
+  /**
+   * Community reports asked for while entity resolution runs, on the bet that it merges nothing
+   * (see src/pipeline/reports-ahead.ts): each is a request wasted when it does merge. 0: none.
+   */
+  reportsAhead: z.number().int().min(0).default(8),
 });
 
 export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;

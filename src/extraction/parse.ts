@@ -8,17 +8,36 @@ export type ParseResult =
   | { ok: false; error: string };
 
 /**
+ * Answers read by isCompleteExtraction, kept for the parseExtraction that reads the same answer
+ * next (the cache checks an answer before the extractor reads it): each reply is parsed once on
+ * the way from its arrival to the next request. Taken out when used, so no two callers share one.
+ */
+const checkedAnswers = new Map<string, ParseResult>();
+const CHECKED_ANSWERS_KEPT = 64;
+
+/**
  * Reads a model's extraction answer (see readJsonReply for the damage it survives): a wrapper
  * object, or a bare array of records, is accepted too.
  */
 export function parseExtraction(raw: string): ParseResult {
+  const checked = checkedAnswers.get(raw);
+  if (checked) {
+    checkedAnswers.delete(raw);
+    return checked;
+  }
+  return readExtraction(raw);
+}
+
+function readExtraction(raw: string): ParseResult {
   const reply = readJsonReply(raw, extractionOf);
   return reply.ok ? { ok: true, extraction: reply.value, cutShort: reply.cutShort } : reply;
 }
 
 /** An extraction answer that was complete as sent: the only kind worth caching. */
 export function isCompleteExtraction(raw: string): boolean {
-  const parsed = parseExtraction(raw);
+  const parsed = readExtraction(raw);
+  if (checkedAnswers.size >= CHECKED_ANSWERS_KEPT) checkedAnswers.clear();
+  checkedAnswers.set(raw, parsed);
   return parsed.ok && !parsed.cutShort;
 }
 

@@ -26,17 +26,8 @@ export async function createCommunities(
 ): Promise<CreateCommunitiesResult> {
   const { store, config } = services;
   const view = graph ?? (await loadGraphView(store));
-  const { entities, relationships } = view;
   const previous = await store.listCommunities();
-  const nodes = clusterHierarchy(projectGraph(entities, relationships), {
-    maxClusterSize: config.community.maxClusterSize,
-    seed: config.community.seed,
-  });
-  const index = graphIndexOf(view);
-  const previousById = new Map(previous.map((c) => [c.id, c]));
-  const communities = nodes.map((node) =>
-    toRecord(node, communityContentHash(node.entityKeys, index), previousById),
-  );
+  const communities = clusterCommunities(config, view, previous);
   await store.replaceCommunities(communities);
   const current = new Set(communities.map((c) => c.id));
   const vanished = previous.map((c) => c.id).filter((id) => !current.has(id));
@@ -47,6 +38,24 @@ export async function createCommunities(
     `Communities: ${communities.length} on ${levels} level(s); ${reused} unchanged keep their reports.`,
   );
   return { communities, levels, reused };
+}
+
+/**
+ * The hierarchy of `view` as community records, without storing them: a community whose id and
+ * content hash match one of `previous` keeps its report.
+ */
+export function clusterCommunities(
+  config: Pick<KgragServices["config"], "community">,
+  view: GraphView,
+  previous: CommunityRecord[],
+): CommunityRecord[] {
+  const nodes = clusterHierarchy(projectGraph(view.entities, view.relationships), {
+    maxClusterSize: config.community.maxClusterSize,
+    seed: config.community.seed,
+  });
+  const index = graphIndexOf(view);
+  const previousById = new Map(previous.map((c) => [c.id, c]));
+  return nodes.map((node) => toRecord(node, communityContentHash(node.entityKeys, index), previousById));
 }
 
 function toRecord(

@@ -102,12 +102,15 @@ class ReportSaves {
 }
 
 /** Missing, outdated, or extractive while an LLM is available (offline reports get upgraded). */
-function needsReport(community: CommunityRecord, writer: ReportWriter): boolean {
+export function needsReport(community: CommunityRecord, writer: ReportWriter): boolean {
   if (!community.report || community.reportHash !== community.contentHash) return true;
   return writer.kind === "llm" && community.report.method === "extractive";
 }
 
-function finishedChildReports(community: CommunityRecord, byId: Map<string, CommunityRecord>): ChildReport[] {
+export function finishedChildReports(
+  community: CommunityRecord,
+  byId: Map<string, CommunityRecord>,
+): ChildReport[] {
   return community.childIds.flatMap((id) => {
     const child = byId.get(id);
     return child?.report ? [{ id: child.id, entityKeys: child.entityKeys, report: child.report }] : [];

@@ -1,3 +1,4 @@
+import { setImmediate, setTimeout as sleep } from "node:timers/promises";
 import { loadClusteringLibraries } from "../community/project-graph.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { Extractor } from "../extraction/extractor.js";
@@ -16,7 +17,8 @@ import { extractGraph } from "./extract-graph.js";
 import { finalizeDocuments } from "./finalize-documents.js";
 import { loadGraphView } from "./graph-view.js";
 import { planRegistration, registerDocuments } from "./register-documents.js";
-import { resolveEntities } from "./resolve-entities.js";
+import { askReportsAhead, ReportsAhead } from "./reports-ahead.js";
+import { resolutionRuns, resolveEntities } from "./resolve-entities.js";
 import { StageClock, type StageTimings } from "./stage-timings.js";
 import { stopPoint } from "./stop-point.js";
 import { type SummarizeResult, summarizeDescriptions } from "./summarize-descriptions.js";
@@ -118,7 +120,10 @@ async function indexWorkflow(
   const chunkTextUntil = signal ? AbortSignal.any([signal, extractionOver.signal]) : extractionOver.signal;
   const chunkText = holdFailure(
     plan.toProcess.length > 0
-      ? firstResult.settled.then(() => {
+      ? firstResult.settled.then(async () => {
+          // The first round's replies come back together: after a pause, once their next requests
+          // are out, rather than in the way of them (a request takes several turns to go out).
+          await pause(services.config.indexOverlap.chunkTextPauseMs, chunkTextUntil);
           // Left out of start-up, loaded here rather than between the last reply and the reports.
           if (options.communities ?? services.config.community.enabled) loadClusteringLibraries();
           return indexChunkText(services, chunkTextUntil, clock);
@@ -142,20 +147,38 @@ async function indexWorkflow(
   const rethrowChunkVectorFailure = await chunkVectors;
   const rethrowChunkTextFailure = await chunkText;
   await stopPoint(signal);
-  const resolved =
-    extracted.merged > 0
-      ? await stage("resolve", () => resolveEntities(services, signal), clock)
-      : { merged: 0 };
-  const graphChanged = extracted.merged > 0 || plan.changed.length > 0 || resolved.merged > 0;
+  const reportWriter = new ReportsAhead(components.reportWriter);
   let settled: SettleResult;
+  let graphChanged: boolean;
   try {
-    rethrowChunkVectorFailure();
-    rethrowChunkTextFailure();
-    settled = await settleGraph(services, components, graphChanged, { ...options, clock });
-  } catch (error) {
-    // A stopped run is left as a kill leaves it (documents processing): it failed at nothing.
-    if (!signal?.aborted) await markUnsettled(services, plan.toProcess, error);
-    throw error;
+    const resolving =
+      extracted.merged > 0 ? stage("resolve", () => resolveEntities(services, signal), clock) : undefined;
+    // Beside resolution, which sends its requests first: the reports that do not depend on it.
+    if (resolving && resolutionRuns(services) && (options.communities ?? services.config.community.enabled)) {
+      // Resolution's failure is thrown where it is awaited, below, not as an unhandled rejection.
+      resolving.catch(() => {});
+      await setImmediate();
+      // A failing read here costs only the head start: the run's own steps read the same again.
+      await askReportsAhead(services, reportWriter, services.config.indexOverlap.reportsAhead).catch(
+        () => {},
+      );
+    }
+    const resolved = resolving ? await resolving : { merged: 0 };
+    graphChanged = extracted.merged > 0 || plan.changed.length > 0 || resolved.merged > 0;
+    try {
+      rethrowChunkVectorFailure();
+      rethrowChunkTextFailure();
+      settled = await settleGraph(services, { ...components, reportWriter }, graphChanged, {
+        ...options,
+        clock,
+      });
+    } catch (error) {
+      // A stopped run is left as a kill leaves it (documents processing): it failed at nothing.
+      if (!signal?.aborted) await markUnsettled(services, plan.toProcess, error);
+      throw error;
+    }
+  } finally {
+    await reportWriter.settled();
   }
   const { failed } = await finalizeDocuments(services, plan.toProcess, settled.summaryFailures);
 
@@ -173,6 +196,11 @@ async function indexWorkflow(
     counts: await services.store.counts(),
     stages: clock.snapshot(),
   };
+}
+
+/** Waits `ms`, or less when `signal` aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return sleep(ms, undefined, { signal }).catch(() => {});
 }
 
 /** A promise settled by the first call of `settle` (later calls do nothing). */

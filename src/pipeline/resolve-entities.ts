@@ -26,8 +26,7 @@ export interface ResolveResult {
  */
 export async function resolveEntities(services: KgragServices, signal?: AbortSignal): Promise<ResolveResult> {
   const result: ResolveResult = { merged: 0, confirmed: 0, asked: 0 };
-  const setting = services.config.entityResolution;
-  if (setting === "off" || (setting === "auto" && !services.chat)) return result;
+  if (!resolutionRuns(services)) return result;
   // A merge gives the merged entity the neighbours of both, which can make the next pair's case.
   for (let round = 0; round < services.config.resolution.rounds; round++) {
     const step = await resolveRound(services, signal);
@@ -37,6 +36,12 @@ export async function resolveEntities(services: KgragServices, signal?: AbortSig
     if (step.merged === 0) break;
   }
   return result;
+}
+
+/** Whether index runs resolve entities: `entityResolution` on, or `auto` with a chat model. */
+export function resolutionRuns(services: Pick<KgragServices, "config" | "chat">): boolean {
+  const setting = services.config.entityResolution;
+  return setting === "on" || (setting === "auto" && Boolean(services.chat));
 }
 
 async function resolveRound(services: KgragServices, signal?: AbortSignal): Promise<ResolveResult> {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
+import { loadRules } from "../../src/resolve/rules.js";
 import { plausibleReplies } from "../support/plausible-replies.js";
 import { type EmbeddingsCall, startScriptedOpenAI } from "../support/scripted-openai-server.js";
 
@@ -85,6 +86,47 @@ describe("an index run keeps the model busy between stages", () => {
       expect(entityVectors.size).toBe(counts.entities);
       expect(relationshipVectors.size).toBe(counts.relationships);
       expect(counts.communities).toBeGreaterThan(0);
+    } finally {
+      await kg.close();
+      await server.close();
+    }
+  });
+
+  it("asks for the reports while entity resolution waits on its embedding, and asks for none twice", async () => {
+    const gate = new Gate();
+    // After the chunks' embedding call, the next one is resolution's (the merged entities): held
+    // until a report request arrives, which a run asking for reports only after resolution never sends.
+    const embeddings = async (call: EmbeddingsCall) => {
+      if (call.callIndex === 1) await gate.hold();
+      return undefined;
+    };
+    const server = await startScriptedOpenAI({
+      embeddings,
+      chat: (call) => {
+        if (call.stage === "report") gate.open("report");
+        return plausibleReplies(call);
+      },
+    });
+    dir = await mkdtemp(join(tmpdir(), "kgrag-overlap-"));
+    const kg = await createKgrag({
+      env: {},
+      config: {
+        workspace: dir,
+        llm: { baseURL: server.baseURL, model: "scripted", apiKey: "k", concurrency: 4 },
+        embedding: { baseURL: server.baseURL, model: "scripted-embed", dimension: 64 },
+        entityResolution: "on",
+      },
+    });
+    try {
+      const summary = await kg.index(DOCUMENTS);
+      expect(summary.failures).toEqual([]);
+      expect(await gate.released).toBe("report");
+      // Resolution merged nothing here, so every report asked ahead was used: one request each.
+      expect(await loadRules(kg.services.store)).toEqual([]);
+      const communities = await kg.services.store.listCommunities();
+      expect(communities.length).toBeGreaterThan(0);
+      expect(communities.every((c) => c.report?.method === "llm")).toBe(true);
+      expect(server.count("report")).toBe(communities.length);
     } finally {
       await kg.close();
       await server.close();

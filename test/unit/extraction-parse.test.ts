@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseExtraction } from "../../src/extraction/parse.js";
+import { isCompleteExtraction, parseExtraction } from "../../src/extraction/parse.js";
 import { EXTRACTION_JSON_SCHEMA, MAX_ENTITIES_PER_ANSWER } from "../../src/extraction/schema.js";
 
 const ANSWER = {
@@ -197,5 +197,21 @@ describe("EXTRACTION_JSON_SCHEMA", () => {
       maximum: 10,
     });
     expect(schema.$schema).toBeUndefined();
+  });
+});
+
+describe("an answer checked for the cache, then read by the extractor", () => {
+  it("is read to the same extraction, handed to one reader only", () => {
+    const raw = JSON.stringify({
+      entities: [{ name: "Ada", type: "person", description: "A mathematician." }],
+      relationships: [],
+    });
+    expect(isCompleteExtraction(raw)).toBe(true);
+    const first = parseExtraction(raw);
+    const second = parseExtraction(raw);
+    expect(first).toEqual(second);
+    // The second reader gets its own objects: changing one extraction leaves the other as read.
+    expect(first).not.toBe(second);
+    expect(first.ok && first.extraction.entities.map((e) => e.name)).toEqual(["Ada"]);
   });
 });
