@@ -32,7 +32,7 @@ const BUILD_BATCH = 2048;
 /**
  * Approximate search over a namespace's dense vectors through an HNSW file (usearch) beside the
  * SQLite file. SQLite stays the source of truth: the file is a rebuildable copy saved at a
- * namespace generation, rows written after it are scored exactly, and every candidate is
+ * namespace generation, rows written after it are scored exactly, and every hit returned is
  * re-scored from its stored vector, so scores are exact cosines and a stale file never returns
  * a deleted or outdated vector. Reading and rebuilding the file write nothing to SQLite.
  */
