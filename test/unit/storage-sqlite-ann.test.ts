@@ -200,6 +200,22 @@ describe("SQLite HNSW vector index", () => {
     }
   });
 
+  it("switches a namespace to HNSW in auto mode once it holds minVectors, and back below it", async () => {
+    const workspace = tempWorkspace();
+    const store = await openSqliteStore(workspace, {
+      vectorIndex: VectorIndexSchema.parse({ kind: "auto", minVectors: 10 }),
+    });
+    opened.push(store);
+    const kind = async () => (await store.vectorIndexStatus()).find((s) => s.namespace === "chunks")?.kind;
+    const stored = items(new ClusteredVectors(8, 2, 7), 10);
+    await store.upsertVectors("chunks", stored.slice(0, 9));
+    expect(await kind()).toBe("exact");
+    await store.upsertVectors("chunks", stored.slice(9));
+    expect(await kind()).toBe("hnsw");
+    await store.deleteVectors("chunks", ["v0"]);
+    expect(await kind()).toBe("exact");
+  });
+
   it("keeps the hashing embedder's sparse vectors on exact search in auto mode", async () => {
     const workspace = tempWorkspace();
     const store = await openSqliteStore(workspace, {
