@@ -8,6 +8,7 @@
  * Run: npx tsx bench/scale.ts --chunks N [--dim D] [--entities M] [--relationships R]
  *        [--queries Q] [--dir DIR] [--keep] [--skip-query] [--skip-add]
  *      npx tsx bench/scale.ts --chunks N --phase query|add --dir DIR   (re-measure a kept workspace)
+ *        [--vector-only]   (query phase: vector top-20 and recall only, no full queries)
  */
 
 import { spawnSync } from "node:child_process";
@@ -48,6 +49,8 @@ const Args = z.object({
    * alone re-measure a kept workspace (--dir) later, e.g. on a quieter machine than the build's.
    */
   phase: z.enum(["build", "query", "add"]).default("build"),
+  /** The query phase measures vector top-20 and its recall only (no full queries per mode). */
+  vectorOnly: z.boolean().default(false),
 });
 type Args = z.infer<typeof Args>;
 
@@ -357,10 +360,14 @@ async function queryPhase(args: Args): Promise<void> {
   const points = new ClusteredVectors(args.dim, clustersFor(args.chunks), SEED, SEED + 1_000_003);
   const queries = Array.from({ length: args.queries }, () => Array.from(points.next()));
   const times: number[] = [];
+  const cpuTimes: number[] = [];
   const found: string[][] = [];
   for (const query of queries) {
     const t = performance.now();
+    const cpu = process.cpuUsage();
     found.push((await store.searchVectors("chunks", query, 20)).map((hit) => hit.id));
+    const used = process.cpuUsage(cpu);
+    cpuTimes.push((used.user + used.system) / 1000);
     times.push(performance.now() - t);
   }
   const rssAfterVectorQueriesMb = mb(process.memoryUsage().rss);
@@ -382,7 +389,7 @@ async function queryPhase(args: Args): Promise<void> {
     const a = (i * 7919) % args.chunks;
     return `How is ${entityName(a)} connected to ${entityName((a * 31 + 5) % args.chunks)} near the harbour?`;
   });
-  for (const mode of QUERY_MODES) {
+  for (const mode of args.vectorOnly ? [] : QUERY_MODES) {
     await kgrag.query(questions[0] as string, { mode, contextOnly: true });
     const spent: number[] = [];
     for (const question of questions) {
@@ -400,6 +407,9 @@ async function queryPhase(args: Args): Promise<void> {
       rssAfterVectorQueriesMb,
       vectorTop20P50Ms: round(percentile(times, 0.5)),
       vectorTop20P95Ms: round(percentile(times, 0.95)),
+      /** CPU time of the process (every thread) per vector search. */
+      vectorTop20CpuP50Ms: round(percentile(cpuTimes, 0.5)),
+      vectorTop20CpuP95Ms: round(percentile(cpuTimes, 0.95)),
       exactTop20P95Ms: round(percentile(exactTimes, 0.95)),
       recallAt20: Math.round(recall * 1000) / 1000,
       queryP95Ms: modes,

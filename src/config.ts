@@ -400,8 +400,14 @@ export const VectorIndexSchema = z.object({
   expansionSearch: z.number().int().min(8).default(128),
   /** Threads adding vectors to a file being built or updated; 0 uses every core. */
   buildThreads: z.number().int().min(0).default(0),
-  /** Candidates fetched per result wanted, re-scored exactly from the stored vectors. */
+  /** Candidates fetched from the index per result wanted (spares for deleted, updated or filtered-out rows). */
   oversample: z.number().int().min(1).default(2),
+  /**
+   * Candidates re-scored exactly from their stored vectors per result wanted, the index's best
+   * first: each is a random row read. At 100k clustered 768-d chunks (f16, search expansion 128)
+   * re-scoring 1 x 20 instead of 2 x 20 gave recall@20 0.977 against 0.978.
+   */
+  rescore: z.number().min(1).default(1),
   /** Vectors written since the index file was saved that a search still scores exactly; more rebuild it. */
   maxDelta: z.number().int().min(0).default(20_000),
   /** A scope of at most this many ids is scored exactly (pre-filter) instead of filtering the HNSW hits. */

@@ -149,6 +149,37 @@ describe("SQLite HNSW vector index", () => {
     expect((await store.vectorIndexStatus()).find((s) => s.namespace === "chunks")?.fresh).toBe(true);
   });
 
+  it("re-scores past the index's best hits deleted since it was saved, and sees other connections' writes", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 5, 6);
+    const stored = items(points, 600);
+    const writer = await open(workspace);
+    await writer.upsertVectors("chunks", stored);
+    await writer.refreshIndexes();
+    // Re-scoring reads only k rows at first: the deleted ones must be made up from further hits.
+    const reader = await open(workspace, { rescore: 1 });
+    const exact = await open(workspace, { kind: "exact" });
+    const query = Array.from(points.next());
+    const best = idsOf(await reader.searchVectors("chunks", query, 10));
+    await writer.deleteVectors("chunks", best.slice(0, 5));
+    const afterDelete = await reader.searchVectors("chunks", query, 10);
+    expect(afterDelete).toHaveLength(10);
+    expect(idsOf(afterDelete)).toEqual(idsOf(await exact.searchVectors("chunks", query, 10)));
+
+    // A reader that searched before must see a later write, and a file another connection saved.
+    await writer.upsertVectors("chunks", [{ id: "late", textHash: "h", vector: query }]);
+    expect((await reader.searchVectors("chunks", query, 1))[0]).toEqual({
+      id: "late",
+      score: expect.closeTo(1, 5),
+    });
+    const file = indexFileName(workspace);
+    await writer.refreshIndexes();
+    expect(indexFileName(workspace)).not.toBe(file);
+    expect(idsOf(await reader.searchVectors("chunks", query, 10))).toEqual(
+      idsOf(await exact.searchVectors("chunks", query, 10)),
+    );
+  });
+
   it("returns k results from the scope only, with a pre-filter or with a filtered search", async () => {
     const workspace = tempWorkspace();
     const points = new ClusteredVectors(16, 10, 5);
@@ -167,6 +198,22 @@ describe("SQLite HNSW vector index", () => {
       for (const id of hits) expect(scope.has(id)).toBe(true);
       expect(recallAt(truth, hits)).toBeGreaterThanOrEqual(0.9);
     }
+  });
+
+  it("switches a namespace to HNSW in auto mode once it holds minVectors, and back below it", async () => {
+    const workspace = tempWorkspace();
+    const store = await openSqliteStore(workspace, {
+      vectorIndex: VectorIndexSchema.parse({ kind: "auto", minVectors: 10 }),
+    });
+    opened.push(store);
+    const kind = async () => (await store.vectorIndexStatus()).find((s) => s.namespace === "chunks")?.kind;
+    const stored = items(new ClusteredVectors(8, 2, 7), 10);
+    await store.upsertVectors("chunks", stored.slice(0, 9));
+    expect(await kind()).toBe("exact");
+    await store.upsertVectors("chunks", stored.slice(9));
+    expect(await kind()).toBe("hnsw");
+    await store.deleteVectors("chunks", ["v0"]);
+    expect(await kind()).toBe("exact");
   });
 
   it("keeps the hashing embedder's sparse vectors on exact search in auto mode", async () => {

@@ -73,10 +73,13 @@ export class AnnFiles {
       return undefined;
     }
     if (!parsed.success) return undefined;
-    const file = join(this.folder(), parsed.data.file);
     // A truncated file must never reach the native loader: its size is checked first.
-    if (!existsSync(file) || statSync(file).size !== parsed.data.bytes) return undefined;
-    return parsed.data;
+    return this.intact(parsed.data) ? parsed.data : undefined;
+  }
+
+  /** The file a manifest names is still there at its full size (another process may have replaced it). */
+  intact(manifest: AnnManifest): boolean {
+    return statSync(join(this.folder(), manifest.file), { throwIfNoEntry: false })?.size === manifest.bytes;
   }
 
   /** Memory-maps the file read-only: opening costs no reading, pages load as searches touch them. */
