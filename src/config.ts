@@ -423,6 +423,11 @@ export const SqliteReadCacheSchema = z.object({
   /** Row-to-key lookups of full-text hits (chunks and relationships, each kind apart). */
   maxSearchHitIds: z.number().int().min(0).default(100_000),
   /**
+   * Entity full-text searches remembered with their hits while the data is unchanged: a query
+   * searches each keyword, and keywords (names above all) recur from question to question.
+   */
+  maxEntitySearches: z.number().int().min(0).default(10_000),
+  /**
    * Keep the relationship graph numbered in typed arrays per data version for the PageRank walks
    * (GraphStore.walkAdjacency), about the size of the bare edges already held. Off: every walk
    * reads edge objects.

@@ -402,4 +402,42 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     await reader.close();
     await writer.close();
   });
+  it("remembers entity full-text searches while the data is unchanged, in step with writes, handing out copies", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    await reader.applyGraphChanges(
+      entityChanges([makeEntity("Harbor Works", { description: "a harbor crane maker" })]),
+    );
+    const ids = async (store: typeof reader) => (await store.searchEntityText("harbor", 5)).map((h) => h.id);
+    expect(await ids(reader)).toEqual(["harbor works"]);
+    const [hit] = await reader.searchEntityText("harbor", 5);
+    if (hit) hit.id = "tampered";
+    expect(await ids(reader)).toEqual(["harbor works"]);
+
+    await writer.applyGraphChanges(entityChanges([makeEntity("Harbor Bank")]));
+    expect((await ids(reader)).sort()).toEqual(["harbor bank", "harbor works"]);
+    await reader.applyGraphChanges(entityChanges([], ["harbor works"]));
+    expect(await ids(reader)).toEqual(["harbor bank"]);
+    await reader.close();
+    await writer.close();
+  });
+
+  it("searches entities alike with the search memo off (sqliteReadCache.maxEntitySearches 0)", async () => {
+    const workspace = await tempWorkspace();
+    const remembering = await openSqliteStore(workspace);
+    const forgetting = await openSqliteStore(workspace, {
+      readCache: SqliteReadCacheSchema.parse({ maxEntitySearches: 0 }),
+    });
+    await remembering.applyGraphChanges(
+      entityChanges([makeEntity("Harbor Works"), makeEntity("Harbor Bank"), makeEntity("Hill Farm")]),
+    );
+    for (const query of ["harbor", "harbor", "hill harbor", "farm"]) {
+      const remembered = await remembering.searchEntityText(query, 2);
+      expect(remembered.length).toBeGreaterThan(0);
+      expect(await forgetting.searchEntityText(query, 2)).toEqual(remembered);
+    }
+    await remembering.close();
+    await forgetting.close();
+  });
 });

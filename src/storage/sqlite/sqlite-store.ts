@@ -114,7 +114,11 @@ export class SqliteGraphStore implements GraphStore {
     this.sql = new Sql(db);
     if (options.migrated) this.sql.noteWrite();
     this.readCache = options.readCache ?? SqliteReadCacheSchema.parse({});
-    this.fullText = new FullTextIndex(this.sql, this.readCache.maxSearchHitIds);
+    this.fullText = new FullTextIndex(
+      this.sql,
+      this.readCache.maxSearchHitIds,
+      this.readCache.maxEntitySearches,
+    );
     this.documentById = new GenerationMap(this.sql, this.readCache.maxDocuments);
     const config = options.vectorIndex ?? VectorIndexSchema.parse({});
     this.progress = options.progress ?? silentProgress;
