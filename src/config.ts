@@ -420,6 +420,8 @@ export const SqliteReadCacheSchema = z.object({
   maxRelationships: z.number().int().min(0).default(100_000),
   /** Documents read one by one (a query reads its passages' documents for titles and pages). */
   maxDocuments: z.number().int().min(0).default(10_000),
+  /** Chunk records read by id (a query reads the text of the passages it puts in its context). */
+  maxChunks: z.number().int().min(0).default(10_000),
   /** Row-to-key lookups of full-text hits (chunks and relationships, each kind apart). */
   maxSearchHitIds: z.number().int().min(0).default(100_000),
   /**

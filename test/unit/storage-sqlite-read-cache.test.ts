@@ -6,7 +6,7 @@ import { SqliteReadCacheSchema } from "../../src/config.js";
 import { relationshipKey } from "../../src/merge/keys.js";
 import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import type { CommunityRecord, EntityRecord, GraphChanges, RelationshipRecord } from "../../src/types.js";
-import { makeDocument, makeEntity } from "../support/storage-fixtures.js";
+import { makeChunk, makeDocument, makeEntity } from "../support/storage-fixtures.js";
 
 const tempDirs: string[] = [];
 
@@ -439,5 +439,27 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     }
     await remembering.close();
     await forgetting.close();
+  });
+  it("keeps chunk records in step with writes from this and other connections, in the order asked, as copies", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    const [one, two] = [makeChunk("d", 0, "first passage"), makeChunk("d", 1, "second passage")];
+    await reader.upsertDocument(makeDocument("d"));
+    await reader.replaceDocumentChunks("d", [one, two]);
+    const texts = async () =>
+      (await reader.getChunks([two.id, "nowhere", one.id, two.id])).map((c) => c.text);
+    expect(await texts()).toEqual(["second passage", "first passage", "second passage"]);
+    const [first] = await reader.getChunks([one.id]);
+    if (first) first.text = "tampered";
+    expect((await reader.getChunks([one.id]))[0]).toEqual(one);
+
+    const edited = makeChunk("d", 0, "edited passage");
+    await writer.replaceDocumentChunks("d", [edited, two]);
+    expect(await reader.getChunks([one.id, edited.id])).toEqual([edited]);
+    await reader.replaceDocumentChunks("d", [edited]);
+    expect(await reader.getChunks([two.id, edited.id])).toEqual([edited]);
+    await reader.close();
+    await writer.close();
   });
 });

@@ -127,7 +127,7 @@ export class SqliteGraphStore implements GraphStore {
       : undefined;
     this.vectors = new VectorIndex(this.sql, this.ann && { vectors: this.ann, config });
     this.documents = new DocumentTable(this.sql);
-    this.chunks = new ChunkTable(this.sql, this.fullText, this.vectors);
+    this.chunks = new ChunkTable(this.sql, this.fullText, this.vectors, this.readCache.maxChunks);
     this.mentions = new MentionTable(this.sql);
     this.entities = new EntityTable(this.sql, this.fullText, this.readCache.maxEntities);
     this.relationships = new RelationshipTable(this.sql, this.fullText, this.readCache.maxRelationships);
