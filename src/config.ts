@@ -426,8 +426,15 @@ export const SqliteReadCacheSchema = z.object({
   maxRelationships: z.number().int().min(0).default(100_000),
   /** Documents read one by one (a query reads its passages' documents for titles and pages). */
   maxDocuments: z.number().int().min(0).default(10_000),
+  /** Chunk records read by id (a query reads the text of the passages it puts in its context). */
+  maxChunks: z.number().int().min(0).default(10_000),
   /** Row-to-key lookups of full-text hits (chunks and relationships, each kind apart). */
   maxSearchHitIds: z.number().int().min(0).default(100_000),
+  /**
+   * Entity full-text searches remembered with their hits while the data is unchanged: a query
+   * searches each keyword, and keywords (names above all) recur from question to question.
+   */
+  maxEntitySearches: z.number().int().min(0).default(10_000),
   /**
    * Keep the relationship graph numbered in typed arrays per data version for the PageRank walks
    * (GraphStore.walkAdjacency), about the size of the bare edges already held. Off: every walk

@@ -51,6 +51,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
     runner: options.runner ?? childProcessRunner(env, { nice: config.jobNice }),
     keptJobs: config.keptJobs,
     queryWorkers: config.queryWorkers,
+    warmQueryWorkers: config.warmQueryWorkers,
     queryCache: config.queryCache,
   });
   const { version } = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string };

@@ -60,6 +60,12 @@ export const ServerConfigSchema = z.object({
     .max(64)
     .default(() => defaultQueryWorkers(availableParallelism())),
   /**
+   * Each query process answers one context-only query per mode on every served workspace before
+   * its first request, so that request does not pay for loading the graph, the vectors, the
+   * tokenizer and the keyword model (seconds of CPU per process on a 1,000-passage workspace).
+   */
+  warmQueryWorkers: z.boolean().default(true),
+  /**
    * Results of POST /query kept per workspace and data generation, for workspaces whose queries
    * call no model (see queries/query-cache.ts); any write to the workspace invalidates them.
    * maxEntries 0 turns the cache off.

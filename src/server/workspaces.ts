@@ -75,6 +75,7 @@ export class WorkspaceRegistry {
       runner: JobRunner;
       keptJobs: number;
       queryWorkers: number;
+      warmQueryWorkers: boolean;
       queryCache: QueryCacheSettings;
     },
   ): Promise<WorkspaceRegistry> {
@@ -103,7 +104,11 @@ export class WorkspaceRegistry {
       const local = opened.filter((w) => queriesNeedNoModel(w.kgrag));
       if (options.queryWorkers > 0 && local.length > 0) {
         const workspaces = local.map((w) => w.path);
-        pool = new QueryPool(options.queryWorkers, { env: { ...options.env }, workspaces });
+        pool = new QueryPool(options.queryWorkers, {
+          env: { ...options.env },
+          workspaces,
+          warmUp: options.warmQueryWorkers,
+        });
       }
       for (const w of local)
         w.queries = new WorkspaceQueries(w.path, w.kgrag, pool, queryCacheOf(w.kgrag, options.queryCache));

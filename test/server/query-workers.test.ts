@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
+import { QUERY_MODES } from "../../src/query/options.js";
 import type { QueryResult } from "../../src/query/result.js";
 import { QueryPool } from "../../src/server/queries/query-pool.js";
 import { queriesNeedNoModel } from "../../src/server/queries/workspace-queries.js";
@@ -95,6 +96,23 @@ describe("kgrag serve: offline queries in query processes", () => {
     expect(context.context.references).toEqual(done.references);
     expect(token.text).toBe(done.answer);
     expect(done.answer).toContain("Mara Okafor");
+  });
+
+  it("warms each workspace in every mode before its first query, when asked", async () => {
+    const warm = new QueryPool(2, { env: {}, workspaces: [dirs[0]!], warmUp: true });
+    const cold = new QueryPool(1, { env: {}, workspaces: [dirs[0]!], warmUp: false });
+    try {
+      const everyMode = [{ workspace: dirs[0]!, modes: [...QUERY_MODES] }];
+      expect(await warm.ready()).toEqual([everyMode, everyMode]);
+      expect(await cold.ready()).toEqual([[]]);
+      const body = { question: "Who founded Lumen Robotics, and where?", mode: "mix" } as const;
+      const result = await warm.run(dirs[0]!, body.question, { mode: body.mode });
+      const { timings: _t, ...answered } = JSON.parse(result) as QueryResult;
+      expect(answered).toEqual(await query(onLoop, body));
+    } finally {
+      await warm.close();
+      await cold.close();
+    }
   });
 
   it("fails a query whose workspace a worker cannot open, and keeps answering the others", async () => {

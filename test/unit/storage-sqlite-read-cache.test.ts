@@ -6,7 +6,7 @@ import { SqliteReadCacheSchema } from "../../src/config.js";
 import { relationshipKey } from "../../src/merge/keys.js";
 import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import type { CommunityRecord, EntityRecord, GraphChanges, RelationshipRecord } from "../../src/types.js";
-import { makeDocument, makeEntity } from "../support/storage-fixtures.js";
+import { makeChunk, makeDocument, makeEntity } from "../support/storage-fixtures.js";
 
 const tempDirs: string[] = [];
 
@@ -399,6 +399,66 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     ]);
     await reader.applyGraphChanges(entityChanges([{ ...alpha, description: "third" }]));
     expect((await reader.getEntities(["alpha"]))[0]?.description).toBe("third");
+    await reader.close();
+    await writer.close();
+  });
+  it("remembers entity full-text searches while the data is unchanged, in step with writes, handing out copies", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    await reader.applyGraphChanges(
+      entityChanges([makeEntity("Harbor Works", { description: "a harbor crane maker" })]),
+    );
+    const ids = async (store: typeof reader) => (await store.searchEntityText("harbor", 5)).map((h) => h.id);
+    expect(await ids(reader)).toEqual(["harbor works"]);
+    const [hit] = await reader.searchEntityText("harbor", 5);
+    if (hit) hit.id = "tampered";
+    expect(await ids(reader)).toEqual(["harbor works"]);
+
+    await writer.applyGraphChanges(entityChanges([makeEntity("Harbor Bank")]));
+    expect((await ids(reader)).sort()).toEqual(["harbor bank", "harbor works"]);
+    await reader.applyGraphChanges(entityChanges([], ["harbor works"]));
+    expect(await ids(reader)).toEqual(["harbor bank"]);
+    await reader.close();
+    await writer.close();
+  });
+
+  it("searches entities alike with the search memo off (sqliteReadCache.maxEntitySearches 0)", async () => {
+    const workspace = await tempWorkspace();
+    const remembering = await openSqliteStore(workspace);
+    const forgetting = await openSqliteStore(workspace, {
+      readCache: SqliteReadCacheSchema.parse({ maxEntitySearches: 0 }),
+    });
+    await remembering.applyGraphChanges(
+      entityChanges([makeEntity("Harbor Works"), makeEntity("Harbor Bank"), makeEntity("Hill Farm")]),
+    );
+    for (const query of ["harbor", "harbor", "hill harbor", "farm"]) {
+      const remembered = await remembering.searchEntityText(query, 2);
+      expect(remembered.length).toBeGreaterThan(0);
+      expect(await forgetting.searchEntityText(query, 2)).toEqual(remembered);
+    }
+    await remembering.close();
+    await forgetting.close();
+  });
+  it("keeps chunk records in step with writes from this and other connections, in the order asked, as copies", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    const [one, two] = [makeChunk("d", 0, "first passage"), makeChunk("d", 1, "second passage")];
+    await reader.upsertDocument(makeDocument("d"));
+    await reader.replaceDocumentChunks("d", [one, two]);
+    const texts = async () =>
+      (await reader.getChunks([two.id, "nowhere", one.id, two.id])).map((c) => c.text);
+    expect(await texts()).toEqual(["second passage", "first passage", "second passage"]);
+    const [first] = await reader.getChunks([one.id]);
+    if (first) first.text = "tampered";
+    expect((await reader.getChunks([one.id]))[0]).toEqual(one);
+
+    const edited = makeChunk("d", 0, "edited passage");
+    await writer.replaceDocumentChunks("d", [edited, two]);
+    expect(await reader.getChunks([one.id, edited.id])).toEqual([edited]);
+    await reader.replaceDocumentChunks("d", [edited]);
+    expect(await reader.getChunks([two.id, edited.id])).toEqual([edited]);
     await reader.close();
     await writer.close();
   });

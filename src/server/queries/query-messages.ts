@@ -7,6 +7,8 @@ export type PlainQueryOptions = Omit<QueryOptionsInput, "onToken" | "onContext">
 export interface QueryWorkerData {
   env: NodeJS.ProcessEnv;
   workspaces: string[];
+  /** Answer a warm-up query per mode on each workspace before the first request (config server.warmQueryWorkers). */
+  warmUp?: boolean;
 }
 
 export type ToQueryWorker =
@@ -19,11 +21,13 @@ export type ToQueryWorker =
       /** Forward the context and answer tokens as they come (the streaming routes). */
       stream: boolean;
     }
-  /** The workspaces to open before the first query (sent once, after the process starts). */
-  | { type: "open"; workspaces: string[] }
+  /** The workspaces to open, and maybe warm, before the first query (sent once, after the process starts). */
+  | { type: "open"; workspaces: string[]; warmUp: boolean }
   | { type: "close" };
 
 export type FromQueryWorker =
+  /** The workspaces of "open" are open (and warm when asked): the modes each warm-up answered in. */
+  | { type: "ready"; warmed: { workspace: string; modes: string[] }[] }
   | { type: "context"; id: number; context: QueryContextEvent }
   | { type: "token"; id: number; text: string }
   /** The QueryResult as JSON text: serialised in the worker, so the request loop only sends it. */

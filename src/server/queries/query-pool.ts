@@ -22,6 +22,14 @@ interface PoolWorker {
   child: ChildProcess;
   pending: Map<number, Pending>;
   stderr: string;
+  /** Settles when the process has opened (and warmed) the pool's workspaces, or has stopped. */
+  ready: Promise<WarmedWorkspace[]>;
+}
+
+/** A workspace a query process warmed, and the modes its warm-up query was answered in. */
+export interface WarmedWorkspace {
+  workspace: string;
+  modes: string[];
 }
 
 /** How long a query process may take to close its workspaces before it is killed. */
@@ -63,6 +71,11 @@ export class QueryPool {
     return this.workers.length;
   }
 
+  /** What each current process warmed, once all of them have opened the workspaces (none for one that stopped first). */
+  ready(): Promise<WarmedWorkspace[][]> {
+    return Promise.all(this.workers.map((w) => w.ready));
+  }
+
   /** The query's result as JSON text. */
   run(
     workspace: string,
@@ -101,19 +114,29 @@ export class QueryPool {
       // Structured clone: a result's JSON text crosses as it is, not escaped into a second JSON.
       serialization: "advanced",
     });
-    const slot: PoolWorker = { child, pending: new Map(), stderr: "" };
+    let markReady: (warmed: WarmedWorkspace[]) => void = () => {};
+    const ready = new Promise<WarmedWorkspace[]>((resolve) => {
+      markReady = resolve;
+    });
+    const slot: PoolWorker = { child, pending: new Map(), stderr: "", ready };
     child.stderr?.on("data", (chunk: Buffer) => {
       slot.stderr = (slot.stderr + chunk.toString()).slice(-4000);
     });
-    child.on("message", (message: FromQueryWorker) => deliver(slot, message));
+    child.on("message", (message: FromQueryWorker) => {
+      if (message.type === "ready") markReady(message.warmed);
+      else deliver(slot, message);
+    });
     child.on("exit", (code, signal) => {
+      markReady([]);
       const why = `the query process stopped (${signal ?? `exit code ${code}`}): ${slot.stderr.trim()}`;
       this.replace(slot, new Error(why));
     });
     // Idle query processes do not keep the server alive; its socket does.
     child.unref();
     child.channel?.unref();
-    if (this.data.workspaces.length > 0) send(slot, { type: "open", workspaces: this.data.workspaces });
+    if (this.data.workspaces.length > 0)
+      send(slot, { type: "open", workspaces: this.data.workspaces, warmUp: this.data.warmUp ?? false });
+    else markReady([]);
     return slot;
   }
 
@@ -143,7 +166,7 @@ async function stop(slot: PoolWorker): Promise<void> {
   await exited;
 }
 
-function deliver(slot: PoolWorker, message: FromQueryWorker): void {
+function deliver(slot: PoolWorker, message: Exclude<FromQueryWorker, { type: "ready" }>): void {
   const pending = slot.pending.get(message.id);
   if (!pending) return;
   switch (message.type) {

@@ -1,5 +1,5 @@
 import { createKgrag, type Kgrag } from "../../kgrag.js";
-import type { QueryContextEvent } from "../../query/options.js";
+import { QUERY_MODES, type QueryContextEvent } from "../../query/options.js";
 import { runQuery } from "../../query/query-engine.js";
 import { isCallerError } from "../caller-errors.js";
 import type { FromQueryWorker, ToQueryWorker } from "./query-messages.js";
@@ -49,6 +49,34 @@ async function answer(request: Extract<ToQueryWorker, { type: "query" }>): Promi
   }
 }
 
+/**
+ * Any question serves: the warm-up is for what every query loads on first use (the relationship
+ * and entity caches, the vector matrices, the walk's numbered graph, the tokenizer, the keyword
+ * model) and for the JIT, not for any answer. Common words also read the full-text postings most
+ * questions share.
+ */
+const WARM_UP_QUESTION = "Who was the first person to lead the group, and where was it founded?";
+
+/** Opens the workspaces and, when asked, answers the warm-up question in every mode on each. */
+async function open(workspaces: string[], warmUp: boolean): Promise<void> {
+  const warmed: { workspace: string; modes: string[] }[] = [];
+  for (const workspace of workspaces) {
+    const kgrag = await engineFor(workspace).catch(() => undefined);
+    // A workspace that does not open is reported by its first query.
+    if (!kgrag || !warmUp) continue;
+    const modes: string[] = [];
+    for (const mode of QUERY_MODES) {
+      const answered = await runQuery(kgrag.services, WARM_UP_QUESTION, { mode, contextOnly: true }).then(
+        () => true,
+        () => false,
+      );
+      if (answered) modes.push(mode);
+    }
+    warmed.push({ workspace, modes });
+  }
+  post({ type: "ready", warmed });
+}
+
 async function closeAll(): Promise<void> {
   const opened = await Promise.allSettled(engines.values());
   engines.clear();
@@ -64,8 +92,8 @@ let turn: Promise<void> = Promise.resolve();
 
 process.on("message", (message: ToQueryWorker) => {
   if (message.type === "query") turn = turn.then(() => answer(message));
-  // Opened up front, so the first queries do not pay for it; a failure shows on the first query.
-  else if (message.type === "open") for (const w of message.workspaces) engineFor(w).catch(() => {});
+  // Opened (and warmed) up front, in turn, so the first queries wait for it instead of paying for it.
+  else if (message.type === "open") turn = turn.then(() => open(message.workspaces, message.warmUp));
   else process.disconnect();
 });
 // Asked to close, or the server went away: nothing is left to answer.

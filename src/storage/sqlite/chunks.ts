@@ -2,6 +2,7 @@ import type { ChunkPartial, ChunkRecord, ChunkState } from "../../types.js";
 import { assertChunksBelongTo } from "../input-checks.js";
 import { idList, qualified, type Sql } from "./connection.js";
 import type { FullTextIndex } from "./fts.js";
+import { GenerationMap } from "./generation-map.js";
 import { type ChunkRow, type ChunkStateRow, toChunk, toChunkState } from "./rows.js";
 import type { VectorIndex } from "./vector-index.js";
 
@@ -16,11 +17,18 @@ const STATE_COLUMNS = "id, doc_id, status, error, raw_output";
 
 /** Chunks with their merge state, kept in step with their full-text rows and chunk vectors. */
 export class ChunkTable {
+  /** Records read by id while the data is unchanged (null: no such chunk); queries read the same passages again and again. */
+  private readonly byId: GenerationMap<string, ChunkRecord | null>;
+
   constructor(
     private readonly sql: Sql,
     private readonly fullText: FullTextIndex,
     private readonly vectors: VectorIndex,
-  ) {}
+    /** Beyond it the remembered records are dropped all at once (config sqliteReadCache.maxChunks). */
+    maxCachedChunks = 0,
+  ) {
+    this.byId = new GenerationMap(sql, maxCachedChunks);
+  }
 
   /** Call inside a transaction. Unchanged ids keep state and mentions; the others are removed. */
   replaceForDocument(docId: string, chunks: ChunkRecord[]): void {
@@ -50,7 +58,21 @@ export class ChunkTable {
     this.sql.run("DELETE FROM chunks WHERE id IN (SELECT value FROM json_each(?))", idList(ids));
   }
 
+  /** The records of `ids` in their order (a repeated id repeats), unknown ids skipped; copies. */
   get(ids: string[]): ChunkRecord[] {
+    const unique = [...new Set(ids)];
+    const records = this.byId.current(unique.length);
+    const missing = unique.filter((id) => !records.has(id));
+    if (missing.length > 0) {
+      const found = new Map(this.read(missing).map((chunk) => [chunk.id, chunk]));
+      const room = records.size + missing.length <= this.byId.maxEntries;
+      if (!room) return ids.flatMap((id) => copyOf(records.get(id) ?? found.get(id)));
+      for (const id of missing) records.set(id, found.get(id) ?? null);
+    }
+    return ids.flatMap((id) => copyOf(records.get(id)));
+  }
+
+  private read(ids: string[]): ChunkRecord[] {
     return this.sql
       .all<ChunkRow>(
         `SELECT ${CHUNK_COLUMNS_OF_C} FROM json_each(?) wanted JOIN chunks c ON c.id = wanted.value
@@ -127,4 +149,9 @@ export class ChunkTable {
       chunk.id,
     );
   }
+}
+
+/** Callers may change what they get; the cache keeps its own (a chunk's fields are all plain values). */
+function copyOf(chunk: ChunkRecord | null | undefined): ChunkRecord[] {
+  return chunk ? [{ ...chunk }] : [];
 }

@@ -20,13 +20,18 @@ export class Sql {
 
   constructor(readonly db: SqliteDatabase) {}
 
-  /** `pluck` statements return the first column only; it is a statement mode, so it is cached apart. */
-  statement(sql: string, pluck = false): Database.Statement {
-    const cacheKey = pluck ? `pluck:${sql}` : sql;
+  /**
+   * `pluck` statements return the first column only, `raw` ones each row as an array of its
+   * columns; these are statement modes, so such statements are cached apart.
+   */
+  statement(sql: string, mode: boolean | "pluck" | "raw" = false): Database.Statement {
+    const shape = mode === true ? "pluck" : mode || "";
+    const cacheKey = shape ? `${shape}:${sql}` : sql;
     let statement = this.statements.get(cacheKey);
     if (!statement) {
       statement = this.db.prepare(sql);
-      if (pluck) statement.pluck(true);
+      if (shape === "pluck") statement.pluck(true);
+      if (shape === "raw") statement.raw(true);
       this.statements.set(cacheKey, statement);
     }
     // Every write goes through here (or a transaction), so handing out a writer counts as a write.
@@ -55,6 +60,11 @@ export class Sql {
 
   run(sql: string, ...params: unknown[]): Database.RunResult {
     return this.statement(sql).run(...params);
+  }
+
+  /** Every row as an array of its columns, in SELECT order: no object per row (long reads). */
+  tuples<Row extends unknown[]>(sql: string, ...params: unknown[]): Row[] {
+    return this.statement(sql, "raw").all(...params) as Row[];
   }
 
   /** First column of every row. */

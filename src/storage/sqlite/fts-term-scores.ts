@@ -103,16 +103,17 @@ export class TermScores {
   }
 
   private read(term: string): TermPostings {
-    const rows = this.sql.all<{ rowid: number; score: number }>(
+    const rows = this.sql.tuples<[rowid: number, score: number]>(
       `SELECT rowid, -bm25(${this.fts}) AS score FROM ${this.fts} WHERE ${this.fts} MATCH ? ORDER BY rowid`,
       matchTerms([term]),
     );
     const rowids = new Int32Array(rows.length);
     const scores = new Float64Array(rows.length);
-    rows.forEach((row, i) => {
-      rowids[i] = row.rowid;
-      scores[i] = row.score;
-    });
+    for (let i = 0; i < rows.length; i++) {
+      const [rowid, score] = rows[i] as [number, number];
+      rowids[i] = rowid;
+      scores[i] = score;
+    }
     return { rowids, scores };
   }
 }

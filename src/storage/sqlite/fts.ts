@@ -42,11 +42,17 @@ export class FullTextIndex {
   /** Owner ids of the rowids unscoped searches returned, per kind, while the data is unchanged. */
   private readonly ownerIds: Record<FtsKind, GenerationMap<number, string>>;
 
+  /** Entity searches' hits by depth and MATCH expression, while the data is unchanged. */
+  private readonly entitySearches: GenerationMap<string, ScoredId[]>;
+
   constructor(
     private readonly sql: Sql,
     /** Beyond it the remembered owner ids are dropped (config sqliteReadCache.maxSearchHitIds). */
     maxOwnerIds: number,
+    /** Beyond it the remembered entity searches are dropped (config sqliteReadCache.maxEntitySearches). */
+    maxEntitySearches = 0,
   ) {
+    this.entitySearches = new GenerationMap(sql, maxEntitySearches);
     this.ownerIds = {
       chunk: new GenerationMap(sql, maxOwnerIds),
       entity: new GenerationMap(sql, maxOwnerIds),
@@ -159,13 +165,21 @@ export class FullTextIndex {
     const match = matchExpression(query);
     if (match === null || topK <= 0) return [];
     this.flush("entity");
-    return this.sql.all<ScoredId>(
-      `SELECT e.key AS id, -bm25(entities_fts, ${ENTITY_NAME_WEIGHT}, 1) AS score
-       FROM entities_fts JOIN entities e ON e.seq = entities_fts.rowid
-       WHERE entities_fts MATCH ? ORDER BY score DESC, e.key LIMIT ?`,
-      match,
-      topK,
-    );
+    const searches = this.entitySearches.current(1);
+    const key = `${topK} ${match}`;
+    let hits = searches.get(key);
+    if (!hits) {
+      hits = this.sql.all<ScoredId>(
+        `SELECT e.key AS id, -bm25(entities_fts, ${ENTITY_NAME_WEIGHT}, 1) AS score
+         FROM entities_fts JOIN entities e ON e.seq = entities_fts.rowid
+         WHERE entities_fts MATCH ? ORDER BY score DESC, e.key LIMIT ?`,
+        match,
+        topK,
+      );
+      if (searches.size < this.entitySearches.maxEntries) searches.set(key, hits);
+    }
+    // Callers may change what they get; the memo keeps its own.
+    return hits.map((hit) => ({ ...hit }));
   }
 
   /**

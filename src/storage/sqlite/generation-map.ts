@@ -11,7 +11,7 @@ export class GenerationMap<K, V> {
 
   constructor(
     private readonly sql: Sql,
-    private readonly maxEntries: number,
+    readonly maxEntries: number,
   ) {}
 
   /** The entries valid now, with room for `incoming` more. */

@@ -116,7 +116,11 @@ export class SqliteGraphStore implements GraphStore {
     this.sql = new Sql(db);
     if (options.migrated) this.sql.noteWrite();
     this.readCache = options.readCache ?? SqliteReadCacheSchema.parse({});
-    this.fullText = new FullTextIndex(this.sql, this.readCache.maxSearchHitIds);
+    this.fullText = new FullTextIndex(
+      this.sql,
+      this.readCache.maxSearchHitIds,
+      this.readCache.maxEntitySearches,
+    );
     this.documentById = new GenerationMap(this.sql, this.readCache.maxDocuments);
     const config = options.vectorIndex ?? VectorIndexSchema.parse({});
     this.progress = options.progress ?? silentProgress;
@@ -125,7 +129,7 @@ export class SqliteGraphStore implements GraphStore {
       : undefined;
     this.vectors = new VectorIndex(this.sql, this.ann && { vectors: this.ann, config });
     this.documents = new DocumentTable(this.sql);
-    this.chunks = new ChunkTable(this.sql, this.fullText, this.vectors);
+    this.chunks = new ChunkTable(this.sql, this.fullText, this.vectors, this.readCache.maxChunks);
     this.mentions = new MentionTable(this.sql);
     this.entities = new EntityTable(this.sql, this.fullText, this.readCache.maxEntities);
     this.relationships = new RelationshipTable(this.sql, this.fullText, this.readCache.maxRelationships);
