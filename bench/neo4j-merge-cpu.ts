@@ -10,6 +10,7 @@
  * statement waits in the server's queue; a commit's own work is then what its statements leave).
  * Starts its own test Neo4j.
  * Run: npx tsx bench/neo4j-merge-cpu.ts [--copies 1] [--statements] [--heap MB] [--page-cache MB]
+ *   [--merge-batch N] (neo4j.mergeBatchChunks, default: the config's)
  */
 import { mkdir, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -113,7 +114,12 @@ async function main(): Promise<void> {
       config: {
         workspace: join(dir, "neo4j", "merge-cpu"),
         storage: "neo4j",
-        neo4j: { uri: server.uri, username: server.username, password: server.password },
+        neo4j: {
+          uri: server.uri,
+          username: server.username,
+          password: server.password,
+          ...(flag("--merge-batch") ? { mergeBatchChunks: option("--merge-batch", 0) } : {}),
+        },
       },
     });
     try {

@@ -24,6 +24,7 @@ import { runQuery } from "../src/query/query-engine.js";
 import { startTestNeo4j, type TestNeo4j } from "../test/neo4j-server/test-neo4j.js";
 import { HOTPOTQA, latencyQuestions, percentile, scaledCorpus } from "./support/haystack.js";
 import { processCpuSeconds } from "./support/process-cpu.js";
+import { StageCpu, type StageCpuFigures } from "./support/stage-cpu.js";
 import { StatementProfile } from "./support/statement-profile.js";
 
 interface StoreFigures {
@@ -35,6 +36,8 @@ interface StoreFigures {
   cpuSeconds: { kgrag: number; neo4j?: number };
   /** Wall time per index stage (IndexSummary.stages), ms. */
   stagesMs: Record<string, number>;
+  /** CPU seconds per index stage, kgrag's and the server's (see StageCpu). */
+  stagesCpu: Record<string, StageCpuFigures>;
   counts: Record<string, number>;
   allGold8: Record<string, number>;
   p50: Record<string, number>;
@@ -132,7 +135,8 @@ async function measure(
       neo4j: serverPid ? processCpuSeconds(serverPid) : undefined,
     };
     const indexed = reuse && (await kg.services.store.counts()).documents > 0;
-    const summary = indexed ? undefined : await kg.index([corpus]);
+    const stageCpu = StageCpu.attach(serverPid);
+    const summary = indexed ? undefined : await kg.index([corpus]).finally(() => stageCpu.stop());
     const indexSeconds = indexed ? 0 : (performance.now() - started) / 1000;
     const kgragCpu = process.cpuUsage(cpuAtStart.kgrag);
     const serverCpu = serverPid ? processCpuSeconds(serverPid) : undefined;
@@ -152,11 +156,13 @@ async function measure(
           .join(", "),
     );
     if (summary) console.error(`stages (ms): ${JSON.stringify(summary.stages)}`);
+    if (summary) console.error(`stages (CPU s): ${formatStageCpu(stageCpu.figures())}`);
     if (statements) printProfile(statements);
     const figures = {
       indexSeconds,
       cpuSeconds,
       stagesMs: summary?.stages ?? {},
+      stagesCpu: stageCpu.figures(),
       counts: { ...counts, communities },
     };
     if (indexOnly) return { ...figures, allGold8: {}, p50: {}, p95: {} };
@@ -189,6 +195,16 @@ async function latency(kg: Kgrag, questions: string[]) {
     p95[mode] = percentile(times, 95);
   }
   return { p50, p95 };
+}
+
+/** "stage kgrag+server" per stage, e.g. "embed 16.2+31.0". */
+function formatStageCpu(figures: Record<string, StageCpuFigures>): string {
+  return Object.entries(figures)
+    .map(
+      ([stage, cpu]) =>
+        `${stage} ${cpu.kgrag.toFixed(1)}${cpu.server === undefined ? "" : `+${cpu.server.toFixed(1)}`}`,
+    )
+    .join(", ");
 }
 
 function printProfile(profile: StatementProfile): void {
