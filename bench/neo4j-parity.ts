@@ -6,6 +6,7 @@
  * Run: npx tsx bench/neo4j-parity.ts [--copies 1|6] [--queries N] [--heap MB] [--page-cache MB]
  *   [--index-only] (no retrieval or latency: indexing figures only) [--neo4j-only] (skip SQLite)
  *   [--profile] (statements and write transactions sent to Neo4j, by cypher/ file) [--keep DIR] [--reuse]
+ *   [--merge-batch N] (neo4j.mergeBatchChunks, default: the config's)
  * --keep DIR keeps the SQLite workspace in DIR (and the Neo4j one on a given NEO4J_URI) under a fixed
  * name instead of deleting it; --reuse then skips indexing a workspace that already holds the corpus,
  * so a query-side change is measured in seconds, not minutes (index times are reported as 0).
@@ -107,7 +108,14 @@ async function main(): Promise<void> {
         );
     const onNeo4j = await createKgrag({
       env: {},
-      config: { workspace: join(dir, "neo4j", workspaceName), storage: "neo4j", neo4j },
+      config: {
+        workspace: join(dir, "neo4j", workspaceName),
+        storage: "neo4j",
+        neo4j: {
+          ...neo4j,
+          ...(flag("--merge-batch") ? { mergeBatchChunks: option("--merge-batch", 0) } : {}),
+        },
+      },
     });
     // A server this bench started goes away with its data; on a given one the workspace stays
     // (deleting a large workspace in one transaction exceeds the server's transaction memory).
