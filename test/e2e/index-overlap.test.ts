@@ -48,33 +48,41 @@ afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+/**
+ * A scripted model whose embedding calls picked by `held` wait at a gate that the first report
+ * request opens, and a workspace indexing through it.
+ */
+async function gatedRun(held: (call: EmbeddingsCall) => boolean, entityResolution: "on" | "off") {
+  const gate = new Gate();
+  const server = await startScriptedOpenAI({
+    embeddings: async (call: EmbeddingsCall) => {
+      if (held(call)) await gate.hold();
+      return undefined;
+    },
+    chat: (call) => {
+      if (call.stage === "report") gate.open("report");
+      return plausibleReplies(call);
+    },
+  });
+  dir = await mkdtemp(join(tmpdir(), "kgrag-overlap-"));
+  const kg = await createKgrag({
+    env: {},
+    config: {
+      workspace: dir,
+      llm: { baseURL: server.baseURL, model: "scripted", apiKey: "k", concurrency: 4 },
+      embedding: { baseURL: server.baseURL, model: "scripted-embed", dimension: 64 },
+      entityResolution,
+    },
+  });
+  return { gate, server, kg };
+}
+
 describe("an index run keeps the model busy between stages", () => {
   it("asks for the community reports while the graph's vectors are still being embedded", async () => {
-    const gate = new Gate();
     // The first embedding call is the chunks' (sent with extraction); the next ones are the graph's
     // entities and relationships. They are held until a report request arrives: a run that wrote
     // reports only after its vectors would wait here until the gate's safety delay.
-    const embeddings = async (call: EmbeddingsCall) => {
-      if (call.callIndex >= 1) await gate.hold();
-      return undefined;
-    };
-    const server = await startScriptedOpenAI({
-      embeddings,
-      chat: (call) => {
-        if (call.stage === "report") gate.open("report");
-        return plausibleReplies(call);
-      },
-    });
-    dir = await mkdtemp(join(tmpdir(), "kgrag-overlap-"));
-    const kg = await createKgrag({
-      env: {},
-      config: {
-        workspace: dir,
-        llm: { baseURL: server.baseURL, model: "scripted", apiKey: "k", concurrency: 4 },
-        embedding: { baseURL: server.baseURL, model: "scripted-embed", dimension: 64 },
-        entityResolution: "off",
-      },
-    });
+    const { gate, server, kg } = await gatedRun((call) => call.callIndex >= 1, "off");
     try {
       const summary = await kg.index(DOCUMENTS);
       expect(summary.failures).toEqual([]);
@@ -93,30 +101,9 @@ describe("an index run keeps the model busy between stages", () => {
   });
 
   it("asks for the reports while entity resolution waits on its embedding, and asks for none twice", async () => {
-    const gate = new Gate();
     // After the chunks' embedding call, the next one is resolution's (the merged entities): held
     // until a report request arrives, which a run asking for reports only after resolution never sends.
-    const embeddings = async (call: EmbeddingsCall) => {
-      if (call.callIndex === 1) await gate.hold();
-      return undefined;
-    };
-    const server = await startScriptedOpenAI({
-      embeddings,
-      chat: (call) => {
-        if (call.stage === "report") gate.open("report");
-        return plausibleReplies(call);
-      },
-    });
-    dir = await mkdtemp(join(tmpdir(), "kgrag-overlap-"));
-    const kg = await createKgrag({
-      env: {},
-      config: {
-        workspace: dir,
-        llm: { baseURL: server.baseURL, model: "scripted", apiKey: "k", concurrency: 4 },
-        embedding: { baseURL: server.baseURL, model: "scripted-embed", dimension: 64 },
-        entityResolution: "on",
-      },
-    });
+    const { gate, server, kg } = await gatedRun((call) => call.callIndex === 1, "on");
     try {
       const summary = await kg.index(DOCUMENTS);
       expect(summary.failures).toEqual([]);
