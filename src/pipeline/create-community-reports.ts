@@ -1,7 +1,12 @@
 import pLimit from "p-limit";
 import { embedCommunityReports } from "../community/embed-reports.js";
-import { graphIndexOf } from "../community/graph-index.js";
-import { buildReportContext, type ChildReport, reportTokenCounter } from "../community/report-context.js";
+import { type GraphIndex, graphIndexOf } from "../community/graph-index.js";
+import {
+  buildReportContext,
+  type ChildReport,
+  type ReportContext,
+  reportTokenCounter,
+} from "../community/report-context.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { KgragServices } from "../services.js";
 import type { GraphStore, GraphView, ReportSave } from "../storage/graph-store.js";
@@ -32,11 +37,11 @@ export async function createCommunityReports(
 ): Promise<CreateCommunityReportsResult> {
   const { store, config, progress } = services;
   const communities = await store.listCommunities();
-  const index = graphIndexOf(graph ?? (await loadGraphView(store)));
-  const budget = config.community.reportContextTokens;
-  // One counter for the run: every entity's and relationship's line is counted once, not per community.
-  const tokens = reportTokenCounter(budget, config.chunking.encoding);
-  const byId = new Map(communities.map((c) => [c.id, c]));
+  const contextOf = reportContextBuilder(
+    config,
+    graphIndexOf(graph ?? (await loadGraphView(store))),
+    communities,
+  );
   const stale = communities.filter((c) => needsReport(c, writer));
   const limit = pLimit(config.llm?.concurrency ?? 4);
   const saves = new ReportSaves(store, reportSaveSize(services));
@@ -48,15 +53,7 @@ export async function createCommunityReports(
       atLevel.map((community) =>
         limit(async () => {
           await stopPoint(signal);
-          const context = buildReportContext({
-            community,
-            index,
-            childReports: finishedChildReports(community, byId),
-            budget,
-            encoding: config.chunking.encoding,
-            tokens,
-          });
-          const report = await writer.write(context);
+          const report = await writer.write(contextOf(community));
           await saves.add({ id: community.id, report, reportHash: community.contentHash });
           // Parents on the next level up read it from here.
           community.report = report;
@@ -107,10 +104,32 @@ export function needsReport(community: CommunityRecord, writer: ReportWriter): b
   return writer.kind === "llm" && community.report.method === "extractive";
 }
 
-export function finishedChildReports(
-  community: CommunityRecord,
-  byId: Map<string, CommunityRecord>,
-): ChildReport[] {
+/**
+ * Builds the report context of any of `communities` (reading the children's finished reports as
+ * they are at the call), with one token counter: every entity's and relationship's line is counted
+ * once, not per community.
+ */
+export function reportContextBuilder(
+  config: Pick<KgragServices["config"], "community" | "chunking">,
+  index: GraphIndex,
+  communities: CommunityRecord[],
+): (community: CommunityRecord) => ReportContext {
+  const budget = config.community.reportContextTokens;
+  const encoding = config.chunking.encoding;
+  const tokens = reportTokenCounter(budget, encoding);
+  const byId = new Map(communities.map((c) => [c.id, c]));
+  return (community) =>
+    buildReportContext({
+      community,
+      index,
+      childReports: finishedChildReports(community, byId),
+      budget,
+      encoding,
+      tokens,
+    });
+}
+
+function finishedChildReports(community: CommunityRecord, byId: Map<string, CommunityRecord>): ChildReport[] {
   return community.childIds.flatMap((id) => {
     const child = byId.get(id);
     return child?.report ? [{ id: child.id, entityKeys: child.entityKeys, report: child.report }] : [];

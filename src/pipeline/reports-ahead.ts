@@ -1,11 +1,11 @@
 import { graphIndexOf } from "../community/graph-index.js";
-import { buildReportContext, type ReportContext, reportTokenCounter } from "../community/report-context.js";
+import type { ReportContext } from "../community/report-context.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { KgragServices } from "../services.js";
 import type { CommunityReport } from "../types.js";
 import { hashJson } from "../util/hash.js";
 import { clusterCommunities } from "./create-communities.js";
-import { finishedChildReports, needsReport } from "./create-community-reports.js";
+import { needsReport, reportContextBuilder } from "./create-community-reports.js";
 import { loadGraphView } from "./graph-view.js";
 
 /**
@@ -72,13 +72,8 @@ export async function askReportsAhead(
   if (stale.length === 0) return;
   // Deeper levels' reports come first (a parent may use its children's): only they are known now.
   const deepest = Math.max(...stale.map((c) => c.level));
-  const byId = new Map(communities.map((c) => [c.id, c]));
-  const index = graphIndexOf(view);
-  const budget = config.community.reportContextTokens;
-  const tokens = reportTokenCounter(budget, config.chunking.encoding);
+  const contextOf = reportContextBuilder(config, graphIndexOf(view), communities);
   for (const community of stale.filter((c) => c.level === deepest).slice(0, limit)) {
-    const childReports = finishedChildReports(community, byId);
-    const encoding = config.chunking.encoding;
-    writer.askAhead(buildReportContext({ community, index, childReports, budget, encoding, tokens }));
+    writer.askAhead(contextOf(community));
   }
 }
