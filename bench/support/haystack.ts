@@ -40,6 +40,22 @@ export async function scaledCorpus(dir: string, copies: number): Promise<string>
   return path;
 }
 
+/**
+ * Writes (once) and returns a corpus of the first `documents` passages, altered as a copy would be,
+ * so a warm-up run shares no text (and no entity) with the measured corpus.
+ */
+export async function warmUpCorpus(dir: string, documents: number): Promise<string> {
+  const path = join(dir, `warm-up-${documents}.jsonl`);
+  if (existsSync(path)) return path;
+  const lines = readFileSync(join(HOTPOTQA, "corpus.jsonl"), "utf8").split("\n").filter(Boolean);
+  const out = lines.slice(0, documents).map((line) => {
+    const p = JSON.parse(line) as { id: string; title: string; text: string };
+    return JSON.stringify({ id: `${p.id}-warm`, title: alter(p.title, 1), text: alter(p.text, 1) });
+  });
+  await writeFile(path, `${out.join("\n")}\n`);
+  return path;
+}
+
 /** The development questions, each followed by its altered twin, cut at `limit`. */
 export function latencyQuestions(limit: number): string[] {
   return readFileSync(join(HOTPOTQA, "questions.jsonl"), "utf8")
