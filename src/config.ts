@@ -283,6 +283,12 @@ export const Neo4jSchema = z.object({
   password: z.string().default(""),
   database: z.string().optional(),
   /**
+   * Send the Bolt chunks a message is packed into with one socket write per tick instead of one
+   * per 1,400-byte chunk (see src/storage/neo4j/bolt-write-batching.ts): large writes (vectors)
+   * cost the server less. Off restores the driver's own behaviour.
+   */
+  batchBoltWrites: z.boolean().default(true),
+  /**
    * Chunks merged per write transaction on Neo4j: each batch rewrites every entity it touches, and
    * the server caps a transaction's memory (db.memory.transaction.max), so batches stay smaller
    * than the embedded store's.

@@ -1,12 +1,13 @@
 import neo4j, { type Driver, Neo4jError } from "neo4j-driver";
 import type { KgragConfig } from "../../config.js";
+import { installBoltWriteBatching } from "./bolt-write-batching.js";
 import { type PlainRecord, recordToPlain } from "./record-mapping.js";
 
 /** What a connection needs (the rest of the neo4j config tunes the store). */
 export type Neo4jSettings = Pick<
   NonNullable<KgragConfig["neo4j"]>,
   "uri" | "username" | "password" | "database"
->;
+> & { batchBoltWrites?: boolean };
 
 /** The store's write sizes and in-memory search limits (config.ts documents them). */
 export type Neo4jTuning = Pick<NonNullable<KgragConfig["neo4j"]>, (typeof TUNING_KEYS)[number]>;
@@ -51,6 +52,8 @@ export const MIN_VERSION: [number, number] = [5, 23];
 
 /** Connects, checks the server version, and says how to start Neo4j when it cannot be reached. */
 export async function openDriverRunner(settings: Neo4jSettings): Promise<DriverRunner> {
+  // Process-wide (the driver's channel class is shared): once on, it stays on for later drivers.
+  if (settings.batchBoltWrites !== false) installBoltWriteBatching();
   const driver = neo4j.driver(settings.uri, neo4j.auth.basic(settings.username, settings.password), {
     userAgent: "kgrag",
   });
