@@ -29,50 +29,46 @@ export function relationshipEmbeddingText(
   return `${rel.keywords.join(", ")}\n${names.get(a) ?? a}\n${names.get(b) ?? b}\n${rel.description}`;
 }
 
+/** The namespaces embedGraph fills. */
+export const GRAPH_VECTOR_NAMESPACES: readonly GraphVectorNamespace[] = [
+  "chunks",
+  "entities",
+  "relationships",
+];
+export type GraphVectorNamespace = Extract<VectorNamespace, "chunks" | "entities" | "relationships">;
+
 /**
  * Embeds whatever changed since the last run: chunks by their text, entities by name and
  * description, relationships by keywords, both names and description (what makes global
  * retrieval possible). Vectors of items that no longer exist are removed. `graph` is the graph as
- * the run already read it.
+ * the run already read it; `namespaces` limits the run to some of the three.
  */
 export async function embedGraph(
   services: KgragServices,
   signal?: AbortSignal,
   graph?: GraphView,
+  namespaces: readonly GraphVectorNamespace[] = GRAPH_VECTOR_NAMESPACES,
 ): Promise<{ embedded: number }> {
   const { store } = services;
-  const chunks = await store.listChunks();
+  const chunks = namespaces.includes("chunks") ? await store.listChunks() : [];
   const { entities, relationships } = graph ?? (await loadGraphView(store));
   const names = new Map(entities.map((e) => [e.key, e.name]));
+  const inputsOf = (ns: GraphVectorNamespace): EmbeddingInput[] => {
+    if (ns === "chunks") return chunks.map((c) => ({ id: c.id, text: c.text }));
+    if (ns === "entities") return entities.map((e) => ({ id: e.key, text: entityEmbeddingText(e) }));
+    return relationships.map((r) => ({ id: r.key, text: relationshipEmbeddingText(r, names) }));
+  };
 
-  // The three indexes are independent: embedding them together keeps every request slot busy
+  // The namespaces are independent: embedding them together keeps every request slot busy
   // instead of draining one namespace's last half-empty round before the next starts. Their writes
   // take turns: on Neo4j a relationship vector MERGEs its endpoint entities, and concurrent
   // transactions on the same nodes would deadlock and retry.
   const writes = pLimit(1);
-  const counts = await Promise.all([
-    syncNamespace(
-      services,
-      "chunks",
-      chunks.map((c) => ({ id: c.id, text: c.text })),
-      writes,
-      signal,
+  const counts = await Promise.all(
+    GRAPH_VECTOR_NAMESPACES.filter((ns) => namespaces.includes(ns)).map((ns) =>
+      syncNamespace(services, ns, inputsOf(ns), writes, signal),
     ),
-    syncNamespace(
-      services,
-      "entities",
-      entities.map((e) => ({ id: e.key, text: entityEmbeddingText(e) })),
-      writes,
-      signal,
-    ),
-    syncNamespace(
-      services,
-      "relationships",
-      relationships.map((r) => ({ id: r.key, text: relationshipEmbeddingText(r, names) })),
-      writes,
-      signal,
-    ),
-  ]);
+  );
   const embedded = counts.reduce((a, b) => a + b, 0);
   return { embedded };
 }

@@ -12,7 +12,12 @@ import { communitiesAreStale, markCommunitiesFresh, markCommunitiesStale } from 
 import { createCommunities } from "./create-communities.js";
 import { createCommunityReports } from "./create-community-reports.js";
 import { removeDocuments } from "./delete-documents.js";
-import { embedChunks, embedGraph } from "./embed-graph.js";
+import {
+  embedChunks,
+  embedGraph,
+  GRAPH_VECTOR_NAMESPACES,
+  type GraphVectorNamespace,
+} from "./embed-graph.js";
 import { extractGraph } from "./extract-graph.js";
 import { finalizeDocuments } from "./finalize-documents.js";
 import { loadGraphView } from "./graph-view.js";
@@ -270,18 +275,19 @@ export async function settleGraph(
   const descriptionsChanged = summarized.entities + summarized.relationships > 0;
   // Read once for embedding, communities and reports: none of them changes it.
   const graph = await stage("read graph", () => loadGraphView(services.store), clock);
-  // Vectors and communities both start from the settled graph and write different things. On the
-  // embedded store they run side by side: the embedding requests and the search-index refresh
-  // overlap the clustering and the report requests instead of leaving the model idle in between
-  // (their stage times overlap). On Neo4j they take turns: both write to the entity nodes, and
-  // concurrent transactions on them wait on each other's locks (measured: 118 s in turns, 174 s
-  // side by side, on HotpotQA-100 offline).
+  // Vectors and communities both start from the settled graph and write different things, so
+  // vectors are written side by side with the clustering and the reports (see vectorsBesideCommunities)
+  // instead of leaving the model or the database idle in between (their stage times overlap).
+  const beside = vectorsBesideCommunities(services.store);
+  const inTurn = GRAPH_VECTOR_NAMESPACES.filter((ns) => !beside.includes(ns));
+  if (inTurn.length > 0) await stage("embed", () => embedGraph(services, signal, graph, inTurn), clock);
   const vectors = holdFailure(
-    stage("embed", () => embedGraph(services, signal, graph), clock).then(() =>
-      graphChanged || descriptionsChanged ? refreshSearchIndexes(services, clock) : undefined,
-    ),
+    stage(
+      inTurn.length > 0 ? "embed beside communities" : "embed",
+      () => embedGraph(services, signal, graph, beside),
+      clock,
+    ).then(() => (graphChanged || descriptionsChanged ? refreshSearchIndexes(services, clock) : undefined)),
   );
-  if (services.store.kind !== "sqlite") (await vectors)();
   const wantCommunities = options.communities ?? services.config.community.enabled;
   try {
     if (wantCommunities) {
@@ -299,6 +305,18 @@ export async function settleGraph(
   }
   (await vectors)();
   return { summaryFailures: summarized.failed };
+}
+
+/**
+ * The vector namespaces written while communities and reports are. On the embedded store, all:
+ * its transactions never wait on each other. On Neo4j, relationship vectors only (most of the
+ * vectors): a relationship vector is set on its RELATED edge, which locks that edge alone, while
+ * entity vectors and community membership both lock entity nodes, and their concurrent
+ * transactions waited on each other's locks (measured: 118 s in turns, 174 s side by side, on
+ * HotpotQA-100 offline), so entity and chunk vectors are written first.
+ */
+function vectorsBesideCommunities(store: KgragServices["store"]): readonly GraphVectorNamespace[] {
+  return store.kind === "sqlite" ? GRAPH_VECTOR_NAMESPACES : ["relationships"];
 }
 
 /** The writer does this after every run anyway; done here, the run's timings show what it costs. */
