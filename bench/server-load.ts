@@ -14,7 +14,8 @@
  * request of the bench's process and its children (the server's query and job processes), in all and apart.
  * Run: npx tsx bench/server-load.ts [--clients 50] [--seconds 30] [--query-workers N] [--fresh]
  *        [--skip-index-job] [--data DIR] [--query-cache ENTRIES] [--job-nice N] [--during-seconds 600]
- *        [--index-job-only]
+ *        [--index-job-only] [--neighbourhood-only] [--neighbourhood-rounds 4]
+ * --neighbourhood-only runs part 2 alone (no query load before it, no index job after).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, rm } from "node:fs/promises";
@@ -38,6 +39,8 @@ const QUERY_CACHE = args.includes("--query-cache") ? flag("--query-cache", 0) : 
 const JOB_NICE = args.includes("--job-nice") ? flag("--job-nice", 0) : undefined;
 /** How long queries are measured while the job runs (at most until it ends). */
 const DURING_SECONDS = flag("--during-seconds", 600);
+/** Rounds over the 50 most connected entities in part 2 (each round asks every one once). */
+const NEIGHBOURHOOD_ROUNDS = flag("--neighbourhood-rounds", 4);
 const ROOT = join(tmpdir(), "kgrag-bench-server");
 
 /** The dataset beside the repository (a worktree sits one folder deeper than the main checkout). */
@@ -198,35 +201,78 @@ async function queryLoad(
   };
 }
 
+/** Part 2's figures: all rounds, and the first round apart (no answer of it asked before). */
+type NeighbourhoodStats = Stats & { nodes: number; edges: number; kilobytes: number };
+
+/**
+ * The 50 most connected entities' neighbourhoods, NEIGHBOURHOOD_ROUNDS times over. The warm-up
+ * asks for five other entities (the 51st to 55th), so the first round asks nothing asked before:
+ * with the server's neighbourhood cache on, the first round is the cold figure, the later ones warm.
+ */
 async function neighbourhoods(
   url: string,
-): Promise<Stats & { nodes: number; edges: number; kilobytes: number }> {
-  const popular = (await (await fetch(`${url}/api/v1/graph/entities/popular?limit=50`)).json()) as {
+): Promise<{ all: NeighbourhoodStats; firstRound: NeighbourhoodStats; laterRounds?: NeighbourhoodStats }> {
+  const popular = (await (await fetch(`${url}/api/v1/graph/entities/popular?limit=55`)).json()) as {
     items: { name: string }[];
   };
   const names = popular.items.map((i) => i.name);
-  for (const name of names.slice(0, 5)) await neighbourhood(url, name); // warm-up
+  for (const name of names.slice(50)) await neighbourhood(url, name); // warm-up
+  const rounds: NeighbourhoodStats[] = [];
+  for (let round = 0; round < NEIGHBOURHOOD_ROUNDS; round++)
+    rounds.push(await neighbourhoodRound(url, names.slice(0, 50)));
+  return {
+    all: merged(rounds),
+    firstRound: merged(rounds.slice(0, 1)),
+    ...(rounds.length > 1 ? { laterRounds: merged(rounds.slice(1)) } : {}),
+  };
+}
+
+/** Every name's neighbourhood once, one after the other, with the raw times kept for merging. */
+async function neighbourhoodRound(
+  url: string,
+  names: string[],
+): Promise<NeighbourhoodStats & { times: number[]; cpuMs: number; seconds: number }> {
   const times: number[] = [];
   let nodes = 0;
   let edges = 0;
   let bytes = 0;
   const started = performance.now();
   const cpuBefore = cpuMs();
-  for (let round = 0; round < 4; round++) {
-    for (const name of names) {
-      const body = await neighbourhood(url, name);
-      times.push(body.ms);
-      nodes += body.nodes.length;
-      edges += body.edges.length;
-      bytes += body.bytes;
-    }
+  for (const name of names) {
+    const body = await neighbourhood(url, name);
+    times.push(body.ms);
+    nodes += body.nodes.length;
+    edges += body.edges.length;
+    bytes += body.bytes;
   }
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuPerRequest(cpuBefore, times.length);
   return {
-    ...stats(times, 0, (performance.now() - started) / 1000),
-    ...cpuPerRequest(cpuBefore, times.length),
+    ...stats(times, 0, seconds),
+    ...cpu,
     nodes: Math.round(nodes / times.length),
     edges: Math.round(edges / times.length),
     kilobytes: Math.round(bytes / times.length / 1024),
+    times,
+    cpuMs: (cpu.cpuMsPerRequest ?? 0) * times.length,
+    seconds,
+  };
+}
+
+/** One figure set over several rounds (CPU per request weighted by the rounds' sizes). */
+function merged(rounds: NeighbourhoodStats[]): NeighbourhoodStats {
+  const parts = rounds as (NeighbourhoodStats & { times: number[]; cpuMs: number; seconds: number })[];
+  const times = parts.flatMap((r) => r.times);
+  const seconds = parts.reduce((sum, r) => sum + r.seconds, 0);
+  const mean = (of: (r: NeighbourhoodStats) => number) =>
+    Math.round(parts.reduce((sum, r) => sum + of(r) * r.count, 0) / times.length);
+  const cpuMsPerRequest = Math.round((parts.reduce((sum, r) => sum + r.cpuMs, 0) / times.length) * 10) / 10;
+  return {
+    ...stats(times, 0, seconds),
+    cpuMsPerRequest,
+    nodes: mean((r) => r.nodes),
+    edges: mean((r) => r.edges),
+    kilobytes: mean((r) => r.kilobytes),
   };
 }
 
@@ -325,6 +371,11 @@ async function main(): Promise<void> {
     `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; job nice: ${server.context.config.jobNice}; load average at start: ${loadAverage()}`,
   );
   try {
+    if (args.includes("--neighbourhood-only")) {
+      const around = await neighbourhoods(url);
+      console.log(`neighbourhood depth 2, maxNodes 500 (load ${loadAverage()}):`, around);
+      return;
+    }
     const questions = questionsOf(data);
     await queryLoad(
       url,
