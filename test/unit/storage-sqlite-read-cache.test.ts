@@ -202,7 +202,7 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
       touching: (await store.relationshipsOf(entities)).map((r) => [r.key, r.weight, r.description]),
       degrees: [...(await store.degrees(entities))],
       neighbours: await store.neighboursOf(["hub"], ["hub"], 10),
-      among: (await store.relationshipsAmong(entities, 100)).map((r) => r.key),
+      among: (await store.relationshipsAmong(entities, 100)).map((r) => [r.key, r.weight, r.description]),
       edges: await store.edgesOf(entities),
     });
     for (let round = 0; round < 12; round++) {
