@@ -81,6 +81,22 @@ export const ServerConfigSchema = z.object({
     })
     .default({ maxEntries: 1000, maxBytes: 64 * 1024 * 1024 }),
   /**
+   * Answers of GET /graph/neighbourhood kept per workspace and data generation, as the JSON sent
+   * (see graph/neighbourhood-cache.ts); any write to the workspace invalidates them. A hub's
+   * neighbourhood at depth 2 is some 700 KB, so maxBytes is the cap that binds. maxEntries 0 turns
+   * the cache off. Workspaces whose store tells no data generation (Neo4j) keep none.
+   */
+  neighbourhoodCache: z
+    .object({
+      maxEntries: z.number().int().min(0).default(500),
+      maxBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .default(64 * 1024 * 1024),
+    })
+    .default({ maxEntries: 500, maxBytes: 64 * 1024 * 1024 }),
+  /**
    * Niceness added to the job processes' (0 to 19; higher is lower CPU priority), so an indexing
    * job yields the cores to the queries answered meanwhile. 0 keeps the server's own priority.
    */
