@@ -14,7 +14,7 @@
  * request of the bench's process and its children (the server's query and job processes), in all and apart.
  * Run: npx tsx bench/server-load.ts [--clients 50] [--seconds 30] [--query-workers N] [--fresh]
  *        [--skip-index-job] [--data DIR] [--query-cache ENTRIES] [--job-nice N] [--during-seconds 600]
- *        [--index-job-only] [--neighbourhood-only] [--neighbourhood-rounds 4]
+ *        [--index-job-only] [--neighbourhood-only] [--neighbourhood-rounds 4] [--neighbourhood-cache ENTRIES]
  * --neighbourhood-only runs part 2 alone (no query load before it, no index job after).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -37,6 +37,10 @@ const QUERY_WORKERS = args.includes("--query-workers") ? flag("--query-workers",
 /** The server's query cache size (0 turns it off) and the job processes' niceness; defaults when not given. */
 const QUERY_CACHE = args.includes("--query-cache") ? flag("--query-cache", 0) : undefined;
 const JOB_NICE = args.includes("--job-nice") ? flag("--job-nice", 0) : undefined;
+/** The server's neighbourhood cache size (0 turns it off: every round cold); the default when not given. */
+const NEIGHBOURHOOD_CACHE = args.includes("--neighbourhood-cache")
+  ? flag("--neighbourhood-cache", 0)
+  : undefined;
 /** How long queries are measured while the job runs (at most until it ends). */
 const DURING_SECONDS = flag("--during-seconds", 600);
 /** Rounds over the 50 most connected entities in part 2 (each round asks every one once). */
@@ -364,11 +368,14 @@ async function main(): Promise<void> {
       ...(QUERY_WORKERS === undefined ? {} : { queryWorkers: QUERY_WORKERS }),
       ...(QUERY_CACHE === undefined ? {} : { queryCache: { maxEntries: QUERY_CACHE } }),
       ...(JOB_NICE === undefined ? {} : { jobNice: JOB_NICE }),
+      ...(NEIGHBOURHOOD_CACHE === undefined
+        ? {}
+        : { neighbourhoodCache: { maxEntries: NEIGHBOURHOOD_CACHE } }),
     },
   });
   const url = await server.listen();
   console.log(
-    `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; job nice: ${server.context.config.jobNice}; load average at start: ${loadAverage()}`,
+    `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; neighbourhood cache entries: ${server.context.config.neighbourhoodCache.maxEntries}; job nice: ${server.context.config.jobNice}; load average at start: ${loadAverage()}`,
   );
   try {
     if (args.includes("--neighbourhood-only")) {
