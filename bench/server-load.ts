@@ -15,7 +15,9 @@
  * Run: npx tsx bench/server-load.ts [--clients 50] [--seconds 30] [--query-workers N] [--fresh]
  *        [--skip-index-job] [--data DIR] [--query-cache ENTRIES] [--job-nice N] [--during-seconds 600]
  *        [--index-job-only] [--neighbourhood-only] [--neighbourhood-rounds 4] [--neighbourhood-cache ENTRIES]
- * --neighbourhood-only runs part 2 alone (no query load before it, no index job after).
+ * --neighbourhood-only runs part 2 alone (no query load before it, no index job after), with no
+ * query workers unless --query-workers is given: the route does not use them, and their warm-up
+ * would otherwise run during the measurement, in its CPU time.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, rm } from "node:fs/promises";
@@ -205,8 +207,19 @@ async function queryLoad(
   };
 }
 
-/** Part 2's figures: all rounds, and the first round apart (no answer of it asked before). */
+/** Part 2's figures: latency, CPU per request (see cpuPerRequest) and the answers' mean size. */
 type NeighbourhoodStats = Stats & { nodes: number; edges: number; kilobytes: number };
+
+/** What one round measured, summed, so that rounds can be merged before the figures are taken. */
+interface RoundTally {
+  times: number[];
+  seconds: number;
+  cpuOwnMs: number;
+  cpuChildrenMs: number;
+  nodes: number;
+  edges: number;
+  bytes: number;
+}
 
 /**
  * The 50 most connected entities' neighbourhoods, NEIGHBOURHOOD_ROUNDS times over. The warm-up
@@ -221,62 +234,60 @@ async function neighbourhoods(
   };
   const names = popular.items.map((i) => i.name);
   for (const name of names.slice(50)) await neighbourhood(url, name); // warm-up
-  const rounds: NeighbourhoodStats[] = [];
+  const rounds: RoundTally[] = [];
   for (let round = 0; round < NEIGHBOURHOOD_ROUNDS; round++)
     rounds.push(await neighbourhoodRound(url, names.slice(0, 50)));
   return {
-    all: merged(rounds),
-    firstRound: merged(rounds.slice(0, 1)),
-    ...(rounds.length > 1 ? { laterRounds: merged(rounds.slice(1)) } : {}),
+    all: figures(rounds),
+    firstRound: figures(rounds.slice(0, 1)),
+    ...(rounds.length > 1 ? { laterRounds: figures(rounds.slice(1)) } : {}),
   };
 }
 
-/** Every name's neighbourhood once, one after the other, with the raw times kept for merging. */
-async function neighbourhoodRound(
-  url: string,
-  names: string[],
-): Promise<NeighbourhoodStats & { times: number[]; cpuMs: number; seconds: number }> {
-  const times: number[] = [];
-  let nodes = 0;
-  let edges = 0;
-  let bytes = 0;
+/** Every name's neighbourhood once, one after the other. */
+async function neighbourhoodRound(url: string, names: string[]): Promise<RoundTally> {
+  const tally: RoundTally = {
+    times: [],
+    seconds: 0,
+    cpuOwnMs: 0,
+    cpuChildrenMs: 0,
+    nodes: 0,
+    edges: 0,
+    bytes: 0,
+  };
   const started = performance.now();
   const cpuBefore = cpuMs();
   for (const name of names) {
     const body = await neighbourhood(url, name);
-    times.push(body.ms);
-    nodes += body.nodes.length;
-    edges += body.edges.length;
-    bytes += body.bytes;
+    tally.times.push(body.ms);
+    tally.nodes += body.nodes.length;
+    tally.edges += body.edges.length;
+    tally.bytes += body.bytes;
   }
-  const seconds = (performance.now() - started) / 1000;
-  const cpu = cpuPerRequest(cpuBefore, times.length);
-  return {
-    ...stats(times, 0, seconds),
-    ...cpu,
-    nodes: Math.round(nodes / times.length),
-    edges: Math.round(edges / times.length),
-    kilobytes: Math.round(bytes / times.length / 1024),
-    times,
-    cpuMs: (cpu.cpuMsPerRequest ?? 0) * times.length,
-    seconds,
-  };
+  const cpuAfter = cpuMs();
+  tally.seconds = (performance.now() - started) / 1000;
+  tally.cpuOwnMs = cpuAfter.own - cpuBefore.own;
+  tally.cpuChildrenMs = cpuAfter.children - cpuBefore.children;
+  return tally;
 }
 
-/** One figure set over several rounds (CPU per request weighted by the rounds' sizes). */
-function merged(rounds: NeighbourhoodStats[]): NeighbourhoodStats {
-  const parts = rounds as (NeighbourhoodStats & { times: number[]; cpuMs: number; seconds: number })[];
-  const times = parts.flatMap((r) => r.times);
-  const seconds = parts.reduce((sum, r) => sum + r.seconds, 0);
-  const mean = (of: (r: NeighbourhoodStats) => number) =>
-    Math.round(parts.reduce((sum, r) => sum + of(r) * r.count, 0) / times.length);
-  const cpuMsPerRequest = Math.round((parts.reduce((sum, r) => sum + r.cpuMs, 0) / times.length) * 10) / 10;
+/** The figures of one or more rounds taken together. */
+function figures(rounds: RoundTally[]): NeighbourhoodStats {
+  const sum = (of: (r: RoundTally) => number) => rounds.reduce((total, r) => total + of(r), 0);
+  const times = rounds.flatMap((r) => r.times);
+  const perRequest = (total: number) => Math.round((total / Math.max(1, times.length)) * 10) / 10;
   return {
-    ...stats(times, 0, seconds),
-    cpuMsPerRequest,
-    nodes: mean((r) => r.nodes),
-    edges: mean((r) => r.edges),
-    kilobytes: mean((r) => r.kilobytes),
+    ...stats(
+      times,
+      0,
+      sum((r) => r.seconds),
+    ),
+    cpuMsPerRequest: perRequest(sum((r) => r.cpuOwnMs + r.cpuChildrenMs)),
+    cpuMsPerRequestHere: perRequest(sum((r) => r.cpuOwnMs)),
+    cpuMsPerRequestChildren: perRequest(sum((r) => r.cpuChildrenMs)),
+    nodes: Math.round(perRequest(sum((r) => r.nodes))),
+    edges: Math.round(perRequest(sum((r) => r.edges))),
+    kilobytes: Math.round(perRequest(sum((r) => r.bytes)) / 1024),
   };
 }
 
@@ -366,6 +377,7 @@ async function main(): Promise<void> {
       port: 0,
       rateLimitPerMinute: 1_000_000_000,
       ...(QUERY_WORKERS === undefined ? {} : { queryWorkers: QUERY_WORKERS }),
+      ...(QUERY_WORKERS === undefined && args.includes("--neighbourhood-only") ? { queryWorkers: 0 } : {}),
       ...(QUERY_CACHE === undefined ? {} : { queryCache: { maxEntries: QUERY_CACHE } }),
       ...(JOB_NICE === undefined ? {} : { jobNice: JOB_NICE }),
       ...(NEIGHBOURHOOD_CACHE === undefined
@@ -375,7 +387,7 @@ async function main(): Promise<void> {
   });
   const url = await server.listen();
   console.log(
-    `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; neighbourhood cache entries: ${server.context.config.neighbourhoodCache.maxEntries}; job nice: ${server.context.config.jobNice}; load average at start: ${loadAverage()}`,
+    `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; neighbourhood cache entries: ${server.context.config.neighbourhoodCache?.maxEntries}; job nice: ${server.context.config.jobNice}; load average at start: ${loadAverage()}`,
   );
   try {
     if (args.includes("--neighbourhood-only")) {
