@@ -402,6 +402,54 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     await reader.close();
     await writer.close();
   });
+  it("keeps entity labels in step with writes from this and other connections, in the order asked, as copies", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    await reader.applyGraphChanges(entityChanges([makeEntity("Alpha"), makeEntity("Beta")]));
+    const asked = ["beta", "nobody", "alpha", "beta"];
+    expect(await reader.entityLabels(asked)).toEqual([
+      { key: "beta", name: "Beta", type: "organization" },
+      { key: "alpha", name: "Alpha", type: "organization" },
+      { key: "beta", name: "Beta", type: "organization" },
+    ]);
+    const [first] = await reader.entityLabels(["alpha"]);
+    if (first) first.name = "tampered";
+    expect((await reader.entityLabels(["alpha"]))[0]?.name).toBe("Alpha");
+
+    await writer.applyGraphChanges(
+      entityChanges([makeEntity("Alpha", { type: "person" }), makeEntity("Nobody")], ["beta"]),
+    );
+    expect(await reader.entityLabels(asked)).toEqual([
+      { key: "nobody", name: "Nobody", type: "organization" },
+      { key: "alpha", name: "Alpha", type: "person" },
+    ]);
+    await reader.applyGraphChanges(entityChanges([makeEntity("Alpha", { type: "place" })]));
+    expect((await reader.entityLabels(["alpha"]))[0]?.type).toBe("place");
+    await reader.close();
+    await writer.close();
+  });
+
+  it("ranks neighbours and the edges among entities by weight, ties in SQLite's key order (code points)", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    // U+FF5A sorts before U+1F600 by code point, after it by UTF-16 unit (a surrogate pair).
+    const [wide, astral] = ["\uFF5A", "\u{1F600}"];
+    await store.applyGraphChanges(
+      changes([edge("hub", astral, 2), edge("hub", wide, 2), edge("hub", "b", 2), edge("hub", "a", 3)]),
+    );
+    expect(await store.neighboursOf(["hub"], ["hub"], 10)).toEqual(["a", "b", wide, astral]);
+    expect(await store.neighboursOf(["hub"], ["hub"], 3)).toEqual(["a", "b", wide]);
+    const among = await store.relationshipsAmong(["hub", astral, wide, "a", "b"], 10);
+    expect(among.map((r) => r.key)).toEqual(
+      [edge("hub", "a"), edge("hub", "b"), edge("hub", wide), edge("hub", astral)].map((e) => e.key),
+    );
+    expect((await store.relationshipsAmong(["hub", astral, wide, "a", "b"], 3)).map((r) => r.key)).toEqual(
+      among.slice(0, 3).map((r) => r.key),
+    );
+    await store.close();
+  });
+
   it("remembers entity full-text searches while the data is unchanged, in step with writes, handing out copies", async () => {
     const workspace = await tempWorkspace();
     const reader = await openSqliteStore(workspace);

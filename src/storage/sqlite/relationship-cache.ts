@@ -110,6 +110,7 @@ export class RelationshipCache {
    * a second hop scans tens of thousands of adjacent edges, and string-keyed lookups were most of it.
    */
   neighbours(frontier: string[], known: string[], limit: number): string[] {
+    if (limit <= 0) return [];
     const { byEntity } = this.current();
     const entityCount = this.entityOrdinals.size;
     const isKnown = this.marked(known, new Uint8Array(entityCount));
@@ -126,12 +127,19 @@ export class RelationshipCache {
         } else if (weight > (strongest[n] as number)) strongest[n] = weight;
       }
     }
-    const { keys } = this.entityOrdinals;
-    const ranked = strongestFirst(
-      reached.map((n) => ({ key: keys[n] as string, weight: strongest[n] as number })),
+    // A hop past a full node set asks for one entity out of thousands reached: only the ones that
+    // can make the cut get a ranked entry.
+    const threshold = weightAtRank(
+      Float64Array.from(reached, (n) => strongest[n] as number),
       limit,
     );
-    return ranked.map(({ key }) => key);
+    const { keys } = this.entityOrdinals;
+    const candidates: { key: string; weight: number }[] = [];
+    for (const n of reached) {
+      const weight = strongest[n] as number;
+      if (weight >= threshold) candidates.push({ key: keys[n] as string, weight });
+    }
+    return strongestFirst(candidates, limit).map(({ key }) => key);
   }
 
   /**
@@ -167,10 +175,11 @@ export class RelationshipCache {
   }
 
   /**
-   * The descriptions of the relationships (unknown keys left out); `load` reads the ones not
-   * cached yet. Kept apart from the records: a picture of the graph needs only these.
+   * The descriptions of the relationships, in the order of `keys` (undefined for an unknown key);
+   * `load` reads the ones not cached yet. Kept apart from the records: a picture of the graph needs
+   * only these.
    */
-  descriptions(keys: string[], load: (missing: string[]) => Map<string, string>): Map<string, string> {
+  descriptions(keys: string[], load: (missing: string[]) => Map<string, string>): (string | undefined)[] {
     const { descriptions } = this.current();
     let missing = keys.filter((key) => !descriptions.has(key));
     if (descriptions.size + missing.length > this.maxCachedRecords) {
@@ -180,12 +189,7 @@ export class RelationshipCache {
     }
     if (missing.length > 0)
       for (const [key, description] of load(missing)) descriptions.set(key, description);
-    const out = new Map<string, string>();
-    for (const key of keys) {
-      const description = descriptions.get(key);
-      if (description !== undefined) out.set(key, description);
-    }
-    return out;
+    return keys.map((key) => descriptions.get(key));
   }
 
   /** `marks` with a 1 at each key's entity ordinal (keys on no edge have none, and are skipped). */
@@ -465,23 +469,36 @@ function sortLikeSqlite<T extends { key: string }>(items: T[]): T[] {
 
 /**
  * The `limit` items of highest weight, strongest first, ties in key order. Only the items at or
- * above the limit's weight are sorted, each key checked once for the slow comparison.
+ * above the limit's weight are ranked, weight by weight: the weights of a graph repeat (most
+ * relationships of a neighbourhood share a handful), so each group is sorted on keys alone.
  */
 function strongestFirst<T extends { key: string; weight: number }>(items: T[], limit: number): T[] {
   if (limit <= 0) return [];
-  let candidates = items;
-  if (candidates.length > limit) {
-    const ascending = Float64Array.from(candidates, ({ weight }) => weight).sort();
-    const threshold = ascending[ascending.length - limit] as number;
-    candidates = candidates.filter(({ weight }) => weight >= threshold);
-  }
-  const ranked = candidates.map((item) => ({ item, plain: !/[\uD800-\uDFFF]/.test(item.key) }));
-  ranked.sort(
-    ({ item: a, plain: aPlain }, { item: b, plain: bPlain }) =>
-      b.weight - a.weight ||
-      (aPlain && bPlain ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : compareCodePoints(a.key, b.key)),
+  const threshold = weightAtRank(
+    Float64Array.from(items, ({ weight }) => weight),
+    limit,
   );
-  return ranked.slice(0, limit).map(({ item }) => item);
+  const byWeight = new Map<number, T[]>();
+  for (const item of items) {
+    if (item.weight < threshold) continue;
+    const group = byWeight.get(item.weight);
+    if (group) group.push(item);
+    else byWeight.set(item.weight, [item]);
+  }
+  const ranked: T[] = [];
+  for (const weight of [...byWeight.keys()].sort((a, b) => b - a)) {
+    for (const item of sortLikeSqlite(byWeight.get(weight) as T[])) {
+      if (ranked.length === limit) return ranked;
+      ranked.push(item);
+    }
+  }
+  return ranked;
+}
+
+/** The `rank`-th highest of the weights (sorted in place), or -Infinity when there are no more than `rank`. */
+function weightAtRank(weights: Float64Array, rank: number): number {
+  if (weights.length <= rank) return Number.NEGATIVE_INFINITY;
+  return weights.sort()[weights.length - rank] as number;
 }
 
 function compareCodePoints(a: string, b: string): number {

@@ -135,8 +135,8 @@ export class RelationshipTable {
       (missing) => this.readDescriptions(missing),
     );
     const described: DescribedEdge[] = [];
-    for (const { key, sourceKey, targetKey, weight } of edges) {
-      const description = descriptions.get(key);
+    for (const [i, { key, sourceKey, targetKey, weight }] of edges.entries()) {
+      const description = descriptions[i];
       if (description !== undefined) described.push({ key, sourceKey, targetKey, description, weight });
     }
     return described;
