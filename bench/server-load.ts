@@ -15,6 +15,7 @@
  * Run: npx tsx bench/server-load.ts [--clients 50] [--seconds 30] [--query-workers N] [--fresh]
  *        [--skip-index-job] [--data DIR] [--query-cache ENTRIES] [--job-nice N] [--during-seconds 600]
  *        [--index-job-only] [--neighbourhood-only] [--neighbourhood-rounds 4] [--neighbourhood-cache ENTRIES]
+ *        [--edge-pieces N]
  * --neighbourhood-only runs part 2 alone (no query load before it, no index job after), with no
  * query workers unless --query-workers is given: the route does not use them, and their warm-up
  * would otherwise run during the measurement, in its CPU time.
@@ -43,6 +44,8 @@ const JOB_NICE = args.includes("--job-nice") ? flag("--job-nice", 0) : undefined
 const NEIGHBOURHOOD_CACHE = args.includes("--neighbourhood-cache")
   ? flag("--neighbourhood-cache", 0)
   : undefined;
+/** Relationships the server keeps serialised for reuse across neighbourhoods (0: none); the default when not given. */
+const EDGE_PIECES = args.includes("--edge-pieces") ? flag("--edge-pieces", 0) : undefined;
 /** How long queries are measured while the job runs (at most until it ends). */
 const DURING_SECONDS = flag("--during-seconds", 600);
 /** Rounds over the 50 most connected entities in part 2 (each round asks every one once). */
@@ -380,14 +383,15 @@ async function main(): Promise<void> {
       ...(QUERY_WORKERS === undefined && args.includes("--neighbourhood-only") ? { queryWorkers: 0 } : {}),
       ...(QUERY_CACHE === undefined ? {} : { queryCache: { maxEntries: QUERY_CACHE } }),
       ...(JOB_NICE === undefined ? {} : { jobNice: JOB_NICE }),
-      ...(NEIGHBOURHOOD_CACHE === undefined
-        ? {}
-        : { neighbourhoodCache: { maxEntries: NEIGHBOURHOOD_CACHE } }),
+      neighbourhoodCache: {
+        ...(NEIGHBOURHOOD_CACHE === undefined ? {} : { maxEntries: NEIGHBOURHOOD_CACHE }),
+        ...(EDGE_PIECES === undefined ? {} : { maxEdgePieces: EDGE_PIECES }),
+      },
     },
   });
   const url = await server.listen();
   console.log(
-    `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; neighbourhood cache entries: ${server.context.config.neighbourhoodCache?.maxEntries}; job nice: ${server.context.config.jobNice}; load average at start: ${loadAverage()}`,
+    `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; neighbourhood cache entries: ${server.context.config.neighbourhoodCache?.maxEntries}, edge pieces: ${server.context.config.neighbourhoodCache?.maxEdgePieces}; job nice: ${server.context.config.jobNice}; load average at start: ${loadAverage()}`,
   );
   try {
     if (args.includes("--neighbourhood-only")) {

@@ -65,7 +65,8 @@ function queryCacheOf(kgrag: Kgrag, settings: QueryCacheSettings): QueryCache | 
 /** A neighbourhood cache for a workspace whose store tells its data generation, unless turned off. */
 function neighbourhoodCacheOf(kgrag: Kgrag, settings: NeighbourhoodCacheSettings): NeighbourhoodCache | null {
   const { store } = kgrag.services;
-  if (settings.maxEntries === 0 || !store.dataGeneration) return null;
+  const keepsNothing = settings.maxEntries === 0 && settings.maxEdgePieces === 0;
+  if (keepsNothing || !store.dataGeneration) return null;
   return new NeighbourhoodCache(settings, () => store.dataGeneration?.() ?? "");
 }
 

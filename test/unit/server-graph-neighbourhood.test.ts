@@ -103,7 +103,9 @@ describe("the server's neighbourhood as cached JSON", () => {
         upsertRelationships: EDGES.map(([a, b, weight]) => makeRelationship(a, b, { weight })),
       }),
     );
-    cache = new NeighbourhoodCache({ maxEntries: 10, maxBytes: 1024 * 1024 }, () => store.dataGeneration());
+    cache = new NeighbourhoodCache({ maxEntries: 10, maxBytes: 1024 * 1024, maxEdgePieces: 1000 }, () =>
+      store.dataGeneration(),
+    );
     reads = new GraphReads(store, cache);
   });
 
@@ -124,9 +126,15 @@ describe("the server's neighbourhood as cached JSON", () => {
   const edgeOf = (graph: Graph | undefined, a: string, b: string) =>
     graph?.edges.find((e) => [e.source, e.target].sort().join() === [a, b].sort().join());
 
+  /** The JSON text neighbourhood() serialises to, which the cached bytes must equal exactly. */
+  const plainJson = async (from: GraphReads, name: string, depth: number) =>
+    JSON.stringify(await from.neighbourhood(name, depth, 100, 100));
+
   it("is the JSON of neighbourhood(), kept per request until the data changes", async () => {
     const first = await drawn("Hub");
     expect(first).toEqual({ hit: false, graph: await reads.neighbourhood("Hub", 2, 100, 100) });
+    const bytes = await reads.neighbourhoodJson("Hub", 2, 100, 100);
+    expect(bytes?.json.toString("utf8")).toBe(await plainJson(reads, "Hub", 2));
     expect(await drawn("hub")).toEqual({ hit: true, graph: first?.graph });
     // Another depth or cap is another answer.
     expect((await drawn("Hub", 1))?.hit).toBe(false);
@@ -161,5 +169,26 @@ describe("the server's neighbourhood as cached JSON", () => {
     reads.forget();
     expect(cache.size).toBe(0);
     expect((await drawn("Hub"))?.hit).toBe(false);
+  });
+
+  it("reuses edges' JSON across answers only for the data it was made from, whole answers kept or not", async () => {
+    for (const maxEdgePieces of [1000, 2]) {
+      const piecesOnly = new NeighbourhoodCache({ maxEntries: 0, maxBytes: 1024, maxEdgePieces }, () =>
+        store.dataGeneration(),
+      );
+      const fresh = new GraphReads(store, piecesOnly);
+      const json = async (name: string, depth: number) =>
+        (await fresh.neighbourhoodJson(name, depth, 100, 100))?.json.toString("utf8");
+      expect(await json("Hub", 2)).toBe(await plainJson(fresh, "Hub", 2));
+      expect(await json("D", 2)).toBe(await plainJson(fresh, "D", 2));
+      const description = `A and D, take ${maxEdgePieces}.`;
+      await otherProcess.applyGraphChanges(
+        changes({ upsertRelationships: [makeRelationship("A", "D", { weight: 4, description })] }),
+      );
+      const after = await json("D", 2);
+      expect(after).toBe(await plainJson(fresh, "D", 2));
+      expect(after).toContain(description);
+      expect((await fresh.neighbourhoodJson("D", 2, 100, 100))?.hit).toBe(false);
+    }
   });
 });

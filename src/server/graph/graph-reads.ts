@@ -1,7 +1,12 @@
 import { entityKey, relationshipKey, splitRelationshipKey } from "../../merge/keys.js";
 import type { EntityLabel, GraphStore } from "../../storage/graph-store.js";
 import type { ChunkRecord, CommunityRecord, EntityRecord, RelationshipRecord } from "../../types.js";
-import type { CachedNeighbourhood, NeighbourhoodCache, NeighbourhoodRequest } from "./neighbourhood-cache.js";
+import type {
+  CachedNeighbourhood,
+  NeighbourhoodCache,
+  NeighbourhoodGraph,
+  NeighbourhoodRequest,
+} from "./neighbourhood-cache.js";
 
 /** An entity as lists show it (a description past this length is shortened). */
 const SHORT_DESCRIPTION = 300;
@@ -18,6 +23,24 @@ export interface EntityRow {
   degree: number;
   description: string;
   community: string | null;
+}
+
+/** An entity in a neighbourhood (`id` is its name, which the edges' ends refer to). */
+interface NeighbourhoodNode {
+  id: string;
+  name: string;
+  type: string;
+  degree: number;
+  community: string | null;
+}
+
+/** A relationship in a neighbourhood (`id` is its key). */
+interface NeighbourhoodEdge {
+  id: string;
+  source: string;
+  target: string;
+  description: string;
+  weight: number;
 }
 
 const shorten = (text: string) =>
@@ -170,12 +193,18 @@ export class GraphReads {
     const start = await this.keyOf(name);
     if (!start) return undefined;
     const request = { start, depth, maxNodes, maxEdges };
-    const draw = async () => Buffer.from(JSON.stringify(await this.drawNeighbourhood(request)));
-    if (this.neighbourhoods) return this.neighbourhoods.json(request, draw);
-    return { json: await draw(), hit: false };
+    if (this.neighbourhoods) return this.neighbourhoods.json(request, () => this.drawNeighbourhood(request));
+    return { json: Buffer.from(JSON.stringify(await this.drawNeighbourhood(request))), hit: false };
   }
 
-  private async drawNeighbourhood({ start, depth, maxNodes, maxEdges }: NeighbourhoodRequest) {
+  private async drawNeighbourhood({
+    start,
+    depth,
+    maxNodes,
+    maxEdges,
+  }: NeighbourhoodRequest): Promise<
+    NeighbourhoodGraph & { nodes: NeighbourhoodNode[]; edges: NeighbourhoodEdge[] }
+  > {
     const reached = await this.reachable(start, depth, maxNodes);
     const nodes = reached.keys;
     const among = await this.store.relationshipsAmong(nodes, maxEdges + 1);
