@@ -25,6 +25,7 @@ import { cp, mkdir, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import type { FastifyInstance } from "fastify";
 import { createKgrag } from "../src/kgrag.js";
 import { createServer } from "../src/server/app.js";
 import type { Job } from "../src/server/jobs/job-types.js";
@@ -210,14 +211,43 @@ async function queryLoad(
   };
 }
 
+/**
+ * CPU time of this process while the server handled each neighbourhood request (from its arrival
+ * to its last byte written), summed: the server's share of cpuMsPerRequestHere, without the
+ * client's reading and parsing of the answer (requests are sent one at a time, so the client is
+ * idle meanwhile).
+ */
+const neighbourhoodServerCpu = { ms: 0 };
+
+function timeServerHandling(app: FastifyInstance): void {
+  const started = new WeakMap<object, NodeJS.CpuUsage>();
+  app.addHook("onRequest", async (request) => {
+    if (request.url.startsWith("/api/v1/graph/neighbourhood")) started.set(request.raw, process.cpuUsage());
+  });
+  app.addHook("onResponse", async (request) => {
+    const since = started.get(request.raw);
+    if (!since) return;
+    const used = process.cpuUsage(since);
+    neighbourhoodServerCpu.ms += (used.user + used.system) / 1000;
+  });
+}
+
 /** Part 2's figures: latency, CPU per request (see cpuPerRequest) and the answers' mean size. */
-type NeighbourhoodStats = Stats & { nodes: number; edges: number; kilobytes: number };
+type NeighbourhoodStats = Stats & {
+  /** CPU per request while the server handled it (see timeServerHandling). */
+  cpuMsPerRequestServer: number;
+  nodes: number;
+  edges: number;
+  kilobytes: number;
+};
 
 /** What one round measured, summed, so that rounds can be merged before the figures are taken. */
 interface RoundTally {
   times: number[];
   seconds: number;
   cpuOwnMs: number;
+  /** Of which while the server handled the requests (see timeServerHandling). */
+  cpuServerMs: number;
   cpuChildrenMs: number;
   nodes: number;
   edges: number;
@@ -253,6 +283,7 @@ async function neighbourhoodRound(url: string, names: string[]): Promise<RoundTa
     times: [],
     seconds: 0,
     cpuOwnMs: 0,
+    cpuServerMs: 0,
     cpuChildrenMs: 0,
     nodes: 0,
     edges: 0,
@@ -260,6 +291,7 @@ async function neighbourhoodRound(url: string, names: string[]): Promise<RoundTa
   };
   const started = performance.now();
   const cpuBefore = cpuMs();
+  const serverCpuBefore = neighbourhoodServerCpu.ms;
   for (const name of names) {
     const body = await neighbourhood(url, name);
     tally.times.push(body.ms);
@@ -270,6 +302,7 @@ async function neighbourhoodRound(url: string, names: string[]): Promise<RoundTa
   const cpuAfter = cpuMs();
   tally.seconds = (performance.now() - started) / 1000;
   tally.cpuOwnMs = cpuAfter.own - cpuBefore.own;
+  tally.cpuServerMs = neighbourhoodServerCpu.ms - serverCpuBefore;
   tally.cpuChildrenMs = cpuAfter.children - cpuBefore.children;
   return tally;
 }
@@ -287,6 +320,7 @@ function figures(rounds: RoundTally[]): NeighbourhoodStats {
     ),
     cpuMsPerRequest: perRequest(sum((r) => r.cpuOwnMs + r.cpuChildrenMs)),
     cpuMsPerRequestHere: perRequest(sum((r) => r.cpuOwnMs)),
+    cpuMsPerRequestServer: perRequest(sum((r) => r.cpuServerMs)),
     cpuMsPerRequestChildren: perRequest(sum((r) => r.cpuChildrenMs)),
     nodes: Math.round(perRequest(sum((r) => r.nodes))),
     edges: Math.round(perRequest(sum((r) => r.edges))),
@@ -389,6 +423,7 @@ async function main(): Promise<void> {
       },
     },
   });
+  timeServerHandling(server.app);
   const url = await server.listen();
   console.log(
     `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; neighbourhood cache entries: ${server.context.config.neighbourhoodCache?.maxEntries}, edge pieces: ${server.context.config.neighbourhoodCache?.maxEdgePieces}; job nice: ${server.context.config.jobNice}; load average at start: ${loadAverage()}`,
