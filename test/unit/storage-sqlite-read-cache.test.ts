@@ -450,6 +450,30 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     await store.close();
   });
 
+  it("finds the edges among a hub and a few of its neighbours, by pair or by scan alike", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    const spokes = Array.from({ length: 40 }, (_, i) => `s${String(i).padStart(2, "0")}`);
+    await store.applyGraphChanges(
+      changes([
+        ...spokes.map((s, i) => edge("hub", s, 1 + (i % 3))),
+        edge("s01", "s02", 9),
+        edge("hub", "hub", 2),
+      ]),
+    );
+    // Two entities beside a hub of 41 edges: its pairs are looked up; forty: its edges scanned.
+    const few = await store.relationshipsAmong(["s02", "hub", "s01"], 10);
+    expect(few.map((r) => r.key)).toEqual(
+      [edge("s01", "s02"), edge("hub", "s02"), edge("hub", "hub"), edge("hub", "s01")].map((e) => e.key),
+    );
+    const many = await store.relationshipsAmong(["hub", ...spokes], 100);
+    expect(many).toHaveLength(42);
+    expect(many.slice(0, 3).map((r) => r.key)).toEqual(
+      [edge("s01", "s02"), edge("hub", "s02"), edge("hub", "s05")].map((e) => e.key),
+    );
+    await store.close();
+  });
+
   it("remembers entity full-text searches while the data is unchanged, in step with writes, handing out copies", async () => {
     const workspace = await tempWorkspace();
     const reader = await openSqliteStore(workspace);
