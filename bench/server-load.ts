@@ -14,13 +14,18 @@
  * request of the bench's process and its children (the server's query and job processes), in all and apart.
  * Run: npx tsx bench/server-load.ts [--clients 50] [--seconds 30] [--query-workers N] [--fresh]
  *        [--skip-index-job] [--data DIR] [--query-cache ENTRIES] [--job-nice N] [--during-seconds 600]
- *        [--index-job-only]
+ *        [--index-job-only] [--neighbourhood-only] [--neighbourhood-rounds 4] [--neighbourhood-cache ENTRIES]
+ *        [--edge-pieces N]
+ * --neighbourhood-only runs part 2 alone (no query load before it, no index job after), with no
+ * query workers unless --query-workers is given: the route does not use them, and their warm-up
+ * would otherwise run during the measurement, in its CPU time.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import type { FastifyInstance } from "fastify";
 import { createKgrag } from "../src/kgrag.js";
 import { createServer } from "../src/server/app.js";
 import type { Job } from "../src/server/jobs/job-types.js";
@@ -36,8 +41,16 @@ const QUERY_WORKERS = args.includes("--query-workers") ? flag("--query-workers",
 /** The server's query cache size (0 turns it off) and the job processes' niceness; defaults when not given. */
 const QUERY_CACHE = args.includes("--query-cache") ? flag("--query-cache", 0) : undefined;
 const JOB_NICE = args.includes("--job-nice") ? flag("--job-nice", 0) : undefined;
+/** The server's neighbourhood cache size (0 turns it off: every round cold); the default when not given. */
+const NEIGHBOURHOOD_CACHE = args.includes("--neighbourhood-cache")
+  ? flag("--neighbourhood-cache", 0)
+  : undefined;
+/** Relationships the server keeps serialised for reuse across neighbourhoods (0: none); the default when not given. */
+const EDGE_PIECES = args.includes("--edge-pieces") ? flag("--edge-pieces", 0) : undefined;
 /** How long queries are measured while the job runs (at most until it ends). */
 const DURING_SECONDS = flag("--during-seconds", 600);
+/** Rounds over the 50 most connected entities in part 2 (each round asks every one once). */
+const NEIGHBOURHOOD_ROUNDS = flag("--neighbourhood-rounds", 4);
 const ROOT = join(tmpdir(), "kgrag-bench-server");
 
 /** The dataset beside the repository (a worktree sits one folder deeper than the main checkout). */
@@ -198,35 +211,120 @@ async function queryLoad(
   };
 }
 
+/**
+ * CPU time of this process while the server handled each neighbourhood request (from its arrival
+ * to its last byte written), summed: the server's share of cpuMsPerRequestHere, without the
+ * client's reading and parsing of the answer (requests are sent one at a time, so the client is
+ * idle meanwhile).
+ */
+const neighbourhoodServerCpu = { ms: 0 };
+
+function timeServerHandling(app: FastifyInstance): void {
+  const started = new WeakMap<object, NodeJS.CpuUsage>();
+  app.addHook("onRequest", async (request) => {
+    if (request.url.startsWith("/api/v1/graph/neighbourhood")) started.set(request.raw, process.cpuUsage());
+  });
+  app.addHook("onResponse", async (request) => {
+    const since = started.get(request.raw);
+    if (!since) return;
+    const used = process.cpuUsage(since);
+    neighbourhoodServerCpu.ms += (used.user + used.system) / 1000;
+  });
+}
+
+/** Part 2's figures: latency, CPU per request (see cpuPerRequest) and the answers' mean size. */
+type NeighbourhoodStats = Stats & {
+  /** CPU per request while the server handled it (see timeServerHandling). */
+  cpuMsPerRequestServer: number;
+  nodes: number;
+  edges: number;
+  kilobytes: number;
+};
+
+/** What one round measured, summed, so that rounds can be merged before the figures are taken. */
+interface RoundTally {
+  times: number[];
+  seconds: number;
+  cpuOwnMs: number;
+  /** Of which while the server handled the requests (see timeServerHandling). */
+  cpuServerMs: number;
+  cpuChildrenMs: number;
+  nodes: number;
+  edges: number;
+  bytes: number;
+}
+
+/**
+ * The 50 most connected entities' neighbourhoods, NEIGHBOURHOOD_ROUNDS times over. The warm-up
+ * asks for five other entities (the 51st to 55th), so the first round asks nothing asked before:
+ * with the server's neighbourhood cache on, the first round is the cold figure, the later ones warm.
+ */
 async function neighbourhoods(
   url: string,
-): Promise<Stats & { nodes: number; edges: number; kilobytes: number }> {
-  const popular = (await (await fetch(`${url}/api/v1/graph/entities/popular?limit=50`)).json()) as {
+): Promise<{ all: NeighbourhoodStats; firstRound: NeighbourhoodStats; laterRounds?: NeighbourhoodStats }> {
+  const popular = (await (await fetch(`${url}/api/v1/graph/entities/popular?limit=55`)).json()) as {
     items: { name: string }[];
   };
   const names = popular.items.map((i) => i.name);
-  for (const name of names.slice(0, 5)) await neighbourhood(url, name); // warm-up
-  const times: number[] = [];
-  let nodes = 0;
-  let edges = 0;
-  let bytes = 0;
+  for (const name of names.slice(50)) await neighbourhood(url, name); // warm-up
+  const rounds: RoundTally[] = [];
+  for (let round = 0; round < NEIGHBOURHOOD_ROUNDS; round++)
+    rounds.push(await neighbourhoodRound(url, names.slice(0, 50)));
+  return {
+    all: figures(rounds),
+    firstRound: figures(rounds.slice(0, 1)),
+    ...(rounds.length > 1 ? { laterRounds: figures(rounds.slice(1)) } : {}),
+  };
+}
+
+/** Every name's neighbourhood once, one after the other. */
+async function neighbourhoodRound(url: string, names: string[]): Promise<RoundTally> {
+  const tally: RoundTally = {
+    times: [],
+    seconds: 0,
+    cpuOwnMs: 0,
+    cpuServerMs: 0,
+    cpuChildrenMs: 0,
+    nodes: 0,
+    edges: 0,
+    bytes: 0,
+  };
   const started = performance.now();
   const cpuBefore = cpuMs();
-  for (let round = 0; round < 4; round++) {
-    for (const name of names) {
-      const body = await neighbourhood(url, name);
-      times.push(body.ms);
-      nodes += body.nodes.length;
-      edges += body.edges.length;
-      bytes += body.bytes;
-    }
+  const serverCpuBefore = neighbourhoodServerCpu.ms;
+  for (const name of names) {
+    const body = await neighbourhood(url, name);
+    tally.times.push(body.ms);
+    tally.nodes += body.nodes.length;
+    tally.edges += body.edges.length;
+    tally.bytes += body.bytes;
   }
+  const cpuAfter = cpuMs();
+  tally.seconds = (performance.now() - started) / 1000;
+  tally.cpuOwnMs = cpuAfter.own - cpuBefore.own;
+  tally.cpuServerMs = neighbourhoodServerCpu.ms - serverCpuBefore;
+  tally.cpuChildrenMs = cpuAfter.children - cpuBefore.children;
+  return tally;
+}
+
+/** The figures of one or more rounds taken together. */
+function figures(rounds: RoundTally[]): NeighbourhoodStats {
+  const sum = (of: (r: RoundTally) => number) => rounds.reduce((total, r) => total + of(r), 0);
+  const times = rounds.flatMap((r) => r.times);
+  const perRequest = (total: number) => Math.round((total / Math.max(1, times.length)) * 10) / 10;
   return {
-    ...stats(times, 0, (performance.now() - started) / 1000),
-    ...cpuPerRequest(cpuBefore, times.length),
-    nodes: Math.round(nodes / times.length),
-    edges: Math.round(edges / times.length),
-    kilobytes: Math.round(bytes / times.length / 1024),
+    ...stats(
+      times,
+      0,
+      sum((r) => r.seconds),
+    ),
+    cpuMsPerRequest: perRequest(sum((r) => r.cpuOwnMs + r.cpuChildrenMs)),
+    cpuMsPerRequestHere: perRequest(sum((r) => r.cpuOwnMs)),
+    cpuMsPerRequestServer: perRequest(sum((r) => r.cpuServerMs)),
+    cpuMsPerRequestChildren: perRequest(sum((r) => r.cpuChildrenMs)),
+    nodes: Math.round(perRequest(sum((r) => r.nodes))),
+    edges: Math.round(perRequest(sum((r) => r.edges))),
+    kilobytes: Math.round(perRequest(sum((r) => r.bytes)) / 1024),
   };
 }
 
@@ -316,15 +414,26 @@ async function main(): Promise<void> {
       port: 0,
       rateLimitPerMinute: 1_000_000_000,
       ...(QUERY_WORKERS === undefined ? {} : { queryWorkers: QUERY_WORKERS }),
+      ...(QUERY_WORKERS === undefined && args.includes("--neighbourhood-only") ? { queryWorkers: 0 } : {}),
       ...(QUERY_CACHE === undefined ? {} : { queryCache: { maxEntries: QUERY_CACHE } }),
       ...(JOB_NICE === undefined ? {} : { jobNice: JOB_NICE }),
+      neighbourhoodCache: {
+        ...(NEIGHBOURHOOD_CACHE === undefined ? {} : { maxEntries: NEIGHBOURHOOD_CACHE }),
+        ...(EDGE_PIECES === undefined ? {} : { maxEdgePieces: EDGE_PIECES }),
+      },
     },
   });
+  timeServerHandling(server.app);
   const url = await server.listen();
   console.log(
-    `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; job nice: ${server.context.config.jobNice}; load average at start: ${loadAverage()}`,
+    `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; neighbourhood cache entries: ${server.context.config.neighbourhoodCache?.maxEntries}, edge pieces: ${server.context.config.neighbourhoodCache?.maxEdgePieces}; job nice: ${server.context.config.jobNice}; load average at start: ${loadAverage()}`,
   );
   try {
+    if (args.includes("--neighbourhood-only")) {
+      const around = await neighbourhoods(url);
+      console.log(`neighbourhood depth 2, maxNodes 500 (load ${loadAverage()}):`, around);
+      return;
+    }
     const questions = questionsOf(data);
     await queryLoad(
       url,

@@ -53,6 +53,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
     queryWorkers: config.queryWorkers,
     warmQueryWorkers: config.warmQueryWorkers,
     queryCache: config.queryCache,
+    neighbourhoodCache: config.neighbourhoodCache,
   });
   const { version } = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string };
   const context: ServerContext = { config, registry, version };

@@ -81,6 +81,25 @@ export const ServerConfigSchema = z.object({
     })
     .default({ maxEntries: 1000, maxBytes: 64 * 1024 * 1024 }),
   /**
+   * What GET /graph/neighbourhood keeps per workspace for the current data (see
+   * graph/neighbourhood-cache.ts); any write to the workspace invalidates it. maxEntries whole
+   * answers, in maxBytes at most (a hub's neighbourhood at depth 2 is some 700 KB, so maxBytes is
+   * the cap that binds); and maxEdgePieces relationships as their serialised JSON, which answers
+   * around other entities reuse (some 350 bytes each). 0 entries or pieces keeps none of that
+   * kind. Workspaces whose store tells no data generation (Neo4j) keep nothing.
+   */
+  neighbourhoodCache: z
+    .object({
+      maxEntries: z.number().int().min(0).default(500),
+      maxBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .default(64 * 1024 * 1024),
+      maxEdgePieces: z.number().int().min(0).default(100_000),
+    })
+    .default({ maxEntries: 500, maxBytes: 64 * 1024 * 1024, maxEdgePieces: 100_000 }),
+  /**
    * Niceness added to the job processes' (0 to 19; higher is lower CPU priority), so an indexing
    * job yields the cores to the queries answered meanwhile. 0 keeps the server's own priority.
    */

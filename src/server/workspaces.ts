@@ -5,6 +5,7 @@ import { createKgrag, type Kgrag } from "../kgrag.js";
 import { sqliteFile } from "../storage/sqlite/sqlite-store.js";
 import { ApiError } from "./errors.js";
 import { GraphReads } from "./graph/graph-reads.js";
+import { NeighbourhoodCache, type NeighbourhoodCacheSettings } from "./graph/neighbourhood-cache.js";
 import { JobQueue } from "./jobs/job-queue.js";
 import type { JobRunner } from "./jobs/job-runner.js";
 import { QueryCache, type QueryCacheSettings } from "./queries/query-cache.js";
@@ -61,6 +62,14 @@ function queryCacheOf(kgrag: Kgrag, settings: QueryCacheSettings): QueryCache | 
   return new QueryCache(settings, () => store.dataGeneration?.() ?? "");
 }
 
+/** A neighbourhood cache for a workspace whose store tells its data generation, unless turned off. */
+function neighbourhoodCacheOf(kgrag: Kgrag, settings: NeighbourhoodCacheSettings): NeighbourhoodCache | null {
+  const { store } = kgrag.services;
+  const keepsNothing = settings.maxEntries === 0 && settings.maxEdgePieces === 0;
+  if (keepsNothing || !store.dataGeneration) return null;
+  return new NeighbourhoodCache(settings, () => store.dataGeneration?.() ?? "");
+}
+
 export class WorkspaceRegistry {
   private constructor(
     readonly all: ServedWorkspace[],
@@ -77,6 +86,7 @@ export class WorkspaceRegistry {
       queryWorkers: number;
       warmQueryWorkers: boolean;
       queryCache: QueryCacheSettings;
+      neighbourhoodCache: NeighbourhoodCacheSettings;
     },
   ): Promise<WorkspaceRegistry> {
     const ids = uniqueIds(folders);
@@ -87,7 +97,10 @@ export class WorkspaceRegistry {
       for (const [i, folder] of folders.entries()) {
         const kgrag = await createKgrag({ env: options.env, config: { workspace: folder } });
         const serverFolder = join(folder, "server");
-        const graph = new GraphReads(kgrag.services.store);
+        const graph = new GraphReads(
+          kgrag.services.store,
+          neighbourhoodCacheOf(kgrag, options.neighbourhoodCache),
+        );
         const jobs = new JobQueue(folder, serverFolder, options.runner, options.keptJobs);
         jobs.onFinished(() => graph.forget());
         opened.push({

@@ -29,6 +29,12 @@ export type GraphRelationship = Pick<
   "key" | "sourceKey" | "targetKey" | "description" | "keywords" | "weight"
 >;
 
+/** A relationship as a picture of the graph draws it: its endpoints, weight and description. */
+export type DescribedEdge = Pick<
+  RelationshipRecord,
+  "key" | "sourceKey" | "targetKey" | "description" | "weight"
+>;
+
 /** The whole graph in key order, in the lean form the steps after merging need. */
 /** A relationship as a graph walk sees it: its endpoints and weight, nothing it says. */
 export type GraphEdge = Readonly<Pick<RelationshipRecord, "key" | "sourceKey" | "targetKey" | "weight">> & {
@@ -233,9 +239,11 @@ export interface GraphStore {
   neighboursOf(frontier: string[], known: string[], limit: number): Promise<string[]>;
   /**
    * The relationships with both endpoints among the keys (the edges inside a node set) in one
-   * read, strongest first (ties by key), at most `limit`.
+   * read, strongest first (ties by key), at most `limit`. Without fragments, keywords and
+   * provenance: a neighbourhood of hubs draws thousands of them, and copying whole records was a
+   * large part of its time.
    */
-  relationshipsAmong(entityKeys: string[], limit: number): Promise<RelationshipRecord[]>;
+  relationshipsAmong(entityKeys: string[], limit: number): Promise<DescribedEdge[]>;
   /**
    * The whole graph without fragments and provenance, in key order (optional: read through
    * listEntities and listRelationships where an adapter lacks it). Fragments repeat the

@@ -202,7 +202,7 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
       touching: (await store.relationshipsOf(entities)).map((r) => [r.key, r.weight, r.description]),
       degrees: [...(await store.degrees(entities))],
       neighbours: await store.neighboursOf(["hub"], ["hub"], 10),
-      among: (await store.relationshipsAmong(entities, 100)).map((r) => r.key),
+      among: (await store.relationshipsAmong(entities, 100)).map((r) => [r.key, r.weight, r.description]),
       edges: await store.edgesOf(entities),
     });
     for (let round = 0; round < 12; round++) {
@@ -402,6 +402,78 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
     await reader.close();
     await writer.close();
   });
+  it("keeps entity labels in step with writes from this and other connections, in the order asked, as copies", async () => {
+    const workspace = await tempWorkspace();
+    const reader = await openSqliteStore(workspace);
+    const writer = await openSqliteStore(workspace);
+    await reader.applyGraphChanges(entityChanges([makeEntity("Alpha"), makeEntity("Beta")]));
+    const asked = ["beta", "nobody", "alpha", "beta"];
+    expect(await reader.entityLabels(asked)).toEqual([
+      { key: "beta", name: "Beta", type: "organization" },
+      { key: "alpha", name: "Alpha", type: "organization" },
+      { key: "beta", name: "Beta", type: "organization" },
+    ]);
+    const [first] = await reader.entityLabels(["alpha"]);
+    if (first) first.name = "tampered";
+    expect((await reader.entityLabels(["alpha"]))[0]?.name).toBe("Alpha");
+
+    await writer.applyGraphChanges(
+      entityChanges([makeEntity("Alpha", { type: "person" }), makeEntity("Nobody")], ["beta"]),
+    );
+    expect(await reader.entityLabels(asked)).toEqual([
+      { key: "nobody", name: "Nobody", type: "organization" },
+      { key: "alpha", name: "Alpha", type: "person" },
+    ]);
+    await reader.applyGraphChanges(entityChanges([makeEntity("Alpha", { type: "place" })]));
+    expect((await reader.entityLabels(["alpha"]))[0]?.type).toBe("place");
+    await reader.close();
+    await writer.close();
+  });
+
+  it("ranks neighbours and the edges among entities by weight, ties in SQLite's key order (code points)", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    // U+FF5A sorts before U+1F600 by code point, after it by UTF-16 unit (a surrogate pair).
+    const [wide, astral] = ["\uFF5A", "\u{1F600}"];
+    await store.applyGraphChanges(
+      changes([edge("hub", astral, 2), edge("hub", wide, 2), edge("hub", "b", 2), edge("hub", "a", 3)]),
+    );
+    expect(await store.neighboursOf(["hub"], ["hub"], 10)).toEqual(["a", "b", wide, astral]);
+    expect(await store.neighboursOf(["hub"], ["hub"], 3)).toEqual(["a", "b", wide]);
+    const among = await store.relationshipsAmong(["hub", astral, wide, "a", "b"], 10);
+    expect(among.map((r) => r.key)).toEqual(
+      [edge("hub", "a"), edge("hub", "b"), edge("hub", wide), edge("hub", astral)].map((e) => e.key),
+    );
+    expect((await store.relationshipsAmong(["hub", astral, wide, "a", "b"], 3)).map((r) => r.key)).toEqual(
+      among.slice(0, 3).map((r) => r.key),
+    );
+    await store.close();
+  });
+
+  it("finds the edges among a hub and a few of its neighbours, by pair or by scan alike", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    const spokes = Array.from({ length: 40 }, (_, i) => `s${String(i).padStart(2, "0")}`);
+    await store.applyGraphChanges(
+      changes([
+        ...spokes.map((s, i) => edge("hub", s, 1 + (i % 3))),
+        edge("s01", "s02", 9),
+        edge("hub", "hub", 2),
+      ]),
+    );
+    // Two entities beside a hub of 41 edges: its pairs are looked up; forty: its edges scanned.
+    const few = await store.relationshipsAmong(["s02", "hub", "s01"], 10);
+    expect(few.map((r) => r.key)).toEqual(
+      [edge("s01", "s02"), edge("hub", "s02"), edge("hub", "hub"), edge("hub", "s01")].map((e) => e.key),
+    );
+    const many = await store.relationshipsAmong(["hub", ...spokes], 100);
+    expect(many).toHaveLength(42);
+    expect(many.slice(0, 3).map((r) => r.key)).toEqual(
+      [edge("s01", "s02"), edge("hub", "s02"), edge("hub", "s05")].map((e) => e.key),
+    );
+    await store.close();
+  });
+
   it("remembers entity full-text searches while the data is unchanged, in step with writes, handing out copies", async () => {
     const workspace = await tempWorkspace();
     const reader = await openSqliteStore(workspace);

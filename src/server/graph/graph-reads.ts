@@ -1,6 +1,12 @@
 import { entityKey, relationshipKey, splitRelationshipKey } from "../../merge/keys.js";
 import type { EntityLabel, GraphStore } from "../../storage/graph-store.js";
 import type { ChunkRecord, CommunityRecord, EntityRecord, RelationshipRecord } from "../../types.js";
+import type {
+  CachedNeighbourhood,
+  NeighbourhoodCache,
+  NeighbourhoodGraph,
+  NeighbourhoodRequest,
+} from "./neighbourhood-cache.js";
 
 /** An entity as lists show it (a description past this length is shortened). */
 const SHORT_DESCRIPTION = 300;
@@ -19,25 +25,48 @@ export interface EntityRow {
   community: string | null;
 }
 
+/** An entity in a neighbourhood (`id` is its name, which the edges' ends refer to). */
+interface NeighbourhoodNode {
+  id: string;
+  name: string;
+  type: string;
+  degree: number;
+  community: string | null;
+}
+
+/** A relationship in a neighbourhood (`id` is its key). */
+interface NeighbourhoodEdge {
+  id: string;
+  source: string;
+  target: string;
+  description: string;
+  weight: number;
+}
+
 const shorten = (text: string) =>
   text.length > SHORT_DESCRIPTION ? `${text.slice(0, SHORT_DESCRIPTION - 1)}…` : text;
 
 /**
  * Read-only views of one workspace's graph for the API; every list is capped by its caller. The
  * views that read the whole graph (community membership, the most connected entities) are kept
- * until `forget()`, which the server calls when a job changed the workspace.
+ * until `forget()`, which the server calls when a job changed the workspace. Neighbourhoods are
+ * kept as JSON per data generation when given a cache (see NeighbourhoodCache).
  */
 export class GraphReads {
   private membership: Promise<Map<string, string>> | undefined;
   private ranked: Promise<EntityRow[]> | undefined;
   private byName: Promise<Map<string, string>> | undefined;
 
-  constructor(private readonly store: GraphStore) {}
+  constructor(
+    private readonly store: GraphStore,
+    private readonly neighbourhoods: NeighbourhoodCache | null = null,
+  ) {}
 
   forget(): void {
     this.membership = undefined;
     this.ranked = undefined;
     this.byName = undefined;
+    this.neighbourhoods?.clear();
   }
 
   /**
@@ -147,6 +176,35 @@ export class GraphReads {
   async neighbourhood(name: string, depth: number, maxNodes: number, maxEdges: number) {
     const start = await this.keyOf(name);
     if (!start) return undefined;
+    return this.drawNeighbourhood({ start, depth, maxNodes, maxEdges });
+  }
+
+  /**
+   * neighbourhood() as the JSON the API sends, serialised once into bytes (so the server neither
+   * serialises nor measures a string of hundreds of kilobytes per answer), from the cache when
+   * one was given and holds it for the current data.
+   */
+  async neighbourhoodJson(
+    name: string,
+    depth: number,
+    maxNodes: number,
+    maxEdges: number,
+  ): Promise<CachedNeighbourhood | undefined> {
+    const start = await this.keyOf(name);
+    if (!start) return undefined;
+    const request = { start, depth, maxNodes, maxEdges };
+    if (this.neighbourhoods) return this.neighbourhoods.json(request, () => this.drawNeighbourhood(request));
+    return { json: Buffer.from(JSON.stringify(await this.drawNeighbourhood(request))), hit: false };
+  }
+
+  private async drawNeighbourhood({
+    start,
+    depth,
+    maxNodes,
+    maxEdges,
+  }: NeighbourhoodRequest): Promise<
+    NeighbourhoodGraph & { nodes: NeighbourhoodNode[]; edges: NeighbourhoodEdge[] }
+  > {
     const reached = await this.reachable(start, depth, maxNodes);
     const nodes = reached.keys;
     const among = await this.store.relationshipsAmong(nodes, maxEdges + 1);

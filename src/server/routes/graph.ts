@@ -74,11 +74,15 @@ export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Pro
         }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
-      const found = await reads(request).neighbourhood(q.name, q.depth, q.maxNodes, q.maxEdges);
+      const found = await reads(request).neighbourhoodJson(q.name, q.depth, q.maxNodes, q.maxEdges);
       if (!found) throw notFound(`Entity ${JSON.stringify(q.name)}`);
-      return found;
+      // Already JSON: sent as it is, not serialised again.
+      return reply
+        .header("x-kgrag-cache", found.hit ? "hit" : "miss")
+        .type("application/json; charset=utf-8")
+        .send(found.json);
     },
   );
 

@@ -5,9 +5,11 @@ import type {
   RelationshipMention,
   RelationshipRecord,
 } from "../../types.js";
+import type { DescribedEdge } from "../graph-store.js";
 import { int, type Neo4jConnection } from "./connection.js";
 import type { ChunkMentions } from "./graph-writes.js";
 import {
+  asDescribedEdges,
   asEntities,
   asEntityMentions,
   asNumber,
@@ -80,14 +82,16 @@ export async function neighboursOf(
   return rows.map((r) => String(r.key));
 }
 
-/** The relationships with both endpoints among the keys, strongest first. */
+/** The relationships with both endpoints among the keys, strongest first, without fragments and provenance. */
 export async function relationshipsAmong(
   db: Neo4jConnection,
   entityKeys: string[],
   limit: number,
-): Promise<RelationshipRecord[]> {
+): Promise<DescribedEdge[]> {
   if (entityKeys.length === 0 || limit <= 0) return [];
-  return asRelationships(await db.read("store/relationships-among", { keys: entityKeys, limit: int(limit) }));
+  return asDescribedEdges(
+    await db.read("store/relationships-among", { keys: entityKeys, limit: int(limit) }),
+  );
 }
 
 /** Relationship count of every entity that has any; the others have degree 0. */

@@ -18,6 +18,7 @@ import type {
   VectorNamespace,
 } from "../../types.js";
 import type {
+  DescribedEdge,
   DocumentRegistration,
   DocumentStatusUpdate,
   GraphStore,
@@ -334,7 +335,7 @@ export class Neo4jGraphStore implements GraphStore {
     return reads.neighboursOf(this.connection, frontier, known, limit);
   }
 
-  relationshipsAmong(entityKeys: string[], limit: number): Promise<RelationshipRecord[]> {
+  relationshipsAmong(entityKeys: string[], limit: number): Promise<DescribedEdge[]> {
     return reads.relationshipsAmong(this.connection, entityKeys, limit);
   }
 

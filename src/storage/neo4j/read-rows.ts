@@ -12,6 +12,7 @@ import type {
   RelationshipMention,
   RelationshipRecord,
 } from "../../types.js";
+import type { DescribedEdge } from "../graph-store.js";
 import type { PlainRecord, PlainValue } from "./record-mapping.js";
 
 /**
@@ -88,6 +89,15 @@ const RelationshipRow = z.object({
   sourceChunkIds: texts,
   fragmentsHash: text,
   needsSummary: flag,
+});
+
+/** A relationship as relationships-among returns it (see DescribedEdge). */
+const DescribedEdgeRow = RelationshipRow.pick({
+  key: true,
+  sourceKey: true,
+  targetKey: true,
+  description: true,
+  weight: true,
 });
 
 const EntityMentionRow = z.object({
@@ -174,6 +184,9 @@ export const asEntities = (records: PlainRecord[]): EntityRecord[] =>
 
 export const asRelationships = (records: PlainRecord[]): RelationshipRecord[] =>
   column(RelationshipRow, "relationship", "relationship")(records);
+
+export const asDescribedEdges = (records: PlainRecord[]): DescribedEdge[] =>
+  column(DescribedEdgeRow, "relationship", "relationship")(records);
 
 export const asEntityMentions = (records: PlainRecord[]): EntityMention[] =>
   column(EntityMentionRow, "mention", "entity mention")(records);

@@ -3,6 +3,7 @@ import type { EntityLabel, GraphEntity } from "../graph-store.js";
 import { idList, qualified, type Sql } from "./connection.js";
 import { EntityCache } from "./entity-cache.js";
 import type { FullTextIndex } from "./fts.js";
+import { GenerationMap } from "./generation-map.js";
 import { type EntityRow, type GraphEntityRow, toEntity, toGraphEntity } from "./rows.js";
 
 const ENTITY_COLUMNS =
@@ -15,6 +16,8 @@ const ENTITY_SELECT = `SELECT ${ENTITY_COLUMNS_OF_E}, a.aliases AS aliases FROM 
 /** Folded entities, kept in step with their full-text rows (name and description). */
 export class EntityTable {
   private readonly cache: EntityCache;
+  /** Labels by key (null: no such entity), while the data is unchanged: neighbourhoods label the same hubs again and again. */
+  private readonly labelCache: GenerationMap<string, EntityLabel | null>;
 
   constructor(
     private readonly sql: Sql,
@@ -23,6 +26,7 @@ export class EntityTable {
     maxCachedEntities: number,
   ) {
     this.cache = new EntityCache(sql, maxCachedEntities);
+    this.labelCache = new GenerationMap(sql, maxCachedEntities);
   }
 
   upsert(entity: EntityRecord): void {
@@ -80,11 +84,27 @@ export class EntityTable {
       .map(toEntity);
   }
 
-  /** Key, name and type only, in the order of `keys`; unknown keys are skipped. */
+  /** Key, name and type only, in the order of `keys`; unknown keys are skipped. From memory while the data is unchanged. */
   labels(keys: string[]): EntityLabel[] {
+    const unique = [...new Set(keys)];
+    const cached = this.labelCache.current(unique.length);
+    const missing = unique.filter((key) => !cached.has(key));
+    if (missing.length > 0) {
+      const found = new Map(this.readLabels(missing).map((label) => [label.key, label]));
+      for (const key of missing) cached.set(key, found.get(key) ?? null);
+    }
+    const out: EntityLabel[] = [];
+    for (const key of keys) {
+      const label = cached.get(key);
+      // Copies: callers may change what they get.
+      if (label) out.push({ key: label.key, name: label.name, type: label.type });
+    }
+    return out;
+  }
+
+  private readLabels(keys: string[]): EntityLabel[] {
     return this.sql.all<EntityLabel>(
-      `SELECT e.key, e.name, e.type FROM json_each(?) wanted
-       JOIN entities e ON e.key = wanted.value ORDER BY wanted.key`,
+      `SELECT e.key, e.name, e.type FROM json_each(?) wanted JOIN entities e ON e.key = wanted.value`,
       idList(keys),
     );
   }

@@ -4,11 +4,20 @@ import type { EdgeOrdinals, GraphEdge, WalkAdjacency } from "../graph-store.js";
 import { idList, type Sql } from "./connection.js";
 import { RELATIONSHIP_CHANGES_PRUNED_KEY } from "./schema.js";
 
+/**
+ * edgesAmong scans an entity's edges unless they outnumber the entities asked about this many
+ * times over; then it looks up the pairs by key instead. A scan step is a typed-array read, a
+ * lookup builds and hashes a pair key: 4 to 7 times dearer (measured on HotpotQA-100's top hub).
+ */
+const HUB_SCAN_FACTOR = 8;
+
 /** One relationship as seen from one of its endpoints. */
 interface AdjacentEdge {
   key: string;
   /** The other endpoint (the entity itself for a self-loop). */
   neighbour: string;
+  /** Its entity ordinal: set-membership tests on numbers, not on key strings. */
+  neighbourOrdinal: number;
   weight: number;
   /** The relationship as a walk sees it, one frozen object shared by both endpoints' lists. */
   edge: GraphEdge;
@@ -26,6 +35,8 @@ interface Snapshot {
   sorted: Set<string>;
   edges: Map<string, GraphEdge>;
   records: Map<string, RelationshipRecord>;
+  /** Descriptions read by key (a neighbourhood needs only them, not the whole records). */
+  descriptions: Map<string, string>;
   /** The numbered graph, built for the version it names. */
   adjacency?: { version: string; graph: WalkAdjacency };
   /** Walks that asked for the numbered graph of this version before it was built. */
@@ -102,39 +113,99 @@ export class RelationshipCache {
 
   /**
    * Entities related to the frontier and not known yet, by their strongest relationship to it
-   * (ties by key), at most `limit`.
+   * (ties by key), at most `limit`. Membership and the best weights are kept by entity ordinal:
+   * a second hop scans tens of thousands of adjacent edges, and string-keyed lookups were most of it.
    */
-  neighbours(frontier: string[], known: Set<string>, limit: number): string[] {
+  neighbours(frontier: string[], known: string[], limit: number): string[] {
+    if (limit <= 0) return [];
     const { byEntity } = this.current();
-    const strongest = new Map<string, number>();
-    for (const entity of frontier) {
-      for (const { neighbour, weight } of byEntity.get(entity) ?? []) {
-        if (known.has(neighbour)) continue;
-        const best = strongest.get(neighbour);
-        if (best === undefined || weight > best) strongest.set(neighbour, weight);
+    const entityCount = this.entityOrdinals.size;
+    const isKnown = this.marked(known, new Uint8Array(entityCount));
+    const strongest = new Float64Array(entityCount);
+    const seen = new Uint8Array(entityCount);
+    const reached: number[] = [];
+    for (const entity of new Set(frontier)) {
+      for (const { neighbourOrdinal: n, weight } of byEntity.get(entity) ?? []) {
+        if (isKnown[n] === 1) continue;
+        if (seen[n] === 0) {
+          seen[n] = 1;
+          strongest[n] = weight;
+          reached.push(n);
+        } else if (weight > (strongest[n] as number)) strongest[n] = weight;
       }
     }
-    return strongestFirst(strongest, limit);
+    // A hop past a full node set asks for one entity out of thousands reached: only the ones that
+    // can make the cut get a ranked entry.
+    const threshold = weightAtRank(
+      Float64Array.from(reached, (n) => strongest[n] as number),
+      limit,
+    );
+    const { keys } = this.entityOrdinals;
+    const candidates: { key: string; weight: number }[] = [];
+    for (const n of reached) {
+      const weight = strongest[n] as number;
+      if (weight >= threshold) candidates.push({ key: keys[n] as string, weight });
+    }
+    return strongestFirst(candidates, limit).map(({ key }) => key);
   }
 
-  /** Keys of the relationships with both endpoints among the entities, strongest first (ties by key). */
-  keysAmong(entityKeys: Set<string>, limit: number): string[] {
+  /**
+   * The relationships with both endpoints among the entities, strongest first (ties by key), at
+   * most `limit`: the cache's own frozen edges. Each edge is taken once, from whichever endpoint
+   * is visited first, so no map of edges seen is needed.
+   */
+  edgesAmong(entityKeys: string[], limit: number): GraphEdge[] {
     const { byEntity, edges } = this.current();
-    const inside = new Map<string, number>();
-    for (const entity of entityKeys) {
-      const adjacent = byEntity.get(entity) ?? [];
-      if (adjacent.length > entityKeys.size) {
-        // A hub: looking up its pairs with the set is cheaper than scanning its thousands of edges.
-        for (const other of entityKeys) {
-          const edge = edges.get(relationshipKey(entity, other));
-          if (edge) inside.set(edge.key, edge.weight);
+    const members = [...new Set(entityKeys)]
+      .map((key) => ({ key, ordinal: this.entityOrdinals.numbers.get(key) }))
+      .filter((m): m is { key: string; ordinal: number } => m.ordinal !== undefined);
+    // 1: a member not visited yet; 2: visited (its edges are taken); 0: not a member.
+    const state = new Uint8Array(this.entityOrdinals.size);
+    for (const { ordinal } of members) state[ordinal] = 1;
+    const inside: GraphEdge[] = [];
+    for (const { key, ordinal } of members) {
+      const adjacent = byEntity.get(key) ?? [];
+      if (adjacent.length > HUB_SCAN_FACTOR * members.length) {
+        // A hub among few entities: looking up its pairs is cheaper than scanning all its edges.
+        for (const other of members) {
+          if (state[other.ordinal] !== 1) continue;
+          const edge = edges.get(relationshipKey(key, other.key));
+          if (edge) inside.push(edge);
         }
       } else {
-        for (const { key, neighbour, weight } of adjacent)
-          if (entityKeys.has(neighbour)) inside.set(key, weight);
+        for (const { neighbourOrdinal, edge } of adjacent)
+          if (state[neighbourOrdinal] === 1) inside.push(edge);
       }
+      state[ordinal] = 2;
     }
     return strongestFirst(inside, limit);
+  }
+
+  /**
+   * The descriptions of the relationships, in the order of `keys` (undefined for an unknown key);
+   * `load` reads the ones not cached yet. Kept apart from the records: a picture of the graph needs
+   * only these.
+   */
+  descriptions(keys: string[], load: (missing: string[]) => Map<string, string>): (string | undefined)[] {
+    const { descriptions } = this.current();
+    let missing = keys.filter((key) => !descriptions.has(key));
+    if (descriptions.size + missing.length > this.maxCachedRecords) {
+      // Cleared before reading, as records() does.
+      descriptions.clear();
+      missing = keys;
+    }
+    if (missing.length > 0)
+      for (const [key, description] of load(missing)) descriptions.set(key, description);
+    return keys.map((key) => descriptions.get(key));
+  }
+
+  /** `marks` with a 1 at each key's entity ordinal (keys on no edge have none, and are skipped). */
+  private marked(keys: Iterable<string>, marks: Uint8Array): Uint8Array {
+    for (const key of keys) {
+      const n = this.entityOrdinals.numbers.get(key);
+      if (n !== undefined) marks[n] = 1;
+    }
+    return marks;
   }
 
   /** Relationship count per entity (a self-loop once); the version is checked once per call. */
@@ -233,6 +304,7 @@ export class RelationshipCache {
       sorted: new Set(),
       edges: new Map(),
       records: new Map(),
+      descriptions: new Map(),
     };
     const rows = this.sql
       .statement("SELECT key, source_key, target_key, weight FROM relationships")
@@ -258,7 +330,10 @@ export class RelationshipCache {
       idList(changedKeys),
     );
     removeEdges(snapshot, changedKeys);
-    for (const key of changedKeys) snapshot.records.delete(key);
+    for (const key of changedKeys) {
+      snapshot.records.delete(key);
+      snapshot.descriptions.delete(key);
+    }
     for (const row of current) this.addEdge(snapshot, row);
     snapshot.version = version;
     snapshot.lastChange = changes.at(-1)?.id ?? snapshot.lastChange;
@@ -320,10 +395,24 @@ function addEdge(
   Object.freeze(edge);
   snapshot.edges.set(key, edge);
   const numbers = { ...ordinals };
-  pushEdge(snapshot.byEntity, source_key, { key, neighbour: target_key, weight, edge, numbers });
+  pushEdge(snapshot.byEntity, source_key, {
+    key,
+    neighbour: target_key,
+    neighbourOrdinal: ordinals.target,
+    weight,
+    edge,
+    numbers,
+  });
   snapshot.sorted.delete(source_key);
   if (target_key !== source_key) {
-    pushEdge(snapshot.byEntity, target_key, { key, neighbour: source_key, weight, edge, numbers });
+    pushEdge(snapshot.byEntity, target_key, {
+      key,
+      neighbour: source_key,
+      neighbourOrdinal: ordinals.source,
+      weight,
+      edge,
+      numbers,
+    });
     snapshot.sorted.delete(target_key);
   }
 }
@@ -386,24 +475,37 @@ function sortLikeSqlite<T extends { key: string }>(items: T[]): T[] {
 }
 
 /**
- * The keys of the `limit` highest weights, strongest first, ties in key order. Only the entries
- * at or above the limit's weight are sorted, each key checked once for the slow comparison.
+ * The `limit` items of highest weight, strongest first, ties in key order. Only the items at or
+ * above the limit's weight are ranked, weight by weight: the weights of a graph repeat (most
+ * relationships of a neighbourhood share a handful), so each group is sorted on keys alone.
  */
-function strongestFirst(weights: Map<string, number>, limit: number): string[] {
+function strongestFirst<T extends { key: string; weight: number }>(items: T[], limit: number): T[] {
   if (limit <= 0) return [];
-  let entries = [...weights];
-  if (entries.length > limit) {
-    const ascending = Float64Array.from(entries, ([, weight]) => weight).sort();
-    const threshold = ascending[ascending.length - limit] as number;
-    entries = entries.filter(([, weight]) => weight >= threshold);
-  }
-  const ranked = entries.map(([key, weight]) => ({ key, weight, plain: !/[\uD800-\uDFFF]/.test(key) }));
-  ranked.sort(
-    (a, b) =>
-      b.weight - a.weight ||
-      (a.plain && b.plain ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : compareCodePoints(a.key, b.key)),
+  const threshold = weightAtRank(
+    Float64Array.from(items, ({ weight }) => weight),
+    limit,
   );
-  return ranked.slice(0, limit).map(({ key }) => key);
+  const byWeight = new Map<number, T[]>();
+  for (const item of items) {
+    if (item.weight < threshold) continue;
+    const group = byWeight.get(item.weight);
+    if (group) group.push(item);
+    else byWeight.set(item.weight, [item]);
+  }
+  const ranked: T[] = [];
+  for (const weight of [...byWeight.keys()].sort((a, b) => b - a)) {
+    for (const item of sortLikeSqlite(byWeight.get(weight) as T[])) {
+      if (ranked.length === limit) return ranked;
+      ranked.push(item);
+    }
+  }
+  return ranked;
+}
+
+/** The `rank`-th highest of the weights (sorted in place), or -Infinity when there are no more than `rank`. */
+function weightAtRank(weights: Float64Array, rank: number): number {
+  if (weights.length <= rank) return Number.NEGATIVE_INFINITY;
+  return weights.sort()[weights.length - rank] as number;
 }
 
 function compareCodePoints(a: string, b: string): number {

@@ -1,6 +1,6 @@
 import { relationshipKey } from "../../merge/keys.js";
 import type { RelationshipRecord } from "../../types.js";
-import type { GraphEdge, GraphRelationship, WalkAdjacency } from "../graph-store.js";
+import type { DescribedEdge, GraphEdge, GraphRelationship, WalkAdjacency } from "../graph-store.js";
 import { idList, qualified, type Sql } from "./connection.js";
 import type { FullTextIndex } from "./fts.js";
 import { RelationshipCache } from "./relationship-cache.js";
@@ -120,13 +120,34 @@ export class RelationshipTable {
 
   /** New neighbours of the frontier, strongest relationship first; from memory (see RelationshipCache). */
   neighbours(frontier: string[], known: string[], limit: number): string[] {
-    return this.cache.neighbours(frontier, new Set(known), limit);
+    return this.cache.neighbours(frontier, known, limit);
   }
 
-  /** The relationships inside the node set, strongest first: keys from memory, records in one read. */
-  among(entityKeys: string[], limit: number): RelationshipRecord[] {
-    const keys = this.cache.keysAmong(new Set(entityKeys), limit);
-    return this.cache.records(keys, (missing) => this.get(missing));
+  /**
+   * The relationships inside the node set, strongest first, with their descriptions: edges from
+   * memory, the descriptions not cached yet in one read. A relationship deleted by another process
+   * between the two reads is left out.
+   */
+  among(entityKeys: string[], limit: number): DescribedEdge[] {
+    const edges = this.cache.edgesAmong(entityKeys, limit);
+    const descriptions = this.cache.descriptions(
+      edges.map((edge) => edge.key),
+      (missing) => this.readDescriptions(missing),
+    );
+    const described: DescribedEdge[] = [];
+    for (const [i, { key, sourceKey, targetKey, weight }] of edges.entries()) {
+      const description = descriptions[i];
+      if (description !== undefined) described.push({ key, sourceKey, targetKey, description, weight });
+    }
+    return described;
+  }
+
+  private readDescriptions(keys: string[]): Map<string, string> {
+    const rows = this.sql.all<{ key: string; description: string }>(
+      `SELECT r.key, r.description FROM json_each(?) wanted JOIN relationships r ON r.key = wanted.value`,
+      idList(keys),
+    );
+    return new Map(rows.map((row) => [row.key, row.description]));
   }
 
   /**

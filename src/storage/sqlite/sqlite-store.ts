@@ -29,6 +29,7 @@ import type {
 import { type ProgressReporter, silentProgress } from "../../util/progress.js";
 import type {
   ChunkTextSlices,
+  DescribedEdge,
   DocumentRegistration,
   DocumentStatusUpdate,
   EntityLabel,
@@ -387,7 +388,7 @@ export class SqliteGraphStore implements GraphStore {
     return this.relationships.neighbours(frontier, known, limit);
   }
 
-  async relationshipsAmong(entityKeys: string[], limit: number): Promise<RelationshipRecord[]> {
+  async relationshipsAmong(entityKeys: string[], limit: number): Promise<DescribedEdge[]> {
     return this.relationships.among(entityKeys, limit);
   }
 
