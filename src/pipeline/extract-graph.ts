@@ -92,16 +92,21 @@ export async function extractGraph(
   // Full batches merge while extraction goes on (on Neo4j the server does most of a merge's work,
   // so both keep a core busy). Extraction waits only when another full batch is ready behind the
   // merging ones, so at most about two batches are held in memory. A failed merge stops both; it
-  // is thrown once the chunks in flight are done.
+  // is thrown once the chunks in flight are done. Once every chunk has started (only the last few
+  // are in flight), whatever is ready merges at once: what is left to merge after the last reply,
+  // while the model idles, is then the last replies' chunks rather than the run's whole last
+  // batch. That costs at most `inFlight` more batches, however long the run.
+  let started = 0;
+  const mergeSize = () => (started === work.length ? 1 : batchSize);
   let merging: Promise<void> | undefined;
   let mergeFailure: { error: unknown } | undefined;
-  const mergeFullBatches = async () => {
-    while (ready.length >= batchSize && !mergeFailure) await mergeBatch(ready.splice(0, batchSize));
+  const mergeReadyBatches = async () => {
+    while (ready.length >= mergeSize() && !mergeFailure) await mergeBatch(ready.splice(0, batchSize));
   };
   const mergeBehindExtraction = async () => {
-    if (ready.length < batchSize) return;
+    if (ready.length < mergeSize()) return;
     if (!merging) {
-      merging = mergeFullBatches()
+      merging = mergeReadyBatches()
         .catch((error: unknown) => {
           mergeFailure ??= { error };
         })
@@ -116,6 +121,7 @@ export async function extractGraph(
   await Promise.all(
     work.map(({ chunk, title }) =>
       inFlight(async () => {
+        started += 1;
         // Once stopped (or a merge failed), chunks not started stay pending for the next run.
         if (mergeFailure || (await stopRequested(signal))) return;
         const outcome = await clock.time("extract.extractor", () => extractor.extract(chunk, { title }));
