@@ -160,4 +160,68 @@ describe("an index run keeps the model busy between stages", () => {
       await server.close();
     }
   });
+
+  it("sends the first extraction request before a many-document input is all registered, to the same graph", async () => {
+    const documents = Array.from({ length: 20 }, (_, i) => ({
+      id: `harbour-${i}`,
+      title: `Harbour ${i}`,
+      text: `Harbourmaster Odile Brandt of Kessel Bay logged the ship Northwind ${i} arriving from Port ${i}.`,
+    }));
+    const gate = new Gate();
+    const server = await startScriptedOpenAI({
+      chat: (call) => {
+        if (call.stage === "extract") gate.open("extract");
+        return plausibleReplies(call);
+      },
+    });
+    const graphOf = async (firstRegistrationChunks: number, holdLaterBatches?: Gate) => {
+      const workspace = await mkdtemp(join(tmpdir(), "kgrag-overlap-"));
+      const kg = await createKgrag({
+        env: {},
+        config: {
+          workspace,
+          llm: { baseURL: server.baseURL, model: "scripted", apiKey: "k", concurrency: 2 },
+          embedding: { baseURL: server.baseURL, model: "scripted-embed", dimension: 64 },
+          entityResolution: "off",
+          community: { enabled: false },
+          indexOverlap: { firstRegistrationChunks },
+        },
+      });
+      // Registration batches after the first wait at the gate until an extraction request arrives:
+      // a run that registered every document before extracting would wait for the safety delay.
+      const { store } = kg.services;
+      const register = store.registerDocuments.bind(store);
+      let batches = 0;
+      store.registerDocuments = async (registrations) => {
+        batches += 1;
+        if (holdLaterBatches && batches > 1) await holdLaterBatches.hold();
+        return register(registrations);
+      };
+      try {
+        const summary = await kg.index(documents);
+        expect(summary.failures).toEqual([]);
+        const entities = await store.listEntities();
+        const relationships = await store.listRelationships();
+        return {
+          batches,
+          entities: entities.map((e) => [e.key, e.description, e.sourceChunkIds]).sort(),
+          relationships: relationships.map((r) => [r.key, r.description, r.sourceChunkIds]).sort(),
+        };
+      } finally {
+        await kg.close();
+        await rm(workspace, { recursive: true, force: true });
+      }
+    };
+    try {
+      const overlapped = await graphOf(4, gate);
+      expect(await gate.released).toBe("extract");
+      expect(overlapped.batches).toBeGreaterThan(1);
+      const inTurn = await graphOf(0);
+      expect(inTurn.batches).toBe(1);
+      expect(overlapped.entities).toEqual(inTurn.entities);
+      expect(overlapped.relationships).toEqual(inTurn.relationships);
+    } finally {
+      await server.close();
+    }
+  });
 });
