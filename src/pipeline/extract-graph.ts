@@ -100,12 +100,14 @@ export async function extractGraph(
   // so both keep a core busy). Extraction waits only when another full batch is ready behind the
   // merging ones, so at most about two batches are held in memory. A failed merge stops both; it
   // is thrown once the chunks in flight are done. Once every chunk has started (only the last few
-  // are in flight), whatever is ready merges at once: what is left to merge after the last reply,
-  // while the model idles, is then the last replies' chunks rather than the run's whole last
-  // batch. That costs at most `inFlight` more batches, however long the run.
+  // are in flight), a round's worth of replies (the chat concurrency) is enough to merge: what is
+  // left to merge after the last reply, while the model idles, is then the last round's chunks
+  // rather than the run's whole last batch. A merge re-folds every entity it touches, whatever its
+  // size, so a merge per reply would cost more than it saves. A few more batches per run at most.
   let started = 0;
+  const tailMergeSize = Math.max(1, services.config.llm?.concurrency ?? 1);
   const mergeSize = () =>
-    total === undefined ? Number.POSITIVE_INFINITY : started === total ? 1 : batchSize;
+    total === undefined ? Number.POSITIVE_INFINITY : started === total ? tailMergeSize : batchSize;
   let merging: Promise<void> | undefined;
   let mergeFailure: { error: unknown } | undefined;
   let registrationFailure: { error: unknown } | undefined;
