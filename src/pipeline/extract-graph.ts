@@ -99,25 +99,18 @@ export async function extractGraph(
   // Full batches merge while extraction goes on (on Neo4j the server does most of a merge's work,
   // so both keep a core busy). Extraction waits only when another full batch is ready behind the
   // merging ones, so at most about two batches are held in memory. A failed merge stops both; it
-  // is thrown once the chunks in flight are done. Once every chunk has started (only the last few
-  // are in flight), a round's worth of replies (the chat concurrency) is enough to merge: what is
-  // left to merge after the last reply, while the model idles, is then the last round's chunks
-  // rather than the run's whole last batch. A merge re-folds every entity it touches, whatever its
-  // size, so a merge per reply would cost more than it saves. A few more batches per run at most.
-  let started = 0;
-  const tailMergeSize = Math.max(1, services.config.llm?.concurrency ?? 1);
-  const mergeSize = () =>
-    total === undefined ? Number.POSITIVE_INFINITY : started === total ? tailMergeSize : batchSize;
+  // is thrown once the chunks in flight are done. Nothing merges before every document is in.
+  const mergeSize = () => (total === undefined ? Number.POSITIVE_INFINITY : batchSize);
   let merging: Promise<void> | undefined;
   let mergeFailure: { error: unknown } | undefined;
   let registrationFailure: { error: unknown } | undefined;
-  const mergeReadyBatches = async () => {
+  const mergeFullBatches = async () => {
     while (ready.length >= mergeSize() && !mergeFailure) await mergeBatch(ready.splice(0, batchSize));
   };
   const mergeBehindExtraction = async () => {
     if (ready.length < mergeSize()) return;
     if (!merging) {
-      merging = mergeReadyBatches()
+      merging = mergeFullBatches()
         .catch((error: unknown) => {
           mergeFailure ??= { error };
         })
@@ -130,7 +123,6 @@ export async function extractGraph(
   };
 
   const extractOne = async ({ chunk, title }: { chunk: ChunkRecord; title: string }) => {
-    started += 1;
     // Once stopped (or a merge or the registration failed), chunks not started stay pending for the next run.
     if (mergeFailure || registrationFailure || (await stopRequested(signal))) return;
     const outcome = await clock.time("extract.extractor", () => extractor.extract(chunk, { title }));

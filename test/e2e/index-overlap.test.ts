@@ -120,47 +120,6 @@ describe("an index run keeps the model busy between stages", () => {
     }
   });
 
-  it("merges what was extracted while the last chunks are in flight, not all of it after the last reply", async () => {
-    // Twelve one-chunk documents, far fewer than a merge batch: a run that merged only full batches
-    // (and the rest after the last reply) would commit all twelve in one batch, at the end.
-    const documents = Array.from({ length: 12 }, (_, i) => ({
-      id: `port-${i}`,
-      title: `Port ${i}`,
-      text: `Captain Ilse Varga of the Northwind sailed from Port ${i} to Kessel Bay in spring ${2000 + i}.`,
-    }));
-    const server = await startScriptedOpenAI({ chat: plausibleReplies });
-    dir = await mkdtemp(join(tmpdir(), "kgrag-overlap-"));
-    const kg = await createKgrag({
-      env: {},
-      config: {
-        workspace: dir,
-        llm: { baseURL: server.baseURL, model: "scripted", apiKey: "k", concurrency: 2 },
-        embedding: { baseURL: server.baseURL, model: "scripted-embed", dimension: 64 },
-        entityResolution: "off",
-        community: { enabled: false },
-      },
-    });
-    const { store } = kg.services;
-    const batches: number[] = [];
-    const commit = store.commitChunkMerges.bind(store);
-    store.commitChunkMerges = (merges, changes) => {
-      batches.push(merges.length);
-      return commit(merges, changes);
-    };
-    try {
-      const summary = await kg.index(documents);
-      expect(summary.failures).toEqual([]);
-      expect(batches.reduce((a, b) => a + b, 0)).toBe(documents.length);
-      // The last commit holds only the chunks whose replies came last: at most the extractions in
-      // flight (twice the concurrency), never the whole run.
-      expect(batches.length).toBeGreaterThan(1);
-      expect(batches.at(-1)).toBeLessThanOrEqual(4);
-    } finally {
-      await kg.close();
-      await server.close();
-    }
-  });
-
   it("sends the first extraction request before a many-document input is all registered, to the same graph", async () => {
     const documents = Array.from({ length: 20 }, (_, i) => ({
       id: `harbour-${i}`,
