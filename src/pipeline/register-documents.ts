@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { chunkDocument } from "../ingest/chunker.js";
 import { EMPTY_DOCUMENT_REASON, hasText } from "../ingest/empty-input.js";
 import type { KgragServices } from "../services.js";
@@ -111,11 +112,13 @@ export async function registerDocuments(
   let chunkLimit = firstBatchChunks > 0 ? Math.min(firstBatchChunks, maxChunks) : maxChunks;
   let batch: DocumentRegistration[] = [];
   let chunks = 0;
+  let handedOn = false;
   const write = async () => {
     await stopPoint(signal);
     await store.registerDocuments(batch);
     progress.advance("register", batch.length);
     onRegistered?.(batch.map((registration) => registration.document.id));
+    handedOn = onRegistered !== undefined;
     batch = [];
     chunks = 0;
     chunkLimit = maxChunks;
@@ -130,6 +133,9 @@ export async function registerDocuments(
       batch.push(registration);
       chunks += registration.chunks.length;
       if (batch.length >= maxDocuments || chunks >= chunkLimit) await write();
+      // Chunking is synchronous (and so is the embedded store): once a batch is handed on, the next
+      // step's requests and replies get a turn between documents, not only after the next batch.
+      else if (handedOn) await nextTurn();
     }
   }
   if (batch.length > 0) await write();

@@ -148,6 +148,33 @@ describe("an index run keeps the model busy between stages", () => {
     }
   });
 
+  it("sends the first extraction request while later documents are still being chunked", async () => {
+    // Nothing holds the registration here: chunking and the embedded store are synchronous, so the
+    // request goes out only if registration gives the event loop a turn between documents.
+    const documents = Array.from({ length: 60 }, (_, i) => ({
+      id: `pier-${i}`,
+      title: `Pier ${i}`,
+      text: `Pier ${i} of Kessel Bay was rebuilt by the engineer Tomas Reyes after the storm of ${1900 + i}.`,
+    }));
+    let registeredAtFirstRequest: number | undefined;
+    let run: Awaited<ReturnType<typeof harbourWorkspace>> | undefined;
+    const server = await startScriptedOpenAI({
+      chat: (call) => {
+        if (call.stage === "extract") registeredAtFirstRequest ??= run?.documents;
+        return plausibleReplies(call);
+      },
+    });
+    try {
+      run = await harbourWorkspace(server.baseURL, 4);
+      expect((await run.kg.index(documents)).failures).toEqual([]);
+      expect(run.documents).toBe(documents.length);
+      expect(registeredAtFirstRequest).toBeLessThan(documents.length);
+      await run.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it("stops with the error of a registration that fails after extraction started; the next run ends on the same graph", async () => {
     const gate = new Gate();
     const server = await startScriptedOpenAI({
@@ -208,6 +235,8 @@ async function harbourWorkspace(baseURL: string, firstRegistrationChunks: number
   const harness = {
     kg,
     batches: 0,
+    /** Documents stored so far. */
+    documents: 0,
     beforeBatch: undefined as ((n: number) => unknown) | undefined,
     close: async () => {
       await kg.close();
@@ -217,7 +246,8 @@ async function harbourWorkspace(baseURL: string, firstRegistrationChunks: number
   store.registerDocuments = async (registrations) => {
     harness.batches += 1;
     await harness.beforeBatch?.(harness.batches);
-    return register(registrations);
+    await register(registrations);
+    harness.documents += registrations.length;
   };
   return harness;
 }
