@@ -478,6 +478,11 @@ export const IndexOverlapSchema = z.object({
    * (see src/pipeline/reports-ahead.ts): each is a request wasted when it does merge. 0: none.
    */
   reportsAhead: z.number().int().min(0).default(8),
+  /**
+   * Chunks at which an index run's first registration transaction is cut: extraction starts on
+   * them while the other documents are chunked and stored. 0: every document is registered first.
+   */
+  firstRegistrationChunks: z.number().int().min(0).default(16),
 });
 
 export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;

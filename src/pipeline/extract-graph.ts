@@ -60,27 +60,34 @@ export interface ExtractGraphResult {
  * a time because each reads and rewrites the entities it touches, beside the extraction of the next. A batch is committed in one
  * transaction, so after a crash its chunks are either merged or pending, never half-merged.
  * When `signal` aborts, no new chunk is started and the ones extracted are merged before returning.
+ * `documents` may arrive in batches as they are registered: extraction starts on the first batch,
+ * merges wait until the last one is in (the merge batch size follows the run's size). A failed
+ * registration ends the batches with its error: no new chunk is started, what was extracted is
+ * merged, and the error is thrown.
  */
 export async function extractGraph(
   services: KgragServices,
   extractor: Extractor,
-  docIds: string[],
+  documents: string[] | AsyncIterable<string[]>,
   signal?: AbortSignal,
   clock: StageClock = new StageClock(),
 ): Promise<ExtractGraphResult> {
   const { store, progress } = services;
-  const work = await pendingWork(store, docIds);
   const result: ExtractGraphResult = { merged: 0, failed: [] };
-  if (work.length === 0) return result;
-
-  progress.start("extract", work.length);
   // Merges recorded earlier (resolution, curation) apply to new mentions as they are merged.
   const planOptions = { ...services.config.merge, resolution: await loadResolution(store) };
-  const batchSize = mergeBatchSize(services, work.length);
   const mergeQueue = pLimit(1);
   // Enough extractions in flight to keep the model busy without holding every chunk's promise at once.
   const inFlight = pLimit(Math.max(2, (services.config.llm?.concurrency ?? 1) * 2));
   const ready: ChunkMerge[] = [];
+  // Chunks of the run, known once every document is registered; until then nothing merges.
+  let total: number | undefined;
+  let batchSize = Number.POSITIVE_INFINITY;
+  let extractedEarly = 0;
+  const advance = () => {
+    if (total === undefined) extractedEarly += 1;
+    else progress.advance("extract");
+  };
   const mergeBatch = (batch: ChunkMerge[]) =>
     mergeQueue(async () => {
       await clock.time("extract.merge", async () => {
@@ -92,14 +99,16 @@ export async function extractGraph(
   // Full batches merge while extraction goes on (on Neo4j the server does most of a merge's work,
   // so both keep a core busy). Extraction waits only when another full batch is ready behind the
   // merging ones, so at most about two batches are held in memory. A failed merge stops both; it
-  // is thrown once the chunks in flight are done.
+  // is thrown once the chunks in flight are done. Nothing merges before every document is in.
+  const mergeSize = () => (total === undefined ? Number.POSITIVE_INFINITY : batchSize);
   let merging: Promise<void> | undefined;
   let mergeFailure: { error: unknown } | undefined;
+  let registrationFailure: { error: unknown } | undefined;
   const mergeFullBatches = async () => {
-    while (ready.length >= batchSize && !mergeFailure) await mergeBatch(ready.splice(0, batchSize));
+    while (ready.length >= mergeSize() && !mergeFailure) await mergeBatch(ready.splice(0, batchSize));
   };
   const mergeBehindExtraction = async () => {
-    if (ready.length < batchSize) return;
+    if (ready.length < mergeSize()) return;
     if (!merging) {
       merging = mergeFullBatches()
         .catch((error: unknown) => {
@@ -113,34 +122,54 @@ export async function extractGraph(
     }
   };
 
-  await Promise.all(
-    work.map(({ chunk, title }) =>
-      inFlight(async () => {
-        // Once stopped (or a merge failed), chunks not started stay pending for the next run.
-        if (mergeFailure || (await stopRequested(signal))) return;
-        const outcome = await clock.time("extract.extractor", () => extractor.extract(chunk, { title }));
-        // A call cut short by the stop is no failure of the chunk: it stays pending too.
-        if (!outcome.ok && signal?.aborted) return;
-        progress.advance("extract");
-        if (outcome.ok) {
-          const mentions = mentionsFromExtraction(chunk.id, outcome.extraction);
-          const partial = outcome.partial && {
-            error: outcome.partial.reason,
-            rawOutput: outcome.partial.rawOutput,
-          };
-          ready.push({ chunkId: chunk.id, mentions, ...(partial ? { partial } : {}) });
-          await mergeBehindExtraction();
-          return;
-        }
-        result.failed.push({ chunkId: chunk.id, docId: chunk.docId, error: outcome.error });
-        await mergeQueue(() => store.markChunkFailed(chunk.id, outcome.error, outcome.rawOutput));
-      }),
-    ),
-  );
+  const extractOne = async ({ chunk, title }: { chunk: ChunkRecord; title: string }) => {
+    // Once stopped (or a merge or the registration failed), chunks not started stay pending for the next run.
+    if (mergeFailure || registrationFailure || (await stopRequested(signal))) return;
+    const outcome = await clock.time("extract.extractor", () => extractor.extract(chunk, { title }));
+    // A call cut short by the stop is no failure of the chunk: it stays pending too.
+    if (!outcome.ok && signal?.aborted) return;
+    advance();
+    if (outcome.ok) {
+      const mentions = mentionsFromExtraction(chunk.id, outcome.extraction);
+      const partial = outcome.partial && {
+        error: outcome.partial.reason,
+        rawOutput: outcome.partial.rawOutput,
+      };
+      ready.push({ chunkId: chunk.id, mentions, ...(partial ? { partial } : {}) });
+      await mergeBehindExtraction();
+      return;
+    }
+    result.failed.push({ chunkId: chunk.id, docId: chunk.docId, error: outcome.error });
+    await mergeQueue(() => store.markChunkFailed(chunk.id, outcome.error, outcome.rawOutput));
+  };
+
+  const extractions: Promise<void>[] = [];
+  try {
+    for await (const docIds of Array.isArray(documents) ? [documents] : documents) {
+      for (const item of await pendingWork(store, docIds)) {
+        const extraction = inFlight(() => extractOne(item));
+        // Awaited below, once every batch is in; a failure meanwhile must not count as unhandled.
+        extraction.catch(() => {});
+        extractions.push(extraction);
+      }
+    }
+  } catch (error) {
+    registrationFailure = { error };
+  }
+  total = extractions.length;
+  batchSize = mergeBatchSize(services, total);
+  if (total > 0) {
+    progress.start("extract", total);
+    if (extractedEarly > 0) progress.advance("extract", extractedEarly);
+  }
+  // What was extracted while the documents were registered.
+  await mergeBehindExtraction();
+  await Promise.all(extractions);
   // Stopped or not, what was extracted is merged: the batch in hand is committed before stopping.
   await merging;
   if (mergeFailure) throw mergeFailure.error;
   while (ready.length > 0) await mergeBatch(ready.splice(0, batchSize));
-  progress.finish("extract");
+  if (total > 0) progress.finish("extract");
+  if (registrationFailure) throw registrationFailure.error;
   return result;
 }

@@ -8,6 +8,7 @@ import type { GraphView } from "../storage/graph-store.js";
 import { inSpan, SPANS } from "../telemetry/spans.js";
 import type { GraphCounts, SourceDocument } from "../types.js";
 import { slices } from "../util/slices.js";
+import { BatchChannel } from "./batch-channel.js";
 import { communitiesAreStale, markCommunitiesFresh, markCommunitiesStale } from "./community-freshness.js";
 import { createCommunities } from "./create-communities.js";
 import { createCommunityReports } from "./create-community-reports.js";
@@ -21,7 +22,7 @@ import {
 import { extractGraph } from "./extract-graph.js";
 import { finalizeDocuments } from "./finalize-documents.js";
 import { loadGraphView } from "./graph-view.js";
-import { planRegistration, registerDocuments } from "./register-documents.js";
+import { planRegistration, type RegistrationPlan, registerDocuments } from "./register-documents.js";
 import { askReportsAhead, ReportsAhead } from "./reports-ahead.js";
 import { resolutionRuns, resolveEntities } from "./resolve-entities.js";
 import { StageClock, type StageTimings } from "./stage-timings.js";
@@ -103,18 +104,16 @@ async function indexWorkflow(
   // Same content from a new place: the record follows the file, the graph stays as it is.
   await services.store.upsertDocuments(plan.moved);
 
-  const byId = new Map(sources.map((s) => [s.id, s]));
-  const toRegister = plan.toProcess.flatMap((id) => byId.get(id) ?? []);
-  await stage("register", () => registerDocuments(services, toRegister, signal), clock);
-
-  if (plan.toProcess.length > 0) await markCommunitiesStale(services.store);
+  // Extraction starts on the first registered documents while the others are chunked and stored.
+  const registered = new BatchChannel<string[]>();
+  const registration = registerForExtraction(services, plan, sources, registered, signal, clock);
   // Chunk vectors need only the chunks: embedding them while the model extracts keeps both busy
   // (the two stages' times overlap in the run's stage timings). The chunks' search index is left
   // for later: building it is synchronous work that would hold back the extraction requests.
   const chunkVectors = holdFailure(
     plan.toProcess.length > 0
-      ? stage("embed-chunks", () => embedChunks(services, signal), clock)
-      : Promise.resolve(0),
+      ? registration.then(() => stage("embed-chunks", () => embedChunks(services, signal), clock))
+      : registration,
   );
   // The chunks' full-text rows too, a few chunks per step between the replies (left for the run's
   // end, that synchronous work held back the last report requests), from the first extraction
@@ -140,7 +139,7 @@ async function indexWorkflow(
   try {
     extracted = await stage(
       "extract",
-      () => extractGraph(services, extractor, plan.toProcess, signal, clock),
+      () => extractGraph(services, extractor, registered, signal, clock),
       clock,
     );
   } finally {
@@ -201,6 +200,41 @@ async function indexWorkflow(
     counts: await services.store.counts(),
     stages: clock.snapshot(),
   };
+}
+
+/**
+ * Registers the documents to process, handing each committed batch's ids to `registered` (the
+ * first batch cut small, indexOverlap.firstRegistrationChunks, so extraction starts early; with 0,
+ * all of them once every document is registered), then marks the communities stale. The channel
+ * is closed after that, so no merge (they wait for it) comes before the mark, or failed with the
+ * registration's error.
+ */
+function registerForExtraction(
+  services: KgragServices,
+  plan: RegistrationPlan,
+  sources: SourceDocument[],
+  registered: BatchChannel<string[]>,
+  signal: AbortSignal | undefined,
+  clock: StageClock,
+): Promise<void> {
+  const byId = new Map(sources.map((s) => [s.id, s]));
+  const toRegister = plan.toProcess.flatMap((id) => byId.get(id) ?? []);
+  const firstBatchChunks = services.config.indexOverlap.firstRegistrationChunks;
+  const listener =
+    firstBatchChunks > 0 ? { firstBatchChunks, onRegistered: (ids: string[]) => registered.push(ids) } : {};
+  const registration = stage(
+    "register",
+    () => registerDocuments(services, toRegister, signal, listener),
+    clock,
+  ).then(async () => {
+    if (firstBatchChunks === 0) registered.push(plan.toProcess);
+    if (plan.toProcess.length > 0) await markCommunitiesStale(services.store);
+  });
+  registration.then(
+    () => registered.close(),
+    (error: unknown) => registered.fail(error),
+  );
+  return registration;
 }
 
 /** Waits `ms`, or less when `signal` aborts first. */

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { chunkDocument } from "../ingest/chunker.js";
 import { EMPTY_DOCUMENT_REASON, hasText } from "../ingest/empty-input.js";
 import type { KgragServices } from "../services.js";
@@ -95,24 +96,32 @@ export async function planRegistration(
  * Stores the documents and their chunks, a batch per transaction (documentBatchSize documents, cut
  * earlier at registrationChunkLimit chunks). Re-registering the same content keeps the chunks'
  * state, so a resumed run skips chunks that were already merged. A stop request is honoured
- * before each batch is written.
+ * before each batch is written. `onRegistered` gets each batch's document ids once committed; the
+ * first batch is cut at `firstBatchChunks` chunks (when above 0), so that the next step can start
+ * on it while the rest is chunked and stored.
  */
 export async function registerDocuments(
   services: KgragServices,
   sources: SourceDocument[],
   signal?: AbortSignal,
+  { onRegistered, firstBatchChunks = 0 }: RegistrationListener = {},
 ): Promise<void> {
   const { store, config, progress } = services;
   const maxDocuments = documentBatchSize(services);
   const maxChunks = registrationChunkLimit(services);
+  let chunkLimit = firstBatchChunks > 0 ? Math.min(firstBatchChunks, maxChunks) : maxChunks;
   let batch: DocumentRegistration[] = [];
   let chunks = 0;
+  let handedOn = false;
   const write = async () => {
     await stopPoint(signal);
     await store.registerDocuments(batch);
     progress.advance("register", batch.length);
+    onRegistered?.(batch.map((registration) => registration.document.id));
+    handedOn = onRegistered !== undefined;
     batch = [];
     chunks = 0;
+    chunkLimit = maxChunks;
   };
   progress.start("register", sources.length);
   for (const slice of slices(sources, maxDocuments)) {
@@ -123,11 +132,19 @@ export async function registerDocuments(
       const registration = registrationOf(source, existing[i], config.chunking, now);
       batch.push(registration);
       chunks += registration.chunks.length;
-      if (batch.length >= maxDocuments || chunks >= maxChunks) await write();
+      if (batch.length >= maxDocuments || chunks >= chunkLimit) await write();
+      // Chunking is synchronous (and so is the embedded store): once a batch is handed on, the next
+      // step's requests and replies get a turn between documents, not only after the next batch.
+      else if (handedOn) await nextTurn();
     }
   }
   if (batch.length > 0) await write();
   progress.finish("register");
+}
+
+export interface RegistrationListener {
+  onRegistered?: (docIds: string[]) => void;
+  firstBatchChunks?: number;
 }
 
 /** A source's document record (keeping its first creation time) and chunks. */

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import pLimit from "p-limit";
 import { addRules, loadResolution } from "../resolve/apply-rules.js";
 import { borderlineVouching, type CandidatePair, findCandidates } from "../resolve/candidates.js";
@@ -101,6 +102,9 @@ async function similarPairs(
   await stopPoint(signal);
   const inputs = entities.map((e) => ({ id: e.key, text: entityEmbeddingText(e) }));
   await syncNamespace(services, "entities", inputs, undefined, signal);
+  // The embedding reply often comes back with chat replies whose slots hand on to waiting
+  // requests: those go out first, then the scoring below holds the process.
+  await nextTurn();
   const tuning = similarityTuning(similarity, services.embedder.kind);
   return findSimilarPairs(services.store, entities, relationships, { ...tuning, maxBlockSize });
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createKgrag } from "../../src/kgrag.js";
+import { createKgrag, type Kgrag } from "../../src/kgrag.js";
 import { loadRules } from "../../src/resolve/rules.js";
 import { plausibleReplies } from "../support/plausible-replies.js";
 import { type EmbeddingsCall, startScriptedOpenAI } from "../support/scripted-openai-server.js";
@@ -119,4 +119,146 @@ describe("an index run keeps the model busy between stages", () => {
       await server.close();
     }
   });
+
+  it("sends the first extraction request before a many-document input is all registered, to the same graph", async () => {
+    const gate = new Gate();
+    const server = await startScriptedOpenAI({
+      chat: (call) => {
+        if (call.stage === "extract") gate.open("extract");
+        return plausibleReplies(call);
+      },
+    });
+    try {
+      // Registration batches after the first wait at the gate until an extraction request arrives:
+      // a run that registered every document before extracting would wait for the safety delay.
+      const overlapped = await harbourWorkspace(server.baseURL, 4);
+      overlapped.beforeBatch = (n) => (n > 1 ? gate.hold() : undefined);
+      const first = await overlapped.kg.index(HARBOURS);
+      expect(first.failures).toEqual([]);
+      expect(await gate.released).toBe("extract");
+      expect(overlapped.batches).toBeGreaterThan(1);
+
+      const inTurn = await harbourWorkspace(server.baseURL, 0);
+      expect((await inTurn.kg.index(HARBOURS)).failures).toEqual([]);
+      expect(inTurn.batches).toBe(1);
+      expect(await graphOf(overlapped.kg)).toEqual(await graphOf(inTurn.kg));
+      await Promise.all([overlapped.close(), inTurn.close()]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("sends the first extraction request while later documents are still being chunked", async () => {
+    // Nothing holds the registration here: chunking and the embedded store are synchronous, so the
+    // request goes out only if registration gives the event loop a turn between documents.
+    const documents = Array.from({ length: 60 }, (_, i) => ({
+      id: `pier-${i}`,
+      title: `Pier ${i}`,
+      text: `Pier ${i} of Kessel Bay was rebuilt by the engineer Tomas Reyes after the storm of ${1900 + i}.`,
+    }));
+    let registeredAtFirstRequest: number | undefined;
+    let run: Awaited<ReturnType<typeof harbourWorkspace>> | undefined;
+    const server = await startScriptedOpenAI({
+      chat: (call) => {
+        if (call.stage === "extract") registeredAtFirstRequest ??= run?.documents;
+        return plausibleReplies(call);
+      },
+    });
+    try {
+      run = await harbourWorkspace(server.baseURL, 4);
+      expect((await run.kg.index(documents)).failures).toEqual([]);
+      expect(run.documents).toBe(documents.length);
+      expect(registeredAtFirstRequest).toBeLessThan(documents.length);
+      await run.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("stops with the error of a registration that fails after extraction started; the next run ends on the same graph", async () => {
+    const gate = new Gate();
+    const server = await startScriptedOpenAI({
+      chat: (call) => {
+        if (call.stage === "extract") gate.open("extract");
+        return plausibleReplies(call);
+      },
+    });
+    try {
+      // The second batch fails once the first batch's extraction is under way.
+      const failing = await harbourWorkspace(server.baseURL, 4);
+      failing.beforeBatch = async (n) => {
+        if (n !== 2) return;
+        await gate.hold();
+        throw new Error("disk full");
+      };
+      await expect(failing.kg.index(HARBOURS)).rejects.toThrow("disk full");
+      expect(await gate.released).toBe("extract");
+      failing.beforeBatch = undefined;
+      expect((await failing.kg.index(HARBOURS)).failures).toEqual([]);
+
+      const clean = await harbourWorkspace(server.baseURL, 0);
+      expect((await clean.kg.index(HARBOURS)).failures).toEqual([]);
+      expect(await graphOf(failing.kg)).toEqual(await graphOf(clean.kg));
+      await Promise.all([failing.close(), clean.close()]);
+    } finally {
+      await server.close();
+    }
+  });
 });
+
+const HARBOURS = Array.from({ length: 20 }, (_, i) => ({
+  id: `harbour-${i}`,
+  title: `Harbour ${i}`,
+  text: `Harbourmaster Odile Brandt of Kessel Bay logged the ship Northwind ${i} arriving from Port ${i}.`,
+}));
+
+/**
+ * A workspace indexing through the scripted model, two requests at a time, whose first
+ * registration batch is cut at `firstRegistrationChunks`; `beforeBatch` runs before each
+ * registration batch is stored (numbered from 1) and may hold it or fail it.
+ */
+async function harbourWorkspace(baseURL: string, firstRegistrationChunks: number) {
+  const workspace = await mkdtemp(join(tmpdir(), "kgrag-overlap-"));
+  const kg = await createKgrag({
+    env: {},
+    config: {
+      workspace,
+      llm: { baseURL, model: "scripted", apiKey: "k", concurrency: 2 },
+      embedding: { baseURL, model: "scripted-embed", dimension: 64 },
+      entityResolution: "off",
+      community: { enabled: false },
+      indexOverlap: { firstRegistrationChunks },
+    },
+  });
+  const { store } = kg.services;
+  const register = store.registerDocuments.bind(store);
+  const harness = {
+    kg,
+    batches: 0,
+    /** Documents stored so far. */
+    documents: 0,
+    beforeBatch: undefined as ((n: number) => unknown) | undefined,
+    close: async () => {
+      await kg.close();
+      await rm(workspace, { recursive: true, force: true });
+    },
+  };
+  store.registerDocuments = async (registrations) => {
+    harness.batches += 1;
+    await harness.beforeBatch?.(harness.batches);
+    await register(registrations);
+    harness.documents += registrations.length;
+  };
+  return harness;
+}
+
+/** The merged graph, apart from record times: entities and relationships with their sources. */
+async function graphOf(kg: Kgrag) {
+  const { store } = kg.services;
+  const entities = await store.listEntities();
+  const relationships = await store.listRelationships();
+  return {
+    entities: entities.map((e) => [e.key, e.description, e.sourceChunkIds]).sort(),
+    relationships: relationships.map((r) => [r.key, r.description, r.sourceChunkIds]).sort(),
+  };
+}

@@ -149,7 +149,9 @@ describe("interrupting `kgrag index`", () => {
     expect(result.code, result.stderr).toBe(130);
     const stopped = JSON.parse(result.stdout) as InterruptedJson;
     expect(stopped.documents).toEqual({ done: 0, pending: DOCS });
-    expect(stopped.chunks.done + stopped.chunks.pending).toBe(DOCS);
+    // Extraction starts on the first registered documents (indexOverlap.firstRegistrationChunks):
+    // the stop may come before the others are registered, and they have no chunks yet.
+    expect(stopped.chunks.done + stopped.chunks.pending).toBeLessThanOrEqual(DOCS);
     expect(stopped.chunks.pending).toBeGreaterThan(0);
     expect(existsSync(join(ws, LOCK))).toBe(false);
     expect(await resume(ws)).toEqual(clean);
