@@ -353,6 +353,14 @@ export const Neo4jSchema = z.object({
    * were over half of the embed stage's server CPU; the embedded store ranks them exactly in memory.
    */
   inMemoryVectorFloats: z.number().int().min(0).default(32_000_000),
+  /**
+   * The offline hashing embedder's vectors are ranked in memory whatever their number, as the
+   * embedded store ranks them (its column scan touches only a query's ~100 non-zero dimensions),
+   * so they never get a server vector index: the index's recall on them is poor, and at the 6x
+   * haystack (222,641 relationship vectors) its upkeep was about half of the server's CPU for an
+   * index run. False treats them like a model's vectors (`inMemoryVectorFloats` decides).
+   */
+  hashingVectorsInMemory: z.boolean().default(true),
 });
 
 /**

@@ -550,7 +550,8 @@ describe("Neo4j store: vector search", () => {
     "store/counts": countsOf(100_000_000),
     "store/vectors/chunks/stats": one({ count, dimension }),
   });
-  const vectorStatements = (names: string[]) => names.filter((n) => !/generation-get|counts/.test(n));
+  const vectorStatements = (names: string[]) =>
+    names.filter((n) => !/generation-get|counts|meta-get/.test(n));
 
   it("ranks a namespace that fits in memory there, exactly, reading its vectors once per generation", async () => {
     const { runner, store } = storeWith({
@@ -751,6 +752,53 @@ describe("Neo4j store: vector search", () => {
     await store.upsertVectors("entities", [vector("a"), vector("b"), vector("c")]);
     expect(sizeReads()).toHaveLength(2);
     expect(runner.names()).not.toContain("schema/vector-index-entities");
+  });
+
+  describe("the hashing embedder's vectors", () => {
+    // The workspace's embedding kind, as the embedding guard records it.
+    const hashing = (key: unknown) => (key === "embedding.kind" ? [{ value: "hashing" }] : []);
+
+    it("are ranked in memory and get no index however many there are", async () => {
+      const { runner, store } = storeWith(
+        {
+          "store/generation-get": one({ generation: "g1" }),
+          "store/meta-get": (params) => hashing(params.key),
+          "store/counts": countsOf(0, { relationships: 3 }),
+          "store/vectors/relationships/stats": one({ count: 3, dimension: 2 }),
+          "store/vectors/relationships/all": () => [
+            { id: "a", vector: [1, 0] },
+            { id: "b", vector: [1, 1] },
+            { id: "c", vector: [0, 1] },
+          ],
+        },
+        undefined,
+        // 2 floats per vector, 3 in memory: a model's vectors would go to the server's index.
+        { inMemoryVectorFloats: 3 },
+      );
+      await store.upsertVectors("relationships", [
+        { id: relationshipKey("a", "b"), vector: [3, 4], textHash: "h" },
+      ]);
+      expect(runner.names("schema")).not.toContain("schema/vector-index-relationships");
+      const hits = await store.searchVectors("relationships", [2, 0.2], 2);
+      expect(hits.map((h) => h.id)).toEqual(["a", "b"]);
+      expect(runner.names()).not.toContain("store/vectors/relationships/ann");
+      expect(runner.names()).not.toContain("store/vectors/relationships/exact-all");
+    });
+
+    it("are treated like a model's with neo4j.hashingVectorsInMemory off", async () => {
+      const { runner, store } = storeWith(
+        {
+          "store/meta-get": (params) => hashing(params.key),
+          "store/counts": countsOf(0, { relationships: 2 }),
+        },
+        undefined,
+        { inMemoryVectorFloats: 3, hashingVectorsInMemory: false },
+      );
+      await store.upsertVectors("relationships", [
+        { id: relationshipKey("a", "b"), vector: [3, 4], textHash: "h" },
+      ]);
+      expect(runner.names("schema")).toContain("schema/vector-index-relationships");
+    });
   });
 
   it("creates the index when the stored vectors outgrow memory, even before their records", async () => {

@@ -98,4 +98,19 @@ describe("column-major exact vector search", () => {
     builder.add("ok", new Uint8Array(DIM * 4));
     expect(() => builder.finish()).toThrow(/Expected 2 vectors/);
   });
+
+  it("a growable builder gives the strict builder's matrix whether its first guess was short or long", () => {
+    const strict = build(vectors);
+    for (const guess of [0, 3, vectors.length - 1, vectors.length + 37]) {
+      const builder = new MatrixBuilder(guess, DIM, true);
+      vectors.forEach((vector, row) => {
+        builder.add(`v${String(row).padStart(4, "0")}`, new Uint8Array(new Float32Array(vector).buffer));
+      });
+      const grown = builder.finish();
+      expect(grown.ids).toEqual(strict.ids);
+      expect(grown.columns).toEqual(strict.columns);
+      const query = sparseVector(next, 4);
+      expect(searchMatrix(grown, query, 7)).toEqual(searchMatrix(strict, query, 7));
+    }
+  });
 });

@@ -12,6 +12,7 @@ export const DEFAULT_TUNING: Neo4jTuning = Neo4jSchema.pick({
   inMemoryTextChunks: true,
   inMemoryTextRelationships: true,
   inMemoryVectorFloats: true,
+  hashingVectorsInMemory: true,
   vectorIndexM: true,
   vectorIndexEfConstruction: true,
 }).parse({});
@@ -47,6 +48,17 @@ export class Neo4jConnection {
 
   read(name: string, params: Record<string, unknown> = {}): Promise<PlainRecord[]> {
     return this.runner.read(this.bind(name, params));
+  }
+
+  /** A read whose records are handed to `onRecord` as they arrive (see StatementRunner.readEach). */
+  async readEach(
+    name: string,
+    params: Record<string, unknown>,
+    onRecord: (record: PlainRecord) => void,
+  ): Promise<void> {
+    const statement = this.bind(name, params);
+    if (this.runner.readEach) return this.runner.readEach(statement, onRecord);
+    for (const record of await this.runner.read(statement)) onRecord(record);
   }
 
   /**

@@ -20,6 +20,7 @@ export const TUNING_KEYS = [
   "inMemoryTextChunks",
   "inMemoryTextRelationships",
   "inMemoryVectorFloats",
+  "hashingVectorsInMemory",
   "vectorIndexM",
   "vectorIndexEfConstruction",
 ] as const;
@@ -39,6 +40,11 @@ export interface StatementRunner {
   /** Names the database, e.g. for "schema already ensured" bookkeeping. */
   readonly target: string;
   read(statement: BoundStatement): Promise<PlainRecord[]>;
+  /**
+   * A read whose records are handed over one at a time as they arrive, so a large result is never
+   * held whole (a namespace's vectors as lists of numbers). Runners without it read all at once.
+   */
+  readEach?(statement: BoundStatement, onRecord: (record: PlainRecord) => void): Promise<void>;
   write<T>(work: (run: (statement: BoundStatement) => Promise<PlainRecord[]>) => Promise<T>): Promise<T>;
   schema(statement: BoundStatement): Promise<PlainRecord[]>;
   close(): Promise<void>;
@@ -87,6 +93,35 @@ export class DriverRunner implements StatementRunner {
       database: this.database,
     });
     return result.records.map(recordToPlain);
+  }
+
+  /** An auto-commit read: not retried, since records already handed over cannot be taken back. */
+  async readEach({ text, params }: BoundStatement, onRecord: (record: PlainRecord) => void): Promise<void> {
+    const session = this.driver.session({
+      database: this.database,
+      defaultAccessMode: neo4j.session.READ,
+      bookmarkManager: this.driver.executeQueryBookmarkManager,
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let failed = false;
+        session.run(text, params).subscribe({
+          onNext: (record) => {
+            if (failed) return;
+            try {
+              onRecord(recordToPlain(record));
+            } catch (error) {
+              failed = true;
+              reject(error);
+            }
+          },
+          onCompleted: () => resolve(),
+          onError: reject,
+        });
+      });
+    } finally {
+      await session.close();
+    }
   }
 
   async write<T>(

@@ -126,6 +126,7 @@ export class Neo4jGraphStore implements GraphStore {
       connection,
       this.cached,
       connection.tuning.inMemoryVectorFloats,
+      async (ns) => (await this.counts())[ns],
     );
     this.vectorIndexNeed = new VectorIndexNeed(
       (count, dimension) => this.vectorsInMemory.fits(count, dimension),
@@ -370,9 +371,26 @@ export class Neo4jGraphStore implements GraphStore {
     this.vectorStats.forget(ns);
     if (dimension === undefined) return;
     this.vectorDimensions.set(ns, dimension);
-    if (this.indexes.known(ns) || (await this.vectorIndexNeed.afterWrite(ns, dimension, items.length))) {
+    if (this.indexes.known(ns)) {
       await this.indexes.ensure(ns, dimension);
+    } else if (!(await this.hashingVectorsInMemory())) {
+      if (await this.vectorIndexNeed.afterWrite(ns, dimension, items.length))
+        await this.indexes.ensure(ns, dimension);
     }
+  }
+
+  /**
+   * Whether the workspace holds the hashing embedder's vectors and they are ranked in memory
+   * whatever their number (`neo4j.hashingVectorsInMemory`), as the embedded store ranks them.
+   */
+  private async hashingVectorsInMemory(): Promise<boolean> {
+    if (!this.connection.tuning.hashingVectorsInMemory) return false;
+    return (await this.cached.get("embedding-kind", () => this.getMeta("embedding.kind"))) === "hashing";
+  }
+
+  /** Whether searches of a namespace of this size and dimension rank it in this process. */
+  private async rankedInMemory(records: number, dimension: number): Promise<boolean> {
+    return this.vectorsInMemory.fits(records, dimension) || (await this.hashingVectorsInMemory());
   }
 
   /** The larger of a namespace's records and its stored vectors (counted as far as memory takes). */
@@ -408,7 +426,7 @@ export class Neo4jGraphStore implements GraphStore {
     allow?: Set<string>,
   ): Promise<ScoredId[]> {
     const records = (await this.counts())[ns];
-    if (this.vectorsInMemory.fits(records, query.length)) {
+    if (await this.rankedInMemory(records, query.length)) {
       const { dimension } = await this.vectorStats.get(ns);
       if (dimension === query.length) return this.vectorsInMemory.search(ns, query, topK, allow);
     }

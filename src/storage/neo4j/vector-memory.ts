@@ -19,6 +19,8 @@ export class InMemoryVectors {
      * are ranked in memory; larger ones go to the server (exact Cypher or its vector index).
      */
     private readonly maxFloats: number,
+    /** About how many vectors the namespace holds (its records): the matrix's first size. */
+    private readonly expectedSize: (ns: VectorNamespace) => Promise<number>,
   ) {}
 
   /** Whether a namespace of about this many vectors of this dimension is ranked here. */
@@ -33,16 +35,20 @@ export class InMemoryVectors {
     return searchMatrix(matrix, query, topK, allow);
   }
 
+  /**
+   * Streams the namespace's vectors into the matrix: held whole as lists of numbers, 222,641
+   * relationship vectors of 512 dimensions would take about a gigabyte of heap on their way in.
+   */
   private async load(ns: VectorNamespace, dimension: number): Promise<VectorMatrix> {
-    const rows = (await this.db.read(`store/vectors/${ns}/all`)).filter(
-      (row) => Array.isArray(row.vector) && row.vector.length === dimension,
-    );
-    const builder = new MatrixBuilder(rows.length, dimension);
-    for (const row of rows) {
+    const builder = new MatrixBuilder(await this.expectedSize(ns), dimension, true);
+    const values = new Float32Array(dimension);
+    const bytes = new Uint8Array(values.buffer);
+    await this.db.readEach(`store/vectors/${ns}/all`, {}, (row) => {
+      if (!Array.isArray(row.vector) || row.vector.length !== dimension) return;
       // Bolt floats arrive as numbers; millions of them are not worth a schema check each.
-      const values = Float32Array.from(row.vector as unknown[], Number);
-      builder.add(String(row.id), new Uint8Array(values.buffer));
-    }
+      for (let i = 0; i < dimension; i++) values[i] = Number(row.vector[i]);
+      builder.add(String(row.id), bytes);
+    });
     return builder.finish();
   }
 }

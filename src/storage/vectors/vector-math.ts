@@ -28,18 +28,26 @@ export function normalizeInPlace(vector: Float32Array, offset = 0, dim = vector.
 /** Rows transposed in blocks, so both the reads and the column writes stay mostly sequential. */
 const BLOCK_ROWS = 64;
 
-/** Builds a VectorMatrix from rows given one at a time (as they stream out of SQLite). */
+/**
+ * Builds a VectorMatrix from rows given one at a time (as they stream out of SQLite or Neo4j). A
+ * strict builder expects exactly `size` rows (SQLite counts them in the same transaction); a
+ * growable one takes `size` as a first guess (a stream's length is known only at its end) and
+ * re-lays its columns when the rows outnumber it or end short of it.
+ */
 export class MatrixBuilder {
   private readonly ids: string[] = [];
-  private readonly columns: Float32Array;
+  private columns: Float32Array;
+  private capacity: number;
   private readonly block: Float32Array;
   private readonly blockBytes: Uint8Array;
   private inBlock = 0;
 
   constructor(
-    private readonly size: number,
+    size: number,
     private readonly dim: number,
+    private readonly growable = false,
   ) {
+    this.capacity = size;
     this.columns = new Float32Array(size * dim);
     this.block = new Float32Array(BLOCK_ROWS * dim);
     this.blockBytes = new Uint8Array(this.block.buffer);
@@ -47,8 +55,18 @@ export class MatrixBuilder {
 
   /** `bytes` holds `dim` little-endian Float32 values; SQLite blobs need not be 4-byte aligned. */
   add(id: string, bytes: Uint8Array): void {
-    if (this.ids.length >= this.size || bytes.byteLength !== this.dim * 4) {
-      throw new Error(`Vector "${id}" does not fit the matrix being loaded (${this.size} x ${this.dim}).`);
+    if (bytes.byteLength !== this.dim * 4) {
+      throw new Error(
+        `Vector "${id}" does not fit the matrix being loaded: ${bytes.byteLength / 4} values, not ${this.dim}.`,
+      );
+    }
+    if (this.ids.length >= this.capacity) {
+      if (!this.growable) {
+        throw new Error(
+          `Vector "${id}" does not fit the matrix being loaded (${this.capacity} x ${this.dim}).`,
+        );
+      }
+      this.relayOut(Math.max(BLOCK_ROWS, this.capacity * 2));
     }
     this.ids.push(id);
     this.blockBytes.set(bytes, this.inBlock * this.dim * 4);
@@ -59,8 +77,13 @@ export class MatrixBuilder {
 
   finish(): VectorMatrix {
     this.flush();
-    if (this.ids.length !== this.size) {
-      throw new Error(`Expected ${this.size} vectors while loading the matrix, got ${this.ids.length}.`);
+    if (this.ids.length !== this.capacity) {
+      if (!this.growable) {
+        throw new Error(
+          `Expected ${this.capacity} vectors while loading the matrix, got ${this.ids.length}.`,
+        );
+      }
+      this.relayOut(this.ids.length);
     }
     const ids = this.ids;
     return {
@@ -68,14 +91,26 @@ export class MatrixBuilder {
       ids,
       rowOf: new Map(ids.map((id, row) => [id, row])),
       columns: this.columns,
-      scores: new Float64Array(this.size),
+      scores: new Float64Array(ids.length),
     };
+  }
+
+  /** Moves the rows loaded so far into columns of a new length (column d starts at d x capacity). */
+  private relayOut(capacity: number): void {
+    this.flush();
+    const rows = this.ids.length;
+    const columns = new Float32Array(capacity * this.dim);
+    for (let d = 0; d < this.dim; d++) {
+      columns.set(this.columns.subarray(d * this.capacity, d * this.capacity + rows), d * capacity);
+    }
+    this.columns = columns;
+    this.capacity = capacity;
   }
 
   private flush(): void {
     const first = this.ids.length - this.inBlock;
     for (let d = 0; d < this.dim; d++) {
-      const column = d * this.size + first;
+      const column = d * this.capacity + first;
       for (let j = 0; j < this.inBlock; j++)
         this.columns[column + j] = this.block[j * this.dim + d] as number;
     }
