@@ -798,6 +798,26 @@ describe("Neo4j store: vector search", () => {
         { id: relationshipKey("a", "b"), vector: [3, 4], textHash: "h" },
       ]);
       expect(runner.names("schema")).toContain("schema/vector-index-relationships");
+      expect(runner.names()).not.toContain("store/meta-get");
+    });
+
+    it("reads the workspace's embedding kind once, not at every vector write", async () => {
+      const model = (key: unknown) => (key === "embedding.kind" ? [{ value: "openai" }] : []);
+      const { runner, store } = storeWith(
+        {
+          "store/generation-get": one({ generation: "g1" }),
+          "store/meta-get": (params) => model(params.key),
+          "store/counts": countsOf(0, { relationships: 2 }),
+        },
+        undefined,
+        { inMemoryVectorFloats: 1_000 },
+      );
+      for (const id of ["a", "b", "c"]) {
+        await store.upsertVectors("relationships", [
+          { id: relationshipKey(id, "z"), vector: [3, 4], textHash: "h" },
+        ]);
+      }
+      expect(runner.names().filter((n) => n === "store/meta-get")).toHaveLength(1);
     });
   });
 

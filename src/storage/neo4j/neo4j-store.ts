@@ -96,6 +96,8 @@ export class Neo4jGraphStore implements GraphStore {
    * it meanwhile: a workspace keeps one embedding model, and writers take turns (writer lease).
    */
   private readonly vectorDimensions = new Map<VectorNamespace, number>();
+  /** The workspace's embedding kind once recorded (see embeddingKind). */
+  private knownEmbeddingKind: string | undefined;
   private readonly textSearch: InMemoryTextSearch;
   private readonly vectorsInMemory: InMemoryVectors;
   private readonly vectorIndexNeed: VectorIndexNeed;
@@ -188,6 +190,7 @@ export class Neo4jGraphStore implements GraphStore {
   /** Deletes every node of this workspace (tests, small workspaces: one transaction). */
   async deleteWorkspace(): Promise<void> {
     this.vectorDimensions.clear();
+    this.knownEmbeddingKind = undefined;
     this.vectorIndexNeed.forget();
     await this.connection.write((tx) => tx.run("store/workspace-delete"));
   }
@@ -385,7 +388,16 @@ export class Neo4jGraphStore implements GraphStore {
    */
   private async hashingVectorsInMemory(): Promise<boolean> {
     if (!this.connection.tuning.hashingVectorsInMemory) return false;
-    return (await this.cached.get("embedding-kind", () => this.getMeta("embedding.kind"))) === "hashing";
+    return (await this.embeddingKind()) === "hashing";
+  }
+
+  /**
+   * The embedding kind is recorded once per workspace and the embedding guard refuses another
+   * model, so once read it is kept for the store's life: every vector write asks for it.
+   */
+  private async embeddingKind(): Promise<string | undefined> {
+    this.knownEmbeddingKind ??= await this.cached.get("embedding-kind", () => this.getMeta("embedding.kind"));
+    return this.knownEmbeddingKind;
   }
 
   /** Whether searches of a namespace of this size and dimension rank it in this process. */
