@@ -1,4 +1,4 @@
-import { LRUCache } from "lru-cache";
+import { SharedWorkCache } from "../../util/shared-work-cache.js";
 
 /** What a workspace keeps of the neighbourhoods it drew (see NeighbourhoodCache). */
 export interface NeighbourhoodCacheSettings {
@@ -47,8 +47,7 @@ const COMMA = Buffer.from(",");
  * of drawing one.
  */
 export class NeighbourhoodCache {
-  private readonly answers: LRUCache<string, Buffer> | null;
-  private readonly inFlight = new Map<string, Promise<Buffer>>();
+  private readonly answers: SharedWorkCache<Buffer> | null;
   private edgePieces = { generation: "", byKey: new Map<string, Buffer>() };
   private readonly maxEdgePieces: number;
 
@@ -57,14 +56,7 @@ export class NeighbourhoodCache {
     /** The store's data generation (see GraphStore.dataGeneration). */
     private readonly generation: () => string,
   ) {
-    this.answers =
-      settings.maxEntries === 0
-        ? null
-        : new LRUCache<string, Buffer>({
-            max: settings.maxEntries,
-            maxSize: settings.maxBytes,
-            sizeCalculation: (json) => Math.max(1, json.length),
-          });
+    this.answers = settings.maxEntries === 0 ? null : new SharedWorkCache<Buffer>(settings);
     this.maxEdgePieces = settings.maxEdgePieces;
   }
 
@@ -81,19 +73,8 @@ export class NeighbourhoodCache {
     if (!this.answers) return { json: await compute(), hit: false };
     const { start, depth, maxNodes, maxEdges } = request;
     const key = [generation, depth, maxNodes, maxEdges, start].join("\u0000");
-    const cached = this.answers.get(key);
-    if (cached !== undefined) return { json: cached, hit: true };
-    const running = this.inFlight.get(key);
-    if (running) return { json: await running, hit: true };
-    const computing = compute();
-    this.inFlight.set(key, computing);
-    try {
-      const json = await computing;
-      this.answers.set(key, json);
-      return { json, hit: false };
-    } finally {
-      this.inFlight.delete(key);
-    }
+    const { value, hit } = await this.answers.get(key, compute);
+    return { json: value, hit };
   }
 
   /** Drops everything kept (the server's other cached graph views were forgotten too). */

@@ -1,4 +1,4 @@
-import { LRUCache } from "lru-cache";
+import { SharedWorkCache } from "../../util/shared-work-cache.js";
 import type { PlainQueryOptions } from "./query-messages.js";
 
 /** How many query results a workspace keeps, and how much text they may hold in all. */
@@ -22,19 +22,14 @@ export interface CachedJson {
  * for again and age out. Identical requests arriving while one is computed share its work.
  */
 export class QueryCache {
-  private readonly results: LRUCache<string, string>;
-  private readonly inFlight = new Map<string, Promise<string>>();
+  private readonly results: SharedWorkCache<string>;
 
   constructor(
     settings: QueryCacheSettings,
     /** The store's data generation (see GraphStore.dataGeneration). */
     private readonly generation: () => string,
   ) {
-    this.results = new LRUCache<string, string>({
-      max: settings.maxEntries,
-      maxSize: settings.maxBytes,
-      sizeCalculation: (json) => Math.max(1, json.length),
-    });
+    this.results = new SharedWorkCache<string>(settings);
   }
 
   /**
@@ -47,19 +42,8 @@ export class QueryCache {
     compute: () => Promise<string>,
   ): Promise<CachedJson> {
     const key = `${this.generation()}\u0000${requestKey(question, options)}`;
-    const cached = this.results.get(key);
-    if (cached !== undefined) return { json: cached, hit: true };
-    const running = this.inFlight.get(key);
-    if (running) return { json: await running, hit: true };
-    const computing = compute();
-    this.inFlight.set(key, computing);
-    try {
-      const json = await computing;
-      this.results.set(key, json);
-      return { json, hit: false };
-    } finally {
-      this.inFlight.delete(key);
-    }
+    const { value, hit } = await this.results.get(key, compute);
+    return { json: value, hit };
   }
 
   get size(): number {
