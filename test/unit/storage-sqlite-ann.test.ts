@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ClusteredVectors, recallAt } from "../../bench/support/clustered-vectors.js";
 import { type VectorIndexConfig, VectorIndexSchema } from "../../src/config.js";
 import { createKgrag } from "../../src/kgrag.js";
-import { ANN_FOLDER } from "../../src/storage/sqlite/ann-file.js";
+import { ANN_FOLDER, AnnFiles, newHnswIndex } from "../../src/storage/sqlite/ann-file.js";
 import { openSqliteStore, type SqliteGraphStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
 import type { VectorItem } from "../../src/types.js";
 import { REPO_ROOT } from "../support/cli-child.js";
@@ -100,6 +100,20 @@ describe("SQLite HNSW vector index", () => {
     expect(await second.searchVectors("chunks", query, 5)).toEqual(before);
     expect(before[0]?.id).toBe("v42");
     expect(indexFileName(workspace)).toBe(file);
+  });
+
+  it("hands a saved index's in-memory copy back: it then reads the saved file, read-only", () => {
+    const files = new AnnFiles(tempWorkspace());
+    const config = VectorIndexSchema.parse({});
+    const index = newHnswIndex(8, config);
+    const points = new ClusteredVectors(8, 3, 4);
+    for (let key = 0; key < 50; key++) index.add(BigInt(key), points.next());
+    const manifest = files.save("chunks", index, { generation: 1, dim: 8 }, config);
+    files.release(index, manifest);
+    expect(index.size()).toBe(50);
+    expect(Number(index.search(points.next(), 5, 1).keys.length)).toBe(5);
+    // A map of the file cannot grow: nothing of the copy it was built in is left.
+    expect(() => index.add(50n, points.next())).toThrow();
   });
 
   it("rebuilds a lost or truncated index file from the stored vectors", async () => {

@@ -98,6 +98,15 @@ export class AnnFiles {
   }
 
   /**
+   * Turns an index just saved into a read-only map of its file, which hands its in-memory copy
+   * back at once. The wrapper's native memory is otherwise freed only when V8 collects it, and V8
+   * does not know it holds gigabytes: a writer refreshing three namespaces held all three copies.
+   */
+  release(index: HnswIndex, manifest: AnnManifest): void {
+    index.view(join(this.folder(), manifest.file));
+  }
+
+  /**
    * Saves under a new unique name, then switches the manifest to it with a rename (atomic), then
    * removes the file the old manifest named. A crash at any point leaves a usable manifest.
    */

@@ -249,8 +249,20 @@ export class AnnVectors {
         .iterate(ns) as IterableIterator<{ key: number; vector: Buffer }>;
       addInBatches(index, rows, dim, this.config.buildThreads, (added) => this.progress.advance(step, added));
       this.progress.finish(step);
-      return this.files.save(ns, index, { generation, dim }, this.config);
+      return this.saveAndRelease(ns, index, generation, dim);
     });
+  }
+
+  /** Saves the index under a new name and frees its in-memory copy (see AnnFiles.release). */
+  private saveAndRelease(
+    ns: VectorNamespace,
+    index: HnswIndex,
+    generation: number,
+    dim: number,
+  ): AnnManifest {
+    const manifest = this.files.save(ns, index, { generation, dim }, this.config);
+    this.files.release(index, manifest);
+    return manifest;
   }
 
   /** Applies the removals and rows written since the file's generation to a loaded copy. */
@@ -276,7 +288,7 @@ export class AnnVectors {
         this.progress.advance(step, added),
       );
       this.progress.finish(step);
-      return this.files.save(ns, index, { generation, dim }, this.config);
+      return this.saveAndRelease(ns, index, generation, dim);
     });
   }
 
