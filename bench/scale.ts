@@ -9,6 +9,7 @@
  *        [--queries Q] [--dir DIR] [--keep] [--skip-query] [--skip-add]
  *      npx tsx bench/scale.ts --chunks N --phase query|add --dir DIR   (re-measure a kept workspace)
  *        [--vector-only]   (query phase: vector top-20 and recall only, no full queries)
+ *        [--expansion-search E]   (query phase: HNSW search breadth, default vectorIndex.expansionSearch)
  */
 
 import { spawnSync } from "node:child_process";
@@ -51,6 +52,8 @@ const Args = z.object({
   phase: z.enum(["build", "query", "add"]).default("build"),
   /** The query phase measures vector top-20 and its recall only (no full queries per mode). */
   vectorOnly: z.boolean().default(false),
+  /** HNSW search breadth for the query phase (vectorIndex.expansionSearch; read at search time). */
+  expansionSearch: z.coerce.number().int().min(8).optional(),
 });
 type Args = z.infer<typeof Args>;
 
@@ -352,7 +355,8 @@ async function queryPhase(args: Args): Promise<void> {
   const workspace = join(args.dir as string, "workspace");
   const embedder = benchEmbedder(args.dim, args.chunks);
   const openStarted = performance.now();
-  const kgrag = await createKgrag({ env: {}, config: { workspace }, embedder, chat: null });
+  const vectorIndex = args.expansionSearch === undefined ? {} : { expansionSearch: args.expansionSearch };
+  const kgrag = await createKgrag({ env: {}, config: { workspace, vectorIndex }, embedder, chat: null });
   const openMs = performance.now() - openStarted;
   const rssAfterOpenMb = mb(process.memoryUsage().rss);
   const store = kgrag.services.store;
