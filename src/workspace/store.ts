@@ -14,6 +14,7 @@ export async function openStore(
     return openSqliteStore(workspaceDir, {
       vectorIndex: config.vectorIndex,
       readCache: config.sqliteReadCache,
+      search: config.sqliteSearch,
       pageSize: config.sqlitePageSize,
       ...(progress ? { progress } : {}),
     });

@@ -217,3 +217,60 @@ describe("unscoped BM25 summed from cached per-term scores", () => {
     }
   });
 });
+
+describe("chunk search under a postings budget (sqliteSearch.chunkPostingBudget)", () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "kgrag-chunk-budget-"));
+    const store = await openSqliteStore(dir);
+    // "harbour" is in every passage, "lighthouse" in two, "keeper" in one.
+    await seedDocument(store, "d1", [
+      "The harbour master keeps the lighthouse.",
+      "A keeper rowed across the harbour to the lighthouse.",
+      "Boats left the harbour at dawn.",
+      "Fishermen mended nets by the harbour.",
+      "The harbour froze in the long winter.",
+      "Gulls circled over the harbour wall.",
+    ]);
+    await store.close();
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const search = async (budget: number | undefined, query: string, allow?: Set<string>) => {
+    const store = await openSqliteStore(
+      dir,
+      budget === undefined ? {} : { search: { chunkPostingBudget: budget } },
+    );
+    try {
+      return await store.searchChunkText(query, 10, allow);
+    } finally {
+      await store.close();
+    }
+  };
+
+  it("reads every term while the postings fit, and leaves the commonest out when they do not", async () => {
+    const query = "keeper lighthouse harbour";
+    const everyTerm = await search(undefined, query);
+    expect(everyTerm).toHaveLength(6);
+    // 1 + 2 postings fit a budget of 3; the 6 of "harbour" do not.
+    const rareTerms = await search(3, query);
+    expect(rareTerms).toHaveLength(2);
+    expect(rareTerms.map((hit) => hit.id)).toEqual(everyTerm.slice(0, 2).map((hit) => hit.id));
+    // Only the rarest fits a budget of 1.
+    expect(await search(1, query)).toHaveLength(1);
+  });
+
+  it("always reads the rarest term, so a query of common words still finds passages", async () => {
+    expect(await search(1, "the harbour")).toHaveLength(6);
+  });
+
+  it("applies the same terms to a scoped search", async () => {
+    const all = await search(undefined, "keeper lighthouse harbour");
+    const allow = new Set(all.map((hit) => hit.id));
+    expect(await search(3, "keeper lighthouse harbour", allow)).toHaveLength(2);
+  });
+});

@@ -23,6 +23,8 @@ const MAX_CACHED_POSTINGS = 2_000_000;
  */
 export class TermScores {
   private readonly terms = new Map<string, TermPostings>();
+  /** Rows per term, counted without reading the postings (see rowsWith). */
+  private readonly counts = new Map<string, number>();
   private cachedPostings = 0;
   private generation = "";
 
@@ -86,13 +88,40 @@ export class TermScores {
     return scores;
   }
 
-  private postings(term: string): TermPostings {
+  /**
+   * Rows matching the term (a word or a phrase from queryTerms), counted through MATCH so the term
+   * is tokenised as the index was. Counting walks the term's postings in SQLite without scoring
+   * them: what a search budget (see storage/text/term-budget.ts) asks before deciding to read them.
+   */
+  rowsWith(term: string): number {
+    this.catchUp();
+    const read = this.terms.get(term);
+    if (read) return read.rowids.length;
+    let rows = this.counts.get(term);
+    if (rows === undefined) {
+      rows =
+        this.sql.column<number>(
+          `SELECT count(*) FROM ${this.fts} WHERE ${this.fts} MATCH ?`,
+          matchTerms([term]),
+        )[0] ?? 0;
+      this.counts.set(term, rows);
+    }
+    return rows;
+  }
+
+  /** Forgets what was read of an older version of the table, or everything past the cap. */
+  private catchUp(): void {
     const generation = this.version.current();
     if (generation !== this.generation || this.cachedPostings > MAX_CACHED_POSTINGS) {
       this.terms.clear();
       this.cachedPostings = 0;
+      if (generation !== this.generation) this.counts.clear();
       this.generation = generation;
     }
+  }
+
+  private postings(term: string): TermPostings {
+    this.catchUp();
     let postings = this.terms.get(term);
     if (!postings) {
       postings = this.read(term);

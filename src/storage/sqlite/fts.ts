@@ -8,12 +8,20 @@ import { TermScores } from "./fts-term-scores.js";
 import { matchExpression, matchTerms } from "./fts-text.js";
 import { GenerationMap } from "./generation-map.js";
 import { TableVersion } from "./table-version.js";
-import { RelationshipTermFrequencies } from "./term-budget.js";
 
 /** An entity's name counts this many times more than its description in bm25. */
 const ENTITY_NAME_WEIGHT = 5;
 
 type FtsKind = "chunk" | "entity" | "relationship";
+
+export interface FullTextOptions {
+  /** Beyond it the remembered owner ids are dropped (config sqliteReadCache.maxSearchHitIds). */
+  maxOwnerIds: number;
+  /** Beyond it the remembered entity searches are dropped (config sqliteReadCache.maxEntitySearches). */
+  maxEntitySearches?: number;
+  /** Postings a chunk search may read (config sqliteSearch.chunkPostingBudget); unbounded when left out. */
+  chunkPostingBudget?: number;
+}
 
 /**
  * A chunk's sentence units (Small-to-Big) live in chunk_units_fts at rowid seq * UNIT_STRIDE + i,
@@ -33,7 +41,6 @@ const UNITS_PER_PARENT = 4;
  * indexes each row once, in its final form. Scores are negated bm25: higher is better.
  */
 export class FullTextIndex {
-  private readonly relationshipTerms: RelationshipTermFrequencies;
   /** Per-term bm25 shares of the unscoped searches (see fts-term-scores.ts). */
   private readonly termScores: Record<"chunk" | "relationship", TermScores>;
 
@@ -45,13 +52,14 @@ export class FullTextIndex {
   /** Entity searches' hits by depth and MATCH expression, while the data is unchanged. */
   private readonly entitySearches: GenerationMap<string, ScoredId[]>;
 
+  private readonly chunkPostingBudget: number;
+
   constructor(
     private readonly sql: Sql,
-    /** Beyond it the remembered owner ids are dropped (config sqliteReadCache.maxSearchHitIds). */
-    maxOwnerIds: number,
-    /** Beyond it the remembered entity searches are dropped (config sqliteReadCache.maxEntitySearches). */
-    maxEntitySearches = 0,
+    options: FullTextOptions,
   ) {
+    const { maxOwnerIds, maxEntitySearches = 0 } = options;
+    this.chunkPostingBudget = options.chunkPostingBudget ?? Number.POSITIVE_INFINITY;
     this.entitySearches = new GenerationMap(sql, maxEntitySearches);
     this.ownerIds = {
       chunk: new GenerationMap(sql, maxOwnerIds),
@@ -63,7 +71,6 @@ export class FullTextIndex {
       entity: new TableVersion(sql, "entities_fts"),
       relationship: new TableVersion(sql, "relationships_fts"),
     };
-    this.relationshipTerms = new RelationshipTermFrequencies(sql, this.versions.relationship);
     this.termScores = {
       chunk: new TermScores(sql, "chunks_fts", this.versions.chunk),
       relationship: new TermScores(sql, "relationships_fts", this.versions.relationship),
@@ -108,8 +115,14 @@ export class FullTextIndex {
 
   /** `allow` restricts candidates inside the query, so top-k is taken among allowed chunks only. */
   searchChunks(query: string, topK: number, allow?: Set<string>): ScoredId[] {
+    this.flush("chunk");
+    const terms = affordableTerms(
+      queryTerms(query),
+      (term) => this.termScores.chunk.rowsWith(term),
+      this.chunkPostingBudget,
+    );
     const tables = { owner: "chunks", id: "id" };
-    return this.searchOwners("chunk", tables, queryTerms(query), topK, allow);
+    return this.searchOwners("chunk", tables, terms, topK, allow);
   }
 
   /**
@@ -148,13 +161,14 @@ export class FullTextIndex {
 
   /**
    * Relationship keys, with `allow` applied before top-k as for chunks. Relationships outnumber
-   * chunks many times over, so the query's commonest terms are left out (see term-budget.ts).
+   * chunks many times over, so the query's commonest terms are left out (see storage/text/term-budget.ts; chunks have
+   * their own budget, config sqliteSearch.chunkPostingBudget).
    */
   searchRelationships(query: string, topK: number, allow?: Set<string>): ScoredId[] {
     this.flush("relationship");
     const terms = affordableTerms(
       queryTerms(query),
-      (term) => this.relationshipTerms.rowsWith(term),
+      (term) => this.termScores.relationship.rowsWith(term),
       RELATIONSHIP_POSTING_BUDGET,
     );
     const tables = { owner: "relationships", id: "key" };

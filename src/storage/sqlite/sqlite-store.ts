@@ -3,6 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   type SqliteReadCacheConfig,
   SqliteReadCacheSchema,
+  type SqliteSearchConfig,
+  SqliteSearchSchema,
   type VectorIndexConfig,
   VectorIndexSchema,
 } from "../../config.js";
@@ -65,6 +67,7 @@ export function sqliteFile(workspaceDir: string): string {
 export interface SqliteStoreOptions {
   vectorIndex?: VectorIndexConfig;
   readCache?: SqliteReadCacheConfig;
+  search?: SqliteSearchConfig;
   /** Page size of the file when this call creates it (ignored for an existing file). */
   pageSize?: number;
   /** Shows a bar while an HNSW file is rebuilt. */
@@ -117,11 +120,11 @@ export class SqliteGraphStore implements GraphStore {
     this.sql = new Sql(db);
     if (options.migrated) this.sql.noteWrite();
     this.readCache = options.readCache ?? SqliteReadCacheSchema.parse({});
-    this.fullText = new FullTextIndex(
-      this.sql,
-      this.readCache.maxSearchHitIds,
-      this.readCache.maxEntitySearches,
-    );
+    this.fullText = new FullTextIndex(this.sql, {
+      maxOwnerIds: this.readCache.maxSearchHitIds,
+      maxEntitySearches: this.readCache.maxEntitySearches,
+      chunkPostingBudget: (options.search ?? SqliteSearchSchema.parse({})).chunkPostingBudget,
+    });
     this.documentById = new GenerationMap(this.sql, this.readCache.maxDocuments);
     const config = options.vectorIndex ?? VectorIndexSchema.parse({});
     this.progress = options.progress ?? silentProgress;

@@ -3,6 +3,7 @@
  * before it can sort, so a question's commonest words ("the", "in": most of the rows in a large
  * graph) cost far more than they add: their BM25 weight is next to nothing, and the query leaves
  * them out. The Neo4j store's in-memory BM25 applies the same budget, so both stores rank alike.
+ * The embedded store's chunk search has a budget of its own (config sqliteSearch.chunkPostingBudget).
  */
 export const RELATIONSHIP_POSTING_BUDGET = 20_000;
 
