@@ -452,8 +452,15 @@ export const SqliteSearchSchema = z.object({
 export const SqliteReadCacheSchema = z.object({
   /** Entity records (see storage/sqlite/entity-cache.ts). */
   maxEntities: z.number().int().min(0).default(100_000),
-  /** Full relationship records; the bare edges of the walk are always all kept. */
+  /** Full relationship records (the bare edges are held apart: see maxWholeGraphEdges). */
   maxRelationships: z.number().int().min(0).default(100_000),
+  /**
+   * The bare edges of every relationship (key, ends, weight) are held in memory for walks and
+   * neighbourhoods while the graph has at most this many. A larger graph's edges are read per
+   * entity as queries touch them, and what was read is dropped all at once past this many: at 2M
+   * relationships the whole graph took 45 s to read and most of a 10 GB process.
+   */
+  maxWholeGraphEdges: z.number().int().min(0).default(500_000),
   /** Documents read one by one (a query reads its passages' documents for titles and pages). */
   maxDocuments: z.number().int().min(0).default(10_000),
   /** Chunk records read by id (a query reads the text of the passages it puts in its context). */

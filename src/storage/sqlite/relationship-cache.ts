@@ -27,6 +27,15 @@ interface AdjacentEdge {
 
 interface Snapshot {
   version: string;
+  /**
+   * Whole: every relationship is held. Otherwise (a graph above maxWholeGraphEdges) only the lists
+   * of the `loaded` entities are complete; other entities' lists hold what loading them brought.
+   */
+  whole: boolean;
+  /** Entities whose byEntity list is complete (per-entity snapshots only). */
+  loaded: Set<string>;
+  /** Degrees counted in SQLite for entities not loaded (per-entity snapshots only). */
+  counted: Map<string, number>;
   /** The last relationship_changes row this snapshot reflects. */
   lastChange: number;
   /** Relationships per entity; a self-loop is listed once. */
@@ -57,6 +66,8 @@ interface EdgeRow {
  * through this connection or another process's commit (data_version), the snapshot catches up from
  * the change log the triggers keep (schema v6): while `kgrag index` commits every few hundred
  * milliseconds, a reader applies a few hundred changed edges instead of re-reading them all.
+ * A graph too large to hold whole (sqliteReadCache.maxWholeGraphEdges) is read per entity, as
+ * queries touch it, with the same answers in the same order.
  */
 export class RelationshipCache {
   private snapshot: Snapshot | undefined;
@@ -69,6 +80,11 @@ export class RelationshipCache {
     private readonly sql: Sql,
     /** Beyond it the records are dropped all at once (config sqliteReadCache.maxRelationships). */
     private readonly maxCachedRecords: number,
+    /**
+     * A graph with more relationships is read per entity as queries touch it, and what was read
+     * is dropped all at once beyond this many edges (config sqliteReadCache.maxWholeGraphEdges).
+     */
+    private readonly maxWholeGraphEdges = Number.POSITIVE_INFINITY,
     /** Above this share of the cached edges changed, one full re-read is cheaper than catching up. */
     private readonly rebuildShare = 0.25,
   ) {}
@@ -85,8 +101,8 @@ export class RelationshipCache {
 
   /** The relationships touching any of the entities as bare edges, in SQLite's key order. */
   edgesTouching(entityKeys: Iterable<string>): GraphEdge[] {
-    const snapshot = this.current();
     const entities = [...new Set(entityKeys)];
+    const snapshot = this.withLists(entities);
     if (entities.length === 1) return sortedEdges(snapshot, entities[0] as string).map(({ edge }) => edge);
     const edges = new Map<string, GraphEdge>();
     for (const entity of entities)
@@ -100,9 +116,10 @@ export class RelationshipCache {
    * edgesTouching merges, without the merge. Fresh arrays: the cache's own change as edges do.
    */
   edgeLists(entityKeys: Iterable<string>): Map<string, GraphEdge[]> {
-    const snapshot = this.current();
+    const entities = [...new Set(entityKeys)];
+    const snapshot = this.withLists(entities);
     const lists = new Map<string, GraphEdge[]>();
-    for (const entity of entityKeys)
+    for (const entity of entities)
       if (!lists.has(entity))
         lists.set(
           entity,
@@ -118,7 +135,7 @@ export class RelationshipCache {
    */
   neighbours(frontier: string[], known: string[], limit: number): string[] {
     if (limit <= 0) return [];
-    const { byEntity } = this.current();
+    const { byEntity } = this.withLists(frontier);
     const entityCount = this.entityOrdinals.size;
     const isKnown = this.marked(known, new Uint8Array(entityCount));
     const strongest = new Float64Array(entityCount);
@@ -155,7 +172,7 @@ export class RelationshipCache {
    * is visited first, so no map of edges seen is needed.
    */
   edgesAmong(entityKeys: string[], limit: number): GraphEdge[] {
-    const { byEntity, edges } = this.current();
+    const { byEntity, edges } = this.withLists(entityKeys);
     const members = [...new Set(entityKeys)]
       .map((key) => ({ key, ordinal: this.entityOrdinals.numbers.get(key) }))
       .filter((m): m is { key: string; ordinal: number } => m.ordinal !== undefined);
@@ -210,10 +227,35 @@ export class RelationshipCache {
 
   /** Relationship count per entity (a self-loop once); the version is checked once per call. */
   degrees(entityKeys: string[]): Map<string, number> {
-    const { byEntity } = this.current();
+    const snapshot = this.current();
+    const { byEntity, whole, loaded, counted } = snapshot;
+    if (!whole) this.countDegrees(snapshot, entityKeys);
     const degrees = new Map<string, number>();
-    for (const key of entityKeys) degrees.set(key, byEntity.get(key)?.length ?? 0);
+    for (const key of entityKeys)
+      degrees.set(key, whole || loaded.has(key) ? (byEntity.get(key)?.length ?? 0) : (counted.get(key) ?? 0));
     return degrees;
+  }
+
+  /**
+   * Counts in SQLite the relationships of the entities whose list is not loaded: a walk asks the
+   * degrees of every neighbour its seeds reach, and loading all their edges would be the second
+   * hop it means to avoid. A self-loop counts once, as in a list.
+   */
+  private countDegrees(snapshot: Snapshot, entityKeys: string[]): void {
+    const uncounted = [...new Set(entityKeys)].filter(
+      (key) => !snapshot.loaded.has(key) && !snapshot.counted.has(key),
+    );
+    if (uncounted.length === 0) return;
+    if (snapshot.counted.size + uncounted.length > this.maxWholeGraphEdges) snapshot.counted.clear();
+    const rows = this.sql.all<{ key: string; degree: number }>(
+      `SELECT value AS key,
+         (SELECT count(*) FROM relationships WHERE source_key = value)
+         + (SELECT count(*) FROM relationships WHERE target_key = value)
+         - (SELECT count(*) FROM relationships WHERE source_key = value AND target_key = value) AS degree
+       FROM json_each(?)`,
+      JSON.stringify(uncounted),
+    );
+    for (const { key, degree } of rows) snapshot.counted.set(key, degree);
   }
 
   /**
@@ -224,6 +266,8 @@ export class RelationshipCache {
    */
   walkAdjacency(afterWalks: number): WalkAdjacency | undefined {
     const snapshot = this.current();
+    // Numbering a graph too large to hold would hold it after all: those walks read edge lists.
+    if (!snapshot.whole) return undefined;
     const { version } = snapshot;
     if (snapshot.adjacency?.version === version) return snapshot.adjacency.graph;
     if (snapshot.walksAsking?.version !== version) snapshot.walksAsking = { version, count: 0 };
@@ -288,6 +332,36 @@ export class RelationshipCache {
     return out;
   }
 
+  /**
+   * The current snapshot with the entities' lists complete: a per-entity snapshot reads the lists
+   * it lacks (after dropping everything it read, past maxWholeGraphEdges).
+   */
+  private withLists(entityKeys: Iterable<string>): Snapshot {
+    const snapshot = this.current();
+    if (snapshot.whole) return snapshot;
+    const wanted = [...new Set(entityKeys)];
+    let missing = wanted.filter((key) => !snapshot.loaded.has(key));
+    if (missing.length === 0) return snapshot;
+    if (snapshot.edges.size > this.maxWholeGraphEdges) {
+      forgetEdges(snapshot);
+      missing = wanted;
+    }
+    const list = JSON.stringify(missing);
+    const rows = this.sql.all<EdgeRow>(
+      `SELECT key, source_key, target_key, weight FROM relationships
+         WHERE source_key IN (SELECT value FROM json_each(?))
+       UNION ALL
+       SELECT key, source_key, target_key, weight FROM relationships
+         WHERE target_key IN (SELECT value FROM json_each(?))`,
+      list,
+      list,
+    );
+    // An edge between two entities asked for comes twice, and one already read by its other end is kept.
+    for (const row of rows) if (!snapshot.edges.has(row.key)) this.addEdge(snapshot, row);
+    for (const key of missing) snapshot.loaded.add(key);
+    return snapshot;
+  }
+
   private current(): Snapshot {
     const version = `${this.sql.dataVersion()}:${this.localChanges}`;
     if (this.snapshot === undefined) this.snapshot = this.rebuild(version);
@@ -297,15 +371,21 @@ export class RelationshipCache {
 
   /** Reads every relationship. The log position is read first: a change committed meanwhile is applied again later, which is harmless. */
   private rebuild(version: string): Snapshot {
+    const lastChange = this.lastLoggedChange();
+    const whole = this.relationshipCount() <= this.maxWholeGraphEdges;
     const snapshot: Snapshot = {
       version,
-      lastChange: this.lastLoggedChange(),
+      whole,
+      loaded: new Set(),
+      counted: new Map(),
+      lastChange,
       byEntity: new Map(),
       sorted: new Set(),
       edges: new Map(),
       records: new Map(),
       descriptions: new Map(),
     };
+    if (!whole) return snapshot;
     const rows = this.sql
       .statement("SELECT key, source_key, target_key, weight FROM relationships")
       .iterate() as IterableIterator<EdgeRow>;
@@ -334,9 +414,15 @@ export class RelationshipCache {
       snapshot.records.delete(key);
       snapshot.descriptions.delete(key);
     }
-    for (const row of current) this.addEdge(snapshot, row);
+    snapshot.counted.clear();
+    // A per-entity snapshot takes a changed edge only into the lists it keeps complete.
+    const { whole, loaded } = snapshot;
+    for (const row of current)
+      if (whole || loaded.has(row.source_key) || loaded.has(row.target_key)) this.addEdge(snapshot, row);
     snapshot.version = version;
     snapshot.lastChange = changes.at(-1)?.id ?? snapshot.lastChange;
+    // A whole graph that grew past the cap is read per entity from now on.
+    if (whole && snapshot.edges.size > this.maxWholeGraphEdges) return this.rebuild(version);
     return snapshot;
   }
 
@@ -346,6 +432,12 @@ export class RelationshipCache {
       source: this.entityOrdinals.of(row.source_key),
       target: this.entityOrdinals.of(row.target_key),
     });
+  }
+
+  /** Relationships stored: whether the whole graph is held, or read per entity. */
+  private relationshipCount(): number {
+    if (this.maxWholeGraphEdges === Number.POSITIVE_INFINITY) return 0;
+    return this.sql.column<number>("SELECT count(*) FROM relationships")[0] ?? 0;
   }
 
   /** The highest id ever logged (AUTOINCREMENT keeps it after the log is pruned). */
@@ -435,6 +527,14 @@ function pushEdge(byEntity: Map<string, AdjacentEdge[]>, entity: string, edge: A
   const edges = byEntity.get(entity);
   if (edges) edges.push(edge);
   else byEntity.set(entity, [edge]);
+}
+
+/** Drops every edge a per-entity snapshot read (records and descriptions have caps of their own). */
+function forgetEdges(snapshot: Snapshot): void {
+  snapshot.byEntity.clear();
+  snapshot.sorted.clear();
+  snapshot.edges.clear();
+  snapshot.loaded.clear();
 }
 
 /** Drops the edges from the adjacency, filtering each touched entity's list once (hubs have thousands). */

@@ -29,8 +29,10 @@ export class RelationshipTable {
     private readonly fullText: FullTextIndex,
     /** Config sqliteReadCache.maxRelationships. */
     maxCachedRecords: number,
+    /** Config sqliteReadCache.maxWholeGraphEdges. */
+    maxWholeGraphEdges?: number,
   ) {
-    this.cache = new RelationshipCache(sql, maxCachedRecords);
+    this.cache = new RelationshipCache(sql, maxCachedRecords, maxWholeGraphEdges);
   }
 
   upsert(relationship: RelationshipRecord): void {

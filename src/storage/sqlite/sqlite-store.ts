@@ -136,7 +136,12 @@ export class SqliteGraphStore implements GraphStore {
     this.chunks = new ChunkTable(this.sql, this.fullText, this.vectors, this.readCache.maxChunks);
     this.mentions = new MentionTable(this.sql);
     this.entities = new EntityTable(this.sql, this.fullText, this.readCache.maxEntities);
-    this.relationships = new RelationshipTable(this.sql, this.fullText, this.readCache.maxRelationships);
+    this.relationships = new RelationshipTable(
+      this.sql,
+      this.fullText,
+      this.readCache.maxRelationships,
+      this.readCache.maxWholeGraphEdges,
+    );
     this.communities = new CommunityTable(this.sql);
     this.llmCache = new LlmCacheTable(this.sql);
     this.history = new HistoryLog(this.sql);
