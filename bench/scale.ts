@@ -69,7 +69,9 @@ type Args = z.infer<typeof Args>;
 function hnswSettings(args: Args): Partial<VectorIndexConfig> {
   const { connectivity, expansionAdd, expansionSearch } = args;
   return Object.fromEntries(
-    Object.entries({ connectivity, expansionAdd, expansionSearch }).filter(([, value]) => value !== undefined),
+    Object.entries({ connectivity, expansionAdd, expansionSearch }).filter(
+      ([, value]) => value !== undefined,
+    ),
   );
 }
 

@@ -51,6 +51,17 @@ function indexFileName(workspace: string): string | undefined {
   return (JSON.parse(readFileSync(manifest, "utf8")) as { file: string }).file;
 }
 
+/** The main file and segment files the manifest names, in its order. */
+function indexFiles(workspace: string, ns = "chunks"): string[] {
+  const manifest = join(workspace, ANN_FOLDER, `${ns}.json`);
+  if (!existsSync(manifest)) return [];
+  const parsed = JSON.parse(readFileSync(manifest, "utf8")) as {
+    file: string;
+    segments?: { file: string }[];
+  };
+  return [parsed.file, ...(parsed.segments ?? []).map((segment) => segment.file)];
+}
+
 describe("SQLite HNSW vector index", () => {
   // Built on every core (0) and on one thread: concurrent insertion must not cost recall.
   it.each([0, 1])(
@@ -109,7 +120,7 @@ describe("SQLite HNSW vector index", () => {
     const points = new ClusteredVectors(8, 3, 4);
     for (let key = 0; key < 50; key++) index.add(BigInt(key), points.next());
     const manifest = files.save("chunks", index, { generation: 1, dim: 8 }, config);
-    files.release(index, manifest);
+    files.release(index, manifest.file);
     expect(index.size()).toBe(50);
     expect(Number(index.search(points.next(), 5, 1).keys.length)).toBe(5);
     // A map of the file cannot grow: nothing of the copy it was built in is left.
@@ -186,9 +197,10 @@ describe("SQLite HNSW vector index", () => {
       id: "late",
       score: expect.closeTo(1, 5),
     });
-    const file = indexFileName(workspace);
+    const files = indexFiles(workspace);
     await writer.refreshIndexes();
-    expect(indexFileName(workspace)).not.toBe(file);
+    // One row beside 600: saved as a segment, the main file kept.
+    expect(indexFiles(workspace)).toEqual([files[0], expect.any(String)]);
     expect(idsOf(await reader.searchVectors("chunks", query, 10))).toEqual(
       idsOf(await exact.searchVectors("chunks", query, 10)),
     );
@@ -363,4 +375,125 @@ describe("a kgrag reader beside a writer holding the lock", () => {
       holder.close();
     }
   }, 60_000);
+});
+
+describe("HNSW segments: rows added beside a large main file", () => {
+  // Candidates beyond the index's own top-k are re-scored exactly, so answers match exact search
+  // whatever f16 distances do at the 10th place: these tests are about which copies count.
+  const precise = { rescore: 3, oversample: 3 };
+  const statusOf = async (store: SqliteGraphStore) =>
+    (await store.vectorIndexStatus()).find((s) => s.namespace === "chunks");
+
+  /** Top-10 ids of the approximate and the exact store for queries drawn from the set, and the stored vectors themselves. */
+  async function expectExactAnswers(ann: SqliteGraphStore, exact: SqliteGraphStore, queries: number[][]) {
+    for (const query of queries) {
+      expect(idsOf(await ann.searchVectors("chunks", query, 10))).toEqual(
+        idsOf(await exact.searchVectors("chunks", query, 10)),
+      );
+    }
+  }
+
+  it("saves new, updated and deleted rows as segments, never returns an outdated copy, and folds past maxSegments", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 6, 21);
+    const store = await open(workspace, { ...precise, segmentShare: 0.5, maxSegments: 2 });
+    const exact = await open(workspace, { kind: "exact" });
+    const stored = items(points, 400);
+    await store.upsertVectors("chunks", stored);
+    await store.refreshIndexes();
+    const [main] = indexFiles(workspace);
+
+    // v5 moves next to v300; v6 is deleted; 20 rows are new.
+    const nearV300 = (stored[300] as VectorItem).vector.map((x, i) => (i === 0 ? x + 0.01 : x));
+    const moved = { id: "v5", textHash: "h2", vector: nearV300 };
+    await store.upsertVectors("chunks", [moved, ...items(points, 20, "new")]);
+    await store.deleteVectors("chunks", ["v6"]);
+    await store.refreshIndexes();
+    expect(indexFiles(workspace)).toEqual([main, expect.any(String)]);
+    expect(await statusOf(store)).toMatchObject({ fresh: true, pending: 0 });
+    const queries = [stored[5]?.vector, stored[6]?.vector, stored[300]?.vector].map((v) => v as number[]);
+    await expectExactAnswers(store, exact, [...queries, ...items(points, 10).map((item) => item.vector)]);
+    // The main file's copy of v5 sits where v5 was: it must not bring v5 back there.
+    const atOldPlace = await store.searchVectors("chunks", stored[5]?.vector as number[], 3);
+    expect(atOldPlace[0]?.id).not.toBe("v5");
+    expect(idsOf(await store.searchVectors("chunks", stored[6]?.vector as number[], 20))).not.toContain("v6");
+    expect(
+      (await store.searchVectors("chunks", stored[300]?.vector as number[], 2)).map((hit) => hit.id).sort(),
+    ).toEqual(["v300", "v5"]);
+
+    // A reopened store reads the same files.
+    const reopened = await open(workspace, { ...precise, segmentShare: 0.5, maxSegments: 2 });
+    expect(await statusOf(reopened)).toMatchObject({ fresh: true, pending: 0 });
+    await expectExactAnswers(reopened, exact, queries);
+
+    await store.upsertVectors("chunks", items(points, 10, "second"));
+    await store.refreshIndexes();
+    expect(indexFiles(workspace)).toHaveLength(3);
+    await expectExactAnswers(reopened, exact, queries);
+    // Two segments are the most: the next refresh folds everything into a new main file.
+    await store.upsertVectors("chunks", items(points, 10, "third"));
+    await store.refreshIndexes();
+    const folded = indexFiles(workspace);
+    expect(folded).toHaveLength(1);
+    expect(folded[0]).not.toBe(main);
+    expect(readdirSync(join(workspace, ANN_FOLDER)).filter((name) => name.endsWith(".usearch"))).toEqual(
+      folded,
+    );
+    await expectExactAnswers(store, exact, [...queries, ...items(points, 10).map((item) => item.vector)]);
+    await expectExactAnswers(reopened, exact, queries);
+  });
+
+  it("folds at once when the new rows outgrow segmentShare of the main file", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 6, 22);
+    const store = await open(workspace, { segmentShare: 0.05 });
+    await store.upsertVectors("chunks", items(points, 400));
+    await store.refreshIndexes();
+    const [main] = indexFiles(workspace);
+    await store.upsertVectors("chunks", items(points, 10, "few"));
+    await store.refreshIndexes();
+    expect(indexFiles(workspace)).toEqual([main, expect.any(String)]);
+    // 10 + 30 rows beside 400 pass a share of 0.05.
+    await store.upsertVectors("chunks", items(points, 30, "many"));
+    await store.refreshIndexes();
+    expect(indexFiles(workspace)).toHaveLength(1);
+    expect(indexFiles(workspace)[0]).not.toBe(main);
+  });
+
+  it("accounts for deletions alone without writing a file, and stays fresh", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 6, 23);
+    const store = await open(workspace);
+    const stored = items(points, 300);
+    await store.upsertVectors("chunks", stored);
+    await store.refreshIndexes();
+    const files = indexFiles(workspace);
+    await store.deleteVectors("chunks", ["v1", "v2"]);
+    expect(await statusOf(store)).toMatchObject({ fresh: false, pending: 2 });
+    await store.refreshIndexes();
+    expect(indexFiles(workspace)).toEqual(files);
+    expect(await statusOf(store)).toMatchObject({ fresh: true, pending: 0 });
+    expect(idsOf(await store.searchVectors("chunks", stored[1]?.vector as number[], 10))).not.toContain("v1");
+  });
+
+  it("answers exactly in a reader that mapped the main file before another connection saved a segment", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 6, 24);
+    const writer = await open(workspace);
+    const reader = await open(workspace, precise);
+    const exact = await open(workspace, { kind: "exact" });
+    await writer.upsertVectors("chunks", items(points, 300));
+    await writer.refreshIndexes();
+    const query = Array.from(points.next());
+    await reader.searchVectors("chunks", query, 5);
+    const late = { id: "late", textHash: "h", vector: query };
+    await writer.upsertVectors("chunks", [late, ...items(points, 5, "more")]);
+    await writer.refreshIndexes();
+    expect(indexFiles(workspace)).toHaveLength(2);
+    expect((await reader.searchVectors("chunks", query, 1))[0]).toEqual({
+      id: "late",
+      score: expect.closeTo(1, 5),
+    });
+    await expectExactAnswers(reader, exact, [query, ...items(points, 5).map((item) => item.vector)]);
+  });
 });

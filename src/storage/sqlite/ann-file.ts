@@ -11,9 +11,24 @@ import type { VectorNamespace } from "../../types.js";
 export const ANN_FOLDER = "vectors";
 
 /**
- * What an index file holds, written atomically beside it (`<ns>.json`) AFTER the file itself, so
+ * A small HNSW file of the rows written in the generations (from, generation]: rows added beside a
+ * large main file go into one of these instead of a rewrite of the main file (see AnnVectors).
+ */
+const SegmentSchema = z.object({
+  file: z.string().min(1),
+  bytes: z.number().int().min(0),
+  count: z.number().int().min(0),
+  from: z.number().int().min(0),
+  generation: z.number().int().min(0),
+});
+export type AnnSegment = z.infer<typeof SegmentSchema>;
+
+/**
+ * What an index file holds, written atomically beside it (`<ns>.json`) AFTER the files it names, so
  * the manifest never names a file that is not complete. `generation` is the namespace generation
- * the file reflects: rows written later are scored exactly until the file is refreshed.
+ * the main file reflects, `segments` hold the rows of later generations, and `covered` is the
+ * generation up to which rows and removals are accounted for: rows written later are scored
+ * exactly until the index is refreshed.
  */
 const ManifestSchema = z.object({
   file: z.string().min(1),
@@ -24,8 +39,21 @@ const ManifestSchema = z.object({
   quantization: z.string(),
   connectivity: z.number().int(),
   builtAt: z.string(),
+  segments: z.array(SegmentSchema).default([]),
+  /** Manifests written before segments existed cover their main file's generation. */
+  covered: z.number().int().min(0).optional(),
 });
 export type AnnManifest = z.infer<typeof ManifestSchema>;
+
+/** The generation up to which the files (and the removals they leave out) account for every row. */
+export function coveredGeneration(manifest: AnnManifest): number {
+  return manifest.covered ?? manifest.generation;
+}
+
+/** Every file a manifest names, the main file first. */
+function filesOf(manifest: AnnManifest): { file: string; bytes: number }[] {
+  return [manifest, ...manifest.segments];
+}
 
 export type HnswIndex = Index;
 
@@ -77,17 +105,30 @@ export class AnnFiles {
     return this.intact(parsed.data) ? parsed.data : undefined;
   }
 
-  /** The file a manifest names is still there at its full size (another process may have replaced it). */
+  /** The files a manifest names are still there at their full size (another process may have replaced them). */
   intact(manifest: AnnManifest): boolean {
-    return statSync(join(this.folder(), manifest.file), { throwIfNoEntry: false })?.size === manifest.bytes;
+    return filesOf(manifest).every(
+      ({ file, bytes }) => statSync(join(this.folder(), file), { throwIfNoEntry: false })?.size === bytes,
+    );
   }
 
-  /** Memory-maps the file read-only: opening costs no reading, pages load as searches touch them. */
-  view(manifest: AnnManifest, config: VectorIndexConfig): HnswIndex | undefined {
-    const index = newHnswIndex(manifest.dim, config);
-    index.view(join(this.folder(), manifest.file));
-    if (index.size() !== manifest.count) return undefined;
-    return index;
+  /**
+   * Memory-maps the main file and the segments read-only: opening costs no reading, pages load as
+   * searches touch them.
+   */
+  view(
+    manifest: AnnManifest,
+    config: VectorIndexConfig,
+  ): { main: HnswIndex; segments: HnswIndex[] } | undefined {
+    const mapped: HnswIndex[] = [];
+    for (const { file, count } of [manifest, ...manifest.segments]) {
+      const index = newHnswIndex(manifest.dim, config);
+      index.view(join(this.folder(), file));
+      if (index.size() !== count) return undefined;
+      mapped.push(index);
+    }
+    const [main, ...segments] = mapped;
+    return main && { main, segments };
   }
 
   /** Loads the file into memory, for adding to it. */
@@ -102,13 +143,14 @@ export class AnnFiles {
    * back at once. The wrapper's native memory is otherwise freed only when V8 collects it, and V8
    * does not know it holds gigabytes: a writer refreshing three namespaces held all three copies.
    */
-  release(index: HnswIndex, manifest: AnnManifest): void {
-    index.view(join(this.folder(), manifest.file));
+  release(index: HnswIndex, file: string): void {
+    index.view(join(this.folder(), file));
   }
 
   /**
-   * Saves under a new unique name, then switches the manifest to it with a rename (atomic), then
-   * removes the file the old manifest named. A crash at any point leaves a usable manifest.
+   * Saves a new main file under a unique name, then switches the manifest to it with a rename
+   * (atomic), then removes the files the old manifest named (its segments are folded into this
+   * one). A crash at any point leaves a usable manifest.
    */
   save(
     ns: VectorNamespace,
@@ -116,26 +158,63 @@ export class AnnFiles {
     facts: { generation: number; dim: number },
     config: VectorIndexConfig,
   ): AnnManifest {
-    mkdirSync(this.folder(), { recursive: true });
     const previous = this.manifest(ns);
-    const file = `${ns}-${facts.generation}-${randomBytes(4).toString("hex")}.usearch`;
-    const path = join(this.folder(), file);
-    index.save(path);
+    const { file, bytes } = this.write(ns, index, facts.generation);
     const manifest: AnnManifest = {
       file,
-      bytes: statSync(path).size,
+      bytes,
       count: index.size(),
       generation: facts.generation,
       dim: facts.dim,
       quantization: config.quantization,
       connectivity: config.connectivity,
       builtAt: new Date().toISOString(),
+      segments: [],
+      covered: facts.generation,
     };
+    this.writeManifest(ns, manifest);
+    for (const old of previous ? filesOf(previous) : [])
+      if (old.file !== file) rmSync(join(this.folder(), old.file), { force: true });
+    return manifest;
+  }
+
+  /**
+   * Saves a segment of the rows of generations (manifest's covered, generation] beside the main
+   * file and names it in a new manifest (the same rename): no file is rewritten or removed.
+   */
+  saveSegment(ns: VectorNamespace, index: HnswIndex, manifest: AnnManifest, generation: number): AnnManifest {
+    const { file, bytes } = this.write(ns, index, generation);
+    const segment: AnnSegment = {
+      file,
+      bytes,
+      count: index.size(),
+      from: coveredGeneration(manifest),
+      generation,
+    };
+    const next: AnnManifest = { ...manifest, segments: [...manifest.segments, segment], covered: generation };
+    this.writeManifest(ns, next);
+    return next;
+  }
+
+  /** Records that rows and removals up to `generation` are accounted for, with no file to add. */
+  cover(ns: VectorNamespace, manifest: AnnManifest, generation: number): AnnManifest {
+    const next: AnnManifest = { ...manifest, covered: generation };
+    this.writeManifest(ns, next);
+    return next;
+  }
+
+  private write(ns: VectorNamespace, index: HnswIndex, generation: number): { file: string; bytes: number } {
+    mkdirSync(this.folder(), { recursive: true });
+    const file = `${ns}-${generation}-${randomBytes(4).toString("hex")}.usearch`;
+    const path = join(this.folder(), file);
+    index.save(path);
+    return { file, bytes: statSync(path).size };
+  }
+
+  private writeManifest(ns: VectorNamespace, manifest: AnnManifest): void {
     const temp = `${this.manifestPath(ns)}.${randomBytes(4).toString("hex")}.tmp`;
     writeFileSync(temp, JSON.stringify(manifest));
     renameSync(temp, this.manifestPath(ns));
-    if (previous && previous.file !== file) rmSync(join(this.folder(), previous.file), { force: true });
-    return manifest;
   }
 }
 

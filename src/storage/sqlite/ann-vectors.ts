@@ -3,7 +3,14 @@ import type { ScoredId, VectorNamespace } from "../../types.js";
 import { type ProgressReporter, silentProgress } from "../../util/progress.js";
 import { TopK } from "../ranking/top-k.js";
 import { normalizeInPlace } from "../vectors/vector-math.js";
-import { type AnnFiles, type AnnManifest, fitsConfig, type HnswIndex, newHnswIndex } from "./ann-file.js";
+import {
+  type AnnFiles,
+  type AnnManifest,
+  coveredGeneration,
+  fitsConfig,
+  type HnswIndex,
+  newHnswIndex,
+} from "./ann-file.js";
 import { idList, type Sql } from "./connection.js";
 
 interface KeyedRow {
@@ -13,12 +20,22 @@ interface KeyedRow {
   vector: Buffer;
 }
 
-/** One namespace's index file, memory-mapped, with the rows written since it was saved. */
+/** One namespace's index files, memory-mapped, with the rows written since they were saved. */
 interface OpenIndex {
   manifest: AnnManifest;
   index: HnswIndex;
-  /** Rows newer than the file, keyed by the namespace generation they were read at. */
+  /** The manifest's segments, in its order. */
+  segments: HnswIndex[];
+  /** Rows newer than the files, keyed by the namespace generation they were read at. */
   delta?: { generation: number; rows: ScoredRow[] };
+}
+
+/** A key one of the files returned, with the generations whose rows that file holds (from, to]. */
+interface RankedKey {
+  key: number;
+  distance: number;
+  from: number;
+  to: number;
 }
 
 interface ScoredRow {
@@ -35,6 +52,11 @@ const BUILD_BATCH = 2048;
  * namespace generation, rows written after it are scored exactly, and every hit returned is
  * re-scored from its stored vector, so scores are exact cosines and a stale file never returns
  * a deleted or outdated vector. Reading and rebuilding the file write nothing to SQLite.
+ *
+ * Rows added to a large namespace go into small segment files beside the main one while they
+ * are few (vectorIndex.segmentShare, maxSegments), as in an LSM tree: rewriting a 2M-vector main
+ * file meant loading it whole, inserting and saving it again, most of a 10k-chunk addition to a
+ * 1M-chunk workspace. A hit counts only from the file holding its row's current generation.
  */
 export class AnnVectors {
   private readonly open = new Map<VectorNamespace, OpenIndex>();
@@ -104,7 +126,17 @@ export class AnnVectors {
       this.sql.column<number>(
         "SELECT count(*) FROM vectors WHERE namespace = ? AND gen > ?",
         ns,
-        manifest?.generation ?? -1,
+        manifest ? coveredGeneration(manifest) : -1,
+      )[0] ?? 0
+    );
+  }
+
+  private removedSince(ns: VectorNamespace, generation: number): number {
+    return (
+      this.sql.column<number>(
+        "SELECT count(*) FROM vector_removals WHERE namespace = ? AND gen > ?",
+        ns,
+        generation,
       )[0] ?? 0
     );
   }
@@ -113,15 +145,11 @@ export class AnnVectors {
   status(ns: VectorNamespace): { fresh: boolean; bytes?: number; pending: number } {
     const manifest = this.files.manifest(ns);
     const pending = this.pendingRows(ns, manifest);
-    const removed = manifest
-      ? (this.sql.column<number>(
-          "SELECT count(*) FROM vector_removals WHERE namespace = ? AND gen > ?",
-          ns,
-          manifest.generation,
-        )[0] ?? 0)
-      : 0;
+    const removed = manifest ? this.removedSince(ns, coveredGeneration(manifest)) : 0;
     const fresh = manifest !== undefined && pending === 0 && removed === 0;
-    return manifest ? { fresh, bytes: manifest.bytes, pending: pending + removed } : { fresh, pending };
+    if (!manifest) return { fresh, pending };
+    const bytes = manifest.segments.reduce((sum, segment) => sum + segment.bytes, manifest.bytes);
+    return { fresh, bytes, pending: pending + removed };
   }
 
   close(): void {
@@ -143,22 +171,28 @@ export class AnnVectors {
       if (!state) return undefined;
     }
     if (state.delta?.generation !== generation) {
-      state.delta = { generation, rows: this.deltaRows(ns, state.manifest.generation) };
+      state.delta = { generation, rows: this.deltaRows(ns, coveredGeneration(state.manifest)) };
     }
     return state;
   }
 
-  /** The memory-mapped file the manifest names now (another process may have replaced it). */
+  /** The memory-mapped files the manifest names now (another process may have replaced or added some). */
   private opened(ns: VectorNamespace): OpenIndex | undefined {
     const manifest = this.files.manifest(ns);
     if (!manifest) return undefined;
     const cached = this.open.get(ns);
-    if (cached && cached.manifest.file === manifest.file) return cached;
+    if (cached && sameFiles(cached.manifest, manifest)) {
+      if (coveredGeneration(cached.manifest) !== coveredGeneration(manifest)) {
+        cached.manifest = manifest;
+        cached.delta = undefined;
+      }
+      return cached;
+    }
     const dim = this.storedDimension(ns);
     if (dim === undefined || !fitsConfig(manifest, dim, this.config)) return undefined;
-    const index = this.files.view(manifest, this.config);
-    if (!index) return undefined;
-    const state: OpenIndex = { manifest, index };
+    const mapped = this.files.view(manifest, this.config);
+    if (!mapped) return undefined;
+    const state: OpenIndex = { manifest, index: mapped.main, segments: mapped.segments };
     this.open.set(ns, state);
     return state;
   }
@@ -175,19 +209,26 @@ export class AnnVectors {
     topK: number,
     allow: Set<string> | undefined,
   ): ScoredRow[] {
-    const size = state.manifest.count;
+    const size = state.manifest.segments.reduce((sum, segment) => sum + segment.count, state.manifest.count);
     if (size === 0 || topK <= 0) return [];
     // Filtering after the search keeps about |allow| / size of the hits: ask for that many more.
     const keysPerUsable = allow ? size / Math.max(1, allow.size) : 1;
-    const want = Math.min(size, Math.ceil(topK * this.config.oversample * keysPerUsable));
-    const keys = Array.from(state.index.search(unit, want, 1).keys, Number);
+    const hits = rankedKeys(state, unit, Math.ceil(topK * this.config.oversample * keysPerUsable));
     const wanted = Math.ceil(topK * this.config.rescore);
     const rows: ScoredRow[] = [];
-    for (let next = 0; rows.length < wanted && next < keys.length; ) {
-      const batch = keys.slice(next, next + Math.ceil((wanted - rows.length) * keysPerUsable));
+    for (let next = 0; rows.length < wanted && next < hits.length; ) {
+      const batch = hits.slice(next, next + Math.ceil((wanted - rows.length) * keysPerUsable));
       next += batch.length;
-      for (const row of this.keyedRows(ns, batch)) {
-        if (row.gen > state.manifest.generation || (allow && !allow.has(row.id))) continue;
+      const byKey = new Map(
+        this.keyedRows(
+          ns,
+          batch.map((hit) => hit.key),
+        ).map((row) => [row.key, row]),
+      );
+      for (const { key, from, to } of batch) {
+        const row = byKey.get(key);
+        // A file's copy of a row written again later is outdated: the later file or the delta has it.
+        if (!row || row.gen <= from || row.gen > to || (allow && !allow.has(row.id))) continue;
         rows.push(toScoredRow(row));
       }
     }
@@ -261,35 +302,66 @@ export class AnnVectors {
     dim: number,
   ): AnnManifest {
     const manifest = this.files.save(ns, index, { generation, dim }, this.config);
-    this.files.release(index, manifest);
+    this.files.release(index, manifest.file);
     return manifest;
   }
 
-  /** Applies the removals and rows written since the file's generation to a loaded copy. */
+  /**
+   * Accounts for the rows written since the files were saved: in a new segment while the
+   * segments stay small beside the main file, else by folding everything into the main file.
+   */
   private update(ns: VectorNamespace, manifest: AnnManifest, dim: number): AnnManifest {
     return this.readSnapshot(() => {
       const generation = this.generation(ns);
-      if (generation === manifest.generation) return manifest;
-      const index = this.files.load(manifest, this.config);
-      const removed = this.sql.column<number>(
-        "SELECT key FROM vector_removals WHERE namespace = ? AND gen > ?",
-        ns,
-        manifest.generation,
-      );
+      const covered = coveredGeneration(manifest);
+      if (generation === covered) return manifest;
       const changed = this.sql
         .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? AND gen > ?")
-        .all(ns, manifest.generation) as { key: number; vector: Buffer }[];
-      for (const key of [...removed, ...changed.map((row) => row.key)]) {
-        if (index.contains(BigInt(key))) index.remove(BigInt(key));
-      }
-      const step = `vector index ${ns}`;
-      this.progress.start(step, changed.length);
-      addInBatches(index, changed.values(), dim, this.config.buildThreads, (added) =>
-        this.progress.advance(step, added),
-      );
-      this.progress.finish(step);
-      return this.saveAndRelease(ns, index, generation, dim);
+        .all(ns, covered) as { key: number; vector: Buffer }[];
+      const segmentRows = manifest.segments.reduce((sum, segment) => sum + segment.count, changed.length);
+      const outdated = segmentRows + this.removedSince(ns, manifest.generation);
+      const { segmentShare, maxSegments } = this.config;
+      if (manifest.segments.length >= maxSegments || outdated > segmentShare * manifest.count)
+        return this.fold(ns, manifest, dim, generation);
+      if (changed.length === 0) return this.files.cover(ns, manifest, generation);
+      const index = newHnswIndex(dim, this.config);
+      this.addWithProgress(ns, index, changed, dim);
+      const next = this.files.saveSegment(ns, index, manifest, generation);
+      this.files.release(index, (next.segments.at(-1) as { file: string }).file);
+      return next;
     });
+  }
+
+  private addWithProgress(
+    ns: VectorNamespace,
+    index: HnswIndex,
+    rows: { key: number; vector: Buffer }[],
+    dim: number,
+  ): void {
+    const step = `vector index ${ns}`;
+    this.progress.start(step, rows.length);
+    addInBatches(index, rows.values(), dim, this.config.buildThreads, (added) =>
+      this.progress.advance(step, added),
+    );
+    this.progress.finish(step);
+  }
+
+  /** Applies the removals and rows written since the main file's generation to a loaded copy of it. */
+  private fold(ns: VectorNamespace, manifest: AnnManifest, dim: number, generation: number): AnnManifest {
+    const index = this.files.load(manifest, this.config);
+    const removed = this.sql.column<number>(
+      "SELECT key FROM vector_removals WHERE namespace = ? AND gen > ?",
+      ns,
+      manifest.generation,
+    );
+    const changed = this.sql
+      .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? AND gen > ?")
+      .all(ns, manifest.generation) as { key: number; vector: Buffer }[];
+    for (const key of [...removed, ...changed.map((row) => row.key)]) {
+      if (index.contains(BigInt(key))) index.remove(BigInt(key));
+    }
+    this.addWithProgress(ns, index, changed, dim);
+    return this.saveAndRelease(ns, index, generation, dim);
   }
 
   private generation(ns: VectorNamespace): number {
@@ -306,6 +378,41 @@ export class AnnVectors {
   private readSnapshot<T>(read: () => T): T {
     return this.sql.db.inTransaction ? read() : this.sql.db.transaction(read).deferred();
   }
+}
+
+/**
+ * The nearest keys of the main file and of each segment (`want` from each), nearest first, each
+ * with the generations its file holds: the main file's up to its own, a segment's (from, to].
+ */
+function rankedKeys(state: OpenIndex, unit: Float32Array, want: number): RankedKey[] {
+  const { manifest } = state;
+  const files = [
+    { index: state.index, from: Number.NEGATIVE_INFINITY, to: manifest.generation },
+    ...state.segments.map((index, i) => {
+      const segment = manifest.segments[i] as { from: number; generation: number };
+      return { index, from: segment.from, to: segment.generation };
+    }),
+  ];
+  const hits: RankedKey[] = [];
+  for (const { index, from, to } of files) {
+    const count = Math.min(index.size(), want);
+    if (count === 0) continue;
+    const found = index.search(unit, count, 1);
+    found.keys.forEach((key, i) => {
+      hits.push({ key: Number(key), distance: found.distances[i] as number, from, to });
+    });
+  }
+  if (files.length > 1) hits.sort((a, b) => a.distance - b.distance);
+  return hits;
+}
+
+/** Whether two manifests name the same files (a later one may only cover more generations). */
+function sameFiles(a: AnnManifest, b: AnnManifest): boolean {
+  return (
+    a.file === b.file &&
+    a.segments.length === b.segments.length &&
+    a.segments.every((segment, i) => segment.file === b.segments[i]?.file)
+  );
 }
 
 function addInBatches(
