@@ -109,6 +109,8 @@ export interface VectorIndexStatus {
   bytes?: number;
   /** Vectors written since the file was saved: scored exactly until it is refreshed. */
   pending?: number;
+  /** Segment files beside the main HNSW file (rows added since it was saved; folded in later). */
+  segments?: number;
 }
 
 /**

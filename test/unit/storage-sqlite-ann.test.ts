@@ -410,7 +410,7 @@ describe("HNSW segments: rows added beside a large main file", () => {
     await store.deleteVectors("chunks", ["v6"]);
     await store.refreshIndexes();
     expect(indexFiles(workspace)).toEqual([main, expect.any(String)]);
-    expect(await statusOf(store)).toMatchObject({ fresh: true, pending: 0 });
+    expect(await statusOf(store)).toMatchObject({ fresh: true, pending: 0, segments: 1 });
     const queries = [stored[5]?.vector, stored[6]?.vector, stored[300]?.vector].map((v) => v as number[]);
     await expectExactAnswers(store, exact, [...queries, ...items(points, 10).map((item) => item.vector)]);
     // The main file's copy of v5 sits where v5 was: it must not bring v5 back there.

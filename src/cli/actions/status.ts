@@ -61,7 +61,10 @@ function describeIndex(index: VectorIndexStatus): string {
   const head = `${index.namespace} ${index.vectors} ${index.kind}`;
   if (index.kind === "exact") return head;
   if (index.bytes === undefined) return `${head}, no file yet (built at the first search)`;
-  const size = `${(index.bytes / 1e6).toFixed(1)} MB`;
+  const segments = index.segments
+    ? ` (main file + ${index.segments} segment${index.segments > 1 ? "s" : ""})`
+    : "";
+  const size = `${(index.bytes / 1e6).toFixed(1)} MB${segments}`;
   if (index.fresh) return `${head} ${size}, fresh`;
   return `${head} ${size}, stale: ${index.pending ?? 0} changes scored exactly until the next write refreshes it`;
 }

@@ -142,14 +142,14 @@ export class AnnVectors {
   }
 
   /** The file's size and how many stored rows it does not reflect yet (a missing file: all). */
-  status(ns: VectorNamespace): { fresh: boolean; bytes?: number; pending: number } {
+  status(ns: VectorNamespace): { fresh: boolean; bytes?: number; pending: number; segments?: number } {
     const manifest = this.files.manifest(ns);
     const pending = this.pendingRows(ns, manifest);
     const removed = manifest ? this.removedSince(ns, coveredGeneration(manifest)) : 0;
     const fresh = manifest !== undefined && pending === 0 && removed === 0;
     if (!manifest) return { fresh, pending };
     const bytes = manifest.segments.reduce((sum, segment) => sum + segment.bytes, manifest.bytes);
-    return { fresh, bytes, pending: pending + removed };
+    return { fresh, bytes, pending: pending + removed, segments: manifest.segments.length };
   }
 
   close(): void {
