@@ -3,7 +3,7 @@
  * a usearch index the way the store builds its files, then recall@20 of the store's search recipe
  * (HNSW candidates, oversampled, re-scored exactly) against exact search. Prints CPU time per
  * vector (both build threads counted), which a busy machine inflates less than wall time.
- * Run: npx tsx bench/hnsw-build.ts [--vectors N] [--dim D] [--expansion-add E] [--threads T]
+ * Run: npx tsx bench/hnsw-build.ts [--vectors N] [--dim D] [--expansion-add E] [--connectivity M] [--threads T]
  *        [--quantization f16|f32] [--queries Q] [--expansion-search 64,128]
  */
 
@@ -20,6 +20,7 @@ const Args = z.object({
   vectors: z.coerce.number().int().min(100).default(50_000),
   dim: z.coerce.number().int().min(8).default(768),
   expansionAdd: z.coerce.number().int().min(8).optional(),
+  connectivity: z.coerce.number().int().min(4).optional(),
   threads: z.coerce.number().int().min(0).optional(),
   quantization: z.enum(["f16", "f32"]).optional(),
   queries: z.coerce.number().int().min(1).default(50),
@@ -43,6 +44,7 @@ function parseArgs(argv: string[]): z.infer<typeof Args> {
 const args = parseArgs(process.argv.slice(2));
 const config = VectorIndexSchema.parse({
   ...(args.expansionAdd ? { expansionAdd: args.expansionAdd } : {}),
+  ...(args.connectivity ? { connectivity: args.connectivity } : {}),
   ...(args.threads !== undefined ? { buildThreads: args.threads } : {}),
   ...(args.quantization ? { quantization: args.quantization } : {}),
 });
