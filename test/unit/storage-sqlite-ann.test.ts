@@ -460,6 +460,28 @@ describe("HNSW segments: rows added beside a large main file", () => {
     expect(indexFiles(workspace)[0]).not.toBe(main);
   });
 
+  it("never writes a segment over a manifest another process changed meanwhile", () => {
+    const workspace = tempWorkspace();
+    const files = new AnnFiles(workspace);
+    const config = VectorIndexSchema.parse({});
+    const points = new ClusteredVectors(8, 3, 25);
+    const indexOf = (count: number) => {
+      const index = newHnswIndex(8, config);
+      for (let key = 0; key < count; key++) index.add(BigInt(key), points.next());
+      return index;
+    };
+    const base = files.save("chunks", indexOf(50), { generation: 1, dim: 8 }, config);
+    // Another process folds while this one builds a segment from `base`.
+    const folded = files.save("chunks", indexOf(60), { generation: 3, dim: 8 }, config);
+    const saved = files.saveSegment("chunks", indexOf(5), base, 2);
+    expect(saved).toEqual(folded);
+    expect(files.manifest("chunks")).toEqual(folded);
+    expect(readdirSync(join(workspace, ANN_FOLDER)).filter((name) => name.endsWith(".usearch"))).toEqual([
+      folded.file,
+    ]);
+    expect(files.cover("chunks", base, 4)).toEqual(folded);
+  });
+
   it("accounts for deletions alone without writing a file, and stays fresh", async () => {
     const workspace = tempWorkspace();
     const points = new ClusteredVectors(16, 6, 23);

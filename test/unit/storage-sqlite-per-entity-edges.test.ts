@@ -132,6 +132,13 @@ describe("relationship edges read per entity (a graph above sqliteReadCache.maxW
     expect(await answers(perEntity, [...sets, [entity(41)]])).toEqual(
       await answers(whole, [...sets, [entity(41)]]),
     );
+    // An index run ends by pruning the change log: readers start over from SQLite.
+    await writer.refreshIndexes();
+    await writer.applyGraphChanges(changes([edge(entity(41), entity(7), 3)], [current[1]?.key as string]));
+    expect(await answers(perEntity, [...sets, [entity(41)]])).toEqual(
+      await answers(whole, [...sets, [entity(41)]]),
+    );
+    expect(perEntity.walkAdjacency()).toBeUndefined();
   });
 
   it("switches a held whole graph to per-entity reads when it grows past the cap", async () => {

@@ -50,6 +50,15 @@ export function coveredGeneration(manifest: AnnManifest): number {
   return manifest.covered ?? manifest.generation;
 }
 
+/** Whether two manifests name the same files (a later one may only cover more generations). */
+export function sameFiles(a: AnnManifest, b: AnnManifest): boolean {
+  return (
+    a.file === b.file &&
+    a.segments.length === b.segments.length &&
+    a.segments.every((segment, i) => segment.file === b.segments[i]?.file)
+  );
+}
+
 /** Every file a manifest names, the main file first. */
 function filesOf(manifest: AnnManifest): { file: string; bytes: number }[] {
   return [manifest, ...manifest.segments];
@@ -119,11 +128,18 @@ export class AnnFiles {
   view(
     manifest: AnnManifest,
     config: VectorIndexConfig,
+    /** Files this process has mapped already, by name: kept, not mapped again. */
+    mappedBefore: Map<string, HnswIndex> = new Map(),
   ): { main: HnswIndex; segments: HnswIndex[] } | undefined {
     const mapped: HnswIndex[] = [];
     for (const { file, count } of [manifest, ...manifest.segments]) {
-      const index = newHnswIndex(manifest.dim, config);
-      index.view(join(this.folder(), file));
+      // Mapping walks every node of the file (usearch re-indexes its keys): the main file, mapped
+      // already when a segment is added beside it, is kept as it is.
+      let index = mappedBefore.get(file);
+      if (!index) {
+        index = newHnswIndex(manifest.dim, config);
+        index.view(join(this.folder(), file));
+      }
       if (index.size() !== count) return undefined;
       mapped.push(index);
     }
@@ -192,13 +208,25 @@ export class AnnFiles {
       generation,
     };
     const next: AnnManifest = { ...manifest, segments: [...manifest.segments, segment], covered: generation };
-    this.writeManifest(ns, next);
-    return next;
+    const saved = this.replaceManifest(ns, manifest, next);
+    if (saved !== next) rmSync(join(this.folder(), file), { force: true });
+    return saved;
   }
 
   /** Records that rows and removals up to `generation` are accounted for, with no file to add. */
   cover(ns: VectorNamespace, manifest: AnnManifest, generation: number): AnnManifest {
-    const next: AnnManifest = { ...manifest, covered: generation };
+    return this.replaceManifest(ns, manifest, { ...manifest, covered: generation });
+  }
+
+  /**
+   * Writes `next` only if the manifest is still the `base` it was made from: another process may
+   * have folded meanwhile (removing the files `base` names) or saved a segment of the same rows.
+   * Otherwise the current manifest stands, and is returned.
+   */
+  private replaceManifest(ns: VectorNamespace, base: AnnManifest, next: AnnManifest): AnnManifest {
+    const current = this.manifest(ns);
+    if (!current || !sameFiles(current, base) || coveredGeneration(current) !== coveredGeneration(base))
+      return current ?? base;
     this.writeManifest(ns, next);
     return next;
   }

@@ -10,6 +10,7 @@ import {
   fitsConfig,
   type HnswIndex,
   newHnswIndex,
+  sameFiles,
 } from "./ann-file.js";
 import { idList, type Sql } from "./connection.js";
 
@@ -106,7 +107,9 @@ export class AnnVectors {
       manifest && fitsConfig(manifest, dim, this.config)
         ? this.update(ns, manifest, dim)
         : this.build(ns, dim);
-    this.open.delete(ns);
+    // The next search re-reads the manifest, keeping the files already mapped (see opened).
+    const open = this.open.get(ns);
+    if (open) open.delta = undefined;
     return saved;
   }
 
@@ -190,7 +193,14 @@ export class AnnVectors {
     }
     const dim = this.storedDimension(ns);
     if (dim === undefined || !fitsConfig(manifest, dim, this.config)) return undefined;
-    const mapped = this.files.view(manifest, this.config);
+    const mappedBefore = new Map<string, HnswIndex>();
+    if (cached) {
+      mappedBefore.set(cached.manifest.file, cached.index);
+      cached.manifest.segments.forEach((segment, i) => {
+        mappedBefore.set(segment.file, cached.segments[i] as HnswIndex);
+      });
+    }
+    const mapped = this.files.view(manifest, this.config, mappedBefore);
     if (!mapped) return undefined;
     const state: OpenIndex = { manifest, index: mapped.main, segments: mapped.segments };
     this.open.set(ns, state);
@@ -404,15 +414,6 @@ function rankedKeys(state: OpenIndex, unit: Float32Array, want: number): RankedK
   }
   if (files.length > 1) hits.sort((a, b) => a.distance - b.distance);
   return hits;
-}
-
-/** Whether two manifests name the same files (a later one may only cover more generations). */
-function sameFiles(a: AnnManifest, b: AnnManifest): boolean {
-  return (
-    a.file === b.file &&
-    a.segments.length === b.segments.length &&
-    a.segments.every((segment, i) => segment.file === b.segments[i]?.file)
-  );
 }
 
 function addInBatches(

@@ -398,12 +398,13 @@ export class RelationshipCache {
       "SELECT id, key FROM relationship_changes WHERE id > ? ORDER BY id",
       snapshot.lastChange,
     );
+    // A per-entity snapshot starts empty again, not recounted: a graph too large to hold rarely
+    // shrinks under the cap, and every index run prunes the log.
+    const restart = () => (snapshot.whole ? this.rebuild(version) : this.rebuild(version, false));
     // Checked after reading: a writer pruning in between is seen here, never missed.
-    if (this.prunedThrough() > snapshot.lastChange) return this.rebuild(version);
+    if (this.prunedThrough() > snapshot.lastChange) return restart();
     const changedKeys = new Set(changes.map((change) => change.key));
-    // A per-entity snapshot starts empty again, not recounted: a graph too large to hold rarely shrinks under the cap.
-    if (changedKeys.size > Math.max(1_000, snapshot.edges.size * this.rebuildShare))
-      return snapshot.whole ? this.rebuild(version) : this.rebuild(version, false);
+    if (changedKeys.size > Math.max(1_000, snapshot.edges.size * this.rebuildShare)) return restart();
     const current = this.sql.all<EdgeRow>(
       `SELECT r.key, r.source_key, r.target_key, r.weight
        FROM json_each(?) wanted JOIN relationships r ON r.key = wanted.value`,

@@ -9,7 +9,8 @@ export const RELATIONSHIP_POSTING_BUDGET = 20_000;
 
 /**
  * The query terms worth reading: rarest first while their postings fit the budget, and always the
- * rarest one, so a query made only of common words still matches something.
+ * rarest one that matches, so a query made only of common words (or misspelt rare ones) still
+ * matches something.
  */
 export function affordableTerms(
   terms: string[],
@@ -20,7 +21,8 @@ export function affordableTerms(
   const kept = new Set<string>();
   let spent = 0;
   for (const { term, rows } of byRarity) {
-    if (kept.size > 0 && spent + rows > budget) break;
+    // A term matching nothing costs nothing and finds nothing: the rarest that matches is kept too.
+    if (spent > 0 && spent + rows > budget) break;
     kept.add(term);
     spent += rows;
   }
