@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqliteReadCacheSchema } from "../../src/config.js";
-import { relationshipKey } from "../../src/merge/keys.js";
 import { openSqliteStore, type SqliteGraphStore } from "../../src/storage/sqlite/sqlite-store.js";
-import type { GraphChanges, RelationshipRecord } from "../../src/types.js";
+import type { RelationshipRecord } from "../../src/types.js";
+import { changes, makeRelationship } from "../support/storage-fixtures.js";
 
 /** A small deterministic generator (the test must not depend on Math.random). */
 function generator(seed: number) {
@@ -19,31 +19,8 @@ function generator(seed: number) {
 
 const entity = (i: number) => `entity ${String(i).padStart(2, "0")}`;
 
-function edge(a: string, b: string, weight: number): RelationshipRecord {
-  const [sourceKey, targetKey] = a <= b ? [a, b] : [b, a];
-  return {
-    key: relationshipKey(sourceKey, targetKey),
-    sourceKey,
-    targetKey,
-    description: `${a} and ${b}`,
-    fragments: [`${a} and ${b}`],
-    keywords: ["k"],
-    weight,
-    sourceChunkIds: ["c1"],
-    fragmentsHash: "h",
-    needsSummary: false,
-  };
-}
-
-function changes(upsert: RelationshipRecord[], remove: string[] = []): GraphChanges {
-  return {
-    upsertEntities: [],
-    upsertRelationships: upsert,
-    deleteEntityKeys: [],
-    deleteRelationshipKeys: remove,
-    history: [],
-  };
-}
+/** A relationship between two entity keys (the fixture puts them in canonical order). */
+const edge = (a: string, b: string, weight: number) => makeRelationship(a, b, { weight });
 
 /** 40 entities, entity 00 a hub, a few self-loops, weights that tie. */
 function randomGraph(seed: number, count: number): RelationshipRecord[] {
@@ -92,7 +69,7 @@ describe("relationship edges read per entity (a graph above sqliteReadCache.maxW
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "kgrag-per-entity-"));
     writer = await openSqliteStore(dir);
-    await writer.applyGraphChanges(changes(randomGraph(3, 160)));
+    await writer.applyGraphChanges(changes({ upsertRelationships: randomGraph(3, 160) }));
     whole = await openSqliteStore(dir, {
       readCache: SqliteReadCacheSchema.parse({ walkAdjacencyAfterWalks: 0 }),
     });
@@ -127,14 +104,22 @@ describe("relationship edges read per entity (a graph above sqliteReadCache.maxW
     const removed = current.filter((_, i) => i % 5 === 0).map((r) => r.key);
     const reweighted = current.filter((_, i) => i % 7 === 1).map((r) => ({ ...r, weight: r.weight + 10 }));
     await writer.applyGraphChanges(
-      changes([...reweighted, edge(entity(0), entity(41), 2), edge(entity(41), entity(41), 1)], removed),
+      changes({
+        upsertRelationships: [...reweighted, edge(entity(0), entity(41), 2), edge(entity(41), entity(41), 1)],
+        deleteRelationshipKeys: removed,
+      }),
     );
     expect(await answers(perEntity, [...sets, [entity(41)]])).toEqual(
       await answers(whole, [...sets, [entity(41)]]),
     );
     // An index run ends by pruning the change log: readers start over from SQLite.
     await writer.refreshIndexes();
-    await writer.applyGraphChanges(changes([edge(entity(41), entity(7), 3)], [current[1]?.key as string]));
+    await writer.applyGraphChanges(
+      changes({
+        upsertRelationships: [edge(entity(41), entity(7), 3)],
+        deleteRelationshipKeys: [current[1]?.key as string],
+      }),
+    );
     expect(await answers(perEntity, [...sets, [entity(41)]])).toEqual(
       await answers(whole, [...sets, [entity(41)]]),
     );
@@ -148,7 +133,7 @@ describe("relationship edges read per entity (a graph above sqliteReadCache.maxW
     try {
       expect(growing.walkAdjacency()).toBeDefined();
       const many = Array.from({ length: 300 }, (_, i) => edge(`extra ${i}`, entity(i % 40), 1));
-      await writer.applyGraphChanges(changes(many));
+      await writer.applyGraphChanges(changes({ upsertRelationships: many }));
       expect(growing.walkAdjacency()).toBeUndefined();
       const sets = askedSets(13);
       expect(await answers(growing, sets)).toEqual(await answers(whole, sets));

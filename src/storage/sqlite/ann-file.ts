@@ -10,14 +10,19 @@ import type { VectorNamespace } from "../../types.js";
 /** Folder of the HNSW files, beside the SQLite file in the workspace. */
 export const ANN_FOLDER = "vectors";
 
+/** An index file as a manifest names it: its name, size in bytes (checked before mapping) and vector count. */
+const indexFileFields = {
+  file: z.string().min(1),
+  bytes: z.number().int().min(0),
+  count: z.number().int().min(0),
+};
+
 /**
  * A small HNSW file of the rows written in the generations (from, generation]: rows added beside a
  * large main file go into one of these instead of a rewrite of the main file (see AnnVectors).
  */
 const SegmentSchema = z.object({
-  file: z.string().min(1),
-  bytes: z.number().int().min(0),
-  count: z.number().int().min(0),
+  ...indexFileFields,
   from: z.number().int().min(0),
   generation: z.number().int().min(0),
 });
@@ -31,9 +36,7 @@ export type AnnSegment = z.infer<typeof SegmentSchema>;
  * exactly until the index is refreshed.
  */
 const ManifestSchema = z.object({
-  file: z.string().min(1),
-  bytes: z.number().int().min(0),
-  count: z.number().int().min(0),
+  ...indexFileFields,
   generation: z.number().int().min(0),
   dim: z.number().int().min(1),
   quantization: z.string(),

@@ -289,17 +289,14 @@ export class AnnVectors {
 
   /** A new file from every stored vector of the namespace, read in one snapshot. */
   private build(ns: VectorNamespace, dim: number): AnnManifest {
-    const step = `vector index ${ns}`;
     return this.readSnapshot(() => {
       const generation = this.generation(ns);
       const total = this.sql.column<number>("SELECT count(*) FROM vectors WHERE namespace = ?", ns)[0] ?? 0;
       const index = newHnswIndex(dim, this.config);
-      this.progress.start(step, total);
       const rows = this.sql
         .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? ORDER BY rowid")
         .iterate(ns) as IterableIterator<{ key: number; vector: Buffer }>;
-      addInBatches(index, rows, dim, this.config.buildThreads, (added) => this.progress.advance(step, added));
-      this.progress.finish(step);
+      this.addWithProgress(ns, index, rows, total, dim);
       return this.saveAndRelease(ns, index, generation, dim);
     });
   }
@@ -335,24 +332,24 @@ export class AnnVectors {
         return this.fold(ns, manifest, dim, generation);
       if (changed.length === 0) return this.files.cover(ns, manifest, generation);
       const index = newHnswIndex(dim, this.config);
-      this.addWithProgress(ns, index, changed, dim);
+      this.addWithProgress(ns, index, changed.values(), changed.length, dim);
       const next = this.files.saveSegment(ns, index, manifest, generation);
       this.files.release(index, (next.segments.at(-1) as { file: string }).file);
       return next;
     });
   }
 
+  /** Adds the rows (`total` of them) with a progress bar: a build, a segment or a fold. */
   private addWithProgress(
     ns: VectorNamespace,
     index: HnswIndex,
-    rows: { key: number; vector: Buffer }[],
+    rows: Iterator<{ key: number; vector: Buffer }>,
+    total: number,
     dim: number,
   ): void {
     const step = `vector index ${ns}`;
-    this.progress.start(step, rows.length);
-    addInBatches(index, rows.values(), dim, this.config.buildThreads, (added) =>
-      this.progress.advance(step, added),
-    );
+    this.progress.start(step, total);
+    addInBatches(index, rows, dim, this.config.buildThreads, (added) => this.progress.advance(step, added));
     this.progress.finish(step);
   }
 
@@ -370,7 +367,7 @@ export class AnnVectors {
     for (const key of [...removed, ...changed.map((row) => row.key)]) {
       if (index.contains(BigInt(key))) index.remove(BigInt(key));
     }
-    this.addWithProgress(ns, index, changed, dim);
+    this.addWithProgress(ns, index, changed.values(), changed.length, dim);
     return this.saveAndRelease(ns, index, generation, dim);
   }
 
