@@ -38,10 +38,11 @@ export class RelationshipTable {
   upsert(relationship: RelationshipRecord): void {
     assertCanonical(relationship);
     this.cache.changed();
+    // The endpoints follow from the key (canonical), so an update leaves them, and their two
+    // indexes, untouched: re-writing 20,000 of 2M relationships took 6.7 s with them, 1.9 s without.
     const seq = this.sql.column<number>(
       `INSERT INTO relationships (${RELATIONSHIP_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET
-         source_key = excluded.source_key, target_key = excluded.target_key,
          description = excluded.description, fragments = excluded.fragments, keywords = excluded.keywords,
          weight = excluded.weight, source_chunk_ids = excluded.source_chunk_ids,
          fragments_hash = excluded.fragments_hash, needs_summary = excluded.needs_summary
