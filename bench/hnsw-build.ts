@@ -3,8 +3,11 @@
  * a usearch index the way the store builds its files, then recall@20 of the store's search recipe
  * (HNSW candidates, oversampled, re-scored exactly) against exact search. Prints CPU time per
  * vector (both build threads counted), which a busy machine inflates less than wall time.
+ * With --reachability it also counts the vectors a search for their own vector does not find
+ * (usearch's concurrent add can strand a node: vectorIndex.serialBuildBelow).
  * Run: npx tsx bench/hnsw-build.ts [--vectors N] [--dim D] [--expansion-add E] [--connectivity M] [--threads T]
- *        [--quantization f16|f32] [--queries Q] [--expansion-search 64,128]
+ *        [--serial-below S] [--quantization f16|f32] [--queries Q] [--expansion-search 64,128]
+ *        [--reachability true]
  */
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -22,6 +25,8 @@ const Args = z.object({
   expansionAdd: z.coerce.number().int().min(8).optional(),
   connectivity: z.coerce.number().int().min(4).optional(),
   threads: z.coerce.number().int().min(0).optional(),
+  serialBelow: z.coerce.number().int().min(0).optional(),
+  reachability: z.enum(["true", "false"]).default("false"),
   quantization: z.enum(["f16", "f32"]).optional(),
   queries: z.coerce.number().int().min(1).default(50),
   batch: z.coerce.number().int().min(1).default(2048),
@@ -46,6 +51,7 @@ const config = VectorIndexSchema.parse({
   ...(args.expansionAdd ? { expansionAdd: args.expansionAdd } : {}),
   ...(args.connectivity ? { connectivity: args.connectivity } : {}),
   ...(args.threads !== undefined ? { buildThreads: args.threads } : {}),
+  ...(args.serialBelow !== undefined ? { serialBuildBelow: args.serialBelow } : {}),
   ...(args.quantization ? { quantization: args.quantization } : {}),
 });
 const clusters = Math.max(16, Math.round(Math.sqrt(args.vectors)));
@@ -60,7 +66,9 @@ const cpuBefore = process.cpuUsage();
 const started = performance.now();
 for (let from = 0; from < args.vectors; from += args.batch) {
   const to = Math.min(args.vectors, from + args.batch);
-  index.add(keys.subarray(from, to), data.subarray(from * args.dim, to * args.dim), config.buildThreads);
+  // The store's rule: one thread while the graph is small.
+  const threads = index.size() < config.serialBuildBelow ? 1 : config.buildThreads;
+  index.add(keys.subarray(from, to), data.subarray(from * args.dim, to * args.dim), threads);
 }
 const wallS = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
@@ -108,6 +116,18 @@ function searchWith(expansionSearch: number): {
   };
 }
 
+/** Vectors whose own vector does not find them in the top 10 (ties with identical vectors aside). */
+function unreachable(): number {
+  let missing = 0;
+  for (let row = 0; row < args.vectors; row++) {
+    const own = data.subarray(row * args.dim, (row + 1) * args.dim);
+    const found = index.search(own, 10, 1);
+    const tiedAtZero = (found.distances[found.distances.length - 1] ?? 1) < 1e-3;
+    if (!tiedAtZero && !Array.from(found.keys, Number).includes(row)) missing += 1;
+  }
+  return missing;
+}
+
 const folder = mkdtempSync(join(tmpdir(), "hnsw-build-"));
 const file = join(folder, "index.usearch");
 index.save(file);
@@ -121,6 +141,8 @@ console.log(
     quantization: config.quantization,
     expansionAdd: config.expansionAdd,
     threads: config.buildThreads,
+    serialBelow: config.serialBuildBelow,
+    ...(args.reachability === "true" ? { unreachable: unreachable() } : {}),
     wallS: Math.round(wallS * 10) / 10,
     vectorsPerS: Math.round(args.vectors / wallS),
     cpuMsPerVector: Math.round((cpuS * 1000 * 1000) / args.vectors) / 1000,

@@ -416,6 +416,14 @@ export const VectorIndexSchema = z.object({
   expansionSearch: z.number().int().min(8).default(128),
   /** Threads adding vectors to a file being built or updated; 0 uses every core. */
   buildThreads: z.number().int().min(0).default(0),
+  /**
+   * A file (main or segment) takes its vectors on one thread until it holds this many. usearch's
+   * concurrent add can leave a node that no search reaches (unum-cloud/USearch#735), most often
+   * while the graph is small: 16-d clustered sets on 2 threads lost about 1 node per build of 400
+   * vectors and 4-5 per 10,000; one thread lost none, and starting on one thread up to 4,096 about
+   * 0.3 per 10,000 (scratch count of rows their own vector does not find).
+   */
+  serialBuildBelow: z.number().int().min(0).default(4096),
   /** Candidates fetched from the index per result wanted (spares for deleted, updated or filtered-out rows). */
   oversample: z.number().int().min(1).default(2),
   /**

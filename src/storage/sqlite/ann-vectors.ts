@@ -349,7 +349,8 @@ export class AnnVectors {
   ): void {
     const step = `vector index ${ns}`;
     this.progress.start(step, total);
-    addInBatches(index, rows, dim, this.config.buildThreads, (added) => this.progress.advance(step, added));
+    const threads = { parallel: this.config.buildThreads, serialBelow: this.config.serialBuildBelow };
+    addInBatches(index, rows, dim, threads, (added) => this.progress.advance(step, added));
     this.progress.finish(step);
   }
 
@@ -417,7 +418,7 @@ function addInBatches(
   index: HnswIndex,
   rows: Iterator<{ key: number; vector: Buffer }>,
   dim: number,
-  threads: number,
+  threads: { parallel: number; serialBelow: number },
   advance: (added: number) => void,
 ): void {
   const keys = new BigUint64Array(BUILD_BATCH);
@@ -426,7 +427,8 @@ function addInBatches(
   let filled = 0;
   const flush = () => {
     if (filled === 0) return;
-    index.add(keys.subarray(0, filled), block.subarray(0, filled * dim), threads);
+    const serial = index.size() < threads.serialBelow;
+    index.add(keys.subarray(0, filled), block.subarray(0, filled * dim), serial ? 1 : threads.parallel);
     advance(filled);
     filled = 0;
   };
