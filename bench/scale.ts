@@ -8,6 +8,7 @@
  * Run: npx tsx bench/scale.ts --chunks N [--dim D] [--entities M] [--relationships R]
  *        [--queries Q] [--dir DIR] [--keep] [--skip-query] [--skip-add]
  *      npx tsx bench/scale.ts --chunks N --phase query|add --dir DIR   (re-measure a kept workspace)
+ *        [--update]   (add phase: re-add the last 10,000 chunks added instead of 10,000 new ones)
  *        [--vector-only]   (query phase: vector top-20 and recall only, no full queries)
  *        [--expansion-search E]   (query phase: HNSW search breadth, default vectorIndex.expansionSearch)
  *      [--connectivity M --expansion-add A]   (HNSW settings in every phase; other files are rebuilt)
@@ -62,6 +63,11 @@ const Args = z.object({
    */
   connectivity: z.coerce.number().int().min(4).optional(),
   expansionAdd: z.coerce.number().int().min(8).optional(),
+  /**
+   * The add phase re-writes the 10,000 chunks it added last (with the same graph and vectors: an
+   * update of every row) instead of adding 10,000 new ones after those already stored.
+   */
+  update: z.boolean().default(false),
 });
 type Args = z.infer<typeof Args>;
 
@@ -107,8 +113,22 @@ interface Shape {
 const entityName = (i: number) => `Entity ${i}`;
 const entityKeyOf = (i: number) => `entity ${i}`;
 
-/** Writes chunks [from, to) with their documents, entities, relationships and vectors. */
-async function writeSlice(store: SqliteGraphStore, shape: Shape, from: number, to: number): Promise<void> {
+/**
+ * Writes chunks [from, to) with their documents, entities, relationships and vectors; returns the
+ * wall time of each kind of row.
+ */
+async function writeSlice(
+  store: SqliteGraphStore,
+  shape: Shape,
+  from: number,
+  to: number,
+): Promise<Record<string, number>> {
+  const spent: Record<string, number> = {};
+  let started = performance.now();
+  const lap = (step: string) => {
+    spent[step] = Math.round(performance.now() - started);
+    started = performance.now();
+  };
   // One set of centres for every slice and for the queries: only the points drawn differ.
   const points = new ClusteredVectors(shape.dim, clustersFor(shape.chunks), SEED, SEED + from);
   const entityPer = shape.entities / shape.chunks;
@@ -135,6 +155,7 @@ async function writeSlice(store: SqliteGraphStore, shape: Shape, from: number, t
     }
     await store.replaceDocumentChunks(docId, chunks);
   }
+  lap("documentsAndChunks");
   const entities: EntityRecord[] = [];
   for (let e = Math.floor(from * entityPer); e < Math.floor(to * entityPer); e++) {
     const chunk = `c${Math.min(to - 1, from + Math.floor((e - from * entityPer) / entityPer))}`;
@@ -179,6 +200,7 @@ async function writeSlice(store: SqliteGraphStore, shape: Shape, from: number, t
       history: [],
     });
   }
+  lap("graph");
   const ids: Record<VectorNamespace, string[]> = {
     chunks: Array.from({ length: to - from }, (_, i) => `c${from + i}`),
     entities: entities.map((e) => e.key),
@@ -193,7 +215,9 @@ async function writeSlice(store: SqliteGraphStore, shape: Shape, from: number, t
         .map((id) => ({ id, textHash: "t", vector: Array.from(points.next()) }));
       await store.upsertVectors(ns, items);
     }
+    lap(`vectors ${ns}`);
   }
+  return spent;
 }
 
 function clustersFor(chunks: number): number {
@@ -316,7 +340,7 @@ async function buildPhase(args: Args): Promise<void> {
   };
 
   const queried = args.skipQuery ? {} : queryInFreshProcess(dir);
-  const added = args.skipAdd ? {} : await timeAdding(workspace, shape, hnswSettings(args));
+  const added = args.skipAdd ? {} : await timeAdding(workspace, shape, shape.chunks, hnswSettings(args));
 
   if (!args.keep && !args.dir) rmSync(dir, { recursive: true, force: true });
   console.log(
@@ -353,8 +377,15 @@ function queryInFreshProcess(dir: string): Record<string, unknown> {
 async function timeAdding(
   workspace: string,
   shape: Shape,
+  from: number,
   vectorIndex: Partial<VectorIndexConfig>,
-): Promise<{ add10kMs: number; add10kCpuMs: number; addSteps: ReturnType<typeof stepTimer>["steps"] }> {
+): Promise<{
+  add10kMs: number;
+  add10kCpuMs: number;
+  /** Wall time writing the rows, by kind (the rest of add10kMs is the index refresh: addSteps). */
+  addRowsMs: Record<string, number>;
+  addSteps: ReturnType<typeof stepTimer>["steps"];
+}> {
   const timer = stepTimer();
   const adder = await openSqliteStore(workspace, {
     vectorIndex: VectorIndexSchema.parse(vectorIndex),
@@ -362,12 +393,12 @@ async function timeAdding(
   });
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
-  await writeSlice(adder, shape, shape.chunks, shape.chunks + ADDED_CHUNKS);
+  const addRowsMs = await writeSlice(adder, shape, from, from + ADDED_CHUNKS);
   await adder.refreshIndexes();
   const add10kMs = Math.round(performance.now() - started);
   const add10kCpuMs = cpuMs(cpuStarted);
   await adder.close();
-  return { add10kMs, add10kCpuMs, addSteps: timer.steps };
+  return { add10kMs, add10kCpuMs, addRowsMs, addSteps: timer.steps };
 }
 
 async function queryPhase(args: Args): Promise<void> {
@@ -451,8 +482,22 @@ async function queryPhase(args: Args): Promise<void> {
 /** Times adding 10,000 chunks to a kept workspace (--dir), which it changes. */
 async function addPhase(args: Args): Promise<void> {
   const shape = shapeOf(args);
-  const added = await timeAdding(join(args.dir as string, "workspace"), shape, hnswSettings(args));
-  console.log(JSON.stringify({ ...added, addPeakRssMb: peakRssMb(), loadAverage: loadAverage() }));
+  const workspace = join(args.dir as string, "workspace");
+  // Untimed: how many chunks the workspace holds (the build and every earlier add).
+  const counter = await openSqliteStore(workspace);
+  const stored = (await counter.counts()).chunks;
+  await counter.close();
+  const from = args.update ? stored - ADDED_CHUNKS : stored;
+  const added = await timeAdding(workspace, shape, from, hnswSettings(args));
+  console.log(
+    JSON.stringify({
+      ...added,
+      addedFrom: from,
+      update: args.update,
+      addPeakRssMb: peakRssMb(),
+      loadAverage: loadAverage(),
+    }),
+  );
 }
 
 const args = parseArgs(process.argv.slice(2));
