@@ -441,6 +441,11 @@ export const VectorIndexSchema = z.object({
   segmentShare: z.number().min(0).max(1).default(0.1),
   /** Segment files beside a main file before the next refresh folds them into it. */
   maxSegments: z.number().int().min(0).default(4),
+  /**
+   * Index files and manifest drafts that no manifest names (a process killed between writing one
+   * and switching the manifest) are removed when a main file is saved, once untouched this long.
+   */
+  orphanFileMinutes: z.number().min(0).default(60),
   /** Vectors written since the index file was saved that a search still scores exactly; more rebuild it. */
   maxDelta: z.number().int().min(0).default(20_000),
   /** A scope of at most this many ids is scored exactly (pre-filter) instead of filtering the HNSW hits. */

@@ -1,5 +1,14 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -457,6 +466,37 @@ describe("HNSW segments: rows added beside a large main file", () => {
     );
     await expectExactAnswers(store, exact, [...queries, ...items(points, 10).map((item) => item.vector)]);
     await expectExactAnswers(reopened, exact, queries);
+  });
+
+  it("removes index files and manifest drafts no manifest names once they are old, when it saves a main file", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 6, 23);
+    const store = await open(workspace, { segmentShare: 0 });
+    await store.upsertVectors("chunks", items(points, 300));
+    await store.refreshIndexes();
+    // What a kill -9 between writing a file and renaming the manifest leaves, long ago and just now.
+    const folder = join(workspace, ANN_FOLDER);
+    const leftovers = [
+      "chunks-7-0badf00d.usearch",
+      "chunks.json.0badf00d.tmp",
+      "entities-7-0badf00d.usearch",
+    ];
+    for (const name of leftovers) writeFileSync(join(folder, name), "partial");
+    const hoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    for (const name of leftovers) utimesSync(join(folder, name), hoursAgo, hoursAgo);
+    writeFileSync(join(folder, "chunks-8-0dd0dd00.usearch"), "being written");
+    await store.upsertVectors("chunks", items(points, 10, "more"));
+    await store.refreshIndexes();
+    const left = readdirSync(folder);
+    expect(left).not.toContain("chunks-7-0badf00d.usearch");
+    expect(left).not.toContain("chunks.json.0badf00d.tmp");
+    // Another namespace's files wait for its own save; a recent file may be another process's.
+    expect(left).toContain("entities-7-0badf00d.usearch");
+    expect(left).toContain("chunks-8-0dd0dd00.usearch");
+    expect(left).toContain(indexFileName(workspace));
+    expect(await store.searchVectors("chunks", items(points, 1, "q")[0]?.vector as number[], 5)).toHaveLength(
+      5,
+    );
   });
 
   it("folds at once when the new rows outgrow segmentShare of the main file", async () => {

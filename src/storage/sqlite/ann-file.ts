@@ -1,5 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Index } from "usearch";
@@ -194,7 +203,25 @@ export class AnnFiles {
     this.writeManifest(ns, manifest);
     for (const old of previous ? filesOf(previous) : [])
       if (old.file !== file) rmSync(join(this.folder(), old.file), { force: true });
+    this.removeOrphans(ns, manifest, config.orphanFileMinutes);
     return manifest;
+  }
+
+  /**
+   * Removes the namespace's index files and manifest drafts that no manifest names, left by a
+   * process killed between writing one and renaming the manifest. Only those untouched for
+   * `minutes`: another process may be between the two steps right now.
+   */
+  private removeOrphans(ns: VectorNamespace, manifest: AnnManifest, minutes: number): void {
+    const named = new Set(filesOf(manifest).map(({ file }) => file));
+    const ours = new RegExp(`^${ns}(-\\d+-[0-9a-f]{8}\\.usearch|\\.json\\.[0-9a-f]{8}\\.tmp)$`);
+    const cutoff = Date.now() - minutes * 60_000;
+    for (const name of readdirSync(this.folder())) {
+      if (!ours.test(name) || named.has(name)) continue;
+      const path = join(this.folder(), name);
+      const modified = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+      if (modified !== undefined && modified < cutoff) rmSync(path, { force: true });
+    }
   }
 
   /**
