@@ -1,5 +1,5 @@
 import type { ScoredId } from "../../types.js";
-import { queryTerms, segmentForIndex } from "../text/query-terms.js";
+import { foldToken, queryTerms, segmentForIndex } from "../text/query-terms.js";
 import { affordableTerms, RELATIONSHIP_POSTING_BUDGET } from "../text/term-budget.js";
 import { Bm25Index, type IndexedText } from "./bm25-index.js";
 import type { Neo4jConnection } from "./connection.js";
@@ -9,7 +9,6 @@ import { stemToken } from "./search-terms.js";
 
 /** What unicode61 keeps inside a token: letters, numbers, marks and private-use characters. */
 const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
-const MARKS = /\p{M}/gu;
 type TextKind = "chunks" | "relationships";
 
 /**
@@ -76,9 +75,4 @@ export class InMemoryTextSearch {
 function indexedText(row: Record<string, unknown>, normalise: (token: string) => string): IndexedText {
   const tokens = segmentForIndex(String(row.text ?? "")).match(TOKEN) ?? [];
   return { id: String(row.id), tokens: tokens.map(normalise) };
-}
-
-/** A unicode61 token with remove_diacritics: accent-folded and lower-cased. */
-function foldToken(token: string): string {
-  return token.normalize("NFD").replace(MARKS, "").toLowerCase();
 }

@@ -11,6 +11,8 @@ const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 /** What unicode61 keeps inside a token: letters, numbers, marks and private-use characters. */
 const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 
+const MARKS = /\p{M}/gu;
+
 /** Longest query we turn into terms; longer queries are truncated, not rejected. */
 const MAX_QUERY_TERMS = 64;
 
@@ -42,7 +44,15 @@ export function queryTerms(query: string): string[] {
     lastEnd = match.index + match[0].length;
   }
   terms.push(...plainTokens(query.slice(lastEnd)));
-  return [...new Set(terms)].slice(0, MAX_QUERY_TERMS);
+  // "The" and "the" are one token to unicode61 (it folds case and accents): counted once.
+  const byToken = new Map<string, string>();
+  for (const term of terms) if (!byToken.has(foldToken(term))) byToken.set(foldToken(term), term);
+  return [...byToken.values()].slice(0, MAX_QUERY_TERMS);
+}
+
+/** A token as unicode61 indexes it (remove_diacritics, case folded). */
+export function foldToken(token: string): string {
+  return token.normalize("NFD").replace(MARKS, "").toLowerCase();
 }
 
 function plainTokens(text: string): string[] {
