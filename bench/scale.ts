@@ -10,6 +10,7 @@
  *      npx tsx bench/scale.ts --chunks N --phase query|add --dir DIR   (re-measure a kept workspace)
  *        [--update]   (add phase: re-add the last 10,000 chunks added instead of 10,000 new ones)
  *        [--vector-only]   (query phase: vector top-20 and recall only, no full queries)
+ *        [--modes local,mix]   (query phase: the modes timed, default all five)
  *        [--expansion-search E]   (query phase: HNSW search breadth, default vectorIndex.expansionSearch)
  *      [--connectivity M --expansion-add A]   (HNSW settings in every phase; other files are rebuilt)
  */
@@ -54,6 +55,11 @@ const Args = z.object({
   phase: z.enum(["build", "query", "add"]).default("build"),
   /** The query phase measures vector top-20 and its recall only (no full queries per mode). */
   vectorOnly: z.boolean().default(false),
+  /** Query modes the query phase times, comma-separated (default every mode). */
+  modes: z
+    .string()
+    .default(QUERY_MODES.join(","))
+    .pipe(z.string().transform((list) => list.split(",")).pipe(z.array(z.enum(QUERY_MODES)))),
   /** HNSW search breadth for the query phase (vectorIndex.expansionSearch; read at search time). */
   expansionSearch: z.coerce.number().int().min(8).optional(),
   /**
@@ -447,7 +453,7 @@ async function queryPhase(args: Args): Promise<void> {
     const a = (i * 7919) % args.chunks;
     return `How is ${entityName(a)} connected to ${entityName((a * 31 + 5) % args.chunks)} near the harbour?`;
   });
-  for (const mode of args.vectorOnly ? [] : QUERY_MODES) {
+  for (const mode of args.vectorOnly ? [] : args.modes) {
     await kgrag.query(questions[0] as string, { mode, contextOnly: true });
     const spent: number[] = [];
     for (const question of questions) {
