@@ -139,6 +139,13 @@ export interface GraphStore {
   upsertDocuments(docs: DocumentRecord[]): Promise<void>;
   getDocument(id: string): Promise<DocumentRecord | undefined>;
   listDocuments(): Promise<DocumentRecord[]>;
+  /** Every document's id and title, as listDocuments orders them (optional: a lean read for queries). */
+  listDocumentTitles?(): Promise<{ id: string; title: string }[]>;
+  /**
+   * A value that changes whenever a document may have been added, retitled or removed, by this
+   * process or another, but not with status updates (optional, beside listDocumentTitles).
+   */
+  documentTitlesVersion?(): string;
   setDocumentStatus(id: string, status: DocumentStatus, error: string | null): Promise<void>;
   /**
    * Atomic. setDocumentStatus for several documents in one transaction; an unknown document

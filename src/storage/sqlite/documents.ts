@@ -1,6 +1,7 @@
 import type { DocumentRecord, DocumentStatus, Scope } from "../../types.js";
 import { idList, type Sql } from "./connection.js";
 import { type DocumentRow, toDocument } from "./rows.js";
+import { TableVersion } from "./table-version.js";
 
 /**
  * A metadata value as the text a scope filter is compared with: JSON booleans read back from
@@ -10,7 +11,15 @@ const METADATA_VALUE_AS_TEXT =
   "CASE m.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(m.value AS TEXT) END";
 
 export class DocumentTable {
-  constructor(private readonly sql: Sql) {}
+  /**
+   * Moved by every write that may add, retitle or remove a document, not by status or chunk-count
+   * updates: queries key the index of document subjects on it (see titles()).
+   */
+  readonly titlesVersion: TableVersion;
+
+  constructor(private readonly sql: Sql) {
+    this.titlesVersion = new TableVersion(sql, "documentTitles");
+  }
 
   upsert(doc: DocumentRecord): void {
     this.sql.run(
@@ -33,6 +42,7 @@ export class DocumentTable {
       doc.createdAt,
       doc.updatedAt,
     );
+    this.titlesVersion.bump();
   }
 
   get(id: string): DocumentRecord | undefined {
@@ -42,6 +52,13 @@ export class DocumentTable {
 
   list(): DocumentRecord[] {
     return this.sql.all<DocumentRow>("SELECT * FROM documents ORDER BY created_at, id").map(toDocument);
+  }
+
+  /** Every document's id and title, in list() order, without the rest of the record. */
+  titles(): { id: string; title: string }[] {
+    return this.sql.all<{ id: string; title: string }>(
+      "SELECT id, title FROM documents ORDER BY created_at, id",
+    );
   }
 
   exists(id: string): boolean {
@@ -65,6 +82,7 @@ export class DocumentTable {
 
   deleteMany(ids: string[]): void {
     this.sql.run("DELETE FROM documents WHERE id IN (SELECT value FROM json_each(?))", idList(ids));
+    this.titlesVersion.bump();
   }
 
   /**

@@ -257,6 +257,14 @@ export class SqliteGraphStore implements GraphStore {
     return this.documentList.documents.map((doc) => ({ ...doc, metadata: { ...doc.metadata } }));
   }
 
+  async listDocumentTitles(): Promise<{ id: string; title: string }[]> {
+    return this.documents.titles();
+  }
+
+  documentTitlesVersion(): string {
+    return this.documents.titlesVersion.current();
+  }
+
   async setDocumentStatus(id: string, status: DocumentStatus, error: string | null): Promise<void> {
     this.documents.setStatus(id, status, error);
   }
