@@ -59,7 +59,8 @@ const Args = z.object({
   modes: z
     .string()
     .default(QUERY_MODES.join(","))
-    .pipe(z.string().transform((list) => list.split(",")).pipe(z.array(z.enum(QUERY_MODES)))),
+    .transform((list) => list.split(","))
+    .pipe(z.array(z.enum(QUERY_MODES))),
   /** HNSW search breadth for the query phase (vectorIndex.expansionSearch; read at search time). */
   expansionSearch: z.coerce.number().int().min(8).optional(),
   /**
