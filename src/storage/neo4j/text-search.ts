@@ -38,7 +38,8 @@ export class InMemoryTextSearch {
     if (terms.length === 0 || topK <= 0 || allow?.size === 0) return [];
     if (!(await this.servable("chunks", terms))) return search.searchChunkText(this.db, query, topK, allow);
     const index = await this.index("chunks");
-    return index.search(terms.map(foldToken), topK, allow);
+    // This index folds every mark, so words the query keeps apart may meet here: each counts once.
+    return index.search([...new Set(terms.map(foldToken))], topK, allow);
   }
 
   async relationships(query: string, topK: number, allow?: Set<string>): Promise<ScoredId[]> {
@@ -53,7 +54,7 @@ export class InMemoryTextSearch {
       (term) => index.documentFrequency(stemToken(term)),
       RELATIONSHIP_POSTING_BUDGET,
     );
-    return index.search(kept.map(stemToken), topK, allow);
+    return index.search([...new Set(kept.map(stemToken))], topK, allow);
   }
 
   private async servable(kind: TextKind, terms: string[]): Promise<boolean> {

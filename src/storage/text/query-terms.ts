@@ -12,6 +12,8 @@ const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 
 const MARKS = /\p{M}/gu;
+/** Combining diacritics on a Latin letter: the only marks unicode61's remove_diacritics 2 drops. */
+const LATIN_DIACRITICS = /(?<=\p{Script=Latin}\p{M}*)[\u0300-\u036f]/gu;
 
 /** Longest query we turn into terms; longer queries are truncated, not rejected. */
 const MAX_QUERY_TERMS = 64;
@@ -44,13 +46,24 @@ export function queryTerms(query: string): string[] {
     lastEnd = match.index + match[0].length;
   }
   terms.push(...plainTokens(query.slice(lastEnd)));
-  // "The" and "the" are one token to unicode61 (it folds case and accents): counted once.
+  // "The" and "the", "Café" and "cafe" are one token in the index: counted once.
   const byToken = new Map<string, string>();
-  for (const term of terms) if (!byToken.has(foldToken(term))) byToken.set(foldToken(term), term);
+  for (const term of terms) {
+    const token = unicode61Token(term);
+    if (!byToken.has(token)) byToken.set(token, term);
+  }
   return [...byToken.values()].slice(0, MAX_QUERY_TERMS);
 }
 
-/** A token as unicode61 indexes it (remove_diacritics, case folded). */
+/**
+ * A word as the SQLite tables' unicode61 tokenizer (remove_diacritics 2) indexes it: case folded,
+ * Latin diacritics dropped, other marks kept (ё and е, ガ and カ, ά and α stay apart).
+ */
+export function unicode61Token(word: string): string {
+  return word.normalize("NFD").replace(LATIN_DIACRITICS, "").normalize("NFC").toLowerCase();
+}
+
+/** Coarser than unicode61: every mark dropped (the Neo4j store's in-memory chunk index). */
 export function foldToken(token: string): string {
   return token.normalize("NFD").replace(MARKS, "").toLowerCase();
 }
