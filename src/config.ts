@@ -420,8 +420,9 @@ export const VectorIndexSchema = z.object({
    * A file (main or segment) takes its vectors on one thread until it holds this many. usearch's
    * concurrent add can leave a node that no search reaches (unum-cloud/USearch#735), most often
    * while the graph is small: 16-d clustered sets on 2 threads lost about 1 node per build of 400
-   * vectors and 4-5 per 10,000; one thread lost none, and starting on one thread up to 4,096 about
-   * 0.3 per 10,000 (scratch count of rows their own vector does not find).
+   * vectors and 2-8 per 10,000; one thread lost none, and starting on one thread up to 4,096 lost
+   * 0-3 per 10,000 (bench/hnsw-build.ts --reachability). Decided per batch of 2,048 vectors: a
+   * batch that starts below the threshold is added on one thread whole.
    */
   serialBuildBelow: z.number().int().min(0).default(4096),
   /** Candidates fetched from the index per result wanted (spares for deleted, updated or filtered-out rows). */
@@ -445,7 +446,7 @@ export const VectorIndexSchema = z.object({
    * Index files and manifest drafts that no manifest names (a process killed between writing one
    * and switching the manifest) are removed when a main file is saved, once untouched this long.
    */
-  orphanFileMinutes: z.number().min(0).default(60),
+  orphanFileMinutes: z.number().min(1).default(60),
   /** Vectors written since the index file was saved that a search still scores exactly; more rebuild it. */
   maxDelta: z.number().int().min(0).default(20_000),
   /** A scope of at most this many ids is scored exactly (pre-filter) instead of filtering the HNSW hits. */

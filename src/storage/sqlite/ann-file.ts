@@ -219,14 +219,20 @@ export class AnnFiles {
     for (const name of readdirSync(this.folder())) {
       if (!ours.test(name) || named.has(name)) continue;
       const path = join(this.folder(), name);
-      const modified = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
-      if (modified !== undefined && modified < cutoff) rmSync(path, { force: true });
+      try {
+        const modified = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+        if (modified !== undefined && modified < cutoff) rmSync(path, { force: true });
+      } catch {
+        // Tidying only: a file another process holds (a mapped file on Windows) waits for a later save.
+      }
     }
   }
 
   /**
    * Saves a segment of the rows of generations (manifest's covered, generation] beside the main
-   * file and names it in a new manifest (the same rename): no file is rewritten or removed.
+   * file and names it in a new manifest (the same rename): no file is rewritten or removed. The
+   * index is released to its file; if another process changed the manifest meanwhile, the file is
+   * removed and the index left to be collected.
    */
   saveSegment(ns: VectorNamespace, index: HnswIndex, manifest: AnnManifest, generation: number): AnnManifest {
     const { file, bytes } = this.write(ns, index, generation);
@@ -239,7 +245,8 @@ export class AnnFiles {
     };
     const next: AnnManifest = { ...manifest, segments: [...manifest.segments, segment], covered: generation };
     const saved = this.replaceManifest(ns, manifest, next);
-    if (saved !== next) rmSync(join(this.folder(), file), { force: true });
+    if (saved === next) this.release(index, file);
+    else rmSync(join(this.folder(), file), { force: true });
     return saved;
   }
 

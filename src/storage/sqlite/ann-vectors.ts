@@ -333,9 +333,7 @@ export class AnnVectors {
       if (changed.length === 0) return this.files.cover(ns, manifest, generation);
       const index = newHnswIndex(dim, this.config);
       this.addWithProgress(ns, index, changed.values(), changed.length, dim);
-      const next = this.files.saveSegment(ns, index, manifest, generation);
-      this.files.release(index, (next.segments.at(-1) as { file: string }).file);
-      return next;
+      return this.files.saveSegment(ns, index, manifest, generation);
     });
   }
 
