@@ -15,7 +15,7 @@ export function entityKey(name: string): string {
 }
 
 /** Separator of the two entity keys in a relationship key; entity keys never contain it. */
-const PAIR_SEPARATOR = "\u001f";
+export const PAIR_SEPARATOR = "\u001f";
 
 /** One edge per unordered pair: the pair is stored in canonical (sorted) order. */
 export function relationshipKey(a: string, b: string): string {

@@ -5,10 +5,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { relationshipKey } from "../../src/merge/keys.js";
 import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
 import { openSqliteStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
 import { describeStorageContract } from "../support/storage-contract.js";
-import { changes, makeEntity, mergeChunk, seedDocument } from "../support/storage-fixtures.js";
+import {
+  changes,
+  makeEntity,
+  makeRelationship,
+  mergeChunk,
+  seedDocument,
+} from "../support/storage-fixtures.js";
 
 const tempDirs: string[] = [];
 
@@ -86,6 +93,21 @@ describe("SQLite chunk text indexed in slices", () => {
     raw.close();
     await store.indexChunkText({ rows: 1, pauseMs: 0 });
     expect(pendingAndIndexed(workspace)).toEqual({ pending: 0, indexed: 1 });
+    await store.close();
+  });
+});
+
+describe("SQLite relationships keep one edge per pair", () => {
+  it("refuses an endpoint key holding the pair separator (two pairs could share a key), and writes nothing", async () => {
+    const store = await openSqliteStore(await tempWorkspace());
+    const sourceKey = "a";
+    const targetKey = "b\u001fc";
+    const key = relationshipKey(sourceKey, targetKey);
+    const ambiguous = { ...makeRelationship("A", "B"), key, sourceKey, targetKey };
+    await expect(store.applyGraphChanges(changes({ upsertRelationships: [ambiguous] }))).rejects.toThrow(
+      /pair separator/,
+    );
+    expect((await store.counts()).relationships).toBe(0);
     await store.close();
   });
 });

@@ -1,4 +1,4 @@
-import { relationshipKey } from "../../merge/keys.js";
+import { PAIR_SEPARATOR, relationshipKey } from "../../merge/keys.js";
 import type { RelationshipRecord } from "../../types.js";
 import type { DescribedEdge, GraphEdge, GraphRelationship, WalkAdjacency } from "../graph-store.js";
 import { idList, qualified, type Sql } from "./connection.js";
@@ -185,6 +185,11 @@ export class RelationshipTable {
 /** The store guards "one edge per unordered pair": a record must be in canonical form to be saved. */
 function assertCanonical(relationship: RelationshipRecord): void {
   const { key, sourceKey, targetKey } = relationship;
+  // An endpoint holding the separator would let two pairs share a key (and an update keeps the
+  // endpoints it first stored).
+  if (sourceKey.includes(PAIR_SEPARATOR) || targetKey.includes(PAIR_SEPARATOR)) {
+    throw new Error(`Relationship ${JSON.stringify(key)} has an endpoint key holding the pair separator.`);
+  }
   if (sourceKey > targetKey || key !== relationshipKey(sourceKey, targetKey)) {
     throw new Error(
       `Relationship ${JSON.stringify(key)} is not canonical: its key must be relationshipKey(sourceKey, ` +
