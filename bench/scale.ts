@@ -71,8 +71,9 @@ const Args = z.object({
   connectivity: z.coerce.number().int().min(4).optional(),
   expansionAdd: z.coerce.number().int().min(8).optional(),
   /**
-   * The add phase re-writes the 10,000 chunks it added last (with the same graph and vectors: an
-   * update of every row) instead of adding 10,000 new ones after those already stored.
+   * The add phase re-writes the 10,000 chunks it added last instead of adding 10,000 new ones after
+   * those stored: the same graph and vectors (an update of every row) when the stored count is a
+   * multiple of 10,000, as after any add; otherwise the slice's seeds differ.
    */
   update: z.boolean().default(false),
 });
