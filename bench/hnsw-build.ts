@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import { VectorIndexSchema } from "../src/config.js";
-import { newHnswIndex } from "../src/storage/sqlite/ann-file.js";
+import { addThreads, newHnswIndex } from "../src/storage/sqlite/ann-file.js";
 import { ClusteredVectors, recallAt } from "./support/clustered-vectors.js";
 
 const Args = z.object({
@@ -66,9 +66,11 @@ const cpuBefore = process.cpuUsage();
 const started = performance.now();
 for (let from = 0; from < args.vectors; from += args.batch) {
   const to = Math.min(args.vectors, from + args.batch);
-  // The store's rule: one thread while the graph is small.
-  const threads = index.size() < config.serialBuildBelow ? 1 : config.buildThreads;
-  index.add(keys.subarray(from, to), data.subarray(from * args.dim, to * args.dim), threads);
+  index.add(
+    keys.subarray(from, to),
+    data.subarray(from * args.dim, to * args.dim),
+    addThreads(index, config),
+  );
 }
 const wallS = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);

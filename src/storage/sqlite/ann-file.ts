@@ -84,6 +84,15 @@ export type HnswIndex = Index;
  */
 const loadUsearch = (): typeof import("usearch") => createRequire(import.meta.url)("usearch");
 
+/**
+ * Threads for adding the next batch to `index`: one while the graph holds fewer than
+ * serialBuildBelow vectors (usearch's concurrent add strands nodes, most often in a small graph),
+ * buildThreads after.
+ */
+export function addThreads(index: HnswIndex, config: VectorIndexConfig): number {
+  return index.size() < config.serialBuildBelow ? 1 : config.buildThreads;
+}
+
 /** The settings an index file was built with must match the current ones to be reused. */
 export function newHnswIndex(dim: number, config: VectorIndexConfig): HnswIndex {
   const { Index, MetricKind, ScalarKind } = loadUsearch();

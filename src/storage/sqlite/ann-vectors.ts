@@ -6,6 +6,7 @@ import { normalizeInPlace } from "../vectors/vector-math.js";
 import {
   type AnnFiles,
   type AnnManifest,
+  addThreads,
   coveredGeneration,
   fitsConfig,
   type HnswIndex,
@@ -347,8 +348,7 @@ export class AnnVectors {
   ): void {
     const step = `vector index ${ns}`;
     this.progress.start(step, total);
-    const threads = { parallel: this.config.buildThreads, serialBelow: this.config.serialBuildBelow };
-    addInBatches(index, rows, dim, threads, (added) => this.progress.advance(step, added));
+    addInBatches(index, rows, dim, this.config, (added) => this.progress.advance(step, added));
     this.progress.finish(step);
   }
 
@@ -416,7 +416,7 @@ function addInBatches(
   index: HnswIndex,
   rows: Iterator<{ key: number; vector: Buffer }>,
   dim: number,
-  threads: { parallel: number; serialBelow: number },
+  config: VectorIndexConfig,
   advance: (added: number) => void,
 ): void {
   const keys = new BigUint64Array(BUILD_BATCH);
@@ -425,8 +425,7 @@ function addInBatches(
   let filled = 0;
   const flush = () => {
     if (filled === 0) return;
-    const serial = index.size() < threads.serialBelow;
-    index.add(keys.subarray(0, filled), block.subarray(0, filled * dim), serial ? 1 : threads.parallel);
+    index.add(keys.subarray(0, filled), block.subarray(0, filled * dim), addThreads(index, config));
     advance(filled);
     filled = 0;
   };
