@@ -8,7 +8,8 @@
  * runs built the same graph when every part's hash agrees). Last line: one JSON object.
  *
  * Run: npx tsx bench/index-offline-distinct.ts [--set wiki-vital-en|songci-zh] [--passages N]
- *        [--no-communities] [--cli] [--cpu-prof DIR] [--keep DIR]
+ *        [--no-communities] [--no-thread] [--cli] [--cpu-prof DIR] [--keep DIR]
+ *   --no-thread the built-ins work on the main thread only (config builtInThread.enabled false)
  *   --cli       also times `kgrag index corpus.jsonl` as a whole CLI process (from sources, via tsx)
  *   --cpu-prof  writes a V8 CPU profile of each in-process run into DIR
  *   --keep      leaves the workspaces in DIR instead of deleting them
@@ -62,7 +63,8 @@ function corpusOf(set: string, passages: number | undefined, root: string): stri
 /** In the child: one in-process index run, its figures as JSON on stdout. */
 async function childRun(set: string, corpus: string, workspace: string): Promise<void> {
   const communities = !args.includes("--no-communities");
-  const kgrag = await createKgrag({ env: {}, config: { workspace } });
+  const builtInThread = { enabled: !args.includes("--no-thread") };
+  const kgrag = await createKgrag({ env: {}, config: { workspace, builtInThread } });
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   const summary = await kgrag.index([corpus], { communities });
@@ -101,7 +103,7 @@ function load(): string {
 function inProcessRun(set: string, corpus: string, workspace: string): RunFigures {
   const profile = option("--cpu-prof");
   const node = ["--import", "tsx", ...(profile ? ["--cpu-prof", "--cpu-prof-dir", profile] : [])];
-  const passthrough = args.includes("--no-communities") ? ["--no-communities"] : [];
+  const passthrough = ["--no-communities", "--no-thread"].filter((flag) => args.includes(flag));
   const child = spawnSync(
     process.execPath,
     [

@@ -51,6 +51,8 @@ await build({
     // The server spawns these by a path beside the module that starts them.
     "job-process": "src/server/jobs/job-process.ts",
     "query-worker": "src/server/queries/query-worker.ts",
+    // The offline built-ins' worker thread (src/threads/built-in-thread.ts), found the same way.
+    "offline-worker": "src/threads/offline-worker.ts",
   },
   bundle: true,
   splitting: true,

@@ -537,6 +537,28 @@ export const IndexOverlapSchema = z.object({
   firstRegistrationChunks: z.number().int().min(0).default(16),
 });
 
+/**
+ * The offline built-ins (NLP extractor, hashing embedder) do their work on a worker thread during
+ * large runs, so the main thread merges, stores and builds communities meanwhile and a second core
+ * is used (README "Offline indexing of real corpora"). Results are the same either way.
+ */
+export const BuiltInThreadSchema = z.object({
+  enabled: z.boolean().default(true),
+  /**
+   * Chunks a run extracts in-process before handing the rest to the thread: a small run never pays
+   * for starting it (about half a second to load the NLP models).
+   */
+  inProcessChunks: z.number().int().min(0).default(256),
+  /** Texts embedded in-process before large embedding calls go to the thread. */
+  inProcessTexts: z.number().int().min(0).default(4096),
+  /** Embedding calls of fewer texts stay in-process (a question's vector never waits behind a batch). */
+  minEmbedTexts: z.number().int().min(1).default(64),
+  /** Chunks handed to the thread ahead, so it keeps extracting while a merge batch commits. */
+  chunksInFlight: z.number().int().min(2).default(4096),
+  /** The thread ends after this long without work (it is started again when needed). */
+  idleMs: z.number().int().min(0).default(10_000),
+});
+
 export const STORAGE_KINDS = ["sqlite", "neo4j"] as const;
 
 export const ConfigSchema = z
@@ -582,6 +604,7 @@ export const ConfigSchema = z
     sqliteReadCache: SqliteReadCacheSchema.default(SqliteReadCacheSchema.parse({})),
     sqliteSearch: SqliteSearchSchema.default(SqliteSearchSchema.parse({})),
     indexOverlap: IndexOverlapSchema.default(IndexOverlapSchema.parse({})),
+    builtInThread: BuiltInThreadSchema.default(BuiltInThreadSchema.parse({})),
   })
   .superRefine((config, ctx) => {
     if (config.stages && !config.llm) {
@@ -617,6 +640,7 @@ export type SqliteReadCacheConfig = z.infer<typeof SqliteReadCacheSchema>;
 export type SqliteSearchConfig = z.infer<typeof SqliteSearchSchema>;
 export type ExtractiveAnswerConfig = z.infer<typeof ExtractiveAnswerSchema>;
 export type FusionConfig = z.infer<typeof FusionSchema>;
+export type BuiltInThreadConfig = z.infer<typeof BuiltInThreadSchema>;
 
 export type Env = Record<string, string | undefined>;
 

@@ -20,5 +20,7 @@ export interface PartialExtraction {
  */
 export interface Extractor {
   readonly kind: "llm" | "offline-nlp";
+  /** Chunks worth having in flight at once; by default twice the chat model's concurrency. */
+  readonly inFlight?: number;
   extract(chunk: ChunkRecord, context: { title: string }): Promise<ExtractionOutcome>;
 }

@@ -4,6 +4,7 @@ import type { KgragConfig } from "../config.js";
 import type { Embedder } from "../embedding/embedder.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { LangChainEmbedder, type LangChainEmbedderOptions } from "../embedding/langchain-embedder.js";
+import { sharedBuiltInThread, ThreadedHashingEmbedder } from "../threads/threaded-built-ins.js";
 import { CachedChatModel, type LlmCache } from "./cached-chat.js";
 import { type ChatModel, STAGES, type Stage } from "./chat-model.js";
 import { LangChainChatModel, type LangChainChatOptions } from "./langchain-chat.js";
@@ -49,7 +50,11 @@ async function configuredChat(
 }
 
 async function configuredEmbedder(config: KgragConfig, tuning: RetryTuning): Promise<Embedder> {
-  if (!config.embedding) return new HashingEmbedder(config.hashingDimension);
+  if (!config.embedding) {
+    if (!config.builtInThread.enabled) return new HashingEmbedder(config.hashingDimension);
+    const thread = sharedBuiltInThread(config.builtInThread);
+    return new ThreadedHashingEmbedder(thread, config.builtInThread, config.hashingDimension);
+  }
   const { OpenAIEmbedder } = await import("../embedding/openai-embedder.js");
   return OpenAIEmbedder.create(config.embedding, tuning);
 }

@@ -11,6 +11,7 @@ import type { ReportWriter } from "../community/report-writer.js";
 import type { KgragServices } from "../services.js";
 import type { GraphStore, GraphView, ReportSave } from "../storage/graph-store.js";
 import type { CommunityRecord } from "../types.js";
+import { shareTurn } from "../util/turns.js";
 import { loadGraphView } from "./graph-view.js";
 import { stopPoint } from "./stop-point.js";
 import { reportSaveSize, vectorWriteSize } from "./write-batches.js";
@@ -53,6 +54,7 @@ export async function createCommunityReports(
       atLevel.map((community) =>
         limit(async () => {
           await stopPoint(signal);
+          await shareTurn();
           const report = await writer.write(contextOf(community));
           await saves.add({ id: community.id, report, reportHash: community.contentHash });
           // Parents on the next level up read it from here.

@@ -6,6 +6,7 @@ import type { GraphEntity, GraphRelationship, GraphView } from "../storage/graph
 import type { VectorItem, VectorNamespace } from "../types.js";
 import { hashText } from "../util/hash.js";
 import type { ProgressReporter } from "../util/progress.js";
+import { shareTurn } from "../util/turns.js";
 import { loadGraphView } from "./graph-view.js";
 import { stopPoint } from "./stop-point.js";
 import { vectorWriteSize } from "./write-batches.js";
@@ -172,6 +173,7 @@ async function embedInBatches(
   try {
     for (let i = 0; i < todo.length; i += WRITE_BATCH) {
       await stopPoint(signal);
+      await shareTurn();
       const batch = todo.slice(i, i + WRITE_BATCH);
       const vectors = await embedder.embed(batch.map((b) => b.text));
       await writes.add(

@@ -78,7 +78,7 @@ export async function extractGraph(
   const planOptions = { ...services.config.merge, resolution: await loadResolution(store) };
   const mergeQueue = pLimit(1);
   // Enough extractions in flight to keep the model busy without holding every chunk's promise at once.
-  const inFlight = pLimit(Math.max(2, (services.config.llm?.concurrency ?? 1) * 2));
+  const inFlight = pLimit(extractor.inFlight ?? Math.max(2, (services.config.llm?.concurrency ?? 1) * 2));
   const ready: ChunkMerge[] = [];
   // Chunks of the run, known once every document is registered; until then nothing merges.
   let total: number | undefined;

@@ -255,6 +255,7 @@ function settleOnce(): { settled: Promise<void>; settle: () => void } {
 function signallingResults(extractor: Extractor, onResult: () => void): Extractor {
   return {
     kind: extractor.kind,
+    ...(extractor.inFlight === undefined ? {} : { inFlight: extractor.inFlight }),
     extract: (chunk, context) => extractor.extract(chunk, context).finally(onResult),
   };
 }

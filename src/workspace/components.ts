@@ -4,6 +4,7 @@ import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
 import { ExtractiveSummarizer, LlmDescriptionSummarizer } from "../merge/summarize.js";
 import type { IndexComponents } from "../pipeline/index-workflow.js";
 import type { KgragServices } from "../services.js";
+import { sharedBuiltInThread, ThreadedNlpExtractor } from "../threads/threaded-built-ins.js";
 
 /** With a chat model every stage asks it; without one each stage uses its offline built-in. */
 export function createComponents(services: KgragServices): IndexComponents {
@@ -19,8 +20,11 @@ export function createComponents(services: KgragServices): IndexComponents {
       reportWriter,
     };
   }
+  const threaded = config.builtInThread.enabled;
   return {
-    extractor: new OfflineNlpExtractor(),
+    extractor: threaded
+      ? new ThreadedNlpExtractor(sharedBuiltInThread(config.builtInThread), config.builtInThread)
+      : new OfflineNlpExtractor(),
     summarizer: new ExtractiveSummarizer(config.merge),
     reportWriter,
   };

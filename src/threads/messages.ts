@@ -1,0 +1,15 @@
+import type { Extraction } from "../types.js";
+
+/** What the main thread asks the built-ins' worker thread (offline-worker.ts) to do. */
+export type ToBuiltInWorker =
+  | { id: number; kind: "extract"; text: string; title: string }
+  | { id: number; kind: "embed"; texts: string[]; dimension: number };
+
+/**
+ * Its answers, by request id. Vectors come back as one flat buffer (texts x dimension, row after
+ * row), moved rather than copied; the numbers are the in-process embedder's, bit for bit.
+ */
+export type FromBuiltInWorker =
+  | { id: number; kind: "extract"; extraction: Extraction }
+  | { id: number; kind: "embed"; vectors: Float64Array }
+  | { id: number; kind: "error"; message: string };

@@ -1,0 +1,53 @@
+import { parentPort } from "node:worker_threads";
+import { HashingEmbedder } from "../embedding/hashing-embedder.js";
+import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
+import type { FromBuiltInWorker, ToBuiltInWorker } from "./messages.js";
+
+/**
+ * The worker thread of the offline built-ins (started by BuiltInThread): NLP extraction and hashing
+ * embedding are pure CPU work, so an index run does them here while the main thread merges, stores
+ * and builds communities, and both cores are used. Requests are answered in the order they came.
+ */
+const port = parentPort;
+if (!port) throw new Error("offline-worker runs as a worker thread of kgrag");
+const extractor = new OfflineNlpExtractor();
+const embedders = new Map<number, HashingEmbedder>();
+
+function embedderOf(dimension: number): HashingEmbedder {
+  let embedder = embedders.get(dimension);
+  if (!embedder) {
+    embedder = new HashingEmbedder(dimension);
+    embedders.set(dimension, embedder);
+  }
+  return embedder;
+}
+
+function answer(request: ToBuiltInWorker): FromBuiltInWorker {
+  if (request.kind === "extract") {
+    return {
+      id: request.id,
+      kind: "extract",
+      extraction: extractor.extractText(request.text, request.title),
+    };
+  }
+  const embedder = embedderOf(request.dimension);
+  const vectors = new Float64Array(request.texts.length * request.dimension);
+  request.texts.forEach((text, row) => {
+    vectors.set(embedder.embedOne(text), row * request.dimension);
+  });
+  return { id: request.id, kind: "embed", vectors };
+}
+
+port.on("message", (request: ToBuiltInWorker) => {
+  let reply: FromBuiltInWorker;
+  try {
+    reply = answer(request);
+  } catch (error) {
+    reply = {
+      id: request.id,
+      kind: "error",
+      message: error instanceof Error ? error.message : String(error),
+    };
+  }
+  port.postMessage(reply, reply.kind === "embed" ? [reply.vectors.buffer as ArrayBuffer] : []);
+});

@@ -1,0 +1,96 @@
+import type { BuiltInThreadConfig } from "../config.js";
+import type { Embedder } from "../embedding/embedder.js";
+import { HashingEmbedder } from "../embedding/hashing-embedder.js";
+import type { ExtractionOutcome, Extractor } from "../extraction/extractor.js";
+import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
+import type { ChunkRecord } from "../types.js";
+import { BuiltInThread, BuiltInThreadUnavailable } from "./built-in-thread.js";
+
+let shared: BuiltInThread | undefined;
+
+/** The process's one thread for the built-ins (its idle time is the first caller's setting). */
+export function sharedBuiltInThread(config: BuiltInThreadConfig): BuiltInThread {
+  shared ??= new BuiltInThread(config.idleMs);
+  return shared;
+}
+
+/** Runs `work` on the thread, or in-process when the thread is unavailable; other errors are thrown. */
+async function onThreadOrHere<T>(
+  thread: BuiltInThread,
+  work: () => Promise<T>,
+  here: () => Promise<T>,
+): Promise<T> {
+  if (!thread.usable) return here();
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof BuiltInThreadUnavailable) return here();
+    throw error;
+  }
+}
+
+/**
+ * The offline NLP extractor with its work on the built-ins' thread once a run has done
+ * `inProcessChunks` chunks here (a small run never starts the thread). The thread answers in
+ * order, so chunks come out in the order they went in, as in-process: the same graph.
+ */
+export class ThreadedNlpExtractor implements Extractor {
+  readonly kind = "offline-nlp" as const;
+  /** Enough chunks handed over that the thread keeps extracting while a merge batch commits. */
+  readonly inFlight: number;
+  private readonly here = new OfflineNlpExtractor();
+  private extracted = 0;
+
+  constructor(
+    private readonly thread: BuiltInThread,
+    private readonly config: BuiltInThreadConfig,
+  ) {
+    this.inFlight = config.chunksInFlight;
+  }
+
+  async extract(chunk: ChunkRecord, context: { title: string }): Promise<ExtractionOutcome> {
+    this.extracted += 1;
+    const here = () => this.here.extract(chunk, context);
+    if (this.extracted <= this.config.inProcessChunks) return here();
+    return onThreadOrHere<ExtractionOutcome>(
+      this.thread,
+      async () => ({ ok: true, extraction: await this.thread.extract(chunk.text, context.title) }),
+      here,
+    );
+  }
+}
+
+/**
+ * The hashing embedder with large calls on the built-ins' thread once `inProcessTexts` texts have
+ * been embedded here; small calls (a question's vector) never wait behind a batch. Same vectors,
+ * bit for bit.
+ */
+export class ThreadedHashingEmbedder implements Embedder {
+  readonly kind = "hashing" as const;
+  private readonly here: HashingEmbedder;
+  private embedded = 0;
+
+  constructor(
+    private readonly thread: BuiltInThread,
+    private readonly config: BuiltInThreadConfig,
+    dimension: number,
+  ) {
+    this.here = new HashingEmbedder(dimension);
+  }
+
+  get model(): string {
+    return this.here.model;
+  }
+
+  get dimension(): number {
+    return this.here.dimension;
+  }
+
+  async embed(texts: string[]): Promise<number[][]> {
+    const here = () => this.here.embed(texts);
+    const warm = this.embedded >= this.config.inProcessTexts;
+    this.embedded += texts.length;
+    if (!warm || texts.length < this.config.minEmbedTexts) return here();
+    return onThreadOrHere(this.thread, () => this.thread.embed(texts, this.dimension), here);
+  }
+}

@@ -1,0 +1,216 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { BuiltInThreadConfig } from "../../src/config.js";
+import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
+import type { Extractor } from "../../src/extraction/extractor.js";
+import { OfflineNlpExtractor } from "../../src/extraction/offline-extractor.js";
+import { createKgrag } from "../../src/kgrag.js";
+import { loadGraphView } from "../../src/pipeline/graph-view.js";
+import { runIndexWorkflow } from "../../src/pipeline/index-workflow.js";
+import { BuiltInThread } from "../../src/threads/built-in-thread.js";
+import {
+  sharedBuiltInThread,
+  ThreadedHashingEmbedder,
+  ThreadedNlpExtractor,
+} from "../../src/threads/threaded-built-ins.js";
+import type { ChunkRecord, SourceDocument } from "../../src/types.js";
+import { graphSnapshot } from "../support/graph-snapshot.js";
+import { seededRandom, writeCorpus } from "../support/lifecycle-corpus.js";
+
+const PASSAGES = [
+  {
+    title: "Ada Lovelace",
+    text: "Ada Lovelace worked with Charles Babbage on the Analytical Engine in London.",
+  },
+  { title: "长江", text: "长江是中国最长的河流，流经上海和武汉。李白曾写诗赞美长江。" },
+  { title: "Empty", text: "   " },
+];
+
+/** Every request goes to the thread at once. */
+const EAGER: BuiltInThreadConfig = {
+  enabled: true,
+  inProcessChunks: 0,
+  inProcessTexts: 0,
+  minEmbedTexts: 1,
+  chunksInFlight: 64,
+  idleMs: 60_000,
+};
+
+function chunkOf(text: string, index: number): ChunkRecord {
+  return { id: `c${index}`, docId: "d", index, text, tokens: 10, start: 0, end: text.length };
+}
+
+const threads: BuiltInThread[] = [];
+function startedThread(start?: ConstructorParameters<typeof BuiltInThread>[1]): BuiltInThread {
+  const thread = new BuiltInThread(60_000, start);
+  threads.push(thread);
+  return thread;
+}
+afterAll(async () => {
+  await Promise.all(threads.map((thread) => thread.close()));
+});
+
+describe("the built-ins' worker thread", () => {
+  it("extracts and embeds exactly as the in-process built-ins do", async () => {
+    const thread = startedThread();
+    const here = new OfflineNlpExtractor();
+    for (const { title, text } of PASSAGES) {
+      expect(await thread.extract(text, title)).toEqual(here.extractText(text, title));
+    }
+    const texts = [...PASSAGES.map((p) => p.text), "Ada", ""];
+    const vectors = await thread.embed(texts, 64);
+    expect(vectors).toEqual(await new HashingEmbedder(64).embed(texts));
+    // Bit for bit, not only close.
+    expect(vectors.map((v) => Buffer.from(new Float64Array(v).buffer).toString("hex"))).toEqual(
+      (await new HashingEmbedder(64).embed(texts)).map((v) =>
+        Buffer.from(new Float64Array(v).buffer).toString("hex"),
+      ),
+    );
+    expect(thread.usable).toBe(true);
+  });
+
+  it("answers in the order it was asked, with many requests in flight", async () => {
+    const thread = startedThread();
+    const extractor = new ThreadedNlpExtractor(thread, EAGER);
+    const random = seededRandom(3);
+    const texts = Array.from(
+      { length: 40 },
+      (_, i) => `Record ${i}. Mara Okafor met Tomas Weber in ${random() > 0.5 ? "Lisbon" : "Porto"}.`,
+    );
+    const finished: number[] = [];
+    const outcomes = await Promise.all(
+      texts.map(async (text, i) => {
+        const outcome = await extractor.extract(chunkOf(text, i), { title: "Records" });
+        finished.push(i);
+        return outcome;
+      }),
+    );
+    expect(finished).toEqual(texts.map((_, i) => i));
+    const here = new OfflineNlpExtractor();
+    expect(outcomes).toEqual(
+      texts.map((text) => ({ ok: true, extraction: here.extractText(text, "Records") })),
+    );
+  });
+
+  it("falls back to in-process work when the thread cannot start, with the same results", async () => {
+    const broken = startedThread(() => ({
+      script: "throw new Error('no thread here')",
+      options: { eval: true },
+    }));
+    const extractor = new ThreadedNlpExtractor(broken, EAGER);
+    const embedder = new ThreadedHashingEmbedder(broken, EAGER, 32);
+    const [first] = PASSAGES;
+    const outcome = await extractor.extract(chunkOf(first?.text ?? "", 0), { title: first?.title ?? "" });
+    expect(outcome).toEqual({
+      ok: true,
+      extraction: new OfflineNlpExtractor().extractText(first?.text ?? "", first?.title ?? ""),
+    });
+    expect(broken.usable).toBe(false);
+    expect(await embedder.embed(["a b c", "d e"])).toEqual(
+      await new HashingEmbedder(32).embed(["a b c", "d e"]),
+    );
+    await expect(broken.extract("x", "y")).rejects.toThrow(/unavailable: no thread here/);
+  });
+
+  it("keeps small runs and small embedding calls in-process", async () => {
+    const thread = startedThread(() => {
+      throw new Error("the thread must not start");
+    });
+    const config = { ...EAGER, inProcessChunks: 2, inProcessTexts: 3, minEmbedTexts: 5 };
+    const extractor = new ThreadedNlpExtractor(thread, config);
+    const embedder = new ThreadedHashingEmbedder(thread, config, 16);
+    await extractor.extract(chunkOf("Ada met Charles.", 0), { title: "A" });
+    await extractor.extract(chunkOf("Charles met Ada.", 1), { title: "A" });
+    await embedder.embed(["one", "two", "three"]);
+    await embedder.embed(["a question"]);
+    expect(thread.usable).toBe(true);
+    // The third chunk and a large call go to the thread (here: one that cannot start).
+    await extractor.extract(chunkOf("Ada wrote notes.", 2), { title: "A" });
+    expect(thread.usable).toBe(false);
+  });
+});
+
+describe("an index run with the built-ins on their thread", () => {
+  const root = mkdtempSync(join(tmpdir(), "kgrag-built-in-thread-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("builds the same graph, communities and vectors as one on the main thread", async () => {
+    const corpus = join(root, "corpus");
+    writeCorpus(corpus, 24, 11);
+    const snapshots = [];
+    const vectorSamples = [];
+    const communities = [];
+    for (const [name, builtInThread] of [
+      ["threaded", EAGER],
+      ["main", { enabled: false }],
+    ] as const) {
+      const kgrag = await createKgrag({ env: {}, config: { workspace: join(root, name), builtInThread } });
+      try {
+        await kgrag.index([corpus]);
+        const { store } = kgrag.services;
+        snapshots.push(await graphSnapshot(store));
+        const ids = (await loadGraphView(store)).entities.map((e) => e.key).sort();
+        vectorSamples.push(await store.getVectors?.("entities", ids));
+        communities.push(
+          (await store.listCommunities())
+            .map((c) => ({ id: c.id, level: c.level, entityKeys: c.entityKeys, report: c.report }))
+            .sort((a, b) => (a.id < b.id ? -1 : 1)),
+        );
+        const counts = await store.counts();
+        expect(counts.entities).toBeGreaterThan(10);
+        expect(counts.communities).toBeGreaterThan(0);
+      } finally {
+        await kgrag.close();
+      }
+    }
+    // The threaded run did use the thread: every chunk and every embedding call of its graph.
+    const shared = sharedBuiltInThread(EAGER);
+    expect(shared.usable).toBe(true);
+    expect(shared.answered).toBeGreaterThan(24);
+    expect(snapshots[0]).toEqual(snapshots[1]);
+    expect(vectorSamples[0]?.length).toBeGreaterThan(10);
+    expect(vectorSamples[0]).toEqual(vectorSamples[1]);
+    expect(communities[0]).toEqual(communities[1]);
+  }, 60_000);
+});
+
+describe("an index run's chunks in flight", () => {
+  const root = mkdtempSync(join(tmpdir(), "kgrag-in-flight-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("follow the extractor's inFlight (the thread is kept busy while merges commit)", async () => {
+    const kgrag = await createKgrag({ env: {}, config: { workspace: root } });
+    const here = new OfflineNlpExtractor();
+    let running = 0;
+    let most = 0;
+    const extractor: Extractor = {
+      kind: "offline-nlp",
+      inFlight: 7,
+      extract: async (chunk, context) => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running -= 1;
+        return here.extract(chunk, context);
+      },
+    };
+    const sources: SourceDocument[] = Array.from({ length: 20 }, (_, i) => ({
+      id: `doc-${i}`,
+      title: `Note ${i}`,
+      path: null,
+      metadata: {},
+      text: `Mara Okafor met Tomas Weber in Lisbon on day ${i}.`,
+    }));
+    try {
+      await runIndexWorkflow(kgrag.services, { ...kgrag.components, extractor }, sources, {
+        communities: false,
+      });
+      expect(most).toBe(7);
+      expect((await kgrag.services.store.counts()).chunks).toBe(20);
+    } finally {
+      await kgrag.close();
+    }
+  });
+});
