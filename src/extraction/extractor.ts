@@ -13,6 +13,12 @@ export interface PartialExtraction {
   rawOutput: string;
 }
 
+export interface ExtractionContext {
+  title: string;
+  /** The run's stop: work queued for a chunk is dropped (the chunk stays pending) once it aborts. */
+  signal?: AbortSignal;
+}
+
 /**
  * Pulls entities and relationships out of one chunk. "llm" asks a chat model (plus gleaning);
  * "offline-nlp" is the built-in NLP extractor that needs no model. Failures are returned, never
@@ -22,5 +28,7 @@ export interface Extractor {
   readonly kind: "llm" | "offline-nlp";
   /** Chunks worth having in flight at once; by default twice the chat model's concurrency. */
   readonly inFlight?: number;
-  extract(chunk: ChunkRecord, context: { title: string }): Promise<ExtractionOutcome>;
+  /** Called as an extraction run starts (an extractor may serve many runs). */
+  beginRun?(): void;
+  extract(chunk: ChunkRecord, context: ExtractionContext): Promise<ExtractionOutcome>;
 }

@@ -76,6 +76,7 @@ export async function extractGraph(
   const result: ExtractGraphResult = { merged: 0, failed: [] };
   // Merges recorded earlier (resolution, curation) apply to new mentions as they are merged.
   const planOptions = { ...services.config.merge, resolution: await loadResolution(store) };
+  extractor.beginRun?.();
   const mergeQueue = pLimit(1);
   // Enough extractions in flight to keep the model busy without holding every chunk's promise at once.
   const inFlight = pLimit(extractor.inFlight ?? Math.max(2, (services.config.llm?.concurrency ?? 1) * 2));
@@ -125,7 +126,9 @@ export async function extractGraph(
   const extractOne = async ({ chunk, title }: { chunk: ChunkRecord; title: string }) => {
     // Once stopped (or a merge or the registration failed), chunks not started stay pending for the next run.
     if (mergeFailure || registrationFailure || (await stopRequested(signal))) return;
-    const outcome = await clock.time("extract.extractor", () => extractor.extract(chunk, { title }));
+    const outcome = await clock.time("extract.extractor", () =>
+      extractor.extract(chunk, signal ? { title, signal } : { title }),
+    );
     // A call cut short by the stop is no failure of the chunk: it stays pending too.
     if (!outcome.ok && signal?.aborted) return;
     advance();

@@ -256,6 +256,7 @@ function signallingResults(extractor: Extractor, onResult: () => void): Extracto
   return {
     kind: extractor.kind,
     ...(extractor.inFlight === undefined ? {} : { inFlight: extractor.inFlight }),
+    beginRun: () => extractor.beginRun?.(),
     extract: (chunk, context) => extractor.extract(chunk, context).finally(onResult),
   };
 }

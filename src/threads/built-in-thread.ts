@@ -18,6 +18,14 @@ export class BuiltInThreadUnavailable extends Error {
   }
 }
 
+/** The caller's signal aborted before the thread answered: the work is dropped, not done. */
+export class BuiltInWorkStopped extends Error {
+  constructor() {
+    super("stopped before the built-ins' thread answered");
+    this.name = "BuiltInWorkStopped";
+  }
+}
+
 export interface WorkerScript {
   script: string | URL;
   options: WorkerOptions;
@@ -26,7 +34,7 @@ export interface WorkerScript {
 /**
  * offline-worker beside this module: compiled JavaScript in a build (dist/src, or a chunk of the
  * bundled CLI, which sits beside its entries), TypeScript when kgrag runs from sources (loaded
- * through tsx, which a worker thread does not inherit from its parent's flags).
+ * through tsx's ES module API, so that it works whatever flags the parent was started with).
  */
 export function offlineWorkerScript(): WorkerScript {
   const js = new URL("./offline-worker.js", import.meta.url);
@@ -60,6 +68,7 @@ function rowOf(vectors: Float64Array, row: number, dimension: number): number[] 
 interface Pending {
   resolve(reply: FromBuiltInWorker): void;
   reject(error: Error): void;
+  signal: AbortSignal | undefined;
 }
 
 /** A request before it gets its id (Omit kept apart per kind). */
@@ -79,6 +88,8 @@ export class BuiltInThread {
   private readonly pending = new Map<number, Pending>();
   private idleTimer: NodeJS.Timeout | undefined;
   private answeredCount = 0;
+  /** One abort listener per signal (thousands of requests may share one), with its requests. */
+  private readonly bySignal = new Map<AbortSignal, Set<number>>();
 
   constructor(
     private readonly idleMs: number,
@@ -94,8 +105,9 @@ export class BuiltInThread {
     return this.answeredCount;
   }
 
-  async extract(text: string, title: string): Promise<Extraction> {
-    const reply = await this.request({ kind: "extract", text, title });
+  /** Rejected with BuiltInWorkStopped when `signal` aborts first. */
+  async extract(text: string, title: string, signal?: AbortSignal): Promise<Extraction> {
+    const reply = await this.request({ kind: "extract", text, title }, signal);
     if (reply.kind !== "extract") throw new Error(`unexpected reply ${reply.kind} to an extraction`);
     return reply.extraction;
   }
@@ -116,8 +128,9 @@ export class BuiltInThread {
     if (worker) await worker.terminate();
   }
 
-  private request(request: Request): Promise<FromBuiltInWorker> {
+  private request(request: Request, signal?: AbortSignal): Promise<FromBuiltInWorker> {
     if (this.failure) return Promise.reject(this.failure);
+    if (signal?.aborted) return Promise.reject(new BuiltInWorkStopped());
     let worker: Worker;
     try {
       worker = this.running();
@@ -130,7 +143,8 @@ export class BuiltInThread {
     clearTimeout(this.idleTimer);
     if (this.pending.size === 0) worker.ref();
     return new Promise<FromBuiltInWorker>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, signal });
+      if (signal) this.watch(signal, id);
       worker.postMessage({ ...request, id });
     }).then((reply) => {
       if (reply.kind === "error") throw new Error(reply.message);
@@ -143,7 +157,13 @@ export class BuiltInThread {
     const { script, options } = this.start();
     const worker = new Worker(script, options);
     worker.on("message", (reply: FromBuiltInWorker) => this.settle(reply));
-    worker.on("error", (error) => this.fail(error));
+    // Events of a worker already retired or closed concern nobody now.
+    worker.on("error", (error) => {
+      if (this.worker === worker) this.fail(error);
+    });
+    worker.on("messageerror", (error) => {
+      if (this.worker === worker) this.fail(error);
+    });
     worker.on("exit", (code) => {
       if (this.worker === worker) this.fail(new Error(`exited with code ${code}`));
     });
@@ -154,14 +174,52 @@ export class BuiltInThread {
   private settle(reply: FromBuiltInWorker): void {
     const waiting = this.pending.get(reply.id);
     if (!waiting) return;
-    this.pending.delete(reply.id);
+    this.forget(reply.id, waiting);
     this.answeredCount += 1;
     waiting.resolve(reply);
+    this.idleIfDone();
+  }
+
+  /** Idle: the thread no longer holds the process open, and ends unless work comes soon. */
+  private idleIfDone(): void {
     if (this.pending.size > 0) return;
-    // Idle: the thread no longer holds the process open, and ends unless work comes soon.
     this.worker?.unref();
+    clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => void this.retire(), this.idleMs);
     this.idleTimer.unref();
+  }
+
+  private watch(signal: AbortSignal, id: number): void {
+    let ids = this.bySignal.get(signal);
+    if (!ids) {
+      const watched = new Set<number>();
+      ids = watched;
+      this.bySignal.set(signal, watched);
+      signal.addEventListener("abort", () => this.stop(signal, watched), { once: true });
+    }
+    ids.add(id);
+  }
+
+  private forget(id: number, pending: Pending): void {
+    this.pending.delete(id);
+    if (pending.signal) this.bySignal.get(pending.signal)?.delete(id);
+  }
+
+  /**
+   * The signal's requests are dropped at once. When nothing else is waiting, the thread is ended
+   * too, rather than left working through a queue whose answers nobody reads.
+   */
+  private stop(signal: AbortSignal, ids: Set<number>): void {
+    this.bySignal.delete(signal);
+    for (const id of ids) {
+      const waiting = this.pending.get(id);
+      if (!waiting) continue;
+      this.pending.delete(id);
+      waiting.reject(new BuiltInWorkStopped());
+    }
+    if (this.pending.size > 0) return;
+    clearTimeout(this.idleTimer);
+    void this.retire();
   }
 
   private async retire(): Promise<void> {
@@ -182,6 +240,7 @@ export class BuiltInThread {
   private refuseAll(error: Error): void {
     const waiting = [...this.pending.values()];
     this.pending.clear();
+    this.bySignal.clear();
     for (const entry of waiting) entry.reject(error);
   }
 }

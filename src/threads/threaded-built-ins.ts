@@ -1,10 +1,10 @@
 import type { BuiltInThreadConfig } from "../config.js";
 import type { Embedder } from "../embedding/embedder.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
-import type { ExtractionOutcome, Extractor } from "../extraction/extractor.js";
+import type { ExtractionContext, ExtractionOutcome, Extractor } from "../extraction/extractor.js";
 import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
 import type { ChunkRecord } from "../types.js";
-import { BuiltInThread, BuiltInThreadUnavailable } from "./built-in-thread.js";
+import { BuiltInThread, BuiltInThreadUnavailable, BuiltInWorkStopped } from "./built-in-thread.js";
 
 let shared: BuiltInThread | undefined;
 
@@ -48,15 +48,29 @@ export class ThreadedNlpExtractor implements Extractor {
     this.inFlight = config.chunksInFlight;
   }
 
-  async extract(chunk: ChunkRecord, context: { title: string }): Promise<ExtractionOutcome> {
+  /** Each run starts in-process again: a small run never starts the thread. */
+  beginRun(): void {
+    this.extracted = 0;
+  }
+
+  async extract(chunk: ChunkRecord, context: ExtractionContext): Promise<ExtractionOutcome> {
     this.extracted += 1;
     const here = () => this.here.extract(chunk, context);
     if (this.extracted <= this.config.inProcessChunks) return here();
-    return onThreadOrHere<ExtractionOutcome>(
-      this.thread,
-      async () => ({ ok: true, extraction: await this.thread.extract(chunk.text, context.title) }),
-      here,
-    );
+    try {
+      return await onThreadOrHere<ExtractionOutcome>(
+        this.thread,
+        async () => ({
+          ok: true,
+          extraction: await this.thread.extract(chunk.text, context.title, context.signal),
+        }),
+        here,
+      );
+    } catch (error) {
+      // Stopped while queued: not a failure of the chunk, which the run leaves pending.
+      if (error instanceof BuiltInWorkStopped) return { ok: false, error: error.message, rawOutput: null };
+      throw error;
+    }
   }
 }
 

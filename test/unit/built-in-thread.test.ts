@@ -132,6 +132,52 @@ describe("the built-ins' worker thread", () => {
   });
 });
 
+describe("stopping work queued on the thread", () => {
+  it("drops the stopped run's queued requests at once and stays usable", async () => {
+    const thread = startedThread();
+    const extractor = new ThreadedNlpExtractor(thread, EAGER);
+    const stop = new AbortController();
+    const text = "Mara Okafor met Tomas Weber in Lisbon. ".repeat(40);
+    const outcomes = Array.from({ length: 400 }, (_, i) =>
+      extractor.extract(chunkOf(text, i), { title: "Long", signal: stop.signal }),
+    );
+    // Another caller's request, without the signal, is answered all the same.
+    const other = thread.extract("Ada met Charles in London.", "Other");
+    await outcomes[0];
+    stop.abort();
+    const settled = await Promise.all(outcomes);
+    const stopped = settled.filter((o) => !o.ok);
+    expect(stopped.length).toBeGreaterThan(300);
+    expect(stopped[0]).toEqual({ ok: false, error: expect.stringMatching(/stopped/), rawOutput: null });
+    expect(settled.filter((o) => o.ok).length + stopped.length).toBe(400);
+    expect(await other).toEqual(new OfflineNlpExtractor().extractText("Ada met Charles in London.", "Other"));
+    expect(thread.usable).toBe(true);
+    // An already stopped signal never reaches the thread.
+    await expect(
+      extractor.extract(chunkOf(text, 0), { title: "Long", signal: stop.signal }),
+    ).resolves.toMatchObject({
+      ok: false,
+    });
+  });
+
+  it("starts each run in-process again", async () => {
+    let starts = 0;
+    const thread = startedThread(() => {
+      starts += 1;
+      throw new Error("counted start");
+    });
+    const extractor = new ThreadedNlpExtractor(thread, { ...EAGER, inProcessChunks: 2 });
+    for (let run = 0; run < 3; run++) {
+      extractor.beginRun();
+      await extractor.extract(chunkOf("Ada met Charles.", 0), { title: "A" });
+      await extractor.extract(chunkOf("Charles met Ada.", 1), { title: "A" });
+    }
+    expect(starts).toBe(0);
+    await extractor.extract(chunkOf("Ada wrote notes.", 2), { title: "A" });
+    expect(starts).toBe(1);
+  });
+});
+
 describe("an index run with the built-ins on their thread", () => {
   const root = mkdtempSync(join(tmpdir(), "kgrag-built-in-thread-"));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
