@@ -36,16 +36,21 @@ async function onThreadOrHere<T>(
  */
 export class ThreadedNlpExtractor implements Extractor {
   readonly kind = "offline-nlp" as const;
-  /** Enough chunks handed over that the thread keeps extracting while a merge batch commits. */
-  readonly inFlight: number;
   private readonly here = new OfflineNlpExtractor();
   private extracted = 0;
 
   constructor(
     private readonly thread: BuiltInThread,
     private readonly config: BuiltInThreadConfig,
-  ) {
-    this.inFlight = config.chunksInFlight;
+  ) {}
+
+  /**
+   * Enough chunks handed over that the thread keeps extracting while a merge batch commits; two
+   * once the thread is known to be unavailable (in-process work is synchronous, and thousands
+   * started at once would hold the event loop: no stop, no progress meanwhile). Read as a run starts.
+   */
+  get inFlight(): number {
+    return this.thread.usable ? this.config.chunksInFlight : 2;
   }
 
   /** Each run starts in-process again: a small run never starts the thread. */

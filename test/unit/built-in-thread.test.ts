@@ -108,6 +108,9 @@ describe("the built-ins' worker thread", () => {
       extraction: new OfflineNlpExtractor().extractText(first?.text ?? "", first?.title ?? ""),
     });
     expect(broken.usable).toBe(false);
+    // Runs after that keep two chunks in flight, as in-process extraction always did.
+    expect(extractor.inFlight).toBe(2);
+    expect(new ThreadedNlpExtractor(startedThread(), EAGER).inFlight).toBe(EAGER.chunksInFlight);
     expect(await embedder.embed(["a b c", "d e"])).toEqual(
       await new HashingEmbedder(32).embed(["a b c", "d e"]),
     );
