@@ -6,6 +6,8 @@
  * the embedded store's FTS5 tables do, so both rank alike.
  */
 
+import { BoundedMemo } from "../../util/bounded-memo.js";
+
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 /** What unicode61 keeps inside a token: letters, numbers, marks and private-use characters. */
@@ -26,10 +28,17 @@ function cjkWords(run: string): string[] {
   return words;
 }
 
+/**
+ * Segmented CJK runs, remembered: a flush indexes the same sentence many times (every relationship
+ * found in a sentence is described by it), and the dictionary segmenter was three quarters of a
+ * Chinese corpus's full-text flush. Bounded (cleared when full), about a few MB at most.
+ */
+const segmentedRuns = new BoundedMemo<string, string>(50_000);
+
 /** The text as stored in an FTS table: CJK runs become space-separated words, the rest is kept. */
 export function segmentForIndex(text: string): string {
   if (!HAS_CJK.test(text)) return text;
-  return text.replace(CJK_RUN, (run) => ` ${cjkWords(run).join(" ")} `);
+  return text.replace(CJK_RUN, (run) => segmentedRuns.get(run, () => ` ${cjkWords(run).join(" ")} `));
 }
 
 /**
