@@ -1,6 +1,11 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { foldToken, queryTerms, unicode61Token } from "../../src/storage/text/query-terms.js";
+import {
+  foldToken,
+  queryTerms,
+  segmentForIndex,
+  unicode61Token,
+} from "../../src/storage/text/query-terms.js";
 
 describe("query terms", () => {
   it("counts a word once whatever its case or accents, as the full-text index does", () => {
@@ -49,5 +54,33 @@ describe("query terms", () => {
     expect(terms).toContain("wrote");
     expect(terms.some((term) => term.includes("苏") || term.includes("轼"))).toBe(true);
     expect(new Set(terms).size).toBe(terms.length);
+  });
+});
+
+describe("text as the full-text index stores it", () => {
+  const fresh = (text: string) =>
+    text.replace(
+      /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu,
+      (run) =>
+        ` ${[...new Intl.Segmenter("zh", { granularity: "word" }).segment(run)]
+          .filter((part) => part.isWordLike)
+          .map((part) => part.segment)
+          .join(" ")} `,
+    );
+
+  it("cuts CJK runs into words and leaves other text as written", () => {
+    expect(segmentForIndex("Plain English, untouched.")).toBe("Plain English, untouched.");
+    const text = "苏轼在黄州写了《念奴娇》。Su Shi wrote it.";
+    const cut = segmentForIndex(text);
+    expect(cut).toBe(fresh(text));
+    expect(cut.startsWith(" 苏轼 在 ")).toBe(true);
+    expect(cut.endsWith("。Su Shi wrote it.")).toBe(true);
+  });
+
+  it("gives every text the segmenter's own cut, the same sentence in many texts included", () => {
+    const sentences = Array.from({ length: 300 }, (_, i) => `词人${i}在杭州西湖边写下了第${i}首词。`);
+    // Each sentence in several texts, as relationships found in one sentence are described by it.
+    const texts = sentences.flatMap((s, i) => [s, `${s} and ${sentences[(i * 7) % 300]}`, `关系：${s}`]);
+    for (const text of [...texts, ...texts.reverse()]) expect(segmentForIndex(text)).toBe(fresh(text));
   });
 });
