@@ -88,8 +88,11 @@ export class BuiltInThread {
   private readonly pending = new Map<number, Pending>();
   private idleTimer: NodeJS.Timeout | undefined;
   private answeredCount = 0;
-  /** One abort listener per signal (thousands of requests may share one), with its requests. */
-  private readonly bySignal = new Map<AbortSignal, Set<number>>();
+  /**
+   * One abort listener per signal (thousands of requests may share one) while it has requests in
+   * hand, removed with its last one: a long-running server sees a signal per index job.
+   */
+  private readonly bySignal = new Map<AbortSignal, { ids: Set<number>; onAbort: () => void }>();
 
   constructor(
     private readonly idleMs: number,
@@ -190,26 +193,33 @@ export class BuiltInThread {
   }
 
   private watch(signal: AbortSignal, id: number): void {
-    let ids = this.bySignal.get(signal);
-    if (!ids) {
-      const watched = new Set<number>();
-      ids = watched;
+    let watched = this.bySignal.get(signal);
+    if (!watched) {
+      const onAbort = () => this.stop(signal);
+      watched = { ids: new Set(), onAbort };
       this.bySignal.set(signal, watched);
-      signal.addEventListener("abort", () => this.stop(signal, watched), { once: true });
+      signal.addEventListener("abort", onAbort, { once: true });
     }
-    ids.add(id);
+    watched.ids.add(id);
   }
 
   private forget(id: number, pending: Pending): void {
     this.pending.delete(id);
-    if (pending.signal) this.bySignal.get(pending.signal)?.delete(id);
+    const { signal } = pending;
+    const watched = signal && this.bySignal.get(signal);
+    if (!signal || !watched) return;
+    watched.ids.delete(id);
+    if (watched.ids.size > 0) return;
+    this.bySignal.delete(signal);
+    signal.removeEventListener("abort", watched.onAbort);
   }
 
   /**
    * The signal's requests are dropped at once. When nothing else is waiting, the thread is ended
    * too, rather than left working through a queue whose answers nobody reads.
    */
-  private stop(signal: AbortSignal, ids: Set<number>): void {
+  private stop(signal: AbortSignal): void {
+    const ids = this.bySignal.get(signal)?.ids ?? new Set<number>();
     this.bySignal.delete(signal);
     for (const id of ids) {
       const waiting = this.pending.get(id);
@@ -240,6 +250,7 @@ export class BuiltInThread {
   private refuseAll(error: Error): void {
     const waiting = [...this.pending.values()];
     this.pending.clear();
+    for (const [signal, { onAbort }] of this.bySignal) signal.removeEventListener("abort", onAbort);
     this.bySignal.clear();
     for (const entry of waiting) entry.reject(error);
   }
