@@ -153,10 +153,10 @@ export const QuerySchema = z.object({
   globalBatchTokens: z.number().int().min(256).default(12000),
   communityLevel: z.number().int().min(0).default(2),
   responseType: z.string().default("Multiple Paragraphs"),
-  extractive: ExtractiveAnswerSchema.default(ExtractiveAnswerSchema.parse({})),
-  ranking: RankingSchema.default(RankingSchema.parse({})),
-  fusion: FusionSchema.default(FusionSchema.parse({})),
-  smallToBig: SmallToBigSchema.default(SmallToBigSchema.parse({})),
+  extractive: ExtractiveAnswerSchema.prefault({}),
+  ranking: RankingSchema.prefault({}),
+  fusion: FusionSchema.prefault({}),
+  smallToBig: SmallToBigSchema.prefault({}),
   /**
    * Questions whose offline keywords are remembered (0: none): the tagger's answer depends on the
    * text alone, and it is about a tenth of an offline query's CPU. Emptied whole past the cap.
@@ -392,7 +392,7 @@ export const ResolutionSchema = z.object({
   rounds: z.number().int().min(1).default(3),
   /** With a chat model, pairs the evidence leaves open are asked about (stage "resolve"). */
   confirmWithModel: z.boolean().default(true),
-  similarity: ResolutionSimilaritySchema.default(ResolutionSimilaritySchema.parse({})),
+  similarity: ResolutionSimilaritySchema.prefault({}),
 });
 
 /**
@@ -583,28 +583,28 @@ export const ConfigSchema = z
       .max(65536)
       .refine((n) => (n & (n - 1)) === 0, "a power of two")
       .default(16384),
-    chunking: ChunkingSchema.default(ChunkingSchema.parse({})),
-    extraction: ExtractionSchema.default(ExtractionSchema.parse({})),
-    merge: MergeSchema.default(MergeSchema.parse({})),
-    community: CommunitySchema.default(CommunitySchema.parse({})),
-    query: QuerySchema.default(QuerySchema.parse({})),
+    chunking: ChunkingSchema.prefault({}),
+    extraction: ExtractionSchema.prefault({}),
+    merge: MergeSchema.prefault({}),
+    community: CommunitySchema.prefault({}),
+    query: QuerySchema.prefault({}),
     /** Per-stage models; a stage not named here uses `llm`. */
     stages: StagesSchema.optional(),
     /** A folder of prompt files replacing the built-in prompts of the same name. */
     prompts: z.string().min(1).optional(),
-    estimate: EstimateSchema.default(EstimateSchema.parse({})),
+    estimate: EstimateSchema.prefault({}),
     /**
      * Merge aliases at index time. "auto" (default) resolves LLM extractions only: on the offline
      * extractor's noisy names and types it cost retrieval (README, bench/entity-resolution.ts).
      * "off": only hand-made merges apply.
      */
     entityResolution: z.enum(["auto", "on", "off"]).default("auto"),
-    resolution: ResolutionSchema.default(ResolutionSchema.parse({})),
-    vectorIndex: VectorIndexSchema.default(VectorIndexSchema.parse({})),
-    sqliteReadCache: SqliteReadCacheSchema.default(SqliteReadCacheSchema.parse({})),
-    sqliteSearch: SqliteSearchSchema.default(SqliteSearchSchema.parse({})),
-    indexOverlap: IndexOverlapSchema.default(IndexOverlapSchema.parse({})),
-    builtInThread: BuiltInThreadSchema.default(BuiltInThreadSchema.parse({})),
+    resolution: ResolutionSchema.prefault({}),
+    vectorIndex: VectorIndexSchema.prefault({}),
+    sqliteReadCache: SqliteReadCacheSchema.prefault({}),
+    sqliteSearch: SqliteSearchSchema.prefault({}),
+    indexOverlap: IndexOverlapSchema.prefault({}),
+    builtInThread: BuiltInThreadSchema.prefault({}),
   })
   .superRefine((config, ctx) => {
     if (config.stages && !config.llm) {
@@ -686,7 +686,9 @@ export function loadConfig(env: Env = process.env, overrides: KgragConfigInput =
   dropUnrequestedSections(fromEnv.values, [fromFile, given]);
   const merged = deepMerge(deepMerge(fromFile, fromEnv.values), given);
   const derived = keysFromVariables(merged, env);
-  const parsed = ConfigSchema.safeParse(merged);
+  // Parsed once or twice per process: zod's compiled fast path costs more to build (about 15 ms
+  // for this schema) than it saves.
+  const parsed = ConfigSchema.safeParse(merged, { jitless: true });
   if (!parsed.success) throw new ConfigError(invalidConfigMessage(parsed.error, file));
   const origins = { ...fromEnv.origins, ...derived };
   return { config: parsed.data, file, sources: sourcesOf(parsed.data, { file, fromFile, origins, given }) };

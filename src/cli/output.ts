@@ -19,11 +19,6 @@ function stringWidth(text: string): number {
   return stringWidthOfAnyText(text);
 }
 
-/** Small helpers shared by commands for printing tables and JSON. */
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
 /**
  * Columns are padded by display width, not string length: a CJK character takes two terminal
  * columns, so padding by `.length` would push every later column of a Chinese row out of line.

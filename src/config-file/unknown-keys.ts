@@ -4,7 +4,12 @@ import { isPlainObject, type Plain } from "./layers.js";
 /** The object schema under defaults, optionals and pipes, or null when `schema` holds no object. */
 function objectOf(schema: z.ZodType): z.ZodObject | null {
   if (schema instanceof z.ZodObject) return schema;
-  if (schema instanceof z.ZodDefault || schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) {
+  if (
+    schema instanceof z.ZodDefault ||
+    schema instanceof z.ZodPrefault ||
+    schema instanceof z.ZodOptional ||
+    schema instanceof z.ZodNullable
+  ) {
     return objectOf(schema.unwrap() as z.ZodType);
   }
   if (schema instanceof z.ZodPipe) return objectOf(schema.in as z.ZodType);

@@ -1,7 +1,8 @@
+import { lazySegmenter } from "../util/lazy-segmenter.js";
 import type { Embedder } from "./embedder.js";
 
 /** Word segmentation that also splits Chinese (ICU dictionary) and Japanese into words. */
-const segmenter = new Intl.Segmenter("en", { granularity: "word" });
+const segmenter = lazySegmenter("en", "word");
 
 // Whole words carry most of the signal; neighbours and word fragments add a little, so that word
 // order and inflections ("index", "indexing") count without outweighing exact matches.
@@ -53,7 +54,7 @@ export function lexicalWords(text: string): string[] {
       words.push(run);
       continue;
     }
-    for (const segment of segmenter.segment(run)) {
+    for (const segment of segmenter().segment(run)) {
       if (segment.isWordLike) words.push(segment.segment);
     }
   }

@@ -1,12 +1,13 @@
 import { stripMarkup } from "../nlp/markdown-prose.js";
 import { splitSentences } from "../nlp/sentence-split.js";
+import { lazySegmenter } from "../util/lazy-segmenter.js";
 import { countTokens, truncateToTokens } from "../util/tokens.js";
 import type { DescriptionSummarizer } from "./summarizer.js";
 
 /** A sentence sharing this much of its words (Jaccard) with one already chosen repeats it. */
 const NEAR_DUPLICATE = 0.7;
 
-const wordSegmenter = new Intl.Segmenter(undefined, { granularity: "word" });
+const wordSegmenter = lazySegmenter(undefined, "word");
 
 interface Sentence {
   text: string;
@@ -69,7 +70,7 @@ function uniqueSentences(fragments: string[]): Sentence[] {
 /** Words as Intl.Segmenter sees them, which also splits Chinese into words without spaces. */
 function wordsOf(text: string): Set<string> {
   const words = new Set<string>();
-  for (const { segment, isWordLike } of wordSegmenter.segment(text.toLowerCase())) {
+  for (const { segment, isWordLike } of wordSegmenter().segment(text.toLowerCase())) {
     if (isWordLike) words.add(segment);
   }
   return words;

@@ -1,6 +1,7 @@
+import { lazySegmenter } from "../util/lazy-segmenter.js";
 import { singleLine, unwrapLines } from "./line-breaks.js";
 
-const sentences = new Intl.Segmenter("en", { granularity: "sentence" });
+const sentences = lazySegmenter("en", "sentence");
 /**
  * Abbreviations whose stop ICU takes for a sentence end: titles, company forms, "No." and the
  * common Latin ones. Short on purpose: any other short word before a stop ("founded by Jon Vik.")
@@ -27,7 +28,7 @@ export function splitSentences(text: string): string[] {
   };
   let start = 0;
   let pending = "";
-  for (const s of sentences.segment(unwrapLines(text))) {
+  for (const s of sentences().segment(unwrapLines(text))) {
     pending += s.segment;
     if (ABBREVIATION_END.test(pending)) continue;
     push(text.slice(start, s.index + s.segment.length));

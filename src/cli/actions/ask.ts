@@ -8,7 +8,8 @@ import {
 } from "../../cypher/text2cypher.js";
 import type { OpenForCypher, TextToCypherCliOptions } from "../commands/ask.js";
 import { needsNeo4jMessage } from "../needs-neo4j.js";
-import { formatTable, printJson } from "../output.js";
+import { formatTable } from "../output.js";
+import { printJson } from "../print-json.js";
 import { UsageError } from "../usage-error.js";
 
 const needsNeo4j = (command: string) =>

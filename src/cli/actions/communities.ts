@@ -1,7 +1,8 @@
 import type { CommunityRecord } from "../../types.js";
 import type { CommunitiesOptions } from "../commands/communities.js";
 import type { OpenKgrag } from "../open.js";
-import { formatTable, printJson } from "../output.js";
+import { formatTable } from "../output.js";
+import { printJson } from "../print-json.js";
 
 export interface CommunityRow {
   id: string;

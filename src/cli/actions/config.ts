@@ -3,7 +3,8 @@ import { leafPaths, type Plain, setPath } from "../../config-file/layers.js";
 import { STAGES } from "../../llm/chat-model.js";
 import { stageSettings } from "../../llm/stage-models.js";
 import type { ConfigFlags } from "../commands/config.js";
-import { formatTable, printJson } from "../output.js";
+import { formatTable } from "../output.js";
+import { printJson } from "../print-json.js";
 
 const SECRET_KEYS = ["apiKey", "password"];
 const MASK = "***";

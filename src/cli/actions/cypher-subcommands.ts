@@ -7,7 +7,7 @@ import { type CypherValidation, type ValidateOptions, validateCypher } from "../
 import type { OpenForCypher } from "../commands/ask.js";
 import type { ValidateCliOptions } from "../commands/cypher-subcommands.js";
 import { needsNeo4jMessage } from "../needs-neo4j.js";
-import { printJson } from "../output.js";
+import { printJson } from "../print-json.js";
 import { UsageError } from "../usage-error.js";
 import { storageFromEnv } from "./ask.js";
 import { validateBatch } from "./cypher-validate-batch.js";

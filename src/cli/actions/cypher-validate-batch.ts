@@ -3,7 +3,7 @@ import type { CypherValidation } from "../../cypher/validator.js";
 import { parseJsonLine } from "../../util/jsonl-line.js";
 import { mustBe } from "../../util/zod-messages.js";
 import { readInputFile } from "../input-file.js";
-import { printJson } from "../output.js";
+import { printJson } from "../print-json.js";
 import { USAGE_EXIT_CODE, UsageError } from "../usage-error.js";
 
 const LINE_FORMAT = 'each line must be a JSON object {"id": ..., "cypher": "..."}';

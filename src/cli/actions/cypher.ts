@@ -21,7 +21,8 @@ import type { GraphStore } from "../../storage/graph-store.js";
 import { DriverRunner } from "../../storage/neo4j/driver-runner.js";
 import { Neo4jGraphStore } from "../../storage/neo4j/neo4j-store.js";
 import { type CypherOptions, NEEDS_NEO4J, type OpenServices } from "../commands/cypher.js";
-import { formatTable, printJson } from "../output.js";
+import { formatTable } from "../output.js";
+import { printJson } from "../print-json.js";
 import { UsageError } from "../usage-error.js";
 
 /** `kgrag cypher`: one read-only query (or .cypher file) on the Neo4j backend, as a table or JSON. */

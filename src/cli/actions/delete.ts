@@ -1,6 +1,6 @@
 import type { Kgrag } from "../../kgrag.js";
 import type { OpenKgrag } from "../open.js";
-import { printJson } from "../output.js";
+import { printJson } from "../print-json.js";
 import { UsageError } from "../usage-error.js";
 
 /** `kgrag delete`: refuses unknown ids, then deletes the documents and settles the graph. */

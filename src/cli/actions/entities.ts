@@ -4,7 +4,8 @@ import { UnknownEntityError } from "../../resolve/curation.js";
 import type { EntityRecord } from "../../types.js";
 import type { EntitiesCommonOptions } from "../commands/entities.js";
 import type { OpenKgrag } from "../open.js";
-import { formatTable, printJson, truncateToWidth } from "../output.js";
+import { formatTable, truncateToWidth } from "../output.js";
+import { printJson } from "../print-json.js";
 import { UsageError } from "../usage-error.js";
 
 /** Opens the workspace, runs one curation step, and turns an unknown name into a usage error. */

@@ -10,7 +10,8 @@ import { QUERY_MODES, type QueryMode } from "../../query/options.js";
 import type { KgragServices } from "../../services.js";
 import type { EvalFlags, OpenEvalWorkspace } from "../commands/eval.js";
 import { checkInputPath, readInputFile } from "../input-file.js";
-import { formatTable, printJson } from "../output.js";
+import { formatTable } from "../output.js";
+import { printJson } from "../print-json.js";
 import { UsageError } from "../usage-error.js";
 
 const CORPUS_FORMAT = 'one {"id", "title", "text"} JSON object per line';

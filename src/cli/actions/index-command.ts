@@ -6,7 +6,7 @@ import type { IndexSummary } from "../../workspace/indexing.js";
 import type { IndexFlags } from "../commands/index-command.js";
 import { INTERRUPTED_EXIT_CODE, runStoppable } from "../interrupt.js";
 import { type OpenKgrag, undoCreatedWorkspace, workspaceToCreate } from "../open.js";
-import { printJson } from "../output.js";
+import { printJson } from "../print-json.js";
 import { USAGE_EXIT_CODE, UsageError } from "../usage-error.js";
 
 /** `kgrag index`: indexes the paths, prints the summary, and sets the exit code from what failed. */

@@ -3,7 +3,8 @@ import { loadConfig } from "../../config.js";
 import { type DryRunReport, dryRunIndex } from "../../estimate/dry-run.js";
 import { usePromptOverrides } from "../../llm/prompts.js";
 import type { IndexFlags } from "../commands/index-command.js";
-import { formatTable, printJson } from "../output.js";
+import { formatTable } from "../output.js";
+import { printJson } from "../print-json.js";
 import { UsageError } from "../usage-error.js";
 
 /** `kgrag index --dry-run`: what indexing the paths from scratch would cost, with no model called. */

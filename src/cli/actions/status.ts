@@ -1,7 +1,8 @@
 import type { VectorIndexStatus } from "../../storage/graph-store.js";
 import { recordedModels, type StatusReport, storeContents } from "../../workspace/status.js";
 import { openWorkspaceStore } from "../open-store.js";
-import { formatTable, printJson, truncateToWidth } from "../output.js";
+import { formatTable, truncateToWidth } from "../output.js";
+import { printJson } from "../print-json.js";
 
 /**
  * `kgrag status`: the documents with their indexing status, and the graph totals. It opens the

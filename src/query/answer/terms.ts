@@ -1,8 +1,9 @@
 import { stemmer } from "stemmer";
 import { chineseSegmenter } from "../../nlp/jieba.js";
+import { lazySegmenter } from "../../util/lazy-segmenter.js";
 
 /** Word-level terms for matching a question against sentences, in any language ICU segments. */
-const words = new Intl.Segmenter("en", { granularity: "word" });
+const words = lazySegmenter("en", "word");
 
 // Function words and question words carry no topic; matching on them would rank every sentence alike.
 const STOPWORDS = new Set(
@@ -50,7 +51,7 @@ export function contentTerms(text: string): string[] {
 
 function otherWords(text: string): ContentWord[] {
   const out: ContentWord[] = [];
-  for (const s of words.segment(text)) {
+  for (const s of words().segment(text)) {
     if (!s.isWordLike || STOPWORDS.has(s.segment)) continue;
     const term = stem(s.segment);
     out.push({ term, forms: term === s.segment ? [term] : [term, s.segment] });

@@ -7,6 +7,7 @@
  */
 
 import { BoundedMemo } from "../../util/bounded-memo.js";
+import { lazySegmenter } from "../../util/lazy-segmenter.js";
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -20,11 +21,11 @@ const LATIN_DIACRITICS = /(?<=\p{Script=Latin}\p{M}*)[\u0300-\u036f]/gu;
 /** Longest query we turn into terms; longer queries are truncated, not rejected. */
 const MAX_QUERY_TERMS = 64;
 
-const wordSegmenter = new Intl.Segmenter("zh", { granularity: "word" });
+const wordSegmenter = lazySegmenter("zh", "word");
 
 function cjkWords(run: string): string[] {
   const words: string[] = [];
-  for (const part of wordSegmenter.segment(run)) if (part.isWordLike) words.push(part.segment);
+  for (const part of wordSegmenter().segment(run)) if (part.isWordLike) words.push(part.segment);
   return words;
 }
 
