@@ -53,6 +53,8 @@ await build({
     "query-worker": "src/server/queries/query-worker.ts",
     // The offline built-ins' worker thread (src/threads/built-in-thread.ts), found the same way.
     "offline-worker": "src/threads/offline-worker.ts",
+    // The HNSW files' background fold (src/storage/sqlite/background-fold.ts), spawned the same way.
+    "fold-process": "src/storage/sqlite/fold-process.ts",
   },
   bundle: true,
   splitting: true,

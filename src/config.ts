@@ -443,6 +443,21 @@ export const VectorIndexSchema = z.object({
   /** Segment files beside a main file before the next refresh folds them into it. */
   maxSegments: z.number().int().min(0).default(4),
   /**
+   * A fold that falls due is left to a process of its own, started after the refresh, at low
+   * priority (foldNice): the refresh saves one more segment instead, so a writer never waits for a
+   * main file to be loaded, extended and saved (at 1M chunks, 80-110 s of an addition that took
+   * 45 s otherwise). Searches use the segments until the folded file replaces them. false: fold in
+   * the writer, as before.
+   */
+  foldInBackground: z.boolean().default(true),
+  /**
+   * Segments a namespace may gather while background folds lag behind (one failed, or writes come
+   * faster than folds end); past this the writer folds itself.
+   */
+  maxSegmentsWhileFolding: z.number().int().min(0).default(12),
+  /** Niceness of the background fold process (0 to 19; higher yields more to other work). */
+  foldNice: z.number().int().min(0).max(19).default(10),
+  /**
    * Index files and manifest drafts that no manifest names (a process killed between writing one
    * and switching the manifest) are removed when a main file is saved, once untouched this long.
    */

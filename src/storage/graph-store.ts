@@ -111,6 +111,10 @@ export interface VectorIndexStatus {
   pending?: number;
   /** Segment files beside the main HNSW file (rows added since it was saved; folded in later). */
   segments?: number;
+  /** A background process is folding the segments into the main file now. */
+  folding?: boolean;
+  /** Why the last background fold failed (the segments stay in use; the next fold tries again). */
+  foldError?: string;
 }
 
 /**

@@ -4,8 +4,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { z } from "zod";
-import { testBundleEntry } from "../server/test-bundle-entry.js";
 import type { Extraction } from "../types.js";
+import { testBundleEntry } from "../util/test-bundle-entry.js";
 import type { FromBuiltInWorker, ToBuiltInWorker } from "./messages.js";
 
 /** The thread could not start or died: the caller does the work itself. */

@@ -37,7 +37,13 @@ function tempWorkspace(): string {
 
 async function open(workspace: string, settings: Partial<VectorIndexConfig> = {}): Promise<SqliteGraphStore> {
   const store = await openSqliteStore(workspace, {
-    vectorIndex: VectorIndexSchema.parse({ kind: "ann", minVectors: 0, ...settings }),
+    // Folds stay in the writer here; background folds have their own tests (ann-background-fold).
+    vectorIndex: VectorIndexSchema.parse({
+      kind: "ann",
+      minVectors: 0,
+      foldInBackground: false,
+      ...settings,
+    }),
   });
   opened.push(store);
   return store;

@@ -66,6 +66,13 @@ function describeIndex(index: VectorIndexStatus): string {
     ? ` (main file + ${index.segments} segment${index.segments > 1 ? "s" : ""})`
     : "";
   const size = `${(index.bytes / 1e6).toFixed(1)} MB${segments}`;
-  if (index.fresh) return `${head} ${size}, fresh`;
-  return `${head} ${size}, stale: ${index.pending ?? 0} changes scored exactly until the next write refreshes it`;
+  const state = index.fresh
+    ? "fresh"
+    : `stale: ${index.pending ?? 0} changes scored exactly until the next write refreshes it`;
+  return `${head} ${size}, ${state}${foldNote(index)}`;
+}
+
+function foldNote(index: VectorIndexStatus): string {
+  if (index.folding) return "; folding its segments in the background";
+  return index.foldError ? `; the last background fold failed: ${index.foldError}` : "";
 }

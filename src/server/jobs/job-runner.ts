@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
-import { testBundleEntry } from "../test-bundle-entry.js";
+import { testBundleEntry } from "../../util/test-bundle-entry.js";
 import type { JobSpec, WorkerMessage } from "./job-types.js";
 
 type Outcome = Extract<WorkerMessage, { type: "finished" | "failed" }>;

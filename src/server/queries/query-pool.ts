@@ -2,8 +2,8 @@ import { type ChildProcess, fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { QueryContextEvent } from "../../query/options.js";
+import { testBundleEntry } from "../../util/test-bundle-entry.js";
 import { badRequest } from "../errors.js";
-import { testBundleEntry } from "../test-bundle-entry.js";
 import type { FromQueryWorker, PlainQueryOptions, QueryWorkerData, ToQueryWorker } from "./query-messages.js";
 
 /** What a streaming caller hears before the result. */

@@ -15,9 +15,21 @@ import type { Index } from "usearch";
 import { z } from "zod";
 import type { VectorIndexConfig } from "../../config.js";
 import type { VectorNamespace } from "../../types.js";
+import { isHeld, lockWaiting, tryLock } from "./ann-locks.js";
 
 /** Folder of the HNSW files, beside the SQLite file in the workspace. */
 export const ANN_FOLDER = "vectors";
+
+/** A manifest switch takes milliseconds; a lock this old was left by a process that hung or died. */
+const MANIFEST_LOCK_STALE_MS = 30_000;
+const MANIFEST_LOCK_WAIT_MS = 60_000;
+
+/** The main file a background fold wrote, to take the place of the main file and segments it folded. */
+export interface FoldedFile {
+  file: string;
+  bytes: number;
+  count: number;
+}
 
 /** An index file as a manifest names it: its name, size in bytes (checked before mapping) and vector count. */
 const indexFileFields = {
@@ -56,6 +68,8 @@ const ManifestSchema = z.object({
   covered: z.number().int().min(0).optional(),
 });
 export type AnnManifest = z.infer<typeof ManifestSchema>;
+
+const FoldErrorSchema = z.object({ message: z.string() });
 
 /** The generation up to which the files (and the removals they leave out) account for every row. */
 export function coveredGeneration(manifest: AnnManifest): number {
@@ -195,8 +209,7 @@ export class AnnFiles {
     facts: { generation: number; dim: number },
     config: VectorIndexConfig,
   ): AnnManifest {
-    const previous = this.manifest(ns);
-    const { file, bytes } = this.write(ns, index, facts.generation);
+    const { file, bytes } = this.writeIndexFile(ns, index, facts.generation);
     const manifest: AnnManifest = {
       file,
       bytes,
@@ -209,11 +222,107 @@ export class AnnFiles {
       segments: [],
       covered: facts.generation,
     };
-    this.writeManifest(ns, manifest);
+    const previous = this.underManifestLock(ns, () => {
+      const current = this.manifest(ns);
+      this.writeManifest(ns, manifest);
+      return current;
+    });
     for (const old of previous ? filesOf(previous) : [])
       if (old.file !== file) rmSync(join(this.folder(), old.file), { force: true });
     this.removeOrphans(ns, manifest, config.orphanFileMinutes);
     return manifest;
+  }
+
+  /**
+   * Puts a background fold's main file in place of the main file and segments it was made from
+   * (`base`), keeping the segments saved since. Nothing changes if the main file was replaced
+   * meanwhile (a foreground fold or a rebuild, which hold every row already): the caller removes
+   * its file. The generation of the new main file is the one `base` covered.
+   */
+  commitFold(ns: VectorNamespace, base: AnnManifest, folded: FoldedFile): AnnManifest | undefined {
+    const committed = this.underManifestLock(ns, () => {
+      const current = this.manifest(ns);
+      const foldedSegments = base.segments.map((segment) => segment.file);
+      if (
+        !current ||
+        current.file !== base.file ||
+        !foldedSegments.every((file, i) => current.segments[i]?.file === file)
+      )
+        return undefined;
+      const next: AnnManifest = {
+        ...current,
+        ...folded,
+        generation: coveredGeneration(base),
+        builtAt: new Date().toISOString(),
+        segments: current.segments.slice(foldedSegments.length),
+      };
+      this.writeManifest(ns, next);
+      return next;
+    });
+    if (!committed) return undefined;
+    // A process that mapped them keeps its mapping (the files go only from the folder).
+    for (const old of filesOf(base)) rmSync(join(this.folder(), old.file), { force: true });
+    return committed;
+  }
+
+  /** Removes an index file no manifest names (a background fold that lost to another fold). */
+  removeFile(file: string): void {
+    rmSync(join(this.folder(), file), { force: true });
+  }
+
+  /** Where a failed background fold left its error (see fold-process.ts). */
+  foldErrorPath(ns: VectorNamespace): string {
+    return join(this.folder(), `${ns}.fold-error.json`);
+  }
+
+  /** The message of the last background fold's failure, if it failed. */
+  foldError(ns: VectorNamespace): string | undefined {
+    try {
+      const parsed = FoldErrorSchema.safeParse(JSON.parse(readFileSync(this.foldErrorPath(ns), "utf8")));
+      return parsed.success ? parsed.data.message : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  clearFoldError(ns: VectorNamespace): void {
+    rmSync(this.foldErrorPath(ns), { force: true });
+  }
+
+  /** The lock a background fold of the namespace holds while it runs (one at a time). */
+  foldLockPath(ns: VectorNamespace): string {
+    return join(this.folder(), `${ns}.fold.lock`);
+  }
+
+  /** The namespace's background fold lock, when no live process holds it. */
+  tryFoldLock(ns: VectorNamespace): (() => void) | undefined {
+    mkdirSync(this.folder(), { recursive: true });
+    // Held for the whole fold (minutes at 1M vectors): only a dead owner frees it.
+    return tryLock(this.foldLockPath(ns), 0);
+  }
+
+  /** Whether a background fold of the namespace is running now. */
+  foldRunning(ns: VectorNamespace): boolean {
+    return isHeld(this.foldLockPath(ns));
+  }
+
+  /**
+   * Manifest switches of every process on the workspace take turns: each reads the manifest it
+   * replaces and writes the next one under this lock, so a segment saved by a writer and a fold
+   * committed by a background process never overwrite each other.
+   */
+  private underManifestLock<T>(ns: VectorNamespace, step: () => T): T {
+    mkdirSync(this.folder(), { recursive: true });
+    const release = lockWaiting(
+      `${this.manifestPath(ns)}.lock`,
+      MANIFEST_LOCK_WAIT_MS,
+      MANIFEST_LOCK_STALE_MS,
+    );
+    try {
+      return step();
+    } finally {
+      release();
+    }
   }
 
   /**
@@ -244,7 +353,7 @@ export class AnnFiles {
    * removed and the index left to be collected.
    */
   saveSegment(ns: VectorNamespace, index: HnswIndex, manifest: AnnManifest, generation: number): AnnManifest {
-    const { file, bytes } = this.write(ns, index, generation);
+    const { file, bytes } = this.writeIndexFile(ns, index, generation);
     const segment: AnnSegment = {
       file,
       bytes,
@@ -270,14 +379,17 @@ export class AnnFiles {
    * Otherwise the current manifest stands, and is returned.
    */
   private replaceManifest(ns: VectorNamespace, base: AnnManifest, next: AnnManifest): AnnManifest {
-    const current = this.manifest(ns);
-    if (!current || !sameFiles(current, base) || coveredGeneration(current) !== coveredGeneration(base))
-      return current ?? base;
-    this.writeManifest(ns, next);
-    return next;
+    return this.underManifestLock(ns, () => {
+      const current = this.manifest(ns);
+      if (!current || !sameFiles(current, base) || coveredGeneration(current) !== coveredGeneration(base))
+        return current ?? base;
+      this.writeManifest(ns, next);
+      return next;
+    });
   }
 
-  private write(ns: VectorNamespace, index: HnswIndex, generation: number): { file: string; bytes: number } {
+  /** Saves the index under a new unique name that no manifest names yet. */
+  writeIndexFile(ns: VectorNamespace, index: HnswIndex, generation: number): { file: string; bytes: number } {
     mkdirSync(this.folder(), { recursive: true });
     const file = `${ns}-${generation}-${randomBytes(4).toString("hex")}.usearch`;
     const path = join(this.folder(), file);

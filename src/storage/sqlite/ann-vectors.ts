@@ -62,6 +62,8 @@ const BUILD_BATCH = 2048;
  */
 export class AnnVectors {
   private readonly open = new Map<VectorNamespace, OpenIndex>();
+  /** Namespaces whose fold fell due and was left to a background process (see takeDueFolds). */
+  private readonly foldsDue = new Set<VectorNamespace>();
 
   constructor(
     private readonly sql: Sql,
@@ -101,13 +103,19 @@ export class AnnVectors {
    * building it from the stored vectors when it is missing, damaged or built with other settings.
    */
   refresh(ns: VectorNamespace): AnnManifest | undefined {
-    const manifest = this.files.manifest(ns);
     const dim = this.storedDimension(ns);
     if (dim === undefined) return undefined;
-    const saved =
-      manifest && fitsConfig(manifest, dim, this.config)
-        ? this.update(ns, manifest, dim)
-        : this.build(ns, dim);
+    let saved: AnnManifest | undefined;
+    // A segment is not saved over a manifest another process switched meanwhile (a background
+    // fold committing): the update is made again on the new manifest.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const manifest = this.files.manifest(ns);
+      saved =
+        manifest && fitsConfig(manifest, dim, this.config)
+          ? this.update(ns, manifest, dim)
+          : this.build(ns, dim);
+      if (coveredGeneration(saved) >= this.generation(ns)) break;
+    }
     // The next search re-reads the manifest, keeping the files already mapped (see opened).
     const open = this.open.get(ns);
     if (open) open.delta = undefined;
@@ -146,14 +154,30 @@ export class AnnVectors {
   }
 
   /** The file's size and how many stored rows it does not reflect yet (a missing file: all). */
-  status(ns: VectorNamespace): { fresh: boolean; bytes?: number; pending: number; segments?: number } {
+  status(ns: VectorNamespace): {
+    fresh: boolean;
+    bytes?: number;
+    pending: number;
+    segments?: number;
+    folding?: boolean;
+    foldError?: string;
+  } {
     const manifest = this.files.manifest(ns);
     const pending = this.pendingRows(ns, manifest);
     const removed = manifest ? this.removedSince(ns, coveredGeneration(manifest)) : 0;
     const fresh = manifest !== undefined && pending === 0 && removed === 0;
     if (!manifest) return { fresh, pending };
     const bytes = manifest.segments.reduce((sum, segment) => sum + segment.bytes, manifest.bytes);
-    return { fresh, bytes, pending: pending + removed, segments: manifest.segments.length };
+    const folding = this.files.foldRunning(ns);
+    const foldError = this.files.foldError(ns);
+    return {
+      fresh,
+      bytes,
+      pending: pending + removed,
+      segments: manifest.segments.length,
+      ...(folding ? { folding } : {}),
+      ...(foldError ? { foldError } : {}),
+    };
   }
 
   close(): void {
@@ -329,13 +353,80 @@ export class AnnVectors {
       const segmentRows = manifest.segments.reduce((sum, segment) => sum + segment.count, changed.length);
       const outdated = segmentRows + this.removedSince(ns, manifest.generation);
       const { segmentShare, maxSegments } = this.config;
-      if (manifest.segments.length >= maxSegments || outdated > segmentShare * manifest.count)
-        return this.fold(ns, manifest, dim, generation);
+      if (manifest.segments.length >= maxSegments || outdated > segmentShare * manifest.count) {
+        if (!this.leavesFoldToBackground(manifest, changed.length))
+          return this.fold(ns, manifest, dim, generation);
+        this.foldsDue.add(ns);
+      }
       if (changed.length === 0) return this.files.cover(ns, manifest, generation);
       const index = newHnswIndex(dim, this.config);
       this.addWithProgress(ns, index, changed.values(), changed.length, dim);
       return this.files.saveSegment(ns, index, manifest, generation);
     });
+  }
+
+  /**
+   * Whether a fold now due can wait for a background process, the new rows going into one more
+   * segment meanwhile: not when folds are kept in the writer, when the segments have piled up past
+   * maxSegmentsWhileFolding (background folds failing or lagging), or when the new rows are many
+   * beside the main file (the fold would insert them again: cheaper to fold them in at once).
+   */
+  private leavesFoldToBackground(manifest: AnnManifest, newRows: number): boolean {
+    const { foldInBackground, maxSegmentsWhileFolding, segmentShare } = this.config;
+    return (
+      foldInBackground &&
+      manifest.segments.length < maxSegmentsWhileFolding &&
+      newRows <= segmentShare * manifest.count
+    );
+  }
+
+  /** The namespaces whose fold was left to a background process since the last call, unless one runs already. */
+  takeDueFolds(): VectorNamespace[] {
+    const due = [...this.foldsDue].filter((ns) => !this.files.foldRunning(ns));
+    this.foldsDue.clear();
+    return due;
+  }
+
+  /**
+   * The background fold (run by fold-process.ts, holding the namespace's fold lock): the main file
+   * with every row and removal its segments account for, saved under a new name and put in place
+   * of the main file and those segments. Segments saved meanwhile stay; a main file replaced
+   * meanwhile wins. Reads SQLite in one snapshot and writes nothing to it.
+   */
+  foldSaved(ns: VectorNamespace, base = this.files.manifest(ns)): AnnManifest | undefined {
+    if (!base || base.segments.length === 0) return base;
+    const dim = this.storedDimension(ns);
+    if (dim === undefined || !fitsConfig(base, dim, this.config)) return undefined;
+    const upTo = coveredGeneration(base);
+    const { removed, changed } = this.readSnapshot(() => ({
+      removed: this.sql.column<number>(
+        "SELECT key FROM vector_removals WHERE namespace = ? AND gen > ? AND gen <= ?",
+        ns,
+        base.generation,
+        upTo,
+      ),
+      changed: this.sql
+        .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? AND gen > ? AND gen <= ?")
+        .all(ns, base.generation, upTo) as { key: number; vector: Buffer }[],
+    }));
+    let index: HnswIndex;
+    try {
+      index = this.files.load(base, this.config);
+    } catch (error) {
+      // A writer folded or rebuilt meanwhile, removing the file: its main file holds every row.
+      if (this.files.manifest(ns)?.file !== base.file) return undefined;
+      throw error;
+    }
+    for (const key of [...removed, ...changed.map((row) => row.key)]) {
+      if (index.contains(BigInt(key))) index.remove(BigInt(key));
+    }
+    this.addWithProgress(ns, index, changed.values(), changed.length, dim);
+    const { file, bytes } = this.files.writeIndexFile(ns, index, upTo);
+    const folded = { file, bytes, count: index.size() };
+    this.files.release(index, file);
+    const committed = this.files.commitFold(ns, base, folded);
+    if (!committed) this.files.removeFile(file);
+    return committed;
   }
 
   /** Adds the rows (`total` of them) with a progress bar: a build, a segment or a fold. */

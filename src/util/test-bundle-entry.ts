@@ -7,7 +7,9 @@ import { dirname, join } from "node:path";
  * names it in KGRAG_TEST_CLI_BUNDLE: a job or query process then starts from that bundle's entry
  * of the same name instead of compiling the sources again through tsx, a second or more each.
  */
-export function testBundleEntry(name: "job-process" | "query-worker" | "offline-worker"): string | undefined {
+export function testBundleEntry(
+  name: "job-process" | "query-worker" | "offline-worker" | "fold-process",
+): string | undefined {
   const cli = process.env.KGRAG_TEST_CLI_BUNDLE;
   if (!cli) return undefined;
   const file = join(dirname(cli), `${name}.js`);

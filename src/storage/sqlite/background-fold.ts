@@ -1,0 +1,63 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { setPriority } from "node:os";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { type VectorIndexConfig, VectorIndexSchema } from "../../config.js";
+import type { VectorNamespace } from "../../types.js";
+import { testBundleEntry } from "../../util/test-bundle-entry.js";
+
+/** What the fold process is told, as one JSON argument. */
+export const FoldRequestSchema = z.object({
+  workspaceDir: z.string().min(1),
+  namespaces: z.array(z.enum(["chunks", "entities", "relationships", "communities"])).min(1),
+  vectorIndex: VectorIndexSchema,
+});
+export type FoldRequest = z.infer<typeof FoldRequestSchema>;
+
+/**
+ * fold-process beside this module: compiled JavaScript in a build (dist/src, or the bundled CLI's
+ * entry beside its chunks), TypeScript through tsx when kgrag runs from sources.
+ */
+function foldEntry(): { file: string; execArgv: string[] } {
+  const js = fileURLToPath(new URL("./fold-process.js", import.meta.url));
+  if (existsSync(js)) return { file: js, execArgv: [] };
+  const bundled = testBundleEntry("fold-process");
+  if (bundled) return { file: bundled, execArgv: [] };
+  return {
+    file: fileURLToPath(new URL("./fold-process.ts", import.meta.url)),
+    execArgv: ["--import", "tsx"],
+  };
+}
+
+/**
+ * Starts a process of its own that folds the namespaces' segments into their main files, at low
+ * priority, and does not wait for it: it outlives a CLI command that started it. Returns its pid,
+ * or undefined when it could not start (the next refresh that finds the fold due tries again, and
+ * the writer folds itself once segments pass maxSegmentsWhileFolding).
+ */
+export function startBackgroundFold(
+  workspaceDir: string,
+  namespaces: VectorNamespace[],
+  vectorIndex: VectorIndexConfig,
+): number | undefined {
+  const request: FoldRequest = { workspaceDir, namespaces, vectorIndex };
+  const entry = foldEntry();
+  try {
+    const child = spawn(process.execPath, [...entry.execArgv, entry.file, JSON.stringify(request)], {
+      detached: true,
+      stdio: "ignore",
+    });
+    child.on("error", () => {});
+    child.unref();
+    if (child.pid === undefined) return undefined;
+    try {
+      setPriority(child.pid, vectorIndex.foldNice);
+    } catch {
+      // Lowering priority is a courtesy to the other work; the fold runs all the same.
+    }
+    return child.pid;
+  } catch {
+    return undefined;
+  }
+}
