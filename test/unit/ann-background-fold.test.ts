@@ -1,13 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { ClusteredVectors } from "../../bench/support/clustered-vectors.js";
 import { type VectorIndexConfig, VectorIndexSchema } from "../../src/config.js";
 import { ANN_FOLDER, AnnFiles } from "../../src/storage/sqlite/ann-file.js";
 import { AnnVectors } from "../../src/storage/sqlite/ann-vectors.js";
-import { openDatabase, Sql } from "../../src/storage/sqlite/connection.js";
+import { Sql } from "../../src/storage/sqlite/connection.js";
 import { openSqliteStore, type SqliteGraphStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
 import type { VectorItem } from "../../src/types.js";
 
@@ -88,11 +89,11 @@ async function withTwoSegments(workspace: string, points: ClusteredVectors, stor
   expect(indexFiles(workspace)).toHaveLength(3);
 }
 
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+async function waitFor(check: () => boolean, timeoutMs: number, everyMs = 100): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 
@@ -103,33 +104,36 @@ describe("HNSW folds in the background", () => {
     const store = await open(workspace);
     const exact = await open(workspace, { kind: "exact" });
     await withTwoSegments(workspace, points, store);
-    const [main] = indexFiles(workspace);
+    const before = indexFiles(workspace);
     const queries = items(points, 12, "q").map((item) => item.vector);
 
     await store.upsertVectors("chunks", items(points, 10, "c"));
     await store.refreshIndexes();
     // The writer did not fold: the same main file with a third segment (a process starts in far
     // more than the time to get here).
-    expect(indexFiles(workspace)).toEqual([main, expect.any(String), expect.any(String), expect.any(String)]);
+    const withThird = indexFiles(workspace);
+    expect(withThird).toEqual([...before, expect.any(String)]);
+    expect(store.backgroundFolds()).toEqual([{ pid: expect.any(Number), namespaces: ["chunks"] }]);
     await expectExactAnswers(store, exact, queries);
 
     await waitFor(() => indexFiles(workspace).length === 1, 60_000);
-    const [folded] = indexFiles(workspace);
-    expect(folded).not.toBe(main);
-    expect(usearchFiles(workspace)).toEqual([folded]);
+    const folded = new AnnFiles(workspace).manifest("chunks");
+    expect(before).not.toContain(folded?.file);
+    // Every row but the deleted v7: 400 + 20 + 10 + 10 - 1.
+    expect(folded?.count).toBe(439);
+    // The replaced files stay a while for processes that read the old manifest; orphans later.
+    expect(usearchFiles(workspace)).toEqual([...withThird, folded?.file].sort());
     await expectExactAnswers(store, exact, queries);
     const reopened = await open(workspace);
     await expectExactAnswers(reopened, exact, queries);
-    expect(
-      idsOfNearest(await reopened.searchVectors("chunks", items(points, 1, "x")[0]?.vector ?? [], 440)),
-    ).not.toContain("v7");
     await waitFor(() => !new AnnFiles(workspace).foldRunning("chunks"), 30_000);
     const status = (await reopened.vectorIndexStatus()).find((s) => s.namespace === "chunks");
     expect(status).toMatchObject({ fresh: true, pending: 0, segments: 0 });
     expect(status?.folding).toBeUndefined();
+    expect(status?.foldError).toBeUndefined();
   });
 
-  it("keeps the segments saved while a fold ran, and gives way to a main file replaced meanwhile", async () => {
+  it("keeps the segments and deletions saved while a fold ran", async () => {
     const workspace = tempWorkspace();
     const points = new ClusteredVectors(16, 6, 32);
     const store = await open(workspace);
@@ -137,9 +141,9 @@ describe("HNSW folds in the background", () => {
     await withTwoSegments(workspace, points, store);
     const files = new AnnFiles(workspace);
     // This test plays the background process: holding the fold lock, no other process is started.
-    const release = files.tryFoldLock("chunks");
-    expect(release).toBeDefined();
-    closers.push(() => release?.());
+    const lock = files.tryFoldLock("chunks");
+    expect(lock).toBeDefined();
+    closers.push(() => lock?.release());
     const base = files.manifest("chunks");
 
     // Written while "the fold runs": one more segment, past maxSegments, kept by the writer.
@@ -147,34 +151,78 @@ describe("HNSW folds in the background", () => {
     await store.deleteVectors("chunks", ["v9"]);
     await store.refreshIndexes();
     expect(indexFiles(workspace)).toHaveLength(4);
+    expect(store.backgroundFolds()).toEqual([]);
     expect((await store.vectorIndexStatus()).find((s) => s.namespace === "chunks")).toMatchObject({
       folding: true,
       segments: 3,
     });
 
-    const { db } = openDatabase(sqliteFile(workspace));
-    closers.push(() => db.close());
-    const ann = new AnnVectors(new Sql(db), files, configOf());
+    const ann = readOnlyAnn(workspace, files);
     const committed = ann.foldSaved("chunks", base);
     const during = files.manifest("chunks")?.segments.at(-1);
     expect(committed?.segments).toEqual([during]);
     expect(committed?.generation).toBe(base?.covered);
-    expect(usearchFiles(workspace)).toEqual([committed?.file, during?.file].sort());
+    // v7 went before the fold's generation, v9 after it: only v7 is gone from the main file.
+    expect(committed?.count).toBe(429);
     const queries = items(points, 12, "q").map((item) => item.vector);
-    await expectExactAnswers(store, exact, queries);
-    expect(idsOfNearest(await store.searchVectors("chunks", queries[0] ?? [], 450))).not.toContain("v9");
+    await expectExactAnswers(store, exact, [...queries, ...items(points, 4, "v").map((item) => item.vector)]);
+  });
 
-    // A fold from a main file that was replaced since (a writer folded) changes nothing.
-    const stale = files.manifest("chunks");
+  it("commits nothing over a main file replaced since the fold began", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 6, 34);
+    const store = await open(workspace);
+    await withTwoSegments(workspace, points, store);
+    const files = new AnnFiles(workspace);
+    const base = files.manifest("chunks");
+    if (!base) throw new Error("no manifest");
+    // A writer folds meanwhile (its own settings: every refresh folds).
     const writer = await open(workspace, { foldInBackground: false, maxSegments: 0 });
     await writer.upsertVectors("chunks", items(points, 5, "late"));
     await writer.refreshIndexes();
     const afterWriter = files.manifest("chunks");
-    expect(afterWriter?.file).not.toBe(stale?.file);
-    if (stale) stale.segments.push(...(afterWriter?.segments ?? []));
-    expect(ann.foldSaved("chunks", stale)).toBeUndefined();
+    expect(afterWriter?.file).not.toBe(base.file);
+    const folded = { file: "chunks-0-00000000.usearch", bytes: 1, count: 1 };
+    expect(files.commitFold("chunks", base, folded, 60)).toBeUndefined();
     expect(files.manifest("chunks")).toEqual(afterWriter);
-    expect(usearchFiles(workspace)).toEqual([afterWriter?.file]);
+    // A fold asked for from the old manifest loads nothing and changes nothing.
+    expect(readOnlyAnn(workspace, files).foldSaved("chunks", base)).toBeUndefined();
+    expect(files.manifest("chunks")).toEqual(afterWriter);
+  });
+
+  it("survives a fold process killed with SIGKILL: answers stay exact and the next fold takes over", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(64, 6, 35);
+    // Enough rows that the fold is most likely still running when it is killed.
+    const store = await open(workspace, { segmentShare: 0.9 });
+    const exact = await open(workspace, { kind: "exact" });
+    await store.upsertVectors("chunks", items(points, 20_000, "v"));
+    await store.refreshIndexes();
+    for (const batch of ["a", "b", "c"]) {
+      await store.upsertVectors("chunks", items(points, 5000, batch));
+      await store.refreshIndexes();
+    }
+    const [started] = store.backgroundFolds();
+    if (!started) throw new Error("no background fold was started");
+    const files = new AnnFiles(workspace);
+    const before = indexFiles(workspace);
+    const queries = items(points, 10, "q").map((item) => item.vector);
+    const answersBefore = await answers(store, queries);
+    await waitFor(() => files.foldRunning("chunks") || indexFiles(workspace).length === 1, 30_000, 5);
+    process.kill(started.pid, "SIGKILL");
+    // Killed before it switched the manifest (the usual case): the same files, the same answers;
+    // or just after: the folded file. Either way whole, and a 35,000-row graph finds most of exact.
+    const after = indexFiles(workspace);
+    if (after.join() === before.join()) expect(await answers(store, queries)).toEqual(answersBefore);
+    else expect(after).toHaveLength(1);
+    expect(await recall(store, exact, queries)).toBeGreaterThanOrEqual(0.9);
+    await waitFor(() => !files.foldRunning("chunks"), 10_000);
+
+    await store.upsertVectors("chunks", items(points, 10, "d"));
+    await store.refreshIndexes();
+    await waitFor(() => indexFiles(workspace).length === 1, 60_000);
+    expect(files.manifest("chunks")?.count).toBe(35_010);
+    expect(await recall(store, exact, queries)).toBeGreaterThanOrEqual(0.9);
   });
 
   it("folds in the writer once segments pile up past maxSegmentsWhileFolding", async () => {
@@ -183,8 +231,8 @@ describe("HNSW folds in the background", () => {
     const store = await open(workspace, { maxSegmentsWhileFolding: 3 });
     await withTwoSegments(workspace, points, store);
     const files = new AnnFiles(workspace);
-    const release = files.tryFoldLock("chunks");
-    closers.push(() => release?.());
+    const lock = files.tryFoldLock("chunks");
+    closers.push(() => lock?.release());
     const [main] = indexFiles(workspace);
     await store.upsertVectors("chunks", items(points, 10, "c"));
     await store.refreshIndexes();
@@ -197,31 +245,69 @@ describe("HNSW folds in the background", () => {
 
   it("takes over a fold lock whose process is gone, and never one a live process holds", () => {
     const workspace = tempWorkspace();
+    mkdirSync(join(workspace, ANN_FOLDER));
     const files = new AnnFiles(workspace);
     const first = files.tryFoldLock("chunks");
     expect(first).toBeDefined();
     expect(files.foldRunning("chunks")).toBe(true);
     expect(files.tryFoldLock("chunks")).toBeUndefined();
-    first?.();
+    first?.release();
     expect(files.foldRunning("chunks")).toBe(false);
     // A pid that has ended: the lock a killed fold left behind.
     const ended = spawnSync(process.execPath, ["-e", "0"]).pid;
-    writeFileSync(files.foldLockPath("chunks"), String(ended));
+    writeFileSync(files.foldLockPath("chunks"), `${ended} 0123456789abcdef`);
     expect(files.foldRunning("chunks")).toBe(false);
     const taken = files.tryFoldLock("chunks");
     expect(taken).toBeDefined();
-    taken?.();
+    // A release removes only its own lock: one another process holds now stays.
+    writeFileSync(files.foldLockPath("chunks"), `${process.pid} another`);
+    taken?.release();
+    expect(files.foldRunning("chunks")).toBe(true);
+    // A live pid that stopped touching its lock for long (the pid was reused): stale.
+    const longAgo = new Date(Date.now() - 11 * 60_000);
+    utimesSync(files.foldLockPath("chunks"), longAgo, longAgo);
+    expect(files.foldRunning("chunks")).toBe(false);
     // An empty lock file is one being written, unless old: its writer died before filling it.
     writeFileSync(files.foldLockPath("chunks"), "");
     expect(files.tryFoldLock("chunks")).toBeUndefined();
-    const longAgo = new Date(Date.now() - 120_000);
-    utimesSync(files.foldLockPath("chunks"), longAgo, longAgo);
+    const minutesAgo = new Date(Date.now() - 120_000);
+    utimesSync(files.foldLockPath("chunks"), minutesAgo, minutesAgo);
     const afterEmpty = files.tryFoldLock("chunks");
     expect(afterEmpty).toBeDefined();
-    afterEmpty?.();
+    afterEmpty?.release();
+    expect(readdirSync(join(workspace, ANN_FOLDER))).toEqual([]);
+  });
+
+  it("does not bring back a workspace removed before its fold ran", () => {
+    const workspace = tempWorkspace();
+    const files = new AnnFiles(workspace);
+    expect(files.tryFoldLock("chunks")).toBeUndefined();
+    expect(existsSync(join(workspace, ANN_FOLDER))).toBe(false);
   });
 });
 
-function idsOfNearest(hits: { id: string }[]): string[] {
-  return hits.map((hit) => hit.id);
+async function answers(store: SqliteGraphStore, queries: number[][]): Promise<string[][]> {
+  const found: string[][] = [];
+  for (const query of queries)
+    found.push((await store.searchVectors("chunks", query, 10)).map((hit) => hit.id));
+  return found;
+}
+
+/** Share of the exact top-10 ids that the store's top-10 holds, over the queries. */
+async function recall(
+  store: SqliteGraphStore,
+  exact: SqliteGraphStore,
+  queries: number[][],
+): Promise<number> {
+  const truth = await answers(exact, queries);
+  const found = await answers(store, queries);
+  const hits = truth.reduce((sum, ids, i) => sum + ids.filter((id) => found[i]?.includes(id)).length, 0);
+  return hits / truth.reduce((sum, ids) => sum + ids.length, 0);
+}
+
+/** The fold's view of the workspace: a read-only SQLite connection, as fold-process.ts opens it. */
+function readOnlyAnn(workspace: string, files: AnnFiles): AnnVectors {
+  const db = new Database(sqliteFile(workspace), { readonly: true, fileMustExist: true });
+  closers.push(() => db.close());
+  return new AnnVectors(new Sql(db), files, configOf());
 }

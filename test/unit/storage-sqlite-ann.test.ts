@@ -94,6 +94,24 @@ describe("SQLite HNSW vector index", () => {
     }
   });
 
+  // usearch kept one search context after the adds on one thread, and the first add on two threads
+  // failed ("Reserve capacity ahead of insertions!") unless it grew the index again.
+  it.each([5000, 4100, 6143, 8500])(
+    "builds a file of %i vectors, across the switch to several threads",
+    async (count) => {
+      const workspace = tempWorkspace();
+      const points = new ClusteredVectors(16, 6, 37);
+      const store = await open(workspace, { buildThreads: 2 });
+      const stored = items(points, count);
+      await store.upsertVectors("chunks", stored);
+      await store.refreshIndexes();
+      expect(new AnnFiles(workspace).manifest("chunks")?.count).toBe(count);
+      expect(idsOf(await store.searchVectors("chunks", stored[count - 1]?.vector as number[], 1))).toEqual([
+        `v${count - 1}`,
+      ]);
+    },
+  );
+
   // Built on every core (0) and on one thread: concurrent insertion must not cost recall.
   it.each([0, 1])(
     "finds at least 95 percent of the exact top-20 on a clustered set, with exact scores (build threads %i)",

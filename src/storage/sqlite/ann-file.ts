@@ -7,15 +7,17 @@ import {
   renameSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Index } from "usearch";
 import { z } from "zod";
 import type { VectorIndexConfig } from "../../config.js";
 import type { VectorNamespace } from "../../types.js";
-import { isHeld, lockWaiting, tryLock } from "./ann-locks.js";
+import { type HeldLock, isHeld, lockWaiting, tryLock } from "./ann-locks.js";
 
 /** Folder of the HNSW files, beside the SQLite file in the workspace. */
 export const ANN_FOLDER = "vectors";
@@ -23,6 +25,11 @@ export const ANN_FOLDER = "vectors";
 /** A manifest switch takes milliseconds; a lock this old was left by a process that hung or died. */
 const MANIFEST_LOCK_STALE_MS = 30_000;
 const MANIFEST_LOCK_WAIT_MS = 60_000;
+/**
+ * A background fold touches its lock after every batch of rows it adds; one untouched this long
+ * was left by a process that died (even if its pid now belongs to another process).
+ */
+const FOLD_LOCK_STALE_MS = 10 * 60_000;
 
 /** The main file a background fold wrote, to take the place of the main file and segments it folded. */
 export interface FoldedFile {
@@ -105,6 +112,23 @@ const loadUsearch = (): typeof import("usearch") => createRequire(import.meta.ur
  */
 export function addThreads(index: HnswIndex, config: VectorIndexConfig): number {
   return index.size() < config.serialBuildBelow ? 1 : config.buildThreads;
+}
+
+/**
+ * usearch sizes its per-thread search contexts when it reserves room: an add on one thread that
+ * grows the index leaves it one context, and a later add on several threads then fails ("Reserve
+ * capacity ahead of insertions!") unless that add grows the index again (a file of 4,097 to 6,143
+ * vectors, built on one thread up to serialBuildBelow, failed so). Loading an index reserves a
+ * context per core, so the index is saved and loaded again before its first add on several threads.
+ */
+export function reserveForThreads(index: HnswIndex): void {
+  const file = join(tmpdir(), `kgrag-hnsw-${process.pid}-${randomBytes(4).toString("hex")}.usearch`);
+  try {
+    index.save(file);
+    index.load(file);
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
 
 /** The settings an index file was built with must match the current ones to be reused. */
@@ -239,7 +263,12 @@ export class AnnFiles {
    * meanwhile (a foreground fold or a rebuild, which hold every row already): the caller removes
    * its file. The generation of the new main file is the one `base` covered.
    */
-  commitFold(ns: VectorNamespace, base: AnnManifest, folded: FoldedFile): AnnManifest | undefined {
+  commitFold(
+    ns: VectorNamespace,
+    base: AnnManifest,
+    folded: FoldedFile,
+    orphanFileMinutes: number,
+  ): AnnManifest | undefined {
     const committed = this.underManifestLock(ns, () => {
       const current = this.manifest(ns);
       const foldedSegments = base.segments.map((segment) => segment.file);
@@ -260,9 +289,23 @@ export class AnnFiles {
       return next;
     });
     if (!committed) return undefined;
-    // A process that mapped them keeps its mapping (the files go only from the folder).
-    for (const old of filesOf(base)) rmSync(join(this.folder(), old.file), { force: true });
+    // The replaced files stay for a while: a reader or a writer may have read the old manifest and
+    // be about to map or load them. Touched now, they are removed as orphans once that long unused.
+    const now = new Date();
+    for (const old of filesOf(base)) {
+      try {
+        utimesSync(join(this.folder(), old.file), now, now);
+      } catch {
+        // Gone already: nothing to keep.
+      }
+    }
+    this.removeOrphans(ns, committed, orphanFileMinutes);
     return committed;
+  }
+
+  /** Whether the namespace has a manifest file at all (intact or not). */
+  hasManifestFile(ns: VectorNamespace): boolean {
+    return existsSync(this.manifestPath(ns));
   }
 
   /** Removes an index file no manifest names (a background fold that lost to another fold). */
@@ -295,15 +338,15 @@ export class AnnFiles {
   }
 
   /** The namespace's background fold lock, when no live process holds it. */
-  tryFoldLock(ns: VectorNamespace): (() => void) | undefined {
-    mkdirSync(this.folder(), { recursive: true });
-    // Held for the whole fold (minutes at 1M vectors): only a dead owner frees it.
-    return tryLock(this.foldLockPath(ns), 0);
+  tryFoldLock(ns: VectorNamespace): HeldLock | undefined {
+    // No folder is made here: a fold of a workspace removed meanwhile must not bring it back.
+    if (!existsSync(this.folder())) return undefined;
+    return tryLock(this.foldLockPath(ns), FOLD_LOCK_STALE_MS);
   }
 
   /** Whether a background fold of the namespace is running now. */
   foldRunning(ns: VectorNamespace): boolean {
-    return isHeld(this.foldLockPath(ns));
+    return isHeld(this.foldLockPath(ns), FOLD_LOCK_STALE_MS);
   }
 
   /**
@@ -313,15 +356,11 @@ export class AnnFiles {
    */
   private underManifestLock<T>(ns: VectorNamespace, step: () => T): T {
     mkdirSync(this.folder(), { recursive: true });
-    const release = lockWaiting(
-      `${this.manifestPath(ns)}.lock`,
-      MANIFEST_LOCK_WAIT_MS,
-      MANIFEST_LOCK_STALE_MS,
-    );
+    const lock = lockWaiting(`${this.manifestPath(ns)}.lock`, MANIFEST_LOCK_WAIT_MS, MANIFEST_LOCK_STALE_MS);
     try {
       return step();
     } finally {
-      release();
+      lock.release();
     }
   }
 
@@ -389,8 +428,13 @@ export class AnnFiles {
   }
 
   /** Saves the index under a new unique name that no manifest names yet. */
-  writeIndexFile(ns: VectorNamespace, index: HnswIndex, generation: number): { file: string; bytes: number } {
-    mkdirSync(this.folder(), { recursive: true });
+  writeIndexFile(
+    ns: VectorNamespace,
+    index: HnswIndex,
+    generation: number,
+    { createFolder = true } = {},
+  ): { file: string; bytes: number } {
+    if (createFolder) mkdirSync(this.folder(), { recursive: true });
     const file = `${ns}-${generation}-${randomBytes(4).toString("hex")}.usearch`;
     const path = join(this.folder(), file);
     index.save(path);

@@ -1,36 +1,57 @@
-import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeSync,
+} from "node:fs";
 
 /**
  * Lock files beside the HNSW files, shared by every process on a workspace: a writer, readers that
- * rebuild a lost file, and a background fold. The file holds its owner's pid, so a lock left by a
- * killed process is taken over at once (its pid is gone) or, for short locks, once it is old.
+ * rebuild a lost file, and a background fold. The file holds its owner's pid and a token of its
+ * own; a lock left by a killed process is taken over at once (its pid is gone) or once it is older
+ * than the lock's staleness (a pid can be reused), and a release removes the lock only while it
+ * is still its owner's.
  */
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+/** A lock file with no owner written in it is one being created, unless it has been so this long. */
 const UNFILLED_STALE_MS = 60_000;
 
+/** A held lock: `release` removes it if it is still ours; `touch` tells others its owner is alive. */
+export interface HeldLock {
+  release(): void;
+  touch(): void;
+}
+
 /** The lock when free (or left by a dead owner, or older than `staleMs` when that is above 0); else undefined. */
-export function tryLock(path: string, staleMs: number): (() => void) | undefined {
+export function tryLock(path: string, staleMs: number): HeldLock | undefined {
   for (let attempt = 0; attempt < 2; attempt++) {
+    const content = `${process.pid} ${randomBytes(8).toString("hex")}`;
     try {
       const fd = openSync(path, "wx");
-      writeSync(fd, String(process.pid));
+      writeSync(fd, content);
       closeSync(fd);
-      return () => rmSync(path, { force: true });
+      return heldLock(path, content);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      if (!isStale(path, staleMs)) return undefined;
-      rmSync(path, { force: true });
+      const stale = staleContent(path, staleMs);
+      if (stale === undefined || !takeOver(path, stale)) return undefined;
     }
   }
   return undefined;
 }
 
 /** Waits (blocking, in 5 ms steps) up to `timeoutMs` for the lock. */
-export function lockWaiting(path: string, timeoutMs: number, staleMs: number): () => void {
+export function lockWaiting(path: string, timeoutMs: number, staleMs: number): HeldLock {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const release = tryLock(path, staleMs);
-    if (release) return release;
+    const held = tryLock(path, staleMs);
+    if (held) return held;
     if (Date.now() > deadline)
       throw new Error(`Timed out after ${timeoutMs} ms waiting for the lock ${path}`);
     Atomics.wait(PAUSE, 0, 0, 5);
@@ -38,31 +59,80 @@ export function lockWaiting(path: string, timeoutMs: number, staleMs: number): (
 }
 
 /** Whether a live process holds the lock at `path`. */
-export function isHeld(path: string): boolean {
+export function isHeld(path: string, staleMs: number): boolean {
   try {
-    return !isStale(path, 0);
+    return staleContent(path, staleMs) === undefined && readOrUndefined(path) !== undefined;
   } catch {
     return false;
   }
 }
 
-function isStale(path: string, staleMs: number): boolean {
-  let owner: number;
-  let modifiedMs: number;
+function heldLock(path: string, content: string): HeldLock {
+  return {
+    release: () => {
+      if (readOrUndefined(path) === content) rmSync(path, { force: true });
+    },
+    touch: () => {
+      const now = new Date();
+      if (readOrUndefined(path) === content) utimesQuietly(path, now);
+    },
+  };
+}
+
+/**
+ * Moves a stale lock aside under a name of its own (a rename: of two processes taking over, one
+ * succeeds) and checks that what it moved is the stale lock it judged: if another process had
+ * taken over first and made a fresh lock, that lock is put back.
+ */
+function takeOver(path: string, stale: string): boolean {
+  const aside = `${path}.${randomBytes(4).toString("hex")}.stale`;
   try {
-    owner = Number(readFileSync(path, "utf8"));
-    modifiedMs = statSync(path).mtimeMs;
+    renameSync(path, aside);
   } catch (error) {
-    // Released between our attempt and this look: free now.
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return true;
     throw error;
   }
-  if (owner > 0 && !isAlive(owner)) return true;
-  // An empty file is one being written right now, unless it has been so for long (its writer died
-  // between creating and filling it).
+  if (readOrUndefined(aside) === stale) {
+    rmSync(aside, { force: true });
+    return true;
+  }
+  try {
+    linkSync(aside, path);
+  } catch {
+    // Someone made a new lock meanwhile: theirs stands, ours is given up.
+  }
+  rmSync(aside, { force: true });
+  return false;
+}
+
+/** The lock's content when it is stale (owner dead, unfilled for long, or older than `staleMs`); else undefined. */
+function staleContent(path: string, staleMs: number): string | undefined {
+  const content = readOrUndefined(path);
+  // Released between our attempt and this look: free now (an empty content takes it over).
+  if (content === undefined) return "";
+  const modifiedMs = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   const age = Date.now() - modifiedMs;
-  if (!(owner > 0) && age > UNFILLED_STALE_MS) return true;
-  return staleMs > 0 && age > staleMs;
+  const owner = Number(content.split(" ")[0]);
+  if (!(owner > 0)) return age > UNFILLED_STALE_MS ? content : undefined;
+  if (!isAlive(owner)) return content;
+  return staleMs > 0 && age > staleMs ? content : undefined;
+}
+
+function readOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+function utimesQuietly(path: string, at: Date): void {
+  try {
+    utimesSync(path, at, at);
+  } catch {
+    // A lock released meanwhile needs no touch.
+  }
 }
 
 function isAlive(pid: number): boolean {

@@ -11,6 +11,7 @@ import {
   fitsConfig,
   type HnswIndex,
   newHnswIndex,
+  reserveForThreads,
   sameFiles,
 } from "./ann-file.js";
 import { idList, type Sql } from "./connection.js";
@@ -125,8 +126,10 @@ export class AnnVectors {
   /** Forgets removals the saved file already reflects (only a writer calls this). */
   pruneRemovals(ns: VectorNamespace): void {
     const manifest = this.files.manifest(ns);
+    // Only with no manifest at all: one that fails its check now (files being switched) is not gone.
     if (!manifest) {
-      this.sql.run("DELETE FROM vector_removals WHERE namespace = ?", ns);
+      if (!this.files.hasManifestFile(ns))
+        this.sql.run("DELETE FROM vector_removals WHERE namespace = ?", ns);
       return;
     }
     this.sql.run("DELETE FROM vector_removals WHERE namespace = ? AND gen <= ?", ns, manifest.generation);
@@ -205,7 +208,7 @@ export class AnnVectors {
   }
 
   /** The memory-mapped files the manifest names now (another process may have replaced or added some). */
-  private opened(ns: VectorNamespace): OpenIndex | undefined {
+  private opened(ns: VectorNamespace, retried = false): OpenIndex | undefined {
     const manifest = this.files.manifest(ns);
     if (!manifest) return undefined;
     const cached = this.open.get(ns);
@@ -225,7 +228,14 @@ export class AnnVectors {
         mappedBefore.set(segment.file, cached.segments[i] as HnswIndex);
       });
     }
-    const mapped = this.files.view(manifest, this.config, mappedBefore);
+    let mapped: ReturnType<AnnFiles["view"]>;
+    try {
+      mapped = this.files.view(manifest, this.config, mappedBefore);
+    } catch (error) {
+      // A writer replaced the files between reading the manifest and mapping them: map the new ones.
+      if (retried || sameManifest(this.files.manifest(ns), manifest)) throw error;
+      return this.opened(ns, true);
+    }
     if (!mapped) return undefined;
     const state: OpenIndex = { manifest, index: mapped.main, segments: mapped.segments };
     this.open.set(ns, state);
@@ -350,10 +360,7 @@ export class AnnVectors {
       const changed = this.sql
         .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? AND gen > ?")
         .all(ns, covered) as { key: number; vector: Buffer }[];
-      const segmentRows = manifest.segments.reduce((sum, segment) => sum + segment.count, changed.length);
-      const outdated = segmentRows + this.removedSince(ns, manifest.generation);
-      const { segmentShare, maxSegments } = this.config;
-      if (manifest.segments.length >= maxSegments || outdated > segmentShare * manifest.count) {
+      if (this.foldDue(ns, manifest, changed.length)) {
         if (!this.leavesFoldToBackground(manifest, changed.length))
           return this.fold(ns, manifest, dim, generation);
         this.foldsDue.add(ns);
@@ -363,6 +370,17 @@ export class AnnVectors {
       this.addWithProgress(ns, index, changed.values(), changed.length, dim);
       return this.files.saveSegment(ns, index, manifest, generation);
     });
+  }
+
+  /**
+   * Whether the segments (with `newRows` about to join them) should be folded into the main file:
+   * too many of them, or their rows and the removals since the main file past segmentShare of it.
+   */
+  private foldDue(ns: VectorNamespace, manifest: AnnManifest, newRows = 0): boolean {
+    const { segmentShare, maxSegments } = this.config;
+    if (manifest.segments.length >= maxSegments) return true;
+    const segmentRows = manifest.segments.reduce((sum, segment) => sum + segment.count, newRows);
+    return segmentRows + this.removedSince(ns, manifest.generation) > segmentShare * manifest.count;
   }
 
   /**
@@ -394,7 +412,8 @@ export class AnnVectors {
    * meanwhile wins. Reads SQLite in one snapshot and writes nothing to it.
    */
   foldSaved(ns: VectorNamespace, base = this.files.manifest(ns)): AnnManifest | undefined {
-    if (!base || base.segments.length === 0) return base;
+    // Another fold may have done it since this one was asked for.
+    if (!base || !this.foldDue(ns, base)) return base;
     const dim = this.storedDimension(ns);
     if (dim === undefined || !fitsConfig(base, dim, this.config)) return undefined;
     const upTo = coveredGeneration(base);
@@ -421,10 +440,10 @@ export class AnnVectors {
       if (index.contains(BigInt(key))) index.remove(BigInt(key));
     }
     this.addWithProgress(ns, index, changed.values(), changed.length, dim);
-    const { file, bytes } = this.files.writeIndexFile(ns, index, upTo);
+    const { file, bytes } = this.files.writeIndexFile(ns, index, upTo, { createFolder: false });
     const folded = { file, bytes, count: index.size() };
     this.files.release(index, file);
-    const committed = this.files.commitFold(ns, base, folded);
+    const committed = this.files.commitFold(ns, base, folded, this.config.orphanFileMinutes);
     if (!committed) this.files.removeFile(file);
     return committed;
   }
@@ -445,7 +464,15 @@ export class AnnVectors {
 
   /** Applies the removals and rows written since the main file's generation to a loaded copy of it. */
   private fold(ns: VectorNamespace, manifest: AnnManifest, dim: number, generation: number): AnnManifest {
-    const index = this.files.load(manifest, this.config);
+    let index: HnswIndex;
+    try {
+      index = this.files.load(manifest, this.config);
+    } catch (error) {
+      // A background fold switched the manifest since it was read (refresh tries again on the new one).
+      const current = this.files.manifest(ns);
+      if (!current || sameManifest(current, manifest)) throw error;
+      return current;
+    }
     const removed = this.sql.column<number>(
       "SELECT key FROM vector_removals WHERE namespace = ? AND gen > ?",
       ns,
@@ -514,9 +541,13 @@ function addInBatches(
   const block = new Float32Array(BUILD_BATCH * dim);
   const bytes = new Uint8Array(block.buffer);
   let filled = 0;
+  let lastThreads: number | undefined;
   const flush = () => {
     if (filled === 0) return;
-    index.add(keys.subarray(0, filled), block.subarray(0, filled * dim), addThreads(index, config));
+    const threads = addThreads(index, config);
+    if (threads !== 1 && lastThreads === 1) reserveForThreads(index);
+    lastThreads = threads;
+    index.add(keys.subarray(0, filled), block.subarray(0, filled * dim), threads);
     advance(filled);
     filled = 0;
   };
@@ -543,4 +574,9 @@ function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
   for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
   return sum;
+}
+
+/** Two reads of a manifest that name the same files and cover the same generations. */
+function sameManifest(a: AnnManifest | undefined, b: AnnManifest): boolean {
+  return a !== undefined && sameFiles(a, b) && coveredGeneration(a) === coveredGeneration(b);
 }

@@ -1,11 +1,13 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { setPriority } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { type VectorIndexConfig, VectorIndexSchema } from "../../config.js";
 import type { VectorNamespace } from "../../types.js";
 import { testBundleEntry } from "../../util/test-bundle-entry.js";
+import { ANN_FOLDER } from "./ann-file.js";
 
 /** What the fold process is told, as one JSON argument. */
 export const FoldRequestSchema = z.object({
@@ -43,10 +45,13 @@ export function startBackgroundFold(
 ): number | undefined {
   const request: FoldRequest = { workspaceDir, namespaces, vectorIndex };
   const entry = foldEntry();
+  let log: number | undefined;
   try {
+    // What the process prints (a failure to start, a crash) is kept beside the files it folds.
+    log = openSync(join(workspaceDir, ANN_FOLDER, "fold.log"), "a");
     const child = spawn(process.execPath, [...entry.execArgv, entry.file, JSON.stringify(request)], {
       detached: true,
-      stdio: "ignore",
+      stdio: ["ignore", log, log],
     });
     child.on("error", () => {});
     child.unref();
@@ -59,5 +64,7 @@ export function startBackgroundFold(
     return child.pid;
   } catch {
     return undefined;
+  } finally {
+    if (log !== undefined) closeSync(log);
   }
 }

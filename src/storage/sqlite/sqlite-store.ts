@@ -194,7 +194,10 @@ export class SqliteGraphStore implements GraphStore {
     const due = this.ann.takeDueFolds();
     if (due.length === 0 || !this.workspaceDir) return;
     const pid = startBackgroundFold(this.workspaceDir, due, this.vectorIndexConfig);
-    if (pid !== undefined) this.foldsStarted.push({ pid, namespaces: due });
+    if (pid === undefined) return;
+    this.foldsStarted.push({ pid, namespaces: due });
+    // A long-running server refreshes many times: only the latest few are kept.
+    if (this.foldsStarted.length > 16) this.foldsStarted.shift();
   }
 
   /** The background folds this connection started (a bench waits for them to end). */
