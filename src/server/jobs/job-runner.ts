@@ -1,8 +1,6 @@
 import { type ChildProcess, fork } from "node:child_process";
-import { existsSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
-import { fileURLToPath } from "node:url";
-import { testBundleEntry } from "../../util/test-bundle-entry.js";
+import { childEntry } from "../../util/child-entry.js";
 import type { JobSpec, WorkerMessage } from "./job-types.js";
 
 type Outcome = Extract<WorkerMessage, { type: "finished" | "failed" }>;
@@ -14,17 +12,8 @@ export interface JobRunner {
   close(): Promise<void>;
 }
 
-/**
- * The job process entry beside this file: compiled JavaScript in a build, TypeScript when the server
- * runs from sources (then the child loads it through tsx, as the parent does).
- */
-function jobProcessEntry(): { file: string; execArgv: string[] } {
-  const js = fileURLToPath(new URL("./job-process.js", import.meta.url));
-  if (existsSync(js)) return { file: js, execArgv: [] };
-  const bundled = testBundleEntry("job-process");
-  if (bundled) return { file: bundled, execArgv: [] };
-  return { file: fileURLToPath(new URL("./job-process.ts", import.meta.url)), execArgv: ["--import", "tsx"] };
-}
+/** The job process entry beside this file (see childEntry). */
+const jobProcessEntry = () => childEntry(import.meta.url, "job-process");
 
 interface Current {
   onMessage: (message: WorkerMessage) => void;

@@ -1,8 +1,6 @@
 import { type ChildProcess, fork } from "node:child_process";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { QueryContextEvent } from "../../query/options.js";
-import { testBundleEntry } from "../../util/test-bundle-entry.js";
+import { childEntry } from "../../util/child-entry.js";
 import { badRequest } from "../errors.js";
 import type { FromQueryWorker, PlainQueryOptions, QueryWorkerData, ToQueryWorker } from "./query-messages.js";
 
@@ -35,20 +33,8 @@ export interface WarmedWorkspace {
 /** How long a query process may take to close its workspaces before it is killed. */
 const CLOSE_GRACE_MS = 5_000;
 
-/**
- * The query process entry beside this file: compiled JavaScript in a build, TypeScript when the
- * server runs from sources (then the child loads it through tsx, as the job processes do).
- */
-function workerEntry(): { file: string; execArgv: string[] } {
-  const js = fileURLToPath(new URL("./query-worker.js", import.meta.url));
-  if (existsSync(js)) return { file: js, execArgv: [] };
-  const bundled = testBundleEntry("query-worker");
-  if (bundled) return { file: bundled, execArgv: [] };
-  return {
-    file: fileURLToPath(new URL("./query-worker.ts", import.meta.url)),
-    execArgv: ["--import", "tsx"],
-  };
-}
+/** The query process entry beside this file (see childEntry). */
+const workerEntry = () => childEntry(import.meta.url, "query-worker");
 
 /**
  * A few processes that answer queries (see query-worker.ts), each query going to the one with the

@@ -1,12 +1,11 @@
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, openSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { setPriority } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { type VectorIndexConfig, VectorIndexSchema } from "../../config.js";
 import type { VectorNamespace } from "../../types.js";
-import { testBundleEntry } from "../../util/test-bundle-entry.js";
+import { childEntry } from "../../util/child-entry.js";
 import { ANN_FOLDER } from "./ann-file.js";
 
 /** What the fold process is told, as one JSON argument. */
@@ -17,20 +16,8 @@ export const FoldRequestSchema = z.object({
 });
 export type FoldRequest = z.infer<typeof FoldRequestSchema>;
 
-/**
- * fold-process beside this module: compiled JavaScript in a build (dist/src, or the bundled CLI's
- * entry beside its chunks), TypeScript through tsx when kgrag runs from sources.
- */
-function foldEntry(): { file: string; execArgv: string[] } {
-  const js = fileURLToPath(new URL("./fold-process.js", import.meta.url));
-  if (existsSync(js)) return { file: js, execArgv: [] };
-  const bundled = testBundleEntry("fold-process");
-  if (bundled) return { file: bundled, execArgv: [] };
-  return {
-    file: fileURLToPath(new URL("./fold-process.ts", import.meta.url)),
-    execArgv: ["--import", "tsx"],
-  };
-}
+/** fold-process beside this module (see childEntry). */
+const foldEntry = () => childEntry(import.meta.url, "fold-process");
 
 /**
  * Starts a process of its own that folds the namespaces' segments into their main files, at low
