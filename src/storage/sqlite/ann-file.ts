@@ -148,7 +148,7 @@ export function newHnswIndex(dim: number, config: VectorIndexConfig): HnswIndex 
 
 /** The HNSW files of one workspace: one index file per namespace, named by its manifest. */
 export class AnnFiles {
-  constructor(private readonly workspaceDir: string) {}
+  constructor(readonly workspaceDir: string) {}
 
   folder(): string {
     return join(this.workspaceDir, ANN_FOLDER);

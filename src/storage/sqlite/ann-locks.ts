@@ -61,7 +61,8 @@ export function lockWaiting(path: string, timeoutMs: number, staleMs: number): H
 /** Whether a live process holds the lock at `path`. */
 export function isHeld(path: string, staleMs: number): boolean {
   try {
-    return staleContent(path, staleMs) === undefined && readOrUndefined(path) !== undefined;
+    // Not stale means read and owned: a missing file counts as stale (free).
+    return staleContent(path, staleMs) === undefined;
   } catch {
     return false;
   }

@@ -14,6 +14,7 @@ import {
   reserveForThreads,
   sameFiles,
 } from "./ann-file.js";
+import { type BackgroundFold, startBackgroundFold } from "./background-fold.js";
 import { idList, type Sql } from "./connection.js";
 
 interface KeyedRow {
@@ -63,8 +64,9 @@ const BUILD_BATCH = 2048;
  */
 export class AnnVectors {
   private readonly open = new Map<VectorNamespace, OpenIndex>();
-  /** Namespaces whose fold fell due and was left to a background process (see takeDueFolds). */
+  /** Namespaces whose fold fell due and was left to a background process (see startDueFolds). */
   private readonly foldsDue = new Set<VectorNamespace>();
+  private readonly foldsStarted: BackgroundFold[] = [];
 
   constructor(
     private readonly sql: Sql,
@@ -398,11 +400,24 @@ export class AnnVectors {
     );
   }
 
-  /** The namespaces whose fold was left to a background process since the last call, unless one runs already. */
-  takeDueFolds(): VectorNamespace[] {
+  /**
+   * Starts one background fold process for the namespaces whose fold was left to it since the last
+   * call (a writer calls this after refreshing every namespace), leaving out those being folded now.
+   */
+  startDueFolds(): void {
     const due = [...this.foldsDue].filter((ns) => !this.files.foldRunning(ns));
     this.foldsDue.clear();
-    return due;
+    if (due.length === 0) return;
+    const pid = startBackgroundFold(this.files.workspaceDir, due, this.config);
+    if (pid === undefined) return;
+    this.foldsStarted.push({ pid, namespaces: due });
+    // A long-running server refreshes many times: only the latest few are kept.
+    if (this.foldsStarted.length > 16) this.foldsStarted.shift();
+  }
+
+  /** The background folds this process started (a bench waits for them to end). */
+  backgroundFolds(): readonly BackgroundFold[] {
+    return this.foldsStarted;
   }
 
   /**
@@ -428,18 +443,8 @@ export class AnnVectors {
         .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? AND gen > ? AND gen <= ?")
         .all(ns, base.generation, upTo) as { key: number; vector: Buffer }[],
     }));
-    let index: HnswIndex;
-    try {
-      index = this.files.load(base, this.config);
-    } catch (error) {
-      // A writer folded or rebuilt meanwhile, removing the file: its main file holds every row.
-      if (this.files.manifest(ns)?.file !== base.file) return undefined;
-      throw error;
-    }
-    for (const key of [...removed, ...changed.map((row) => row.key)]) {
-      if (index.contains(BigInt(key))) index.remove(BigInt(key));
-    }
-    this.addWithProgress(ns, index, changed.values(), changed.length, dim);
+    const index = this.foldedMain(ns, base, dim, removed, changed);
+    if (!index) return undefined;
     const { file, bytes } = this.files.writeIndexFile(ns, index, upTo, { createFolder: false });
     const folded = { file, bytes, count: index.size() };
     this.files.release(index, file);
@@ -464,15 +469,6 @@ export class AnnVectors {
 
   /** Applies the removals and rows written since the main file's generation to a loaded copy of it. */
   private fold(ns: VectorNamespace, manifest: AnnManifest, dim: number, generation: number): AnnManifest {
-    let index: HnswIndex;
-    try {
-      index = this.files.load(manifest, this.config);
-    } catch (error) {
-      // A background fold switched the manifest since it was read (refresh tries again on the new one).
-      const current = this.files.manifest(ns);
-      if (!current || sameManifest(current, manifest)) throw error;
-      return current;
-    }
     const removed = this.sql.column<number>(
       "SELECT key FROM vector_removals WHERE namespace = ? AND gen > ?",
       ns,
@@ -481,11 +477,36 @@ export class AnnVectors {
     const changed = this.sql
       .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? AND gen > ?")
       .all(ns, manifest.generation) as { key: number; vector: Buffer }[];
+    const index = this.foldedMain(ns, manifest, dim, removed, changed);
+    // A background fold switched the manifest since it was read: refresh tries again on the new one.
+    if (!index) return this.files.manifest(ns) ?? manifest;
+    return this.saveAndRelease(ns, index, generation, dim);
+  }
+
+  /**
+   * A fold's work: `base`'s main file loaded, the removed and changed rows taken out and the
+   * changed ones added again. Undefined when another process replaced that file since `base` was
+   * read (its fold or rebuild holds every row already), which is why it could not be loaded.
+   */
+  private foldedMain(
+    ns: VectorNamespace,
+    base: AnnManifest,
+    dim: number,
+    removed: number[],
+    changed: { key: number; vector: Buffer }[],
+  ): HnswIndex | undefined {
+    let index: HnswIndex;
+    try {
+      index = this.files.load(base, this.config);
+    } catch (error) {
+      if (this.files.manifest(ns)?.file !== base.file) return undefined;
+      throw error;
+    }
     for (const key of [...removed, ...changed.map((row) => row.key)]) {
       if (index.contains(BigInt(key))) index.remove(BigInt(key));
     }
     this.addWithProgress(ns, index, changed.values(), changed.length, dim);
-    return this.saveAndRelease(ns, index, generation, dim);
+    return index;
   }
 
   private generation(ns: VectorNamespace): number {

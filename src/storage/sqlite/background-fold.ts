@@ -19,6 +19,12 @@ export type FoldRequest = z.infer<typeof FoldRequestSchema>;
 /** fold-process beside this module (see childEntry). */
 const foldEntry = () => childEntry(import.meta.url, "fold-process");
 
+/** A fold process a refresh started, and the namespaces it folds. */
+export interface BackgroundFold {
+  pid: number;
+  namespaces: VectorNamespace[];
+}
+
 /**
  * Starts a process of its own that folds the namespaces' segments into their main files, at low
  * priority, and does not wait for it: it outlives a CLI command that started it. Returns its pid,

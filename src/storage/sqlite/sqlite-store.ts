@@ -44,7 +44,7 @@ import type {
 } from "../graph-store.js";
 import { AnnFiles } from "./ann-file.js";
 import { AnnVectors } from "./ann-vectors.js";
-import { startBackgroundFold } from "./background-fold.js";
+import type { BackgroundFold } from "./background-fold.js";
 import { ChunkTable } from "./chunks.js";
 import { CommunityTable } from "./communities.js";
 import { openDatabase, Sql, type SqliteDatabase } from "./connection.js";
@@ -73,12 +73,6 @@ export interface SqliteStoreOptions {
   pageSize?: number;
   /** Shows a bar while an HNSW file is rebuilt. */
   progress?: ProgressReporter;
-}
-
-/** A fold process a refresh started, and the namespaces it folds. */
-export interface BackgroundFold {
-  pid: number;
-  namespaces: VectorNamespace[];
 }
 
 const VECTOR_NAMESPACES: readonly VectorNamespace[] = ["chunks", "entities", "relationships", "communities"];
@@ -117,9 +111,6 @@ export class SqliteGraphStore implements GraphStore {
   private readonly documentById: GenerationMap<string, DocumentRecord | undefined>;
 
   private readonly ann: AnnVectors | undefined;
-  private readonly vectorIndexConfig: VectorIndexConfig;
-  private readonly workspaceDir: string | undefined;
-  private readonly foldsStarted: BackgroundFold[] = [];
   private readonly readCache: SqliteReadCacheConfig;
   private readonly progress: ProgressReporter;
 
@@ -137,8 +128,6 @@ export class SqliteGraphStore implements GraphStore {
     });
     this.documentById = new GenerationMap(this.sql, this.readCache.maxDocuments);
     const config = options.vectorIndex ?? VectorIndexSchema.parse({});
-    this.vectorIndexConfig = config;
-    this.workspaceDir = options.workspaceDir;
     this.progress = options.progress ?? silentProgress;
     this.ann = options.workspaceDir
       ? new AnnVectors(this.sql, new AnnFiles(options.workspaceDir), config, this.progress)
@@ -191,18 +180,12 @@ export class SqliteGraphStore implements GraphStore {
       if (this.vectors.searchPath(ns) === "ann") this.ann.refresh(ns);
       this.sql.transaction(() => this.ann?.pruneRemovals(ns));
     }
-    const due = this.ann.takeDueFolds();
-    if (due.length === 0 || !this.workspaceDir) return;
-    const pid = startBackgroundFold(this.workspaceDir, due, this.vectorIndexConfig);
-    if (pid === undefined) return;
-    this.foldsStarted.push({ pid, namespaces: due });
-    // A long-running server refreshes many times: only the latest few are kept.
-    if (this.foldsStarted.length > 16) this.foldsStarted.shift();
+    this.ann.startDueFolds();
   }
 
   /** The background folds this connection started (a bench waits for them to end). */
   backgroundFolds(): readonly BackgroundFold[] {
-    return this.foldsStarted;
+    return this.ann?.backgroundFolds() ?? [];
   }
 
   /** Reported as a step when rows are queued, so a bench can tell its cost from the HNSW files'. */
