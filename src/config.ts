@@ -412,6 +412,17 @@ export const VectorIndexSchema = z.object({
    * against 0.83 at 50k), and recall@20 is 0.99 with a search expansion of 128 (0.92 at 64).
    */
   expansionAdd: z.number().int().min(8).default(64),
+  /**
+   * Main files of at least this many vectors are built denser (largeConnectivity, largeExpansionAdd).
+   * With 16 / 64 recall@20 is 0.98 to 0.99 up to 200k clustered 768-d vectors but 0.80 at 1M, where
+   * 32 / 128 gives 0.996 at the same search cost (README, scale: session 15) for 2.5 to 3x the
+   * insertion cost. Segments stay below it, so additions never pay that: only folds and builds
+   * (folds in the background by default) do. A main file built with either setting is used as it
+   * is; one whose size now calls for the other is rebuilt at its next fold. 0: never.
+   */
+  largeFileVectors: z.number().int().min(0).default(250_000),
+  largeConnectivity: z.number().int().min(4).default(32),
+  largeExpansionAdd: z.number().int().min(8).default(128),
   /** Candidates kept while searching; 128 costs about the same per query as 64 at 200k vectors. */
   expansionSearch: z.number().int().min(8).default(128),
   /** Threads adding vectors to a file being built or updated; 0 uses every core. */

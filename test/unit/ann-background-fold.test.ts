@@ -182,7 +182,7 @@ describe("HNSW folds in the background", () => {
     await writer.refreshIndexes();
     const afterWriter = files.manifest("chunks");
     expect(afterWriter?.file).not.toBe(base.file);
-    const folded = { file: "chunks-0-00000000.usearch", bytes: 1, count: 1 };
+    const folded = { file: "chunks-0-00000000.usearch", bytes: 1, count: 1, connectivity: 16 };
     expect(files.commitFold("chunks", base, folded, 60)).toBeUndefined();
     expect(files.manifest("chunks")).toEqual(afterWriter);
     // A fold asked for from the old manifest loads nothing and changes nothing.
@@ -306,8 +306,78 @@ async function recall(
 }
 
 /** The fold's view of the workspace: a read-only SQLite connection, as fold-process.ts opens it. */
-function readOnlyAnn(workspace: string, files: AnnFiles): AnnVectors {
+function readOnlyAnn(
+  workspace: string,
+  files: AnnFiles,
+  settings: Partial<VectorIndexConfig> = {},
+): AnnVectors {
   const db = new Database(sqliteFile(workspace), { readonly: true, fileMustExist: true });
   closers.push(() => db.close());
-  return new AnnVectors(new Sql(db), files, configOf());
+  return new AnnVectors(new Sql(db), files, configOf(settings));
 }
+
+/** The graph degree the chunks main file was really built with (read from the file, not the manifest). */
+function mainFileDegree(workspace: string): number | undefined {
+  const files = new AnnFiles(workspace);
+  const manifest = files.manifest("chunks");
+  return manifest && files.view(manifest, configOf())?.main.connectivity();
+}
+
+/** A main file of 400 rows stays sparse; from 420 rows up main files are built with degree 24. */
+const GROWING = { connectivity: 8, largeConnectivity: 24, largeExpansionAdd: 64, largeFileVectors: 420 };
+
+describe("denser graphs for large main files", () => {
+  it("a background fold past largeFileVectors rebuilds the main file with the larger degree", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 6, 41);
+    const store = await open(workspace, GROWING);
+    const exact = await open(workspace, { kind: "exact" });
+    await withTwoSegments(workspace, points, store);
+    expect(mainFileDegree(workspace)).toBe(8);
+    const files = new AnnFiles(workspace);
+    const lock = files.tryFoldLock("chunks");
+    closers.push(() => lock?.release());
+    const base = files.manifest("chunks");
+
+    // Written while the fold runs: a segment the fold leaves in place, and a deletion after its generation.
+    await store.upsertVectors("chunks", items(points, 10, "during"));
+    await store.deleteVectors("chunks", ["v9"]);
+    await store.refreshIndexes();
+    const committed = readOnlyAnn(workspace, files, GROWING).foldSaved("chunks", base);
+
+    expect(committed?.connectivity).toBe(24);
+    expect(mainFileDegree(workspace)).toBe(24);
+    expect(committed?.generation).toBe(base?.covered);
+    expect(committed?.segments).toEqual([files.manifest("chunks")?.segments.at(-1)]);
+    // Rebuilt from the stored rows up to the fold's generation: v7 and v9 are gone, "during" is in the segment.
+    expect(committed?.count).toBe(428);
+    const queries = items(points, 12, "q").map((item) => item.vector);
+    await expectExactAnswers(store, exact, [...queries, ...items(points, 4, "v").map((item) => item.vector)]);
+  });
+
+  it("a writer's fold past largeFileVectors builds anew; either configured degree is reused, another is rebuilt", async () => {
+    const workspace = tempWorkspace();
+    const points = new ClusteredVectors(16, 6, 42);
+    const writer = { ...GROWING, foldInBackground: false };
+    const store = await open(workspace, writer);
+    const exact = await open(workspace, { kind: "exact" });
+    await withTwoSegments(workspace, points, store);
+    await store.upsertVectors("chunks", items(points, 10, "c"));
+    await store.refreshIndexes();
+
+    expect(indexFiles(workspace)).toHaveLength(1);
+    expect(mainFileDegree(workspace)).toBe(24);
+    expect(new AnnFiles(workspace).manifest("chunks")).toMatchObject({ connectivity: 24, count: 439 });
+    const queries = items(points, 12, "q").map((item) => item.vector);
+    await expectExactAnswers(store, exact, queries);
+
+    // Another process with the same settings maps the file as it is.
+    const built = indexFiles(workspace);
+    await expectExactAnswers(await open(workspace, writer), exact, queries);
+    expect(indexFiles(workspace)).toEqual(built);
+    // Settings that give no file degree 24 rebuild it, at the degree its size calls for.
+    await expectExactAnswers(await open(workspace, { ...writer, largeConnectivity: 12 }), exact, queries);
+    expect(indexFiles(workspace)).not.toEqual(built);
+    expect(mainFileDegree(workspace)).toBe(12);
+  });
+});

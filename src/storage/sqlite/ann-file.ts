@@ -36,6 +36,7 @@ export interface FoldedFile {
   file: string;
   bytes: number;
   count: number;
+  connectivity: number;
 }
 
 /** An index file as a manifest names it: its name, size in bytes (checked before mapping) and vector count. */
@@ -131,16 +132,31 @@ export function reserveForThreads(index: HnswIndex): void {
   }
 }
 
-/** The settings an index file was built with must match the current ones to be reused. */
-export function newHnswIndex(dim: number, config: VectorIndexConfig): HnswIndex {
+/** The graph settings of a file of `vectors` vectors: denser from vectorIndex.largeFileVectors up. */
+export function hnswSettings(
+  vectors: number,
+  config: VectorIndexConfig,
+): { connectivity: number; expansionAdd: number } {
+  if (config.largeFileVectors > 0 && vectors >= config.largeFileVectors) {
+    return { connectivity: config.largeConnectivity, expansionAdd: config.largeExpansionAdd };
+  }
+  return { connectivity: config.connectivity, expansionAdd: config.expansionAdd };
+}
+
+/**
+ * An empty index for a file of about `vectors` vectors (its graph settings follow the size). A
+ * file mapped or loaded into it keeps the graph degree it was built with.
+ */
+export function newHnswIndex(dim: number, config: VectorIndexConfig, vectors = 0): HnswIndex {
   const { Index, MetricKind, ScalarKind } = loadUsearch();
   const precisions = { f32: ScalarKind.F32, f16: ScalarKind.F16 } as const;
+  const { connectivity, expansionAdd } = hnswSettings(vectors, config);
   return new Index({
     dimensions: dim,
     metric: MetricKind.Cos,
     quantization: precisions[config.quantization],
-    connectivity: config.connectivity,
-    expansion_add: config.expansionAdd,
+    connectivity,
+    expansion_add: expansionAdd,
     expansion_search: config.expansionSearch,
     multi: false,
   });
@@ -208,7 +224,7 @@ export class AnnFiles {
 
   /** Loads the file into memory, for adding to it. */
   load(manifest: AnnManifest, config: VectorIndexConfig): HnswIndex {
-    const index = newHnswIndex(manifest.dim, config);
+    const index = newHnswIndex(manifest.dim, config, manifest.count);
     index.load(join(this.folder(), manifest.file));
     return index;
   }
@@ -241,7 +257,7 @@ export class AnnFiles {
       generation: facts.generation,
       dim: facts.dim,
       quantization: config.quantization,
-      connectivity: config.connectivity,
+      connectivity: index.connectivity(),
       builtAt: new Date().toISOString(),
       segments: [],
       covered: facts.generation,
@@ -448,11 +464,21 @@ export class AnnFiles {
   }
 }
 
-/** A manifest built with other settings (dimension, precision, graph degree) is rebuilt. */
+/**
+ * A manifest built with other settings (dimension, precision, a graph degree the config gives to
+ * no file) is rebuilt. Either configured degree serves: which one a main file should have follows
+ * its size, and a fold sees to that (see outgrown).
+ */
 export function fitsConfig(manifest: AnnManifest, dim: number, config: VectorIndexConfig): boolean {
+  const degrees = [config.connectivity, ...(config.largeFileVectors > 0 ? [config.largeConnectivity] : [])];
   return (
     manifest.dim === dim &&
     manifest.quantization === config.quantization &&
-    manifest.connectivity === config.connectivity
+    degrees.includes(manifest.connectivity)
   );
+}
+
+/** Whether a main file about to hold `vectors` vectors calls for the other graph degree (rebuilt, not extended). */
+export function outgrown(manifest: AnnManifest, vectors: number, config: VectorIndexConfig): boolean {
+  return hnswSettings(vectors, config).connectivity !== manifest.connectivity;
 }

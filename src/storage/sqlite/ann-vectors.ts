@@ -11,6 +11,7 @@ import {
   fitsConfig,
   type HnswIndex,
   newHnswIndex,
+  outgrown,
   reserveForThreads,
   sameFiles,
 } from "./ann-file.js";
@@ -49,6 +50,8 @@ interface ScoredRow {
 
 /** Rows streamed into the index per native call while building. */
 const BUILD_BATCH = 2048;
+/** Rows read per snapshot by a background rebuild (see rebuiltUpTo). */
+const REBUILD_READ_BATCH = 10_000;
 
 /**
  * Approximate search over a namespace's dense vectors through an HNSW file (usearch) beside the
@@ -328,8 +331,8 @@ export class AnnVectors {
   private build(ns: VectorNamespace, dim: number): AnnManifest {
     return this.readSnapshot(() => {
       const generation = this.generation(ns);
-      const total = this.sql.column<number>("SELECT count(*) FROM vectors WHERE namespace = ?", ns)[0] ?? 0;
-      const index = newHnswIndex(dim, this.config);
+      const total = this.rowCount(ns);
+      const index = newHnswIndex(dim, this.config, total);
       const rows = this.sql
         .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? ORDER BY rowid")
         .iterate(ns) as IterableIterator<{ key: number; vector: Buffer }>;
@@ -432,6 +435,26 @@ export class AnnVectors {
     const dim = this.storedDimension(ns);
     if (dim === undefined || !fitsConfig(base, dim, this.config)) return undefined;
     const upTo = coveredGeneration(base);
+    const total = this.rowCount(ns);
+    const index = outgrown(base, total, this.config)
+      ? this.rebuiltUpTo(ns, dim, upTo, total)
+      : this.foldedSince(ns, base, dim, upTo);
+    if (!index) return undefined;
+    const { file, bytes } = this.files.writeIndexFile(ns, index, upTo, { createFolder: false });
+    const folded = { file, bytes, count: index.size(), connectivity: index.connectivity() };
+    this.files.release(index, file);
+    const committed = this.files.commitFold(ns, base, folded, this.config.orphanFileMinutes);
+    if (!committed) this.files.removeFile(file);
+    return committed;
+  }
+
+  /** `base`'s main file with the rows and removals from its generation up to `upTo` (see foldedMain). */
+  private foldedSince(
+    ns: VectorNamespace,
+    base: AnnManifest,
+    dim: number,
+    upTo: number,
+  ): HnswIndex | undefined {
     const { removed, changed } = this.readSnapshot(() => ({
       removed: this.sql.column<number>(
         "SELECT key FROM vector_removals WHERE namespace = ? AND gen > ? AND gen <= ?",
@@ -443,14 +466,33 @@ export class AnnVectors {
         .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? AND gen > ? AND gen <= ?")
         .all(ns, base.generation, upTo) as { key: number; vector: Buffer }[],
     }));
-    const index = this.foldedMain(ns, base, dim, removed, changed);
-    if (!index) return undefined;
-    const { file, bytes } = this.files.writeIndexFile(ns, index, upTo, { createFolder: false });
-    const folded = { file, bytes, count: index.size() };
-    this.files.release(index, file);
-    const committed = this.files.commitFold(ns, base, folded, this.config.orphanFileMinutes);
-    if (!committed) this.files.removeFile(file);
-    return committed;
+    return this.foldedMain(ns, base, dim, removed, changed);
+  }
+
+  /**
+   * A new main file from every stored row of generation `upTo` or older, for a fold whose main file
+   * outgrew its graph degree. Read a batch at a time, each its own snapshot, so that a long build
+   * never holds one read transaction (which would keep SQLite from checkpointing its log): a row
+   * rewritten meanwhile has a newer generation, which a later segment or the exact scan of newer
+   * rows accounts for, as for any fold.
+   */
+  private rebuiltUpTo(ns: VectorNamespace, dim: number, upTo: number, total: number): HnswIndex {
+    const index = newHnswIndex(dim, this.config, total);
+    const batch = this.sql.statement(
+      // The unary + keeps SQLite off the (namespace, gen) index: a walk along the rowids, no sort.
+      "SELECT rowid AS key, vector FROM vectors WHERE +namespace = ? AND +gen <= ? AND rowid > ? ORDER BY rowid LIMIT ?",
+    );
+    function* rows(): Generator<{ key: number; vector: Buffer }> {
+      let after = 0;
+      for (;;) {
+        const read = batch.all(ns, upTo, after, REBUILD_READ_BATCH) as { key: number; vector: Buffer }[];
+        if (read.length === 0) return;
+        yield* read;
+        after = (read.at(-1) as { key: number }).key;
+      }
+    }
+    this.addWithProgress(ns, index, rows(), total, dim);
+    return index;
   }
 
   /** Adds the rows (`total` of them) with a progress bar: a build, a segment or a fold. */
@@ -467,8 +509,12 @@ export class AnnVectors {
     this.progress.finish(step);
   }
 
-  /** Applies the removals and rows written since the main file's generation to a loaded copy of it. */
+  /**
+   * Applies the removals and rows written since the main file's generation to a loaded copy of it,
+   * or builds the file anew when its size now calls for the other graph degree.
+   */
   private fold(ns: VectorNamespace, manifest: AnnManifest, dim: number, generation: number): AnnManifest {
+    if (outgrown(manifest, this.rowCount(ns), this.config)) return this.build(ns, dim);
     const removed = this.sql.column<number>(
       "SELECT key FROM vector_removals WHERE namespace = ? AND gen > ?",
       ns,
@@ -513,6 +559,10 @@ export class AnnVectors {
     return (
       this.sql.column<number>("SELECT generation FROM vector_generations WHERE namespace = ?", ns)[0] ?? 0
     );
+  }
+
+  private rowCount(ns: VectorNamespace): number {
+    return this.sql.column<number>("SELECT count(*) FROM vectors WHERE namespace = ?", ns)[0] ?? 0;
   }
 
   private storedDimension(ns: VectorNamespace): number | undefined {
