@@ -47,7 +47,10 @@ function parseArgs(argv: string[]): z.infer<typeof Args> {
 }
 
 const args = parseArgs(process.argv.slice(2));
+// The settings given (or the defaults' middle tier) whatever the size: no small- or large-file tier.
 const config = VectorIndexSchema.parse({
+  smallFileVectors: 0,
+  largeFileVectors: 0,
   ...(args.expansionAdd ? { expansionAdd: args.expansionAdd } : {}),
   ...(args.connectivity ? { connectivity: args.connectivity } : {}),
   ...(args.threads !== undefined ? { buildThreads: args.threads } : {}),

@@ -418,9 +418,17 @@ export const VectorIndexSchema = z.object({
    * 32 / 128 gives 0.996 at the same search cost (README, scale: session 15) for 2.5 to 3x the
    * insertion cost. Segments stay below it, so additions never pay that: only folds and builds
    * (folds in the background by default) do. A main file built with either setting is used as it
-   * is; one whose size now calls for the other is rebuilt at its next fold. 0: never.
+   * is; one whose size now calls for the other degree is rebuilt at its next fold. 0: never.
    */
   largeFileVectors: z.number().int().min(0).default(250_000),
+  /**
+   * Files (most often segments: each addition saves one) of fewer vectors than this are built with
+   * smallExpansionAdd candidates on insert: 20k clustered 768-d vectors cost 0.18 ms CPU per vector
+   * at 32 against 0.40 at 64, recall@20 0.998 against 1.0; at 100k, 32 falls to 0.944
+   * (bench/hnsw-build.ts). 0: none.
+   */
+  smallFileVectors: z.number().int().min(0).default(25_000),
+  smallExpansionAdd: z.number().int().min(8).default(32),
   largeConnectivity: z.number().int().min(4).default(32),
   largeExpansionAdd: z.number().int().min(8).default(128),
   /** Candidates kept while searching; 128 costs about the same per query as 64 at 200k vectors. */

@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { ClusteredVectors } from "../../bench/support/clustered-vectors.js";
 import { type VectorIndexConfig, VectorIndexSchema } from "../../src/config.js";
-import { ANN_FOLDER, AnnFiles } from "../../src/storage/sqlite/ann-file.js";
+import { ANN_FOLDER, AnnFiles, hnswSettings } from "../../src/storage/sqlite/ann-file.js";
 import { AnnVectors } from "../../src/storage/sqlite/ann-vectors.js";
 import { Sql } from "../../src/storage/sqlite/connection.js";
 import { openSqliteStore, type SqliteGraphStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
@@ -327,6 +327,17 @@ function mainFileDegree(workspace: string): number | undefined {
 const GROWING = { connectivity: 8, largeConnectivity: 24, largeExpansionAdd: 64, largeFileVectors: 420 };
 
 describe("denser graphs for large main files", () => {
+  it("picks a file's graph settings by its size: cheap inserts for small files, a denser graph for large ones", () => {
+    const defaults = VectorIndexSchema.parse({});
+    expect(hnswSettings(10_000, defaults)).toEqual({ connectivity: 16, expansionAdd: 32 });
+    expect(hnswSettings(25_000, defaults)).toEqual({ connectivity: 16, expansionAdd: 64 });
+    expect(hnswSettings(249_999, defaults)).toEqual({ connectivity: 16, expansionAdd: 64 });
+    expect(hnswSettings(250_000, defaults)).toEqual({ connectivity: 32, expansionAdd: 128 });
+    const flat = VectorIndexSchema.parse({ smallFileVectors: 0, largeFileVectors: 0 });
+    expect(hnswSettings(10, flat)).toEqual({ connectivity: 16, expansionAdd: 64 });
+    expect(hnswSettings(5_000_000, flat)).toEqual({ connectivity: 16, expansionAdd: 64 });
+  });
+
   it("a background fold past largeFileVectors rebuilds the main file with the larger degree", async () => {
     const workspace = tempWorkspace();
     const points = new ClusteredVectors(16, 6, 41);

@@ -132,7 +132,10 @@ export function reserveForThreads(index: HnswIndex): void {
   }
 }
 
-/** The graph settings of a file of `vectors` vectors: denser from vectorIndex.largeFileVectors up. */
+/**
+ * The graph settings of a file of `vectors` vectors: cheaper inserts below
+ * vectorIndex.smallFileVectors, a denser graph from largeFileVectors up.
+ */
 export function hnswSettings(
   vectors: number,
   config: VectorIndexConfig,
@@ -140,7 +143,11 @@ export function hnswSettings(
   if (config.largeFileVectors > 0 && vectors >= config.largeFileVectors) {
     return { connectivity: config.largeConnectivity, expansionAdd: config.largeExpansionAdd };
   }
-  return { connectivity: config.connectivity, expansionAdd: config.expansionAdd };
+  const small = vectors < config.smallFileVectors;
+  return {
+    connectivity: config.connectivity,
+    expansionAdd: small ? config.smallExpansionAdd : config.expansionAdd,
+  };
 }
 
 /**

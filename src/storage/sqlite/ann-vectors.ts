@@ -371,7 +371,7 @@ export class AnnVectors {
         this.foldsDue.add(ns);
       }
       if (changed.length === 0) return this.files.cover(ns, manifest, generation);
-      const index = newHnswIndex(dim, this.config);
+      const index = newHnswIndex(dim, this.config, changed.length);
       this.addWithProgress(ns, index, changed.values(), changed.length, dim);
       return this.files.saveSegment(ns, index, manifest, generation);
     });
