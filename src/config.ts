@@ -587,6 +587,11 @@ export const BuiltInThreadSchema = z.object({
   inProcessTexts: z.number().int().min(0).default(4096),
   /** Embedding calls of fewer texts stay in-process (a question's vector never waits behind a batch). */
   minEmbedTexts: z.number().int().min(1).default(64),
+  /**
+   * Graphs of fewer relationships are clustered in-process: starting the thread costs more than
+   * clustering them (wiki-vital-en's 277,104 relationships: about 14 s of clustering).
+   */
+  minClusterEdges: z.number().int().min(0).default(20_000),
   /** Chunks handed to the thread ahead, so it keeps extracting while a merge batch commits. */
   chunksInFlight: z.number().int().min(2).default(4096),
   /** The thread ends after this long without work (it is started again when needed). */

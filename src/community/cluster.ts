@@ -1,7 +1,43 @@
 import { hashText } from "../util/hash.js";
 import { louvain } from "./louvain.js";
-import { byText, connectedComponents, inducedSubgraph, type ProjectedGraph } from "./project-graph.js";
+import {
+  byText,
+  connectedComponents,
+  inducedSubgraph,
+  type ProjectedGraph,
+  projectGraph,
+} from "./project-graph.js";
 import { deriveSeed, seededRandom } from "./seeded-random.js";
+
+/**
+ * What clustering reads: entity keys and weighted edges, no descriptions. Summaries change only
+ * descriptions, so a run can cluster this while it summarises.
+ */
+export interface ClusterGraph {
+  entityKeys: string[];
+  edges: { sourceKey: string; targetKey: string; weight: number }[];
+}
+
+/** The hierarchy of a ClusterGraph (projected in sorted order: the result depends on the graph only). */
+export function clusterGraphHierarchy(graph: ClusterGraph, options: ClusterOptions): CommunityNode[] {
+  return clusterHierarchy(
+    projectGraph(
+      graph.entityKeys.map((key) => ({ key })),
+      graph.edges,
+    ),
+    options,
+  );
+}
+
+/** Builds the community hierarchy: in-process, or on the built-ins' thread (ThreadedClusterer). */
+export interface Clusterer {
+  /** A run's stop (`signal`) drops clustering still queued or running on the thread. */
+  hierarchy(graph: ClusterGraph, options: ClusterOptions, signal?: AbortSignal): Promise<CommunityNode[]>;
+}
+
+export const inProcessClusterer: Clusterer = {
+  hierarchy: async (graph, options) => clusterGraphHierarchy(graph, options),
+};
 
 export interface ClusterOptions {
   /** Communities larger than this are split again at the next level. */

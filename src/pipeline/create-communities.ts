@@ -23,11 +23,13 @@ export interface CreateCommunitiesResult {
 export async function createCommunities(
   services: KgragServices,
   graph?: GraphView,
+  /** The hierarchy of this graph, clustered ahead (see clusterAhead); else clustered here. */
+  hierarchy?: Promise<CommunityNode[]>,
 ): Promise<CreateCommunitiesResult> {
   const { store, config } = services;
   const view = graph ?? (await loadGraphView(store));
   const previous = await store.listCommunities();
-  const communities = clusterCommunities(config, view, previous);
+  const communities = clusterCommunities(config, view, previous, await hierarchy);
   await store.replaceCommunities(communities);
   const current = new Set(communities.map((c) => c.id));
   const vanished = previous.map((c) => c.id).filter((id) => !current.has(id));
@@ -48,11 +50,15 @@ export function clusterCommunities(
   config: Pick<KgragServices["config"], "community">,
   view: GraphView,
   previous: CommunityRecord[],
+  /** The hierarchy of `view`'s graph when it was clustered already. */
+  clustered?: CommunityNode[],
 ): CommunityRecord[] {
-  const nodes = clusterHierarchy(projectGraph(view.entities, view.relationships), {
-    maxClusterSize: config.community.maxClusterSize,
-    seed: config.community.seed,
-  });
+  const nodes =
+    clustered ??
+    clusterHierarchy(projectGraph(view.entities, view.relationships), {
+      maxClusterSize: config.community.maxClusterSize,
+      seed: config.community.seed,
+    });
   const index = graphIndexOf(view);
   const previousById = new Map(previous.map((c) => [c.id, c]));
   return nodes.map((node) => toRecord(node, communityContentHash(node.entityKeys, index), previousById));

@@ -1,4 +1,5 @@
 import { setImmediate, setTimeout as sleep } from "node:timers/promises";
+import type { Clusterer, CommunityNode } from "../community/cluster.js";
 import { loadClusteringLibraries } from "../community/project-graph.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { Extractor } from "../extraction/extractor.js";
@@ -35,6 +36,8 @@ export interface IndexComponents {
   extractor: Extractor;
   summarizer: DescriptionSummarizer;
   reportWriter: ReportWriter;
+  /** Where the community hierarchy is built (in-process when absent). */
+  clusterer?: Clusterer;
 }
 
 export interface IndexRunOptions {
@@ -301,6 +304,10 @@ export async function settleGraph(
   options: IndexRunOptions = {},
 ): Promise<SettleResult> {
   const { signal, clock } = options;
+  const wantCommunities = options.communities ?? services.config.community.enabled;
+  const hierarchy = wantCommunities
+    ? await clusterAhead(services, components, graphChanged, options)
+    : undefined;
   const summarized = await stage(
     "summarize",
     () => summarizeDescriptions(services, components.summarizer, signal),
@@ -324,7 +331,6 @@ export async function settleGraph(
       clock,
     ).then(() => (graphChanged || descriptionsChanged ? refreshSearchIndexes(services, clock) : undefined)),
   );
-  const wantCommunities = options.communities ?? services.config.community.enabled;
   try {
     if (wantCommunities) {
       await refreshCommunities(
@@ -334,6 +340,7 @@ export async function settleGraph(
         signal,
         clock,
         graph,
+        hierarchy?.nodes,
       );
     }
   } finally {
@@ -360,7 +367,44 @@ function refreshSearchIndexes(services: KgragServices, clock?: StageClock): Prom
   return stage("search indexes", async () => services.store.refreshIndexes?.(), clock);
 }
 
-/** Re-clusters when the graph changed (or no hierarchy exists yet) and writes the missing reports. */
+/**
+ * Clustering reads no description, so when the run will re-cluster, the hierarchy is started
+ * (on the built-ins' thread) before summaries are written, and the main thread summarises
+ * meanwhile. Undefined when the store cannot list the lean graph or nothing is to re-cluster.
+ */
+async function clusterAhead(
+  services: KgragServices,
+  components: IndexComponents,
+  graphChanged: boolean,
+  { signal, clock }: IndexRunOptions,
+): Promise<{ nodes: Promise<CommunityNode[]> } | undefined> {
+  const { store, config } = services;
+  const { clusterer } = components;
+  if (!clusterer || !store.listClusterGraph) return undefined;
+  if (!(await needsClustering(store, graphChanged))) return undefined;
+  const { maxClusterSize, seed } = config.community;
+  const graph = await store.listClusterGraph();
+  // Its stage time runs beside the summaries' (the communities stage then only records the result).
+  const nodes = stage(
+    "cluster ahead",
+    () => clusterer.hierarchy(graph, { maxClusterSize, seed }, signal),
+    clock,
+  );
+  // Awaited by the communities step; a failure meanwhile must not count as unhandled.
+  nodes.catch(() => {});
+  // In an object: an async function would wait for a promise it returns.
+  return { nodes };
+}
+
+/** The graph changed since it was clustered, or it never was. */
+async function needsClustering(store: KgragServices["store"], graphChanged: boolean): Promise<boolean> {
+  return graphChanged || (await store.listCommunities()).length === 0 || (await communitiesAreStale(store));
+}
+
+/**
+ * Re-clusters when the graph changed (or no hierarchy exists yet) and writes the missing reports.
+ * `hierarchy`, when given, is the clustering of the current graph started ahead (clusterAhead).
+ */
 export async function refreshCommunities(
   services: KgragServices,
   reportWriter: ReportWriter,
@@ -368,12 +412,12 @@ export async function refreshCommunities(
   signal?: AbortSignal,
   clock?: StageClock,
   graph?: GraphView,
+  hierarchy?: Promise<CommunityNode[]>,
 ): Promise<void> {
   const { store } = services;
-  const existing = await store.listCommunities();
   await stopPoint(signal);
-  if (graphChanged || existing.length === 0 || (await communitiesAreStale(store))) {
-    await stage("communities", () => createCommunities(services, graph), clock);
+  if (await needsClustering(store, graphChanged)) {
+    await stage("communities", () => createCommunities(services, graph, hierarchy), clock);
     await markCommunitiesFresh(store);
   }
   await stage("reports", () => createCommunityReports(services, reportWriter, signal, graph), clock);

@@ -1,3 +1,4 @@
+import type { ClusterGraph } from "../community/cluster.js";
 import type {
   ChunkPartial,
   ChunkRecord,
@@ -263,6 +264,8 @@ export interface GraphStore {
    * description, so leaving them out roughly halves what embedding and communities hold.
    */
   listGraph?(): Promise<GraphView>;
+  /** Every entity key and relationship endpoint pair with its weight: what clustering reads. */
+  listClusterGraph?(): Promise<ClusterGraph>;
   entitiesNeedingSummary(): Promise<EntityRecord[]>;
   relationshipsNeedingSummary(): Promise<RelationshipRecord[]>;
   counts(): Promise<GraphCounts>;

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { z } from "zod";
+import type { ClusterGraph, ClusterOptions, CommunityNode } from "../community/cluster.js";
 import type { Extraction } from "../types.js";
 import { testBundleEntry } from "../util/test-bundle-entry.js";
 import type { FromBuiltInWorker, ToBuiltInWorker } from "./messages.js";
@@ -120,6 +121,17 @@ export class BuiltInThread {
     const reply = await this.request({ kind: "embed", texts, dimension });
     if (reply.kind !== "embed") throw new Error(`unexpected reply ${reply.kind} to an embedding`);
     return texts.map((_, row) => rowOf(reply.vectors, row, dimension));
+  }
+
+  /** The community hierarchy of the graph (clusterGraphHierarchy on the thread); see extract for `signal`. */
+  async cluster(
+    graph: ClusterGraph,
+    options: ClusterOptions,
+    signal?: AbortSignal,
+  ): Promise<CommunityNode[]> {
+    const reply = await this.request({ kind: "cluster", graph, options }, signal);
+    if (reply.kind !== "cluster") throw new Error(`unexpected reply ${reply.kind} to a clustering`);
+    return reply.communities;
   }
 
   /** Ends the thread now (requests in hand are refused). */

@@ -1,9 +1,11 @@
+import type { ClusterGraph, ClusterOptions, CommunityNode } from "../community/cluster.js";
 import type { Extraction } from "../types.js";
 
 /** What the main thread asks the built-ins' worker thread (offline-worker.ts) to do. */
 export type ToBuiltInWorker =
   | { id: number; kind: "extract"; text: string; title: string }
-  | { id: number; kind: "embed"; texts: string[]; dimension: number };
+  | { id: number; kind: "embed"; texts: string[]; dimension: number }
+  | { id: number; kind: "cluster"; graph: ClusterGraph; options: ClusterOptions };
 
 /**
  * Its answers, by request id. Vectors come back as one flat buffer (texts x dimension, row after
@@ -12,4 +14,5 @@ export type ToBuiltInWorker =
 export type FromBuiltInWorker =
   | { id: number; kind: "extract"; extraction: Extraction }
   | { id: number; kind: "embed"; vectors: Float64Array }
+  | { id: number; kind: "cluster"; communities: CommunityNode[] }
   | { id: number; kind: "error"; message: string };

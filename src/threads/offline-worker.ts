@@ -1,12 +1,13 @@
 import { parentPort } from "node:worker_threads";
+import { clusterGraphHierarchy } from "../community/cluster.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
 import type { FromBuiltInWorker, ToBuiltInWorker } from "./messages.js";
 
 /**
- * The worker thread of the offline built-ins (started by BuiltInThread): NLP extraction and hashing
- * embedding are pure CPU work, so an index run does them here while the main thread merges, stores
- * and builds communities, and both cores are used. Requests are answered in the order they came.
+ * The worker thread of the offline built-ins (started by BuiltInThread): NLP extraction, hashing
+ * embedding and clustering are pure CPU work, so an index run does them here while the main thread
+ * merges, stores, summarises and writes reports, and both cores are used. Requests are answered in the order they came.
  */
 const port = parentPort;
 if (!port) throw new Error("offline-worker runs as a worker thread of kgrag");
@@ -23,6 +24,13 @@ function embedderOf(dimension: number): HashingEmbedder {
 }
 
 function answer(request: ToBuiltInWorker): FromBuiltInWorker {
+  if (request.kind === "cluster") {
+    return {
+      id: request.id,
+      kind: "cluster",
+      communities: clusterGraphHierarchy(request.graph, request.options),
+    };
+  }
   if (request.kind === "extract") {
     return {
       id: request.id,

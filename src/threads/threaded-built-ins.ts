@@ -1,3 +1,10 @@
+import {
+  type Clusterer,
+  type ClusterGraph,
+  type ClusterOptions,
+  type CommunityNode,
+  inProcessClusterer,
+} from "../community/cluster.js";
 import type { BuiltInThreadConfig } from "../config.js";
 import type { Embedder } from "../embedding/embedder.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
@@ -111,5 +118,25 @@ export class ThreadedHashingEmbedder implements Embedder {
     this.embedded += texts.length;
     if (!warm || texts.length < this.config.minEmbedTexts) return here();
     return onThreadOrHere(this.thread, () => this.thread.embed(texts, this.dimension), here);
+  }
+}
+
+/**
+ * Clustering on the built-ins' thread, so that a run clusters while its main thread summarises;
+ * the same hierarchy as in-process (the same function on the same sorted graph).
+ */
+export class ThreadedClusterer implements Clusterer {
+  constructor(
+    private readonly thread: BuiltInThread,
+    private readonly config: BuiltInThreadConfig,
+  ) {}
+
+  hierarchy(graph: ClusterGraph, options: ClusterOptions, signal?: AbortSignal): Promise<CommunityNode[]> {
+    if (graph.edges.length < this.config.minClusterEdges) return inProcessClusterer.hierarchy(graph, options);
+    return onThreadOrHere(
+      this.thread,
+      () => this.thread.cluster(graph, options, signal),
+      () => inProcessClusterer.hierarchy(graph, options),
+    );
   }
 }

@@ -1,17 +1,27 @@
+import { inProcessClusterer } from "../community/cluster.js";
 import { reportWriterFor } from "../community/report-writer.js";
 import { LlmExtractor } from "../extraction/llm-extractor.js";
 import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
 import { ExtractiveSummarizer, LlmDescriptionSummarizer } from "../merge/summarize.js";
 import type { IndexComponents } from "../pipeline/index-workflow.js";
 import type { KgragServices } from "../services.js";
-import { sharedBuiltInThread, ThreadedNlpExtractor } from "../threads/threaded-built-ins.js";
+import {
+  sharedBuiltInThread,
+  ThreadedClusterer,
+  ThreadedNlpExtractor,
+} from "../threads/threaded-built-ins.js";
 
 /** With a chat model every stage asks it; without one each stage uses its offline built-in. */
 export function createComponents(services: KgragServices): IndexComponents {
   const { chat, config } = services;
   const reportWriter = reportWriterFor(services);
+  const threaded = config.builtInThread.enabled;
+  const clusterer = threaded
+    ? new ThreadedClusterer(sharedBuiltInThread(config.builtInThread), config.builtInThread)
+    : inProcessClusterer;
   if (chat) {
     return {
+      clusterer,
       extractor: new LlmExtractor(chat, config.extraction),
       summarizer: new LlmDescriptionSummarizer(chat, {
         ...config.merge,
@@ -20,8 +30,8 @@ export function createComponents(services: KgragServices): IndexComponents {
       reportWriter,
     };
   }
-  const threaded = config.builtInThread.enabled;
   return {
+    clusterer,
     extractor: threaded
       ? new ThreadedNlpExtractor(sharedBuiltInThread(config.builtInThread), config.builtInThread)
       : new OfflineNlpExtractor(),

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { type ClusterGraph, clusterGraphHierarchy } from "../../src/community/cluster.js";
 import type { BuiltInThreadConfig } from "../../src/config.js";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import type { Extractor } from "../../src/extraction/extractor.js";
@@ -12,10 +13,12 @@ import { runIndexWorkflow } from "../../src/pipeline/index-workflow.js";
 import { BuiltInThread } from "../../src/threads/built-in-thread.js";
 import {
   sharedBuiltInThread,
+  ThreadedClusterer,
   ThreadedHashingEmbedder,
   ThreadedNlpExtractor,
 } from "../../src/threads/threaded-built-ins.js";
 import type { ChunkRecord, SourceDocument } from "../../src/types.js";
+import { blockModelGraph, nodesOf } from "../support/community-graphs.js";
 import { graphSnapshot } from "../support/graph-snapshot.js";
 import { seededRandom, writeCorpus } from "../support/lifecycle-corpus.js";
 
@@ -34,6 +37,7 @@ const EAGER: BuiltInThreadConfig = {
   inProcessChunks: 0,
   inProcessTexts: 0,
   minEmbedTexts: 1,
+  minClusterEdges: 0,
   chunksInFlight: 64,
   idleMs: 60_000,
 };
@@ -115,6 +119,32 @@ describe("the built-ins' worker thread", () => {
       await new HashingEmbedder(32).embed(["a b c", "d e"]),
     );
     await expect(broken.extract("x", "y")).rejects.toThrow(/unavailable: no thread here/);
+  });
+
+  it("clusters exactly as in-process, falls back when the thread is gone, and keeps small graphs in-process", async () => {
+    const edges = blockModelGraph({ nodes: 300, edges: 900, blocks: 12, mixing: 0.8, seed: 5 });
+    // Listed out of order, with an isolated entity: the hierarchy must not depend on either.
+    const graph: ClusterGraph = {
+      entityKeys: [...nodesOf(edges), "loner"].reverse(),
+      edges: edges.map(([sourceKey, targetKey, weight]) => ({ sourceKey, targetKey, weight: weight ?? 1 })),
+    };
+    const options = { maxClusterSize: 10, seed: 7 };
+    const here = clusterGraphHierarchy(graph, options);
+    expect(here.length).toBeGreaterThan(10);
+    const thread = startedThread();
+    const answeredBefore = thread.answered;
+    expect(await new ThreadedClusterer(thread, EAGER).hierarchy(graph, options)).toEqual(here);
+    expect(thread.answered).toBe(answeredBefore + 1);
+    // Under minClusterEdges the thread is not asked.
+    const lazy = new ThreadedClusterer(thread, { ...EAGER, minClusterEdges: 10_000 });
+    expect(await lazy.hierarchy(graph, options)).toEqual(here);
+    expect(thread.answered).toBe(answeredBefore + 1);
+    const broken = startedThread(() => ({
+      script: "throw new Error('no thread here')",
+      options: { eval: true },
+    }));
+    expect(await new ThreadedClusterer(broken, EAGER).hierarchy(graph, options)).toEqual(here);
+    expect(broken.usable).toBe(false);
   });
 
   it("keeps small runs and small embedding calls in-process", async () => {

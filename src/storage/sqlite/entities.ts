@@ -123,6 +123,10 @@ export class EntityTable {
       .map(toGraphEntity);
   }
 
+  keys(): string[] {
+    return this.sql.column<string>("SELECT key FROM entities");
+  }
+
   needingSummary(): EntityRecord[] {
     return this.sql.all<EntityRow>(`${ENTITY_SELECT} WHERE e.needs_summary = 1 ORDER BY e.key`).map(toEntity);
   }

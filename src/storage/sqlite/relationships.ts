@@ -98,6 +98,13 @@ export class RelationshipTable {
       .map(toGraphRelationship);
   }
 
+  /** Endpoints and weight of every relationship (what clustering reads). */
+  weightedEdges(): { sourceKey: string; targetKey: string; weight: number }[] {
+    return this.sql.all<{ sourceKey: string; targetKey: string; weight: number }>(
+      "SELECT source_key AS sourceKey, target_key AS targetKey, weight FROM relationships",
+    );
+  }
+
   needingSummary(): RelationshipRecord[] {
     return this.sql
       .all<RelationshipRow>(

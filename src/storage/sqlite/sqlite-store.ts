@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { ClusterGraph } from "../../community/cluster.js";
 import {
   type SqliteReadCacheConfig,
   SqliteReadCacheSchema,
@@ -383,6 +384,11 @@ export class SqliteGraphStore implements GraphStore {
   /** Read in one transaction, so both lists come from the same state of the graph. */
   async listGraph(): Promise<GraphView> {
     const read = () => ({ entities: this.entities.listLean(), relationships: this.relationships.listLean() });
+    return this.db.inTransaction ? read() : this.db.transaction(read).deferred();
+  }
+
+  async listClusterGraph(): Promise<ClusterGraph> {
+    const read = () => ({ entityKeys: this.entities.keys(), edges: this.relationships.weightedEdges() });
     return this.db.inTransaction ? read() : this.db.transaction(read).deferred();
   }
 
