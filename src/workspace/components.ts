@@ -5,6 +5,7 @@ import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
 import { ExtractiveSummarizer, LlmDescriptionSummarizer } from "../merge/summarize.js";
 import type { IndexComponents } from "../pipeline/index-workflow.js";
 import type { KgragServices } from "../services.js";
+import { BuiltInThread } from "../threads/built-in-thread.js";
 import {
   sharedBuiltInThread,
   ThreadedClusterer,
@@ -17,7 +18,7 @@ export function createComponents(services: KgragServices): IndexComponents {
   const reportWriter = reportWriterFor(services);
   const threaded = config.builtInThread.enabled;
   const clusterer = threaded
-    ? new ThreadedClusterer(sharedBuiltInThread(config.builtInThread), config.builtInThread)
+    ? new ThreadedClusterer(new BuiltInThread(0), config.builtInThread)
     : inProcessClusterer;
   if (chat) {
     return {
