@@ -7,11 +7,13 @@ import type { FromBuiltInWorker, ToBuiltInWorker } from "./messages.js";
 /**
  * The worker thread of the offline built-ins (started by BuiltInThread): NLP extraction, hashing
  * embedding and clustering are pure CPU work, so an index run does them here while the main thread
- * merges, stores, summarises and writes reports, and both cores are used. Requests are answered in the order they came.
+ * merges, stores, summarises and writes reports, and both cores are used. Requests are answered
+ * in the order they came.
  */
 const port = parentPort;
 if (!port) throw new Error("offline-worker runs as a worker thread of kgrag");
-const extractor = new OfflineNlpExtractor();
+// Made on the first extraction: a thread started to cluster never extracts.
+let extractor: OfflineNlpExtractor | undefined;
 const embedders = new Map<number, HashingEmbedder>();
 
 function embedderOf(dimension: number): HashingEmbedder {
@@ -35,7 +37,7 @@ function answer(request: ToBuiltInWorker): FromBuiltInWorker {
     return {
       id: request.id,
       kind: "extract",
-      extraction: extractor.extractText(request.text, request.title),
+      extraction: (extractor ??= new OfflineNlpExtractor()).extractText(request.text, request.title),
     };
   }
   const embedder = embedderOf(request.dimension);
