@@ -14,6 +14,10 @@ const port = parentPort;
 if (!port) throw new Error("offline-worker runs as a worker thread of kgrag");
 // Made on the first extraction: a thread started to cluster never extracts.
 let extractor: OfflineNlpExtractor | undefined;
+function nlpExtractor(): OfflineNlpExtractor {
+  extractor ??= new OfflineNlpExtractor();
+  return extractor;
+}
 const embedders = new Map<number, HashingEmbedder>();
 
 function embedderOf(dimension: number): HashingEmbedder {
@@ -37,7 +41,7 @@ function answer(request: ToBuiltInWorker): FromBuiltInWorker {
     return {
       id: request.id,
       kind: "extract",
-      extraction: (extractor ??= new OfflineNlpExtractor()).extractText(request.text, request.title),
+      extraction: nlpExtractor().extractText(request.text, request.title),
     };
   }
   const embedder = embedderOf(request.dimension);
