@@ -87,6 +87,7 @@ describe("OpenTelemetry spans (in-memory exporter)", () => {
     // with communities and reports) end in either order: compared as a set.
     expect([...new Set(childrenOf(spans, run as ReadableSpan))].sort()).toEqual([
       "kgrag.index.chunk text index",
+      "kgrag.index.cluster ahead",
       "kgrag.index.communities",
       "kgrag.index.embed",
       "kgrag.index.embed-chunks",
