@@ -416,7 +416,8 @@ export async function refreshCommunities(
 ): Promise<void> {
   const { store } = services;
   await stopPoint(signal);
-  if (await needsClustering(store, graphChanged)) {
+  // A hierarchy clustered ahead was started because clustering is needed: not read again.
+  if (hierarchy || (await needsClustering(store, graphChanged))) {
     await stage("communities", () => createCommunities(services, graph, hierarchy), clock);
     await markCommunitiesFresh(store);
   }

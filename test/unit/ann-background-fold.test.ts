@@ -89,6 +89,22 @@ async function withTwoSegments(workspace: string, points: ClusteredVectors, stor
   expect(indexFiles(workspace)).toHaveLength(3);
 }
 
+/**
+ * The test plays the background process: it takes the fold lock (so no other process is started)
+ * and reads the manifest the fold starts from; then, while "the fold runs", the writer saves one
+ * more segment ("during" rows) and deletes v9, after the fold's generation.
+ */
+async function writtenDuringFold(workspace: string, points: ClusteredVectors, store: SqliteGraphStore) {
+  const files = new AnnFiles(workspace);
+  const lock = files.tryFoldLock("chunks");
+  closers.push(() => lock?.release());
+  const base = files.manifest("chunks");
+  await store.upsertVectors("chunks", items(points, 10, "during"));
+  await store.deleteVectors("chunks", ["v9"]);
+  await store.refreshIndexes();
+  return { files, lock, base };
+}
+
 async function waitFor(check: () => boolean, timeoutMs: number, everyMs = 100): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -139,17 +155,8 @@ describe("HNSW folds in the background", () => {
     const store = await open(workspace);
     const exact = await open(workspace, { kind: "exact" });
     await withTwoSegments(workspace, points, store);
-    const files = new AnnFiles(workspace);
-    // This test plays the background process: holding the fold lock, no other process is started.
-    const lock = files.tryFoldLock("chunks");
+    const { files, lock, base } = await writtenDuringFold(workspace, points, store);
     expect(lock).toBeDefined();
-    closers.push(() => lock?.release());
-    const base = files.manifest("chunks");
-
-    // Written while "the fold runs": one more segment, past maxSegments, kept by the writer.
-    await store.upsertVectors("chunks", items(points, 10, "during"));
-    await store.deleteVectors("chunks", ["v9"]);
-    await store.refreshIndexes();
     expect(indexFiles(workspace)).toHaveLength(4);
     expect(store.backgroundFolds()).toEqual([]);
     expect((await store.vectorIndexStatus()).find((s) => s.namespace === "chunks")).toMatchObject({
@@ -345,15 +352,7 @@ describe("denser graphs for large main files", () => {
     const exact = await open(workspace, { kind: "exact" });
     await withTwoSegments(workspace, points, store);
     expect(mainFileDegree(workspace)).toBe(8);
-    const files = new AnnFiles(workspace);
-    const lock = files.tryFoldLock("chunks");
-    closers.push(() => lock?.release());
-    const base = files.manifest("chunks");
-
-    // Written while the fold runs: a segment the fold leaves in place, and a deletion after its generation.
-    await store.upsertVectors("chunks", items(points, 10, "during"));
-    await store.deleteVectors("chunks", ["v9"]);
-    await store.refreshIndexes();
+    const { files, base } = await writtenDuringFold(workspace, points, store);
     const committed = readOnlyAnn(workspace, files, GROWING).foldSaved("chunks", base);
 
     expect(committed?.connectivity).toBe(24);
