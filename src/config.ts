@@ -592,6 +592,13 @@ export const BuiltInThreadSchema = z.object({
    * clustering them (wiki-vital-en's 277,104 relationships: about 14 s of clustering).
    */
   minClusterEdges: z.number().int().min(0).default(20_000),
+  /**
+   * Offline reports are written on a thread of their own (with a copy of the graph) when a run
+   * has at least this many to write; fewer are written in-process, cheaper than the copy.
+   */
+  minThreadReports: z.number().int().min(0).default(1000),
+  /** Offline reports asked of that thread at once (two such batches in flight). */
+  reportsPerRequest: z.number().int().min(1).default(256),
   /** Chunks handed to the thread ahead, so it keeps extracting while a merge batch commits. */
   chunksInFlight: z.number().int().min(2).default(4096),
   /** The thread ends after this long without work (it is started again when needed). */

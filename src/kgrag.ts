@@ -127,7 +127,7 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         await settleGraph(services, components, deleted.length > 0);
         return { deleted, missing };
       }),
-    rebuildCommunities: () => writing(() => refreshCommunities(services, components.reportWriter, true)),
+    rebuildCommunities: () => writing(() => refreshCommunities(services, components, true)),
     entities: createEntityCuration(services, components, writing),
     close: () => store.close(),
   };

@@ -1,7 +1,7 @@
 import type { TiktokenEncoding } from "js-tiktoken";
 import { DESCRIPTION_SEPARATOR } from "../merge/keys.js";
 import type { CommunityReport } from "../types.js";
-import { countTokens, truncateToTokens } from "../util/tokens.js";
+import { countTokens, tokenFloor, truncateToTokens } from "../util/tokens.js";
 import { stripLocalCitations } from "./citations.js";
 
 export interface ContextEntity {
@@ -45,6 +45,11 @@ const HEADERS = {
  * Fills one report context up to a token budget. Items are offered in priority order; one that does
  * not fit is skipped but later, smaller ones are still tried, so nothing is left out while there is
  * room for it. Token counts are memoised because the substitution search packs several times.
+ *
+ * Counting is put off while the budget is surely not in question: a line is taken uncounted when
+ * even its byte length fits (every token is at least one byte), and the waiting lines are counted
+ * only when a later item's fit is in doubt; a line whose token floor does not fit is turned away
+ * uncounted. Either way the decisions are those of counting every line.
  */
 export class ContextPacker {
   readonly entities: ContextEntity[] = [];
@@ -54,7 +59,11 @@ export class ContextPacker {
   private readonly entityLines: string[] = [];
   private readonly relationshipLines: string[] = [];
   private readonly entityByKey = new Map<string, ContextEntity>();
+  /** The budget less everything counted: more than is left while lines wait uncounted. */
   private remaining: number;
+  private readonly uncounted: UncountedRest[] = [];
+  /** The waiting lines' ceilings (bytes): at least their tokens. */
+  private uncountedBytes = 0;
 
   constructor(
     budget: number,
@@ -74,37 +83,55 @@ export class ContextPacker {
 
   /**
    * Adds the relationship together with whichever of its endpoints are not in yet. Most candidates
-   * of a large community do not fit: their cost comes from the counter's memo, and their lines are
-   * only written out when they are taken.
+   * of a large community do not fit: their floor turns them away before their lines are written.
    */
   addRelationship(rel: CandidateRelationship, entityOf: (key: string) => CandidateEntity): boolean {
     const newEndpoints = [rel.sourceKey, rel.targetKey].filter((key) => !this.entityByKey.has(key));
     const entityIds = newEndpoints.map((_, i) => `E:${this.entities.length + 1 + i}`);
     const relId = `R:${this.relationships.length + 1}`;
     const nameOf = (key: string) => this.entityName(key) ?? entityOf(key).name;
-    const relRest = () => relationshipRest(rel, nameOf(rel.sourceKey), nameOf(rel.targetKey), this.tokens);
-    let cost = this.tokens.lineCost(relId, RELATIONSHIP_LINE, rel.key, relRest);
+    let floor = this.tokens.lineFloor(relId, RELATIONSHIP_LINE, rel.key, () => [
+      nameOf(rel.sourceKey),
+      nameOf(rel.targetKey),
+      rel.description,
+    ]);
     for (const [i, key] of newEndpoints.entries()) {
-      cost += this.tokens.lineCost(entityIds[i] as string, ENTITY_LINE, key, () =>
-        entityRest(entityOf(key), this.tokens),
+      floor += this.tokens.lineFloor(entityIds[i] as string, ENTITY_LINE, key, () =>
+        entityCells(entityOf(key)),
       );
     }
-    if (!this.spend(cost)) return false;
+    if (floor > this.remaining) return false;
+    const lines: UncountedRest[] = [
+      {
+        kind: RELATIONSHIP_LINE,
+        key: rel.key,
+        rest: relationshipRest(rel, nameOf(rel.sourceKey), nameOf(rel.targetKey), this.tokens),
+      },
+      ...newEndpoints.map((key) => ({
+        kind: ENTITY_LINE,
+        key,
+        rest: entityRest(entityOf(key), this.tokens),
+      })),
+    ];
+    const ids = [relId, ...entityIds];
+    if (!this.spendLines(ids, lines)) return false;
     for (const [i, key] of newEndpoints.entries()) {
-      const entity = entityOf(key);
-      this.acceptEntity(entity, `${entityIds[i]}${entityRest(entity, this.tokens)}`);
+      this.acceptEntity(entityOf(key), `${entityIds[i]}${lines[i + 1]?.rest}`);
     }
     this.relationships.push({ ...rel, id: relId });
-    this.relationshipLines.push(`${relId}${relRest()}`);
+    this.relationshipLines.push(`${relId}${lines[0]?.rest}`);
     return true;
   }
 
   addEntity(entity: CandidateEntity): boolean {
     if (this.entityByKey.has(entity.key)) return true;
     const id = `E:${this.entities.length + 1}`;
-    const rest = () => entityRest(entity, this.tokens);
-    if (!this.spend(this.tokens.lineCost(id, ENTITY_LINE, entity.key, rest))) return false;
-    this.acceptEntity(entity, `${id}${rest()}`);
+    if (this.tokens.lineFloor(id, ENTITY_LINE, entity.key, () => entityCells(entity)) > this.remaining) {
+      return false;
+    }
+    const rest = entityRest(entity, this.tokens);
+    if (!this.spendLines([id], [{ kind: ENTITY_LINE, key: entity.key, rest }])) return false;
+    this.acceptEntity(entity, `${id}${rest}`);
     return true;
   }
 
@@ -131,17 +158,50 @@ export class ContextPacker {
     return this.entityByKey.get(key)?.name;
   }
 
+  /** Lines of one item (each its id and rest): taken uncounted when their bytes surely fit. */
+  private spendLines(ids: string[], lines: UncountedRest[]): boolean {
+    let idTokens = 0;
+    for (const id of ids) idTokens += this.tokens.count(id);
+    let bytes = 0;
+    for (const line of lines) bytes += this.tokens.restCeiling(line.rest);
+    if (idTokens + bytes <= this.remaining - this.uncountedBytes) {
+      this.remaining -= idTokens;
+      this.uncounted.push(...lines);
+      this.uncountedBytes += bytes;
+      return true;
+    }
+    let cost = idTokens;
+    for (const line of lines) cost += this.tokens.restCount(line.kind, line.key, line.rest);
+    return this.spend(cost);
+  }
+
+  /** Spends counted tokens, counting the waiting lines first when the fit is in doubt. */
   private spend(cost: number): boolean {
+    if (cost > this.remaining - this.uncountedBytes) this.countWaiting();
     if (cost > this.remaining) return false;
     this.remaining -= cost;
     return true;
   }
+
+  private countWaiting(): void {
+    for (const line of this.uncounted)
+      this.remaining -= this.tokens.restCount(line.kind, line.key, line.rest);
+    this.uncounted.length = 0;
+    this.uncountedBytes = 0;
+  }
+}
+
+/** A table line after its id, taken into a context before its tokens were counted. */
+interface UncountedRest {
+  kind: LineKind;
+  key: string;
+  rest: string;
 }
 
 /** What a table line describes: the memo of line costs is kept apart per kind. */
 export type LineKind = typeof ENTITY_LINE | typeof RELATIONSHIP_LINE;
-const ENTITY_LINE = "entity";
-const RELATIONSHIP_LINE = "relationship";
+const ENTITY_LINE = "entity" as const;
+const RELATIONSHIP_LINE = "relationship" as const;
 
 /**
  * Counts tokens once per distinct text and caps over-long descriptions (also once per text). One
@@ -154,6 +214,10 @@ export class TokenCounter {
   private readonly counts = new Map<string, number>();
   private readonly capped = new Map<string, string>();
   private readonly restCounts: Record<LineKind, Map<string, number>> = {
+    entity: new Map(),
+    relationship: new Map(),
+  };
+  private readonly restFloors: Record<LineKind, Map<string, number>> = {
     entity: new Map(),
     relationship: new Map(),
   };
@@ -174,17 +238,56 @@ export class TokenCounter {
   }
 
   /**
-   * Tokens of the line `id + rest()`, where the rest is the same whenever `key` is shown: the id's
-   * count plus the rest's, which is memoised by key (the rest is only built the first time).
+   * Tokens of a line's rest (the line after its id), which is the same whenever `key` is shown:
+   * counted once per run. A line costs its id's count plus this.
    */
-  lineCost(id: string, kind: LineKind, key: string, rest: () => string): number {
+  restCount(kind: LineKind, key: string, rest: string): number {
     const memo = this.restCounts[kind];
     let n = memo.get(key);
     if (n === undefined) {
-      n = countTokens(rest(), this.encoding);
+      n = countTokens(rest, this.encoding);
       memo.set(key, n);
     }
-    return this.count(id) + n;
+    return n;
+  }
+
+  /** At least the rest's tokens, without counting: its UTF-8 bytes (a token is at least one byte). */
+  restCeiling(rest: string): number {
+    return Buffer.byteLength(rest);
+  }
+
+  /**
+   * At most the line's tokens (the id's count plus restCount): the id's count plus a floor on the rest's tokens taken
+   * from the texts of its cells (tokenFloor), or the rest's count once it is known.
+   */
+  lineFloor(id: string, kind: LineKind, key: string, cells: () => string[]): number {
+    const rest =
+      this.restCounts[kind].get(key) ?? this.restFloors[kind].get(key) ?? this.cellsFloor(kind, key, cells());
+    return this.count(id) + rest;
+  }
+
+  private cellsFloor(kind: LineKind, key: string, cells: string[]): number {
+    let floor = 0;
+    for (const text of cells) floor += this.cellFloor(text);
+    this.restFloors[kind].set(key, floor);
+    return floor;
+  }
+
+  /**
+   * A floor on the tokens of cell(text) or of its capped form: a text that may be capped counts
+   * nothing; otherwise the separators cell() removes each took one letter run ("SEP") away.
+   */
+  private cellFloor(text: string): number {
+    if (text.length * 3 > this.maxDescriptionTokens) return 0;
+    let separators = 0;
+    for (
+      let at = text.indexOf(DESCRIPTION_SEPARATOR);
+      at >= 0;
+      at = text.indexOf(DESCRIPTION_SEPARATOR, at + 1)
+    ) {
+      separators += 1;
+    }
+    return tokenFloor(text) - separators;
   }
 
   /**
@@ -207,6 +310,11 @@ export class TokenCounter {
     const prefix = text.slice(0, this.maxDescriptionTokens * 10);
     return truncateToTokens(prefix, this.maxDescriptionTokens, this.encoding);
   }
+}
+
+/** The texts of an entity's table line (lineFloor's cells). */
+function entityCells(entity: CandidateEntity): string[] {
+  return [entity.name, entity.type, entity.description];
 }
 
 /** An entity's table line after its id: the same for the entity in every community of a run. */

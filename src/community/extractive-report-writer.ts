@@ -22,8 +22,12 @@ export class ExtractiveReportWriter implements ReportWriter {
   readonly kind = "extractive" as const;
 
   async write(context: ReportContext): Promise<CommunityReport> {
-    return toCommunityReport(extractiveFields(context), "extractive", context);
+    return extractiveReport(context);
   }
+}
+
+export function extractiveReport(context: ReportContext): CommunityReport {
+  return toCommunityReport(extractiveFields(context), "extractive", context);
 }
 
 export function extractiveFields(context: ReportContext): ReportFields {

@@ -151,3 +151,46 @@ function candidateEntity(index: GraphIndex, key: string): CandidateEntity {
     degree: index.degree(key),
   };
 }
+
+/** The token budget of every report context of a run, and the tokenizer that counts it. */
+export interface ReportBudget {
+  tokens: number;
+  encoding: TiktokenEncoding;
+}
+
+export function reportBudgetOf(config: {
+  community: { reportContextTokens: number };
+  chunking: { encoding: TiktokenEncoding };
+}): ReportBudget {
+  return { tokens: config.community.reportContextTokens, encoding: config.chunking.encoding };
+}
+
+/**
+ * Builds the report context of any of `communities` (reading the children's finished reports as
+ * they are at the call), with one token counter: every entity's and relationship's line is counted
+ * once, not per community.
+ */
+export function reportContextBuilder(
+  budget: ReportBudget,
+  index: GraphIndex,
+  communities: readonly CommunityRecord[],
+): (community: CommunityRecord) => ReportContext {
+  const tokens = reportTokenCounter(budget.tokens, budget.encoding);
+  const byId = new Map(communities.map((c) => [c.id, c]));
+  return (community) =>
+    buildReportContext({
+      community,
+      index,
+      childReports: finishedChildReports(community, byId),
+      budget: budget.tokens,
+      encoding: budget.encoding,
+      tokens,
+    });
+}
+
+function finishedChildReports(community: CommunityRecord, byId: Map<string, CommunityRecord>): ChildReport[] {
+  return community.childIds.flatMap((id) => {
+    const child = byId.get(id);
+    return child?.report ? [{ id: child.id, entityKeys: child.entityKeys, report: child.report }] : [];
+  });
+}

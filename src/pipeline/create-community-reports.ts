@@ -1,16 +1,13 @@
 import pLimit from "p-limit";
 import { embedCommunityReports } from "../community/embed-reports.js";
-import { type GraphIndex, graphIndexOf } from "../community/graph-index.js";
-import {
-  buildReportContext,
-  type ChildReport,
-  type ReportContext,
-  reportTokenCounter,
-} from "../community/report-context.js";
+import type { ExtractiveReportBatches, ExtractiveReportsHost } from "../community/extractive-reports.js";
+import { graphIndexOf } from "../community/graph-index.js";
+import { reportBudgetOf, reportContextBuilder } from "../community/report-context.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { KgragServices } from "../services.js";
 import type { GraphStore, GraphView, ReportSave } from "../storage/graph-store.js";
 import type { CommunityRecord } from "../types.js";
+import { slices } from "../util/slices.js";
 import { shareTurn } from "../util/turns.js";
 import { loadGraphView } from "./graph-view.js";
 import { stopPoint } from "./stop-point.js";
@@ -35,18 +32,39 @@ export async function createCommunityReports(
   writer: ReportWriter,
   signal?: AbortSignal,
   graph?: GraphView,
+  offThread?: ExtractiveReportsHost,
 ): Promise<CreateCommunityReportsResult> {
   const { store, config, progress } = services;
   const communities = await store.listCommunities();
-  const contextOf = reportContextBuilder(
-    config,
-    graphIndexOf(graph ?? (await loadGraphView(store))),
-    communities,
-  );
+  const view = graph ?? (await loadGraphView(store));
   const stale = communities.filter((c) => needsReport(c, writer));
-  const limit = pLimit(config.llm?.concurrency ?? 4);
   const saves = new ReportSaves(store, reportSaveSize(services));
   progress.start(STEP, stale.length);
+  const batches =
+    writer.kind === "extractive"
+      ? offThread?.open({ graph: view, communities, budget: reportBudgetOf(config) }, stale.length)
+      : undefined;
+  if (batches) {
+    await writeInBatches(services, batches, stale, saves, signal);
+  } else {
+    await writeOneByOne(services, writer, { view, communities, stale, saves }, signal);
+  }
+  progress.finish(STEP);
+  await embedCommunityReports(services, communities, vectorWriteSize(services));
+  return { written: stale.length, reused: communities.length - stale.length };
+}
+
+/** Level by level, deepest first, up to the model's concurrency at once (shareTurn between). */
+async function writeOneByOne(
+  services: KgragServices,
+  writer: ReportWriter,
+  run: { view: GraphView; communities: CommunityRecord[]; stale: CommunityRecord[]; saves: ReportSaves },
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const { config, progress } = services;
+  const { stale, saves } = run;
+  const contextOf = reportContextBuilder(reportBudgetOf(config), graphIndexOf(run.view), run.communities);
+  const limit = pLimit(config.llm?.concurrency ?? 4);
   for (const level of [...new Set(stale.map((c) => c.level))].sort((a, b) => b - a)) {
     const atLevel = stale.filter((c) => c.level === level);
     // Settled, not raced: a failing (or stopped) report must not leave others writing after return.
@@ -69,9 +87,50 @@ export async function createCommunityReports(
     const failure = outcomes.find((o) => o.status === "rejected");
     if (failure) throw failure.reason;
   }
-  progress.finish(STEP);
-  await embedCommunityReports(services, communities, vectorWriteSize(services));
-  return { written: stale.length, reused: communities.length - stale.length };
+}
+
+/**
+ * Offline reports written elsewhere (a thread) a batch at a time, deepest level first, while this
+ * thread saves them: the next batch is asked for before the last one's reports are saved, and
+ * the place they are written keeps what it wrote for the parents, so it never waits on a save.
+ */
+async function writeInBatches(
+  services: KgragServices,
+  batches: ExtractiveReportBatches,
+  stale: CommunityRecord[],
+  saves: ReportSaves,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const byId = new Map(stale.map((c) => [c.id, c]));
+  const deepestFirst = [...stale].sort((a, b) => b.level - a.level).map((c) => c.id);
+  const asks = slices(deepestFirst, services.config.builtInThread.reportsPerRequest);
+  const ask = (ids: string[] | undefined) => {
+    if (!ids) return undefined;
+    const written = batches.write(ids, signal);
+    // A stop rejects the batch asked ahead at once: seen when (and if) it is awaited, not unhandled.
+    written.catch(() => {});
+    return written;
+  };
+  let next = ask(asks[0]);
+  try {
+    for (let i = 0; next; i += 1) {
+      const current = next;
+      await stopPoint(signal);
+      next = ask(asks[i + 1]);
+      for (const { id, report } of await current) {
+        const community = byId.get(id);
+        if (!community) continue;
+        await saves.add({ id, report, reportHash: community.contentHash });
+        community.report = report;
+        community.reportHash = community.contentHash;
+        services.progress.advance(STEP);
+      }
+    }
+  } finally {
+    // A stop or a failure leaves at most one batch in hand, dropped with the thread.
+    await saves.flush();
+    await batches.close();
+  }
 }
 
 /**
@@ -104,36 +163,4 @@ class ReportSaves {
 export function needsReport(community: CommunityRecord, writer: ReportWriter): boolean {
   if (!community.report || community.reportHash !== community.contentHash) return true;
   return writer.kind === "llm" && community.report.method === "extractive";
-}
-
-/**
- * Builds the report context of any of `communities` (reading the children's finished reports as
- * they are at the call), with one token counter: every entity's and relationship's line is counted
- * once, not per community.
- */
-export function reportContextBuilder(
-  config: Pick<KgragServices["config"], "community" | "chunking">,
-  index: GraphIndex,
-  communities: CommunityRecord[],
-): (community: CommunityRecord) => ReportContext {
-  const budget = config.community.reportContextTokens;
-  const encoding = config.chunking.encoding;
-  const tokens = reportTokenCounter(budget, encoding);
-  const byId = new Map(communities.map((c) => [c.id, c]));
-  return (community) =>
-    buildReportContext({
-      community,
-      index,
-      childReports: finishedChildReports(community, byId),
-      budget,
-      encoding,
-      tokens,
-    });
-}
-
-function finishedChildReports(community: CommunityRecord, byId: Map<string, CommunityRecord>): ChildReport[] {
-  return community.childIds.flatMap((id) => {
-    const child = byId.get(id);
-    return child?.report ? [{ id: child.id, entityKeys: child.entityKeys, report: child.report }] : [];
-  });
 }

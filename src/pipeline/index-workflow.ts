@@ -1,5 +1,6 @@
 import { setImmediate, setTimeout as sleep } from "node:timers/promises";
 import type { Clusterer, CommunityNode } from "../community/cluster.js";
+import type { ExtractiveReportsHost } from "../community/extractive-reports.js";
 import { loadClusteringLibraries } from "../community/project-graph.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { Extractor } from "../extraction/extractor.js";
@@ -38,6 +39,8 @@ export interface IndexComponents {
   reportWriter: ReportWriter;
   /** Where the community hierarchy is built (in-process when absent). */
   clusterer?: Clusterer;
+  /** Where many offline reports are written (in-process when absent). */
+  reportsOffThread?: ExtractiveReportsHost;
 }
 
 export interface IndexRunOptions {
@@ -335,7 +338,7 @@ export async function settleGraph(
     if (wantCommunities) {
       await refreshCommunities(
         services,
-        components.reportWriter,
+        components,
         graphChanged || descriptionsChanged,
         signal,
         clock,
@@ -407,7 +410,7 @@ async function needsClustering(store: KgragServices["store"], graphChanged: bool
  */
 export async function refreshCommunities(
   services: KgragServices,
-  reportWriter: ReportWriter,
+  components: Pick<IndexComponents, "reportWriter" | "reportsOffThread">,
   graphChanged: boolean,
   signal?: AbortSignal,
   clock?: StageClock,
@@ -421,7 +424,12 @@ export async function refreshCommunities(
     await stage("communities", () => createCommunities(services, graph, hierarchy), clock);
     await markCommunitiesFresh(store);
   }
-  await stage("reports", () => createCommunityReports(services, reportWriter, signal, graph), clock);
+  await stage(
+    "reports",
+    () =>
+      createCommunityReports(services, components.reportWriter, signal, graph, components.reportsOffThread),
+    clock,
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { z } from "zod";
 import type { ClusterGraph, ClusterOptions, CommunityNode } from "../community/cluster.js";
+import type { ExtractiveReportsInput, WrittenReport } from "../community/extractive-reports.js";
 import type { Extraction } from "../types.js";
 import { testBundleEntry } from "../util/test-bundle-entry.js";
 import type { FromBuiltInWorker, ToBuiltInWorker } from "./messages.js";
@@ -132,6 +133,19 @@ export class BuiltInThread {
     const reply = await this.request({ kind: "cluster", graph, options }, signal);
     if (reply.kind !== "cluster") throw new Error(`unexpected reply ${reply.kind} to a clustering`);
     return reply.communities;
+  }
+
+  /** Sends the graph and hierarchy that the next writeReports calls write from. */
+  async openReports(input: ExtractiveReportsInput): Promise<void> {
+    const reply = await this.request({ kind: "open reports", input });
+    if (reply.kind !== "open reports") throw new Error(`unexpected reply ${reply.kind} to opening reports`);
+  }
+
+  /** Offline reports of these communities, in order (ExtractiveReportBook on the thread). */
+  async writeReports(ids: string[], signal?: AbortSignal): Promise<WrittenReport[]> {
+    const reply = await this.request({ kind: "write reports", ids }, signal);
+    if (reply.kind !== "write reports") throw new Error(`unexpected reply ${reply.kind} to writing reports`);
+    return reply.reports;
   }
 
   /** Ends the thread now (requests in hand are refused). */

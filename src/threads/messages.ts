@@ -1,11 +1,14 @@
 import type { ClusterGraph, ClusterOptions, CommunityNode } from "../community/cluster.js";
+import type { ExtractiveReportsInput, WrittenReport } from "../community/extractive-reports.js";
 import type { Extraction } from "../types.js";
 
 /** What the main thread asks the built-ins' worker thread (offline-worker.ts) to do. */
 export type ToBuiltInWorker =
   | { id: number; kind: "extract"; text: string; title: string }
   | { id: number; kind: "embed"; texts: string[]; dimension: number }
-  | { id: number; kind: "cluster"; graph: ClusterGraph; options: ClusterOptions };
+  | { id: number; kind: "cluster"; graph: ClusterGraph; options: ClusterOptions }
+  | { id: number; kind: "open reports"; input: ExtractiveReportsInput }
+  | { id: number; kind: "write reports"; ids: string[] };
 
 /**
  * Its answers, by request id. Vectors come back as one flat buffer (texts x dimension, row after
@@ -15,4 +18,6 @@ export type FromBuiltInWorker =
   | { id: number; kind: "extract"; extraction: Extraction }
   | { id: number; kind: "embed"; vectors: Float64Array }
   | { id: number; kind: "cluster"; communities: CommunityNode[] }
+  | { id: number; kind: "open reports" }
+  | { id: number; kind: "write reports"; reports: WrittenReport[] }
   | { id: number; kind: "error"; message: string };

@@ -1,14 +1,15 @@
 import { parentPort } from "node:worker_threads";
 import { clusterGraphHierarchy } from "../community/cluster.js";
+import { ExtractiveReportBook } from "../community/extractive-reports.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
 import type { FromBuiltInWorker, ToBuiltInWorker } from "./messages.js";
 
 /**
  * The worker thread of the offline built-ins (started by BuiltInThread): NLP extraction, hashing
- * embedding and clustering are pure CPU work, so an index run does them here while the main thread
- * merges, stores, summarises and writes reports, and both cores are used. Requests are answered
- * in the order they came.
+ * embedding, clustering and offline reports are pure CPU work, so an index run does them here while
+ * the main thread merges, stores, summarises and writes vectors, and both cores are used. Requests
+ * are answered in the order they came.
  */
 const port = parentPort;
 if (!port) throw new Error("offline-worker runs as a worker thread of kgrag");
@@ -19,6 +20,8 @@ function nlpExtractor(): OfflineNlpExtractor {
   return extractor;
 }
 const embedders = new Map<number, HashingEmbedder>();
+// The graph and hierarchy of the reports being written (one run per thread at a time).
+let reports: ExtractiveReportBook | undefined;
 
 function embedderOf(dimension: number): HashingEmbedder {
   let embedder = embedders.get(dimension);
@@ -36,6 +39,14 @@ function answer(request: ToBuiltInWorker): FromBuiltInWorker {
       kind: "cluster",
       communities: clusterGraphHierarchy(request.graph, request.options),
     };
+  }
+  if (request.kind === "open reports") {
+    reports = new ExtractiveReportBook(request.input);
+    return { id: request.id, kind: "open reports" };
+  }
+  if (request.kind === "write reports") {
+    if (!reports) throw new Error("reports asked for before their graph was sent");
+    return { id: request.id, kind: "write reports", reports: reports.write(request.ids) };
   }
   if (request.kind === "extract") {
     return {

@@ -5,6 +5,13 @@ import {
   type CommunityNode,
   inProcessClusterer,
 } from "../community/cluster.js";
+import {
+  type ExtractiveReportBatches,
+  ExtractiveReportBook,
+  type ExtractiveReportsHost,
+  type ExtractiveReportsInput,
+  type WrittenReport,
+} from "../community/extractive-reports.js";
 import type { BuiltInThreadConfig } from "../config.js";
 import type { Embedder } from "../embedding/embedder.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
@@ -138,5 +145,64 @@ export class ThreadedClusterer implements Clusterer {
       () => this.thread.cluster(graph, options, signal),
       () => inProcessClusterer.hierarchy(graph, options),
     );
+  }
+}
+
+/**
+ * Offline reports on a thread of their own, started per run with a copy of the graph, so that a
+ * run writes its reports while its main thread writes vectors and search indexes. Runs with fewer
+ * than `minThreadReports` to write keep them in-process.
+ */
+export class ThreadedReportsHost implements ExtractiveReportsHost {
+  constructor(
+    private readonly config: BuiltInThreadConfig,
+    private readonly start?: ConstructorParameters<typeof BuiltInThread>[1],
+  ) {}
+
+  open(input: ExtractiveReportsInput, stale: number): ThreadedReportBatches | undefined {
+    if (stale < this.config.minThreadReports) return undefined;
+    return new ThreadedReportBatches(new BuiltInThread(this.config.idleMs, this.start), input);
+  }
+}
+
+/**
+ * The same reports as in-process (the same code on the same graph). Should the thread die, the
+ * rest are written here, from the hierarchy as this side has saved it (reports written on the
+ * thread but not yet received are written again).
+ */
+export class ThreadedReportBatches implements ExtractiveReportBatches {
+  private readonly opened: Promise<void>;
+  private here: ExtractiveReportBook | undefined;
+
+  constructor(
+    private readonly thread: BuiltInThread,
+    private readonly input: ExtractiveReportsInput,
+  ) {
+    this.opened = thread.openReports(input);
+    // Awaited by the first write; a failure meanwhile must not count as unhandled.
+    this.opened.catch(() => {});
+  }
+
+  write(ids: string[], signal?: AbortSignal): Promise<WrittenReport[]> {
+    return onThreadOrHere(
+      this.thread,
+      async () => {
+        await this.opened;
+        return this.thread.writeReports(ids, signal);
+      },
+      async () => {
+        this.here ??= new ExtractiveReportBook(this.input);
+        return this.here.write(ids);
+      },
+    );
+  }
+
+  /** Requests the thread answered (for diagnostics and tests). */
+  get answeredOnThread(): number {
+    return this.thread.answered;
+  }
+
+  close(): Promise<void> {
+    return this.thread.close();
   }
 }

@@ -10,6 +10,7 @@ import {
   sharedBuiltInThread,
   ThreadedClusterer,
   ThreadedNlpExtractor,
+  ThreadedReportsHost,
 } from "../threads/threaded-built-ins.js";
 
 /** With a chat model every stage asks it; without one each stage uses its offline built-in. */
@@ -38,5 +39,6 @@ export function createComponents(services: KgragServices): IndexComponents {
       : new OfflineNlpExtractor(),
     summarizer: new ExtractiveSummarizer(config.merge),
     reportWriter,
+    reportsOffThread: threaded ? new ThreadedReportsHost(config.builtInThread) : undefined,
   };
 }

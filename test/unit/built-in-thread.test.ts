@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ClusterGraph, clusterGraphHierarchy } from "../../src/community/cluster.js";
+import { ExtractiveReportBook } from "../../src/community/extractive-reports.js";
+import { reportBudgetOf } from "../../src/community/report-context.js";
 import type { BuiltInThreadConfig } from "../../src/config.js";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import type { Extractor } from "../../src/extraction/extractor.js";
@@ -16,8 +18,10 @@ import {
   ThreadedClusterer,
   ThreadedHashingEmbedder,
   ThreadedNlpExtractor,
+  ThreadedReportsHost,
 } from "../../src/threads/threaded-built-ins.js";
 import type { ChunkRecord, SourceDocument } from "../../src/types.js";
+import { silentProgress } from "../../src/util/progress.js";
 import { blockModelGraph, nodesOf } from "../support/community-graphs.js";
 import { graphSnapshot } from "../support/graph-snapshot.js";
 import { seededRandom, writeCorpus } from "../support/lifecycle-corpus.js";
@@ -38,6 +42,9 @@ const EAGER: BuiltInThreadConfig = {
   inProcessTexts: 0,
   minEmbedTexts: 1,
   minClusterEdges: 0,
+  minThreadReports: 0,
+  // Several batches per level, so that parents are written from reports of earlier batches.
+  reportsPerRequest: 2,
   chunksInFlight: 64,
   idleMs: 60_000,
 };
@@ -256,6 +263,98 @@ describe("an index run with the built-ins on their thread", () => {
       expect(vectorSamples[threaded]).toEqual(vectorSamples[2]);
       expect(communities[threaded]).toEqual(communities[2]);
     }
+  }, 60_000);
+});
+
+describe("offline reports on a thread of their own", () => {
+  const root = mkdtempSync(join(tmpdir(), "kgrag-report-thread-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("writes the reports the in-process book writes, falls back when the thread is gone, and keeps few in-process", async () => {
+    const corpus = join(root, "corpus");
+    writeCorpus(corpus, 16, 5);
+    const kgrag = await createKgrag({
+      env: {},
+      config: { workspace: join(root, "ws"), builtInThread: { enabled: false } },
+    });
+    try {
+      await kgrag.index([corpus]);
+      const { store, config } = kgrag.services;
+      const graph = await loadGraphView(store);
+      const stored = await store.listCommunities();
+      expect(stored.length).toBeGreaterThan(3);
+      // As the report step sees a fresh hierarchy: no report yet, deepest level first.
+      const fresh = () => stored.map((c) => ({ ...c, report: null, reportHash: null }));
+      const order = [...stored].sort((a, b) => b.level - a.level).map((c) => c.id);
+      const input = () => ({ graph, communities: fresh(), budget: reportBudgetOf(config) });
+      const expected = new ExtractiveReportBook(input()).write(order);
+      expect(expected.map((w) => w.report)).toEqual(
+        order.map((id) => stored.find((c) => c.id === id)?.report),
+      );
+
+      for (const start of [
+        undefined,
+        () => ({ script: "throw new Error('no thread here')", options: { eval: true } }),
+      ]) {
+        const batches = new ThreadedReportsHost(EAGER, start).open(input(), order.length);
+        if (!batches) throw new Error("expected batches");
+        try {
+          const written = [];
+          for (let i = 0; i < order.length; i += 3)
+            written.push(...(await batches.write(order.slice(i, i + 3))));
+          expect(written).toEqual(expected);
+        } finally {
+          await batches.close();
+        }
+      }
+      const few = new ThreadedReportsHost({ ...EAGER, minThreadReports: order.length + 1 });
+      expect(few.open(input(), order.length)).toBeUndefined();
+    } finally {
+      await kgrag.close();
+    }
+  }, 60_000);
+});
+
+describe("a run stopped while its reports are written on their thread", () => {
+  const root = mkdtempSync(join(tmpdir(), "kgrag-report-thread-stop-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("keeps the reports it saved, and the next run writes the rest as an unstopped run did", async () => {
+    const corpus = join(root, "corpus");
+    writeCorpus(corpus, 16, 9);
+    const reportsOf = async (workspace: string, stopAfter?: number) => {
+      const stop = new AbortController();
+      let written = 0;
+      const progress = {
+        ...silentProgress,
+        advance(step: string) {
+          if (step !== "community reports") return;
+          written += 1;
+          if (written === stopAfter) stop.abort(new Error("stopped for the test"));
+        },
+      };
+      const builtInThread = { ...EAGER, reportsPerRequest: 1 };
+      const kgrag = await createKgrag({ env: {}, config: { workspace, builtInThread }, progress });
+      try {
+        const run = kgrag.index([corpus], { signal: stop.signal });
+        if (stopAfter === undefined) await run;
+        else await expect(run).rejects.toThrow();
+        const communities = await kgrag.services.store.listCommunities();
+        return { total: communities.length, reports: communities.map((c) => [c.id, c.report] as const) };
+      } finally {
+        await kgrag.close();
+      }
+    };
+    const whole = await reportsOf(join(root, "whole"));
+    expect(whole.total).toBeGreaterThan(4);
+    const stopped = await reportsOf(join(root, "stopped"), 3);
+    const kept = stopped.reports.filter(([, report]) => report !== null);
+    // Saved before the stop: at least those counted, at most one batch more (the one in hand).
+    expect(kept.length).toBeGreaterThanOrEqual(3);
+    expect(kept.length).toBeLessThan(whole.total);
+    for (const [id, report] of kept) expect(report).toEqual(new Map(whole.reports).get(id));
+    const resumed = await reportsOf(join(root, "stopped"));
+    expect(resumed.reports).toEqual(whole.reports);
   }, 60_000);
 });
 

@@ -30,10 +30,30 @@ const TEXTS = [
   "   leading spaces and 'quotes' and pipes | inside",
 ];
 
-/** The line counting buildReportContext did before lines were counted as id + rest: whole lines. */
-class WholeLineCounter extends TokenCounter {
-  override lineCost(id: string, _kind: LineKind, _key: string, rest: () => string): number {
-    return countTokens(id + rest(), this.encoding);
+/**
+ * Counting as buildReportContext first did: every line offered is counted, afresh, before it is
+ * taken or turned away (no floor, no byte ceiling, no memo across communities).
+ */
+class EveryLineCounter extends TokenCounter {
+  restCounted = 0;
+  override restCount(_kind: LineKind, _key: string, rest: string): number {
+    this.restCounted += 1;
+    return countTokens(rest, this.encoding);
+  }
+  override lineFloor(): number {
+    return 0;
+  }
+  override restCeiling(): number {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** The run's shared counter, tallying the lines it had to count. */
+class TallyCounter extends TokenCounter {
+  restCounted = 0;
+  override restCount(kind: LineKind, key: string, rest: string): number {
+    this.restCounted += 1;
+    return super.restCount(kind, key, rest);
   }
 }
 
@@ -83,13 +103,40 @@ describe("report context token counting", () => {
     ];
     for (const budget of [256, 300, 420, 8000]) {
       const shared = reportTokenCounter(budget);
-      const wholeLines = () => new WholeLineCounter("o200k_base", shared.maxDescriptionTokens);
+      const everyLine = () => new EveryLineCounter("o200k_base", shared.maxDescriptionTokens);
       for (const { childReports, ...community } of communities) {
         const input = { community, index, childReports, budget };
-        const fresh = buildReportContext({ ...input, tokens: wholeLines() });
+        const fresh = buildReportContext({ ...input, tokens: everyLine() });
         expect(buildReportContext({ ...input, tokens: shared })).toEqual(fresh);
         expect(countTokens(fresh.text)).toBeLessThanOrEqual(budget);
       }
     }
+  });
+
+  it("counts no line of a context that fits by bytes, and turns away lines by their floor uncounted", () => {
+    const keys = NAMES.map((name, i) => `${i}-${name.trim().toLowerCase()}`);
+    const entities = keys.map((key, i) => ({ ...entity(key, TEXTS[i % TEXTS.length]!), name: NAMES[i]! }));
+    const relationships = keys.flatMap((a, i) =>
+      keys.slice(i + 1).map((b, j) => relationship(a, b, 1, TEXTS[(i + j) % TEXTS.length]!)),
+    );
+    const index = new GraphIndex(entities, relationships);
+    const community = { id: "c0", level: 0, entityKeys: keys };
+    const packed = (budget: number, tokens: TokenCounter) =>
+      buildReportContext({ community, index, childReports: [], budget, tokens });
+
+    const roomy = new TallyCounter("o200k_base", 1000);
+    const all = packed(8000, roomy);
+    expect(all.relationships).toHaveLength(relationships.length);
+    expect(roomy.restCounted).toBe(0);
+    expect(all).toEqual(packed(8000, new EveryLineCounter("o200k_base", 1000)));
+
+    // Tight: lines are counted once the fit is in doubt, and far fewer than every line offered.
+    const tight = new TallyCounter("o200k_base", 1000);
+    const every = new EveryLineCounter("o200k_base", 1000);
+    const few = packed(120, tight);
+    expect(few).toEqual(packed(120, every));
+    expect(few.omittedRelationships).toBeGreaterThan(relationships.length / 2);
+    expect(tight.restCounted).toBeGreaterThan(0);
+    expect(tight.restCounted).toBeLessThan(every.restCounted / 2);
   });
 });
