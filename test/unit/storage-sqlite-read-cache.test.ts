@@ -1,10 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteReadCacheSchema } from "../../src/config.js";
 import { relationshipKey } from "../../src/merge/keys.js";
-import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
+import { SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
+import { openSqliteStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
 import type { CommunityRecord, EntityRecord, GraphChanges, RelationshipRecord } from "../../src/types.js";
 import { makeChunk, makeDocument, makeEntity } from "../support/storage-fixtures.js";
 
@@ -218,6 +220,59 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
       expect(await seen(reader)).toEqual(await seen(fresh));
       await fresh.close();
     }
+    await reader.close();
+    await writer.close();
+  });
+
+  it("keeps change ids rising through the upgrade from the AUTOINCREMENT log and through pruning", async () => {
+    const workspace = await tempWorkspace();
+    const first = await openSqliteStore(workspace);
+    await first.applyGraphChanges(changes([edge("a", "b"), edge("b", "c")]));
+    await first.close();
+    // The file as schema 6 left it after a pruned run: an empty AUTOINCREMENT log that had handed out 500 ids.
+    const db = new Database(sqliteFile(workspace));
+    db.exec(`
+      DROP TRIGGER relationships_log_insert; DROP TRIGGER relationships_log_update; DROP TRIGGER relationships_log_delete;
+      DROP TABLE relationship_changes;
+      CREATE TABLE relationship_changes (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL);
+      INSERT INTO relationship_changes (id, key) VALUES (500, 'x');
+      DELETE FROM relationship_changes;
+      CREATE TRIGGER relationships_log_insert AFTER INSERT ON relationships
+      BEGIN INSERT INTO relationship_changes (key) VALUES (new.key); END;
+      CREATE TRIGGER relationships_log_update AFTER UPDATE ON relationships
+      BEGIN INSERT INTO relationship_changes (key) VALUES (new.key); END;
+      CREATE TRIGGER relationships_log_delete AFTER DELETE ON relationships
+      BEGIN INSERT INTO relationship_changes (key) VALUES (old.key); END;`);
+    db.prepare("UPDATE meta SET value = '6' WHERE key = ?").run(SCHEMA_VERSION_KEY);
+    db.close();
+
+    const reader = await openSqliteStore(workspace);
+    expect((await reader.relationshipsOf(["b"])).map((r) => r.key)).toHaveLength(2);
+    const writer = await openSqliteStore(workspace);
+    await writer.applyGraphChanges(changes([edge("c", "d", 3)]));
+    const logged = () => {
+      const file = new Database(sqliteFile(workspace), { readonly: true });
+      const ids = file.prepare("SELECT id FROM relationship_changes ORDER BY id").pluck().all() as number[];
+      const ddl = file
+        .prepare("SELECT sql FROM sqlite_master WHERE name = 'relationship_changes'")
+        .pluck()
+        .get();
+      const autoincrement = String(ddl).includes("AUTOINCREMENT");
+      file.close();
+      return { ids, autoincrement };
+    };
+    expect(logged()).toEqual({ ids: [500, 501], autoincrement: false });
+    // The reader sees the change logged under the new schema.
+    expect((await reader.relationshipsOf(["c"])).map((r) => [r.key, r.weight])).toEqual([
+      [edge("b", "c").key, 1],
+      [edge("c", "d").key, 3],
+    ]);
+    // A pruned log keeps its newest row, so the next change still gets a higher id.
+    await writer.refreshIndexes();
+    expect(logged().ids).toEqual([501]);
+    await writer.applyGraphChanges(changes([], [edge("a", "b").key]));
+    expect(logged().ids).toEqual([501, 502]);
+    expect((await reader.relationshipsOf(["a"])).map((r) => r.key)).toEqual([]);
     await reader.close();
     await writer.close();
   });

@@ -447,11 +447,9 @@ export class RelationshipCache {
     return (this.sql.column<number>("SELECT count(*) FROM relationships")[0] ?? 0) <= this.maxWholeGraphEdges;
   }
 
-  /** The highest id ever logged (AUTOINCREMENT keeps it after the log is pruned). */
+  /** The highest id ever logged (pruning keeps the newest row). */
   private lastLoggedChange(): number {
-    return (
-      this.sql.column<number>("SELECT seq FROM sqlite_sequence WHERE name = 'relationship_changes'")[0] ?? 0
-    );
+    return this.sql.column<number>("SELECT coalesce(max(id), 0) FROM relationship_changes")[0] ?? 0;
   }
 
   private prunedThrough(): number {

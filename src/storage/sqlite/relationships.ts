@@ -161,19 +161,20 @@ export class RelationshipTable {
   }
 
   /**
-   * Empties the change log readers catch up from (see RelationshipCache) and records how far it
-   * went, so a reader whose snapshot is older rebuilds instead of missing changes. Writers call it
-   * after a run.
+   * Empties the change log readers catch up from (see RelationshipCache) but for its newest row,
+   * which keeps the next id above every id handed out (the log has no AUTOINCREMENT), and records
+   * how far it went, so a reader whose snapshot is older rebuilds instead of missing changes.
+   * Writers call it after a run.
    */
   pruneChangeLog(): void {
     this.sql.transaction(() => {
       const last = this.sql.column<number>("SELECT coalesce(max(id), 0) FROM relationship_changes")[0] ?? 0;
-      if (last === 0) return;
-      this.sql.run("DELETE FROM relationship_changes WHERE id <= ?", last);
+      if (last <= 1) return;
+      this.sql.run("DELETE FROM relationship_changes WHERE id < ?", last);
       this.sql.run(
         "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
         RELATIONSHIP_CHANGES_PRUNED_KEY,
-        String(last),
+        String(last - 1),
       );
     });
   }

@@ -2,7 +2,7 @@
  * The embedded store's tables. Bump SCHEMA_VERSION and add a step to MIGRATIONS whenever the DDL
  * changes, so that workspaces written by an older kgrag keep opening.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Meta key holding the schema version (a reserved key in the shared meta table). */
 export const SCHEMA_VERSION_KEY = "sqlite.schemaVersion";
@@ -271,6 +271,34 @@ CREATE TRIGGER IF NOT EXISTS relationships_log_delete AFTER DELETE ON relationsh
 BEGIN INSERT INTO relationship_changes (key) VALUES (old.key); END;
 `;
 
+const LOG_TRIGGERS = `
+CREATE TRIGGER relationships_log_insert AFTER INSERT ON relationships
+BEGIN INSERT INTO relationship_changes (key) VALUES (new.key); END;
+CREATE TRIGGER relationships_log_update AFTER UPDATE ON relationships
+BEGIN INSERT INTO relationship_changes (key) VALUES (new.key); END;
+CREATE TRIGGER relationships_log_delete AFTER DELETE ON relationships
+BEGIN INSERT INTO relationship_changes (key) VALUES (old.key); END;
+`;
+
+/**
+ * Version 7: the change log without AUTOINCREMENT, whose bookkeeping (a sqlite_sequence update
+ * for every logged row) made each new relationship about half again as dear to insert. Ids
+ * still only rise: pruning keeps the newest row (RelationshipStore.pruneChangeLog), and the
+ * highest id handed out so far is kept here as a row of its own (an empty key, which names no
+ * relationship and so changes nothing when a reader applies it).
+ */
+const SCHEMA_V7 = `
+DROP TRIGGER relationships_log_insert;
+DROP TRIGGER relationships_log_update;
+DROP TRIGGER relationships_log_delete;
+CREATE TABLE relationship_changes_v7 (id INTEGER PRIMARY KEY, key TEXT NOT NULL);
+INSERT INTO relationship_changes_v7 (id, key) SELECT id, key FROM relationship_changes;
+INSERT OR IGNORE INTO relationship_changes_v7 (id, key)
+  SELECT seq, '' FROM sqlite_sequence WHERE name = 'relationship_changes' AND seq > 0;
+DROP TABLE relationship_changes;
+ALTER TABLE relationship_changes_v7 RENAME TO relationship_changes;
+${LOG_TRIGGERS}`;
+
 /** DDL applied to reach each version; index i brings a store from version i to i + 1. */
 export const MIGRATIONS: readonly string[] = [
   SCHEMA_V1,
@@ -279,6 +307,7 @@ export const MIGRATIONS: readonly string[] = [
   SCHEMA_V4,
   SCHEMA_V5,
   SCHEMA_V6,
+  SCHEMA_V7,
 ];
 
 /**
