@@ -131,6 +131,36 @@ describe("kgrag serve: offline queries in query processes", () => {
   });
 });
 
+describe("the query pool's choice of process", () => {
+  it("sends a question asked again to the process that answered it, unless that one is busier", async () => {
+    const pool = new QueryPool(2, { env: { ...process.env }, workspaces: [dirs[0] as string] });
+    try {
+      await pool.ready();
+      const ask = (question: string, mode: string) =>
+        pool.run(dirs[0] as string, question, {
+          mode: mode as (typeof QUERY_MODES)[number],
+          contextOnly: true,
+        });
+      // Two at once: the second question goes to the second process (the first has one in hand).
+      await Promise.all([
+        ask("Where is the University of Porto?", "mix"),
+        ask("Who founded Lumen Robotics?", "mix"),
+      ]);
+      expect(pool.sentPerProcess).toEqual([1, 1]);
+      // One after another, when either process is free: every mode of it on the second process.
+      for (const mode of QUERY_MODES) await ask("Who founded Lumen Robotics?", mode);
+      expect(pool.sentPerProcess).toEqual([1, 1 + QUERY_MODES.length]);
+      // Many at once: the load is shared all the same.
+      await Promise.all(Array.from({ length: 20 }, () => ask("Who founded Lumen Robotics?", "mix")));
+      const [zero, one] = pool.sentPerProcess as [number, number];
+      expect(zero - 1).toBeGreaterThanOrEqual(9);
+      expect(one - 1 - QUERY_MODES.length).toBeGreaterThanOrEqual(9);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
+
 describe("which workspaces' queries may run on workers", () => {
   it("those that call no model; a configured chat model keeps them on the request loop", async () => {
     const dir = await tempDir("query-workers-model");

@@ -19,6 +19,8 @@ interface Pending {
 interface PoolWorker {
   child: ChildProcess;
   pending: Map<number, Pending>;
+  /** Queries sent to it (diagnostics and tests). */
+  sent: number;
   stderr: string;
   /** Settles when the process has opened (and warmed) the pool's workspaces, or has stopped. */
   ready: Promise<WarmedWorkspace[]>;
@@ -33,6 +35,9 @@ export interface WarmedWorkspace {
 /** How long a query process may take to close its workspaces before it is killed. */
 const CLOSE_GRACE_MS = 5_000;
 
+/** Questions whose process is remembered (the oldest forgotten first). */
+const MAX_REMEMBERED_QUESTIONS = 4_096;
+
 /** The query process entry beside this file (see childEntry). */
 const workerEntry = () => childEntry(import.meta.url, "query-worker");
 
@@ -40,9 +45,15 @@ const workerEntry = () => childEntry(import.meta.url, "query-worker");
  * A few processes that answer queries (see query-worker.ts), each query going to the one with the
  * fewest in hand. Processes rather than threads: each holds its own SQLite connection and caches,
  * and a crash stays in it; a process that dies fails its queries and is replaced.
+ *
+ * A question asked again (another mode, scope or id) goes back to the process that answered it,
+ * unless that one has more in hand than the least busy: what a question costs the first time
+ * (its keywords, the full-text postings of its words, the token counts of its context lines) is
+ * kept per process, and is about four times a warm answer's CPU.
  */
 export class QueryPool {
   private readonly workers: PoolWorker[] = [];
+  private readonly byQuestion = new Map<string, PoolWorker>();
   private nextId = 0;
   private closing = false;
 
@@ -55,6 +66,11 @@ export class QueryPool {
 
   get size(): number {
     return this.workers.length;
+  }
+
+  /** Queries sent to each current process so far. */
+  get sentPerProcess(): number[] {
+    return this.workers.map((w) => w.sent);
   }
 
   /** What each current process warmed, once all of them have opened the workspaces (none for one that stopped first). */
@@ -72,7 +88,8 @@ export class QueryPool {
     const id = this.nextId++;
     const stream = Boolean(events.onContext || events.onToken);
     return new Promise<string>((resolve, reject) => {
-      const target = this.leastBusy();
+      const target = this.workerFor(question);
+      target.sent += 1;
       target.pending.set(id, { events, resolve, reject });
       send(target, { type: "query", id, workspace, question, options, stream });
     });
@@ -82,6 +99,21 @@ export class QueryPool {
     this.closing = true;
     await Promise.all(this.workers.map((w) => stop(w)));
     this.workers.length = 0;
+  }
+
+  /** The process that answered the question before, unless it is busier than another; else the least busy. */
+  private workerFor(question: string): PoolWorker {
+    const least = this.leastBusy();
+    const before = this.byQuestion.get(question);
+    const chosen =
+      before && this.workers.includes(before) && before.pending.size <= least.pending.size ? before : least;
+    this.byQuestion.delete(question);
+    this.byQuestion.set(question, chosen);
+    if (this.byQuestion.size > MAX_REMEMBERED_QUESTIONS) {
+      const oldest = this.byQuestion.keys().next().value;
+      if (oldest !== undefined) this.byQuestion.delete(oldest);
+    }
+    return chosen;
   }
 
   private leastBusy(): PoolWorker {
@@ -104,7 +136,7 @@ export class QueryPool {
     const ready = new Promise<WarmedWorkspace[]>((resolve) => {
       markReady = resolve;
     });
-    const slot: PoolWorker = { child, pending: new Map(), stderr: "", ready };
+    const slot: PoolWorker = { child, pending: new Map(), sent: 0, stderr: "", ready };
     child.stderr?.on("data", (chunk: Buffer) => {
       slot.stderr = (slot.stderr + chunk.toString()).slice(-4000);
     });
