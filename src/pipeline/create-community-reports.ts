@@ -6,7 +6,7 @@ import { reportBudgetOf, reportContextBuilder } from "../community/report-contex
 import type { ReportWriter } from "../community/report-writer.js";
 import type { KgragServices } from "../services.js";
 import type { GraphStore, GraphView, ReportSave } from "../storage/graph-store.js";
-import type { CommunityRecord } from "../types.js";
+import type { CommunityRecord, CommunityReport } from "../types.js";
 import { slices } from "../util/slices.js";
 import { shareTurn } from "../util/turns.js";
 import { loadGraphView } from "./graph-view.js";
@@ -61,7 +61,7 @@ async function writeOneByOne(
   run: { view: GraphView; communities: CommunityRecord[]; stale: CommunityRecord[]; saves: ReportSaves },
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const { config, progress } = services;
+  const { config } = services;
   const { stale, saves } = run;
   const contextOf = reportContextBuilder(reportBudgetOf(config), graphIndexOf(run.view), run.communities);
   const limit = pLimit(config.llm?.concurrency ?? 4);
@@ -73,12 +73,7 @@ async function writeOneByOne(
         limit(async () => {
           await stopPoint(signal);
           await shareTurn();
-          const report = await writer.write(contextOf(community));
-          await saves.add({ id: community.id, report, reportHash: community.contentHash });
-          // Parents on the next level up read it from here.
-          community.report = report;
-          community.reportHash = community.contentHash;
-          progress.advance(STEP);
+          await keepReport(services, saves, community, await writer.write(contextOf(community)));
         }),
       ),
     );
@@ -119,11 +114,7 @@ async function writeInBatches(
       next = ask(asks[i + 1]);
       for (const { id, report } of await current) {
         const community = byId.get(id);
-        if (!community) continue;
-        await saves.add({ id, report, reportHash: community.contentHash });
-        community.report = report;
-        community.reportHash = community.contentHash;
-        services.progress.advance(STEP);
+        if (community) await keepReport(services, saves, community, report);
       }
     }
   } finally {
@@ -131,6 +122,19 @@ async function writeInBatches(
     await saves.flush();
     await batches.close();
   }
+}
+
+/** Saves a finished report (in the next batch) and keeps it on its community, where parents and embedding read it. */
+async function keepReport(
+  services: KgragServices,
+  saves: ReportSaves,
+  community: CommunityRecord,
+  report: CommunityReport,
+): Promise<void> {
+  await saves.add({ id: community.id, report, reportHash: community.contentHash });
+  community.report = report;
+  community.reportHash = community.contentHash;
+  services.progress.advance(STEP);
 }
 
 /**
