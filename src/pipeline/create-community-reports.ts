@@ -112,15 +112,22 @@ async function writeInBatches(
       const current = next;
       await stopPoint(signal);
       next = ask(asks[i + 1]);
-      for (const { id, report } of await current) {
+      const received = (await current).flatMap(({ id, report }) => {
         const community = byId.get(id);
-        if (community) await keepReport(services, saves, community, report);
-      }
+        return community ? [{ community, report }] : [];
+      });
+      // All on their communities at once: should the thread die while they are saved, the
+      // parents written in-process instead read every one of them.
+      for (const { community, report } of received) attachReport(community, report);
+      for (const { community, report } of received) await keepReport(services, saves, community, report);
     }
   } finally {
     // A stop or a failure leaves at most one batch in hand, dropped with the thread.
-    await saves.flush();
-    await batches.close();
+    try {
+      await saves.flush();
+    } finally {
+      await batches.close();
+    }
   }
 }
 
@@ -132,9 +139,13 @@ async function keepReport(
   report: CommunityReport,
 ): Promise<void> {
   await saves.add({ id: community.id, report, reportHash: community.contentHash });
+  attachReport(community, report);
+  services.progress.advance(STEP);
+}
+
+function attachReport(community: CommunityRecord, report: CommunityReport): void {
   community.report = report;
   community.reportHash = community.contentHash;
-  services.progress.advance(STEP);
 }
 
 /**

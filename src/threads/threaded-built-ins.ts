@@ -160,10 +160,15 @@ export class ThreadedReportsHost implements ExtractiveReportsHost {
   ) {}
 
   open(input: ExtractiveReportsInput, stale: number): ThreadedReportBatches | undefined {
-    if (stale < this.config.minThreadReports) return undefined;
-    return new ThreadedReportBatches(new BuiltInThread(this.config.idleMs, this.start), input);
+    if (stale === 0 || stale < this.config.minThreadReports) return undefined;
+    // Never ended for idling: a thread started again would not have the graph. The report step
+    // closes it; idle, it does not hold the process open.
+    return new ThreadedReportBatches(new BuiltInThread(NEVER_IDLE_MS, this.start), input);
   }
 }
+
+/** The longest delay a timer takes (a longer one would fire at once). */
+const NEVER_IDLE_MS = 2 ** 31 - 1;
 
 /**
  * The same reports as in-process (the same code on the same graph). Should the thread die, the
@@ -173,6 +178,7 @@ export class ThreadedReportsHost implements ExtractiveReportsHost {
 export class ThreadedReportBatches implements ExtractiveReportBatches {
   private readonly opened: Promise<void>;
   private here: ExtractiveReportBook | undefined;
+  private closed = false;
 
   constructor(
     private readonly thread: BuiltInThread,
@@ -184,6 +190,7 @@ export class ThreadedReportBatches implements ExtractiveReportBatches {
   }
 
   write(ids: string[], signal?: AbortSignal): Promise<WrittenReport[]> {
+    if (this.closed) return Promise.reject(new BuiltInWorkStopped());
     return onThreadOrHere(
       this.thread,
       async () => {
@@ -191,6 +198,8 @@ export class ThreadedReportBatches implements ExtractiveReportBatches {
         return this.thread.writeReports(ids, signal);
       },
       async () => {
+        // Closed with this batch in hand (the step stopped or failed): dropped, not written here.
+        if (this.closed) throw new BuiltInWorkStopped();
         this.here ??= new ExtractiveReportBook(this.input);
         return this.here.write(ids);
       },
@@ -203,6 +212,7 @@ export class ThreadedReportBatches implements ExtractiveReportBatches {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     return this.thread.close();
   }
 }

@@ -200,8 +200,10 @@ describe("HNSW folds in the background", () => {
   it("survives a fold process killed with SIGKILL: answers stay exact and the next fold takes over", async () => {
     const workspace = tempWorkspace();
     const points = new ClusteredVectors(64, 6, 35);
-    // Enough rows that the fold is most likely still running when it is killed.
-    const store = await open(workspace, { segmentShare: 0.9 });
+    // Enough rows that the fold is most likely still running when it is killed. Six tight clusters
+    // are a hard case for a 16-degree graph whose build order varies (recall 0.82-0.95 at the default
+    // search expansion): searched wider, a whole graph finds nearly all of exact, a torn one does not.
+    const store = await open(workspace, { segmentShare: 0.9, expansionSearch: 512 });
     const exact = await open(workspace, { kind: "exact" });
     await store.upsertVectors("chunks", items(points, 20_000, "v"));
     await store.refreshIndexes();

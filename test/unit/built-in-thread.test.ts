@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ClusterGraph, clusterGraphHierarchy } from "../../src/community/cluster.js";
 import { ExtractiveReportBook } from "../../src/community/extractive-reports.js";
@@ -309,6 +310,28 @@ describe("offline reports on a thread of their own", () => {
       }
       const few = new ThreadedReportsHost({ ...EAGER, minThreadReports: order.length + 1 });
       expect(few.open(input(), order.length)).toBeUndefined();
+      expect(new ThreadedReportsHost(EAGER).open(input(), 0)).toBeUndefined();
+
+      // A pause longer than the built-ins' idle time between two batches: the thread keeps the graph.
+      const idling = new ThreadedReportsHost({ ...EAGER, idleMs: 20 }).open(input(), order.length);
+      if (!idling) throw new Error("expected batches");
+      try {
+        const head = await idling.write(order.slice(0, 2));
+        await sleep(200);
+        const rest = await idling.write(order.slice(2));
+        expect([...head, ...rest]).toEqual(expected);
+        expect(idling.answeredOnThread).toBe(3);
+      } finally {
+        await idling.close();
+      }
+
+      // Closed with a batch in hand: the batch is dropped, not written on this thread instead.
+      const closing = new ThreadedReportsHost(EAGER).open(input(), order.length);
+      if (!closing) throw new Error("expected batches");
+      const inHand = expect(closing.write(order)).rejects.toThrow(/stopped/);
+      await closing.close();
+      await inHand;
+      await expect(closing.write(order.slice(0, 1))).rejects.toThrow(/stopped/);
     } finally {
       await kgrag.close();
     }

@@ -5,7 +5,10 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteReadCacheSchema } from "../../src/config.js";
 import { relationshipKey } from "../../src/merge/keys.js";
-import { SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
+import {
+  RELATIONSHIP_CHANGES_PRUNED_KEY as PRUNED,
+  SCHEMA_VERSION_KEY,
+} from "../../src/storage/sqlite/schema.js";
 import { openSqliteStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
 import type { CommunityRecord, EntityRecord, GraphChanges, RelationshipRecord } from "../../src/types.js";
 import { makeChunk, makeDocument, makeEntity } from "../support/storage-fixtures.js";
@@ -244,6 +247,7 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
       CREATE TRIGGER relationships_log_delete AFTER DELETE ON relationships
       BEGIN INSERT INTO relationship_changes (key) VALUES (old.key); END;`);
     db.prepare("UPDATE meta SET value = '6' WHERE key = ?").run(SCHEMA_VERSION_KEY);
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '500')").run(PRUNED);
     db.close();
 
     const reader = await openSqliteStore(workspace);
@@ -258,21 +262,34 @@ describe("SQLite read caches (documents, vector hashes, vector matrices)", () =>
         .pluck()
         .get();
       const autoincrement = String(ddl).includes("AUTOINCREMENT");
+      const pruned = file.prepare("SELECT value FROM meta WHERE key = ?").pluck().get(PRUNED);
       file.close();
-      return { ids, autoincrement };
+      return { ids, autoincrement, pruned };
     };
-    expect(logged()).toEqual({ ids: [500, 501], autoincrement: false });
+    expect(logged()).toEqual({ ids: [500, 501], autoincrement: false, pruned: "500" });
     // The reader sees the change logged under the new schema.
     expect((await reader.relationshipsOf(["c"])).map((r) => [r.key, r.weight])).toEqual([
       [edge("b", "c").key, 1],
       [edge("c", "d").key, 3],
     ]);
-    // A pruned log keeps its newest row, so the next change still gets a higher id.
+    // A pruned log keeps its newest row, so the next change still gets a higher id; the mark of
+    // how far it was pruned never goes back (a prune with nothing older to drop leaves it).
     await writer.refreshIndexes();
-    expect(logged().ids).toEqual([501]);
+    expect(logged()).toMatchObject({ ids: [501], pruned: "500" });
+    await writer.refreshIndexes();
+    expect(logged()).toMatchObject({ ids: [501], pruned: "500" });
     await writer.applyGraphChanges(changes([], [edge("a", "b").key]));
     expect(logged().ids).toEqual([501, 502]);
     expect((await reader.relationshipsOf(["a"])).map((r) => r.key)).toEqual([]);
+    // A log emptied as a schema-6 writer did (no row kept): its ids start again below the reader's.
+    const raw = new Database(sqliteFile(workspace));
+    raw.exec("DELETE FROM relationship_changes");
+    raw.close();
+    await writer.applyGraphChanges(changes([edge("e", "f", 4)]));
+    expect(logged().ids).toEqual([1]);
+    expect((await reader.relationshipsOf(["e"])).map((r) => [r.key, r.weight])).toEqual([
+      [edge("e", "f").key, 4],
+    ]);
     await reader.close();
     await writer.close();
   });

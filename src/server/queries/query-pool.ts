@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process";
+import { createHash } from "node:crypto";
 import type { QueryContextEvent } from "../../query/options.js";
 import { childEntry } from "../../util/child-entry.js";
 import { badRequest } from "../errors.js";
@@ -88,7 +89,7 @@ export class QueryPool {
     const id = this.nextId++;
     const stream = Boolean(events.onContext || events.onToken);
     return new Promise<string>((resolve, reject) => {
-      const target = this.workerFor(question);
+      const target = this.workerFor(workspace, question);
       target.sent += 1;
       target.pending.set(id, { events, resolve, reject });
       send(target, { type: "query", id, workspace, question, options, stream });
@@ -102,8 +103,10 @@ export class QueryPool {
   }
 
   /** The process that answered the question before, unless it is busier than another; else the least busy. */
-  private workerFor(question: string): PoolWorker {
+  private workerFor(workspace: string, text: string): PoolWorker {
     const least = this.leastBusy();
+    // A digest, so that long questions do not make the memory long.
+    const question = createHash("sha1").update(workspace).update("\0").update(text).digest("base64");
     const before = this.byQuestion.get(question);
     const chosen =
       before && this.workers.includes(before) && before.pending.size <= least.pending.size ? before : least;

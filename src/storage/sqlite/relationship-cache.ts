@@ -401,8 +401,11 @@ export class RelationshipCache {
     // A per-entity snapshot starts empty again, not recounted: a graph too large to hold rarely
     // shrinks under the cap, and every index run prunes the log.
     const restart = () => (snapshot.whole ? this.rebuild(version) : this.rebuild(version, false));
-    // Checked after reading: a writer pruning in between is seen here, never missed.
-    if (this.prunedThrough() > snapshot.lastChange) return restart();
+    // Checked after reading: a writer pruning in between is seen here, never missed. A log whose
+    // ids went back (emptied by a writer of schema 6, which kept no row) is not to be trusted either.
+    if (this.prunedThrough() > snapshot.lastChange || this.lastLoggedChange() < snapshot.lastChange) {
+      return restart();
+    }
     const changedKeys = new Set(changes.map((change) => change.key));
     if (changedKeys.size > Math.max(1_000, snapshot.edges.size * this.rebuildShare)) return restart();
     const current = this.sql.all<EdgeRow>(

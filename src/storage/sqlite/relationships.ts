@@ -169,12 +169,17 @@ export class RelationshipTable {
   pruneChangeLog(): void {
     this.sql.transaction(() => {
       const last = this.sql.column<number>("SELECT coalesce(max(id), 0) FROM relationship_changes")[0] ?? 0;
-      if (last <= 1) return;
-      this.sql.run("DELETE FROM relationship_changes WHERE id < ?", last);
+      const deleted = this.sql.run("DELETE FROM relationship_changes WHERE id < ?", last).changes;
+      if (deleted === 0) return;
+      // Never lowered: a reader between an older prune's mark and this one must still rebuild.
+      const before = Number(
+        this.sql.column<string>("SELECT value FROM meta WHERE key = ?", RELATIONSHIP_CHANGES_PRUNED_KEY)[0] ??
+          0,
+      );
       this.sql.run(
         "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
         RELATIONSHIP_CHANGES_PRUNED_KEY,
-        String(last - 1),
+        String(Math.max(before, last - 1)),
       );
     });
   }

@@ -258,11 +258,8 @@ INSERT OR IGNORE INTO fts_pending (kind, seq) SELECT 'chunk', seq FROM chunks;
  * up to where, so a reader that missed pruned rows rebuilds. Safe to run again.
  */
 export const RELATIONSHIP_CHANGES_PRUNED_KEY = "sqlite.relationshipChangesPrunedThrough";
-const SCHEMA_V6 = `
-CREATE TABLE IF NOT EXISTS relationship_changes (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  key TEXT NOT NULL
-);
+/** The triggers that log every written relationship key (versions 6 and 7). */
+const LOG_TRIGGERS = `
 CREATE TRIGGER IF NOT EXISTS relationships_log_insert AFTER INSERT ON relationships
 BEGIN INSERT INTO relationship_changes (key) VALUES (new.key); END;
 CREATE TRIGGER IF NOT EXISTS relationships_log_update AFTER UPDATE ON relationships
@@ -271,19 +268,17 @@ CREATE TRIGGER IF NOT EXISTS relationships_log_delete AFTER DELETE ON relationsh
 BEGIN INSERT INTO relationship_changes (key) VALUES (old.key); END;
 `;
 
-const LOG_TRIGGERS = `
-CREATE TRIGGER relationships_log_insert AFTER INSERT ON relationships
-BEGIN INSERT INTO relationship_changes (key) VALUES (new.key); END;
-CREATE TRIGGER relationships_log_update AFTER UPDATE ON relationships
-BEGIN INSERT INTO relationship_changes (key) VALUES (new.key); END;
-CREATE TRIGGER relationships_log_delete AFTER DELETE ON relationships
-BEGIN INSERT INTO relationship_changes (key) VALUES (old.key); END;
-`;
+const SCHEMA_V6 = `
+CREATE TABLE IF NOT EXISTS relationship_changes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  key TEXT NOT NULL
+);
+${LOG_TRIGGERS}`;
 
 /**
  * Version 7: the change log without AUTOINCREMENT, whose bookkeeping (a sqlite_sequence update
  * for every logged row) made each new relationship about half again as dear to insert. Ids
- * still only rise: pruning keeps the newest row (RelationshipStore.pruneChangeLog), and the
+ * still only rise: pruning keeps the newest row (RelationshipTable.pruneChangeLog), and the
  * highest id handed out so far is kept here as a row of its own (an empty key, which names no
  * relationship and so changes nothing when a reader applies it).
  */
