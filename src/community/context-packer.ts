@@ -1,7 +1,7 @@
 import type { TiktokenEncoding } from "js-tiktoken";
 import { DESCRIPTION_SEPARATOR } from "../merge/keys.js";
 import type { CommunityReport } from "../types.js";
-import { countTokens, tokenFloor, truncateToTokens } from "../util/tokens.js";
+import { countTokens, tokenBound, tokenFloor, truncateToTokens } from "../util/tokens.js";
 import { stripLocalCitations } from "./citations.js";
 
 export interface ContextEntity {
@@ -251,9 +251,9 @@ export class TokenCounter {
     return n;
   }
 
-  /** At least the rest's tokens, without counting: its UTF-8 bytes (a token is at least one byte). */
+  /** At least the rest's tokens, without counting (tokenBound: its UTF-8 bytes). */
   restCeiling(rest: string): number {
-    return Buffer.byteLength(rest);
+    return tokenBound(rest);
   }
 
   /**

@@ -119,7 +119,7 @@ async function writeInBatches(
       // All on their communities at once: should the thread die while they are saved, the
       // parents written in-process instead read every one of them.
       for (const { community, report } of received) attachReport(community, report);
-      for (const { community, report } of received) await keepReport(services, saves, community, report);
+      for (const { community, report } of received) await saveReport(services, saves, community, report);
     }
   } finally {
     // A stop or a failure leaves at most one batch in hand, dropped with the thread.
@@ -131,21 +131,31 @@ async function writeInBatches(
   }
 }
 
-/** Saves a finished report (in the next batch) and keeps it on its community, where parents and embedding read it. */
+/** Keeps a finished report on its community, where parents and embedding read it, and saves it. */
 async function keepReport(
   services: KgragServices,
   saves: ReportSaves,
   community: CommunityRecord,
   report: CommunityReport,
 ): Promise<void> {
-  await saves.add({ id: community.id, report, reportHash: community.contentHash });
   attachReport(community, report);
-  services.progress.advance(STEP);
+  await saveReport(services, saves, community, report);
 }
 
 function attachReport(community: CommunityRecord, report: CommunityReport): void {
   community.report = report;
   community.reportHash = community.contentHash;
+}
+
+/** Saves a community's finished report (in the next batch of saves). */
+async function saveReport(
+  services: KgragServices,
+  saves: ReportSaves,
+  community: CommunityRecord,
+  report: CommunityReport,
+): Promise<void> {
+  await saves.add({ id: community.id, report, reportHash: community.contentHash });
+  services.progress.advance(STEP);
 }
 
 /**

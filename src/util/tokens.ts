@@ -105,6 +105,22 @@ export function tokenBound(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
+/** A run of letters (with their combining marks) that does not continue an English contraction. */
+const WORD_START = /(?<![\p{L}\p{M}'])[\p{L}\p{M}]+/gu;
+
+/**
+ * A lower bound on the text's token count under either encoding, far cheaper than counting. Both
+ * pre-tokenizers put letters in pieces that hold one run of letters, plus at most a contraction
+ * after an apostrophe ("'s", "'ll"); so each run not right after an apostrophe starts a piece of
+ * its own, and every piece is at least one token (digits and punctuation only add to that).
+ */
+export function tokenFloor(text: string): number {
+  let pieces = 0;
+  WORD_START.lastIndex = 0;
+  while (WORD_START.exec(text) !== null) pieces += 1;
+  return pieces;
+}
+
 /**
  * The token ids of `text` and the positions where its pre-tokenizer pieces start (the last entry is
  * the number of tokens): cutting there never splits a character.
@@ -166,20 +182,4 @@ export function lastAtOrBefore(values: readonly number[], limit: number): number
     } else hi = mid - 1;
   }
   return found;
-}
-
-/** A run of letters (with their combining marks) that does not continue an English contraction. */
-const WORD_START = /(?<![\p{L}\p{M}'])[\p{L}\p{M}]+/gu;
-
-/**
- * A lower bound on the text's token count under either encoding, far cheaper than counting. Both
- * pre-tokenizers put letters in pieces that hold one run of letters, plus at most a contraction
- * after an apostrophe ("'s", "'ll"); so each run not right after an apostrophe starts a piece of
- * its own, and every piece is at least one token (digits and punctuation only add to that).
- */
-export function tokenFloor(text: string): number {
-  let pieces = 0;
-  WORD_START.lastIndex = 0;
-  while (WORD_START.exec(text) !== null) pieces += 1;
-  return pieces;
 }

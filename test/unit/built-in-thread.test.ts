@@ -19,6 +19,7 @@ import {
   ThreadedClusterer,
   ThreadedHashingEmbedder,
   ThreadedNlpExtractor,
+  type ThreadedReportBatches,
   ThreadedReportsHost,
 } from "../../src/threads/threaded-built-ins.js";
 import type { ChunkRecord, SourceDocument } from "../../src/types.js";
@@ -49,6 +50,23 @@ const EAGER: BuiltInThreadConfig = {
   chunksInFlight: 64,
   idleMs: 60_000,
 };
+
+/** A temp folder for the describe block that calls it, removed after the block. */
+function describeFolder(prefix: string): string {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  return root;
+}
+
+/** The host's report batches, which these tests expect it to open. */
+function openedBatches(
+  host: ThreadedReportsHost,
+  ...args: Parameters<ThreadedReportsHost["open"]>
+): ThreadedReportBatches {
+  const batches = host.open(...args);
+  if (!batches) throw new Error("expected the host to open report batches");
+  return batches;
+}
 
 function chunkOf(text: string, index: number): ChunkRecord {
   return { id: `c${index}`, docId: "d", index, text, tokens: 10, start: 0, end: text.length };
@@ -220,8 +238,7 @@ describe("stopping work queued on the thread", () => {
 });
 
 describe("an index run with the built-ins on their thread", () => {
-  const root = mkdtempSync(join(tmpdir(), "kgrag-built-in-thread-"));
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const root = describeFolder("kgrag-built-in-thread-");
 
   it("builds the same graph, communities and vectors as one on the main thread", async () => {
     const corpus = join(root, "corpus");
@@ -268,8 +285,7 @@ describe("an index run with the built-ins on their thread", () => {
 });
 
 describe("offline reports on a thread of their own", () => {
-  const root = mkdtempSync(join(tmpdir(), "kgrag-report-thread-"));
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const root = describeFolder("kgrag-report-thread-");
 
   it("writes the reports the in-process book writes, falls back when the thread is gone, and keeps few in-process", async () => {
     const corpus = join(root, "corpus");
@@ -297,8 +313,7 @@ describe("offline reports on a thread of their own", () => {
         undefined,
         () => ({ script: "throw new Error('no thread here')", options: { eval: true } }),
       ]) {
-        const batches = new ThreadedReportsHost(EAGER, start).open(input(), order.length);
-        if (!batches) throw new Error("expected batches");
+        const batches = openedBatches(new ThreadedReportsHost(EAGER, start), input(), order.length);
         try {
           const written = [];
           for (let i = 0; i < order.length; i += 3)
@@ -313,8 +328,7 @@ describe("offline reports on a thread of their own", () => {
       expect(new ThreadedReportsHost(EAGER).open(input(), 0)).toBeUndefined();
 
       // A pause longer than the built-ins' idle time between two batches: the thread keeps the graph.
-      const idling = new ThreadedReportsHost({ ...EAGER, idleMs: 20 }).open(input(), order.length);
-      if (!idling) throw new Error("expected batches");
+      const idling = openedBatches(new ThreadedReportsHost({ ...EAGER, idleMs: 20 }), input(), order.length);
       try {
         const head = await idling.write(order.slice(0, 2));
         await sleep(200);
@@ -326,8 +340,7 @@ describe("offline reports on a thread of their own", () => {
       }
 
       // Closed with a batch in hand: the batch is dropped, not written on this thread instead.
-      const closing = new ThreadedReportsHost(EAGER).open(input(), order.length);
-      if (!closing) throw new Error("expected batches");
+      const closing = openedBatches(new ThreadedReportsHost(EAGER), input(), order.length);
       const inHand = expect(closing.write(order)).rejects.toThrow(/stopped/);
       await closing.close();
       await inHand;
@@ -339,8 +352,7 @@ describe("offline reports on a thread of their own", () => {
 });
 
 describe("a run stopped while its reports are written on their thread", () => {
-  const root = mkdtempSync(join(tmpdir(), "kgrag-report-thread-stop-"));
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const root = describeFolder("kgrag-report-thread-stop-");
 
   it("keeps the reports it saved, and the next run writes the rest as an unstopped run did", async () => {
     const corpus = join(root, "corpus");
@@ -382,8 +394,7 @@ describe("a run stopped while its reports are written on their thread", () => {
 });
 
 describe("an index run's chunks in flight", () => {
-  const root = mkdtempSync(join(tmpdir(), "kgrag-in-flight-"));
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const root = describeFolder("kgrag-in-flight-");
 
   it("follow the extractor's inFlight (the thread is kept busy while merges commit)", async () => {
     const kgrag = await createKgrag({ env: {}, config: { workspace: root } });

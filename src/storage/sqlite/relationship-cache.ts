@@ -456,12 +456,17 @@ export class RelationshipCache {
   }
 
   private prunedThrough(): number {
-    const value = this.sql.column<string>(
-      "SELECT value FROM meta WHERE key = ?",
-      RELATIONSHIP_CHANGES_PRUNED_KEY,
-    )[0];
-    return value === undefined ? 0 : Number(value);
+    return changesPrunedThrough(this.sql);
   }
+}
+
+/** How far writers have pruned the change log (0 before the first prune). */
+export function changesPrunedThrough(sql: Sql): number {
+  const value = sql.column<string>(
+    "SELECT value FROM meta WHERE key = ?",
+    RELATIONSHIP_CHANGES_PRUNED_KEY,
+  )[0];
+  return value === undefined ? 0 : Number(value);
 }
 
 /** Numbers handed out to keys in order of first request, never taken back. */

@@ -3,7 +3,7 @@ import type { RelationshipRecord } from "../../types.js";
 import type { DescribedEdge, GraphEdge, GraphRelationship, WalkAdjacency } from "../graph-store.js";
 import { idList, qualified, type Sql } from "./connection.js";
 import type { FullTextIndex } from "./fts.js";
-import { RelationshipCache } from "./relationship-cache.js";
+import { changesPrunedThrough, RelationshipCache } from "./relationship-cache.js";
 import {
   type GraphRelationshipRow,
   type RelationshipRow,
@@ -172,14 +172,10 @@ export class RelationshipTable {
       const deleted = this.sql.run("DELETE FROM relationship_changes WHERE id < ?", last).changes;
       if (deleted === 0) return;
       // Never lowered: a reader between an older prune's mark and this one must still rebuild.
-      const before = Number(
-        this.sql.column<string>("SELECT value FROM meta WHERE key = ?", RELATIONSHIP_CHANGES_PRUNED_KEY)[0] ??
-          0,
-      );
       this.sql.run(
         "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
         RELATIONSHIP_CHANGES_PRUNED_KEY,
-        String(Math.max(before, last - 1)),
+        String(Math.max(changesPrunedThrough(this.sql), last - 1)),
       );
     });
   }
