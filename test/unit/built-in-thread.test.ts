@@ -309,16 +309,19 @@ describe("offline reports on a thread of their own", () => {
         order.map((id) => stored.find((c) => c.id === id)?.report),
       );
 
-      for (const start of [
-        undefined,
-        () => ({ script: "throw new Error('no thread here')", options: { eval: true } }),
-      ]) {
+      const broken = () => ({ script: "throw new Error('no thread here')", options: { eval: true } });
+      for (const [start, answered] of [
+        [undefined, 1 + Math.ceil(order.length / 3)],
+        [broken, 0],
+      ] as const) {
         const batches = openedBatches(new ThreadedReportsHost(EAGER, start), input(), order.length);
         try {
           const written = [];
           for (let i = 0; i < order.length; i += 3)
             written.push(...(await batches.write(order.slice(i, i + 3))));
           expect(written).toEqual(expected);
+          // The graph, then every batch, answered by the thread (none when it could not start).
+          expect(batches.answeredOnThread).toBe(answered);
         } finally {
           await batches.close();
         }
