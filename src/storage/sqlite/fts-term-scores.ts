@@ -1,13 +1,8 @@
 import { TopK } from "../ranking/top-k.js";
 import type { Sql } from "./connection.js";
 import { matchTerms } from "./fts-text.js";
+import { type TermPostings, VocabularyScores } from "./fts-vocabulary.js";
 import type { TableVersion } from "./table-version.js";
-
-/** One term's matches in an FTS table: row ids in ascending order and the term's bm25 share of each. */
-interface TermPostings {
-  rowids: Int32Array;
-  scores: Float64Array;
-}
 
 /** Cached postings beyond this many are dropped all at once, so memory stays bounded. */
 const MAX_CACHED_POSTINGS = 2_000_000;
@@ -28,11 +23,15 @@ export class TermScores {
   private cachedPostings = 0;
   private generation = "";
 
+  private readonly vocabulary: VocabularyScores;
+
   constructor(
     private readonly sql: Sql,
     private readonly fts: string,
     private readonly version: TableVersion,
-  ) {}
+  ) {
+    this.vocabulary = new VocabularyScores(sql, fts);
+  }
 
   /** Per-row sums and hit flags, kept between calls (only the rows a call touched are reset). */
   private sums = new Float64Array(0);
@@ -40,6 +39,7 @@ export class TermScores {
 
   /** Row ids of the best `topK` rows matching any term, best first; ties go to the older row. */
   top(terms: string[], topK: number): { rowid: number; score: number }[] {
+    this.learnTokens(terms);
     const postings = terms.map((term) => this.postings(term));
     let last = -1;
     for (const p of postings) if (p.rowids.length > 0) last = Math.max(last, p.rowids.at(-1) as number);
@@ -79,6 +79,7 @@ export class TermScores {
    */
   scoresOf(terms: string[], rowids: number[]): Map<number, number> {
     const scores = new Map<number, number>();
+    this.learnTokens(terms);
     for (const { rowids: matching, scores: shares } of terms.map((term) => this.postings(term))) {
       for (const row of rowids) {
         const at = indexOf(matching, row);
@@ -109,6 +110,12 @@ export class TermScores {
     return rows;
   }
 
+  /** Tokenises the terms whose postings are still to read in one batch (see VocabularyScores). */
+  private learnTokens(terms: string[]): void {
+    this.catchUp();
+    this.vocabulary.learnTokens(terms.filter((term) => !this.terms.has(term)));
+  }
+
   /** Forgets what was read of an older version of the table, or everything past the cap. */
   private catchUp(): void {
     const generation = this.version.current();
@@ -131,7 +138,12 @@ export class TermScores {
     return postings;
   }
 
+  /** From the index's statistics where they serve (see fts-vocabulary.ts), else bm25() row by row. */
   private read(term: string): TermPostings {
+    return this.vocabulary.postings(term, this.rowsWith(term), this.generation) ?? this.readByBm25(term);
+  }
+
+  private readByBm25(term: string): TermPostings {
     const rows = this.sql.tuples<[rowid: number, score: number]>(
       `SELECT rowid, -bm25(${this.fts}) AS score FROM ${this.fts} WHERE ${this.fts} MATCH ? ORDER BY rowid`,
       matchTerms([term]),
