@@ -34,3 +34,11 @@ export type FromQueryWorker =
   | { type: "done"; id: number; json: string }
   /** `callerError`: the query asked for something wrong (a 400), rather than failed. */
   | { type: "failed"; id: number; message: string; callerError: boolean };
+
+/**
+ * Any question serves: the warm-up is for what every query loads on first use (the relationship
+ * and entity caches, the vector matrices, the walk's numbered graph, the tokenizer, the keyword
+ * model) and for the JIT, not for any answer. Common words also read the full-text postings most
+ * questions share.
+ */
+export const WARM_UP_QUESTION = "Who was the first person to lead the group, and where was it founded?";

@@ -2,7 +2,7 @@ import { createKgrag, type Kgrag } from "../../kgrag.js";
 import { QUERY_MODES, type QueryContextEvent } from "../../query/options.js";
 import { runQuery } from "../../query/query-engine.js";
 import { isCallerError } from "../caller-errors.js";
-import type { FromQueryWorker, ToQueryWorker } from "./query-messages.js";
+import { type FromQueryWorker, type ToQueryWorker, WARM_UP_QUESTION } from "./query-messages.js";
 
 /**
  * A query process: it opens each served workspace once (its own read connection, caches and
@@ -48,14 +48,6 @@ async function answer(request: Extract<ToQueryWorker, { type: "query" }>): Promi
     post({ type: "failed", id, message, callerError: isCallerError(error) });
   }
 }
-
-/**
- * Any question serves: the warm-up is for what every query loads on first use (the relationship
- * and entity caches, the vector matrices, the walk's numbered graph, the tokenizer, the keyword
- * model) and for the JIT, not for any answer. Common words also read the full-text postings most
- * questions share.
- */
-const WARM_UP_QUESTION = "Who was the first person to lead the group, and where was it founded?";
 
 /** Opens the workspaces and, when asked, answers the warm-up question in every mode on each. */
 async function open(workspaces: string[], warmUp: boolean): Promise<void> {
