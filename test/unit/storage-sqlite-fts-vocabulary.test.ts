@@ -119,7 +119,10 @@ describe("bm25 shares from the index's own statistics (VocabularyScores)", () =>
       fromIndex += 1;
       const expected = bm25Postings(reader, term);
       expect([...postings.rowids], term).toEqual(expected.rowids);
-      postings.scores.forEach((score, i) => expect(Object.is(score, expected.scores[i]), term).toBe(true));
+      expect(
+        [...postings.scores].every((score, i) => Object.is(score, expected.scores[i])),
+        term,
+      ).toBe(true);
     }
     // The first common term makes the lengths worth reading; every later one is read from them.
     expect(fromIndex).toBeGreaterThanOrEqual(9);

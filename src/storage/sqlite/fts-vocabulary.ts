@@ -133,7 +133,7 @@ export class VocabularyScores {
     const tokens = unknown.map((): string[] => []);
     // Listed by doc, then offset: each term's tokens in order.
     for (const { doc, term } of found) tokens[doc - 1]?.push(term);
-    unknown.forEach((term, i) => this.tokens.set(term, tokens[i] ?? []));
+    for (const [i, term] of unknown.entries()) this.tokens.set(term, tokens[i] ?? []);
   }
 
   /** The one token FTS5 makes of the term, or undefined for none or several (or no known tokenizer). */
