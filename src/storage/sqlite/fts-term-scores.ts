@@ -1,7 +1,7 @@
 import { TopK } from "../ranking/top-k.js";
 import type { Sql } from "./connection.js";
 import { matchTerms } from "./fts-text.js";
-import { type TermPostings, VocabularyScores } from "./fts-vocabulary.js";
+import { type TermPostings, VOCABULARY_MIN_ROWS, VocabularyScores } from "./fts-vocabulary.js";
 import type { TableVersion } from "./table-version.js";
 
 /** Cached postings beyond this many are dropped all at once, so memory stays bounded. */
@@ -30,7 +30,7 @@ export class TermScores {
     private readonly fts: string,
     private readonly version: TableVersion,
   ) {
-    this.vocabulary = new VocabularyScores(sql, fts);
+    this.vocabulary = new VocabularyScores(sql, fts, version);
   }
 
   /** Per-row sums and hit flags, kept between calls (only the rows a call touched are reset). */
@@ -113,7 +113,9 @@ export class TermScores {
   /** Tokenises the terms whose postings are still to read in one batch (see VocabularyScores). */
   private learnTokens(terms: string[]): void {
     this.catchUp();
-    this.vocabulary.learnTokens(terms.filter((term) => !this.terms.has(term)));
+    this.vocabulary.learnTokens(
+      terms.filter((term) => !this.terms.has(term) && this.rowsWith(term) >= VOCABULARY_MIN_ROWS),
+    );
   }
 
   /** Forgets what was read of an older version of the table, or everything past the cap. */
@@ -140,7 +142,7 @@ export class TermScores {
 
   /** From the index's statistics where they serve (see fts-vocabulary.ts), else bm25() row by row. */
   private read(term: string): TermPostings {
-    return this.vocabulary.postings(term, this.rowsWith(term), this.generation) ?? this.readByBm25(term);
+    return this.vocabulary.postings(term, this.rowsWith(term)) ?? this.readByBm25(term);
   }
 
   private readByBm25(term: string): TermPostings {

@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import type { Sql } from "./connection.js";
+import type { TableVersion } from "./table-version.js";
 
 /** One term's matches: row ids in ascending order and the term's bm25 share of each. */
 export interface TermPostings {
@@ -24,80 +25,149 @@ const LENGTHS_AFTER_SCORED_SHARE = 1 / 8;
  * cost about 200 us whatever its rows, bm25() about 3.5 us a row (measured on the HotpotQA
  * workspace's relationships).
  */
-const MIN_ROWS = 64;
+export const VOCABULARY_MIN_ROWS = 64;
+
+/** Above this many rows a term's instance list would be one string of tens of megabytes: bm25() reads it. */
+const MAX_ROWS = 2_000_000;
+
+/** Terms whose tokens are remembered (all forgotten at once past it). */
+const MAX_REMEMBERED_TERMS = 16_384;
+
+/** Rows of the first term computed here that are compared with bm25() before anything else is trusted. */
+const CHECKED_ROWS = 32;
+
+interface Averages {
+  rows: number;
+  tokens: number;
+}
+
+/** What one version of the table's statistics gave, and how many rows bm25() scored under it. */
+interface VersionState {
+  version: string;
+  averages: Averages;
+  lengths?: Int32Array;
+  scoredSlowly: number;
+}
+
+interface Probe {
+  add: Statement;
+  list: Statement;
+  forget: Statement;
+  instances: Statement;
+}
 
 /**
  * The bm25 share of a one-token term in every row that holds it, computed from the index's own
  * statistics instead of by bm25() row by row: the term's postings and counts from fts5vocab, each
- * row's length from the docsize table, the row count and total length from the averages record.
- * The arithmetic is fts5_aux.c's, in its order, and the IDF's logarithm is SQLite's own ln(), so
- * every share equals bm25()'s to the last bit. Terms FTS5 tokenises into several tokens (phrases,
- * "U.S."), tables without a tokenize option or a docsize table, and any disagreement between the
- * postings and the documents return undefined: the caller then asks bm25() itself.
+ * row's length from the docsize table, the row count and total length from the averages record,
+ * all read in one read transaction. The arithmetic is fts5_aux.c's, in its order, and the IDF's
+ * logarithm is SQLite's own ln(); the first term's rows are compared with bm25() itself (a SQLite
+ * built to fuse multiply-adds would round differently), so every share equals bm25()'s to the last
+ * bit. Undefined, and the caller asks bm25(), for: several tokens (phrases, "U.S."), few or very
+ * many rows, a count the postings disagree with, an open transaction on this connection (FTS5
+ * writes its averages only at commit), and
+ * tables this arithmetic does not cover (several columns, detail other than full, no docsize, no
+ * tokenize option); an error or a failed check turns the class off for the connection.
  */
 export class VocabularyScores {
-  /** The table's tokenize option, read on first use (null: none given, so this class stands aside). */
-  private tokenizerOption: string | null | undefined;
-  private prepared: { add: Statement; list: Statement; forget: Statement; instances: Statement } | undefined;
+  /** The tokenising probe, set up on first use; null once the table is found unsupported or a read failed. */
+  private probe: Probe | null | undefined;
   private readonly tokens = new Map<string, string[]>();
-  private version = "";
-  private lengths: Int32Array | undefined;
-  private averages: { rows: number; tokens: number } | undefined;
-  private scoredSlowly = 0;
+  private state: VersionState | undefined;
+  private checked = false;
 
   constructor(
     private readonly sql: Sql,
     private readonly fts: string,
+    private readonly version: TableVersion,
   ) {}
 
-  private get tokenizer(): string | null {
-    if (this.tokenizerOption === undefined) {
-      const definition = this.sql.column<string>("SELECT sql FROM sqlite_master WHERE name = ?", this.fts)[0];
-      this.tokenizerOption = /tokenize\s*=\s*'([^']*)'/i.exec(definition ?? "")?.[1] ?? null;
+  /** The term's postings, or undefined when they must come from bm25(); `rows` is FTS5's count of its rows. */
+  postings(term: string, rows: number): TermPostings | undefined {
+    if (rows < VOCABULARY_MIN_ROWS || rows > MAX_ROWS || this.sql.db.inTransaction) return undefined;
+    const probe = this.ready();
+    if (!probe) return undefined;
+    this.learnTokens([term]);
+    const tokens = this.tokens.get(term);
+    if (tokens?.length !== 1) return undefined;
+    const token = tokens[0] as string;
+    try {
+      return this.sql.db.transaction(() => this.inSnapshot(probe, token, rows))();
+    } catch {
+      this.probe = null;
+      return undefined;
     }
-    return this.tokenizerOption;
   }
 
   /**
-   * The term's postings, or undefined when they must come from bm25(). `rows` is how many rows
-   * hold the term (FTS5's own count); `version` names the table's current contents.
+   * Tokenises the terms not seen before in one go: a term at a time, the probe table's writes and
+   * its vocabulary's opening cost about 190 us each, together a few us a term. Not inside an open
+   * transaction, whose savepoint would make FTS5 write out the connection's pending rows.
    */
-  postings(term: string, rows: number, version: string): TermPostings | undefined {
-    if (rows < MIN_ROWS) return undefined;
-    if (version !== this.version) {
-      this.version = version;
-      this.lengths = undefined;
-      this.averages = undefined;
-      this.scoredSlowly = 0;
+  learnTokens(terms: string[]): void {
+    if (this.sql.db.inTransaction) return;
+    const unknown = [...new Set(terms)].filter((term) => !this.tokens.has(term));
+    const probe = unknown.length > 0 ? this.ready() : undefined;
+    if (!probe) return;
+    try {
+      const found = this.sql.db.transaction(() => {
+        for (const [i, term] of unknown.entries()) probe.add.run(i + 1, term);
+        const listed = probe.list.all() as { doc: number; term: string }[];
+        probe.forget.run();
+        return listed;
+      })();
+      const tokens = unknown.map((): string[] => []);
+      // Listed by doc, then offset: each term's tokens in order.
+      for (const { doc, term } of found) tokens[doc - 1]?.push(term);
+      if (this.tokens.size + unknown.length > MAX_REMEMBERED_TERMS) this.tokens.clear();
+      for (const [i, term] of unknown.entries()) this.tokens.set(term, tokens[i] ?? []);
+    } catch {
+      this.probe = null;
     }
-    this.averages ??= this.readAverages();
-    const averages = this.averages;
-    if (!this.lengths) {
-      if (this.scoredSlowly + rows < averages.rows * LENGTHS_AFTER_SCORED_SHARE) {
-        this.scoredSlowly += rows;
+  }
+
+  /** Everything from one snapshot: the version checked, the statistics of that version, the instances. */
+  private inSnapshot(probe: Probe, token: string, rows: number): TermPostings | undefined {
+    // The version as of this snapshot (not the one the caller last saw): the statistics and the
+    // instances then come from the same commit, and a count from another disagrees with them.
+    const version = this.version.stored();
+    if (this.state?.version !== version) {
+      this.state = { version, averages: this.readAverages(), scoredSlowly: 0 };
+    }
+    const state = this.state;
+    if (!state.lengths) {
+      if (state.scoredSlowly + rows < state.averages.rows * LENGTHS_AFTER_SCORED_SHARE) {
+        state.scoredSlowly += rows;
         return undefined;
       }
-      this.lengths = this.readLengths();
+      state.lengths = this.readLengths();
     }
-    const token = this.tokenOf(term);
-    if (token === undefined) return undefined;
-    return this.score(token, rows, averages, this.lengths);
+    const postings = this.score(probe, token, rows, state.averages, state.lengths);
+    if (postings && !this.checked) {
+      if (!this.agreesWithBm25(token, postings)) {
+        this.probe = null;
+        return undefined;
+      }
+      this.checked = true;
+    }
+    return postings;
   }
 
   private score(
+    probe: Probe,
     token: string,
     rows: number,
-    averages: { rows: number; tokens: number },
+    averages: Averages,
     lengths: Int32Array,
   ): TermPostings | undefined {
-    const docs = this.statements().instances.get(token) as string | null;
-    const counted = countedDocs(docs ?? "");
-    if (!counted || counted.rowids.length !== rows || rows === 0) return undefined;
+    const counted = countedDocs((probe.instances.get(token) as string | null) ?? "");
+    if (!counted || counted.rowids.length !== rows) return undefined;
     const { rowids, counts } = counted;
-    const idf = this.idf(averages.rows, rowids.length);
+    const idf = this.idf(averages.rows, rows);
+    if (idf === undefined) return undefined;
     const averageLength = averages.tokens / averages.rows;
-    const scores = new Float64Array(rowids.length);
-    for (let i = 0; i < rowids.length; i++) {
+    const scores = new Float64Array(rows);
+    for (let i = 0; i < rows; i++) {
       const length = lengths[rowids[i] as number] ?? -1;
       if (length < 0) return undefined;
       const frequency = counts[i] as number;
@@ -109,56 +179,74 @@ export class VocabularyScores {
   }
 
   /** fts5Bm25GetData's IDF, with SQLite's ln() so the logarithm is the one bm25() takes. */
-  private idf(rowCount: number, hits: number): number {
+  private idf(rowCount: number, hits: number): number | undefined {
     const ratio = (rowCount - hits + 0.5) / (hits + 0.5);
+    // More hits than rows: C's log() would give NaN where SQLite's ln() gives NULL; bm25() decides.
+    if (!(ratio > 0)) return undefined;
     const idf = this.sql.column<number>("SELECT ln(?)", ratio)[0] ?? 0;
     return idf <= 0 ? 1e-6 : idf;
   }
 
-  /**
-   * Tokenises the terms not seen before in one go: a term at a time, the probe table's writes and
-   * its vocabulary's opening cost about 190 us each, together a few us a term.
-   */
-  learnTokens(terms: string[]): void {
-    if (this.tokenizer === null) return;
-    const unknown = [...new Set(terms)].filter((term) => !this.tokens.has(term));
-    if (unknown.length === 0) return;
-    const { add, list, forget } = this.statements();
-    const found = this.sql.db.transaction(() => {
-      for (const [i, term] of unknown.entries()) add.run(i + 1, term);
-      const listed = list.all() as { doc: number; term: string }[];
-      forget.run();
-      return listed;
-    })();
-    const tokens = unknown.map((): string[] => []);
-    // Listed by doc, then offset: each term's tokens in order.
-    for (const { doc, term } of found) tokens[doc - 1]?.push(term);
-    for (const [i, term] of unknown.entries()) this.tokens.set(term, tokens[i] ?? []);
-  }
-
-  /** The one token FTS5 makes of the term, or undefined for none or several (or no known tokenizer). */
-  private tokenOf(term: string): string | undefined {
-    this.learnTokens([term]);
-    const tokens = this.tokens.get(term);
-    return tokens?.length === 1 ? tokens[0] : undefined;
+  /** Some of the rows compared with bm25() itself, shares to the last bit. */
+  private agreesWithBm25(token: string, postings: TermPostings): boolean {
+    const step = Math.max(1, Math.floor(postings.rowids.length / CHECKED_ROWS));
+    const sample = new Map<number, number>();
+    for (let i = 0; i < postings.rowids.length; i += step) {
+      sample.set(postings.rowids[i] as number, postings.scores[i] as number);
+    }
+    const quoted = `"${token.replaceAll('"', '""')}"`;
+    const expected = this.sql.tuples<[number, number]>(
+      `SELECT rowid, -bm25(${this.fts}) FROM ${this.fts}
+       WHERE ${this.fts} MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+      quoted,
+      JSON.stringify([...sample.keys()]),
+    );
+    return (
+      expected.length === sample.size &&
+      expected.every(([rowid, score]) => Object.is(sample.get(rowid), score))
+    );
   }
 
   /**
-   * A temporary FTS5 table with the same tokenizer turns a term into FTS5's tokens, and an
-   * fts5vocab table lists a token's instances. Both live in the connection's temp schema, so a
-   * reader still writes nothing to the workspace; their statements are prepared here rather than
-   * through Sql, which would count the temp table's writes as the workspace's.
+   * The probe, set up on first use if the table is one this arithmetic covers: one column, full
+   * detail, a docsize table, a tokenize option to copy. A temporary FTS5 table with that tokenizer
+   * turns a term into FTS5's tokens, and fts5vocab tables list instances; they live in the
+   * connection's temp schema, so a reader still writes nothing to the workspace. Their statements
+   * are prepared here rather than through Sql, which would count the temp table's writes as the
+   * workspace's.
    */
-  private statements(): NonNullable<VocabularyScores["prepared"]> {
-    if (this.prepared) return this.prepared;
+  private ready(): Probe | null {
+    if (this.probe !== undefined) return this.probe;
+    this.probe = null;
+    try {
+      const tokenizer = this.supportedTokenizer();
+      if (tokenizer !== undefined) this.probe = this.createProbe(tokenizer);
+    } catch {
+      // A connection that may not write even its temp schema (query_only), or an odd tokenizer.
+    }
+    return this.probe;
+  }
+
+  /** The table's tokenize option (quotes kept doubled), or undefined for a table this class leaves to bm25(). */
+  private supportedTokenizer(): string | undefined {
+    const definition =
+      this.sql.column<string>("SELECT sql FROM sqlite_master WHERE name = ?", this.fts)[0] ?? "";
+    const columns = this.sql.column<string>("SELECT name FROM pragma_table_info(?)", this.fts);
+    const otherDetail = /\bdetail\s*=\s*'?(?!full\b)\w+/i.test(definition);
+    const noSizes = /\bcolumnsize\s*=\s*'?0/i.test(definition);
+    if (columns.length !== 1 || otherDetail || noSizes) return undefined;
+    return /\btokenize\s*=\s*'((?:[^']|'')*)'/i.exec(definition)?.[1];
+  }
+
+  private createProbe(tokenizer: string): Probe {
     const probe = `kgrag_tokens_${this.fts}`;
     const db = this.sql.db;
     db.exec(
-      `CREATE VIRTUAL TABLE IF NOT EXISTS temp.${probe} USING fts5(text, tokenize = '${this.tokenizer}');
+      `CREATE VIRTUAL TABLE IF NOT EXISTS temp.${probe} USING fts5(text, tokenize = '${tokenizer}');
        CREATE VIRTUAL TABLE IF NOT EXISTS temp.${probe}_instances USING fts5vocab(temp, ${probe}, instance);
        CREATE VIRTUAL TABLE IF NOT EXISTS temp.kgrag_instances_${this.fts} USING fts5vocab(main, ${this.fts}, instance);`,
     );
-    this.prepared = {
+    return {
       add: db.prepare(`INSERT INTO temp.${probe} (rowid, text) VALUES (?, ?)`),
       list: db.prepare(`SELECT doc, term FROM temp.${probe}_instances ORDER BY doc, offset`),
       forget: db.prepare(`DELETE FROM temp.${probe}`),
@@ -166,11 +254,10 @@ export class VocabularyScores {
         .prepare(`SELECT group_concat(doc) FROM temp.kgrag_instances_${this.fts} WHERE term = ?`)
         .pluck(true),
     };
-    return this.prepared;
   }
 
   /** FTS5's averages record: the row count, then each column's total tokens (one column here). */
-  private readAverages(): { rows: number; tokens: number } {
+  private readAverages(): Averages {
     const block = this.sql.column<Uint8Array>(`SELECT block FROM ${this.fts}_data WHERE id = 1`)[0];
     if (!block) return { rows: 0, tokens: 0 };
     const rows = readVarint(block, 0);
@@ -203,7 +290,7 @@ export class VocabularyScores {
  * counts; undefined if the list ever goes back (a row's instances would then not be adjacent).
  * Read digit by digit: splitting the text made a string per instance.
  */
-function countedDocs(listed: string): { rowids: Int32Array; counts: Int32Array } | undefined {
+export function countedDocs(listed: string): { rowids: Int32Array; counts: Int32Array } | undefined {
   const rowids: number[] = [];
   const counts: number[] = [];
   let doc = 0;

@@ -35,9 +35,17 @@ export class TableVersion {
   current(): string {
     const generation = this.sql.generation();
     if (generation !== this.seenGeneration) {
-      this.version = this.sql.column<string>("SELECT value FROM meta WHERE key = ?", this.key)[0] ?? "0";
+      this.version = this.stored();
       this.seenGeneration = generation;
     }
     return this.version;
+  }
+
+  /**
+   * The version as stored now, past the memo: inside a read transaction, its snapshot's. A commit by
+   * another process is seen by current() only from the next synchronous stretch on.
+   */
+  stored(): string {
+    return this.sql.column<string>("SELECT value FROM meta WHERE key = ?", this.key)[0] ?? "0";
   }
 }
