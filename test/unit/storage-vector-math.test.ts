@@ -83,6 +83,32 @@ describe("column-major exact vector search", () => {
     }
   });
 
+  it("answers a recurring allow-list from a copy of its rows exactly as from the whole matrix, ties included", () => {
+    const next = random(29);
+    // Vectors in groups of four equal ones: ties at every cut, which rows of a tie are kept must not change.
+    const vectors: number[][] = [];
+    for (let row = 0; row < 600; row++) {
+      vectors.push(row % 4 === 0 ? sparseVector(next, 6) : (vectors[row - (row % 4)] as number[]));
+    }
+    const matrix = build(vectors);
+    // Most rows (a scan of whole columns), listed backwards, with an id the matrix lacks.
+    const ids = vectors.map((_, row) => `v${String(row).padStart(4, "0")}`).filter((_, row) => row % 5 !== 0);
+    const recurring = new Set(["missing", ...ids.reverse()]);
+    const query = sparseVector(next, 10);
+    for (const topK of [1, 2, 5, 7, 13, 40]) {
+      // A list made afresh each time is searched in the whole matrix.
+      const expected = searchMatrix(matrix, query, topK, new Set(recurring));
+      for (let round = 0; round < 3; round++) {
+        expect(searchMatrix(matrix, query, topK, recurring), `top ${topK}, round ${round}`).toEqual(expected);
+      }
+    }
+    // A reloaded matrix (new rows) is not answered from the old copy.
+    const changed = build(vectors.map((vector) => vector.map((value) => -value)));
+    expect(searchMatrix(changed, query, 5, recurring)).toEqual(
+      searchMatrix(changed, query, 5, new Set(recurring)),
+    );
+  });
+
   it("gives the same answer on repeated searches (the score buffer is reused)", () => {
     const matrix = build(vectors);
     const first = sparseVector(next, 4);

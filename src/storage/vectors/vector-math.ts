@@ -161,19 +161,86 @@ export function searchMatrix(
       const row = matrix.rowOf.get(id);
       if (row !== undefined) best.offer(scoreRow(matrix, row, sparse), row);
     }
-  } else {
-    const scores = scoreAllRows(matrix, sparse);
-    if (allow) {
-      for (const id of allow) {
-        const row = matrix.rowOf.get(id);
-        if (row !== undefined) best.offer(scores[row] as number, row);
-      }
-    } else {
-      for (let row = 0; row < size; row++) best.offer(scores[row] as number, row);
-    }
+    return rankedIds(matrix, best);
   }
+  const allowed = allow ? allowedRows.of(matrix, allow) : undefined;
+  if (allowed) {
+    // The allowed rows alone, in the order they are allowed in: the same scores for the same rows,
+    // offered in the same order as below.
+    const scores = scoreAllRows(allowed.matrix, sparse);
+    for (let i = 0; i < allowed.rows.length; i++) best.offer(scores[i] as number, allowed.rows[i] as number);
+    return rankedIds(matrix, best);
+  }
+  const scores = scoreAllRows(matrix, sparse);
+  if (allow) {
+    for (const id of allow) {
+      const row = matrix.rowOf.get(id);
+      if (row !== undefined) best.offer(scores[row] as number, row);
+    }
+  } else {
+    for (let row = 0; row < size; row++) best.offer(scores[row] as number, row);
+  }
+  return rankedIds(matrix, best);
+}
+
+function rankedIds(matrix: VectorMatrix, best: TopK): ScoredId[] {
   return best.sorted().map(({ row, score }) => ({ id: matrix.ids[row] as string, score }));
 }
+
+/**
+ * The allowed rows of a matrix as a matrix of their own, for an allow-list asked with again and
+ * again (global search passes the same list of reports, cached per data version, every query):
+ * the scan then reads only those rows' columns and looks no id up. Built on a list's second search
+ * on the same matrix, so lists made afresh for each query never pay for the copy; both are held
+ * weakly, so a new matrix or list lets the old copy go.
+ */
+class AllowedRows {
+  private readonly seen = new WeakMap<Set<string>, VectorMatrix>();
+  private readonly built = new WeakMap<Set<string>, { of: VectorMatrix; allowed: SubMatrix }>();
+
+  of(matrix: VectorMatrix, allow: Set<string>): SubMatrix | undefined {
+    const built = this.built.get(allow);
+    if (built?.of === matrix) return built.allowed;
+    if (this.seen.get(allow) !== matrix) {
+      this.seen.set(allow, matrix);
+      return undefined;
+    }
+    const allowed = subMatrix(matrix, allow);
+    this.built.set(allow, { of: matrix, allowed });
+    return allowed;
+  }
+}
+
+const allowedRows = new AllowedRows();
+
+/** Some rows of a matrix, copied into one of their own; `rows[i]` is row i's number in the whole. */
+interface SubMatrix {
+  matrix: ColumnScan;
+  rows: Int32Array;
+}
+
+/** The rows of `allow` (in its order, unknown ids left out) with their columns copied. */
+function subMatrix(matrix: VectorMatrix, allow: Set<string>): SubMatrix {
+  const found: number[] = [];
+  for (const id of allow) {
+    const row = matrix.rowOf.get(id);
+    if (row !== undefined) found.push(row);
+  }
+  const rows = Int32Array.from(found);
+  const size = matrix.ids.length;
+  const columns = new Float32Array(rows.length * matrix.dim);
+  for (let d = 0; d < matrix.dim; d++) {
+    const from = d * size;
+    const to = d * rows.length;
+    for (let i = 0; i < rows.length; i++)
+      columns[to + i] = matrix.columns[from + (rows[i] as number)] as number;
+  }
+  const ids = found.map((row) => matrix.ids[row] as string);
+  return { matrix: { ids, columns, scores: new Float64Array(ids.length) }, rows };
+}
+
+/** What a scan of whole columns reads: the rows' columns and their score buffer. */
+type ColumnScan = Pick<VectorMatrix, "ids" | "columns" | "scores">;
 
 /** Rows scored together: their scores (8 bytes each) stay in the L1/L2 cache while every column passes. */
 const SCORE_BLOCK = 2048;
@@ -184,7 +251,7 @@ const SCORE_BLOCK = 2048;
  * Every score is still the sum 0 + d1 + d2 + ... in query-dimension order, to the last bit: the
  * passes only group the additions, they do not reorder them.
  */
-function scoreAllRows(matrix: VectorMatrix, query: SparseQuery): Float64Array {
+function scoreAllRows(matrix: ColumnScan, query: SparseQuery): Float64Array {
   const { columns, scores } = matrix;
   const size = matrix.ids.length;
   const { dims, values } = query;
