@@ -18,6 +18,8 @@ export interface GlobalSearchOptions {
   onToken?: (delta: string) => void;
   /** Offline only: how many report summaries make up the extractive answer. */
   offlineReports?: number;
+  /** Offline only: the question's vector when the caller has it (a query embeds it with its other texts). */
+  questionVector?: number[];
 }
 
 export interface GlobalCommunityRef {

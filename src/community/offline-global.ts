@@ -18,7 +18,7 @@ export async function offlineGlobalSearch(
   options: GlobalSearchOptions,
 ): Promise<GlobalSearchResult> {
   const { config } = services;
-  const ranked = await rankBySimilarity(services, question, reports);
+  const ranked = await rankBySimilarity(services, question, reports, options.questionVector);
   const wanted = options.offlineReports ?? DEFAULT_OFFLINE_REPORTS;
   const budget = config.query.globalBatchTokens;
   // The byte bound is exact enough whenever it skips nothing; only then is the tokenizer spared.
@@ -87,8 +87,9 @@ async function rankBySimilarity(
   services: KgragServices,
   question: string,
   reports: ReportedCommunity[],
+  questionVector: number[] | undefined,
 ): Promise<() => Iterable<GlobalCommunityRef>> {
-  const [vector] = await services.embedder.embed([question]);
+  const vector = questionVector ?? (await services.embedder.embed([question]))[0];
   const allow = reportIndex(reports).ids;
   const limit = Math.min(reports.length, SIMILAR_REPORTS);
   const hits = vector ? await services.store.searchVectors("communities", vector, limit, allow) : [];

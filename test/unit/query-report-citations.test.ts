@@ -164,6 +164,32 @@ describe("community report citations in query results", () => {
     expect(lyon?.summary).toContain("whaling ports [C:c0-ships]");
   });
 
+  it("asks the embedder once a query: the reports are ranked with the question's vector from the query's one call", async () => {
+    const f = await reportFixture();
+    const embedder = f.services.embedder;
+    const embed = embedder.embed.bind(embedder);
+    const calls: string[][] = [];
+    embedder.embed = (texts) => {
+      calls.push(texts);
+      return embed(texts);
+    };
+    const question = "Which ships hunted whales from Nantucket?";
+    for (const mode of ["global", "hybrid", "mix"] as const) {
+      calls.length = 0;
+      const result = await runQuery(f.services, question, {
+        mode,
+        similarityThreshold: -1,
+        contextOnly: true,
+      });
+      expect(
+        result.context.communities.map((c) => c.id),
+        mode,
+      ).toContain("c0-ships");
+      expect(calls, mode).toHaveLength(1);
+      expect(calls[0], mode).toContain(question);
+    }
+  });
+
   it("the terminal view lists each community source as [C:<id>] Title", async () => {
     const f = await reportFixture();
     const result = await runQuery(f.services, "What are the main themes?", GLOBAL);

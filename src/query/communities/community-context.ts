@@ -36,7 +36,11 @@ export async function communityContext(input: RetrievalInput, useModel: boolean)
     const reports = await reportsAtLevel(services.store, services.config.query.communityLevel);
     if (reports.length === 0) return NONE;
     // The offline ranking of global search (report similarity), on the cached reports.
-    result = await offlineGlobalSearch({ ...services, chat: null }, input.question, reports, searchOptions);
+    const questionVector = input.vectors.get(input.question);
+    result = await offlineGlobalSearch({ ...services, chat: null }, input.question, reports, {
+      ...searchOptions,
+      ...(questionVector?.length ? { questionVector } : {}),
+    });
   }
   if (result.communities.length === 0) return NONE;
   const similar = result.communities.filter((c) =>

@@ -44,13 +44,14 @@ export function globalKeywords(question: string, keywords: QueryKeywords): strin
 }
 
 /**
- * Every text a mode embeds, so the engine embeds them in one call: naive the question; local the
- * joined low-level keywords (vector neighbours) and each keyword (to link it); global the joined
- * high-level keywords.
+ * Every text a mode embeds, so the engine embeds them in one call: the question (naive's passage
+ * search, and the community reports' ranking of every mode that reads reports: global, hybrid and
+ * mix); local the joined low-level keywords (vector neighbours) and each keyword (to link it);
+ * global the joined high-level keywords.
  */
 export function queryTexts(question: string, keywords: QueryKeywords, mode: QueryMode): string[] {
   const texts = new Set<string>();
-  if (mode === "naive" || mode === "mix") texts.add(question);
+  if (mode !== "local") texts.add(question);
   if (mode !== "naive" && mode !== "global") {
     const local = localKeywords(question, keywords);
     texts.add(local.join(", "));
