@@ -1,4 +1,5 @@
 import type { KgragServices } from "../services.js";
+import { FixedIdSet } from "../storage/vectors/vector-math.js";
 import { countTokens, tokenBound } from "../util/tokens.js";
 import { readableCitations, stripLocalCitations } from "./citations.js";
 import type { GlobalCommunityRef, GlobalSearchOptions, GlobalSearchResult } from "./global-search.js";
@@ -89,7 +90,7 @@ async function rankBySimilarity(
   reports: ReportedCommunity[],
   questionVector: number[] | undefined,
 ): Promise<() => Iterable<GlobalCommunityRef>> {
-  const vector = questionVector ?? (await services.embedder.embed([question]))[0];
+  const vector = questionVector?.length ? questionVector : (await services.embedder.embed([question]))[0];
   const allow = reportIndex(reports).ids;
   const limit = Math.min(reports.length, SIMILAR_REPORTS);
   const hits = vector ? await services.store.searchVectors("communities", vector, limit, allow) : [];
@@ -98,7 +99,8 @@ async function rankBySimilarity(
 }
 
 interface ReportIndex {
-  ids: Set<string>;
+  /** Fixed, so that vector search answers it from a copy of the reports' rows (see FixedIdSet). */
+  ids: FixedIdSet;
   /** Id -> position in the list. */
   positions: Map<string, number>;
 }
@@ -109,7 +111,10 @@ const indexOfReports = new WeakMap<ReportedCommunity[], ReportIndex>();
 function reportIndex(reports: ReportedCommunity[]): ReportIndex {
   let index = indexOfReports.get(reports);
   if (!index) {
-    index = { ids: new Set(reports.map((c) => c.id)), positions: new Map(reports.map((c, i) => [c.id, i])) };
+    index = {
+      ids: new FixedIdSet(reports.map((c) => c.id)),
+      positions: new Map(reports.map((c, i) => [c.id, i])),
+    };
     indexOfReports.set(reports, index);
   }
   return index;

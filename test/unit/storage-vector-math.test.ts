@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { MatrixBuilder, searchMatrix, type VectorMatrix } from "../../src/storage/vectors/vector-math.js";
+import {
+  FixedIdSet,
+  MatrixBuilder,
+  searchMatrix,
+  type VectorMatrix,
+} from "../../src/storage/vectors/vector-math.js";
 
 const DIM = 24;
 
@@ -93,7 +98,7 @@ describe("column-major exact vector search", () => {
     const matrix = build(vectors);
     // Most rows (a scan of whole columns), listed backwards, with an id the matrix lacks.
     const ids = vectors.map((_, row) => `v${String(row).padStart(4, "0")}`).filter((_, row) => row % 5 !== 0);
-    const recurring = new Set(["missing", ...ids.reverse()]);
+    const recurring = new FixedIdSet(["missing", ...ids.reverse()]);
     const query = sparseVector(next, 10);
     for (const topK of [1, 2, 5, 7, 13, 40]) {
       // A list made afresh each time is searched in the whole matrix.
@@ -102,11 +107,31 @@ describe("column-major exact vector search", () => {
         expect(searchMatrix(matrix, query, topK, recurring), `top ${topK}, round ${round}`).toEqual(expected);
       }
     }
-    // A reloaded matrix (new rows) is not answered from the old copy.
+    // A reloaded matrix (new rows) is not answered from the old copy, and gets a copy of its own.
     const changed = build(vectors.map((vector) => vector.map((value) => -value)));
-    expect(searchMatrix(changed, query, 5, recurring)).toEqual(
-      searchMatrix(changed, query, 5, new Set(recurring)),
-    );
+    const expectedChanged = searchMatrix(changed, query, 5, new Set(recurring));
+    for (let round = 0; round < 3; round++)
+      expect(searchMatrix(changed, query, 5, recurring)).toEqual(expectedChanged);
+  });
+
+  it("answers a plain allow-list changed between searches from its current contents; a fixed one refuses changes", () => {
+    const next = random(31);
+    const vectors = Array.from({ length: 200 }, () => sparseVector(next, 6));
+    const matrix = build(vectors);
+    const query = sparseVector(next, 10);
+    const allow = new Set(vectors.map((_, row) => `v${String(row).padStart(4, "0")}`));
+    const best = () => searchMatrix(matrix, query, 1, allow)[0]?.id;
+    const first = best();
+    expect(best()).toBe(first);
+    expect(best()).toBe(first);
+    allow.delete(first as string);
+    expect(best()).not.toBe(first);
+    expect(best()).toBe(bruteForce(vectors, query, 1, allow)[0]?.id);
+    const fixed = new FixedIdSet(["v0001", "v0002"]);
+    expect(fixed.size).toBe(2);
+    expect(() => fixed.add("v0003")).toThrow(/does not change/);
+    expect(() => fixed.delete("v0001")).toThrow(/does not change/);
+    expect(() => fixed.clear()).toThrow(/does not change/);
   });
 
   it("gives the same answer on repeated searches (the score buffer is reused)", () => {

@@ -39,7 +39,7 @@ export async function communityContext(input: RetrievalInput, useModel: boolean)
     const questionVector = input.vectors.get(input.question);
     result = await offlineGlobalSearch({ ...services, chat: null }, input.question, reports, {
       ...searchOptions,
-      ...(questionVector?.length ? { questionVector } : {}),
+      ...(questionVector ? { questionVector } : {}),
     });
   }
   if (result.communities.length === 0) return NONE;

@@ -163,7 +163,7 @@ export function searchMatrix(
     }
     return rankedIds(matrix, best);
   }
-  const allowed = allow ? allowedRows.of(matrix, allow) : undefined;
+  const allowed = allow instanceof FixedIdSet ? allowedRows.of(matrix, allow) : undefined;
   if (allowed) {
     // The allowed rows alone, in the order they are allowed in: the same scores for the same rows,
     // offered in the same order as below.
@@ -188,17 +188,44 @@ function rankedIds(matrix: VectorMatrix, best: TopK): ScoredId[] {
 }
 
 /**
- * The allowed rows of a matrix as a matrix of their own, for an allow-list asked with again and
- * again (global search passes the same list of reports, cached per data version, every query):
- * the scan then reads only those rows' columns and looks no id up. Built on a list's second search
- * on the same matrix, so lists made afresh for each query never pay for the copy; both are held
- * weakly, so a new matrix or list lets the old copy go.
+ * An allow-list that cannot change once made, for lists searched again and again (global search
+ * passes the same list of reports, cached per data version, every query): such a list is answered
+ * from a copy of its rows (see AllowedRows), which a list changed afterwards would leave stale.
+ */
+export class FixedIdSet extends Set<string> {
+  private readonly fixed: boolean;
+
+  constructor(ids: Iterable<string>) {
+    super(ids);
+    this.fixed = true;
+  }
+
+  override add(id: string): this {
+    // Set's constructor adds the initial ids through add(), before `fixed` is set.
+    if (this.fixed) throw new Error("A FixedIdSet does not change: make a new one");
+    return super.add(id);
+  }
+
+  override delete(_id: string): boolean {
+    throw new Error("A FixedIdSet does not change: make a new one");
+  }
+
+  override clear(): void {
+    throw new Error("A FixedIdSet does not change: make a new one");
+  }
+}
+
+/**
+ * The allowed rows of a matrix as a matrix of their own, for a FixedIdSet: the scan then reads
+ * only those rows' columns and looks no id up. Built on a list's second search on the same matrix
+ * (a copy reads every dimension of its rows, a scan only the query's); both are held weakly, so a
+ * new matrix or list lets the old copy go.
  */
 class AllowedRows {
-  private readonly seen = new WeakMap<Set<string>, VectorMatrix>();
-  private readonly built = new WeakMap<Set<string>, { of: VectorMatrix; allowed: SubMatrix }>();
+  private readonly seen = new WeakMap<FixedIdSet, VectorMatrix>();
+  private readonly built = new WeakMap<FixedIdSet, { of: VectorMatrix; allowed: SubMatrix }>();
 
-  of(matrix: VectorMatrix, allow: Set<string>): SubMatrix | undefined {
+  of(matrix: VectorMatrix, allow: FixedIdSet): SubMatrix | undefined {
     const built = this.built.get(allow);
     if (built?.of === matrix) return built.allowed;
     if (this.seen.get(allow) !== matrix) {
