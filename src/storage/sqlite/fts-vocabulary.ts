@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import type { Sql } from "./connection.js";
+import { matchTerms } from "./fts-text.js";
 import type { TableVersion } from "./table-version.js";
 
 /** One term's matches: row ids in ascending order and the term's bm25 share of each. */
@@ -194,11 +195,10 @@ export class VocabularyScores {
     for (let i = 0; i < postings.rowids.length; i += step) {
       sample.set(postings.rowids[i] as number, postings.scores[i] as number);
     }
-    const quoted = `"${token.replaceAll('"', '""')}"`;
     const expected = this.sql.tuples<[number, number]>(
       `SELECT rowid, -bm25(${this.fts}) FROM ${this.fts}
        WHERE ${this.fts} MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
-      quoted,
+      matchTerms([token]),
       JSON.stringify([...sample.keys()]),
     );
     return (
