@@ -189,7 +189,13 @@ describe("HNSW folds in the background", () => {
     await writer.refreshIndexes();
     const afterWriter = files.manifest("chunks");
     expect(afterWriter?.file).not.toBe(base.file);
-    const folded = { file: "chunks-0-00000000.usearch", bytes: 1, count: 1, connectivity: 16 };
+    const folded = {
+      file: "chunks-0-00000000.usearch",
+      bytes: 1,
+      count: 1,
+      connectivity: 16,
+      keys: "mixed" as const,
+    };
     expect(files.commitFold("chunks", base, folded, 60)).toBeUndefined();
     expect(files.manifest("chunks")).toEqual(afterWriter);
     // A fold asked for from the old manifest loads nothing and changes nothing.

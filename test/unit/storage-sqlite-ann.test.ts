@@ -168,7 +168,7 @@ describe("SQLite HNSW vector index", () => {
     const index = newHnswIndex(8, config);
     const points = new ClusteredVectors(8, 3, 4);
     for (let key = 0; key < 50; key++) index.add(BigInt(key), points.next());
-    const manifest = files.save("chunks", index, { generation: 1, dim: 8 }, config);
+    const manifest = files.save("chunks", index, { generation: 1, dim: 8, keys: "rowid" }, config);
     files.release(index, manifest.file);
     expect(index.size()).toBe(50);
     expect(Number(index.search(points.next(), 5, 1).keys.length)).toBe(5);
@@ -550,9 +550,9 @@ describe("HNSW segments: rows added beside a large main file", () => {
       for (let key = 0; key < count; key++) index.add(BigInt(key), points.next());
       return index;
     };
-    const base = files.save("chunks", indexOf(50), { generation: 1, dim: 8 }, config);
+    const base = files.save("chunks", indexOf(50), { generation: 1, dim: 8, keys: "rowid" }, config);
     // Another process folds while this one builds a segment from `base`.
-    const folded = files.save("chunks", indexOf(60), { generation: 3, dim: 8 }, config);
+    const folded = files.save("chunks", indexOf(60), { generation: 3, dim: 8, keys: "rowid" }, config);
     const saved = files.saveSegment("chunks", indexOf(5), base, 2);
     expect(saved).toEqual(folded);
     expect(files.manifest("chunks")).toEqual(folded);

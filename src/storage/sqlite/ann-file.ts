@@ -17,6 +17,7 @@ import type { Index } from "usearch";
 import { z } from "zod";
 import type { VectorIndexConfig } from "../../config.js";
 import type { VectorNamespace } from "../../types.js";
+import { type AnnKeyEncoding, AnnKeyEncodingSchema, NEW_FILE_KEYS } from "./ann-keys.js";
 import { type HeldLock, isHeld, lockWaiting, tryLock } from "./ann-locks.js";
 
 /** Folder of the HNSW files, beside the SQLite file in the workspace. */
@@ -37,6 +38,7 @@ export interface FoldedFile {
   bytes: number;
   count: number;
   connectivity: number;
+  keys: AnnKeyEncoding;
 }
 
 /** An index file as a manifest names it: its name, size in bytes (checked before mapping) and vector count. */
@@ -44,6 +46,8 @@ const indexFileFields = {
   file: z.string().min(1),
   bytes: z.number().int().min(0),
   count: z.number().int().min(0),
+  /** Files saved before keys were mixed name none: their keys are rowids. */
+  keys: AnnKeyEncodingSchema.default("rowid"),
 };
 
 /**
@@ -253,7 +257,7 @@ export class AnnFiles {
   save(
     ns: VectorNamespace,
     index: HnswIndex,
-    facts: { generation: number; dim: number },
+    facts: { generation: number; dim: number; keys: AnnKeyEncoding },
     config: VectorIndexConfig,
   ): AnnManifest {
     const { file, bytes } = this.writeIndexFile(ns, index, facts.generation);
@@ -261,6 +265,7 @@ export class AnnFiles {
       file,
       bytes,
       count: index.size(),
+      keys: facts.keys,
       generation: facts.generation,
       dim: facts.dim,
       quantization: config.quantization,
@@ -420,6 +425,7 @@ export class AnnFiles {
       file,
       bytes,
       count: index.size(),
+      keys: NEW_FILE_KEYS,
       from: coveredGeneration(manifest),
       generation,
     };

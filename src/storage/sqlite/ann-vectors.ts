@@ -6,6 +6,7 @@ import { normalizeInPlace } from "../vectors/vector-math.js";
 import {
   type AnnFiles,
   type AnnManifest,
+  type AnnSegment,
   addThreads,
   coveredGeneration,
   fitsConfig,
@@ -15,6 +16,7 @@ import {
   reserveForThreads,
   sameFiles,
 } from "./ann-file.js";
+import { type AnnKeyEncoding, fileKey, NEW_FILE_KEYS, rowidOfKey } from "./ann-keys.js";
 import { type BackgroundFold, startBackgroundFold } from "./background-fold.js";
 import { idList, type Sql } from "./connection.js";
 
@@ -336,8 +338,8 @@ export class AnnVectors {
       const rows = this.sql
         .statement("SELECT rowid AS key, vector FROM vectors WHERE namespace = ? ORDER BY rowid")
         .iterate(ns) as IterableIterator<{ key: number; vector: Buffer }>;
-      this.addWithProgress(ns, index, rows, total, dim);
-      return this.saveAndRelease(ns, index, generation, dim);
+      this.addWithProgress(ns, index, rows, total, dim, NEW_FILE_KEYS);
+      return this.saveAndRelease(ns, index, { generation, dim, keys: NEW_FILE_KEYS });
     });
   }
 
@@ -345,10 +347,9 @@ export class AnnVectors {
   private saveAndRelease(
     ns: VectorNamespace,
     index: HnswIndex,
-    generation: number,
-    dim: number,
+    facts: { generation: number; dim: number; keys: AnnKeyEncoding },
   ): AnnManifest {
-    const manifest = this.files.save(ns, index, { generation, dim }, this.config);
+    const manifest = this.files.save(ns, index, facts, this.config);
     this.files.release(index, manifest.file);
     return manifest;
   }
@@ -372,7 +373,7 @@ export class AnnVectors {
       }
       if (changed.length === 0) return this.files.cover(ns, manifest, generation);
       const index = newHnswIndex(dim, this.config, changed.length);
-      this.addWithProgress(ns, index, changed.values(), changed.length, dim);
+      this.addWithProgress(ns, index, changed.values(), changed.length, dim, NEW_FILE_KEYS);
       return this.files.saveSegment(ns, index, manifest, generation);
     });
   }
@@ -436,12 +437,17 @@ export class AnnVectors {
     if (dim === undefined || !fitsConfig(base, dim, this.config)) return undefined;
     const upTo = coveredGeneration(base);
     const total = this.rowCount(ns);
-    const index = outgrown(base, total, this.config)
-      ? this.rebuiltUpTo(ns, dim, upTo, total)
-      : this.foldedSince(ns, base, dim, upTo);
+    const rebuilt = outgrown(base, total, this.config);
+    const index = rebuilt ? this.rebuiltUpTo(ns, dim, upTo, total) : this.foldedSince(ns, base, dim, upTo);
     if (!index) return undefined;
     const { file, bytes } = this.files.writeIndexFile(ns, index, upTo, { createFolder: false });
-    const folded = { file, bytes, count: index.size(), connectivity: index.connectivity() };
+    const folded = {
+      file,
+      bytes,
+      count: index.size(),
+      connectivity: index.connectivity(),
+      keys: rebuilt ? NEW_FILE_KEYS : base.keys,
+    };
     this.files.release(index, file);
     const committed = this.files.commitFold(ns, base, folded, this.config.orphanFileMinutes);
     if (!committed) this.files.removeFile(file);
@@ -491,7 +497,7 @@ export class AnnVectors {
         after = (read.at(-1) as { key: number }).key;
       }
     }
-    this.addWithProgress(ns, index, rows(), total, dim);
+    this.addWithProgress(ns, index, rows(), total, dim, NEW_FILE_KEYS);
     return index;
   }
 
@@ -502,10 +508,11 @@ export class AnnVectors {
     rows: Iterator<{ key: number; vector: Buffer }>,
     total: number,
     dim: number,
+    keys: AnnKeyEncoding,
   ): void {
     const step = `vector index ${ns}`;
     this.progress.start(step, total);
-    addInBatches(index, rows, dim, this.config, (added) => this.progress.advance(step, added));
+    addInBatches(index, rows, { dim, keys }, this.config, (added) => this.progress.advance(step, added));
     this.progress.finish(step);
   }
 
@@ -526,7 +533,7 @@ export class AnnVectors {
     const index = this.foldedMain(ns, manifest, dim, removed, changed);
     // A background fold switched the manifest since it was read: refresh tries again on the new one.
     if (!index) return this.files.manifest(ns) ?? manifest;
-    return this.saveAndRelease(ns, index, generation, dim);
+    return this.saveAndRelease(ns, index, { generation, dim, keys: manifest.keys });
   }
 
   /**
@@ -548,10 +555,12 @@ export class AnnVectors {
       if (this.files.manifest(ns)?.file !== base.file) return undefined;
       throw error;
     }
-    for (const key of [...removed, ...changed.map((row) => row.key)]) {
-      if (index.contains(BigInt(key))) index.remove(BigInt(key));
+    // The loaded file keeps its own keys' encoding: rows taken out and added go in under it.
+    for (const rowid of [...removed, ...changed.map((row) => row.key)]) {
+      const key = fileKey(rowid, base.keys);
+      if (index.contains(key)) index.remove(key);
     }
-    this.addWithProgress(ns, index, changed.values(), changed.length, dim);
+    this.addWithProgress(ns, index, changed.values(), changed.length, dim, base.keys);
     return index;
   }
 
@@ -582,19 +591,19 @@ export class AnnVectors {
 function rankedKeys(state: OpenIndex, unit: Float32Array, want: number): RankedKey[] {
   const { manifest } = state;
   const files = [
-    { index: state.index, from: Number.NEGATIVE_INFINITY, to: manifest.generation },
+    { index: state.index, from: Number.NEGATIVE_INFINITY, to: manifest.generation, keys: manifest.keys },
     ...state.segments.map((index, i) => {
-      const segment = manifest.segments[i] as { from: number; generation: number };
-      return { index, from: segment.from, to: segment.generation };
+      const segment = manifest.segments[i] as AnnSegment;
+      return { index, from: segment.from, to: segment.generation, keys: segment.keys };
     }),
   ];
   const hits: RankedKey[] = [];
-  for (const { index, from, to } of files) {
+  for (const { index, from, to, keys } of files) {
     const count = Math.min(index.size(), want);
     if (count === 0) continue;
     const found = index.search(unit, count, 1);
     found.keys.forEach((key, i) => {
-      hits.push({ key: Number(key), distance: found.distances[i] as number, from, to });
+      hits.push({ key: rowidOfKey(key, keys), distance: found.distances[i] as number, from, to });
     });
   }
   if (files.length > 1) hits.sort((a, b) => a.distance - b.distance);
@@ -604,7 +613,7 @@ function rankedKeys(state: OpenIndex, unit: Float32Array, want: number): RankedK
 function addInBatches(
   index: HnswIndex,
   rows: Iterator<{ key: number; vector: Buffer }>,
-  dim: number,
+  { dim, keys: encoding }: { dim: number; keys: AnnKeyEncoding },
   config: VectorIndexConfig,
   advance: (added: number) => void,
 ): void {
@@ -624,7 +633,7 @@ function addInBatches(
   };
   for (let next = rows.next(); !next.done; next = rows.next()) {
     const row = next.value;
-    keys[filled] = BigInt(row.key);
+    keys[filled] = fileKey(row.key, encoding);
     bytes.set(row.vector, filled * dim * 4);
     normalizeInPlace(block, filled * dim, dim);
     filled += 1;
