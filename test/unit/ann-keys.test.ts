@@ -133,7 +133,7 @@ describe("HNSW file keys", () => {
     expect(keys).not.toEqual(rowids.map(BigInt));
   });
 
-  it("reads a file keyed by rowid, keeps its keys through updates, deletes and a fold, and mixes new segments", async () => {
+  it("reads a file keyed by rowid, keeps its keys through updates, deletes and a writer's fold; segments and background folds are mixed", async () => {
     const workspace = mkdtempSync(join(tmpdir(), "kgrag-ann-keys-"));
     folders.push(workspace);
     const points = new ClusteredVectors(16, 5, 12);
@@ -169,34 +169,31 @@ describe("HNSW file keys", () => {
     for (const query of queries)
       expect(idsOf(await store.searchVectors("chunks", query, 40))).not.toContain("c21");
 
-    // A background fold extends the old file in place of a rebuild: its keys stay rowids.
-    const db = new Database(sqliteFile(workspace), { readonly: true, fileMustExist: true });
-    const due = VectorIndexSchema.parse({ kind: "ann", minVectors: 0, maxSegments: 0 });
-    new AnnVectors(new Sql(db), new AnnFiles(workspace), due).foldSaved("chunks");
-    db.close();
-    const backgroundFolded = rawManifest(workspace);
-    expect(backgroundFolded.file).not.toBe(withSegment.file);
-    expect(backgroundFolded.segments).toEqual([]);
-    expect(backgroundFolded.keys).toBe("rowid");
-    await sameAsExact();
-
-    // So does a writer's fold.
+    // A writer's fold extends the old file in place of a rebuild: its keys stay rowids.
     const folder = await open(workspace, { maxSegments: 0 });
     await folder.upsertVectors("chunks", items(points, 5, "late"));
     await folder.refreshIndexes();
     const folded = rawManifest(workspace);
-    expect(folded.file).not.toBe(backgroundFolded.file);
+    expect(folded.file).not.toBe(withSegment.file);
+    expect(folded.segments).toEqual([]);
     expect(folded.keys).toBe("rowid");
     await sameAsExact();
     const everything = idsOf(await store.searchVectors("chunks", queries[0] as number[], 500));
     expect(everything).toHaveLength(422);
     expect(everything).toEqual(idsOf(await exact.searchVectors("chunks", queries[0] as number[], 500)));
 
-    // A fold whose file outgrew its graph degree builds it anew, with mixed keys.
-    const rebuilder = await open(workspace, { maxSegments: 0, largeFileVectors: 100, largeConnectivity: 24 });
-    await rebuilder.upsertVectors("chunks", items(points, 2, "last"));
-    await rebuilder.refreshIndexes();
-    expect(rawManifest(workspace).keys).toBe("mixed");
+    // A background fold, off the writer's path, builds it anew with mixed keys.
+    await store.upsertVectors("chunks", items(points, 3, "more"));
+    await store.refreshIndexes();
+    expect(rawManifest(workspace).segments.map((segment) => segment.keys)).toEqual(["mixed"]);
+    const db = new Database(sqliteFile(workspace), { readonly: true, fileMustExist: true });
+    const due = VectorIndexSchema.parse({ kind: "ann", minVectors: 0, maxSegments: 0 });
+    new AnnVectors(new Sql(db), new AnnFiles(workspace), due).foldSaved("chunks");
+    db.close();
+    const backgroundFolded = rawManifest(workspace);
+    expect(backgroundFolded.file).not.toBe(folded.file);
+    expect(backgroundFolded.segments).toEqual([]);
+    expect(backgroundFolded.keys).toBe("mixed");
     await sameAsExact();
   });
 });

@@ -428,7 +428,9 @@ export class AnnVectors {
    * The background fold (run by fold-process.ts, holding the namespace's fold lock): the main file
    * with every row and removal its segments account for, saved under a new name and put in place
    * of the main file and those segments. Segments saved meanwhile stay; a main file replaced
-   * meanwhile wins. Reads SQLite in one snapshot and writes nothing to it.
+   * meanwhile wins. Reads SQLite in one snapshot and writes nothing to it. A main file keyed by
+   * rowid (saved before keys were mixed) is built anew here, off the writer's path: mapping it
+   * costs every later process seconds of CPU at a million vectors.
    */
   foldSaved(ns: VectorNamespace, base = this.files.manifest(ns)): AnnManifest | undefined {
     // Another fold may have done it since this one was asked for.
@@ -437,7 +439,7 @@ export class AnnVectors {
     if (dim === undefined || !fitsConfig(base, dim, this.config)) return undefined;
     const upTo = coveredGeneration(base);
     const total = this.rowCount(ns);
-    const rebuilt = outgrown(base, total, this.config);
+    const rebuilt = outgrown(base, total, this.config) || base.keys !== NEW_FILE_KEYS;
     const index = rebuilt ? this.rebuiltUpTo(ns, dim, upTo, total) : this.foldedSince(ns, base, dim, upTo);
     if (!index) return undefined;
     const { file, bytes } = this.files.writeIndexFile(ns, index, upTo, { createFolder: false });
