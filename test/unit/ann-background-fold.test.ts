@@ -1,7 +1,16 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { ClusteredVectors } from "../../bench/support/clustered-vectors.js";
@@ -265,6 +274,11 @@ describe("HNSW folds in the background", () => {
     const first = files.tryFoldLock("chunks");
     expect(first).toBeDefined();
     expect(files.foldRunning("chunks")).toBe(true);
+    // Created with its owner in it (linked into place), no file of its making left beside it.
+    expect(readFileSync(files.foldLockPath("chunks"), "utf8")).toMatch(
+      new RegExp(`^${process.pid} [0-9a-f]{16}$`),
+    );
+    expect(readdirSync(join(workspace, ANN_FOLDER))).toEqual([basename(files.foldLockPath("chunks"))]);
     expect(files.tryFoldLock("chunks")).toBeUndefined();
     first?.release();
     expect(files.foldRunning("chunks")).toBe(false);

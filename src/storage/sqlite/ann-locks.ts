@@ -1,15 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  linkSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeSync,
-} from "node:fs";
+import { linkSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 
 /**
  * Lock files beside the HNSW files, shared by every process on a workspace: a writer, readers that
@@ -19,7 +9,10 @@ import {
  * is still its owner's.
  */
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
-/** A lock file with no owner written in it is one being created, unless it has been so this long. */
+/**
+ * A lock file with no owner written in it is one being created, unless it has been so this long
+ * (locks are created filled now; an empty one is left by an older version killed while creating it).
+ */
 const UNFILLED_STALE_MS = 60_000;
 
 /** A held lock: `release` removes it if it is still ours; `touch` tells others its owner is alive. */
@@ -32,18 +25,31 @@ export interface HeldLock {
 export function tryLock(path: string, staleMs: number): HeldLock | undefined {
   for (let attempt = 0; attempt < 2; attempt++) {
     const content = `${process.pid} ${randomBytes(8).toString("hex")}`;
-    try {
-      const fd = openSync(path, "wx");
-      writeSync(fd, content);
-      closeSync(fd);
-      return heldLock(path, content);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const stale = staleContent(path, staleMs);
-      if (stale === undefined || !takeOver(path, stale)) return undefined;
-    }
+    if (createFilled(path, content)) return heldLock(path, content);
+    const stale = staleContent(path, staleMs);
+    if (stale === undefined || !takeOver(path, stale)) return undefined;
   }
   return undefined;
+}
+
+/**
+ * Creates the lock file with its content in one step, false if it exists: the content is written
+ * under a name of its own and linked into place. A file created empty and written after could be
+ * left empty by a process killed in between, and an empty lock counts as held for
+ * UNFILLED_STALE_MS (it may be one being created).
+ */
+function createFilled(path: string, content: string): boolean {
+  const filled = `${path}.${randomBytes(4).toString("hex")}.new`;
+  writeFileSync(filled, content, { flag: "wx" });
+  try {
+    linkSync(filled, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return false;
+  } finally {
+    rmSync(filled, { force: true });
+  }
 }
 
 /** Waits (blocking, in 5 ms steps) up to `timeoutMs` for the lock. */
