@@ -203,7 +203,6 @@ describe("HNSW folds in the background", () => {
       bytes: 1,
       count: 1,
       connectivity: 16,
-      keys: "mixed" as const,
     };
     expect(files.commitFold("chunks", base, folded, 60)).toBeUndefined();
     expect(files.manifest("chunks")).toEqual(afterWriter);

@@ -17,7 +17,7 @@ import type { Index } from "usearch";
 import { z } from "zod";
 import type { VectorIndexConfig } from "../../config.js";
 import type { VectorNamespace } from "../../types.js";
-import { type AnnKeyEncoding, AnnKeyEncodingSchema, NEW_FILE_KEYS } from "./ann-keys.js";
+import { type AnnKeyEncoding, indexFileName, NEW_FILE_KEYS } from "./ann-keys.js";
 import { type HeldLock, isHeld, lockWaiting, tryLock } from "./ann-locks.js";
 
 /** Folder of the HNSW files, beside the SQLite file in the workspace. */
@@ -38,7 +38,6 @@ export interface FoldedFile {
   bytes: number;
   count: number;
   connectivity: number;
-  keys: AnnKeyEncoding;
 }
 
 /** An index file as a manifest names it: its name, size in bytes (checked before mapping) and vector count. */
@@ -46,8 +45,6 @@ const indexFileFields = {
   file: z.string().min(1),
   bytes: z.number().int().min(0),
   count: z.number().int().min(0),
-  /** Files saved before keys were mixed name none: their keys are rowids. */
-  keys: AnnKeyEncodingSchema.default("rowid"),
 };
 
 /**
@@ -260,12 +257,11 @@ export class AnnFiles {
     facts: { generation: number; dim: number; keys: AnnKeyEncoding },
     config: VectorIndexConfig,
   ): AnnManifest {
-    const { file, bytes } = this.writeIndexFile(ns, index, facts.generation);
+    const { file, bytes } = this.writeIndexFile(ns, index, facts.generation, { keys: facts.keys });
     const manifest: AnnManifest = {
       file,
       bytes,
       count: index.size(),
-      keys: facts.keys,
       generation: facts.generation,
       dim: facts.dim,
       quantization: config.quantization,
@@ -394,12 +390,15 @@ export class AnnFiles {
 
   /**
    * Removes the namespace's index files and manifest drafts that no manifest names, left by a
-   * process killed between writing one and renaming the manifest. Only those untouched for
+   * process killed between writing one and renaming the manifest, and the files a lock is made or
+   * moved aside under, left by one killed between two steps of a lock. Only those untouched for
    * `minutes`: another process may be between the two steps right now.
    */
   private removeOrphans(ns: VectorNamespace, manifest: AnnManifest, minutes: number): void {
     const named = new Set(filesOf(manifest).map(({ file }) => file));
-    const ours = new RegExp(`^${ns}(-\\d+-[0-9a-f]{8}\\.usearch|\\.json\\.[0-9a-f]{8}\\.tmp)$`);
+    const ours = new RegExp(
+      `^${ns}(-\\d+-[0-9a-f]{8}(\\.mixed)?\\.usearch|\\.json\\.[0-9a-f]{8}\\.tmp|\\.(fold|json)\\.lock\\.[0-9a-f]{8}\\.(new|stale))$`,
+    );
     const cutoff = Date.now() - minutes * 60_000;
     for (const name of readdirSync(this.folder())) {
       if (!ours.test(name) || named.has(name)) continue;
@@ -420,12 +419,11 @@ export class AnnFiles {
    * removed and the index left to be collected.
    */
   saveSegment(ns: VectorNamespace, index: HnswIndex, manifest: AnnManifest, generation: number): AnnManifest {
-    const { file, bytes } = this.writeIndexFile(ns, index, generation);
+    const { file, bytes } = this.writeIndexFile(ns, index, generation, { keys: NEW_FILE_KEYS });
     const segment: AnnSegment = {
       file,
       bytes,
       count: index.size(),
-      keys: NEW_FILE_KEYS,
       from: coveredGeneration(manifest),
       generation,
     };
@@ -456,15 +454,15 @@ export class AnnFiles {
     });
   }
 
-  /** Saves the index under a new unique name that no manifest names yet. */
+  /** Saves the index under a new unique name that no manifest names yet; the name gives its key encoding. */
   writeIndexFile(
     ns: VectorNamespace,
     index: HnswIndex,
     generation: number,
-    { createFolder = true } = {},
+    { createFolder = true, keys }: { createFolder?: boolean; keys: AnnKeyEncoding },
   ): { file: string; bytes: number } {
     if (createFolder) mkdirSync(this.folder(), { recursive: true });
-    const file = `${ns}-${generation}-${randomBytes(4).toString("hex")}.usearch`;
+    const file = indexFileName(`${ns}-${generation}`, randomBytes(4).toString("hex"), keys);
     const path = join(this.folder(), file);
     index.save(path);
     return { file, bytes: statSync(path).size };

@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 /**
  * How an HNSW file's keys stand for the vectors table's rowids.
  *
@@ -11,12 +9,25 @@ import { z } from "zod";
  * low 32 bits mixed (measured on that file's own rowids).
  * - `rowid`: the key is the rowid (files saved before the mixing; still read and extended).
  * - `mixed`: the key is the rowid with its low 32 bits put through a bijective mix.
+ * A file's name says which (see indexFileName): a manifest rewritten by an older build, which
+ * knows no such field, cannot lose it.
  */
-export const AnnKeyEncodingSchema = z.enum(["rowid", "mixed"]);
-export type AnnKeyEncoding = z.infer<typeof AnnKeyEncodingSchema>;
+export type AnnKeyEncoding = "rowid" | "mixed";
 
-/** What every file saved from now on uses. */
+/** What every file saved from now on uses, unless it extends a file of the other kind. */
 export const NEW_FILE_KEYS: AnnKeyEncoding = "mixed";
+
+const MIXED_SUFFIX = ".mixed.usearch";
+
+/** The name of a new index file of the namespace (unique by its random part). */
+export function indexFileName(prefix: string, random: string, encoding: AnnKeyEncoding): string {
+  return `${prefix}-${random}${encoding === "mixed" ? MIXED_SUFFIX : ".usearch"}`;
+}
+
+/** The key encoding of an index file, from its name. */
+export function keysOfFile(file: string): AnnKeyEncoding {
+  return file.endsWith(MIXED_SUFFIX) ? "mixed" : "rowid";
+}
 
 const LOW_BITS = 2 ** 32;
 

@@ -1,5 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 
 /**
  * Lock files beside the HNSW files, shared by every process on a workspace: a writer, readers that
@@ -25,7 +34,8 @@ export interface HeldLock {
 export function tryLock(path: string, staleMs: number): HeldLock | undefined {
   for (let attempt = 0; attempt < 2; attempt++) {
     const content = `${process.pid} ${randomBytes(8).toString("hex")}`;
-    if (createFilled(path, content)) return heldLock(path, content);
+    // A lock seen taken is judged without making a file: lockWaiting asks every 5 ms.
+    if (!existsSync(path) && createFilled(path, content)) return heldLock(path, content);
     const stale = staleContent(path, staleMs);
     if (stale === undefined || !takeOver(path, stale)) return undefined;
   }
@@ -36,7 +46,8 @@ export function tryLock(path: string, staleMs: number): HeldLock | undefined {
  * Creates the lock file with its content in one step, false if it exists: the content is written
  * under a name of its own and linked into place. A file created empty and written after could be
  * left empty by a process killed in between, and an empty lock counts as held for
- * UNFILLED_STALE_MS (it may be one being created).
+ * UNFILLED_STALE_MS (it may be one being created). On a file system without hard links (FAT,
+ * some network shares) the lock is created and then written, as before.
  */
 function createFilled(path: string, content: string): boolean {
   const filled = `${path}.${randomBytes(4).toString("hex")}.new`;
@@ -45,10 +56,25 @@ function createFilled(path: string, content: string): boolean {
     linkSync(filled, path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    return false;
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    if (code === "EEXIST") return false;
+    if (NO_HARD_LINKS.has(code)) return createThenWrite(path, content);
+    throw error;
   } finally {
     rmSync(filled, { force: true });
+  }
+}
+
+/** What linking answers on a file system that has no hard links. */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+
+function createThenWrite(path: string, content: string): boolean {
+  try {
+    writeFileSync(path, content, { flag: "wx" });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
   }
 }
 

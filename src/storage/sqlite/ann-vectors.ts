@@ -16,7 +16,7 @@ import {
   reserveForThreads,
   sameFiles,
 } from "./ann-file.js";
-import { type AnnKeyEncoding, fileKey, NEW_FILE_KEYS, rowidOfKey } from "./ann-keys.js";
+import { type AnnKeyEncoding, fileKey, keysOfFile, NEW_FILE_KEYS, rowidOfKey } from "./ann-keys.js";
 import { type BackgroundFold, startBackgroundFold } from "./background-fold.js";
 import { idList, type Sql } from "./connection.js";
 
@@ -439,17 +439,13 @@ export class AnnVectors {
     if (dim === undefined || !fitsConfig(base, dim, this.config)) return undefined;
     const upTo = coveredGeneration(base);
     const total = this.rowCount(ns);
-    const rebuilt = outgrown(base, total, this.config) || base.keys !== NEW_FILE_KEYS;
+    const baseKeys = keysOfFile(base.file);
+    const rebuilt = outgrown(base, total, this.config) || baseKeys !== NEW_FILE_KEYS;
     const index = rebuilt ? this.rebuiltUpTo(ns, dim, upTo, total) : this.foldedSince(ns, base, dim, upTo);
     if (!index) return undefined;
-    const { file, bytes } = this.files.writeIndexFile(ns, index, upTo, { createFolder: false });
-    const folded = {
-      file,
-      bytes,
-      count: index.size(),
-      connectivity: index.connectivity(),
-      keys: rebuilt ? NEW_FILE_KEYS : base.keys,
-    };
+    const keys = rebuilt ? NEW_FILE_KEYS : baseKeys;
+    const { file, bytes } = this.files.writeIndexFile(ns, index, upTo, { createFolder: false, keys });
+    const folded = { file, bytes, count: index.size(), connectivity: index.connectivity() };
     this.files.release(index, file);
     const committed = this.files.commitFold(ns, base, folded, this.config.orphanFileMinutes);
     if (!committed) this.files.removeFile(file);
@@ -535,7 +531,7 @@ export class AnnVectors {
     const index = this.foldedMain(ns, manifest, dim, removed, changed);
     // A background fold switched the manifest since it was read: refresh tries again on the new one.
     if (!index) return this.files.manifest(ns) ?? manifest;
-    return this.saveAndRelease(ns, index, { generation, dim, keys: manifest.keys });
+    return this.saveAndRelease(ns, index, { generation, dim, keys: keysOfFile(manifest.file) });
   }
 
   /**
@@ -558,11 +554,12 @@ export class AnnVectors {
       throw error;
     }
     // The loaded file keeps its own keys' encoding: rows taken out and added go in under it.
+    const keys = keysOfFile(base.file);
     for (const rowid of [...removed, ...changed.map((row) => row.key)]) {
-      const key = fileKey(rowid, base.keys);
+      const key = fileKey(rowid, keys);
       if (index.contains(key)) index.remove(key);
     }
-    this.addWithProgress(ns, index, changed.values(), changed.length, dim, base.keys);
+    this.addWithProgress(ns, index, changed.values(), changed.length, dim, keys);
     return index;
   }
 
@@ -593,10 +590,15 @@ export class AnnVectors {
 function rankedKeys(state: OpenIndex, unit: Float32Array, want: number): RankedKey[] {
   const { manifest } = state;
   const files = [
-    { index: state.index, from: Number.NEGATIVE_INFINITY, to: manifest.generation, keys: manifest.keys },
+    {
+      index: state.index,
+      from: Number.NEGATIVE_INFINITY,
+      to: manifest.generation,
+      keys: keysOfFile(manifest.file),
+    },
     ...state.segments.map((index, i) => {
       const segment = manifest.segments[i] as AnnSegment;
-      return { index, from: segment.from, to: segment.generation, keys: segment.keys };
+      return { index, from: segment.from, to: segment.generation, keys: keysOfFile(segment.file) };
     }),
   ];
   const hits: RankedKey[] = [];
