@@ -490,12 +490,16 @@ async function queryPhase(args: Args): Promise<void> {
   await exactStore.close();
 
   const modes: Record<string, number> = {};
+  const firstQueryMs: Record<string, number> = {};
   const questions = Array.from({ length: Math.min(args.queries, 40) }, (_, i) => {
     const a = (i * 7919) % args.chunks;
     return `How is ${entityName(a)} connected to ${entityName((a * 31 + 5) % args.chunks)} near the harbour?`;
   });
   for (const mode of args.vectorOnly ? [] : args.modes) {
+    // Untimed in the p95: the mode's first query maps the files it searches first.
+    const first = performance.now();
     await kgrag.query(questions[0] as string, { mode, contextOnly: true });
+    firstQueryMs[mode] = Math.round(performance.now() - first);
     const spent: number[] = [];
     for (const question of questions) {
       const t = performance.now();
@@ -520,6 +524,8 @@ async function queryPhase(args: Args): Promise<void> {
       exactTop20P95Ms: round(percentile(exactTimes, 0.95)),
       recallAt20: Math.round(recall * 1000) / 1000,
       queryP95Ms: modes,
+      /** Each mode's first query, left out of its p95 (the first maps the files it searches). */
+      firstQueryMs,
       queryPeakRssMb: peakRssMb(),
       loadAverage: loadAverage(),
     }),
