@@ -19,7 +19,7 @@ import { ANN_FOLDER, AnnFiles, hnswSettings } from "../../src/storage/sqlite/ann
 import { AnnVectors } from "../../src/storage/sqlite/ann-vectors.js";
 import { Sql } from "../../src/storage/sqlite/connection.js";
 import { openSqliteStore, type SqliteGraphStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
-import type { VectorItem } from "../../src/types.js";
+import { clusteredItems } from "../support/ann-fixtures.js";
 
 const opened: SqliteGraphStore[] = [];
 const closers: (() => void)[] = [];
@@ -58,13 +58,7 @@ async function open(workspace: string, settings: Partial<VectorIndexConfig> = {}
   return store;
 }
 
-function items(points: ClusteredVectors, count: number, prefix: string): VectorItem[] {
-  return Array.from({ length: count }, (_, i) => ({
-    id: `${prefix}${i}`,
-    textHash: "h",
-    vector: Array.from(points.next()),
-  }));
-}
+const items = clusteredItems;
 
 /** The main file and segment files the manifest names, in its order. */
 function indexFiles(workspace: string): string[] {

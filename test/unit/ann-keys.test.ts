@@ -9,8 +9,8 @@ import { ANN_FOLDER, AnnFiles, newHnswIndex } from "../../src/storage/sqlite/ann
 import { fileKey, keysOfFile, rowidOfKey } from "../../src/storage/sqlite/ann-keys.js";
 import { AnnVectors } from "../../src/storage/sqlite/ann-vectors.js";
 import { Sql } from "../../src/storage/sqlite/connection.js";
-import { openSqliteStore, type SqliteGraphStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
-import type { VectorItem } from "../../src/types.js";
+import { type SqliteGraphStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
+import { clusteredItems, openAnnStore } from "../support/ann-fixtures.js";
 
 const opened: SqliteGraphStore[] = [];
 const folders: string[] = [];
@@ -21,25 +21,12 @@ afterEach(async () => {
 });
 
 async function open(workspace: string, settings: Partial<VectorIndexConfig> = {}): Promise<SqliteGraphStore> {
-  const store = await openSqliteStore(workspace, {
-    vectorIndex: VectorIndexSchema.parse({
-      kind: "ann",
-      minVectors: 0,
-      foldInBackground: false,
-      ...settings,
-    }),
-  });
+  const store = await openAnnStore(workspace, settings);
   opened.push(store);
   return store;
 }
 
-function items(points: ClusteredVectors, count: number, prefix: string): VectorItem[] {
-  return Array.from({ length: count }, (_, i) => ({
-    id: `${prefix}${i}`,
-    textHash: "h",
-    vector: Array.from(points.next()),
-  }));
-}
+const items = clusteredItems;
 
 const idsOf = (hits: { id: string }[]) => hits.map((hit) => hit.id);
 

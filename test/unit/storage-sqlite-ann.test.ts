@@ -19,6 +19,7 @@ import { createKgrag } from "../../src/kgrag.js";
 import { ANN_FOLDER, AnnFiles, newHnswIndex } from "../../src/storage/sqlite/ann-file.js";
 import { openSqliteStore, type SqliteGraphStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
 import type { VectorItem } from "../../src/types.js";
+import { clusteredItems, openAnnStore } from "../support/ann-fixtures.js";
 import { REPO_ROOT } from "../support/cli-child.js";
 
 const opened: SqliteGraphStore[] = [];
@@ -36,26 +37,12 @@ function tempWorkspace(): string {
 }
 
 async function open(workspace: string, settings: Partial<VectorIndexConfig> = {}): Promise<SqliteGraphStore> {
-  const store = await openSqliteStore(workspace, {
-    // Folds stay in the writer here; background folds have their own tests (ann-background-fold).
-    vectorIndex: VectorIndexSchema.parse({
-      kind: "ann",
-      minVectors: 0,
-      foldInBackground: false,
-      ...settings,
-    }),
-  });
+  const store = await openAnnStore(workspace, settings);
   opened.push(store);
   return store;
 }
 
-function items(points: ClusteredVectors, count: number, prefix = "v"): VectorItem[] {
-  return Array.from({ length: count }, (_, i) => ({
-    id: `${prefix}${i}`,
-    textHash: "h",
-    vector: Array.from(points.next()),
-  }));
-}
+const items = clusteredItems;
 
 const idsOf = (hits: { id: string }[]) => hits.map((hit) => hit.id);
 
