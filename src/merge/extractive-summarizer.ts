@@ -1,5 +1,6 @@
 import { stripMarkup } from "../nlp/markdown-prose.js";
 import { splitSentences } from "../nlp/sentence-split.js";
+import { BoundedMemo } from "../util/bounded-memo.js";
 import { lazySegmenter } from "../util/lazy-segmenter.js";
 import { countTokens, truncateToTokens } from "../util/tokens.js";
 import type { DescriptionSummarizer } from "./summarizer.js";
@@ -52,16 +53,40 @@ export class ExtractiveSummarizer implements DescriptionSummarizer {
   }
 }
 
+/** A fragment's sentences with their words and token counts, as every description holding it needs them. */
+interface FragmentSentence {
+  text: string;
+  folded: string;
+  words: Set<string>;
+  tokens: number;
+}
+
+/**
+ * Fragments whose sentences are remembered. One sentence of a passage describes every entity it
+ * names and every pair among them, so the same fragment comes back in many descriptions; cutting
+ * it into sentences and words (Intl.Segmenter) and counting its tokens was most of a summary's
+ * cost. The words are only read, so the sets are shared.
+ */
+const REMEMBERED_FRAGMENTS = 20_000;
+const sentencesOfFragment = new BoundedMemo<string, FragmentSentence[]>(REMEMBERED_FRAGMENTS);
+
+function fragmentSentences(fragment: string): FragmentSentence[] {
+  // Whole sentences even where a fragment is hard-wrapped; each comes back on one line.
+  return splitSentences(stripMarkup(fragment))
+    .filter((text) => text)
+    .map((text) => ({ text, folded: text.toLowerCase(), words: wordsOf(text), tokens: countTokens(text) }));
+}
+
 function uniqueSentences(fragments: string[]): Sentence[] {
   const seen = new Set<string>();
   const sentences: Sentence[] = [];
   for (const fragment of fragments) {
-    // Whole sentences even where a fragment is hard-wrapped; each comes back on one line.
-    for (const text of splitSentences(stripMarkup(fragment))) {
-      const folded = text.toLowerCase();
-      if (!text || seen.has(folded)) continue;
+    for (const { text, folded, words, tokens } of sentencesOfFragment.get(fragment, () =>
+      fragmentSentences(fragment),
+    )) {
+      if (seen.has(folded)) continue;
       seen.add(folded);
-      sentences.push({ text, order: sentences.length, words: wordsOf(text), tokens: countTokens(text) });
+      sentences.push({ text, order: sentences.length, words, tokens });
     }
   }
   return sentences;

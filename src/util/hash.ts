@@ -11,7 +11,12 @@ export function hashJson(value: unknown, length = 16): string {
 }
 
 export function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
+  if (Array.isArray(value)) {
+    // Strings, numbers, booleans and nulls have no keys to sort: JSON.stringify writes the same
+    // text in one native pass (a description's fragments are hashed at every re-fold).
+    if (value.every(isJsonScalar)) return JSON.stringify(value);
+    return `[${value.map(stableStringify).join(",")}]`;
+  }
   if (value && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)
@@ -19,4 +24,10 @@ export function stableStringify(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
+}
+
+function isJsonScalar(value: unknown): boolean {
+  return (
+    value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+  );
 }

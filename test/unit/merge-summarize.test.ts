@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { seededRandom } from "../../src/community/seeded-random.js";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/llm/chat-model.js";
 import { centrality } from "../../src/merge/extractive-summarizer.js";
@@ -123,6 +123,42 @@ describe("ExtractiveSummarizer", () => {
     const summary = await new ExtractiveSummarizer({ summaryMaxTokens: budget }).summarize(subject, input);
     expect(summary.match(/makes/g)).toHaveLength(1);
     expect(summary).toContain("drone makers");
+  });
+
+  it("gives every description the summary a fresh process gives it, whatever was summarised before", async () => {
+    // Fragments are remembered with their sentences across calls: shared fragments, in other
+    // orders and beside other fragments, must still be cut, deduplicated and ranked per call.
+    const shared = [
+      "Lumora Optics makes Halcyon lenses in Vessen. It ships them to Tidewell Robotics.",
+      "Halcyon lenses from Lumora Optics are used on Gullwing drones.",
+      "lumora optics makes halcyon lenses in vessen.",
+      "The weather was cold that winter.",
+    ];
+    const descriptions = [
+      shared,
+      [...shared].reverse(),
+      [shared[1]!, "Tidewell Robotics builds Gullwing drones in Carrow Bay.", shared[0]!],
+      [shared[2]!, shared[3]!, "Lumora Optics was founded in Vessen by Ada Marlow."],
+    ];
+    const budget = countTokens(shared[1]!) + 12;
+    const summarizeAll = async (summarizer: ExtractiveSummarizer) => {
+      const out: string[] = [];
+      for (const fragmentList of descriptions) out.push(await summarizer.summarize(subject, fragmentList));
+      return out;
+    };
+    const warm = new ExtractiveSummarizer({ summaryMaxTokens: budget });
+    await summarizeAll(warm);
+    const again = await summarizeAll(warm);
+    vi.resetModules();
+    const fresh = await import("../../src/merge/extractive-summarizer.js");
+    const expected: string[] = [];
+    for (const fragmentList of descriptions) {
+      expected.push(
+        await new fresh.ExtractiveSummarizer({ summaryMaxTokens: budget }).summarize(subject, fragmentList),
+      );
+    }
+    expect(again).toEqual(expected);
+    expect(new Set(expected).size).toBe(descriptions.length);
   });
 
   it("cuts a single over-long sentence to the target rather than returning nothing", async () => {
