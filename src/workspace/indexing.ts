@@ -66,9 +66,11 @@ export async function indexPaths(
   options: IndexOptions = {},
 ): Promise<IndexSummary> {
   const { documents, skipped } = await loadSources(paths);
-  // The workspace may sit inside an indexed folder (./kgrag-data under .): its files are not input.
+  // The workspace may sit inside an indexed folder (./kgrag-data under .): the files found there
+  // are not input. A file named itself is (the server keeps its uploads in the workspace).
   const workspace = resolve(services.config.workspace) + sep;
-  const input = skipped.filter((s) => !resolve(s.path).startsWith(workspace));
+  const named = new Set(paths.map((path) => resolve(path)));
+  const input = skipped.filter((s) => named.has(resolve(s.path)) || !resolve(s.path).startsWith(workspace));
   return indexSources(services, components, documents, input, options, folderRoots(paths));
 }
 

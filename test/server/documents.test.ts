@@ -135,6 +135,38 @@ describe("kgrag serve: documents and jobs", () => {
     );
   }, 90_000);
 
+  it("re-indexes one line of an uploaded JSONL file without bringing back a deleted sibling", async () => {
+    const lines = [
+      { id: "note-a", title: "Note A", text: "Ines Varga repairs clocks in Porto." },
+      { id: "note-b", title: "Note B", text: "Tomas Reyes sells maps in Seville." },
+    ];
+    const response = await upload([
+      { name: "notes.jsonl", text: lines.map((line) => JSON.stringify(line)).join("\n") },
+    ]);
+    const first = await finished(((await response.json()) as { job: Job }).job.id);
+    // The job names the documents the file held, not one for the file itself.
+    expect([...first.documents].sort()).toEqual(["note-a", "note-b"]);
+    const deleting = await fetch(`${running.url}/api/v1/documents/note-a`, { method: "DELETE" });
+    await finished(((await deleting.json()) as { job: Job }).job.id);
+    const reindexing = await fetch(`${running.url}/api/v1/documents/note-b/reindex`, { method: "POST" });
+    const reindexed = await finished(((await reindexing.json()) as { job: Job }).job.id);
+    expect(reindexed).toMatchObject({ status: "done", documents: ["note-b"], errors: [] });
+    const ids = (await documents("?q=note-")).items.map((d) => d.id);
+    expect(ids).toEqual(["note-b"]);
+    const noteB = (await documents("?q=note-b")).items[0];
+    expect(noteB).toMatchObject({ title: "Note B", status: "indexed" });
+  }, 60_000);
+
+  it("reports an empty upload as skipped with its reason, naming no document that does not exist", async () => {
+    const response = await upload([{ name: "empty.txt", text: "" }]);
+    expect(response.status).toBe(202);
+    const job = await finished(((await response.json()) as { job: Job }).job.id);
+    expect(job.status).toBe("done");
+    expect(job.documents).toEqual([]);
+    expect(job.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/empty/i) })]);
+    expect(job.message).toMatch(/1 skipped|1 error/);
+  }, 60_000);
+
   it("finishes a job whose client went away", async () => {
     const response = await upload([
       { name: "gone.md", text: "# Gone\n\nOsric Venn built the Harbour Light." },

@@ -150,7 +150,9 @@ export class JobQueue {
     if (outcome.type === "failed")
       this.update(job, { status: "failed", message: outcome.message, finishedAt });
     else {
-      const documents = [...new Set([...job.documents, ...outcome.documents])];
+      // What the job did, now that it is known: the ids named at submission were guesses from
+      // file names (a JSONL file holds other ids; an empty file makes no document).
+      const documents = outcome.documents;
       this.update(job, {
         status: "done",
         stage: "done",

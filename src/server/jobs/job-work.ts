@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
+import { loadSources } from "../../ingest/loaders.js";
 import type { Kgrag } from "../../kgrag.js";
-import type { ChunkRecord } from "../../types.js";
+import type { ChunkRecord, SourceDocument, SourceDocumentInput } from "../../types.js";
 import type { IndexSummary } from "../../workspace/indexing.js";
 import type { JobError, JobSpec, WorkerMessage } from "./job-types.js";
 
@@ -26,7 +27,11 @@ async function deleteJob(kgrag: Kgrag, docIds: string[]): Promise<Finished> {
   };
 }
 
-/** Extracts a document again from scratch: its file when it came from one, else its stored text. */
+/**
+ * Extracts a document again from scratch: as its file holds it now when it came from one, else
+ * from its stored text. Only this document: a JSONL file's other lines (some perhaps deleted
+ * since) are left as they are.
+ */
 async function reindexJob(kgrag: Kgrag, docId: string): Promise<Finished> {
   const { store } = kgrag.services;
   const doc = await store.getDocument(docId);
@@ -37,13 +42,23 @@ async function reindexJob(kgrag: Kgrag, docId: string): Promise<Finished> {
       errors: [{ documentId: docId, message: "no such document" }],
       message: "nothing to re-index",
     };
-  const fromFile = doc.path !== null && existsSync(doc.path);
-  const text = fromFile ? "" : textFromChunks(await store.listChunks(docId));
+  const fromFile =
+    doc.path !== null && existsSync(doc.path) ? await documentInFile(doc.path, docId) : undefined;
+  const source: SourceDocumentInput = fromFile ?? {
+    id: doc.id,
+    title: doc.title,
+    text: textFromChunks(await store.listChunks(docId)),
+    metadata: doc.metadata,
+    path: doc.path,
+  };
   await kgrag.deleteDocuments([docId]);
-  const summary = fromFile
-    ? await kgrag.index([doc.path as string])
-    : await kgrag.index([{ id: doc.id, title: doc.title, text, metadata: doc.metadata }]);
-  return finishedFrom([summary]);
+  return finishedFrom([await kgrag.index([source])]);
+}
+
+/** The document `id` as the file at `path` gives it now; undefined when the file no longer does. */
+async function documentInFile(path: string, id: string): Promise<SourceDocument | undefined> {
+  const { documents } = await loadSources([path]);
+  return documents.find((document) => document.id === id);
 }
 
 /** A document's text put back together from its chunks, whose offsets may overlap. */
@@ -57,7 +72,18 @@ export function textFromChunks(chunks: ChunkRecord[]): string {
 }
 
 function finishedFrom(summaries: IndexSummary[]): Finished {
-  const documents = summaries.flatMap((s) => [...s.added, ...s.updated, ...s.resumed, ...s.unchanged]);
+  // Failed documents are stored (and listed with their error); skipped inputs made none.
+  const documents = [
+    ...new Set(
+      summaries.flatMap((s) => [
+        ...s.added,
+        ...s.updated,
+        ...s.resumed,
+        ...s.unchanged,
+        ...s.failures.map((f) => f.docId),
+      ]),
+    ),
+  ];
   const errors: JobError[] = summaries.flatMap((s) => [
     ...s.failures.map((f) => ({ documentId: f.docId, message: f.error })),
     ...s.skipped.map((k) => ({
