@@ -27,8 +27,11 @@ export const QueryOptionsSchema = z.strictObject({
   similarityThreshold: z.number().min(-1).max(1).optional(),
   /** Restrict retrieval to these documents (applied before ranking). */
   docIds: z.array(z.string().min(1)).optional(),
-  /** Restrict retrieval to documents whose metadata has all these key=value pairs. */
-  metadata: z.record(z.string(), z.string()).optional(),
+  /**
+   * Restrict retrieval to documents whose metadata has all these key=value pairs. Values compare
+   * as text, as the CLI's `--filter year=2015` does: 2015, "2015" and true/"true" match alike.
+   */
+  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   contextOnly: z.boolean().default(false),
   responseType: z.string().min(1).optional(),
   history: z.array(HistoryMessageSchema).default([]),
@@ -139,10 +142,13 @@ export function scopeOfOptions(input: QueryOptionsInput): Scope | undefined {
 
 function scopeOf(
   docIds: string[] | undefined,
-  metadata: Record<string, string> | undefined,
+  metadata: Record<string, string | number | boolean> | undefined,
 ): Scope | undefined {
   const hasDocs = docIds !== undefined && docIds.length > 0;
   const hasMeta = metadata !== undefined && Object.keys(metadata).length > 0;
   if (!hasDocs && !hasMeta) return undefined;
-  return { ...(hasDocs ? { docIds } : {}), ...(hasMeta ? { metadata } : {}) };
+  const asText = hasMeta
+    ? Object.fromEntries(Object.entries(metadata).map(([key, value]) => [key, String(value)]))
+    : undefined;
+  return { ...(hasDocs ? { docIds } : {}), ...(asText ? { metadata: asText } : {}) };
 }

@@ -1,17 +1,18 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Duplex } from "node:stream";
 import cors from "@fastify/cors";
 import multipart from "@fastify/multipart";
 import rateLimit from "@fastify/rate-limit";
 import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
-import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { packagePath } from "../util/paths.js";
 import { findKey, presentedKey, requireApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";
-import { errorBody, handleError } from "./errors.js";
+import { errorBody, handleError, unsupportedMediaType } from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
 import { cypherRoutes } from "./routes/cypher.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -57,7 +58,16 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
   });
   const { version } = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string };
   const context: ServerContext = { config, registry, version };
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: config.upload.maxBodyBytes });
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: config.upload.maxBodyBytes,
+    // Requests refused before any route (a path with a broken escape, a request line the HTTP
+    // parser rejects, such as raw non-ASCII bytes) answer in the API's error shape too.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      void reply.status(400).send(errorBody("bad_request", `Bad request: ${error.message}`));
+    },
+    clientErrorHandler: refuseMalformedRequest,
+  });
   try {
     await configure(app, context);
   } catch (error) {
@@ -86,6 +96,12 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
+  // JSON routes take JSON only: a text or multipart body is refused with 415, not read as a string.
+  app.removeContentTypeParser("text/plain");
+  app.addHook("preValidation", async (request) => {
+    if (request.routeOptions.schema?.body && request.isMultipart())
+      throw unsupportedMediaType("This route takes a JSON body (Content-Type: application/json)");
+  });
   app.setNotFoundHandler((request, reply) => {
     void reply
       .status(404)
@@ -142,6 +158,20 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   await cypherRoutes(app, ctx);
   await ollamaRoutes(app, ctx);
   await serveWebApp(app, config.webDir ?? packagePath("web/dist"));
+}
+
+/** A request the HTTP parser could not read: 400 in the API's error shape, then the connection closes. */
+function refuseMalformedRequest(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) return;
+  const body = JSON.stringify(
+    errorBody(
+      "bad_request",
+      `Malformed HTTP request (${error.code ?? "parse error"}): send the URL percent-encoded`,
+    ),
+  );
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** The built web app at `/`, when it was built; unknown non-API paths fall back to its index.html. */

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { suggestQueryOption } from "../query/options.js";
 import { UnknownEntityError } from "../resolve/curation.js";
 import { Neo4jWorkspaceBusyError } from "../storage/neo4j/writer-lease.js";
 import { WorkspaceBusyError } from "../workspace/lock.js";
@@ -19,6 +20,7 @@ export class ApiError extends Error {
 
 export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
 export const badRequest = (message: string, code = "bad_request") => new ApiError(400, code, message);
+export const unsupportedMediaType = (message: string) => new ApiError(415, "unsupported_media_type", message);
 
 export function errorBody(code: string, message: string) {
   return { error: { code, message } };
@@ -53,6 +55,15 @@ function writeError(error: unknown): ApiError | undefined {
   return busy ? new ApiError(409, "workspace_busy", message) : undefined;
 }
 
+/** `Unrecognized key: "filter"` -> `... "filter" (did you mean "metadata"?)`, as the library says it. */
+function withSuggestions(message: string): string {
+  if (!/^Unrecognized keys?:/.test(message)) return message;
+  return message.replace(/"([^"]+)"/g, (quoted, name: string) => {
+    const meant = suggestQueryOption(name);
+    return meant ? `${quoted} (did you mean "${meant}"?)` : quoted;
+  });
+}
+
 /** Every error leaves as `{error: {code, message}}`; a stack trace never does. */
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const known = error instanceof ApiError ? error : writeError(error);
@@ -62,10 +73,12 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? "request";
+    const onQuery = request.url.startsWith("/api/v1/query");
     const details = error.validation
       .map((v) => {
         const field = v.instancePath.replace(/^\//, "").replaceAll("/", ".");
-        return field ? `${field}: ${v.message}` : (v.message ?? "invalid");
+        const message = onQuery ? withSuggestions(v.message ?? "invalid") : (v.message ?? "invalid");
+        return field ? `${field}: ${message}` : message;
       })
       .join("; ");
     void reply.status(400).send(errorBody("bad_request", `Invalid ${where}: ${details}`));
@@ -88,6 +101,9 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     void reply.status(error.statusCode).send(errorBody("bad_request", error.message));
     return;
   }
-  request.log.error(error);
+  // The server runs without a request logger; an unexpected failure still reaches its operator.
+  process.stderr.write(
+    `kgrag serve: ${request.method} ${request.url.split("?")[0]}: ${error.stack ?? error.message}\n`,
+  );
   void reply.status(500).send(errorBody("internal_error", error.message || "Internal server error"));
 }

@@ -15,7 +15,12 @@ export const ServerConfigSchema = z.object({
   port: z.number().int().min(0).max(65535).default(9621),
   /** No keys: the API is open (it binds to 127.0.0.1 by default for that reason). */
   apiKeys: z
-    .array(z.object({ key: z.string().min(8), workspaces: z.array(z.string()).optional() }))
+    .array(
+      z.object({
+        key: z.string().min(8, "an API key (KGRAG_API_KEYS) must be at least 8 characters long"),
+        workspaces: z.array(z.string()).optional(),
+      }),
+    )
     .default([]),
   /** Origins allowed to call the API from a browser; none means CORS stays off. */
   corsOrigins: z.array(z.string().min(1)).default([]),

@@ -116,6 +116,26 @@ describe("kgrag serve: query", () => {
     expect((await json(notJson)).error).toMatchObject({ code: "bad_json" });
     const scope = await post("/api/v1/query", { question: "x", docIds: ["no-such-doc"] });
     expect(scope.status).toBe(400);
+    // A name callers reach for is answered with the option it means.
+    const synonym = await post("/api/v1/query", { question: "x", filter: { kind: "company" } });
+    expect(((await json(synonym)).error as { message: string }).message).toMatch(
+      /"filter" \(did you mean "metadata"\?\)/,
+    );
+    // Metadata values may be numbers or booleans (compared as text, like the CLI's --filter); a
+    // value no document has is refused as such, not for its type. The streaming route says the same.
+    const numeric = await post("/api/v1/query", { question: "x", metadata: { kind: 2015 } });
+    expect(numeric.status).toBe(400);
+    const numericMessage = ((await json(numeric)).error as { message: string }).message;
+    expect(numericMessage).toMatch(/kind=2015/);
+    expect(numericMessage).not.toMatch(/expected string/);
+    const streamed = await post("/api/v1/query/stream", { question: "x", metadata: { kind: "nope" } });
+    expect(streamed.status).toBe(400);
+    expect(streamed.headers.get("content-type")).toMatch(/application\/json/);
+    expect((await json(streamed)).error).toMatchObject({ code: "bad_request" });
+    const matched = (await (
+      await post("/api/v1/query", { question: "Who founded Lumen Robotics?", metadata: { kind: "company" } })
+    ).json()) as QueryResult;
+    expect(matched.references.every((r) => r.docId === "lumen")).toBe(true);
   });
 
   it("streams context first, then the answer, then the full result", async () => {

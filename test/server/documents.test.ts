@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Job } from "../../src/server/jobs/job-types.js";
@@ -58,6 +59,20 @@ async function finished(jobId: string): Promise<Job> {
   const events = await readEvents(await fetch(`${running.url}/api/v1/jobs/${jobId}/events`));
   expect(events.at(-1)?.event).toBe("end");
   return events.at(-1)?.data as Job;
+}
+
+/** A request written byte for byte on a socket (fetch would percent-encode it); the whole answer. */
+function rawRequest(url: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(Buffer.from(request, "utf8")));
+    let answer = "";
+    socket.on("data", (data: Buffer) => {
+      answer += data.toString();
+    });
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+  });
 }
 
 async function documents(
@@ -214,6 +229,55 @@ describe("kgrag serve: documents and jobs", () => {
     expect(after.length).toBe(before.length);
   });
 
+  it("answers malformed bodies, wrong content types and unreadable URLs in the API's error shape", async () => {
+    const errorOf = async (response: Response) => ({
+      status: response.status,
+      code: ((await json(response)).error as { code: string }).code,
+    });
+    const postTo = (path: string, contentType: string, body: string | Buffer) =>
+      fetch(`${running.url}${path}`, { method: "POST", headers: { "content-type": contentType }, body });
+    // The multipart parser's complaints are the client's fault: 400, not 500.
+    expect(await errorOf(await postTo("/api/v1/documents", "multipart/form-data", "x"))).toEqual({
+      status: 400,
+      code: "bad_multipart",
+    });
+    const cut = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\nhalf`;
+    expect(
+      await errorOf(await postTo("/api/v1/documents", `multipart/form-data; boundary=${BOUNDARY}`, cut)),
+    ).toEqual({ status: 400, code: "bad_multipart" });
+    // A JSON route refuses text and multipart bodies; the upload route refuses JSON.
+    const question = JSON.stringify({ question: "Who founded Lumen Robotics?" });
+    expect(await errorOf(await postTo("/api/v1/query", "text/plain", question))).toEqual({
+      status: 415,
+      code: "unsupported_media_type",
+    });
+    const { body, headers } = multipart([{ name: "a.txt", text: "a" }]);
+    expect(await errorOf(await postTo("/api/v1/query", headers["content-type"] as string, body))).toEqual({
+      status: 415,
+      code: "unsupported_media_type",
+    });
+    expect(await errorOf(await postTo("/api/chat", "text/plain", "{}"))).toEqual({
+      status: 415,
+      code: "unsupported_media_type",
+    });
+    expect(await errorOf(await postTo("/api/v1/documents", "application/json", "{}"))).toEqual({
+      status: 415,
+      code: "unsupported_media_type",
+    });
+    // A broken percent-escape, and raw UTF-8 bytes in the request line.
+    expect(await errorOf(await fetch(`${running.url}/api/v1/jobs/%ZZ`))).toEqual({
+      status: 400,
+      code: "bad_request",
+    });
+    const raw = await rawRequest(running.url, "GET /api/v1/documents?q=星河 HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect(raw).toMatch(/^HTTP\/1\.1 400/);
+    expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4))).toMatchObject({
+      error: { code: "bad_request" },
+    });
+    // Nothing of the refused uploads was kept or queued.
+    expect((await documents("?q=a.txt")).items).toEqual([]);
+  });
+
   it("validates text bodies with clear 400s", async () => {
     const post = (body: unknown) =>
       fetch(`${running.url}/api/v1/documents/texts`, {
@@ -238,7 +302,7 @@ describe("kgrag serve: documents and jobs", () => {
       headers: { "content-type": "application/json" },
       body: "{}",
     });
-    expect(notMultipart.status).toBe(400);
+    expect(notMultipart.status).toBe(415);
     expect((await fetch(`${running.url}/api/v1/jobs/nope`)).status).toBe(404);
   });
 });

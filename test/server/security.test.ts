@@ -66,6 +66,10 @@ describe("kgrag serve: defaults", () => {
       { key: "k-000000001" },
       { key: "k-000000002", workspaces: ["a", "b"] },
     ]);
+    // A key too short to be a secret is refused, and the message names the variable to fix.
+    expect(() => serverConfigFrom({}, { KGRAG_API_KEYS: "key1,key2=a" })).toThrow(
+      /KGRAG_API_KEYS.*at least 8 characters/,
+    );
   });
 });
 

@@ -39,6 +39,29 @@ describe("query options are strict", () => {
     expect(resolved.scope).toEqual({ metadata: { topic: "sites" } });
   });
 
+  it("takes metadata values as numbers and booleans too, matched as text like the CLI's --filter", async () => {
+    expect(resolveQueryOptions(config, { metadata: { year: 2015, open: true } }).scope).toEqual({
+      metadata: { year: "2015", open: "true" },
+    });
+    const dir = mkdtempSync(join(tmpdir(), "kgrag-options-"));
+    const kgrag = await createKgrag({ env: {}, config: { workspace: dir } });
+    try {
+      await kgrag.index([
+        { id: "old", title: "Old", text: "Ines Varga repairs clocks in Porto.", metadata: { year: 2015 } },
+        { id: "new", title: "New", text: "Ines Varga sells clocks in Lisbon.", metadata: { year: 2021 } },
+      ]);
+      const result = await kgrag.query("Where does Ines Varga work?", {
+        contextOnly: true,
+        metadata: { year: 2015 },
+      });
+      expect(result.references.length).toBeGreaterThan(0);
+      expect(result.references.every((r) => r.docId === "old")).toBe(true);
+    } finally {
+      await kgrag.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("kgrag.query rejects a misspelt filter instead of answering unfiltered", async () => {
     const dir = mkdtempSync(join(tmpdir(), "kgrag-options-"));
     const kgrag = await createKgrag({ env: {}, config: { workspace: dir } });

@@ -8,7 +8,7 @@ import { fileDocumentId } from "../../ingest/loaders.js";
 import type { DocumentRecord } from "../../types.js";
 import { hashText } from "../../util/hash.js";
 import type { ServerContext } from "../context.js";
-import { badRequest, notFound } from "../errors.js";
+import { ApiError, badRequest, notFound, unsupportedMediaType } from "../errors.js";
 import { workspaceOf } from "../request-workspace.js";
 import { uploadPath } from "../upload-names.js";
 import type { ServedWorkspace } from "../workspaces.js";
@@ -56,7 +56,7 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
     async (request, reply) => {
       const workspace = workspaceOf(request, ctx.registry);
       if (!request.isMultipart())
-        throw badRequest("Send the files as multipart/form-data, field `files`", "not_multipart");
+        throw unsupportedMediaType("Send the files as multipart/form-data, field `files`");
       const saved = await saveUploads(workspace, request.files());
       const job = workspace.jobs.add({ kind: "index", files: saved, texts: [] }, saved.map(fileDocumentId));
       return reply.status(202).send({ job });
@@ -160,12 +160,21 @@ async function saveUploads(workspace: ServedWorkspace, parts: AsyncIterable<Uplo
     }
   } catch (error) {
     await Promise.all(written.map((w) => rm(w.temp, { force: true })));
-    throw error;
+    throw malformedBody(error) ?? error;
   }
   if (written.length === 0)
     throw badRequest("No file in the upload: send them in the multipart field `files`");
   for (const w of written) await rename(w.temp, w.final);
   return [...new Set(written.map((w) => w.final))];
+}
+
+/**
+ * The multipart parser's own complaints (no boundary, a body cut short) are plain errors without a
+ * code; limits, refused names and the file system's errors all carry one and keep their status.
+ */
+function malformedBody(error: unknown): ApiError | undefined {
+  if (!(error instanceof Error) || error instanceof ApiError || "code" in error) return undefined;
+  return badRequest(`Malformed multipart/form-data body: ${error.message}`, "bad_multipart");
 }
 
 function titleOf(text: string): string {

@@ -5,7 +5,7 @@ import { QueryOptionsSchema } from "../../query/options.js";
 import type { ServerContext } from "../context.js";
 import { errorBody } from "../errors.js";
 import { workspaceOf } from "../request-workspace.js";
-import { openEventStream } from "../sse.js";
+import { type EventStream, openEventStream } from "../sse.js";
 
 /** Every option of the library's query, as JSON (the callbacks are the server's own). */
 export const QueryBodySchema = QueryOptionsSchema.omit({ onToken: true, onContext: true }).extend({
@@ -46,26 +46,33 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
     async (request, reply) => {
       const { question, ...options } = request.body;
       const queries = workspaceOf(request, ctx.registry).queries;
-      const stream = openEventStream(reply);
+      // Opened with the first event: a query refused before it retrieves anything (an unknown
+      // document or metadata value in its scope) answers with its status, as /query does.
+      let stream: EventStream | undefined;
+      const events = () => {
+        stream ??= openEventStream(reply);
+        return stream;
+      };
       let streamed = false;
       try {
         const result = await queries.run(question, options, {
-          onContext: (context) => stream.send("context", { context }),
+          onContext: (context) => events().send("context", { context }),
           onToken: (text) => {
             streamed = true;
-            stream.send("token", { text });
+            events().send("token", { text });
           },
         });
         // Offline answers are written at once: they arrive as one token.
-        if (!streamed && result.answer) stream.send("token", { text: result.answer });
-        stream.send("done", result);
+        if (!streamed && result.answer) events().send("token", { text: result.answer });
+        events().send("done", result);
       } catch (error) {
+        if (!stream) throw error;
         stream.send(
           "error",
           errorBody("query_failed", error instanceof Error ? error.message : String(error)),
         );
       }
-      stream.end();
+      events().end();
     },
   );
 }
