@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { configFromEnv } from "../config.js";
+import { ConfigError } from "../config-error.js";
 import { createKgrag, type Kgrag } from "../kgrag.js";
 import { sqliteFile } from "../storage/sqlite/sqlite-store.js";
 import { ApiError } from "./errors.js";
@@ -37,6 +38,10 @@ export function workspaceFolders(given: string[], env: NodeJS.ProcessEnv): strin
   return given.flatMap((dir) => {
     const full = resolve(dir);
     if (existsSync(sqliteFile(full)) || !existsSync(full)) return [full];
+    if (!statSync(full).isDirectory())
+      throw new ConfigError(
+        `--workspace ${dir} is a file; give a workspace folder (or a folder of workspaces)`,
+      );
     const inner = readdirSync(full)
       .map((name) => join(full, name))
       .filter((p) => statSync(p).isDirectory() && existsSync(sqliteFile(p)));

@@ -278,5 +278,12 @@ describe("kgrag serve: Ollama-compatible API", () => {
       messages: [{ role: "system", content: "hi" }],
     });
     expect(bad.status).toBe(400);
+    // A mode prefix alone is no question.
+    const prefixOnly = await post("/api/chat", {
+      model: "kgrag:latest",
+      messages: [{ role: "user", content: "/local" }],
+    });
+    expect(prefixOnly.status).toBe(400);
+    expect(((await json(prefixOnly)).error as { message: string }).message).toMatch(/no question/);
   });
 });

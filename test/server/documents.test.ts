@@ -217,14 +217,20 @@ describe("kgrag serve: documents and jobs", () => {
     const before = (await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[];
     const big = await upload([{ name: "big.txt", text: "x".repeat(10_000) }]);
     expect(big.status).toBe(413);
-    expect((await json(big)).error).toMatchObject({ code: "file_too_large" });
+    expect((await json(big)).error).toMatchObject({
+      code: "file_too_large",
+      message: expect.stringMatching(/limit of 4,096 bytes per file \(KGRAG_UPLOAD_MAX_MB\)/),
+    });
     const many = await upload([
       { name: "a.txt", text: "a" },
       { name: "b.txt", text: "b" },
       { name: "c.txt", text: "c" },
     ]);
     expect(many.status).toBe(413);
-    expect((await json(many)).error).toMatchObject({ code: "too_many_files" });
+    expect((await json(many)).error).toMatchObject({
+      code: "too_many_files",
+      message: expect.stringMatching(/More than 2 files .*KGRAG_UPLOAD_MAX_FILES/),
+    });
     const after = (await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[];
     expect(after.length).toBe(before.length);
   });

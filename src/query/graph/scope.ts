@@ -64,7 +64,7 @@ function checkDocIds(documents: DocumentRecord[], docIds: string[]): void {
   throw new ScopeError(
     "unknown-document",
     `Unknown ${which} ${quoteList(unknown)}: no indexed document has ${unknown.length === 1 ? "it" : "them"}. ` +
-      "List the documents and their ids with `kgrag status`.",
+      "List the documents and their ids with `kgrag status` (over HTTP: GET /api/v1/documents).",
   );
 }
 

@@ -10,7 +10,7 @@ export class JobRunningError extends Error {
   constructor(readonly job: Job | undefined) {
     super(
       job
-        ? `A ${job.kind} job (${job.id}) is running in this workspace; retry when it ends (GET /api/v1/jobs/${job.id}).`
+        ? `${/^[aeiou]/.test(job.kind) ? "An" : "A"} ${job.kind} job (${job.id}) is running in this workspace; retry when it ends (GET /api/v1/jobs/${job.id}).`
         : "A job is running in this workspace; retry when it ends.",
     );
     this.name = "JobRunningError";

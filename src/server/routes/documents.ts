@@ -57,7 +57,7 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
       const workspace = workspaceOf(request, ctx.registry);
       if (!request.isMultipart())
         throw unsupportedMediaType("Send the files as multipart/form-data, field `files`");
-      const saved = await saveUploads(workspace, request.files());
+      const saved = await saveUploads(workspace, request.files(), ctx.config.upload);
       const job = workspace.jobs.add({ kind: "index", files: saved, texts: [] }, saved.map(fileDocumentId));
       return reply.status(202).send({ job });
     },
@@ -148,7 +148,11 @@ interface UploadPart {
  * Every part written under a temporary name first, then renamed: a refused or cut-off upload leaves
  * no file, and replaces no earlier upload of the same name.
  */
-async function saveUploads(workspace: ServedWorkspace, parts: AsyncIterable<UploadPart>): Promise<string[]> {
+async function saveUploads(
+  workspace: ServedWorkspace,
+  parts: AsyncIterable<UploadPart>,
+  limits: { maxFileBytes: number; maxFiles: number },
+): Promise<string[]> {
   await mkdir(workspace.uploadFolder, { recursive: true });
   const written: { temp: string; final: string }[] = [];
   try {
@@ -160,12 +164,35 @@ async function saveUploads(workspace: ServedWorkspace, parts: AsyncIterable<Uplo
     }
   } catch (error) {
     await Promise.all(written.map((w) => rm(w.temp, { force: true })));
-    throw malformedBody(error) ?? error;
+    throw limitReached(error, limits) ?? malformedBody(error) ?? error;
   }
   if (written.length === 0)
     throw badRequest("No file in the upload: send them in the multipart field `files`");
   for (const w of written) await rename(w.temp, w.final);
   return [...new Set(written.map((w) => w.final))];
+}
+
+/** An upload past a limit, with the limit and the setting that raises it named. */
+function limitReached(
+  error: unknown,
+  limits: { maxFileBytes: number; maxFiles: number },
+): ApiError | undefined {
+  const code = error instanceof Error && "code" in error ? error.code : undefined;
+  if (code === "FST_REQ_FILE_TOO_LARGE") {
+    const bytes = limits.maxFileBytes.toLocaleString("en");
+    return new ApiError(
+      413,
+      "file_too_large",
+      `A file is larger than the upload limit of ${bytes} bytes per file (KGRAG_UPLOAD_MAX_MB)`,
+    );
+  }
+  if (code === "FST_FILES_LIMIT")
+    return new ApiError(
+      413,
+      "too_many_files",
+      `More than ${limits.maxFiles} files in one upload (KGRAG_UPLOAD_MAX_FILES)`,
+    );
+  return undefined;
 }
 
 /**

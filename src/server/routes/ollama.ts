@@ -2,9 +2,10 @@ import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { citedCommunityIds } from "../../community/citations.js";
 import type { HistoryMessage } from "../../query/options.js";
 import { QUERY_MODES, type QueryMode } from "../../query/options.js";
-import type { QueryResult } from "../../query/result.js";
+import type { ContextCommunity, QueryResult } from "../../query/result.js";
 import type { ServerContext } from "../context.js";
 import { badRequest } from "../errors.js";
 import { workspaceOf } from "../request-workspace.js";
@@ -22,19 +23,27 @@ const ChatBodySchema = z.object({
 
 /** `/local what...` picks the mode; without a prefix the question goes to mix. */
 export function modeAndQuestion(text: string): { mode: QueryMode; question: string } {
-  const match = /^\s*\/(\w+)\s+([\s\S]*)$/.exec(text);
+  const match = /^\s*\/(\w+)(?:\s+([\s\S]*))?$/.exec(text);
   const named = match?.[1]?.toLowerCase();
   if (match && named && (QUERY_MODES as readonly string[]).includes(named))
     return { mode: named as QueryMode, question: (match[2] ?? "").trim() };
   return { mode: "mix", question: text.trim() };
 }
 
-/** The answer with its [n] citations kept and the cited passages (all, if none is cited) under "Sources". */
+/**
+ * The answer with its [n] citations kept and the cited passages (all, if none is cited) under
+ * "Sources", then the community reports it cites as [C:id], by title.
+ */
 export function answerWithSources(result: QueryResult): string {
   const cited = new Set([...result.answer.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])));
   const listed = cited.size > 0 ? result.references.filter((r) => cited.has(r.n)) : result.references;
-  if (listed.length === 0) return result.answer;
-  const lines = listed.map((r) => `[${r.n}] ${r.title} (${r.docId}, passage ${r.chunkId})`);
+  const communities = new Map(result.context.communities.map((c) => [c.id, c]));
+  const reports = citedCommunityIds(result.answer, new Set(communities.keys())).map((id) => {
+    const community = communities.get(id) as ContextCommunity;
+    return `[C:${id}] ${community.title} (community report, level ${community.level})`;
+  });
+  const lines = [...listed.map((r) => `[${r.n}] ${r.title} (${r.docId}, passage ${r.chunkId})`), ...reports];
+  if (lines.length === 0) return result.answer;
   return `${result.answer.trimEnd()}\n\nSources:\n${lines.join("\n")}`;
 }
 
@@ -89,7 +98,7 @@ export async function ollamaRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       const lastUser = messages.map((m) => m.role).lastIndexOf("user");
       if (lastUser < 0) throw badRequest("messages hold no user message to answer");
       const { mode, question } = modeAndQuestion(messages[lastUser]?.content ?? "");
-      if (!question) throw badRequest("The user message is empty");
+      if (!question) throw badRequest("The user message holds no question (after its /mode prefix, if any)");
       const history: HistoryMessage[] = messages
         .slice(0, lastUser)
         .filter(

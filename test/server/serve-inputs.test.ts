@@ -1,0 +1,61 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { QueryResult } from "../../src/query/result.js";
+import { answerWithSources, modeAndQuestion } from "../../src/server/routes/ollama.js";
+import { workspaceFolders } from "../../src/server/workspaces.js";
+
+const root = mkdtempSync(join(tmpdir(), "kgrag-serve-inputs-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("kgrag serve: what it is given", () => {
+  it("refuses a --workspace that is a file, and takes a missing folder as a new workspace", () => {
+    const file = join(root, "notes.txt");
+    writeFileSync(file, "not a workspace");
+    expect(() => workspaceFolders([file], {})).toThrow(/is a file; give a workspace folder/);
+    const missing = join(root, "new", "workspace");
+    expect(workspaceFolders([missing], {})).toEqual([missing]);
+    const empty = join(root, "empty");
+    mkdirSync(empty);
+    expect(workspaceFolders([empty], {})).toEqual([empty]);
+  });
+
+  it("lists an Ollama answer's cited passages and cited community reports under Sources", () => {
+    const result: QueryResult = {
+      mode: "global",
+      answer: "Lumen Robotics builds robots [1] and leads the Lisbon cluster [C:c1-7].",
+      keywords: { high: [], low: [] },
+      context: {
+        entities: [],
+        relationships: [],
+        chunks: [],
+        communities: [
+          { id: "c1-7", level: 1, title: "Lisbon robotics", summary: "" },
+          { id: "c0-2", level: 0, title: "Not cited", summary: "" },
+        ],
+      },
+      references: [
+        { n: 1, docId: "lumen", title: "Lumen Robotics", chunkId: "k1", start: 0, end: 10 },
+        { n: 2, docId: "porto", title: "University of Porto", chunkId: "k2", start: 0, end: 10 },
+      ],
+      usage: { llmCalls: 0, promptTokens: 0, completionTokens: 0 },
+      timings: { retrievalMs: 1, totalMs: 1 },
+    };
+    const text = answerWithSources(result);
+    expect(text).toBe(
+      `${result.answer}\n\nSources:\n[1] Lumen Robotics (lumen, passage k1)\n` +
+        "[C:c1-7] Lisbon robotics (community report, level 1)",
+    );
+  });
+
+  it("reads an Ollama message's mode prefix, alone or before a question", () => {
+    expect(modeAndQuestion("/local  Who founded Lumen?")).toEqual({
+      mode: "local",
+      question: "Who founded Lumen?",
+    });
+    expect(modeAndQuestion("/GLOBAL")).toEqual({ mode: "global", question: "" });
+    expect(modeAndQuestion("/unknown thing")).toEqual({ mode: "mix", question: "/unknown thing" });
+    expect(modeAndQuestion("  plain question ")).toEqual({ mode: "mix", question: "plain question" });
+  });
+});
