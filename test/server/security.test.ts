@@ -109,6 +109,10 @@ describe("kgrag serve: API keys", () => {
   it("leave /health open but tell only {ok} to a caller without a key", async () => {
     expect(await json(await call("/health"))).toEqual({ ok: true });
     expect(await json(await call("/health", { key: ADMIN }))).toHaveProperty("workspaces");
+    const ids = (health: Record<string, unknown>) => (health.workspaces as { id: string }[]).map((w) => w.id);
+    expect(ids(await json(await call("/health", { key: ADMIN })))).toEqual(["atlas", "harbour"]);
+    // A key limited to some workspaces hears about those only.
+    expect(ids(await json(await call("/health", { key: HARBOUR_ONLY })))).toEqual(["harbour"]);
   });
 });
 

@@ -10,16 +10,21 @@ export async function metaRoutes(app: FastifyInstance, ctx: ServerContext): Prom
     "/health",
     { schema: { tags: ["meta"], summary: "Storage reachable, models, version" } },
     async (request) => {
+      const keys = ctx.config.apiKeys;
+      const key = findKey(keys, presentedKey(request));
+      // A key limited to some workspaces hears about those only.
+      const visible = new Set(ctx.registry.visible(key));
       const workspaces = await Promise.all(
-        ctx.registry.all.map(async (w) => ({
-          id: w.id,
-          storage: w.kgrag.services.store.kind,
-          ok: await reachable(() => w.kgrag.services.store.counts()),
-        })),
+        ctx.registry.all
+          .filter((w) => visible.has(w.id))
+          .map(async (w) => ({
+            id: w.id,
+            storage: w.kgrag.services.store.kind,
+            ok: await reachable(() => w.kgrag.services.store.counts()),
+          })),
       );
       const ok = workspaces.every((w) => w.ok);
-      const keys = ctx.config.apiKeys;
-      if (keys.length > 0 && !findKey(keys, presentedKey(request))) return { ok };
+      if (keys.length > 0 && !key) return { ok };
       const first = ctx.registry.all[0]?.kgrag;
       return {
         ok,

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import type { QueryContext, QueryResult, Reference } from "../api";
 import { useApp } from "../app-context";
 import { answerPieces } from "../components/citations";
+import { Description } from "../components/Description";
 
 export interface AnswerState {
   mode: string;
@@ -132,7 +133,9 @@ function ContextTab(props: { context: QueryContext; tab: Tab; onPassage(chunkId:
                 <a href={`#/graph?entity=${encodeURIComponent(e.name)}`}>{e.name}</a>
               </td>
               <td class="muted small">{e.type}</td>
-              <td class="small">{e.description}</td>
+              <td class="small">
+                <Description text={e.description} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -148,7 +151,9 @@ function ContextTab(props: { context: QueryContext; tab: Tab; onPassage(chunkId:
               <td>
                 {r.source} — {r.target}
               </td>
-              <td class="small">{r.description}</td>
+              <td class="small">
+                <Description text={r.description} />
+              </td>
             </tr>
           ))}
         </tbody>

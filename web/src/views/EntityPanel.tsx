@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type EntityDetail } from "../api";
 import { useApp } from "../app-context";
+import { Description } from "../components/Description";
 import { EntityCuration } from "../components/EntityCuration";
 import { errorText } from "../components/errors";
 import { HighlightedText } from "../components/HighlightedText";
@@ -45,7 +46,7 @@ export function EntityPanel({
           {detail.entity.aliases && detail.entity.aliases.length > 0 && (
             <p class="small">Also: {detail.entity.aliases.join(", ")}</p>
           )}
-          <p class="description">{detail.entity.description}</p>
+          <Description class="description" text={detail.entity.description} />
           <button type="button" onClick={() => onExpand(name)}>
             Expand
           </button>
@@ -60,7 +61,7 @@ export function EntityPanel({
                     {other}
                   </button>{" "}
                   <span class="muted small">w {rel.weight}</span>
-                  <div class="small">{rel.description}</div>
+                  <Description class="small" text={rel.description} />
                 </li>
               );
             })}
