@@ -204,6 +204,11 @@ describe("kgrag serve: graph", () => {
     const tooMany = await get("/api/v1/graph/neighbourhood?name=Mara%20Okafor&maxNodes=5000");
     expect(tooMany.status).toBe(400);
     expect((await get("/api/v1/graph/neighbourhood?name=Nobody%20Here")).status).toBe(404);
+    // An empty parameter is a parameter not given (depth 1), not 0 (the entity alone).
+    const blank = await json(await get("/api/v1/graph/neighbourhood?name=Mara%20Okafor&depth=&maxNodes="));
+    const depthOne = await json(await get("/api/v1/graph/neighbourhood?name=Mara%20Okafor"));
+    expect((blank.nodes as unknown[]).length).toBeGreaterThan(1);
+    expect(blank).toEqual(depthOne);
   });
 
   it("lists the communities and shows each report with its members", async () => {

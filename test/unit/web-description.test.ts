@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { descriptionParts } from "../../web/src/components/Description.js";
+import { descriptionParts } from "../../web/src/components/description-parts.js";
 
 describe("web app: merged descriptions", () => {
   it("shows each source's text as a part, without the raw <SEP> separator", () => {

@@ -9,6 +9,7 @@ import type { DocumentRecord } from "../../types.js";
 import { hashText } from "../../util/hash.js";
 import type { ServerContext } from "../context.js";
 import { ApiError, badRequest, notFound, unsupportedMediaType } from "../errors.js";
+import { queryNumber } from "../query-number.js";
 import { workspaceOf } from "../request-workspace.js";
 import { uploadPath } from "../upload-names.js";
 import type { ServedWorkspace } from "../workspaces.js";
@@ -32,8 +33,8 @@ const DOCUMENT_STATUSES = ["pending", "indexed", "failed", "partial"] as const;
 type ApiDocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 const ListQuerySchema = z.object({
-  offset: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(2000).default(50),
+  offset: queryNumber(0, Number.MAX_SAFE_INTEGER, 0),
+  limit: queryNumber(1, 2000, 50),
   status: z.enum(DOCUMENT_STATUSES).or(z.literal("")).optional(),
   q: z.string().optional(),
   workspace: z.string().optional(),

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { EntityCuration } from "../../resolve/curation.js";
 import type { EntityRecord, RelationshipRecord } from "../../types.js";
 import type { ServerContext } from "../context.js";
+import { queryNumber } from "../query-number.js";
 import { workspaceOf } from "../request-workspace.js";
 
 const workspace = z.string().optional();
@@ -104,7 +105,7 @@ export async function entityRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       schema: {
         tags: ["entities"],
         summary: "Pairs that might be one entity but were left apart, with their evidence",
-        querystring: z.object({ limit: z.coerce.number().int().min(1).max(2000).default(200), workspace }),
+        querystring: z.object({ limit: queryNumber(1, 2000, 200), workspace }),
       },
     },
     async (request) => {

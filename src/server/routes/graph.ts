@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ServerContext } from "../context.js";
 import { notFound } from "../errors.js";
+import { queryNumber } from "../query-number.js";
 import { workspaceOf } from "../request-workspace.js";
 
 const workspace = z.string().optional();
@@ -11,7 +12,7 @@ const name = z.string().trim().min(1, "name must not be empty");
 export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { maxNodes, maxEdges, maxDepth } = ctx.config.graph;
-  const limit = (fallback: number) => z.coerce.number().int().min(1).max(maxNodes).default(fallback);
+  const limit = (fallback: number) => queryNumber(1, maxNodes, fallback);
   const reads = (request: Parameters<typeof workspaceOf>[0]) => workspaceOf(request, ctx.registry).graph;
 
   api.get(
@@ -67,9 +68,9 @@ export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Pro
         summary: "An entity's neighbourhood to a depth, with caps on nodes and edges",
         querystring: z.object({
           name,
-          depth: z.coerce.number().int().min(0).max(maxDepth).default(1),
+          depth: queryNumber(0, maxDepth, 1),
           maxNodes: limit(200),
-          maxEdges: z.coerce.number().int().min(0).max(maxEdges).default(1000),
+          maxEdges: queryNumber(0, maxEdges, 1000),
           workspace,
         }),
       },

@@ -1,10 +1,4 @@
-/** A merged description keeps each source's text apart with <SEP>; a reader sees them as parts. */
-export function descriptionParts(text: string): string[] {
-  return text
-    .split("<SEP>")
-    .map((part) => part.trim())
-    .filter(Boolean);
-}
+import { descriptionParts } from "./description-parts";
 
 /** A description as its parts, one line each, without the raw separator. */
 export function Description({ text, class: className }: { text: string; class?: string }) {
