@@ -1,6 +1,5 @@
 import { stripMarkup } from "../nlp/markdown-prose.js";
 import { splitSentences } from "../nlp/sentence-split.js";
-import { BoundedMemo } from "../util/bounded-memo.js";
 import { lazySegmenter } from "../util/lazy-segmenter.js";
 import { countTokens, truncateToTokens } from "../util/tokens.js";
 import type { DescriptionSummarizer } from "./summarizer.js";
@@ -13,7 +12,7 @@ const wordSegmenter = lazySegmenter(undefined, "word");
 interface Sentence {
   text: string;
   order: number;
-  words: Set<string>;
+  words: ReadonlySet<string>;
   tokens: number;
 }
 
@@ -55,20 +54,36 @@ export class ExtractiveSummarizer implements DescriptionSummarizer {
 
 /** A fragment's sentences with their words and token counts, as every description holding it needs them. */
 interface FragmentSentence {
-  text: string;
-  folded: string;
-  words: Set<string>;
-  tokens: number;
+  readonly text: string;
+  readonly folded: string;
+  readonly words: ReadonlySet<string>;
+  readonly tokens: number;
 }
 
 /**
- * Fragments whose sentences are remembered. One sentence of a passage describes every entity it
- * names and every pair among them, so the same fragment comes back in many descriptions; cutting
- * it into sentences and words (Intl.Segmenter) and counting its tokens was most of a summary's
- * cost. The words are only read, so the sets are shared.
+ * Fragments whose sentences are remembered, up to this many characters of fragment text in all
+ * (with their words, about 11 bytes of memory a character: some 20 MB; all forgotten at once past it).
+ * One sentence of a passage describes every entity it names and every pair among them, so the
+ * same fragment comes back in many descriptions; cutting it into sentences and words
+ * (Intl.Segmenter) and counting its tokens was most of a summary's cost. The words are only read,
+ * so the sets are shared.
  */
-const REMEMBERED_FRAGMENTS = 20_000;
-const sentencesOfFragment = new BoundedMemo<string, FragmentSentence[]>(REMEMBERED_FRAGMENTS);
+const REMEMBERED_FRAGMENT_CHARACTERS = 2_000_000;
+const sentencesOfFragment = new Map<string, readonly FragmentSentence[]>();
+let rememberedCharacters = 0;
+
+function rememberedSentences(fragment: string): readonly FragmentSentence[] {
+  let sentences = sentencesOfFragment.get(fragment);
+  if (sentences) return sentences;
+  sentences = fragmentSentences(fragment);
+  if (rememberedCharacters + fragment.length > REMEMBERED_FRAGMENT_CHARACTERS) {
+    sentencesOfFragment.clear();
+    rememberedCharacters = 0;
+  }
+  sentencesOfFragment.set(fragment, sentences);
+  rememberedCharacters += fragment.length;
+  return sentences;
+}
 
 function fragmentSentences(fragment: string): FragmentSentence[] {
   // Whole sentences even where a fragment is hard-wrapped; each comes back on one line.
@@ -81,9 +96,7 @@ function uniqueSentences(fragments: string[]): Sentence[] {
   const seen = new Set<string>();
   const sentences: Sentence[] = [];
   for (const fragment of fragments) {
-    for (const { text, folded, words, tokens } of sentencesOfFragment.get(fragment, () =>
-      fragmentSentences(fragment),
-    )) {
+    for (const { text, folded, words, tokens } of rememberedSentences(fragment)) {
       if (seen.has(folded)) continue;
       seen.add(folded);
       sentences.push({ text, order: sentences.length, words, tokens });
@@ -134,13 +147,13 @@ function similarity(shared: number, sizeA: number, sizeB: number): number {
   return shared / Math.min(sizeA, sizeB);
 }
 
-function jaccard(a: Set<string>, b: Set<string>): number {
+function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   const shared = sharedWords(a, b);
   const union = a.size + b.size - shared;
   return union === 0 ? 1 : shared / union;
 }
 
-function sharedWords(a: Set<string>, b: Set<string>): number {
+function sharedWords(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let shared = 0;
   for (const word of a) if (b.has(word)) shared += 1;
   return shared;

@@ -97,9 +97,11 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
   // JSON routes take JSON only: a text or multipart body is refused with 415, not read as a string.
-  app.removeContentTypeParser("text/plain");
+  // Routes without a body (re-index, delete) still take a POST whatever its content type.
   app.addHook("preValidation", async (request) => {
-    if (request.routeOptions.schema?.body && request.isMultipart())
+    if (!request.routeOptions.schema?.body) return;
+    const textBody = /^text\/plain\b/i.test(request.headers["content-type"] ?? "");
+    if (textBody || request.isMultipart())
       throw unsupportedMediaType("This route takes a JSON body (Content-Type: application/json)");
   });
   app.setNotFoundHandler((request, reply) => {
@@ -160,18 +162,40 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   await serveWebApp(app, config.webDir ?? packagePath("web/dist"));
 }
 
-/** A request the HTTP parser could not read: 400 in the API's error shape, then the connection closes. */
+/** What a request the HTTP parser refused answers: status, reason and our error code and message. */
+function clientErrorReply(code: string | undefined): [number, string, string, string] {
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT")
+    return [408, "Request Timeout", "timeout", "The request took too long to arrive"];
+  if (code === "HPE_HEADER_OVERFLOW")
+    return [
+      431,
+      "Request Header Fields Too Large",
+      "headers_too_large",
+      "The request's headers are too large",
+    ];
+  return [
+    400,
+    "Bad Request",
+    "bad_request",
+    `Malformed HTTP request (${code ?? "parse error"}); send the URL percent-encoded`,
+  ];
+}
+
+/**
+ * A request the HTTP parser could not read answers in the API's error shape, then the connection
+ * is destroyed (as Fastify's own handler does): ending only our side would keep it half open.
+ */
 function refuseMalformedRequest(error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable) return;
-  const body = JSON.stringify(
-    errorBody(
-      "bad_request",
-      `Malformed HTTP request (${error.code ?? "parse error"}): send the URL percent-encoded`,
-    ),
-  );
-  socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, reason, code, message] = clientErrorReply(error.code);
+  const body = JSON.stringify(errorBody(code, message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /** The built web app at `/`, when it was built; unknown non-API paths fall back to its index.html. */

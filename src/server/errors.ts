@@ -60,6 +60,8 @@ function withSuggestions(message: string): string {
   if (!/^Unrecognized keys?:/.test(message)) return message;
   return message.replace(/"([^"]+)"/g, (quoted, name: string) => {
     const meant = suggestQueryOption(name);
+    // Over HTTP a stream is a route of its own, not an option.
+    if (meant === "onToken") return `${quoted} (to stream, POST /api/v1/query/stream)`;
     return meant ? `${quoted} (did you mean "${meant}"?)` : quoted;
   });
 }
@@ -105,5 +107,8 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   process.stderr.write(
     `kgrag serve: ${request.method} ${request.url.split("?")[0]}: ${error.stack ?? error.message}\n`,
   );
-  void reply.status(500).send(errorBody("internal_error", error.message || "Internal server error"));
+  // The detail (a child process's stderr, a stack) stays in the server's log.
+  void reply
+    .status(500)
+    .send(errorBody("internal_error", "Internal server error; the server's log (stderr) has the detail"));
 }

@@ -22,7 +22,8 @@ export function openEventStream(reply: FastifyReply): EventStream {
     connection: "keep-alive",
     "x-accel-buffering": "no",
   });
-  let closed = false;
+  // The client may have gone before the stream opened (it opens with the first event).
+  let closed = raw.destroyed;
   raw.on("close", () => {
     closed = true;
   });

@@ -14,7 +14,7 @@ export function stableStringify(value: unknown): string {
   if (Array.isArray(value)) {
     // Strings, numbers, booleans and nulls have no keys to sort: JSON.stringify writes the same
     // text in one native pass (a description's fragments are hashed at every re-fold).
-    if (value.every(isJsonScalar)) return JSON.stringify(value);
+    if (allScalars(value)) return JSON.stringify(value);
     return `[${value.map(stableStringify).join(",")}]`;
   }
   if (value && typeof value === "object") {
@@ -24,6 +24,12 @@ export function stableStringify(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
+}
+
+/** Every index, holes included (a hole is no scalar: `every` would skip it, JSON.stringify writes null). */
+function allScalars(values: unknown[]): boolean {
+  for (let i = 0; i < values.length; i++) if (!isJsonScalar(values[i])) return false;
+  return true;
 }
 
 function isJsonScalar(value: unknown): boolean {

@@ -70,8 +70,17 @@ export async function indexPaths(
   // are not input. A file named itself is (the server keeps its uploads in the workspace).
   const workspace = resolve(services.config.workspace) + sep;
   const named = new Set(paths.map((path) => resolve(path)));
-  const input = skipped.filter((s) => named.has(resolve(s.path)) || !resolve(s.path).startsWith(workspace));
+  const input = skipped.filter(
+    (s) => named.has(fileOfSkipped(s.path, named)) || !resolve(s.path).startsWith(workspace),
+  );
   return indexSources(services, components, documents, input, options, folderRoots(paths));
+}
+
+/** The file a skip is about: a .jsonl line's skip is named "file:line". */
+function fileOfSkipped(path: string, named: ReadonlySet<string>): string {
+  const line = /^(.*):\d+$/.exec(path);
+  const file = line ? resolve(line[1] as string) : undefined;
+  return file && named.has(file) ? file : resolve(path);
 }
 
 export async function indexSources(

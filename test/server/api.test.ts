@@ -121,6 +121,10 @@ describe("kgrag serve: query", () => {
     expect(((await json(synonym)).error as { message: string }).message).toMatch(
       /"filter" \(did you mean "metadata"\?\)/,
     );
+    const stream = await post("/api/v1/query", { question: "x", stream: true });
+    expect(((await json(stream)).error as { message: string }).message).toMatch(
+      /"stream" \(to stream, POST \/api\/v1\/query\/stream\)/,
+    );
     // Metadata values may be numbers or booleans (compared as text, like the CLI's --filter); a
     // value no document has is refused as such, not for its type. The streaming route says the same.
     const numeric = await post("/api/v1/query", { question: "x", metadata: { kind: 2015 } });

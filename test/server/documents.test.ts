@@ -61,18 +61,33 @@ async function finished(jobId: string): Promise<Job> {
   return events.at(-1)?.data as Job;
 }
 
-/** A request written byte for byte on a socket (fetch would percent-encode it); the whole answer. */
+/**
+ * A request written byte for byte on a socket (fetch would percent-encode it) by a client that
+ * keeps its own side open: the answer once the server ended its side.
+ */
 function rawRequest(url: string, request: string): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.end(Buffer.from(request, "utf8")));
+    const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true }, () =>
+      socket.write(Buffer.from(request, "utf8")),
+    );
     let answer = "";
     socket.on("data", (data: Buffer) => {
       answer += data.toString();
     });
-    socket.on("end", () => resolve(answer));
+    socket.on("end", () => {
+      resolve(answer);
+      setTimeout(() => socket.destroy(), 2_000).unref();
+    });
     socket.on("error", reject);
   });
+}
+
+/** Connections the server holds open now. */
+function openConnections(): Promise<number> {
+  return new Promise((resolve, reject) =>
+    running.server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+  );
 }
 
 async function documents(
@@ -170,6 +185,33 @@ describe("kgrag serve: documents and jobs", () => {
     expect(ids).toEqual(["note-b"]);
     const noteB = (await documents("?q=note-b")).items[0];
     expect(noteB).toMatchObject({ title: "Note B", status: "indexed" });
+    // The file no longer holds note-b: it is re-indexed from its stored text, and the job says so.
+    writeFileSync(join(workspace, "server", "uploads", "notes.jsonl"), `${JSON.stringify(lines[0])}\n`);
+    const again = await fetch(`${running.url}/api/v1/documents/note-b/reindex`, { method: "POST" });
+    const fallback = await finished(((await again.json()) as { job: Job }).job.id);
+    expect(fallback).toMatchObject({ status: "done", documents: ["note-b"] });
+    expect(fallback.message).toMatch(
+      /notes\.jsonl no longer holds this document, so it was re-indexed from its stored text/,
+    );
+    expect((await documents("?q=note-")).items.map((d) => d.id)).toEqual(["note-b"]);
+  }, 60_000);
+
+  it("reports a JSONL upload's unreadable lines in its job, beside the lines it indexed", async () => {
+    const text = [
+      JSON.stringify({ id: "line-ok", text: "Ada Brun paints lighthouses in Brest." }),
+      "{not json",
+      JSON.stringify({ id: "line-blank", text: "  " }),
+    ].join("\n");
+    const response = await upload([{ name: "mixed.jsonl", text }]);
+    const job = await finished(((await response.json()) as { job: Job }).job.id);
+    expect(job.documents).toEqual(["line-ok"]);
+    const reasons = job.errors.map((e) => `${e.file ?? ""} ${e.message}`);
+    expect(reasons).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/mixed\.jsonl:2 .*JSON/),
+        expect.stringMatching(/mixed\.jsonl:3 /),
+      ]),
+    );
   }, 60_000);
 
   it("reports an empty upload as skipped with its reason, naming no document that does not exist", async () => {
@@ -270,16 +312,30 @@ describe("kgrag serve: documents and jobs", () => {
       status: 415,
       code: "unsupported_media_type",
     });
+    // A route without a body takes a POST whatever its content type (fetch's default is text/plain).
+    expect(await errorOf(await postTo("/api/v1/documents/no-such-doc/reindex", "text/plain", ""))).toEqual({
+      status: 404,
+      code: "not_found",
+    });
     // A broken percent-escape, and raw UTF-8 bytes in the request line.
     expect(await errorOf(await fetch(`${running.url}/api/v1/jobs/%ZZ`))).toEqual({
       status: 400,
       code: "bad_request",
     });
+    const connections = await openConnections();
     const raw = await rawRequest(running.url, "GET /api/v1/documents?q=星河 HTTP/1.1\r\nHost: x\r\n\r\n");
+    // The server let go of the connection although the client kept its side open.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await openConnections()).toBe(connections);
     expect(raw).toMatch(/^HTTP\/1\.1 400/);
     expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4))).toMatchObject({
       error: { code: "bad_request" },
     });
+    const hugeHeader = await rawRequest(
+      running.url,
+      `GET /api/v1/documents HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+    );
+    expect(hugeHeader).toMatch(/^HTTP\/1\.1 431/);
     // Nothing of the refused uploads was kept or queued.
     expect((await documents("?q=a.txt")).items).toEqual([]);
   });

@@ -149,10 +149,11 @@ describe("ExtractiveSummarizer", () => {
     const warm = new ExtractiveSummarizer({ summaryMaxTokens: budget });
     await summarizeAll(warm);
     const again = await summarizeAll(warm);
-    vi.resetModules();
-    const fresh = await import("../../src/merge/extractive-summarizer.js");
+    // Each description summarised by a module of its own, with nothing remembered.
     const expected: string[] = [];
     for (const fragmentList of descriptions) {
+      vi.resetModules();
+      const fresh = await import("../../src/merge/extractive-summarizer.js");
       expected.push(
         await new fresh.ExtractiveSummarizer({ summaryMaxTokens: budget }).summarize(subject, fragmentList),
       );

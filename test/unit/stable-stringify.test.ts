@@ -49,5 +49,9 @@ describe("stableStringify", () => {
     expect(stableStringify(mixed)).toBe('[{"a":["x",{"c":3,"d":2}],"b":1},"y",null,[3,null]]');
     expect(stableStringify(mixed)).toBe(elementWise(mixed));
     expect(stableStringify({ z: ["a", "b"], y: [] })).toBe('{"y":[],"z":["a","b"]}');
+    // A hole keeps the element-wise form (map skips it), which is not JSON.stringify's null.
+    const holey: unknown[] = [];
+    holey[1] = "a";
+    expect(stableStringify(holey)).toBe(elementWise(holey));
   });
 });

@@ -42,8 +42,8 @@ async function reindexJob(kgrag: Kgrag, docId: string): Promise<Finished> {
       errors: [{ documentId: docId, message: "no such document" }],
       message: "nothing to re-index",
     };
-  const fromFile =
-    doc.path !== null && existsSync(doc.path) ? await documentInFile(doc.path, docId) : undefined;
+  const fileThere = doc.path !== null && existsSync(doc.path);
+  const fromFile = fileThere ? await documentInFile(doc.path as string, docId) : undefined;
   const source: SourceDocumentInput = fromFile ?? {
     id: doc.id,
     title: doc.title,
@@ -52,7 +52,14 @@ async function reindexJob(kgrag: Kgrag, docId: string): Promise<Finished> {
     path: doc.path,
   };
   await kgrag.deleteDocuments([docId]);
-  return finishedFrom([await kgrag.index([source])]);
+  const finished = finishedFrom([await kgrag.index([source])]);
+  // Asked for the file's content and given the stored text instead: the job says so.
+  if (doc.path === null || fromFile) return finished;
+  const why = fileThere ? "no longer holds this document" : "is gone";
+  return {
+    ...finished,
+    message: `${finished.message}; ${doc.path} ${why}, so it was re-indexed from its stored text`,
+  };
 }
 
 /** The document `id` as the file at `path` gives it now; undefined when the file no longer does. */

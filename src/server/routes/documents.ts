@@ -201,7 +201,8 @@ function limitReached(
  * code; limits, refused names and the file system's errors all carry one and keep their status.
  */
 function malformedBody(error: unknown): ApiError | undefined {
-  if (!(error instanceof Error) || error instanceof ApiError || "code" in error) return undefined;
+  // A plain Error, not a subclass: a TypeError from a bug here stays a 500.
+  if (!(error instanceof Error) || error.constructor !== Error || "code" in error) return undefined;
   return badRequest(`Malformed multipart/form-data body: ${error.message}`, "bad_multipart");
 }
 

@@ -25,7 +25,7 @@ export async function metaRoutes(app: FastifyInstance, ctx: ServerContext): Prom
       );
       const ok = workspaces.every((w) => w.ok);
       if (keys.length > 0 && !key) return { ok };
-      const first = ctx.registry.all[0]?.kgrag;
+      const first = ctx.registry.all.find((w) => visible.has(w.id))?.kgrag;
       return {
         ok,
         version: ctx.version,
