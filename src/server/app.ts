@@ -51,6 +51,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
     env,
     runner: options.runner ?? childProcessRunner(env, { nice: config.jobNice }),
     keptJobs: config.keptJobs,
+    jobBusyWaitMs: config.jobBusyWaitMs,
     queryWorkers: config.queryWorkers,
     warmQueryWorkers: config.warmQueryWorkers,
     queryCache: config.queryCache,

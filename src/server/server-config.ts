@@ -55,6 +55,12 @@ export const ServerConfigSchema = z.object({
   /** Finished jobs kept in each workspace's job list. */
   keptJobs: z.number().int().min(1).default(200),
   /**
+   * How long a job waits, trying again every second, while another process holds the workspace's
+   * writer lock (a `kgrag index` beside the server; the job process of a server killed mid-job,
+   * which ends on its own) before it fails.
+   */
+  jobBusyWaitMs: z.number().int().min(0).default(120_000),
+  /**
    * Processes answering offline queries (see queries/workspace-queries.ts); 0 runs every
    * query on the request loop. Default: see defaultQueryWorkers.
    */

@@ -88,6 +88,7 @@ export class WorkspaceRegistry {
       env: NodeJS.ProcessEnv;
       runner: JobRunner;
       keptJobs: number;
+      jobBusyWaitMs: number;
       queryWorkers: number;
       warmQueryWorkers: boolean;
       queryCache: QueryCacheSettings;
@@ -106,7 +107,13 @@ export class WorkspaceRegistry {
           kgrag.services.store,
           neighbourhoodCacheOf(kgrag, options.neighbourhoodCache),
         );
-        const jobs = new JobQueue(folder, serverFolder, options.runner, options.keptJobs);
+        const jobs = new JobQueue(
+          folder,
+          serverFolder,
+          options.runner,
+          options.keptJobs,
+          options.jobBusyWaitMs,
+        );
         jobs.onFinished(() => graph.forget());
         opened.push({
           id: ids[i] as string,

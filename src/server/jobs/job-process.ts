@@ -6,6 +6,7 @@
  */
 import { createKgrag } from "../../kgrag.js";
 import type { ProgressReporter } from "../../util/progress.js";
+import { WorkspaceBusyError } from "../../workspace/lock.js";
 import type { WorkerMessage, WorkerStart } from "./job-types.js";
 import { runJobSpec } from "./job-work.js";
 
@@ -57,7 +58,11 @@ async function run(start: WorkerStart): Promise<void> {
       await kgrag.close();
     }
   } catch (error) {
-    await send({ type: "failed", message: error instanceof Error ? error.message : String(error) });
+    await send({
+      type: "failed",
+      message: error instanceof Error ? error.message : String(error),
+      ...(error instanceof WorkspaceBusyError ? { busy: true } : {}),
+    });
   }
 }
 

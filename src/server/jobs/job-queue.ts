@@ -17,6 +17,9 @@ export class JobRunningError extends Error {
   }
 }
 
+/** How often a job whose workspace another process is writing tries again. */
+const BUSY_RETRY_MS = 1_000;
+
 /** Event name of "a job ended" (job ids are UUIDs, so it cannot clash with one). */
 const FINISHED = "finished";
 
@@ -41,6 +44,8 @@ export class JobQueue {
     private readonly folder: string,
     private readonly runner: JobRunner,
     private readonly keptJobs: number,
+    /** How long a job waits for another process's writer lock before it fails. */
+    private readonly busyWaitMs: number,
   ) {
     this.events.setMaxListeners(0);
     mkdirSync(this.inputsFolder(), { recursive: true });
@@ -145,7 +150,7 @@ export class JobQueue {
       return;
     }
     this.update(job, { status: "running", stage: "starting", startedAt: new Date().toISOString() });
-    const outcome = await this.runner.run(this.workspace, spec, (message) => this.progress(job, message));
+    const outcome = await this.runWaitingForWriter(job, spec);
     const finishedAt = new Date().toISOString();
     if (outcome.type === "failed")
       this.update(job, { status: "failed", message: outcome.message, finishedAt });
@@ -165,6 +170,21 @@ export class JobQueue {
     }
     rmSync(this.inputFile(id), { force: true });
     this.events.emit(FINISHED, { ...job });
+  }
+
+  /**
+   * Runs the job; while another process holds the workspace's writer lock (a `kgrag index` beside
+   * the server, or the job process of a server killed mid-job, which ends on its own), it waits and
+   * tries again for up to `busyWaitMs` instead of failing at once.
+   */
+  private async runWaitingForWriter(job: Job, spec: JobSpec) {
+    const giveUpAt = Date.now() + this.busyWaitMs;
+    for (;;) {
+      const outcome = await this.runner.run(this.workspace, spec, (message) => this.progress(job, message));
+      if (outcome.type !== "failed" || !outcome.busy || Date.now() >= giveUpAt || this.closed) return outcome;
+      this.update(job, { stage: "waiting", message: `waiting for another writer: ${outcome.message}` });
+      await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
+    }
   }
 
   private progress(job: Job, message: WorkerMessage): void {

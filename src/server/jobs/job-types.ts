@@ -51,7 +51,8 @@ export type JobSpec = z.infer<typeof JobSpecSchema>;
 export type WorkerMessage =
   | { type: "progress"; stage: string; done: number; total: number; message?: string }
   | { type: "finished"; documents: string[]; errors: JobError[]; message: string }
-  | { type: "failed"; message: string };
+  /** `busy`: another process held the workspace's writer lock (a CLI run, a job process left behind). */
+  | { type: "failed"; message: string; busy?: boolean };
 
 /** What the server sends the job process to start it. */
 export interface WorkerStart {
