@@ -80,8 +80,21 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     const passage = await dialog.locator(".passage-text").textContent();
     expect(passage?.length ?? 0).toBeGreaterThan(20);
     await shot("citation");
-    await dialog.getByRole("button", { name: "Close", exact: true }).click();
+    // Focus is in the (modal) dialog and Tab keeps it there; closing gives it back to the citation.
+    const focusInDialog = () =>
+      page.evaluate<boolean>(
+        `Boolean(document.activeElement?.closest('[role="dialog"][aria-modal="true"]'))`,
+      );
+    await expect.poll(focusInDialog, { timeout: 2_000 }).toBe(true);
+    await page.keyboard.press("Tab");
+    expect(await focusInDialog()).toBe(true);
+    await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
+    await expect
+      .poll(() => page.evaluate<boolean>(`document.activeElement?.classList.contains("citation")`), {
+        timeout: 2_000,
+      })
+      .toBe(true);
   }, 120_000);
 
   it("compares two modes side by side", async () => {
@@ -150,6 +163,44 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(await report.locator(".chips button").count()).toBeGreaterThan(0);
     await page.locator(".community-detail [data-testid=graph-canvas]").waitFor({ timeout: 30_000 });
     await shot("communities");
+  }, 60_000);
+
+  it("finds an entity from the first letters of its name, and says when nothing matches", async () => {
+    await page.getByRole("link", { name: "Graph" }).click();
+    const search = page.getByLabel("Search entities");
+    await search.fill("Gullw");
+    const suggestion = page.locator(".suggestions .suggestion").first();
+    await expect.poll(() => suggestion.textContent(), { timeout: 10_000 }).toMatch(/^Gullwing/);
+    await search.fill("zzqx");
+    await page.getByRole("status").filter({ hasText: "No entity matches" }).waitFor({ timeout: 10_000 });
+    await search.press("Escape");
+    await search.fill("");
+  }, 60_000);
+
+  it("stacks its views at phone width instead of covering or pushing controls off screen", async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    try {
+      const pageWidth = () => page.evaluate<number>("document.documentElement.scrollWidth");
+      await page.getByRole("link", { name: "Graph" }).click();
+      const panel = page.getByRole("complementary", { name: "Entity details" });
+      await panel.locator("h2").waitFor({ timeout: 30_000 });
+      const canvas = await page.locator("[data-testid=graph-canvas]").first().boundingBox();
+      const side = await panel.boundingBox();
+      expect(canvas && side && side.y >= canvas.y + canvas.height - 1).toBe(true);
+      expect(canvas?.width ?? 0).toBeGreaterThan(300);
+      expect(await pageWidth()).toBeLessThanOrEqual(375);
+      await page.getByRole("link", { name: "Communities" }).click();
+      const tree = page.getByRole("navigation", { name: "Community hierarchy" });
+      await tree.locator("button.link").first().click();
+      const report = await page.locator("article.report").boundingBox();
+      expect(report?.width ?? 0).toBeGreaterThan(300);
+      await page.getByRole("link", { name: "Documents" }).click();
+      await page.locator("table.documents tbody tr").first().waitFor();
+      expect(await pageWidth()).toBeLessThanOrEqual(375);
+      await shot("phone-documents");
+    } finally {
+      await page.setViewportSize({ width: 1400, height: 900 });
+    }
   }, 60_000);
 
   it("made no request outside its server and logged no errors", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { mergeByName } from "../../web/src/api.js";
 import { descriptionParts } from "../../web/src/components/description-parts.js";
 
 describe("web app: merged descriptions", () => {
@@ -9,5 +10,18 @@ describe("web app: merged descriptions", () => {
     ]);
     expect(descriptionParts("One summary, no separator.")).toEqual(["One summary, no separator."]);
     expect(descriptionParts("")).toEqual([]);
+  });
+});
+
+describe("web app: entity search", () => {
+  it("lists names starting with the text first, then full-text matches not listed yet", () => {
+    const prefix = [{ name: "Gullwing" }, { name: "Gullwing Drone" }];
+    const text = [{ name: "Carrow Bay" }, { name: "Gullwing" }, { name: "Lumora Optics" }];
+    expect(mergeByName(prefix, text).map((row) => row.name)).toEqual([
+      "Gullwing",
+      "Gullwing Drone",
+      "Carrow Bay",
+      "Lumora Optics",
+    ]);
   });
 });

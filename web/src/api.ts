@@ -393,11 +393,15 @@ export const api = {
     throw new ApiError(500, "stream_ended", "The answer stream ended before its result.");
   },
 
-  searchEntities: (q: string, limit = 20) =>
-    getJson(
-      z.object({ items: z.array(EntityRowSchema) }),
-      `/api/v1/graph/entities${query({ q, limit })}`,
-    ).then((r) => r.items),
+  /** Names starting with the text first (what a user typing a name wants), then full-text matches. */
+  searchEntities: async (q: string, limit = 20) => {
+    const rows = (params: Record<string, string | number>) =>
+      getJson(z.object({ items: z.array(EntityRowSchema) }), `/api/v1/graph/entities${query(params)}`).then(
+        (r) => r.items,
+      );
+    const [byPrefix, byText] = await Promise.all([rows({ prefix: q, limit }), rows({ q, limit })]);
+    return mergeByName(byPrefix, byText).slice(0, limit);
+  },
   popularEntities: (limit = 50) =>
     getJson(
       z.object({ items: z.array(EntityRowSchema) }),
@@ -427,3 +431,9 @@ export const api = {
   chat: (sessionId: string, message: string) =>
     postJson(ChatReplySchema, `/api/v1/chat/sessions/${encodeURIComponent(sessionId)}/messages`, { message }),
 };
+
+/** The rows of `first`, then those of `second` not named in it. */
+export function mergeByName<T extends { name: string }>(first: T[], second: T[]): T[] {
+  const seen = new Set(first.map((row) => row.name));
+  return [...first, ...second.filter((row) => !seen.has(row.name))];
+}

@@ -5,11 +5,14 @@ import { api, type EntityRow } from "../api";
 export function EntitySearch({ onPick }: { onPick(name: string): void }) {
   const [text, setText] = useState("");
   const [suggestions, setSuggestions] = useState<EntityRow[]>([]);
+  /** The text the shown suggestions (or "no match") are for; empty while none are shown. */
+  const [answered, setAnswered] = useState("");
 
   useEffect(() => {
     const q = text.trim();
     if (!q) {
       setSuggestions([]);
+      setAnswered("");
       return;
     }
     // Wait for a pause in typing; a newer request replaces the older one.
@@ -17,7 +20,11 @@ export function EntitySearch({ onPick }: { onPick(name: string): void }) {
     const timer = window.setTimeout(() => {
       api
         .searchEntities(q, 12)
-        .then((items) => live && setSuggestions(items))
+        .then((items) => {
+          if (!live) return;
+          setSuggestions(items);
+          setAnswered(q);
+        })
         .catch(() => live && setSuggestions([]));
     }, 200);
     return () => {
@@ -29,12 +36,25 @@ export function EntitySearch({ onPick }: { onPick(name: string): void }) {
   const pick = (name: string) => {
     setText("");
     setSuggestions([]);
+    setAnswered("");
     onPick(name);
+  };
+  const close = () => {
+    setSuggestions([]);
+    setAnswered("");
   };
 
   return (
     <form
       class="entity-search"
+      // Focus leaving the search (a click elsewhere, Tab past the list) closes the suggestions.
+      onFocusOut={(event) => {
+        const next = event.relatedTarget as Node | null;
+        if (!next || !event.currentTarget.contains(next)) close();
+      }}
+      onKeyDown={(event) => {
+        if (event.key === "Escape") close();
+      }}
       onSubmit={(event) => {
         event.preventDefault();
         const first = suggestions[0];
@@ -61,6 +81,11 @@ export function EntitySearch({ onPick }: { onPick(name: string): void }) {
             </li>
           ))}
         </ul>
+      )}
+      {suggestions.length === 0 && answered && answered === text.trim() && (
+        <p class="suggestions muted small" role="status">
+          No entity matches “{answered}”
+        </p>
       )}
     </form>
   );

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, type Passage } from "../api";
 import type { PassageHighlight } from "../app-context";
 import { HighlightedText } from "./HighlightedText";
@@ -21,18 +21,39 @@ export function PassageDialog(props: {
       .then(setPassage)
       .catch((error: unknown) => setFailure(error instanceof Error ? error.message : String(error)));
   }, [props.chunkId, props.known]);
+  const closeButton = useRef<HTMLButtonElement>(null);
+  // Focus moves into the dialog and stays there (its one control is the close button), and goes
+  // back to what had it (the citation) when the dialog closes. A layout effect: focus moves as the
+  // dialog appears, not a frame later.
+  useLayoutEffect(() => {
+    const before = document.activeElement as HTMLElement | null;
+    closeButton.current?.focus();
+    return () => before?.focus();
+  }, []);
   useEffect(() => {
-    const onKey = (event: KeyboardEvent) => event.key === "Escape" && props.onClose();
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") props.onClose();
+      else if (event.key === "Tab") {
+        event.preventDefault();
+        closeButton.current?.focus();
+      }
+    };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
   }, [props.onClose]);
   return (
     <div class="overlay">
-      <button type="button" class="backdrop" aria-label="Close passage" onClick={props.onClose} />
-      <section class="dialog passage-dialog" role="dialog" aria-label="Passage">
+      <button
+        type="button"
+        class="backdrop"
+        aria-label="Close passage"
+        tabIndex={-1}
+        onClick={props.onClose}
+      />
+      <section class="dialog passage-dialog" role="dialog" aria-modal="true" aria-label="Passage">
         <header>
           <h2>{passage?.title || passage?.documentId || "Passage"}</h2>
-          <button type="button" class="close" aria-label="Close" onClick={props.onClose}>
+          <button type="button" class="close" aria-label="Close" ref={closeButton} onClick={props.onClose}>
             ×
           </button>
         </header>

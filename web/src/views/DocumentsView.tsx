@@ -26,10 +26,14 @@ export function DocumentsView() {
       .then((page) => {
         setDocuments(page.items);
         setTotal(page.total);
+        // A reload that worked clears what an earlier one (the server away) reported.
+        setFailure(undefined);
       })
       .catch((error: unknown) => setFailure(errorText(error)));
   }, [offset, status, search, reload]);
 
+  // The job cards as the server has them now (a card left "running" by a lost connection too),
+  // following the ones still going.
   useEffect(() => {
     api
       .jobs()
@@ -38,8 +42,8 @@ export function DocumentsView() {
         for (const job of items) if (job.status === "queued" || job.status === "running") follow(job);
       })
       .catch(() => undefined);
-    return () => followed.current.clear();
-  }, []);
+  }, [reload]);
+  useEffect(() => () => followed.current.clear(), []);
 
   function putJob(job: Job) {
     setJobs((current) => [job, ...current.filter((j) => j.id !== job.id)].slice(0, 10));
