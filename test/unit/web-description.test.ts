@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { mergeByName } from "../../web/src/api.js";
 import { descriptionParts } from "../../web/src/components/description-parts.js";
+import { mergeByName } from "../../web/src/merge-by-name.js";
 
 describe("web app: merged descriptions", () => {
   it("shows each source's text as a part, without the raw <SEP> separator", () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { mergeByName } from "./merge-by-name";
 import { readServerSentEvents } from "./sse";
 
 /** Typed client for the kgrag HTTP API (see API-CONTRACT in the server docs). Schemas are loose: extra fields pass. */
@@ -431,9 +432,3 @@ export const api = {
   chat: (sessionId: string, message: string) =>
     postJson(ChatReplySchema, `/api/v1/chat/sessions/${encodeURIComponent(sessionId)}/messages`, { message }),
 };
-
-/** The rows of `first`, then those of `second` not named in it. */
-export function mergeByName<T extends { name: string }>(first: T[], second: T[]): T[] {
-  const seen = new Set(first.map((row) => row.name));
-  return [...first, ...second.filter((row) => !seen.has(row.name))];
-}
