@@ -93,13 +93,22 @@ async function runQuerySteps(
   const retrievalMs = performance.now() - started;
   options.onContext?.({ mode: options.mode, keywords, context: built.context, references: built.references });
 
+  // Passages were found but the budget left none of them room: say so, rather than "nothing matches".
+  const squeezed =
+    ranked.chunks.length > 0 && built.context.chunks.length === 0 && built.context.communities.length === 0;
+  const warnings = [
+    ...(reranked.warning ? [reranked.warning] : []),
+    ...(squeezed ? [budgetTooSmall(options.totalTokens)] : []),
+  ];
   const answer = options.contextOnly
     ? ""
-    : await inSpan(SPANS.queryStep("answer"), {}, async (span) => {
-        const text = await answerQuestion(metered, question, built, answerOptions);
-        span.setAttribute("kgrag.answer.chars", text.length);
-        return text;
-      });
+    : squeezed
+      ? NO_ROOM_FOR_PASSAGES
+      : await inSpan(SPANS.queryStep("answer"), {}, async (span) => {
+          const text = await answerQuestion(metered, question, built, answerOptions);
+          span.setAttribute("kgrag.answer.chars", text.length);
+          return text;
+        });
   return {
     ...(options.id === undefined ? {} : { id: options.id }),
     mode: options.mode,
@@ -109,8 +118,20 @@ async function runQuerySteps(
     references: built.references,
     usage: meter ? meter.usage() : { ...NO_USAGE },
     timings: { retrievalMs: round(retrievalMs), totalMs: round(performance.now() - started) },
-    ...(reranked.warning ? { warnings: [reranked.warning] } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
+}
+
+/** The answer when passages matched but none fit the context budget (see the warning). */
+export const NO_ROOM_FOR_PASSAGES =
+  "Passages match this question, but none fit within the context budget, so there is nothing to cite.";
+
+function budgetTooSmall(totalTokens: number): string {
+  return (
+    `No retrieved passage fit within the context budget (totalTokens ${totalTokens}, after the ` +
+    "question and the entity and relationship budgets): raise totalTokens, lower entityTokens or " +
+    "relationshipTokens, or shorten the question."
+  );
 }
 
 /** The configured reranker's order for the passage-led modes; the retrieval order otherwise. */

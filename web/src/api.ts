@@ -104,6 +104,8 @@ export const QueryResultSchema = z.looseObject({
     .looseObject({ llmCalls: z.number(), promptTokens: z.number(), completionTokens: z.number() })
     .optional(),
   timings: z.looseObject({ retrievalMs: z.number(), totalMs: z.number() }).optional(),
+  /** What went wrong without failing the query (a reranker that did not answer, a budget too small). */
+  warnings: z.array(z.string()).optional(),
 });
 export type QueryResult = z.infer<typeof QueryResultSchema>;
 

@@ -74,6 +74,11 @@ export function AnswerPanel({ state }: { state: AnswerState }) {
           ))}
         </ol>
       )}
+      {state.result?.warnings?.map((warning) => (
+        <p key={warning} class="error small" role="status">
+          {warning}
+        </p>
+      ))}
       {state.result && (
         <p class="muted small metrics">
           {state.result.timings &&
