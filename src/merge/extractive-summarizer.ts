@@ -1,5 +1,6 @@
 import { stripMarkup } from "../nlp/markdown-prose.js";
 import { splitSentences } from "../nlp/sentence-split.js";
+import { BoundedMemo } from "../util/bounded-memo.js";
 import { lazySegmenter } from "../util/lazy-segmenter.js";
 import { countTokens, truncateToTokens } from "../util/tokens.js";
 import type { DescriptionSummarizer } from "./summarizer.js";
@@ -69,21 +70,10 @@ interface FragmentSentence {
  * so the sets are shared.
  */
 const REMEMBERED_FRAGMENT_CHARACTERS = 2_000_000;
-const sentencesOfFragment = new Map<string, readonly FragmentSentence[]>();
-let rememberedCharacters = 0;
-
-function rememberedSentences(fragment: string): readonly FragmentSentence[] {
-  let sentences = sentencesOfFragment.get(fragment);
-  if (sentences) return sentences;
-  sentences = fragmentSentences(fragment);
-  if (rememberedCharacters + fragment.length > REMEMBERED_FRAGMENT_CHARACTERS) {
-    sentencesOfFragment.clear();
-    rememberedCharacters = 0;
-  }
-  sentencesOfFragment.set(fragment, sentences);
-  rememberedCharacters += fragment.length;
-  return sentences;
-}
+const sentencesOfFragment = new BoundedMemo<string, readonly FragmentSentence[]>(
+  REMEMBERED_FRAGMENT_CHARACTERS,
+  (fragment) => fragment.length,
+);
 
 function fragmentSentences(fragment: string): FragmentSentence[] {
   // Whole sentences even where a fragment is hard-wrapped; each comes back on one line.
@@ -96,7 +86,9 @@ function uniqueSentences(fragments: string[]): Sentence[] {
   const seen = new Set<string>();
   const sentences: Sentence[] = [];
   for (const fragment of fragments) {
-    for (const { text, folded, words, tokens } of rememberedSentences(fragment)) {
+    for (const { text, folded, words, tokens } of sentencesOfFragment.get(fragment, () =>
+      fragmentSentences(fragment),
+    )) {
       if (seen.has(folded)) continue;
       seen.add(folded);
       sentences.push({ text, order: sentences.length, words, tokens });

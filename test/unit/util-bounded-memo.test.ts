@@ -33,4 +33,22 @@ describe("BoundedMemo", () => {
     memo.get("a", one, 1);
     expect(calls).toBe(3);
   });
+
+  it("weighs keys when given a weigher: full means keys weighing the capacity in all", () => {
+    const memo = new BoundedMemo<string, number>(10, (key) => key.length);
+    let calls = 0;
+    const length = (key: string) => () => {
+      calls += 1;
+      return key.length;
+    };
+    memo.get("abcd", length("abcd"));
+    memo.get("efgh", length("efgh")); // 8 of 10
+    memo.get("abcd", length("abcd"));
+    expect(calls).toBe(2);
+    memo.get("ijk", length("ijk")); // 8 + 3 > 10: the others are forgotten
+    memo.get("abcd", length("abcd"));
+    expect(calls).toBe(4);
+    memo.get("ijk", length("ijk")); // kept beside "abcd" (7 of 10)
+    expect(calls).toBe(4);
+  });
 });
