@@ -12,6 +12,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fast
 import { packagePath } from "../util/paths.js";
 import { findKey, presentedKey, requireApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";
+import { allowedOrigin } from "./cors.js";
 import { errorBody, handleError, unsupportedMediaType } from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
 import { cypherRoutes } from "./routes/cypher.js";
@@ -64,9 +65,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
     bodyLimit: config.upload.maxBodyBytes,
     // Requests refused before any route (a path with a broken escape, a request line the HTTP
     // parser rejects, such as raw non-ASCII bytes) answer in the API's error shape too.
-    frameworkErrors: (error, _request, reply: FastifyReply) => {
-      void reply.status(400).send(errorBody("bad_request", `Bad request: ${error.message}`));
-    },
+    frameworkErrors: refuseUnroutable(config.corsOrigins),
     clientErrorHandler: refuseMalformedRequest,
   });
   try {
@@ -163,6 +162,22 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   await serveWebApp(app, config.webDir ?? packagePath("web/dist"));
 }
 
+/**
+ * A request Fastify refuses before routing it (a URL with a broken percent-escape, a parameter
+ * past its length): a 400 in the API's error shape. No hook runs for it, the CORS one included, so
+ * an allowed origin gets its CORS headers here; without them its page could not read the error.
+ */
+function refuseUnroutable(corsOrigins: readonly string[]) {
+  return (error: Error, request: FastifyRequest, reply: FastifyReply): void => {
+    if (corsOrigins.length > 0) {
+      void reply.header("vary", "Origin");
+      const origin = allowedOrigin(request.headers.origin, corsOrigins);
+      if (origin) void reply.header("access-control-allow-origin", origin);
+    }
+    void reply.status(400).send(errorBody("bad_request", `Bad request: ${error.message}`));
+  };
+}
+
 /** What a request the HTTP parser refused answers: status, reason and our error code and message. */
 function clientErrorReply(code: string | undefined): [number, string, string, string] {
   if (code === "ERR_HTTP_REQUEST_TIMEOUT")
@@ -185,6 +200,7 @@ function clientErrorReply(code: string | undefined): [number, string, string, st
 /**
  * A request the HTTP parser could not read answers in the API's error shape, then the connection
  * is destroyed (as Fastify's own handler does): ending only our side would keep it half open.
+ * It carries no CORS headers: the request's headers were never parsed, so its origin is unknown.
  */
 function refuseMalformedRequest(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;

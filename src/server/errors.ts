@@ -103,12 +103,35 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     void reply.status(error.statusCode).send(errorBody("bad_request", error.message));
     return;
   }
-  // The server runs without a request logger; an unexpected failure still reaches its operator.
-  process.stderr.write(
-    `kgrag serve: ${request.method} ${request.url.split("?")[0]}: ${error.stack ?? error.message}\n`,
-  );
-  // The detail (a child process's stderr, a stack) stays in the server's log.
-  void reply
-    .status(500)
-    .send(errorBody("internal_error", "Internal server error; the server's log (stderr) has the detail"));
+  logUnexpected(request, error);
+  void reply.status(500).send(errorBody("internal_error", `Internal server error; ${SEE_THE_LOG}`));
+}
+
+/** Where a generic message sends the reader for the detail. */
+const SEE_THE_LOG = "the server's log (stderr) has the detail";
+
+/**
+ * The server runs without a request logger; an unexpected failure still reaches its operator. The
+ * detail (a child process's stderr, a stack) stays in this log, never in a reply.
+ */
+function logUnexpected(request: FastifyRequest, error: unknown): void {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`kgrag serve: ${request.method} ${request.url.split("?")[0]}: ${detail}\n`);
+}
+
+/**
+ * What a stream that had already opened (an SSE `error` event, an Ollama NDJSON line) says of a
+ * failure: a caller's mistake as the JSON routes say it, anything else as generic as a 500's body,
+ * under `code`, with the detail written to stderr.
+ */
+export function streamFailure(
+  request: FastifyRequest,
+  error: unknown,
+  code: string,
+): ReturnType<typeof errorBody> {
+  const known = error instanceof ApiError ? error : writeError(error);
+  if (known) return errorBody(known.code, known.message);
+  if (isCallerError(error) && error instanceof Error) return errorBody("bad_request", error.message);
+  logUnexpected(request, error);
+  return errorBody(code, `The query failed; ${SEE_THE_LOG}`);
 }

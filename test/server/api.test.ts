@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runQuery } from "../../src/query/query-engine.js";
 import type { QueryResult } from "../../src/query/result.js";
 import {
@@ -156,6 +156,44 @@ describe("kgrag serve: query", () => {
     const tokens = events.filter((e) => e.event === "token").map((e) => (e.data as { text: string }).text);
     expect(tokens.join("")).toBe(done.answer);
     expect(done.timings.totalMs).toBeGreaterThan(0);
+  });
+});
+
+describe("kgrag serve: a stream that fails after it opened", () => {
+  /** The workspace's queries fail after their first token, as a query process that died would. */
+  function failAfterFirstToken() {
+    const queries = running.server.context.registry.all[0]!.queries;
+    return vi.spyOn(queries, "run").mockImplementation(async (_question, _options, events = {}) => {
+      events.onToken?.("Partial ");
+      throw new Error("the query process stopped (SIGKILL): /srv/secret/kgrag.sqlite is locked");
+    });
+  }
+
+  it("sends a generic error event (SSE) and an error line (Ollama), the detail going to stderr only", async () => {
+    const failing = failAfterFirstToken();
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      const events = await readEvents(await post("/api/v1/query/stream", { question: "Who?" }));
+      expect(events.map((e) => e.event)).toEqual(["token", "error"]);
+      const { error } = events[1]!.data as { error: { code: string; message: string } };
+      expect(error.code).toBe("query_failed");
+      expect(error.message).not.toMatch(/secret|SIGKILL/);
+      expect(error.message).toMatch(/server's log/);
+      const lines = (
+        await (await post("/api/chat", { messages: [{ role: "user", content: "Who?" }] })).text()
+      )
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { error?: string });
+      expect(lines.at(-1)?.error).toMatch(/server's log/);
+      expect(lines.at(-1)?.error).not.toMatch(/secret/);
+      const logged = stderr.mock.calls.map(([text]) => String(text)).join("");
+      expect(logged).toMatch(/POST \/api\/v1\/query\/stream: .*\/srv\/secret\/kgrag\.sqlite/);
+      expect(logged).toMatch(/POST \/api\/chat: .*\/srv\/secret\/kgrag\.sqlite/);
+    } finally {
+      stderr.mockRestore();
+      failing.mockRestore();
+    }
   });
 });
 

@@ -173,6 +173,18 @@ describe("kgrag serve: rate limit and CORS allow-list", () => {
       expect(other.headers.get("access-control-allow-origin")).toBe("https://app.example");
       const stranger = await get("second-key-0000000", "https://evil.example");
       expect(stranger.headers.get("access-control-allow-origin")).toBeNull();
+      // A URL Fastify refuses before any hook runs (a broken percent-escape) still carries the
+      // allowed origin's CORS headers, so its page can read the error; a stranger gets none.
+      const unroutable = (origin: string) =>
+        fetch(`${limited.url}/api/v1/jobs/%ZZ`, { headers: { "x-api-key": "second-key-0000000", origin } });
+      const refused = await unroutable("https://app.example");
+      expect(refused.status).toBe(400);
+      expect((await json(refused)).error).toMatchObject({ code: "bad_request" });
+      expect(refused.headers.get("access-control-allow-origin")).toBe("https://app.example");
+      expect(refused.headers.get("vary")).toMatch(/Origin/);
+      const refusedStranger = await unroutable("https://evil.example");
+      expect(refusedStranger.status).toBe(400);
+      expect(refusedStranger.headers.get("access-control-allow-origin")).toBeNull();
     } finally {
       await limited.stop();
     }

@@ -7,7 +7,7 @@ import type { HistoryMessage } from "../../query/options.js";
 import { QUERY_MODES, type QueryMode } from "../../query/options.js";
 import type { ContextCommunity, QueryResult } from "../../query/result.js";
 import type { ServerContext } from "../context.js";
-import { badRequest } from "../errors.js";
+import { badRequest, streamFailure } from "../errors.js";
 import { workspaceOf } from "../request-workspace.js";
 
 /** The one model the Ollama-compatible API lists: the workspace answering in the chosen mode. */
@@ -139,7 +139,7 @@ export async function ollamaRoutes(app: FastifyInstance, ctx: ServerContext): Pr
         if (rest) write(line(rest, false));
         write({ ...line("", true), done_reason: "stop", ...usageFields(result) });
       } catch (error) {
-        write({ error: error instanceof Error ? error.message : String(error) });
+        write({ error: streamFailure(request, error, "query_failed").error.message });
       }
       reply.raw.end();
     },

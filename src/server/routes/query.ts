@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { QueryOptionsSchema } from "../../query/options.js";
 import type { ServerContext } from "../context.js";
-import { errorBody } from "../errors.js";
+import { streamFailure } from "../errors.js";
 import { workspaceOf } from "../request-workspace.js";
 import { type EventStream, openEventStream } from "../sse.js";
 
@@ -67,10 +67,7 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
         events().send("done", result);
       } catch (error) {
         if (!stream) throw error;
-        stream.send(
-          "error",
-          errorBody("query_failed", error instanceof Error ? error.message : String(error)),
-        );
+        stream.send("error", streamFailure(request, error, "query_failed"));
       }
       events().end();
     },
