@@ -57,12 +57,64 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await job.waitFor();
     await page.locator('article.job[data-status="done"]').first().waitFor({ timeout: 150_000 });
     expect(await job.locator(".stage").textContent()).not.toBe("");
+    // The card says what the job does, its id only below.
+    expect(await job.locator(".job-heading").textContent()).toMatch(
+      new RegExp(`^Index ${files.length} files: \\S+, \\S+, \\S+ and ${files.length - 3} more$`),
+    );
+    expect(await job.locator(".job-id").textContent()).toMatch(/^[0-9a-f-]{36}$/);
     const rows = page.locator("table.documents tbody tr");
     await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(documentCount(files));
     // Chinese titles come back intact from upload to table.
     await expect(page.locator("table.documents").textContent()).resolves.toContain("青岚科技");
     await shot("documents");
   }, 180_000);
+
+  it("fills a job's bar with the whole job's progress, with the live step beside it", async () => {
+    // A job at its last phase, one report in ten: its step is 10% done, the job about 80%.
+    const running = {
+      id: "11111111-2222-3333-4444-555555555555",
+      kind: "index",
+      status: "running",
+      stage: "community reports",
+      done: 1,
+      total: 10,
+      progress: 0.82,
+      errors: [],
+      documents: [],
+      files: ["notes.md"],
+      createdAt: new Date().toISOString(),
+    };
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const jobList = (url: URL) => url.pathname === "/api/v1/jobs";
+    const jobEvents = (url: URL) => url.pathname === `/api/v1/jobs/${running.id}/events`;
+    await page.route(jobList, (route) => route.fulfill({ json: { items: [running] } }));
+    // The job's stream stays open until the test is done with the card, then ends it.
+    await page.route(jobEvents, async (route) => {
+      await released;
+      const done = { ...running, status: "done", progress: 1 };
+      await route.fulfill({
+        contentType: "text/event-stream",
+        body: `event: end\ndata: ${JSON.stringify(done)}\n\n`,
+      });
+    });
+    try {
+      await page.getByRole("link", { name: "Ask" }).click();
+      await page.getByRole("link", { name: "Documents" }).click();
+      const card = page.locator(`article.job[data-job-id="${running.id}"]`);
+      await card.waitFor();
+      expect(await card.locator("progress").getAttribute("value")).toBe("82");
+      expect(await card.locator(".stage").textContent()).toBe("community reports · 1/10");
+      expect(await card.locator(".job-heading").textContent()).toBe("Index 1 file: notes.md");
+    } finally {
+      await page.unroute(jobList);
+      release();
+    }
+    await page.locator(`article.job[data-job-id="${running.id}"]`).waitFor({ state: "detached" });
+    await page.unroute(jobEvents);
+  }, 60_000);
 
   it("streams an answer whose [n] citation opens the cited passage", async () => {
     await page.getByRole("link", { name: "Ask" }).click();

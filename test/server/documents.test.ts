@@ -108,13 +108,18 @@ describe("kgrag serve: documents and jobs", () => {
     ]);
     expect(response.status).toBe(202);
     const { job } = (await response.json()) as { job: Job };
-    expect(job.kind).toBe("index");
+    expect(job).toMatchObject({ kind: "index", files: ["okafor.txt"], progress: 0 });
     const events = await readEvents(await fetch(`${running.url}/api/v1/jobs/${job.id}/events`));
     const stages = new Set(events.map((e) => (e.data as Job).stage));
     expect(stages.has("extract")).toBe(true);
     const end = events.at(-1)!;
     expect(end.event).toBe("end");
-    expect(end.data).toMatchObject({ status: "done", errors: [] });
+    expect(end.data).toMatchObject({ status: "done", errors: [], progress: 1 });
+    // The whole job's progress goes forward only, through values between its start and its end
+    // (a step's done/total starts again at 0 with each step).
+    const progress = events.map((e) => (e.data as Job).progress);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(progress.some((p) => p > 0.1 && p < 0.9)).toBe(true);
     const list = await documents();
     expect(list.items).toEqual([expect.objectContaining({ title: "okafor.txt", status: "indexed" })]);
     // The graph views the server keeps are renewed by the job.
@@ -374,10 +379,11 @@ describe("kgrag serve: a restart", () => {
     const dir = await tempDir("restart");
     dirs.push(dir);
     await offlineWorkspace(dir, []);
-    // What a server leaves behind when it stops in the middle of a job.
+    // What a server leaves behind when it stops in the middle of a job (one from before jobs had
+    // an overall progress).
     const serverFolder = join(dir, "server");
     mkdirSync(join(serverFolder, "job-inputs"), { recursive: true });
-    const job = (id: string, status: Job["status"]): Job => ({
+    const job = (id: string, status: Job["status"]): Omit<Job, "progress"> => ({
       id,
       kind: "index",
       status,

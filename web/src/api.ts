@@ -27,6 +27,8 @@ export const JobSchema = z.looseObject({
   stage: z.string().default(""),
   done: z.number().default(0),
   total: z.number().default(0),
+  /** The whole job's progress, 0 to 1; `done`/`total` count the current step only. */
+  progress: z.number().optional(),
   message: z.string().optional(),
   errors: z
     .array(
@@ -34,6 +36,8 @@ export const JobSchema = z.looseObject({
     )
     .default([]),
   documents: z.array(z.string()).default([]),
+  /** An upload's file names. */
+  files: z.array(z.string()).optional(),
   createdAt: z.string().optional(),
   finishedAt: z.string().optional(),
 });

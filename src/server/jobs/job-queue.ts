@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import { overallProgress, type StepCount } from "./job-progress.js";
 import type { JobRunner } from "./job-runner.js";
 import { type Job, JobSchema, type JobSpec, JobSpecSchema, type WorkerMessage } from "./job-types.js";
 
@@ -34,6 +35,8 @@ export class JobQueue {
   private readonly waiting: string[] = [];
   private running: Promise<void> | null = null;
   private runningId: string | null = null;
+  /** The running job's pipeline steps as its process last reported them. */
+  private steps = new Map<string, StepCount>();
   /** Writes made by the server itself (hand curation), one at a time; no job starts meanwhile. */
   private writes: Promise<unknown> = Promise.resolve();
   private writing = 0;
@@ -61,8 +64,12 @@ export class JobQueue {
       stage: "queued",
       done: 0,
       total: 0,
+      progress: 0,
       errors: [],
       documents,
+      ...(spec.kind === "index" && spec.files.length > 0
+        ? { files: spec.files.map((f) => basename(f)) }
+        : {}),
       createdAt: new Date().toISOString(),
     };
     writeFileSync(this.inputFile(job.id), JSON.stringify(spec));
@@ -149,6 +156,7 @@ export class JobQueue {
       this.update(job, { status: "failed", message: `job input unreadable: ${(error as Error).message}` });
       return;
     }
+    this.steps = new Map();
     this.update(job, { status: "running", stage: "starting", startedAt: new Date().toISOString() });
     const outcome = await this.runWaitingForWriter(job, spec);
     const finishedAt = new Date().toISOString();
@@ -162,6 +170,7 @@ export class JobQueue {
         status: "done",
         stage: "done",
         done: job.total,
+        progress: 1,
         message: outcome.message,
         errors: outcome.errors,
         documents,
@@ -189,8 +198,14 @@ export class JobQueue {
 
   private progress(job: Job, message: WorkerMessage): void {
     if (message.type !== "progress") return;
-    if (message.stage === "info") this.update(job, { message: message.message });
-    else this.update(job, { stage: message.stage, done: message.done, total: message.total });
+    if (message.stage === "info") {
+      this.update(job, { message: message.message });
+      return;
+    }
+    this.steps.set(message.stage, { done: message.done, total: message.total });
+    // Never backwards: steps overlap, and one that starts late adds to the work still ahead.
+    const progress = Math.max(job.progress, overallProgress(this.steps));
+    this.update(job, { stage: message.stage, done: message.done, total: message.total, progress });
   }
 
   private update(job: Job, changes: Partial<Job>): void {
@@ -209,6 +224,8 @@ export class JobQueue {
     }
     const again: Job[] = [];
     for (const job of saved) {
+      // Saved before jobs had an overall progress: a done one was all the way.
+      if (job.status === "done") job.progress = 1;
       this.jobs.set(job.id, job);
       if (job.status === "queued") this.waiting.push(job.id);
       if (job.status === "running") {

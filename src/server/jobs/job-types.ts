@@ -11,11 +11,15 @@ export const JobSchema = z.object({
   stage: z.string(),
   done: z.number(),
   total: z.number(),
+  /** The whole job's progress, 0 to 1 (`done`/`total` are the current step's); 0 in jobs saved before it. */
+  progress: z.number().min(0).max(1).default(0),
   message: z.string().optional(),
   errors: z.array(
     z.object({ documentId: z.string().optional(), file: z.string().optional(), message: z.string() }),
   ),
   documents: z.array(z.string()),
+  /** An upload's file names (index jobs of uploaded files), so a client can say what the job reads. */
+  files: z.array(z.string()).optional(),
   createdAt: z.string(),
   startedAt: z.string().optional(),
   finishedAt: z.string().optional(),

@@ -1,18 +1,20 @@
 import type { Job } from "../api";
+import { jobHeading, jobPercent } from "./job-text";
 
-/** One job: its kind, stage, a progress bar and its per-document errors. */
-export function JobCard({ job }: { job: Job }) {
-  const percent = job.total > 0 ? Math.round((100 * job.done) / job.total) : job.status === "done" ? 100 : 0;
+/**
+ * One job: what it does (its id secondary), its status, the whole job's progress with the live
+ * step and message, and its per-document errors.
+ */
+export function JobCard({ job, titleOf }: { job: Job; titleOf?: (id: string) => string | undefined }) {
+  const heading = jobHeading(job, titleOf);
   return (
     <article class={`job job-${job.status}`} data-job-id={job.id} data-status={job.status}>
       <header>
-        <strong>{job.kind}</strong> <span class={`status status-${job.status}`}>{job.status}</span>
-        <span class="muted small">
-          {" "}
-          {job.documents.length > 0 ? job.documents.slice(0, 3).join(", ") : job.id}
-        </span>
+        <strong class="job-heading">{heading}</strong>{" "}
+        <span class={`status status-${job.status}`}>{job.status}</span>
+        <div class="muted small job-id">{job.id}</div>
       </header>
-      <progress max={100} value={percent} aria-label={`Job ${job.id} progress`} />
+      <progress max={100} value={jobPercent(job)} aria-label={`${heading}: progress`} />
       <p class="small stage">
         {job.stage}
         {job.total > 0 ? ` · ${job.done}/${job.total}` : ""}

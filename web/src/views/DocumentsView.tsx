@@ -18,12 +18,15 @@ export function DocumentsView() {
   const [dragging, setDragging] = useState(false);
   const [reload, setReload] = useState(0);
   const followed = useRef(new Set<string>());
+  /** Titles of the documents listed so far: a delete job's card still names its document after. */
+  const titles = useRef(new Map<string, string>());
   const fileInput = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
     api
       .documents({ offset, limit: PAGE_SIZE, status, q: search.trim() })
       .then((page) => {
+        for (const doc of page.items) if (doc.title) titles.current.set(doc.id, doc.title);
         setDocuments(page.items);
         setTotal(page.total);
         // A reload that worked clears what an earlier one (the server away) reported.
@@ -116,7 +119,7 @@ export function DocumentsView() {
       {jobs.length > 0 && (
         <section class="jobs" aria-label="Jobs">
           {jobs.map((job) => (
-            <JobCard key={job.id} job={job} />
+            <JobCard key={job.id} job={job} titleOf={(id) => titles.current.get(id)} />
           ))}
         </section>
       )}
