@@ -116,6 +116,56 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await page.unroute(jobEvents);
   }, 60_000);
 
+  const beeNotes = (text = "Pell Arden keeps bees in Norwick.") => ({
+    name: "bee-notes.txt",
+    mimeType: "text/plain",
+    buffer: Buffer.from(text),
+  });
+  const beeCards = (status: string) =>
+    page.locator(`article.job[data-status="${status}"]`).filter({ hasText: "Index 1 file: bee-notes.txt" });
+
+  it("uploads the files the server takes and lists the ones left out, with why", async () => {
+    await page.setInputFiles("[data-testid=file-input]", [
+      beeNotes(),
+      { name: "tool.exe", mimeType: "application/octet-stream", buffer: Buffer.from("MZ") },
+    ]);
+    const notice = page.getByRole("status", { name: "Skipped files" });
+    await notice.waitFor();
+    const said = (await notice.textContent()) ?? "";
+    expect(said).toMatch(/^Uploading 1 file; 1 file left out:/);
+    expect(said).toMatch(/tool\.exe: \.exe files are not indexed \(supported: .*\.txt/);
+    await beeCards("done").first().waitFor({ timeout: 60_000 });
+    await page.locator("table.documents").getByText("bee-notes.txt").first().waitFor();
+  }, 90_000);
+
+  it("asks before a file replaces the document uploaded under its name", async () => {
+    const questions: string[] = [];
+    const answerNextDialog = (accept: boolean) =>
+      page.once("dialog", (dialog) => {
+        questions.push(dialog.message());
+        void (accept ? dialog.accept() : dialog.dismiss());
+      });
+    answerNextDialog(false);
+    await page.setInputFiles("[data-testid=file-input]", [beeNotes("Pell Arden keeps bees and goats.")]);
+    const notice = page.getByRole("status", { name: "Skipped files" });
+    await expect.poll(() => notice.textContent()).toMatch(/^Nothing was uploaded; 1 file left out:/);
+    expect(await notice.textContent()).toContain("bee-notes.txt: uploaded before; not replaced");
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toMatch(
+      /uploaded before; uploading again replaces the documents made from it:\n• bee-notes\.txt/,
+    );
+    expect(await beeCards("done").count()).toBe(1);
+    // Agreed to, the file goes and replaces the document.
+    answerNextDialog(true);
+    await page.setInputFiles("[data-testid=file-input]", [beeNotes("Pell Arden keeps bees and goats.")]);
+    await expect.poll(() => beeCards("done").count(), { timeout: 60_000 }).toBe(2);
+    expect(questions).toHaveLength(2);
+    expect(await notice.count()).toBe(0);
+    // Replaced, not added beside it.
+    const rows = page.locator("table.documents tbody tr", { hasText: "bee-notes.txt" });
+    await expect.poll(() => rows.count()).toBe(1);
+  }, 90_000);
+
   it("streams an answer whose [n] citation opens the cited passage", async () => {
     await page.getByRole("link", { name: "Ask" }).click();
     await page

@@ -229,6 +229,23 @@ describe("kgrag serve: documents and jobs", () => {
     expect(job.message).toMatch(/1 skipped|1 error/);
   }, 60_000);
 
+  it("says what an upload takes and which file names were uploaded before, with their documents", async () => {
+    const uploads = await json(await fetch(`${running.url}/api/v1/uploads`));
+    expect(uploads).toMatchObject({ maxFileBytes: 4096, maxFiles: 2 });
+    expect(uploads.extensions).toEqual(expect.arrayContaining([".txt", ".md", ".pdf", ".jsonl"]));
+    const files = uploads.files as { name: string; documents: { id: string; title: string }[] }[];
+    // An upload's document id comes from its stored path: the same name again replaces these.
+    expect(files).toEqual(
+      expect.arrayContaining([
+        { name: "okafor.txt", documents: [{ id: expect.stringMatching(/^doc-/), title: "okafor.txt" }] },
+        { name: "notes.jsonl", documents: [{ id: "note-b", title: "Note B" }] },
+      ]),
+    );
+    // Texts came from no file; an empty file made no document.
+    expect(files.map((f) => f.name)).not.toContain("empty.txt");
+    expect(files.flatMap((f) => f.documents.map((d) => d.id))).not.toContain("porto");
+  });
+
   it("finishes a job whose client went away", async () => {
     const response = await upload([
       { name: "gone.md", text: "# Gone\n\nOsric Venn built the Harbour Light." },

@@ -45,6 +45,21 @@ export type Job = z.infer<typeof JobSchema>;
 
 const MetadataSchema = z.record(z.string(), z.unknown());
 
+/** What an upload takes, and the names uploaded before with their documents. */
+export const UploadRulesSchema = z.looseObject({
+  extensions: z.array(z.string()),
+  maxFileBytes: z.number(),
+  maxFiles: z.number(),
+  files: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        documents: z.array(z.looseObject({ id: z.string(), title: z.string() })).default([]),
+      }),
+    )
+    .default([]),
+});
+
 export const DocumentRowSchema = z.looseObject({
   id: z.string(),
   title: z.string().nullish(),
@@ -336,6 +351,7 @@ export const api = {
       (r) => r.workspaces,
     ),
 
+  uploads: () => getJson(UploadRulesSchema, "/api/v1/uploads"),
   uploadFiles(files: File[]): Promise<Job> {
     const form = new FormData();
     for (const file of files) form.append("files", file, file.name);

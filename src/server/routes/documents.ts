@@ -1,10 +1,11 @@
 import { createWriteStream } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
+import { basename, dirname, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { fileDocumentId } from "../../ingest/loaders.js";
+import { fileDocumentId, SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
 import type { DocumentRecord } from "../../types.js";
 import { hashText } from "../../util/hash.js";
 import type { ServerContext } from "../context.js";
@@ -61,6 +62,27 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
       const saved = await saveUploads(workspace, request.files(), ctx.config.upload);
       const job = workspace.jobs.add({ kind: "index", files: saved, texts: [] }, saved.map(fileDocumentId));
       return reply.status(202).send({ job });
+    },
+  );
+
+  api.get(
+    "/api/v1/uploads",
+    {
+      schema: {
+        tags: ["documents"],
+        summary:
+          "What an upload takes (file types, limits) and the file names uploaded before, with their documents",
+      },
+    },
+    async (request) => {
+      const workspace = workspaceOf(request, ctx.registry);
+      const { maxFileBytes, maxFiles } = ctx.config.upload;
+      return {
+        extensions: SUPPORTED_EXTENSIONS,
+        maxFileBytes,
+        maxFiles,
+        files: await uploadedFiles(workspace),
+      };
     },
   );
 
@@ -131,6 +153,25 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
       return reply.status(202).send({ job });
     },
   );
+}
+
+/**
+ * The names in the upload folder that documents came from, with those documents (a JSONL file makes
+ * several). A file's document id is made from its path, so uploading a name again replaces them.
+ */
+async function uploadedFiles(
+  workspace: ServedWorkspace,
+): Promise<{ name: string; documents: { id: string; title: string }[] }[]> {
+  const folder = resolve(workspace.uploadFolder);
+  const byName = new Map<string, { id: string; title: string }[]>();
+  for (const doc of await workspace.kgrag.services.store.listDocuments()) {
+    if (!doc.path || dirname(doc.path) !== folder) continue;
+    const name = basename(doc.path);
+    const documents = byName.get(name) ?? [];
+    documents.push({ id: doc.id, title: doc.title });
+    byName.set(name, documents);
+  }
+  return [...byName].sort(([a], [b]) => a.localeCompare(b)).map(([name, documents]) => ({ name, documents }));
 }
 
 async function mustExist(workspace: ServedWorkspace, id: string): Promise<DocumentRecord> {

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type DocumentRow, type Job } from "../api";
 import { errorText } from "../components/errors";
 import { JobCard } from "../components/JobCard";
+import { inBatches, planUpload, replaceQuestion, type SkippedFile } from "../components/upload-plan";
 
 const PAGE_SIZE = 50;
 const STATUSES = ["", "pending", "indexed", "partial", "failed"];
@@ -17,6 +18,8 @@ export function DocumentsView() {
   const [failure, setFailure] = useState<string>();
   const [dragging, setDragging] = useState(false);
   const [reload, setReload] = useState(0);
+  /** The last upload's files left out, and how many went. */
+  const [uploadNote, setUploadNote] = useState<{ sent: number; skipped: SkippedFile[] }>();
   const followed = useRef(new Set<string>());
   /** Titles of the documents listed so far: a delete job's card still names its document after. */
   const titles = useRef(new Map<string, string>());
@@ -77,9 +80,32 @@ export function DocumentsView() {
     }
   }
 
-  const upload = (files: FileList | null | undefined) => {
+  /**
+   * Sends the files the server takes, in as many uploads as its per-upload limit needs, after
+   * asking before any replaces documents uploaded under the same name; lists the ones left out.
+   */
+  async function upload(files: File[]) {
+    setFailure(undefined);
+    setUploadNote(undefined);
+    try {
+      const rules = await api.uploads();
+      const plan = planUpload(files, rules);
+      const skipped = [...plan.skipped];
+      let send = plan.send;
+      if (plan.replacing.length > 0 && !confirm(replaceQuestion(plan.replacing))) {
+        const kept = new Set(plan.replacing.map(({ file }) => file));
+        send = send.filter((file) => !kept.has(file));
+        for (const file of kept) skipped.push({ name: file.name, reason: "uploaded before; not replaced" });
+      }
+      if (skipped.length > 0) setUploadNote({ sent: send.length, skipped });
+      for (const batch of inBatches(send, rules.maxFiles)) follow(await api.uploadFiles(batch));
+    } catch (error) {
+      setFailure(errorText(error));
+    }
+  }
+  const uploadChosen = (files: FileList | null | undefined) => {
     const list = files ? [...files] : [];
-    if (list.length > 0) void run(() => api.uploadFiles(list));
+    if (list.length > 0) void upload(list);
   };
 
   return (
@@ -95,7 +121,7 @@ export function DocumentsView() {
         onDrop={(event) => {
           event.preventDefault();
           setDragging(false);
-          upload(event.dataTransfer?.files);
+          uploadChosen(event.dataTransfer?.files);
         }}
       >
         <p>Drop files here to index them (text, Markdown, HTML, PDF, DOCX, JSONL…)</p>
@@ -110,12 +136,13 @@ export function DocumentsView() {
           data-testid="file-input"
           onChange={(event) => {
             const input = event.target as HTMLInputElement;
-            upload(input.files);
+            uploadChosen(input.files);
             input.value = "";
           }}
         />
       </section>
       {failure && <p class="error">{failure}</p>}
+      {uploadNote && <SkippedFiles {...uploadNote} />}
       {jobs.length > 0 && (
         <section class="jobs" aria-label="Jobs">
           {jobs.map((job) => (
@@ -227,5 +254,24 @@ export function DocumentsView() {
         )}
       </section>
     </div>
+  );
+}
+
+/** The files an upload left out, each with why. */
+function SkippedFiles({ sent, skipped }: { sent: number; skipped: SkippedFile[] }) {
+  const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
+  return (
+    <section class="upload-notice" role="status" aria-label="Skipped files">
+      <p>
+        {sent === 0 ? "Nothing was uploaded" : `Uploading ${files(sent)}`}; {files(skipped.length)} left out:
+      </p>
+      <ul class="small">
+        {skipped.map((file, i) => (
+          <li key={`${i}:${file.name}`}>
+            <strong>{file.name}</strong>: {file.reason}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
