@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import { setTimeout as delay } from "node:timers/promises";
+import type { Browser, Dialog, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/chromium.js";
 import { REPO_ROOT } from "../support/cli-child.js";
@@ -166,6 +167,74 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await expect.poll(() => rows.count()).toBe(1);
   }, 90_000);
 
+  it("asks once and deletes once when Delete is double-clicked", async () => {
+    const questions: string[] = [];
+    const onDialog = (dialog: Dialog) => {
+      questions.push(dialog.message());
+      void dialog.accept();
+    };
+    const deletes: string[] = [];
+    const onRequest = (request: Request) => {
+      if (request.method() === "DELETE") deletes.push(request.url());
+    };
+    // The delete answers a second late, so nothing moves under the pointer between the two clicks
+    // (a job card arriving above the table would take the second click off the button).
+    const deleteRoute = (url: URL) => url.pathname.startsWith("/api/v1/documents/doc-");
+    await page.route(deleteRoute, async (route) => {
+      if (route.request().method() === "DELETE") await delay(1_000);
+      await route.continue();
+    });
+    page.on("dialog", onDialog);
+    page.on("request", onRequest);
+    try {
+      const row = page.locator("table.documents tbody tr", { hasText: "bee-notes.txt" });
+      const button = row.getByRole("button", { name: "Delete" });
+      await button.dblclick();
+      // Disabled until its job ends, re-index too.
+      expect(await button.isDisabled()).toBe(true);
+      expect(await row.getByRole("button", { name: "Re-index" }).isDisabled()).toBe(true);
+      await row.waitFor({ state: "detached", timeout: 60_000 });
+      expect(questions).toHaveLength(1);
+      expect(deletes).toHaveLength(1);
+      // The delete job's card names the document it deleted.
+      expect(await page.locator("article.job", { hasText: "Delete bee-notes.txt" }).count()).toBe(1);
+    } finally {
+      page.off("dialog", onDialog);
+      page.off("request", onRequest);
+      await page.unroute(deleteRoute);
+    }
+  }, 90_000);
+
+  it("shows the rows of the latest filter, not those of a slower earlier one", async () => {
+    const slowFilter = (url: URL) =>
+      url.pathname === "/api/v1/documents" && url.searchParams.get("q") === "zz";
+    let lateAnswerSent = () => {};
+    const lateAnswer = new Promise<void>((resolve) => {
+      lateAnswerSent = resolve;
+    });
+    await page.route(slowFilter, async (route) => {
+      await delay(1_500);
+      // Aborted by the page by now, when it ignores stale answers by aborting them.
+      await route.continue().catch(() => undefined);
+      lateAnswerSent();
+    });
+    const search = page.getByLabel("Filter documents");
+    const rows = page.locator("table.documents tbody tr");
+    try {
+      await search.fill("zz");
+      await search.fill("vessen");
+      await expect.poll(() => rows.count(), { timeout: 10_000 }).toBeGreaterThan(0);
+      await lateAnswer;
+      await delay(300);
+      // The answer for "zz" (no rows) came last and is not shown.
+      expect(await rows.count()).toBeGreaterThan(0);
+      expect((await rows.first().textContent())?.toLowerCase()).toContain("vessen");
+    } finally {
+      await page.unroute(slowFilter);
+      await search.fill("");
+    }
+  }, 60_000);
+
   it("streams an answer whose [n] citation opens the cited passage", async () => {
     await page.getByRole("link", { name: "Ask" }).click();
     await page
@@ -265,6 +334,44 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(await report.locator(".chips button").count()).toBeGreaterThan(0);
     await page.locator(".community-detail [data-testid=graph-canvas]").waitFor({ timeout: 30_000 });
     await shot("communities");
+  }, 60_000);
+
+  it("keeps the report of the community picked last when the one picked before answers late", async () => {
+    const tree = page.getByRole("navigation", { name: "Community hierarchy" });
+    const buttons = tree.locator("button.link");
+    const titles = await buttons.allTextContents();
+    // Two communities other than the one shown (picking that one again asks nothing).
+    const shown = await page.locator("article.report h2").textContent();
+    const first = titles.findIndex((title) => title !== shown);
+    const second = titles.findIndex((title) => title !== shown && title !== titles[first]);
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(second).toBeGreaterThan(first);
+    const reportRequest = (url: URL) => url.pathname.startsWith("/api/v1/graph/communities/");
+    let delayed = false;
+    let lateAnswerSent = () => {};
+    const lateAnswer = new Promise<void>((resolve) => {
+      lateAnswerSent = resolve;
+    });
+    // The first report asked for answers 1.5 s late; the others at once.
+    await page.route(reportRequest, async (route) => {
+      if (delayed) return route.continue();
+      delayed = true;
+      await delay(1_500);
+      await route.continue().catch(() => undefined);
+      lateAnswerSent();
+    });
+    try {
+      await buttons.nth(first).click();
+      await buttons.nth(second).click();
+      const heading = page.locator("article.report h2");
+      await expect.poll(() => heading.textContent(), { timeout: 10_000 }).toBe(titles[second]);
+      await lateAnswer;
+      await delay(300);
+      expect(await heading.textContent()).toBe(titles[second]);
+      expect(await buttons.nth(second).getAttribute("class")).toContain("active");
+    } finally {
+      await page.unroute(reportRequest);
+    }
   }, 60_000);
 
   it("finds an entity from the first letters of its name, and says when nothing matches", async () => {

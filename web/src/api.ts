@@ -323,8 +323,9 @@ async function send(path: string, init: RequestInit = {}, json?: unknown): Promi
   return response;
 }
 
-async function getJson<T>(schema: z.ZodType<T>, path: string): Promise<T> {
-  const response = await send(path);
+/** `signal` aborts the request: a view whose answer is no longer wanted (a newer one is asked) ends it. */
+async function getJson<T>(schema: z.ZodType<T>, path: string, signal?: AbortSignal): Promise<T> {
+  const response = await send(path, { signal });
   return schema.parse(await response.json());
 }
 
@@ -359,10 +360,14 @@ export const api = {
       .then((r) => r.json())
       .then((body) => JobEnvelopeSchema.parse(body).job);
   },
-  documents: (params: { offset?: number; limit?: number; status?: string; q?: string }) =>
+  documents: (
+    params: { offset?: number; limit?: number; status?: string; q?: string },
+    signal?: AbortSignal,
+  ) =>
     getJson(
       z.object({ items: z.array(DocumentRowSchema), total: z.number() }),
       `/api/v1/documents${query(params)}`,
+      signal,
     ),
   deleteDocument: (id: string) =>
     send(`/api/v1/documents/${encodeURIComponent(id)}`, { method: "DELETE" })
@@ -370,7 +375,8 @@ export const api = {
       .then((body) => JobEnvelopeSchema.parse(body).job),
   reindexDocument: (id: string) =>
     postJson(JobEnvelopeSchema, `/api/v1/documents/${encodeURIComponent(id)}/reindex`, {}).then((r) => r.job),
-  jobs: () => getJson(z.object({ items: z.array(JobSchema) }), "/api/v1/jobs").then((r) => r.items),
+  jobs: (signal?: AbortSignal) =>
+    getJson(z.object({ items: z.array(JobSchema) }), "/api/v1/jobs", signal).then((r) => r.items),
   job: (id: string) => getJson(JobSchema, `/api/v1/jobs/${encodeURIComponent(id)}`),
 
   /** Follows a job's SSE stream until its `end` event; resolves with the final job. */
@@ -430,7 +436,8 @@ export const api = {
       z.object({ items: z.array(EntityRowSchema) }),
       `/api/v1/graph/entities/popular${query({ limit })}`,
     ).then((r) => r.items),
-  entity: (name: string) => getJson(EntityDetailSchema, `/api/v1/graph/entity${query({ name })}`),
+  entity: (name: string, signal?: AbortSignal) =>
+    getJson(EntityDetailSchema, `/api/v1/graph/entity${query({ name })}`, signal),
   renameEntity: (entity: string, name: string) =>
     postJson(CuratedEnvelopeSchema, "/api/v1/entities/rename", { entity, name }).then((r) => r.entity),
   /** Merges `others` into `into`, which keeps its name. */
@@ -438,15 +445,20 @@ export const api = {
     postJson(CuratedEnvelopeSchema, "/api/v1/entities/merge", { names: [into, ...others], into }).then(
       (r) => r.entity,
     ),
-  neighbourhood: (name: string, depth = 1, maxNodes = 200, maxEdges = 1000) =>
-    getJson(NeighbourhoodSchema, `/api/v1/graph/neighbourhood${query({ name, depth, maxNodes, maxEdges })}`),
-  communities: () =>
-    getJson(z.object({ items: z.array(CommunityItemSchema) }), "/api/v1/graph/communities").then(
+  neighbourhood: (name: string, depth = 1, maxNodes = 200, maxEdges = 1000, signal?: AbortSignal) =>
+    getJson(
+      NeighbourhoodSchema,
+      `/api/v1/graph/neighbourhood${query({ name, depth, maxNodes, maxEdges })}`,
+      signal,
+    ),
+  communities: (signal?: AbortSignal) =>
+    getJson(z.object({ items: z.array(CommunityItemSchema) }), "/api/v1/graph/communities", signal).then(
       (r) => r.items,
     ),
-  community: (id: string) =>
-    getJson(CommunityDetailSchema, `/api/v1/graph/communities/${encodeURIComponent(id)}`),
-  passage: (chunkId: string) => getJson(PassageSchema, `/api/v1/passages/${encodeURIComponent(chunkId)}`),
+  community: (id: string, signal?: AbortSignal) =>
+    getJson(CommunityDetailSchema, `/api/v1/graph/communities/${encodeURIComponent(id)}`, signal),
+  passage: (chunkId: string, signal?: AbortSignal) =>
+    getJson(PassageSchema, `/api/v1/passages/${encodeURIComponent(chunkId)}`, signal),
 
   cypher: (cypherQuery: string, limit?: number) =>
     postJson(CypherResultSchema, "/api/v1/cypher", { query: cypherQuery, limit }),

@@ -151,7 +151,7 @@ function CurrentView({ view, params }: { view: string; params: URLSearchParams }
     case "ask":
       return <AskView />;
     case "communities":
-      return <CommunitiesView />;
+      return <CommunitiesView selected={params.get("community") ?? undefined} />;
     case "neo4j":
       return <Neo4jView />;
     default:

@@ -16,10 +16,18 @@ export function PassageDialog(props: {
     setFailure(undefined);
     setPassage(props.known);
     if (props.known) return;
+    // Another passage opened meanwhile: this one's answer is not wanted any more.
+    const request = new AbortController();
+    const { signal } = request;
     api
-      .passage(props.chunkId)
-      .then(setPassage)
-      .catch((error: unknown) => setFailure(error instanceof Error ? error.message : String(error)));
+      .passage(props.chunkId, signal)
+      .then((found) => {
+        if (!signal.aborted) setPassage(found);
+      })
+      .catch((error: unknown) => {
+        if (!signal.aborted) setFailure(error instanceof Error ? error.message : String(error));
+      });
+    return () => request.abort();
   }, [props.chunkId, props.known]);
   const closeButton = useRef<HTMLButtonElement>(null);
   // Focus moves into the dialog and stays there (its one control is the close button), and goes

@@ -28,16 +28,25 @@ function buildTree(items: CommunityItem[]): TreeNode[] {
   return roots.sort(bySize);
 }
 
-/** Communities: the hierarchy as a tree, the selected community's report and its members on the graph. */
-export function CommunitiesView() {
+interface MembersGraph {
+  nodes: GraphNodeData[];
+  edges: GraphEdgeData[];
+}
+
+const NO_GRAPH: MembersGraph = { nodes: [], edges: [] };
+
+/**
+ * Communities: the hierarchy as a tree, the selected community's report and its members on the
+ * graph. The selection is in the route (`#/communities?community=<id>`), so a [C:id] citation can
+ * open a report and the back button returns to the one read before.
+ */
+export function CommunitiesView({ selected }: { selected?: string }) {
+  const { navigate } = useApp();
   const [items, setItems] = useState<CommunityItem[]>([]);
-  const [selected, setSelected] = useState<string>();
   const [detail, setDetail] = useState<CommunityDetail>();
-  const [graph, setGraph] = useState<{ nodes: GraphNodeData[]; edges: GraphEdgeData[] }>({
-    nodes: [],
-    edges: [],
-  });
+  const [graph, setGraph] = useState<MembersGraph>(NO_GRAPH);
   const [failure, setFailure] = useState<string>();
+  const [detailFailure, setDetailFailure] = useState<string>();
   const tree = useMemo(() => buildTree(items), [items]);
 
   useEffect(() => {
@@ -47,17 +56,27 @@ export function CommunitiesView() {
       .catch((error: unknown) => setFailure(errorText(error)));
   }, []);
 
+  // One community's answers at a time: picking another aborts the requests for the one before, so
+  // a slow report or graph cannot land beside the next community's.
   useEffect(() => {
-    if (!selected) return;
     setDetail(undefined);
-    setGraph({ nodes: [], edges: [] });
+    setGraph(NO_GRAPH);
+    setDetailFailure(undefined);
+    if (!selected) return;
+    const request = new AbortController();
+    const { signal } = request;
     api
-      .community(selected)
+      .community(selected, signal)
       .then(async (found) => {
+        if (signal.aborted) return;
         setDetail(found);
-        setGraph(await membersGraph(found.members.slice(0, MEMBERS_ON_GRAPH)));
+        const drawn = await membersGraph(found.members.slice(0, MEMBERS_ON_GRAPH), signal);
+        if (!signal.aborted) setGraph(drawn);
       })
-      .catch((error: unknown) => setFailure(errorText(error)));
+      .catch((error: unknown) => {
+        if (!signal.aborted) setDetailFailure(errorText(error));
+      });
+    return () => request.abort();
   }, [selected]);
 
   const members = useMemo(() => new Set(detail?.members ?? []), [detail]);
@@ -68,10 +87,17 @@ export function CommunitiesView() {
         <h2>Communities ({items.length})</h2>
         {failure && <p class="error">{failure}</p>}
         {items.length === 0 && !failure && <p class="muted">No communities yet: index documents first.</p>}
-        <Tree nodes={tree} selected={selected} onSelect={setSelected} />
+        <Tree
+          nodes={tree}
+          selected={selected}
+          onSelect={(id) => navigate("communities", { community: id })}
+        />
       </nav>
       <section class="community-detail">
-        {!detail && <p class="muted">Pick a community to read its report.</p>}
+        {detailFailure && <p class="error">{detailFailure}</p>}
+        {!detail && !detailFailure && (
+          <p class="muted">{selected ? "Loading the report…" : "Pick a community to read its report."}</p>
+        )}
         {detail && (
           <CommunityReport detail={detail}>
             {graph.nodes.length > 0 && (
@@ -137,9 +163,9 @@ function CommunityReport({ detail, children }: { detail: CommunityDetail; childr
 }
 
 /** The members and the edges between them and their direct neighbours. */
-async function membersGraph(members: string[]): Promise<{ nodes: GraphNodeData[]; edges: GraphEdgeData[] }> {
+async function membersGraph(members: string[], signal: AbortSignal): Promise<MembersGraph> {
   const hoods = await Promise.all(
-    members.map((name) => api.neighbourhood(name, 1, 40, 200).catch(() => undefined)),
+    members.map((name) => api.neighbourhood(name, 1, 40, 200, signal).catch(() => undefined)),
   );
   const nodes = new Map<string, GraphNodeData>();
   const edges = new Map<string, GraphEdgeData>();

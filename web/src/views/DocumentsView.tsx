@@ -23,31 +23,45 @@ export function DocumentsView() {
   const followed = useRef(new Set<string>());
   /** Titles of the documents listed so far: a delete job's card still names its document after. */
   const titles = useRef(new Map<string, string>());
+  /** Documents with a delete or re-index under way (a ref too: two clicks come before a render). */
+  const busy = useRef(new Set<string>());
+  const [busyDocs, setBusyDocs] = useState<ReadonlySet<string>>(new Set());
   const fileInput = useRef<HTMLInputElement>(null);
 
+  // The page for the latest filter only: a new one (each letter typed) aborts the request before,
+  // whose answer could otherwise arrive last and show an older filter's rows.
   useEffect(() => {
+    const request = new AbortController();
+    const { signal } = request;
     api
-      .documents({ offset, limit: PAGE_SIZE, status, q: search.trim() })
+      .documents({ offset, limit: PAGE_SIZE, status, q: search.trim() }, signal)
       .then((page) => {
+        if (signal.aborted) return;
         for (const doc of page.items) if (doc.title) titles.current.set(doc.id, doc.title);
         setDocuments(page.items);
         setTotal(page.total);
         // A reload that worked clears what an earlier one (the server away) reported.
         setFailure(undefined);
       })
-      .catch((error: unknown) => setFailure(errorText(error)));
+      .catch((error: unknown) => {
+        if (!signal.aborted) setFailure(errorText(error));
+      });
+    return () => request.abort();
   }, [offset, status, search, reload]);
 
   // The job cards as the server has them now (a card left "running" by a lost connection too),
   // following the ones still going.
   useEffect(() => {
+    const request = new AbortController();
     api
-      .jobs()
+      .jobs(request.signal)
       .then((items) => {
+        if (request.signal.aborted) return;
         setJobs(items.slice(0, 10));
         for (const job of items) if (job.status === "queued" || job.status === "running") follow(job);
       })
       .catch(() => undefined);
+    return () => request.abort();
   }, [reload]);
   useEffect(() => () => followed.current.clear(), []);
 
@@ -55,8 +69,8 @@ export function DocumentsView() {
     setJobs((current) => [job, ...current.filter((j) => j.id !== job.id)].slice(0, 10));
   }
 
-  /** Streams a job's progress into its card, then refreshes the table. */
-  function follow(job: Job) {
+  /** Streams a job's progress into its card, then refreshes the table; `onEnd` once it ended. */
+  function follow(job: Job, onEnd?: () => void) {
     putJob(job);
     if (followed.current.has(job.id)) return;
     followed.current.add(job.id);
@@ -67,18 +81,40 @@ export function DocumentsView() {
       .catch((error: unknown) => setFailure(errorText(error)))
       .finally(() => {
         followed.current.delete(job.id);
+        onEnd?.();
         setReload((n) => n + 1);
       });
   }
 
-  async function run(start: () => Promise<Job>) {
+  function setBusy(docId: string, on: boolean) {
+    if (on) busy.current.add(docId);
+    else busy.current.delete(docId);
+    setBusyDocs(new Set(busy.current));
+  }
+
+  /**
+   * Starts a delete or re-index of one document; its actions stay disabled until that job ends, so
+   * a double click neither asks twice nor queues a second job.
+   */
+  async function act(docId: string, start: () => Promise<Job>) {
     setFailure(undefined);
+    setBusy(docId, true);
     try {
-      follow(await start());
+      follow(await start(), () => setBusy(docId, false));
     } catch (error) {
+      setBusy(docId, false);
       setFailure(errorText(error));
     }
   }
+  const reindex = (doc: DocumentRow) => {
+    if (!busy.current.has(doc.id)) void act(doc.id, () => api.reindexDocument(doc.id));
+  };
+  const remove = (doc: DocumentRow) => {
+    // Checked before asking: a second click of a double click comes once the first is answered.
+    if (busy.current.has(doc.id)) return;
+    if (confirm(`Delete ${doc.title || doc.id} and its graph contributions?`))
+      void act(doc.id, () => api.deleteDocument(doc.id));
+  };
 
   /**
    * Sends the files the server takes, in as many uploads as its per-upload limit needs, after
@@ -211,17 +247,14 @@ export function DocumentsView() {
                 </td>
                 <td class="small">{doc.updatedAt ? new Date(doc.updatedAt).toLocaleString() : ""}</td>
                 <td class="actions">
-                  <button type="button" onClick={() => void run(() => api.reindexDocument(doc.id))}>
+                  <button type="button" disabled={busyDocs.has(doc.id)} onClick={() => reindex(doc)}>
                     Re-index
                   </button>
                   <button
                     type="button"
                     class="danger"
-                    onClick={() => {
-                      if (confirm(`Delete ${doc.title || doc.id} and its graph contributions?`)) {
-                        void run(() => api.deleteDocument(doc.id));
-                      }
-                    }}
+                    disabled={busyDocs.has(doc.id)}
+                    onClick={() => remove(doc)}
                   >
                     Delete
                   </button>

@@ -24,10 +24,18 @@ export function EntityPanel({
   useEffect(() => {
     setDetail(undefined);
     setFailure(undefined);
+    // Another entity picked meanwhile: this one's answer is not wanted any more.
+    const request = new AbortController();
+    const { signal } = request;
     api
-      .entity(name)
-      .then(setDetail)
-      .catch((error: unknown) => setFailure(errorText(error)));
+      .entity(name, signal)
+      .then((found) => {
+        if (!signal.aborted) setDetail(found);
+      })
+      .catch((error: unknown) => {
+        if (!signal.aborted) setFailure(errorText(error));
+      });
+    return () => request.abort();
   }, [name]);
 
   return (

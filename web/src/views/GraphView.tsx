@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type EntityRow, type Neighbourhood } from "../api";
 import { EntitySearch } from "../components/EntitySearch";
 import { errorText } from "../components/errors";
@@ -40,29 +40,49 @@ export default function GraphView(props: { entity?: string }) {
   /** Bumped by an edit in the panel, so the panel reads the entity again under the same name. */
   const [revision, setRevision] = useState(0);
 
+  /**
+   * The graph on screen: a search (or Clear) starts a new one, and an expansion asked for an older
+   * one is dropped when it answers, so a slow earlier search cannot replace a later one.
+   */
+  const shown = useRef(0);
+
   async function expand(name: string, replace = false) {
+    const graphId = replace ? ++shown.current : shown.current;
     setLoading(true);
     setFailure(undefined);
     try {
       const hood = await api.neighbourhood(name, depth, maxNodes);
+      if (graphId !== shown.current) return;
       setGraph((current) => mergeNeighbourhood(replace ? EMPTY : current, hood));
       setSelected(name);
     } catch (error) {
-      setFailure(errorText(error));
+      if (graphId === shown.current) setFailure(errorText(error));
     } finally {
-      setLoading(false);
+      if (graphId === shown.current) setLoading(false);
     }
   }
 
+  const clear = () => {
+    shown.current += 1;
+    setGraph(EMPTY);
+    setLoading(false);
+  };
+
   useEffect(() => {
+    // Another entity in the route meanwhile starts from that one instead.
+    let live = true;
     api
       .popularEntities(30)
       .then((items) => {
+        if (!live) return;
         setPopular(items);
         const start = props.entity ?? items[0]?.name;
         if (start) void expand(start, true);
       })
-      .catch((error: unknown) => setFailure(errorText(error)));
+      .catch((error: unknown) => live && setFailure(errorText(error)));
+    return () => {
+      live = false;
+    };
   }, [props.entity]);
 
   return (
@@ -104,7 +124,7 @@ export default function GraphView(props: { entity?: string }) {
               ))}
             </select>
           </label>
-          <button type="button" onClick={() => setGraph(EMPTY)}>
+          <button type="button" onClick={clear}>
             Clear
           </button>
           {loading && <span class="muted">Loading…</span>}
