@@ -278,6 +278,47 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(await page.locator(".answer-panel").count()).toBe(2);
   }, 120_000);
 
+  it("asks on Enter (Shift+Enter starts a new line) and keeps question, options and answer across views", async () => {
+    const question = page.getByLabel("Question");
+    await page.getByLabel("compare with").uncheck();
+    await page.getByLabel("Mode", { exact: true }).selectOption("global");
+    await page.getByText("Options", { exact: true }).click();
+    await page.getByLabel("topK", { exact: true }).fill("7");
+    await question.fill("What groups");
+    await question.press("Shift+Enter");
+    await question.pressSequentially("are there?");
+    expect(await question.inputValue()).toBe("What groups\nare there?");
+    expect(await page.locator('.answer-panel[data-mode="global"]').count()).toBe(0);
+    await question.press("Enter");
+    await page.locator('.answer-panel[data-mode="global"] .metrics').waitFor({ timeout: 60_000 });
+    // Enter asked: it did not add a line.
+    expect(await question.inputValue()).toBe("What groups\nare there?");
+    const answer = await page.locator(".answer-panel .answer").textContent();
+    expect(answer).toMatch(/\[C:c\d+-[0-9a-f]+\]/);
+    await page.getByRole("link", { name: "Documents" }).click();
+    await page.locator("table.documents tbody tr").first().waitFor();
+    await page.getByRole("link", { name: "Ask" }).click();
+    expect(await question.inputValue()).toBe("What groups\nare there?");
+    expect(await page.getByLabel("Mode", { exact: true }).inputValue()).toBe("global");
+    expect(await page.getByLabel("topK", { exact: true }).inputValue()).toBe("7");
+    expect(await page.locator(".answer-panel .answer").textContent()).toBe(answer);
+  }, 120_000);
+
+  it("opens the community report a [C:id] citation names, and goes back to the answer", async () => {
+    const citation = page.locator(".answer .report-citation").first();
+    const marker = (await citation.textContent()) ?? "";
+    const id = /^\[C:(.+)\]$/.exec(marker)?.[1] ?? "";
+    expect(id).not.toBe("");
+    await citation.click();
+    await page.waitForURL(`**/#/communities?community=${id}`);
+    const report = page.locator("article.report h2");
+    await report.waitFor();
+    const tree = page.getByRole("navigation", { name: "Community hierarchy" });
+    expect(await tree.locator("button.link.active").textContent()).toBe(await report.textContent());
+    await page.goBack();
+    await page.locator(".answer .report-citation").first().waitFor();
+  }, 60_000);
+
   it("opens the graph, shows an entity and expands a neighbour", async () => {
     await page.getByRole("link", { name: "Graph" }).click();
     const panel = page.getByRole("complementary", { name: "Entity details" });
@@ -285,6 +326,17 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     const first = await panel.locator("h2").textContent();
     const before = await nodeCount(page);
     expect(before).toBeGreaterThan(1);
+    // Coloured by community, the legend names communities by their reports' titles, not their ids.
+    const titles = await page.evaluate<string[]>(
+      `fetch("/api/v1/graph/communities").then((r) => r.json()).then((body) => body.items.map((c) => c.title))`,
+    );
+    const legend = page.getByRole("list", { name: "Legend" }).locator("li");
+    await expect
+      .poll(async () =>
+        (await legend.allTextContents()).some((text) => titles.some((t) => text.startsWith(t))),
+      )
+      .toBe(true);
+    for (const text of await legend.allTextContents()) expect(text).not.toMatch(/^c\d+-[0-9a-f]{12} /);
     // ForceAtlas2 runs in its worker for a bounded time, then the canvas reports the layout settled.
     await page.locator('[data-testid=graph-canvas][data-layout="settled"]').waitFor({ timeout: 30_000 });
     await shot("graph");

@@ -14,8 +14,20 @@ describe("web app: answer citations", () => {
     ]);
   });
 
-  it("leaves brackets that are not numbers as text", () => {
-    expect(answerPieces("See [C:c1-abc] and [x].")).toEqual([{ text: "See [C:c1-abc] and [x]." }]);
+  it("splits [C:id] community report citations out too, alone or beside passage numbers", () => {
+    expect(answerPieces("Two groups [C:c1-abc, C:c0-9f]; Vale [C:c0-9f; 2].")).toEqual([
+      { text: "Two groups " },
+      { report: "c1-abc" },
+      { report: "c0-9f" },
+      { text: "; Vale " },
+      { report: "c0-9f" },
+      { cite: 2 },
+      { text: "." },
+    ]);
+  });
+
+  it("leaves brackets that are not citations as text", () => {
+    expect(answerPieces("See [x], [C:] and [E:1].")).toEqual([{ text: "See [x], [C:] and [E:1]." }]);
   });
 });
 

@@ -7,6 +7,7 @@ import { lazyComponent } from "./lazy";
 import { routeHash, useRoute } from "./route";
 import "./styles.css";
 import { AskView } from "./views/AskView";
+import { AskStore } from "./views/ask-session";
 import { CommunitiesView } from "./views/CommunitiesView";
 import { DocumentsView } from "./views/DocumentsView";
 
@@ -51,6 +52,10 @@ function App() {
   const workspace = workspaces.find((w) => w.id === workspaceId) ?? workspaces[0];
   // Set before children render, so their first requests already name the workspace.
   useWorkspace(workspace?.id ?? "");
+  // The Ask view's question and answers outlive the view (a visit to the graph and back keeps
+  // them), not the workspace or key they were asked with.
+  const askStore = useMemo(() => new AskStore(), [workspace?.id, keyVersion]);
+  useEffect(() => () => askStore.close(), [askStore]);
 
   const chooseWorkspace = (id: string) => {
     localStorage.setItem(WORKSPACE_STORAGE, id);
@@ -130,7 +135,9 @@ function App() {
       <main key={`${workspace?.id ?? ""}:${keyVersion}`}>
         {needsKey && <p class="error">This server needs an API key: enter it above.</p>}
         {loadError && <p class="error">Cannot reach the server: {loadError}</p>}
-        {!needsKey && workspace && <CurrentView view={route.view} params={route.params} />}
+        {!needsKey && workspace && (
+          <CurrentView view={route.view} params={route.params} askStore={askStore} />
+        )}
       </main>
       {passage && (
         <PassageDialog
@@ -144,12 +151,20 @@ function App() {
   );
 }
 
-function CurrentView({ view, params }: { view: string; params: URLSearchParams }) {
+function CurrentView({
+  view,
+  params,
+  askStore,
+}: {
+  view: string;
+  params: URLSearchParams;
+  askStore: AskStore;
+}) {
   switch (view) {
     case "graph":
       return <GraphView entity={params.get("entity") ?? undefined} />;
     case "ask":
-      return <AskView />;
+      return <AskView store={askStore} />;
     case "communities":
       return <CommunitiesView selected={params.get("community") ?? undefined} />;
     case "neo4j":

@@ -15,6 +15,8 @@ export interface GraphCanvasProps {
   selected?: string;
   /** Nodes drawn prominently (community members); the rest fade. */
   emphasised?: ReadonlySet<string>;
+  /** Legend words for category keys (community ids); a key without one is shown as is. */
+  categoryLabels?: ReadonlyMap<string, string>;
   onNodeClick?(id: string): void;
   /** How long ForceAtlas2 runs after a change, in ms, before the layout is left to settle. */
   layoutMs?: number;
@@ -178,12 +180,15 @@ export default function GraphCanvas(props: GraphCanvasProps) {
         />
       )}
       <ul class="legend" aria-label="Legend">
-        {legend.slice(0, 13).map((entry) => (
-          <li key={entry.key}>
-            <span class="swatch" style={{ background: entry.colour }} />
-            {entry.key} <span class="muted">({entry.count})</span>
-          </li>
-        ))}
+        {legend.slice(0, 13).map((entry) => {
+          const label = props.categoryLabels?.get(entry.key) ?? entry.key;
+          return (
+            <li key={entry.key} title={label === entry.key ? label : `${label} (${entry.key})`}>
+              <span class="swatch" style={{ background: entry.colour }} />
+              {label} <span class="muted">({entry.count})</span>
+            </li>
+          );
+        })}
         {legend.length > 13 && <li class="muted">+{legend.length - 13} more</li>}
       </ul>
       <p class="muted small graph-count">

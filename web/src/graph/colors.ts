@@ -34,3 +34,13 @@ export function legendFor(keys: string[]): LegendEntry[] {
 export function sizeForDegree(degree: number): number {
   return Math.min(22, 4 + 2.2 * Math.sqrt(Math.max(0, degree)));
 }
+
+/**
+ * What the legend calls each community when nodes are coloured by community: its report's title,
+ * "community <id>" for one without a report (its title is its id), "no community" for none.
+ */
+export function communityLabels(communities: { id: string; title: string }[]): Map<string, string> {
+  const labels = new Map<string, string>([["none", "no community"]]);
+  for (const { id, title } of communities) labels.set(id, title && title !== id ? title : `community ${id}`);
+  return labels;
+}

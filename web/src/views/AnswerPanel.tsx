@@ -17,9 +17,12 @@ export interface AnswerState {
 const TABS = ["entities", "relationships", "reports", "passages"] as const;
 type Tab = (typeof TABS)[number];
 
-/** One mode's answer: streamed text with clickable [n] citations, the context in tabs, timings and usage. */
+/**
+ * One mode's answer: streamed text with clickable [n] citations (the passage opens) and [C:id] ones
+ * (the communities view opens on that report), the context in tabs, timings and usage.
+ */
 export function AnswerPanel({ state }: { state: AnswerState }) {
-  const { openPassage } = useApp();
+  const { openPassage, navigate } = useApp();
   const [tab, setTab] = useState<Tab>("passages");
   const highlightTerms = termsOf(state.result);
   const chunks = state.context?.chunks ?? [];
@@ -39,6 +42,8 @@ export function AnswerPanel({ state }: { state: AnswerState }) {
     const chunkId = reference?.chunkId ?? chunks[n - 1]?.id;
     if (chunkId) showPassage(chunkId, reference?.title);
   };
+  const openReport = (id: string) => navigate("communities", { community: id });
+  const reportTitle = (id: string) => state.context?.communities.find((c) => c.id === id)?.title;
   const context = state.context;
   return (
     <section class="answer-panel" aria-label={`Answer (${state.mode})`} data-mode={state.mode}>
@@ -47,21 +52,33 @@ export function AnswerPanel({ state }: { state: AnswerState }) {
       </h3>
       {state.error && <p class="error">{state.error}</p>}
       <div class="answer" data-testid="answer">
-        {answerPieces(state.answer).map((piece, i) =>
-          "cite" in piece ? (
-            <button
-              type="button"
-              key={i}
-              class="citation"
-              title={state.references.find((r) => r.n === piece.cite)?.title}
-              onClick={() => openCitation(piece.cite)}
-            >
-              [{piece.cite}]
-            </button>
-          ) : (
-            <span key={i}>{piece.text}</span>
-          ),
-        )}
+        {answerPieces(state.answer).map((piece, i) => {
+          if ("cite" in piece)
+            return (
+              <button
+                type="button"
+                key={i}
+                class="citation"
+                title={state.references.find((r) => r.n === piece.cite)?.title}
+                onClick={() => openCitation(piece.cite)}
+              >
+                [{piece.cite}]
+              </button>
+            );
+          if ("report" in piece)
+            return (
+              <button
+                type="button"
+                key={i}
+                class="citation report-citation"
+                title={`Community report: ${reportTitle(piece.report) ?? piece.report}`}
+                onClick={() => openReport(piece.report)}
+              >
+                [C:{piece.report}]
+              </button>
+            );
+          return <span key={i}>{piece.text}</span>;
+        })}
       </div>
       {state.references.length > 0 && (
         <ol class="references small">
@@ -107,6 +124,7 @@ export function AnswerPanel({ state }: { state: AnswerState }) {
             context={context}
             tab={tab}
             onPassage={(id) => openPassage(id, { terms: highlightTerms })}
+            onReport={openReport}
           />
         </div>
       )}
@@ -126,7 +144,12 @@ function termsOf(result: QueryResult | undefined): string[] {
   return [...(keywords?.high ?? []), ...(keywords?.low ?? [])].filter((term) => term.length > 1);
 }
 
-function ContextTab(props: { context: QueryContext; tab: Tab; onPassage(chunkId: string): void }) {
+function ContextTab(props: {
+  context: QueryContext;
+  tab: Tab;
+  onPassage(chunkId: string): void;
+  onReport(communityId: string): void;
+}) {
   const { context, tab } = props;
   if (tab === "entities") {
     return (
@@ -170,7 +193,10 @@ function ContextTab(props: { context: QueryContext; tab: Tab; onPassage(chunkId:
       <ul class="context">
         {context.communities.map((c) => (
           <li key={c.id}>
-            <strong>{c.title}</strong>
+            <button type="button" class="link" onClick={() => props.onReport(c.id)}>
+              <strong>{c.title}</strong>
+            </button>{" "}
+            <span class="muted small">C:{c.id}</span>
             <p class="small">{c.summary}</p>
           </li>
         ))}

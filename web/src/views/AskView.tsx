@@ -1,23 +1,7 @@
-import { useRef, useState } from "preact/hooks";
 import { api, QUERY_MODES, type QueryMode, type QueryRequest } from "../api";
 import { errorText } from "../components/errors";
 import { AnswerPanel, type AnswerState } from "./AnswerPanel";
-
-interface AskOptions {
-  topK: string;
-  chunkTopK: string;
-  totalTokens: string;
-  responseType: string;
-  contextOnly: boolean;
-}
-
-const NO_OPTIONS: AskOptions = {
-  topK: "",
-  chunkTopK: "",
-  totalTokens: "",
-  responseType: "",
-  contextOnly: false,
-};
+import { type AskOptions, type AskSession, type AskStore, useAskSession } from "./ask-session";
 
 /** Only the options the user filled in: the rest fall back to the workspace's query config. */
 function requestFor(question: string, mode: QueryMode, options: AskOptions): QueryRequest {
@@ -30,31 +14,40 @@ function requestFor(question: string, mode: QueryMode, options: AskOptions): Que
   return request;
 }
 
-/** Ask: one question in one mode, or two modes side by side, answers streaming in. */
-export function AskView() {
-  const [question, setQuestion] = useState("");
-  const [mode, setMode] = useState<QueryMode>("mix");
-  const [compare, setCompare] = useState(false);
-  const [otherMode, setOtherMode] = useState<QueryMode>("naive");
-  const [options, setOptions] = useState<AskOptions>(NO_OPTIONS);
-  const [answers, setAnswers] = useState<AnswerState[]>([]);
-  const aborter = useRef<AbortController | undefined>(undefined);
+/**
+ * Ask: one question in one mode, or two modes side by side, answers streaming in. What it shows
+ * lives in `store`, which outlasts the view.
+ */
+export function AskView({ store }: { store: AskStore }) {
+  const [session, change] = useAskSession(store);
+  const { question, mode, compare, otherMode, options, optionsOpen, answers } = session;
+  const set =
+    <K extends keyof AskSession>(key: K) =>
+    (value: AskSession[K]) =>
+      change((current) => ({ ...current, [key]: value }));
 
-  function update(index: number, change: (state: AnswerState) => AnswerState) {
-    setAnswers((current) => current.map((state, i) => (i === index ? change(state) : state)));
+  function update(index: number, changeAnswer: (state: AnswerState) => AnswerState) {
+    change((current) => ({
+      ...current,
+      answers: current.answers.map((state, i) => (i === index ? changeAnswer(state) : state)),
+    }));
   }
 
   async function stream(index: number, request: QueryRequest, signal: AbortSignal) {
+    // Once a newer question started, events this stream had read already belong to no answer shown.
+    const updateLive = (changeAnswer: (state: AnswerState) => AnswerState) => {
+      if (!signal.aborted) update(index, changeAnswer);
+    };
     try {
       const result = await api.queryStream(
         request,
         {
-          onContext: (context, references) => update(index, (s) => ({ ...s, context, references })),
-          onToken: (text) => update(index, (s) => ({ ...s, answer: s.answer + text })),
+          onContext: (context, references) => updateLive((s) => ({ ...s, context, references })),
+          onToken: (text) => updateLive((s) => ({ ...s, answer: s.answer + text })),
         },
         signal,
       );
-      update(index, (s) => ({
+      updateLive((s) => ({
         ...s,
         answer: result.answer,
         context: result.context,
@@ -63,7 +56,7 @@ export function AskView() {
         running: false,
       }));
     } catch (error) {
-      if (!signal.aborted) update(index, (s) => ({ ...s, error: errorText(error), running: false }));
+      updateLive((s) => ({ ...s, error: errorText(error), running: false }));
     }
   }
 
@@ -71,17 +64,19 @@ export function AskView() {
     event.preventDefault();
     const text = question.trim();
     if (!text) return;
-    aborter.current?.abort();
-    const controller = new AbortController();
-    aborter.current = controller;
+    const signal = store.newQuestion();
     const modes = compare ? [mode, otherMode] : [mode];
-    setAnswers(modes.map((m) => ({ mode: m, answer: "", references: [], running: true })));
-    modes.forEach((m, i) => void stream(i, requestFor(text, m, options), controller.signal));
+    change((current) => ({
+      ...current,
+      answers: modes.map((m) => ({ mode: m, answer: "", references: [], running: true })),
+    }));
+    modes.forEach((m, i) => void stream(i, requestFor(text, m, options), signal));
   }
 
   const setOption = (key: keyof AskOptions) => (event: Event) => {
     const input = event.target as HTMLInputElement;
-    setOptions((current) => ({ ...current, [key]: input.type === "checkbox" ? input.checked : input.value }));
+    const value = input.type === "checkbox" ? input.checked : input.value;
+    change((current) => ({ ...current, options: { ...current.options, [key]: value } }));
   };
 
   return (
@@ -89,25 +84,26 @@ export function AskView() {
       <form class="ask-form" onSubmit={ask}>
         <textarea
           aria-label="Question"
-          placeholder="Ask a question about your documents…"
+          placeholder="Ask a question about your documents… (Enter asks, Shift+Enter starts a new line)"
           rows={3}
           value={question}
-          onInput={(event) => setQuestion((event.target as HTMLTextAreaElement).value)}
+          onInput={(event) => set("question")((event.target as HTMLTextAreaElement).value)}
           onKeyDown={(event) => {
-            if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) ask(event);
+            // Not while an input method composes (Chinese, Japanese): its Enter picks the characters.
+            if (event.key === "Enter" && !event.shiftKey && !event.isComposing) ask(event);
           }}
         />
         <div class="toolbar">
-          <ModeSelect label="Mode" value={mode} onChange={setMode} />
+          <ModeSelect label="Mode" value={mode} onChange={set("mode")} />
           <label class="inline">
             <input
               type="checkbox"
               checked={compare}
-              onChange={(e) => setCompare((e.target as HTMLInputElement).checked)}
+              onChange={(e) => set("compare")((e.target as HTMLInputElement).checked)}
             />{" "}
             compare with
           </label>
-          {compare && <ModeSelect label="Second mode" value={otherMode} onChange={setOtherMode} />}
+          {compare && <ModeSelect label="Second mode" value={otherMode} onChange={set("otherMode")} />}
           <label class="inline">
             <input type="checkbox" checked={options.contextOnly} onChange={setOption("contextOnly")} />{" "}
             context only
@@ -116,7 +112,11 @@ export function AskView() {
             Ask
           </button>
         </div>
-        <details class="options">
+        <details
+          class="options"
+          open={optionsOpen}
+          onToggle={(event) => set("optionsOpen")((event.target as HTMLDetailsElement).open)}
+        >
           <summary>Options</summary>
           <label>
             topK <input type="number" min={1} value={options.topK} onInput={setOption("topK")} />

@@ -5,17 +5,21 @@ import { Description } from "../components/Description";
 import { EntityCuration } from "../components/EntityCuration";
 import { errorText } from "../components/errors";
 import { HighlightedText } from "../components/HighlightedText";
+import { routeHash } from "../route";
 
 /** Side panel: an entity's description, type, relationships and source passages (mentions marked). */
 export function EntityPanel({
   name,
   onExpand,
   onChanged,
+  communityNames,
 }: {
   name: string;
   onExpand(name: string): void;
   /** After a rename or merge in the panel, with the entity's name. */
   onChanged(name: string): void;
+  /** Community ids' readable names (their reports' titles), when known. */
+  communityNames?: ReadonlyMap<string, string>;
 }) {
   const { openPassage } = useApp();
   const [detail, setDetail] = useState<EntityDetail>();
@@ -47,9 +51,15 @@ export function EntityPanel({
         <>
           <p class="muted">
             <span class="badge">{detail.entity.type}</span> degree {detail.entity.degree}
-            {detail.entity.community !== undefined && detail.entity.community !== null
-              ? ` · community ${detail.entity.community}`
-              : ""}
+            {detail.entity.community !== undefined && detail.entity.community !== null && (
+              <>
+                {" · "}
+                <a href={routeHash("communities", { community: String(detail.entity.community) })}>
+                  {communityNames?.get(String(detail.entity.community)) ??
+                    `community ${detail.entity.community}`}
+                </a>
+              </>
+            )}
           </p>
           {detail.entity.aliases && detail.entity.aliases.length > 0 && (
             <p class="small">Also: {detail.entity.aliases.join(", ")}</p>

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type EntityRow, type Neighbourhood } from "../api";
 import { EntitySearch } from "../components/EntitySearch";
 import { errorText } from "../components/errors";
+import { communityLabels } from "../graph/colors";
 import GraphCanvas from "../graph/GraphCanvas";
 import type { ColourBy, GraphEdgeData, GraphNodeData } from "../graph/types";
 import { EntityPanel } from "./EntityPanel";
@@ -39,6 +40,16 @@ export default function GraphView(props: { entity?: string }) {
   const [loading, setLoading] = useState(false);
   /** Bumped by an edit in the panel, so the panel reads the entity again under the same name. */
   const [revision, setRevision] = useState(0);
+  /** The legend's words for community ids (their reports' titles), once the list has come. */
+  const [communityNames, setCommunityNames] = useState<ReadonlyMap<string, string>>();
+
+  useEffect(() => {
+    api
+      .communities()
+      .then((items) => setCommunityNames(communityLabels(items)))
+      // The legend shows the ids instead.
+      .catch(() => undefined);
+  }, []);
 
   /**
    * The graph on screen: a search (or Clear) starts a new one, and an expansion asked for an older
@@ -146,6 +157,7 @@ export default function GraphView(props: { entity?: string }) {
           nodes={graph.nodes}
           edges={graph.edges}
           colourBy={colourBy}
+          categoryLabels={colourBy === "community" ? communityNames : undefined}
           selected={selected}
           onNodeClick={(id) => void expand(id)}
         />
@@ -154,6 +166,7 @@ export default function GraphView(props: { entity?: string }) {
         <EntityPanel
           key={`${selected}#${revision}`}
           name={selected}
+          communityNames={communityNames}
           onExpand={(name) => void expand(name)}
           onChanged={(name) => {
             // Node ids are names: after a rename or merge the neighbourhood is drawn again.
