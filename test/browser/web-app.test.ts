@@ -205,6 +205,52 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     }
   }, 90_000);
 
+  it("keeps a document's actions disabled while a delete of it runs, after a visit elsewhere too", async () => {
+    const row = page.locator("table.documents tbody tr").first();
+    const docId = (await row.getAttribute("data-document-id")) ?? "";
+    const deleting = {
+      id: "66666666-7777-8888-9999-000000000000",
+      kind: "delete",
+      status: "running",
+      stage: "embed entities",
+      done: 0,
+      total: 5,
+      progress: 0.65,
+      errors: [],
+      documents: [docId],
+      createdAt: new Date().toISOString(),
+    };
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const jobList = (url: URL) => url.pathname === "/api/v1/jobs";
+    const jobEvents = (url: URL) => url.pathname === `/api/v1/jobs/${deleting.id}/events`;
+    await page.route(jobList, (route) => route.fulfill({ json: { items: [deleting] } }));
+    await page.route(jobEvents, async (route) => {
+      await released;
+      // It ends without deleting anything: a stand-in for the server's job.
+      const ended = { ...deleting, status: "failed", message: "stand-in" };
+      await route.fulfill({
+        contentType: "text/event-stream",
+        body: `event: end\ndata: ${JSON.stringify(ended)}\n\n`,
+      });
+    });
+    const mine = page.locator(`tr[data-document-id="${docId}"]`);
+    try {
+      await page.getByRole("link", { name: "Ask" }).click();
+      await page.getByRole("link", { name: "Documents" }).click();
+      await page.locator(`article.job[data-job-id="${deleting.id}"]`).waitFor();
+      await expect.poll(() => mine.getByRole("button", { name: "Delete" }).isDisabled()).toBe(true);
+      expect(await mine.getByRole("button", { name: "Re-index" }).isDisabled()).toBe(true);
+    } finally {
+      await page.unroute(jobList);
+      release();
+    }
+    await expect.poll(() => mine.getByRole("button", { name: "Delete" }).isDisabled()).toBe(false);
+    await page.unroute(jobEvents);
+  }, 60_000);
+
   it("shows the rows of the latest filter, not those of a slower earlier one", async () => {
     const slowFilter = (url: URL) =>
       url.pathname === "/api/v1/documents" && url.searchParams.get("q") === "zz";

@@ -50,7 +50,8 @@ export function DocumentsView() {
   }, [offset, status, search, reload]);
 
   // The job cards as the server has them now (a card left "running" by a lost connection too),
-  // following the ones still going.
+  // following the ones still going; a document a delete or re-index still works on keeps its
+  // actions disabled, after a visit to another view too.
   useEffect(() => {
     const request = new AbortController();
     api
@@ -58,7 +59,14 @@ export function DocumentsView() {
       .then((items) => {
         if (request.signal.aborted) return;
         setJobs(items.slice(0, 10));
-        for (const job of items) if (job.status === "queued" || job.status === "running") follow(job);
+        for (const job of items) {
+          if (job.status !== "queued" && job.status !== "running") continue;
+          const docs = job.kind === "index" ? [] : job.documents;
+          for (const id of docs) setBusy(id, true);
+          follow(job, () => {
+            for (const id of docs) setBusy(id, false);
+          });
+        }
       })
       .catch(() => undefined);
     return () => request.abort();
