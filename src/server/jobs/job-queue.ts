@@ -80,6 +80,21 @@ export class JobQueue {
     return { ...job };
   }
 
+  /**
+   * A delete or re-index of a document that one already queued or running will do: that job,
+   * instead of a second one (a double click, two tabs), which would only fail on a deleted
+   * document or extract it twice. Index jobs are never merged: their inputs differ.
+   */
+  addOnce(spec: Extract<JobSpec, { kind: "delete" | "reindex" }>, documents: string[]): Job {
+    const pending = [...this.jobs.values()].find(
+      (job) =>
+        (job.status === "queued" || job.status === "running") &&
+        job.kind === spec.kind &&
+        sameMembers(job.documents, documents),
+    );
+    return pending ? { ...pending } : this.add(spec, documents);
+  }
+
   get(id: string): Job | undefined {
     const job = this.jobs.get(id);
     return job && { ...job };
@@ -271,4 +286,8 @@ export class JobQueue {
   private inputFile(id: string): string {
     return join(this.inputsFolder(), `${id}.json`);
   }
+}
+
+function sameMembers(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id) => b.includes(id));
 }

@@ -136,7 +136,9 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
     async (request, reply) => {
       const workspace = workspaceOf(request, ctx.registry);
       await mustExist(workspace, request.params.id);
-      const job = workspace.jobs.add({ kind: "delete", docIds: [request.params.id] }, [request.params.id]);
+      const job = workspace.jobs.addOnce({ kind: "delete", docIds: [request.params.id] }, [
+        request.params.id,
+      ]);
       return reply.status(202).send({ job });
     },
   );
@@ -149,7 +151,7 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
     async (request, reply) => {
       const workspace = workspaceOf(request, ctx.registry);
       await mustExist(workspace, request.params.id);
-      const job = workspace.jobs.add({ kind: "reindex", docId: request.params.id }, [request.params.id]);
+      const job = workspace.jobs.addOnce({ kind: "reindex", docId: request.params.id }, [request.params.id]);
       return reply.status(202).send({ job });
     },
   );
