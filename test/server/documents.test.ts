@@ -146,9 +146,9 @@ describe("kgrag serve: documents and jobs", () => {
       }),
     });
     expect(response.status).toBe(202);
-    expect(await finished(((await response.json()) as { job: Job }).job.id)).toMatchObject({
-      status: "done",
-    });
+    const textJob = ((await response.json()) as { job: Job }).job;
+    expect(textJob.titles).toEqual(["Porto", "Lisbon"]);
+    expect(await finished(textJob.id)).toMatchObject({ status: "done" });
     expect((await documents()).total).toBe(3);
     const page = await documents("?offset=1&limit=1");
     expect(page).toMatchObject({ total: 3, items: [expect.anything()] });

@@ -8,6 +8,8 @@ export interface JobSummary {
   progress?: number;
   documents: string[];
   files?: string[];
+  /** The titles of the texts an index job of raw texts reads. */
+  titles?: string[];
 }
 
 const NAMES_SHOWN = 3;
@@ -31,7 +33,8 @@ export function jobHeading(
   job: JobSummary,
   titleOf: (id: string) => string | undefined = () => undefined,
 ): string {
-  const docs = job.documents.map((id) => titleOf(id) ?? id);
+  // A text's title as the job gave it, else the view's, else its id (often a hash).
+  const docs = job.documents.map((id, i) => job.titles?.[i] ?? titleOf(id) ?? id);
   if (job.kind === "index" && job.files && job.files.length > 0)
     return `Index ${count(job.files.length, "file")}: ${someNames(job.files)}`;
   const verb = job.kind === "delete" ? "Delete" : job.kind === "reindex" ? "Re-index" : "Index";
