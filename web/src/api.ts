@@ -38,6 +38,8 @@ export const JobSchema = z.looseObject({
   documents: z.array(z.string()).default([]),
   /** An upload's file names. */
   files: z.array(z.string()).optional(),
+  /** A raw-text index job's text titles. */
+  titles: z.array(z.string()).optional(),
   createdAt: z.string().optional(),
   finishedAt: z.string().optional(),
 });
