@@ -267,7 +267,11 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     const search = page.getByLabel("Filter documents");
     const rows = page.locator("table.documents tbody tr");
     try {
+      // The "zz" request must have left before "vessen" is typed: two fills within one frame
+      // render once, and then no request for "zz" is made at all (and no late answer comes).
+      const zzSent = page.waitForRequest((request) => slowFilter(new URL(request.url())));
       await search.fill("zz");
+      await zzSent;
       await search.fill("vessen");
       await expect.poll(() => rows.count(), { timeout: 10_000 }).toBeGreaterThan(0);
       await lateAnswer;
@@ -341,6 +345,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(await question.inputValue()).toBe("What groups\nare there?");
     const answer = await page.locator(".answer-panel .answer").textContent();
     expect(answer).toMatch(/\[C:c\d+-[0-9a-f]+\]/);
+    const reportsTab = page.getByRole("tab", { name: /^reports/ });
+    await reportsTab.click();
     await page.getByRole("link", { name: "Documents" }).click();
     await page.locator("table.documents tbody tr").first().waitFor();
     await page.getByRole("link", { name: "Ask" }).click();
@@ -348,6 +354,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(await page.getByLabel("Mode", { exact: true }).inputValue()).toBe("global");
     expect(await page.getByLabel("topK", { exact: true }).inputValue()).toBe("7");
     expect(await page.locator(".answer-panel .answer").textContent()).toBe(answer);
+    // The context tab picked before leaving is still the one shown.
+    expect(await reportsTab.getAttribute("aria-selected")).toBe("true");
   }, 120_000);
 
   it("opens the community report a [C:id] citation names, and goes back to the answer", async () => {

@@ -1,4 +1,3 @@
-import { useState } from "preact/hooks";
 import type { QueryContext, QueryResult, Reference } from "../api";
 import { useApp } from "../app-context";
 import { answerPieces } from "../components/citations";
@@ -12,18 +11,20 @@ export interface AnswerState {
   result?: QueryResult;
   error?: string;
   running: boolean;
+  /** The context tab shown; kept with the answer so it survives a visit to another view. */
+  tab?: ContextTabName;
 }
 
 const TABS = ["entities", "relationships", "reports", "passages"] as const;
-type Tab = (typeof TABS)[number];
+export type ContextTabName = (typeof TABS)[number];
 
 /**
  * One mode's answer: streamed text with clickable [n] citations (the passage opens) and [C:id] ones
  * (the communities view opens on that report), the context in tabs, timings and usage.
  */
-export function AnswerPanel({ state }: { state: AnswerState }) {
+export function AnswerPanel({ state, onTab }: { state: AnswerState; onTab: (tab: ContextTabName) => void }) {
   const { openPassage, navigate } = useApp();
-  const [tab, setTab] = useState<Tab>("passages");
+  const tab = state.tab ?? "passages";
   const highlightTerms = termsOf(state.result);
   const chunks = state.context?.chunks ?? [];
   /** Opens a passage, from the context when it is there (chunk i is reference i + 1). */
@@ -114,7 +115,7 @@ export function AnswerPanel({ state }: { state: AnswerState }) {
                 key={name}
                 aria-selected={tab === name}
                 class={tab === name ? "active" : ""}
-                onClick={() => setTab(name)}
+                onClick={() => onTab(name)}
               >
                 {name} ({countOf(context, name)})
               </button>
@@ -132,7 +133,7 @@ export function AnswerPanel({ state }: { state: AnswerState }) {
   );
 }
 
-function countOf(context: QueryContext, tab: Tab): number {
+function countOf(context: QueryContext, tab: ContextTabName): number {
   if (tab === "entities") return context.entities.length;
   if (tab === "relationships") return context.relationships.length;
   if (tab === "reports") return context.communities.length;
@@ -146,7 +147,7 @@ function termsOf(result: QueryResult | undefined): string[] {
 
 function ContextTab(props: {
   context: QueryContext;
-  tab: Tab;
+  tab: ContextTabName;
   onPassage(chunkId: string): void;
   onReport(communityId: string): void;
 }) {

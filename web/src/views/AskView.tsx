@@ -142,7 +142,11 @@ export function AskView({ store }: { store: AskStore }) {
       </form>
       <div class={`answers${answers.length > 1 ? " side-by-side" : ""}`}>
         {answers.map((state, i) => (
-          <AnswerPanel key={`${i}:${state.mode}`} state={state} />
+          <AnswerPanel
+            key={`${i}:${state.mode}`}
+            state={state}
+            onTab={(tab) => update(i, (answer) => ({ ...answer, tab }))}
+          />
         ))}
       </div>
     </div>
