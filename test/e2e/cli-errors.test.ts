@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runMain as run } from "../support/cli-in-process.js";
 
@@ -145,5 +145,9 @@ describe("--batch files and --out paths", () => {
     const fresh = join(root, "csv-new");
     expect((await run(["export", "--format", "neo4j-csv", "--out", fresh, "--workspace", ws])).code).toBe(0);
     expect(existsSync(join(fresh, "nodes_entities.csv"))).toBe(true);
+    // Every row names the workspace as the Neo4j store does (the folder's last segment), not the path given.
+    const [header, firstRow] = readFileSync(join(fresh, "nodes_documents.csv"), "utf8").split("\n");
+    expect((header ?? "").split(",")[1]?.replaceAll('"', "")).toBe("workspace");
+    expect((firstRow ?? "").split(",")[1]?.replaceAll('"', "")).toBe(basename(ws));
   });
 });

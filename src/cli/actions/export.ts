@@ -1,5 +1,6 @@
 import { extname } from "node:path";
 import { EXPORT_FORMATS, type ExportFormat, exportGraph } from "../../export/export-graph.js";
+import { neo4jWorkspaceName } from "../../workspace/store.js";
 import type { ExportOptions } from "../commands/export.js";
 import type { OpenServices } from "../open.js";
 import { checkOutPath } from "../output-path.js";
@@ -12,7 +13,8 @@ export async function exportAction(open: OpenServices, opts: ExportOptions): Pro
   const { services, close } = await open({ ...opts, usesModel: false });
   try {
     const summary = await exportGraph(services.store, format, opts.out ?? process.stdout, {
-      workspace: services.config.workspace,
+      // The name the Neo4j store gives this workspace (its folder's last segment), so kgrag finds the import.
+      workspace: neo4jWorkspaceName(services.config.workspace),
     }).catch(ignoreClosedPipe);
     if (!summary) return;
     if (opts.out) {
