@@ -11,6 +11,8 @@ function isIgnoredName(name: string): boolean {
 /**
  * Expands files and folders into absolute file paths: folders recursively, entries sorted so every
  * run sees the same order, each file once even when named twice or reached through a symlink.
+ * Inside a folder, a link to a file is read but a link to a folder is not followed (as find and
+ * git do): `ln -s .. loop` would otherwise index the parent, the workspace being written included.
  */
 export async function collectFiles(paths: string[]): Promise<{ files: string[]; skipped: SkippedSource[] }> {
   const files: string[] = [];
@@ -49,10 +51,13 @@ async function walkFolder(folder: string, files: string[], skipped: SkippedSourc
     .map((entry) => entry.name)
     .filter((name) => !isIgnoredName(name))
     .sort();
+  const linked = new Set(entries.filter((entry) => entry.isSymbolicLink()).map((entry) => entry.name));
   for (const name of names) {
     const path = join(folder, name);
     const info = await stat(path).catch(() => undefined);
     if (!info) skipped.push({ path, reason: "broken link or unreadable entry" });
+    else if (info.isDirectory() && linked.has(name))
+      skipped.push({ path, reason: "a link to a folder, not followed (name the folder itself to index it)" });
     else if (info.isDirectory()) await walkFolder(path, files, skipped, seen);
     else if (info.isFile()) await addFile(path, files, seen);
   }

@@ -243,6 +243,26 @@ describe("kgrag index with nothing indexable", () => {
     );
   });
 
+  it("counts many files of unsupported types by type in one line, still naming other skips", async () => {
+    const mixed = join(root, "mixed");
+    mkdirSync(mixed);
+    writeFileSync(join(mixed, "story.txt"), HARBOR);
+    writeFileSync(join(mixed, "empty.md"), "");
+    for (let i = 0; i < 4; i++) writeFileSync(join(mixed, `photo-${i}.png`), "x");
+    for (let i = 0; i < 3; i++) writeFileSync(join(mixed, `table-${i}.csv`), "a,b");
+    const result = await index(mixed);
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split("\n").filter((line) => line.startsWith("kgrag: skipped"));
+    expect(lines).toEqual([
+      expect.stringMatching(/^kgrag: skipped .*empty\.md: /),
+      expect.stringMatching(
+        /^kgrag: skipped 7 files of types kgrag does not read: \.png \(4\), \.csv \(3\);/,
+      ),
+    ]);
+    // --json still lists each of them.
+    expect(JSON.parse(result.stdout).skipped).toHaveLength(8);
+  });
+
   it("exits 2 for a folder of empty files only, still printing the summary", async () => {
     const docs = join(root, "docs");
     mkdirSync(docs);

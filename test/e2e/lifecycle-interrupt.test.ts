@@ -108,6 +108,16 @@ describe("interrupting `kgrag index`", () => {
           expect(stopped.interrupted).toBe(true);
           expect(stopped.documents.done + stopped.documents.pending).toBe(DOCS);
           expect(result.stderr).toContain(`kgrag: ${signal}: stopping after the current batch`);
+          // The run after a stop counts the documents it finished for the stopped one.
+          const again = JSON.parse(
+            (await runMain(["index", folder, "--workspace", ws, "--json"])).stdout,
+          ) as {
+            added: number;
+            resumed: number;
+            unchanged: number;
+          };
+          expect(again.added + again.resumed + again.unchanged).toBe(DOCS);
+          expect(again.resumed).toBe(stopped.documents.pending - again.added);
         }
         expect(existsSync(join(ws, LOCK)), `run ${run} left its lock`).toBe(false);
         expect(await resume(ws)).toEqual(clean);

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -179,6 +179,28 @@ describe("loadSources: folders", () => {
       { path: join(dir, "missing"), reason: "no such file or folder" },
       { path: image, reason: expect.stringMatching(/^unsupported file type \.png \(supported: .*\.jsonl\)/) },
     ]);
+  });
+
+  it("reads a linked file but does not follow a link to a folder (a link to the parent would walk it all)", async () => {
+    const root = join(dir, "linked");
+    file("linked/inside/own.txt", "own");
+    const outside = file("outside/other.txt", "other");
+    symlinkSync("..", join(root, "inside", "up"));
+    symlinkSync(outside, join(root, "inside", "other-link.txt"));
+    const { documents, skipped } = await loadSources([join(root, "inside")]);
+    expect(documents.map((d) => relative(root, d.path!))).toEqual([
+      "inside/other-link.txt",
+      "inside/own.txt",
+    ]);
+    expect(skipped).toEqual([
+      {
+        path: join(root, "inside", "up"),
+        reason: expect.stringMatching(/^a link to a folder, not followed/),
+      },
+    ]);
+    // Named itself, a linked folder is walked.
+    const named = await loadSources([join(root, "inside", "up")]);
+    expect(named.documents.map((d) => d.text)).toContain("own");
   });
 });
 

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { extname } from "node:path";
 import { SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
 import type { SkippedSource } from "../../ingest/source-types.js";
 import { IndexInterruptedError, type IndexProgress } from "../../pipeline/interrupted.js";
@@ -21,8 +22,8 @@ export async function indexAction(open: OpenKgrag, paths: string[], opts: IndexF
       kgrag.index(paths, { communities: opts.communities, prune: opts.prune, signal }),
     );
     const { badLines, skipped } = splitBadLines(summary.skipped);
-    // One line per input left out, on stderr so it shows beside --json output too.
-    for (const k of skipped) process.stderr.write(`kgrag: skipped ${k.path}: ${k.reason}\n`);
+    // On stderr so it shows beside --json output too (whose `skipped` lists every one).
+    for (const line of skippedLines(skipped)) process.stderr.write(`kgrag: ${line}\n`);
     for (const b of badLines) process.stderr.write(`kgrag: ${JSON.stringify(b)}\n`);
     if (opts.json) printJson({ ...jsonSummary(summary), skipped, badLines });
     else process.stdout.write(humanSummary(summary));
@@ -77,6 +78,39 @@ function splitBadLines(all: SkippedSource[]): { badLines: BadLine[]; skipped: Sk
   return { badLines, skipped };
 }
 
+/** Files of a type kgrag does not read are named one by one up to this many, then counted by type. */
+const UNSUPPORTED_NAMED = 5;
+
+/**
+ * One line per input left out, except files of types kgrag does not read: a folder of images
+ * would bury the other reasons, so past a few they are counted by extension in one line.
+ */
+function skippedLines(skipped: SkippedSource[]): string[] {
+  const unsupported = skipped.filter((s) => isUnsupportedType(s.reason));
+  const named =
+    unsupported.length > UNSUPPORTED_NAMED ? skipped.filter((s) => !unsupported.includes(s)) : skipped;
+  const lines = named.map((s) => `skipped ${s.path}: ${s.reason}`);
+  if (named.length === skipped.length) return lines;
+  const byType = new Map<string, number>();
+  for (const s of unsupported) {
+    const type = extname(s.path).toLowerCase() || "no extension";
+    byType.set(type, (byType.get(type) ?? 0) + 1);
+  }
+  const counts = [...byType]
+    .sort(([, a], [, b]) => b - a)
+    .map(([type, n]) => `${type} (${n})`)
+    .join(", ");
+  lines.push(
+    `skipped ${unsupported.length} files of types kgrag does not read: ${counts}; ` +
+      `supported: ${SUPPORTED_EXTENSIONS.join(" ")} (--json lists each file)`,
+  );
+  return lines;
+}
+
+function isUnsupportedType(reason: string): boolean {
+  return reason.startsWith("unsupported file type") || reason.startsWith("no file extension");
+}
+
 /** No document to index, and none whose file is gone: `index --prune` after deleting every file is fine. */
 function nothingIndexable(s: IndexSummary): boolean {
   const indexable = s.added.length + s.updated.length + s.resumed.length + s.unchanged.length;
@@ -106,6 +140,7 @@ function jsonSummary(s: IndexSummary) {
     stagesMs: s.stages,
     added: s.added.length,
     updated: s.updated.length,
+    resumed: s.resumed.length,
     unchanged: s.unchanged.length,
     removed: s.removed,
     missing: s.missing,
@@ -123,10 +158,16 @@ function interruptedSummary({ documents, chunks }: IndexProgress): string {
   );
 }
 
+/** Documents an interrupted run had started, finished by this one: said only when there are some. */
+function resumedPart(s: IndexSummary): string {
+  return s.resumed.length > 0 ? `${s.resumed.length} resumed, ` : "";
+}
+
 function humanSummary(s: IndexSummary): string {
   const lines = [
     `Indexed in ${(s.durationMs / 1000).toFixed(1)} s: ${s.added.length} new, ${s.updated.length} updated, ` +
-      `${s.unchanged.length} unchanged, ${s.removed.length} removed document(s), ${s.skipped.length} input(s) skipped.`,
+      `${resumedPart(s)}${s.unchanged.length} unchanged, ${s.removed.length} removed document(s), ` +
+      `${s.skipped.length} input(s) skipped.`,
     `Workspace: ${s.documents} documents, ${s.chunks} chunks, ${s.entities} entities, ${s.relationships} relationships.`,
     `LLM calls: ${s.llmCalls} (${s.tokens} tokens).`,
   ];
