@@ -58,6 +58,13 @@ describe("kgrag index --dry-run", () => {
     expect(report.stages.report?.calls).toBe(0);
   });
 
+  it("refuses --prune, which has nothing to do in an estimate from scratch", async () => {
+    const result = await runMain(["index", "--dry-run", "--prune", ...CORPUS], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--dry-run estimates indexing the paths from scratch, so --prune/);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("counts a real run's extraction and gleaning calls exactly, and extraction prompt tokens within 15%", async () => {
     const dry = JSON.parse(
       (await runMain(["index", "--dry-run", ...CORPUS, "--json"], env)).stdout,
@@ -101,6 +108,13 @@ describe("kgrag index --dry-run", () => {
       expect(server.count(stage)).toBeGreaterThan(0);
       near(dry.stages[stage]?.calls, server.count(stage));
     }
+    // --no-communities: the same estimate without reports.
+    const without = JSON.parse(
+      (await runMain(["index", "--dry-run", "--no-communities", ...CORPUS, "--json"], { KGRAG_CONFIG: file }))
+        .stdout,
+    ) as DryRunReport;
+    expect(without.stages.report?.calls).toBe(0);
+    expect(without.stages.extract?.calls).toBe(dry.stages.extract?.calls);
     const embedded = server.requests
       .filter((r) => r.path === "/v1/embeddings")
       .flatMap((r) => r.body.input as string[]);

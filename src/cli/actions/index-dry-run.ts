@@ -11,7 +11,15 @@ import { UsageError } from "../usage-error.js";
 export async function indexDryRunAction(paths: string[], opts: IndexFlags): Promise<void> {
   const missing = paths.filter((path) => !existsSync(path));
   if (missing.length > 0) throw new UsageError(`No such file or folder: ${missing.join(", ")}`);
-  const { config } = loadConfig(process.env, opts.workspace ? { workspace: opts.workspace } : {});
+  if (opts.prune)
+    throw new UsageError(
+      "--dry-run estimates indexing the paths from scratch, so --prune (which removes documents whose files are gone) has nothing to do in it; drop one of them",
+    );
+  const { config } = loadConfig(process.env, {
+    ...(opts.workspace ? { workspace: opts.workspace } : {}),
+    // --no-communities builds no reports, so the estimate has none either.
+    ...(opts.communities === false ? { community: { enabled: false } } : {}),
+  });
   usePromptOverrides(config.prompts);
   const report = await dryRunIndex(config, paths);
   if (opts.json) printJson(report);
