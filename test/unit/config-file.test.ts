@@ -123,6 +123,18 @@ describe("the README's example (examples/kgrag.config.json)", () => {
     expect(config.stages?.reports?.model).toBe("gpt-4o");
     expect(config.query.ranking.fusionK).toBe(60);
   });
+
+  it("shows the defaults of the sections it does not change, and `kgrag config` reads it", async () => {
+    const file = packagePath("examples", "kgrag.config.json");
+    const example = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    const { config: defaults } = loadConfig({});
+    for (const section of ["chunking", "extraction", "merge", "community", "query", "estimate"] as const)
+      expect(defaults[section], section).toMatchObject(example[section] as object);
+    // Its prompt folder exists (empty), so the example runs as it is.
+    const result = await runMain(["--config", file, "config"], { OPENAI_API_KEY: "sk-1" });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  });
 });
 
 describe("the published JSON Schema", () => {
