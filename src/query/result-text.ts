@@ -1,3 +1,4 @@
+import { citedCommunityIds } from "../community/citations.js";
 import type { ContextCommunity, QueryResult, Reference } from "./result.js";
 
 /** One source line: where [n] points, down to the character span. */
@@ -11,18 +12,51 @@ export function communitySourceLine(community: ContextCommunity): string {
   return `[C:${community.id}] ${community.title} (community report, level ${community.level})`;
 }
 
+/** Passage numbers an answer cites, in any citation bracket: [3], [1, 4], [C:c0-a, 2]. */
+export function citedPassageNumbers(answer: string): Set<number> {
+  const numbers = new Set<number>();
+  for (const [, inside] of answer.matchAll(/\[([^\]]+)\]/g)) {
+    for (const part of (inside as string).split(/[,;]/)) {
+      const n = part.trim();
+      if (/^\d+$/.test(n)) numbers.add(Number(n));
+    }
+  }
+  return numbers;
+}
+
 /**
- * The terminal view of a result: the answer (unless already streamed), then its sources: numbered
- * passages, then the community reports an answer cites as [C:<id>].
+ * The sources a reader of the answer needs: the passages and community reports it cites. An answer
+ * citing no passage lists them all (`cited` false), and a result without an answer (context only)
+ * lists the whole context, its reports included.
+ */
+export function citedSources(result: QueryResult): {
+  references: Reference[];
+  communities: ContextCommunity[];
+  cited: boolean;
+} {
+  const { answer, references, context } = result;
+  if (!answer) return { references, communities: context.communities, cited: false };
+  const numbers = citedPassageNumbers(answer);
+  const citedReferences = references.filter((ref) => numbers.has(ref.n));
+  const byId = new Map(context.communities.map((c) => [c.id, c]));
+  const communities = citedCommunityIds(answer, new Set(byId.keys())).map(
+    (id) => byId.get(id) as ContextCommunity,
+  );
+  const cited = citedReferences.length > 0;
+  return { references: cited ? citedReferences : references, communities, cited };
+}
+
+/**
+ * The terminal view of a result: the answer (unless already streamed), then its sources: the
+ * numbered passages and the community reports ([C:<id>]) the answer cites (see citedSources);
+ * --json keeps every reference.
  */
 export function resultText(result: QueryResult, options: { answerShown?: boolean } = {}): string {
   const parts: string[] = [];
   if (!options.answerShown && result.answer) parts.push(result.answer.trim());
   if (!result.answer) parts.push(contextSummary(result));
-  const sources = [
-    ...result.references.map(referenceLine),
-    ...result.context.communities.map(communitySourceLine),
-  ];
+  const { references, communities } = citedSources(result);
+  const sources = [...references.map(referenceLine), ...communities.map(communitySourceLine)];
   if (sources.length) parts.push(`Sources:\n${sources.join("\n")}`);
   return `${parts.join("\n\n")}\n`;
 }

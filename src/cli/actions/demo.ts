@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { communitySourceLine } from "../../query/result-text.js";
+import { citedSources, communitySourceLine } from "../../query/result-text.js";
 import { packagePath } from "../../util/paths.js";
 import type { OpenKgrag } from "../open.js";
 
@@ -31,16 +31,12 @@ export async function demoAction(
       for (const mode of MODES) {
         const result = await kgrag.query(question, { mode });
         out.write(`\n[${mode}] ${result.answer.trim()}\n`);
-        // The passages the answer cites, so every [n] in it resolves.
-        const cited = result.references.filter((ref) => result.answer.includes(`[${ref.n}]`));
-        for (const ref of cited.length > 0 ? cited : result.references.slice(0, 3)) {
+        // The passages and reports ([C:<id>]) the answer cites, so every marker in it resolves.
+        const sources = citedSources(result);
+        for (const ref of sources.cited ? sources.references : sources.references.slice(0, 3)) {
           out.write(`  [${ref.n}] ${ref.title} (${ref.docId}, chars ${ref.start}-${ref.end})\n`);
         }
-        // Reports the answer cites as [C:<id>], so every marker in it resolves to a title.
-        for (const community of result.context.communities) {
-          if (result.answer.includes(`[C:${community.id}]`))
-            out.write(`  ${communitySourceLine(community)}\n`);
-        }
+        for (const community of sources.communities) out.write(`  ${communitySourceLine(community)}\n`);
       }
     }
   } finally {

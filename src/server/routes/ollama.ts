@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { citedCommunityIds } from "../../community/citations.js";
 import type { HistoryMessage } from "../../query/options.js";
 import { QUERY_MODES, type QueryMode } from "../../query/options.js";
-import type { ContextCommunity, QueryResult } from "../../query/result.js";
+import type { QueryResult } from "../../query/result.js";
+import { citedSources, communitySourceLine } from "../../query/result-text.js";
 import type { ServerContext } from "../context.js";
 import { badRequest, streamFailure } from "../errors.js";
 import { workspaceOf } from "../request-workspace.js";
@@ -35,14 +35,11 @@ export function modeAndQuestion(text: string): { mode: QueryMode; question: stri
  * "Sources", then the community reports it cites as [C:id], by title.
  */
 export function answerWithSources(result: QueryResult): string {
-  const cited = new Set([...result.answer.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])));
-  const listed = cited.size > 0 ? result.references.filter((r) => cited.has(r.n)) : result.references;
-  const communities = new Map(result.context.communities.map((c) => [c.id, c]));
-  const reports = citedCommunityIds(result.answer, new Set(communities.keys())).map((id) => {
-    const community = communities.get(id) as ContextCommunity;
-    return `[C:${id}] ${community.title} (community report, level ${community.level})`;
-  });
-  const lines = [...listed.map((r) => `[${r.n}] ${r.title} (${r.docId}, passage ${r.chunkId})`), ...reports];
+  const { references, communities } = citedSources(result);
+  const lines = [
+    ...references.map((r) => `[${r.n}] ${r.title} (${r.docId}, passage ${r.chunkId})`),
+    ...communities.map(communitySourceLine),
+  ];
   if (lines.length === 0) return result.answer;
   return `${result.answer.trimEnd()}\n\nSources:\n${lines.join("\n")}`;
 }
