@@ -4,6 +4,7 @@ import { ConfigError } from "./config-error.js";
 import { locateConfigFile, readConfigFile } from "./config-file/find-config.js";
 import { deepMerge, hasPath, isPlainObject, leafPaths, type Plain, setPath } from "./config-file/layers.js";
 import { knownKeysAt, unknownKeys } from "./config-file/unknown-keys.js";
+import { closestName } from "./util/closest-name.js";
 
 export { ConfigError };
 
@@ -725,6 +726,7 @@ export function loadConfig(env: Env = process.env, overrides: KgragConfigInput =
   checkChoice(env, "KGRAG_ENTITY_RESOLUTION", ["auto", "on", "off"]);
   checkChoice(env, "KGRAG_VECTOR_INDEX", VectorIndexSchema.shape.kind.unwrap().options);
   const given = stripUndefinedDeep(overrides);
+  refuseUnknownKeys(given, OPTIONS_LAYER);
   const file = locateConfigFile(env, (given.workspace as string | undefined) ?? env.KGRAG_WORKSPACE);
   const fromFile = file ? filePathsResolved(readConfigFile(file), file) : {};
   if (file) refuseUnknownKeys(fromFile, file);
@@ -842,14 +844,23 @@ function keysFromVariables(merged: Plain, env: Env): Record<string, string> {
   return origins;
 }
 
-function refuseUnknownKeys(values: Plain, file: string): void {
+/** Where the options layer of loadConfig comes from, as its errors name it. */
+const OPTIONS_LAYER = "the options (createKgrag's config)";
+
+/**
+ * zod drops keys it does not know, so a misspelt one (`workspce`) would be ignored without a word
+ * and its default used: refused here, each named with the key meant when one is close.
+ */
+function refuseUnknownKeys(values: Plain, where: string): void {
   const unknown = unknownKeys(ConfigSchema, values);
   if (unknown.length === 0) return;
   const lines = unknown.map((path) => {
     const known = knownKeysAt(ConfigSchema, path);
-    return `  ${path}: unknown key (known here: ${known.join(", ")})`;
+    const meant = closestName(path.split(".").at(-1) ?? path, known);
+    const guess = meant ? `did you mean "${meant}"? ` : "";
+    return `  ${path}: unknown key (${guess}known here: ${known.join(", ")})`;
   });
-  throw new ConfigError(`Invalid kgrag configuration in ${file}:\n${lines.join("\n")}`);
+  throw new ConfigError(`Invalid kgrag configuration in ${where}:\n${lines.join("\n")}`);
 }
 
 /** One line per problem, each naming its key: "query.topK: Invalid input: expected number, received string". */

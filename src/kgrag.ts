@@ -1,5 +1,8 @@
 import { resolve } from "node:path";
+import { z } from "zod";
 import type { KgragConfigInput } from "./config.js";
+import { ConfigError } from "./config-error.js";
+import { isPlainObject } from "./config-file/layers.js";
 import type { Embedder } from "./embedding/embedder.js";
 import { parseSourceDocuments } from "./ingest/source-input.js";
 import {
@@ -17,6 +20,7 @@ import type { KgragServices } from "./services.js";
 import type { GraphStore } from "./storage/graph-store.js";
 import type { SourceDocumentInput } from "./types.js";
 import type { ProgressReporter } from "./util/progress.js";
+import { parseOptions } from "./util/strict-options.js";
 import { createComponents } from "./workspace/components.js";
 import { recordWorkspaceModels } from "./workspace/embedding-guard.js";
 import { type IndexOptions, type IndexSummary, indexPaths, indexSources } from "./workspace/indexing.js";
@@ -63,7 +67,32 @@ export interface Kgrag {
   close(): Promise<void>;
 }
 
+/**
+ * The options createKgrag knows, for their names: the values are checked where they are used (the
+ * config by loadConfig). Strict, since a misspelt `confg` would otherwise open ./kgrag-data.
+ */
+const CreateKgragOptionsSchema = z.strictObject({
+  config: z.custom<KgragConfigInput>(isPlainObject, "must be an object of settings").optional(),
+  // Not z.record: zod refuses process.env, whose prototype is not Object's.
+  env: z.custom<Record<string, string | undefined>>(isObject, "must be an object of variables").optional(),
+  chat: z.custom<ChatModel | null>().optional(),
+  embedder: z.custom<Embedder>().optional(),
+  reranker: z.custom<Reranker>().optional(),
+  store: z.custom<GraphStore>().optional(),
+  progress: z.custom<ProgressReporter>().optional(),
+}) satisfies z.ZodType<CreateKgragOptions>;
+
+function isObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null;
+}
+
 export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgrag> {
+  parseOptions(
+    CreateKgragOptionsSchema,
+    options,
+    { what: "createKgrag" },
+    (message) => new ConfigError(message),
+  );
   const services = await openServices(options);
   try {
     const components = createComponents(services);

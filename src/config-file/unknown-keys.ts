@@ -31,7 +31,7 @@ export function unknownKeys(schema: z.ZodType, value: unknown, prefix = ""): str
   });
 }
 
-/** "did you mean" for a misspelt key: a known key equal to it ignoring case, or sharing its start. */
+/** The keys known in the object that holds `path`'s last key: what an unknown key there could have been. */
 export function knownKeysAt(schema: z.ZodType, path: string): string[] {
   let object = objectOf(schema);
   for (const key of path.split(".").slice(0, -1)) {

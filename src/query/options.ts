@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { QueryConfig, RankingConfig } from "../config.js";
 import type { Scope } from "../types.js";
+import { closestName } from "../util/closest-name.js";
+import { describeOptionErrors } from "../util/strict-options.js";
 import { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode } from "./mode-names.js";
 import type { QueryResult } from "./result.js";
 
@@ -80,7 +82,10 @@ export function resolveQueryOptions(
   input: QueryOptionsInput = {},
 ): ResolvedQueryOptions {
   const parsed = QueryOptionsSchema.safeParse(input);
-  if (!parsed.success) throw new Error(describeOptionErrors(parsed.error));
+  if (!parsed.success) {
+    const known = Object.keys(QueryOptionsSchema.shape);
+    throw new Error(describeOptionErrors(parsed.error, known, { what: "query", synonyms: OPTION_SYNONYMS }));
+  }
   const o = parsed.data;
   return {
     id: o.id,
@@ -115,24 +120,9 @@ const OPTION_SYNONYMS: Record<string, string> = {
   stream: "onToken",
 };
 
-/** The option an unknown name most likely meant: same letters ignoring case, `_` and `-`, or a synonym. */
+/** The option an unknown name most likely meant: another spelling, a synonym or a slip away. */
 export function suggestQueryOption(name: string): string | undefined {
-  const squashed = name.toLowerCase().replace(/[-_]/g, "");
-  const known = Object.keys(QueryOptionsSchema.shape);
-  return known.find((key) => key.toLowerCase() === squashed) ?? OPTION_SYNONYMS[squashed];
-}
-
-function describeOptionErrors(error: z.ZodError): string {
-  const unknown = error.issues.flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys : []));
-  if (unknown.length === 0) return `Invalid query options:\n${z.prettifyError(error)}`;
-  const named = unknown.map((key) => {
-    const meant = suggestQueryOption(key);
-    return meant ? `"${key}" (did you mean "${meant}"?)` : `"${key}"`;
-  });
-  return (
-    `Unknown query option${unknown.length > 1 ? "s" : ""} ${named.join(", ")}. ` +
-    `Known options: ${Object.keys(QueryOptionsSchema.shape).join(", ")}.`
-  );
+  return closestName(name, Object.keys(QueryOptionsSchema.shape), OPTION_SYNONYMS);
 }
 
 /** The scope the options ask for, without validating the rest (a batch checks it before any question runs). */

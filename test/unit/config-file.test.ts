@@ -82,10 +82,12 @@ describe("kgrag.config.json", () => {
     expect(loaded.sources["llm.apiKey"]).toBe("env MY_LLM_KEY");
   });
 
-  it("names an unknown key, with the keys known there", () => {
+  it("names an unknown key, the key meant and the keys known there", () => {
     const file = writeConfig({ query: { topk: 5 } });
     expect(() => loadConfig({ KGRAG_CONFIG: file })).toThrow(ConfigError);
-    expect(() => loadConfig({ KGRAG_CONFIG: file })).toThrow(/query\.topk: unknown key \(known here: topK,/);
+    expect(() => loadConfig({ KGRAG_CONFIG: file })).toThrow(
+      /query\.topk: unknown key \(did you mean "topK"\? known here: topK,/,
+    );
   });
 
   it("names a key of the wrong type", () => {
