@@ -49,6 +49,19 @@ export function checkInvocation(question: string | undefined, flags: QueryFlags)
   if (flags.jsonl && !flags.batch) {
     throw new UsageError("--jsonl is for --batch FILE; use --json to print one question's result as JSON.");
   }
+  // --stream prints the answer's words as they come; these print something else, whole, at the end.
+  const streamless = flags.json
+    ? "--json"
+    : flags.jsonl
+      ? "--jsonl"
+      : flags.contextOnly
+        ? "--context-only"
+        : undefined;
+  if (flags.stream && streamless) {
+    throw new UsageError(
+      `--stream prints the answer as the model writes it; ${streamless} prints ${streamless === "--context-only" ? "no answer" : "whole results at the end"}: give one of them.`,
+    );
+  }
 }
 
 export function parseFilters(pairs: string[]): Record<string, string> {

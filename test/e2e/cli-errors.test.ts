@@ -129,6 +129,24 @@ describe("--batch files and --out paths", () => {
     expect(JSON.parse(readFileSync(out, "utf8")).nodes.length).toBeGreaterThan(0);
   });
 
+  it("refuses a --format whose file ending says another format, writing nothing", async () => {
+    const out = join(root, "mismatched.json");
+    const result = await run(["export", "--format", "graphml", "--out", out, "--workspace", ws]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/mismatched\.json ends in \.json, the ending of json, but --format is graphml/);
+    expect(existsSync(out)).toBe(false);
+    const matching = await run([
+      "export",
+      "--format",
+      "graphml",
+      "--out",
+      join(root, "g.graphml"),
+      "--workspace",
+      ws,
+    ]);
+    expect(matching.code).toBe(0);
+  });
+
   it("neo4j-csv refuses a non-empty folder or a file as --out, and writes into a new folder", async () => {
     const full = join(root, "csv-full");
     mkdirSync(full);

@@ -25,6 +25,19 @@ describe("kgrag query flags", () => {
     expect(() => checkInvocation(undefined, flags({ batch: "f", jsonl: true }))).not.toThrow();
   });
 
+  it("refuses --stream beside --json, --jsonl or --context-only, which print no streamed answer", () => {
+    expect(() => checkInvocation("q", flags({ stream: true, json: true }))).toThrow(
+      /--stream .*--json prints whole/,
+    );
+    expect(() => checkInvocation(undefined, flags({ batch: "f", jsonl: true, stream: true }))).toThrow(
+      /--jsonl/,
+    );
+    expect(() => checkInvocation("q", flags({ stream: true, contextOnly: true }))).toThrow(
+      /--context-only prints no answer/,
+    );
+    expect(() => checkInvocation("q", flags({ stream: true }))).not.toThrow();
+  });
+
   it("reads --filter pairs, refusing a pair without key or a key given twice", () => {
     expect(parseFilters(["lang = en", "year=2021=x"])).toEqual({ lang: "en", year: "2021=x" });
     expect(() => parseFilters(["=en"])).toThrow(/key=value, got "=en"/);

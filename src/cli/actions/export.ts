@@ -49,6 +49,15 @@ function formatFromOut(out: string | undefined): ExportFormat {
 
 /** Before the workspace is opened: a bad --out should cost nothing and replace nothing. */
 function checkOut(format: ExportFormat, opts: ExportOptions): void {
+  const ending = opts.out ? extname(opts.out).toLowerCase() : "";
+  const endingFormat = FORMAT_OF_EXTENSION[ending];
+  // GraphML in a .json file opens in no tool that trusts the ending.
+  if (opts.out && endingFormat && endingFormat !== format) {
+    throw new UsageError(
+      `--out ${opts.out} ends in ${ending}, the ending of ${endingFormat}, but --format is ${format}: ` +
+        `name the file for ${format}, or leave out --format to write ${endingFormat}.`,
+    );
+  }
   if (format === "neo4j-csv" && !opts.out) {
     throw new UsageError("--format neo4j-csv writes several files: give a directory with --out.");
   }
