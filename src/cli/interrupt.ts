@@ -3,8 +3,12 @@ export const INTERRUPTED_EXIT_CODE = 130;
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
-/** The run that the next signal stops gracefully, if one is under way. */
+/** The run that the next signal stops gracefully, if one is under way, and what stopping it means. */
 let stoppable: AbortController | null = null;
+let stoppingWhat = "";
+
+/** What a stopped index run does; runStoppable's callers with other work say their own. */
+const STOPPING_AFTER_BATCH = "stopping after the current batch";
 
 /**
  * SIGINT/SIGTERM handling of the CLI process. The first signal during a stoppable run (indexing)
@@ -24,19 +28,24 @@ export function handleInterrupts(): () => void {
 function onSignal(name: (typeof SIGNALS)[number]): void {
   if (stoppable && !stoppable.signal.aborted) {
     stoppable.abort(new Error(`interrupted by ${name}`));
-    process.stderr.write(
-      `\nkgrag: ${name}: stopping after the current batch (send it again to quit at once).\n`,
-    );
+    process.stderr.write(`\nkgrag: ${name}: ${stoppingWhat} (send it again to quit at once).\n`);
     return;
   }
   process.stderr.write(`\nkgrag: ${name}: quitting now; the next run resumes.\n`);
   process.exit(INTERRUPTED_EXIT_CODE);
 }
 
-/** Runs `work` with a signal that the first SIGINT/SIGTERM aborts (once handleInterrupts is on). */
-export async function runStoppable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with a signal that the first SIGINT/SIGTERM aborts (once handleInterrupts is on);
+ * `stopping` is what the message on that signal says is happening.
+ */
+export async function runStoppable<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  stopping = STOPPING_AFTER_BATCH,
+): Promise<T> {
   const controller = new AbortController();
   stoppable = controller;
+  stoppingWhat = stopping;
   try {
     return await work(controller.signal);
   } finally {

@@ -35,7 +35,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
   await runStoppable(
     (signal) =>
       new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true })),
+    "stopping the server; a running job is finished first",
   );
-  process.stderr.write("kgrag: stopping; a running job is finished first (a second signal quits at once).\n");
   await server.close();
 }
