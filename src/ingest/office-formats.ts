@@ -19,9 +19,14 @@ export async function loadPdf(path: string): Promise<PdfText> {
   return joinPdfPages(pages);
 }
 
+/** pdf.js's VerbosityLevel.ERRORS. */
+const PDF_ERRORS_ONLY = 0;
+
 async function pdfPages(data: Uint8Array): Promise<string[]> {
   const { extractText, getDocumentProxy } = await import("unpdf");
-  const pdf = await getDocumentProxy(data);
+  // Errors only: pdf.js warns on stdout about what it repairs ("Indexing all PDF objects" for a
+  // broken cross-reference table), noise between kgrag's own messages once the text is read.
+  const pdf = await getDocumentProxy(data, { verbosity: PDF_ERRORS_ONLY });
   try {
     return (await extractText(pdf, { mergePages: false })).text;
   } finally {

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fileDocumentId } from "../../src/ingest/loaders.js";
 import { createKgrag } from "../../src/kgrag.js";
-import { jsonOutput } from "../support/cli-child.js";
+import { jsonOutput, runCli } from "../support/cli-child.js";
 import { type InProcessResult, runMain } from "../support/cli-in-process.js";
-import { minimalDocx } from "../support/document-fixtures.js";
+import { minimalDocx, minimalPdf } from "../support/document-fixtures.js";
 
 const HARBOR = "Harbor Light Expo opened in Vessen in 2021. Mara Quell gave the opening talk.";
 const REPORT = "Tidewell Robotics builds survey drones in Carrow Bay.";
@@ -242,6 +242,27 @@ describe("kgrag index with nothing indexable", () => {
       /^kgrag: Nothing to index in .*notes\.xyz: every input was skipped.*\.txt/,
     );
   });
+
+  it("indexes a .pdf whose cross-reference table pdf.js repairs, printing none of pdf.js's warnings", async () => {
+    // A separate process: pdf.js warns after the text is read, on the console, outside any redirect.
+    const good = minimalPdf(["Carrow Bay survey log, kept by Mara Quell."]).toString("latin1");
+    const broken = good
+      .replace(/startxref\n\d+/, "startxref\n999999")
+      .replace(/\d{10} 00000 n/g, "0000000001 00000 n");
+    const pdf = join(root, "repaired.pdf");
+    writeFileSync(pdf, Buffer.from(broken, "latin1"));
+    const result = await runCli([
+      "index",
+      pdf,
+      "--workspace",
+      join(root, "ws-pdf"),
+      "--no-communities",
+      "--json",
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ added: 1 });
+    expect(result.stderr + result.stdout).not.toMatch(/Warning/);
+  }, 60_000);
 
   it("counts many files of unsupported types by type in one line, still naming other skips", async () => {
     const mixed = join(root, "mixed");
