@@ -29,6 +29,7 @@ export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, Stage } from ".
 export { LangChainChatModel } from "./llm/langchain-chat.js";
 export { OpenAIChatModel } from "./llm/openai-chat.js";
 export type { DescriptionSummarizer } from "./merge/summarizer.js";
+export { OptionsError } from "./options-error.js";
 export type { IndexProgress } from "./pipeline/interrupted.js";
 export { IndexInterruptedError } from "./pipeline/interrupted.js";
 export { ScopeError } from "./query/graph/scope.js";

@@ -23,7 +23,13 @@ import type { ProgressReporter } from "./util/progress.js";
 import { parseOptions } from "./util/strict-options.js";
 import { createComponents } from "./workspace/components.js";
 import { recordWorkspaceModels } from "./workspace/embedding-guard.js";
-import { type IndexOptions, type IndexSummary, indexPaths, indexSources } from "./workspace/indexing.js";
+import {
+  type IndexOptions,
+  IndexOptionsSchema,
+  type IndexSummary,
+  indexPaths,
+  indexSources,
+} from "./workspace/indexing.js";
 import { withWorkspaceLock } from "./workspace/lock.js";
 import { openServices } from "./workspace/open-services.js";
 import { type StatusReport, storeContents } from "./workspace/status.js";
@@ -123,7 +129,8 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
     services,
     components,
     mode: services.chat ? "llm" : "offline",
-    index: async (inputs, indexOptions = {}) => {
+    index: async (inputs, given) => {
+      const indexOptions = parseOptions(IndexOptionsSchema, given, { what: "index" });
       const run = indexOptions.signal ? stoppable(services, indexOptions.signal) : { services, components };
       if (isPathList(inputs)) {
         return writing(() => indexPaths(run.services, run.components, inputs, indexOptions));

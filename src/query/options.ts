@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { QueryConfig, RankingConfig } from "../config.js";
 import type { Scope } from "../types.js";
 import { closestName } from "../util/closest-name.js";
-import { describeOptionErrors } from "../util/strict-options.js";
+import { parseOptions } from "../util/strict-options.js";
 import { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode } from "./mode-names.js";
 import type { QueryResult } from "./result.js";
 
@@ -76,17 +76,12 @@ export interface ResolvedQueryOptions {
   onContext: ((context: QueryContextEvent) => void) | undefined;
 }
 
-/** Validates the caller's options and fills the gaps from the workspace config. */
+/** Validates the caller's options (an OptionsError says what is wrong) and fills the gaps from the workspace config. */
 export function resolveQueryOptions(
   config: QueryConfig,
   input: QueryOptionsInput = {},
 ): ResolvedQueryOptions {
-  const parsed = QueryOptionsSchema.safeParse(input);
-  if (!parsed.success) {
-    const known = Object.keys(QueryOptionsSchema.shape);
-    throw new Error(describeOptionErrors(parsed.error, known, { what: "query", synonyms: OPTION_SYNONYMS }));
-  }
-  const o = parsed.data;
+  const o = parseOptions(QueryOptionsSchema, input, { what: "query", synonyms: OPTION_SYNONYMS });
   return {
     id: o.id,
     mode: o.mode,

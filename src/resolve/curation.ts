@@ -1,9 +1,11 @@
 import { userInfo } from "node:os";
+import { z } from "zod";
 import { entityKey, relationshipKey } from "../merge/keys.js";
 import type { IndexComponents } from "../pipeline/index-workflow.js";
 import { settleGraph } from "../pipeline/index-workflow.js";
 import type { KgragServices } from "../services.js";
 import type { EntityRecord, HistoryEntry, RelationshipRecord } from "../types.js";
+import { parseOptions } from "../util/strict-options.js";
 import { addRules, loadResolution } from "./apply-rules.js";
 import { type CandidatePair, findCandidates } from "./candidates.js";
 import type { EntityRule } from "./rules.js";
@@ -43,6 +45,26 @@ export interface RelationshipInput {
   keywords?: string[];
   strength?: number;
 }
+
+/**
+ * Strict, like the query's options: a misspelt `intoo` would otherwise be dropped and the merge
+ * kept the first entity, a misspelt `keyword` left the relationship without its keywords.
+ */
+const EditOptionsSchema = z.strictObject({ by: z.string().optional() }) satisfies z.ZodType<EditOptions>;
+const MergeOptionsSchema = EditOptionsSchema.extend({
+  into: z.string().optional(),
+  name: z.string().optional(),
+}) satisfies z.ZodType<MergeOptions>;
+const EditFieldsSchema = z.strictObject({ type: z.string().optional(), description: z.string().optional() });
+const RelationshipInputSchema = z.strictObject({
+  description: z.string(),
+  keywords: z.array(z.string()).optional(),
+  strength: z.number().optional(),
+}) satisfies z.ZodType<RelationshipInput>;
+
+/** A curation call's options, checked: `what` is the method as callers know it (`entities.merge`). */
+const editOptions = (options: EditOptions | undefined, what: string) =>
+  parseOptions(EditOptionsSchema, options, { what: `entities.${what}` });
 
 /**
  * Hand curation of the graph: every edit becomes a rule, so a re-index or a delete folds the
@@ -167,7 +189,8 @@ export function createEntityCuration(
           p.name.relation !== "conflict" && p.typesAgree && (p.foundBy === "name" || p.decision !== "apart"),
       );
     },
-    merge: async (names, options = {}) => {
+    merge: async (names, given) => {
+      const options = parseOptions(MergeOptionsSchema, given, { what: "entities.merge" });
       if (names.length < 2) throw new UnknownEntityError("Merging needs at least two entities.", "invalid");
       const entities = await Promise.all(names.map(find));
       const survivor = options.into ? await find(options.into) : entities[0]!;
@@ -179,14 +202,17 @@ export function createEntityCuration(
       await apply(rules, [survivor.key, ...others], `merge ${others.join(", ")} into ${survivor.key}`, p.by);
       return find(survivor.key);
     },
-    rename: async (nameOrKey, newName, options = {}) => {
+    rename: async (nameOrKey, newName, given) => {
+      const options = editOptions(given, "rename");
       const entity = await find(nameOrKey);
       await mustBeFreeName(newName, [entity.key]);
       const p = provenance(options);
       await apply([{ kind: "rename", key: entity.key, name: newName, ...p }], [entity.key], "rename", p.by);
       return find(entity.key);
     },
-    edit: async (nameOrKey, fields, options = {}) => {
+    edit: async (nameOrKey, givenFields, given) => {
+      const fields = parseOptions(EditFieldsSchema, givenFields, { what: "entities.edit", noun: "field" });
+      const options = editOptions(given, "edit");
       if (!fields.type?.trim() && fields.description === undefined) {
         throw new UnknownEntityError("An edit needs a type or a description.", "invalid");
       }
@@ -198,7 +224,8 @@ export function createEntityCuration(
       await apply([rule], [entity.key], "edit", p.by);
       return find(entity.key);
     },
-    split: async (nameOrKey, alias, options = {}) => {
+    split: async (nameOrKey, alias, given) => {
+      const options = editOptions(given, "split");
       const entity = await find(nameOrKey);
       const resolution = await loadResolution(store);
       const aliasKey = entityKey(alias);
@@ -213,12 +240,14 @@ export function createEntityCuration(
       await apply([rule], [entity.key, aliasKey], `split ${aliasKey} from ${entity.key}`, p.by);
       return find(aliasKey);
     },
-    deleteEntity: async (nameOrKey, options = {}) => {
+    deleteEntity: async (nameOrKey, given) => {
+      const options = editOptions(given, "deleteEntity");
       const entity = await find(nameOrKey);
       const p = provenance(options);
       await apply([{ kind: "delete-entity", key: entity.key, ...p }], [entity.key], "delete entity", p.by);
     },
-    deleteRelationship: async (a, b, options = {}) => {
+    deleteRelationship: async (a, b, given) => {
+      const options = editOptions(given, "deleteRelationship");
       const [ea, eb] = [await find(a), await find(b)];
       const key = relationshipKey(ea.key, eb.key);
       if ((await store.getRelationships([key])).length === 0) {
@@ -228,7 +257,12 @@ export function createEntityCuration(
       const rule: EntityRule = { kind: "delete-relationship", source: ea.key, target: eb.key, ...p };
       await apply([rule], [ea.key, eb.key], "delete relationship", p.by);
     },
-    addRelationship: async (a, b, input, options = {}) => {
+    addRelationship: async (a, b, givenInput, given) => {
+      const input = parseOptions(RelationshipInputSchema, givenInput, {
+        what: "entities.addRelationship",
+        noun: "field",
+      });
+      const options = editOptions(given, "addRelationship");
       const [ea, eb] = [await find(a), await find(b)];
       if (ea.key === eb.key) {
         throw new UnknownEntityError("A relationship needs two different entities.", "invalid");

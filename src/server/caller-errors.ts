@@ -1,5 +1,6 @@
 import { ConfigError } from "../config-error.js";
 import { InvalidSourceDocumentError } from "../ingest/source-input.js";
+import { OptionsError } from "../options-error.js";
 import { ScopeError } from "../query/graph/scope.js";
 
 /**
@@ -8,7 +9,7 @@ import { ScopeError } from "../query/graph/scope.js";
  */
 export function isCallerError(error: unknown): boolean {
   if (error instanceof ScopeError || error instanceof InvalidSourceDocumentError) return true;
-  if (error instanceof ConfigError) return true;
+  if (error instanceof ConfigError || error instanceof OptionsError) return true;
   const message = error instanceof Error ? error.message : "";
-  return /^(Invalid query options|Unknown query option|The question is empty)/.test(message);
+  return /^The question is empty/.test(message);
 }

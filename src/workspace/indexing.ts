@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve, sep } from "node:path";
+import { z } from "zod";
 import { isEmptySource, setAsideEmpty } from "../ingest/empty-input.js";
 import { loadSources } from "../ingest/loaders.js";
 import type { SkippedSource } from "../ingest/source-types.js";
@@ -27,6 +28,13 @@ export interface IndexOptions {
    */
   signal?: AbortSignal;
 }
+
+/** Strict: a misspelt option (`prnue`) would otherwise be dropped and the run go on without it. */
+export const IndexOptionsSchema = z.strictObject({
+  communities: z.boolean().optional(),
+  prune: z.boolean().optional(),
+  signal: z.instanceof(AbortSignal, { error: "must be an AbortSignal" }).optional(),
+}) satisfies z.ZodType<IndexOptions>;
 
 export interface IndexSummary {
   /** Workspace totals after the run. */

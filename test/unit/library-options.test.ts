@@ -5,8 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { KgragConfigInput } from "../../src/config.js";
 import { ConfigError } from "../../src/config-error.js";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
-import { type CreateKgragOptions, createKgrag } from "../../src/kgrag.js";
+import { type CreateKgragOptions, createKgrag, type Kgrag } from "../../src/kgrag.js";
+import { OptionsError } from "../../src/options-error.js";
+import type { QueryOptionsInput } from "../../src/query/options.js";
+import type { MergeOptions, RelationshipInput } from "../../src/resolve/curation.js";
 import { closestName } from "../../src/util/closest-name.js";
+import type { IndexOptions } from "../../src/workspace/indexing.js";
 
 let dir: string;
 beforeEach(() => {
@@ -17,6 +21,10 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 /** Options as a JavaScript caller passes them: not checked by the compiler. */
 const untyped = (options: Record<string, unknown>) => options as CreateKgragOptions;
 const untypedConfig = (config: Record<string, unknown>) => config as KgragConfigInput;
+const untypedIndex = (options: Record<string, unknown>) => options as IndexOptions;
+const untypedQuery = (options: Record<string, unknown>) => options as QueryOptionsInput;
+const untypedMerge = (options: Record<string, unknown>) => options as MergeOptions;
+const untypedLink = (input: Record<string, unknown>) => input as unknown as RelationshipInput;
 
 /** Runs `work` in an empty folder, to see whether it created ./kgrag-data there. */
 async function inEmptyFolder(work: () => Promise<unknown>): Promise<void> {
@@ -70,6 +78,66 @@ describe("createKgrag's options are strict", () => {
       progress: undefined,
     });
     await kg.close();
+  });
+});
+
+/** An empty workspace in `dir`, closed after `work`. */
+async function withKgrag(work: (kg: Kgrag) => Promise<void>): Promise<void> {
+  const kg = await createKgrag({ env: {}, config: { workspace: dir } });
+  try {
+    await work(kg);
+  } finally {
+    await kg.close();
+  }
+}
+
+const DOCS = [{ id: "clocks", title: "Clocks", text: "Ines Varga repairs clocks in Porto." }];
+
+describe("the instance's methods refuse unknown options, as query does", () => {
+  it("index: a misspelt option is an OptionsError naming the one meant, and nothing is indexed", async () => {
+    await withKgrag(async (kg) => {
+      const indexing = kg.index(DOCS, untypedIndex({ prnue: true }));
+      await expect(indexing).rejects.toBeInstanceOf(OptionsError);
+      await expect(indexing).rejects.toThrow(
+        /Unknown index option "prnue" \(did you mean "prune"\?\)\. Known options: communities, prune, signal\./,
+      );
+      await expect(kg.index(DOCS, untypedIndex({ communities: "no" }))).rejects.toThrow(
+        /Invalid index options:[\s\S]*expected boolean[\s\S]*at communities/,
+      );
+      expect((await kg.status()).documents).toEqual([]);
+      // The known ones, left undefined as the CLI leaves them, still index.
+      await kg.index(DOCS, { prune: undefined, communities: false, signal: undefined });
+      expect((await kg.status()).documents).toHaveLength(1);
+    });
+  });
+
+  it("query: a misspelt option is an OptionsError", async () => {
+    await withKgrag(async (kg) => {
+      await expect(kg.query("Who repairs clocks?", untypedQuery({ topk: 3 }))).rejects.toBeInstanceOf(
+        OptionsError,
+      );
+    });
+  });
+
+  it("entity curation: misspelt options and fields are refused before anything is looked up", async () => {
+    await withKgrag(async (kg) => {
+      const merging = kg.entities.merge(["Ines Varga", "Varga"], untypedMerge({ intoo: "Ines Varga" }));
+      await expect(merging).rejects.toBeInstanceOf(OptionsError);
+      await expect(merging).rejects.toThrow(
+        /Unknown entities\.merge option "intoo" \(did you mean "into"\?\)/,
+      );
+      await expect(kg.entities.rename("Ines Varga", "Ines", untypedMerge({ bye: "me" }))).rejects.toThrow(
+        /Unknown entities\.rename option "bye"/,
+      );
+      const linking = kg.entities.addRelationship(
+        "Ines Varga",
+        "Porto",
+        untypedLink({ description: "works in", keyword: ["work"] }),
+      );
+      await expect(linking).rejects.toThrow(
+        /Unknown entities\.addRelationship field "keyword" \(did you mean "keywords"\?\)\. Known fields: description, keywords, strength\./,
+      );
+    });
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Kgrag } from "../../kgrag.js";
 import type { CandidatePair } from "../../resolve/candidates.js";
-import { UnknownEntityError } from "../../resolve/curation.js";
+import { type EditOptions, type MergeOptions, UnknownEntityError } from "../../resolve/curation.js";
 import type { EntityRecord } from "../../types.js";
 import type { EntitiesCommonOptions } from "../commands/entities.js";
 import type { OpenKgrag } from "../open.js";
@@ -19,6 +19,19 @@ async function withKgrag(open: OpenKgrag, opts: EntitiesCommonOptions, work: (kg
   } finally {
     await kgrag.close();
   }
+}
+
+/** The library's options of an edit, out of the command's flags (which also hold --workspace, --json). */
+function editor(opts: EntitiesCommonOptions): EditOptions {
+  return opts.by === undefined ? {} : { by: opts.by };
+}
+
+function mergeOptions(opts: EntitiesCommonOptions & { into?: string; name?: string }): MergeOptions {
+  return {
+    ...editor(opts),
+    ...(opts.into === undefined ? {} : { into: opts.into }),
+    ...(opts.name === undefined ? {} : { name: opts.name }),
+  };
 }
 
 function printEntity(entity: EntityRecord, opts: EntitiesCommonOptions): void {
@@ -81,10 +94,12 @@ export const entityActions = {
   merge: (open: OpenKgrag, names: string[], opts: EntitiesCommonOptions & { into?: string; name?: string }) =>
     withKgrag(open, opts, async (kg) => {
       if (names.length < 2) throw new UsageError("kgrag entities merge needs two or more entities.");
-      printEntity(await kg.entities.merge(names, opts), opts);
+      printEntity(await kg.entities.merge(names, mergeOptions(opts)), opts);
     }),
   rename: (open: OpenKgrag, entity: string, name: string, opts: EntitiesCommonOptions) =>
-    withKgrag(open, opts, async (kg) => printEntity(await kg.entities.rename(entity, name, opts), opts)),
+    withKgrag(open, opts, async (kg) =>
+      printEntity(await kg.entities.rename(entity, name, editor(opts)), opts),
+    ),
   edit: (
     open: OpenKgrag,
     entity: string,
@@ -98,19 +113,21 @@ export const entityActions = {
         ...(opts.type ? { type: opts.type } : {}),
         ...(opts.description !== undefined ? { description: opts.description } : {}),
       };
-      printEntity(await kg.entities.edit(entity, fields, opts), opts);
+      printEntity(await kg.entities.edit(entity, fields, editor(opts)), opts);
     }),
   split: (open: OpenKgrag, entity: string, alias: string, opts: EntitiesCommonOptions) =>
-    withKgrag(open, opts, async (kg) => printEntity(await kg.entities.split(entity, alias, opts), opts)),
+    withKgrag(open, opts, async (kg) =>
+      printEntity(await kg.entities.split(entity, alias, editor(opts)), opts),
+    ),
   deleteEntity: (open: OpenKgrag, entity: string, opts: EntitiesCommonOptions) =>
     withKgrag(open, opts, async (kg) => {
-      await kg.entities.deleteEntity(entity, opts);
+      await kg.entities.deleteEntity(entity, editor(opts));
       if (opts.json) printJson({ deleted: entity });
       else process.stdout.write(`Deleted "${entity}".\n`);
     }),
   deleteRelationship: (open: OpenKgrag, a: string, b: string, opts: EntitiesCommonOptions) =>
     withKgrag(open, opts, async (kg) => {
-      await kg.entities.deleteRelationship(a, b, opts);
+      await kg.entities.deleteRelationship(a, b, editor(opts));
       if (opts.json) printJson({ deleted: [a, b] });
       else process.stdout.write(`Deleted the relationship between "${a}" and "${b}".\n`);
     }),
@@ -133,7 +150,7 @@ export const entityActions = {
         a,
         b,
         { description: opts.description, keywords, ...(opts.strength ? { strength: opts.strength } : {}) },
-        opts,
+        editor(opts),
       );
       if (opts.json) printJson(record);
       else process.stdout.write(`Linked "${a}" and "${b}".\n`);
