@@ -1,6 +1,7 @@
 // The package's public API: `import { createKgrag } from "kgrag"`.
 export type { KgragConfig, KgragConfigInput } from "./config.js";
 export { ConfigSchema, configFromEnv, type LoadedConfig, loadConfig } from "./config.js";
+export { ConfigError } from "./config-error.js";
 export type { GraphSchema, GraphSchemaInput } from "./cypher/schema.js";
 export { loadSchema, parseGraphSchema } from "./cypher/schema.js";
 export type { CypherValidation, ValidateOptions } from "./cypher/validator.js";
@@ -8,11 +9,17 @@ export { validateCypher } from "./cypher/validator.js";
 export { EmbeddingDimensionError } from "./embedding/dimension-error.js";
 export type { Embedder } from "./embedding/embedder.js";
 export { HashingEmbedder } from "./embedding/hashing-embedder.js";
-export { LangChainEmbedder } from "./embedding/langchain-embedder.js";
+export { LangChainEmbedder, type LangChainEmbedderOptions } from "./embedding/langchain-embedder.js";
 export { OpenAIEmbedder } from "./embedding/openai-embedder.js";
 export { type DryRunReport, dryRunIndex, estimateIndexing, type StageEstimate } from "./estimate/dry-run.js";
-export type { ExtractionOutcome, Extractor } from "./extraction/extractor.js";
+export type {
+  ExtractionContext,
+  ExtractionOutcome,
+  Extractor,
+  PartialExtraction,
+} from "./extraction/extractor.js";
 export { InvalidSourceDocumentError } from "./ingest/source-input.js";
+export type { SkippedSource } from "./ingest/source-types.js";
 export type { LangChainDocumentLike } from "./integrations/langchain/documents.js";
 export { fromLangChainDocuments } from "./integrations/langchain/documents.js";
 export type { KgragDocumentMetadata, KgragRetrieverInput } from "./integrations/langchain/kgrag-retriever.js";
@@ -21,22 +28,49 @@ export type { KgragToolOptions } from "./integrations/langchain/kgrag-tool.js";
 export { createKgragTool } from "./integrations/langchain/kgrag-tool.js";
 export type { KgragMcpOptions } from "./integrations/mcp/kgrag-mcp-server.js";
 export { createKgragMcpServer } from "./integrations/mcp/kgrag-mcp-server.js";
-export type { AgentAnswer, AgentSource } from "./integrations/query-for-agents.js";
+export type { AgentAnswer, AgentQueryOptions, AgentSource } from "./integrations/query-for-agents.js";
 export { queryForAgents } from "./integrations/query-for-agents.js";
 export type { CreateKgragOptions, Kgrag, StatusReport } from "./kgrag.js";
 export { createKgrag } from "./kgrag.js";
-export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, Stage } from "./llm/chat-model.js";
-export { LangChainChatModel } from "./llm/langchain-chat.js";
+export type {
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  JsonSchemaSpec,
+  Stage,
+  TokenUsage,
+} from "./llm/chat-model.js";
+export { LangChainChatModel, type LangChainChatOptions } from "./llm/langchain-chat.js";
 export { OpenAIChatModel } from "./llm/openai-chat.js";
+export { RequestTimeoutError, RetriesExhaustedError } from "./llm/retry.js";
+export type { StageUsage } from "./llm/usage.js";
 export type { DescriptionSummarizer } from "./merge/summarizer.js";
 export { OptionsError } from "./options-error.js";
+export type { IndexComponents } from "./pipeline/index-workflow.js";
 export type { IndexProgress } from "./pipeline/interrupted.js";
 export { IndexInterruptedError } from "./pipeline/interrupted.js";
-export { ScopeError } from "./query/graph/scope.js";
-export type { QueryMode, QueryOptionsInput as QueryOptions } from "./query/options.js";
+export type { StageTimings } from "./pipeline/stage-timings.js";
+export { ScopeError, type ScopeProblem } from "./query/graph/scope.js";
+export type {
+  GraphRanking,
+  HistoryMessage,
+  QueryContextEvent,
+  QueryMode,
+  QueryOptionsInput as QueryOptions,
+} from "./query/options.js";
 export { QUERY_MODES } from "./query/options.js";
-export type { QueryResult } from "./query/result.js";
-export type { CandidatePair } from "./resolve/candidates.js";
+export type {
+  ContextChunk,
+  ContextCommunity,
+  ContextEntity,
+  ContextRelationship,
+  QueryContext,
+  QueryResult,
+  Reference,
+} from "./query/result.js";
+export type { Reranker, RerankScore } from "./rerank/reranker.js";
+export type { CandidatePair, Decision } from "./resolve/candidates.js";
 export type {
   CurationErrorReason,
   EditOptions,
@@ -45,7 +79,13 @@ export type {
   RelationshipInput,
 } from "./resolve/curation.js";
 export { UnknownEntityError } from "./resolve/curation.js";
+export type { NameEvidence, NameRelation } from "./resolve/name-evidence.js";
 export type { EntityRule } from "./resolve/rules.js";
-export type { GraphStore } from "./storage/graph-store.js";
+export type { KgragServices } from "./services.js";
+export type { GraphStore, VectorIndexStatus } from "./storage/graph-store.js";
+export { Neo4jWorkspaceBusyError } from "./storage/neo4j/busy-error.js";
 export type * from "./types.js";
+export type { ProgressReporter } from "./util/progress.js";
+export { EmbeddingMismatchError } from "./workspace/embedding-guard.js";
 export type { IndexOptions, IndexSummary } from "./workspace/indexing.js";
+export { WorkspaceBusyError } from "./workspace/lock.js";

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { suggestQueryOption } from "../query/options.js";
 import { UnknownEntityError } from "../resolve/curation.js";
-import { Neo4jWorkspaceBusyError } from "../storage/neo4j/writer-lease.js";
+import { Neo4jWorkspaceBusyError } from "../storage/neo4j/busy-error.js";
 import { WorkspaceBusyError } from "../workspace/lock.js";
 import { isCallerError } from "./caller-errors.js";
 import { JobRunningError } from "./jobs/job-queue.js";

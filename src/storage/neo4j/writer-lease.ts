@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { isRunning } from "../../util/process-alive.js";
+import { type LeaseHolder, Neo4jWorkspaceBusyError } from "./busy-error.js";
 import { int, type Neo4jConnection } from "./connection.js";
 import { asNumber } from "./read-rows.js";
 import type { PlainRecord } from "./record-mapping.js";
@@ -8,24 +9,6 @@ import type { PlainRecord } from "./record-mapping.js";
 /** A lease not renewed for this long is free for the next writer (its holder is gone). */
 const LEASE_TTL_MS = 30_000;
 const RENEW_EVERY_MS = 5_000;
-
-interface LeaseHolder {
-  owner: string;
-  pid: number;
-  host: string;
-  since: number;
-}
-
-export class Neo4jWorkspaceBusyError extends Error {
-  constructor(workspace: string, holder: LeaseHolder) {
-    super(
-      `Workspace ${workspace} on Neo4j is being written by another kgrag process ` +
-        `(pid ${holder.pid} on ${holder.host}, since ${new Date(holder.since).toISOString()}). ` +
-        "Wait for it to finish and run the command again.",
-    );
-    this.name = "Neo4jWorkspaceBusyError";
-  }
-}
 
 /**
  * The Neo4j counterpart of the embedded store's lock file: one writer per workspace, across every
