@@ -31,7 +31,7 @@ export { createKgragMcpServer } from "./integrations/mcp/kgrag-mcp-server.js";
 export type { AgentAnswer, AgentQueryOptions, AgentSource } from "./integrations/query-for-agents.js";
 export { queryForAgents } from "./integrations/query-for-agents.js";
 export type { CreateKgragOptions, Kgrag, StatusReport } from "./kgrag.js";
-export { createKgrag } from "./kgrag.js";
+export { createKgrag, KgragClosedError } from "./kgrag.js";
 export type {
   ChatMessage,
   ChatModel,

@@ -11,6 +11,7 @@ import {
   type LangChainDocumentLike,
 } from "./integrations/langchain/documents.js";
 import { type ChatModel, withAbortSignal } from "./llm/chat-model.js";
+import { OptionsError } from "./options-error.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
 import type { QueryOptions, QueryResult } from "./query/query-engine.js";
@@ -125,11 +126,15 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
     if (store.kind === "sqlite") return withWorkspaceLock(workspace, asWriter(work));
     return store.withWriterLease ? store.withWriterLease(asWriter(work)) : asWriter(work)();
   };
-  return {
+  const facade: Kgrag = {
     services,
     components,
     mode: services.chat ? "llm" : "offline",
     index: async (inputs, given) => {
+      mustBeList(
+        inputs,
+        "index takes a list of file and folder paths, of documents or of LangChain documents",
+      );
       const indexOptions = parseOptions(IndexOptionsSchema, given, { what: "index" });
       const run = indexOptions.signal ? stoppable(services, indexOptions.signal) : { services, components };
       if (isPathList(inputs)) {
@@ -153,8 +158,9 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
     // Loaded on the first query: an index run reaches its first model request without it.
     query: async (question, queryOptions = {}) =>
       (await import("./query/query-engine.js")).runQuery(services, question, queryOptions),
-    deleteDocuments: (docIds) =>
-      writing(async () => {
+    deleteDocuments: async (docIds) => {
+      mustBeList(docIds, "deleteDocuments takes a list of document ids");
+      return writing(async () => {
         const known = new Set((await store.listDocuments()).map((d) => d.id));
         const deleted = docIds.filter((id) => known.has(id));
         const missing = docIds.filter((id) => !known.has(id));
@@ -162,11 +168,72 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         await removeDocuments(services, deleted, `delete document ${deleted.join(", ")}`);
         await settleGraph(services, components, deleted.length > 0);
         return { deleted, missing };
-      }),
+      });
+    },
     rebuildCommunities: () => writing(() => refreshCommunities(services, components, true)),
     entities: createEntityCuration(services, components, writing),
     close: () => store.close(),
   };
+  return closable(facade, workspace);
+}
+
+/**
+ * A call on an instance after its close(): the store is gone, and the store's own error ("The
+ * database connection is not open") would not say why.
+ */
+export class KgragClosedError extends Error {
+  constructor(workspace: string) {
+    super(
+      `This kgrag instance (workspace ${workspace}) is closed: its close() was called. ` +
+        "Open the workspace again with createKgrag to go on using it.",
+    );
+    this.name = "KgragClosedError";
+  }
+}
+
+/** The facade whose every method, its curation's too, refuses to run once it is closed; close() twice closes once. */
+function closable(facade: Kgrag, workspace: string): Kgrag {
+  let closed = false;
+  const refuseWhenClosed = () => {
+    if (closed) throw new KgragClosedError(workspace);
+  };
+  return {
+    ...whileOpen(facade, refuseWhenClosed),
+    entities: whileOpen(facade.entities, refuseWhenClosed),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await facade.close();
+    },
+  };
+}
+
+/** `target` with each of its (async) methods calling `check` first; its other fields as they are. */
+function whileOpen<T extends object>(target: T, check: () => void): T {
+  const methods = Object.entries(target as Record<string, unknown>).map(([name, value]) => {
+    if (typeof value !== "function") return [name, value];
+    const method = value as (...args: unknown[]) => Promise<unknown>;
+    return [
+      name,
+      async (...args: unknown[]) => {
+        check();
+        return method(...args);
+      },
+    ];
+  });
+  return Object.fromEntries(methods) as T;
+}
+
+/** Arguments of the wrong shape fail with what was meant, not deep inside (`inputs.every is not a function`). */
+function mustBeList(value: unknown, expected: string): void {
+  if (Array.isArray(value)) return;
+  const given =
+    value === null
+      ? "null"
+      : typeof value === "string"
+        ? `the string ${JSON.stringify(value)}`
+        : typeof value;
+  throw new OptionsError(`${expected}; got ${given}.`);
 }
 
 /** Services and components of one run whose every model call the signal cancels. */

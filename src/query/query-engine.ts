@@ -1,3 +1,4 @@
+import { OptionsError } from "../options-error.js";
 import type { KgragServices } from "../services.js";
 import type { ScoredId } from "../types.js";
 import { answerQuestion, promptOverheadTexts } from "./answer/answer.js";
@@ -27,7 +28,7 @@ export async function runQuery(
   question: string,
   input: QueryOptionsInput = {},
 ): Promise<QueryResult> {
-  if (!question.trim()) throw new Error("The question is empty: pass the question to ask as text.");
+  checkQuestion(question);
   const options = resolveQueryOptions(services.config.query, input);
   return inSpan(
     SPANS.query,
@@ -41,6 +42,15 @@ export async function runQuery(
       return result;
     },
   );
+}
+
+/** JavaScript callers can pass anything: say what a question must be, not "cannot read ... (reading 'trim')". */
+function checkQuestion(question: unknown): void {
+  if (typeof question !== "string") {
+    const given = question === null ? "null" : typeof question;
+    throw new OptionsError(`The question must be a non-empty string; got ${given}.`);
+  }
+  if (!question.trim()) throw new OptionsError("The question is empty: pass the question to ask as text.");
 }
 
 async function runQuerySteps(

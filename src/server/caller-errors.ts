@@ -9,7 +9,5 @@ import { ScopeError } from "../query/graph/scope.js";
  */
 export function isCallerError(error: unknown): boolean {
   if (error instanceof ScopeError || error instanceof InvalidSourceDocumentError) return true;
-  if (error instanceof ConfigError || error instanceof OptionsError) return true;
-  const message = error instanceof Error ? error.message : "";
-  return /^The question is empty/.test(message);
+  return error instanceof ConfigError || error instanceof OptionsError;
 }

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { configFromEnv } from "../config.js";
-import { ConfigError } from "../config-error.js";
 import { createKgrag, type Kgrag } from "../kgrag.js";
 import { sqliteFile } from "../storage/sqlite/sqlite-store.js";
+import { refuseFileAsWorkspace } from "../workspace/workspace-folder.js";
 import { ApiError } from "./errors.js";
 import { GraphReads } from "./graph/graph-reads.js";
 import { NeighbourhoodCache, type NeighbourhoodCacheSettings } from "./graph/neighbourhood-cache.js";
@@ -36,12 +36,9 @@ export interface ServedWorkspace {
 export function workspaceFolders(given: string[], env: NodeJS.ProcessEnv): string[] {
   if (given.length === 0) return [resolve(configFromEnv(env).workspace)];
   return given.flatMap((dir) => {
+    refuseFileAsWorkspace(dir, "--workspace", "give a workspace folder (or a folder of workspaces)");
     const full = resolve(dir);
     if (existsSync(sqliteFile(full)) || !existsSync(full)) return [full];
-    if (!statSync(full).isDirectory())
-      throw new ConfigError(
-        `--workspace ${dir} is a file; give a workspace folder (or a folder of workspaces)`,
-      );
     const inner = readdirSync(full)
       .map((name) => join(full, name))
       .filter((p) => statSync(p).isDirectory() && existsSync(sqliteFile(p)));

@@ -3,6 +3,7 @@ import { ConfigError, type KgragConfig } from "../config.js";
 import type { GraphStore } from "../storage/graph-store.js";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.js";
 import type { ProgressReporter } from "../util/progress.js";
+import { refuseFileAsWorkspace } from "./workspace-folder.js";
 
 /** Opens the configured backend: one SQLite file per workspace (default) or a shared Neo4j database. */
 export async function openStore(
@@ -11,6 +12,7 @@ export async function openStore(
   progress?: ProgressReporter,
 ): Promise<GraphStore> {
   if (config.storage === "sqlite") {
+    refuseFileAsWorkspace(workspaceDir);
     return openSqliteStore(workspaceDir, {
       vectorIndex: config.vectorIndex,
       readCache: config.sqliteReadCache,

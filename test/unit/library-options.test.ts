@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { KgragConfigInput } from "../../src/config.js";
 import { ConfigError } from "../../src/config-error.js";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
-import { type CreateKgragOptions, createKgrag, type Kgrag } from "../../src/kgrag.js";
+import { type CreateKgragOptions, createKgrag, type Kgrag, KgragClosedError } from "../../src/kgrag.js";
 import { OptionsError } from "../../src/options-error.js";
 import type { QueryOptionsInput } from "../../src/query/options.js";
 import type { MergeOptions, RelationshipInput } from "../../src/resolve/curation.js";
@@ -138,6 +138,43 @@ describe("the instance's methods refuse unknown options, as query does", () => {
         /Unknown entities\.addRelationship field "keyword" \(did you mean "keywords"\?\)\. Known fields: description, keywords, strength\./,
       );
     });
+  });
+});
+
+describe("mistakes get a clear error, not an internal one", () => {
+  it("a call after close() says the instance is closed; a second close() is harmless", async () => {
+    const kg = await createKgrag({ env: {}, config: { workspace: dir } });
+    await kg.close();
+    await expect(kg.query("Who repairs clocks?")).rejects.toBeInstanceOf(KgragClosedError);
+    await expect(kg.query("Who repairs clocks?")).rejects.toThrow(/instance \(workspace .*\) is closed/);
+    await expect(kg.index(DOCS)).rejects.toBeInstanceOf(KgragClosedError);
+    await expect(kg.status()).rejects.toBeInstanceOf(KgragClosedError);
+    await expect(kg.entities.list()).rejects.toBeInstanceOf(KgragClosedError);
+    await kg.close();
+  });
+
+  it("a question that is not text, and arguments that are not lists, are OptionsErrors saying so", async () => {
+    await withKgrag(async (kg) => {
+      const asking = kg.query(null as unknown as string);
+      await expect(asking).rejects.toBeInstanceOf(OptionsError);
+      await expect(asking).rejects.toThrow("The question must be a non-empty string; got null.");
+      await expect(kg.query(" ")).rejects.toThrow(/The question is empty/);
+      await expect(kg.index("./docs" as unknown as string[])).rejects.toThrow(
+        'index takes a list of file and folder paths, of documents or of LangChain documents; got the string "./docs".',
+      );
+      await expect(kg.deleteDocuments("doc-1" as unknown as string[])).rejects.toBeInstanceOf(OptionsError);
+    });
+  });
+
+  it("a workspace path that is a file, or inside one, is a ConfigError saying so", async () => {
+    const file = join(dir, "notes.txt");
+    writeFileSync(file, "not a workspace");
+    const opening = createKgrag({ env: {}, config: { workspace: file } });
+    await expect(opening).rejects.toBeInstanceOf(ConfigError);
+    await expect(opening).rejects.toThrow(`The workspace path ${file} is a file; a workspace is a folder`);
+    await expect(createKgrag({ env: {}, config: { workspace: join(file, "ws") } })).rejects.toThrow(
+      `is inside ${file}, which is a file`,
+    );
   });
 });
 
