@@ -38,7 +38,10 @@ export const QueryOptionsSchema = z.strictObject({
   responseType: z.string().min(1).optional(),
   history: z.array(HistoryMessageSchema).default([]),
   graphRanking: z.enum(GRAPH_RANKINGS).default("ppr"),
-  /** Receives answer text as it streams from the model. */
+  /**
+   * Receives the answer's text: as a model writes it, or once, whole, for an answer written at once
+   * (offline, nothing found, a model that does not stream). The pieces joined are the answer.
+   */
   onToken: z
     .custom<(delta: string) => void>((value) => typeof value === "function", "onToken must be a function")
     .optional(),

@@ -87,10 +87,11 @@ async function runQuerySteps(
   );
   const reranked = await rerankStep(services, question, options, retrieval.chunks);
   const ranked = { ...retrieval, chunks: reranked.chunks };
+  const tokens = answerTokens(options.onToken);
   const answerOptions = {
     responseType: options.responseType,
     history: options.history,
-    onToken: options.onToken,
+    onToken: tokens.onToken,
   };
   const built = await inSpan(SPANS.queryStep("context"), {}, async (span) => {
     const context = await buildContext(graph, ranked, {
@@ -119,6 +120,7 @@ async function runQuerySteps(
           span.setAttribute("kgrag.answer.chars", text.length);
           return text;
         });
+  tokens.deliverUnstreamed(answer);
   return {
     ...(options.id === undefined ? {} : { id: options.id }),
     mode: options.mode,
@@ -129,6 +131,26 @@ async function runQuerySteps(
     usage: meter ? meter.usage() : { ...NO_USAGE },
     timings: { retrievalMs: round(retrievalMs), totalMs: round(performance.now() - started) },
     ...(warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
+/**
+ * onToken hears every answer, so that a caller streams one way whatever the workspace: a model's
+ * answer as it is written, and one written at once (offline, "nothing matches", no room, a model
+ * that does not stream) as a single token holding the whole text. None without an answer.
+ */
+function answerTokens(onToken: ((delta: string) => void) | undefined) {
+  let streamed = false;
+  return {
+    onToken:
+      onToken &&
+      ((delta: string) => {
+        streamed = true;
+        onToken(delta);
+      }),
+    deliverUnstreamed(answer: string): void {
+      if (onToken && !streamed && answer) onToken(answer);
+    },
   };
 }
 

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { ChatModel } from "../../src/llm/chat-model.js";
+import { NOTHING_FOUND } from "../../src/query/answer/answer.js";
 import { QUERY_MODES } from "../../src/query/options.js";
 import { runQuery } from "../../src/query/query-engine.js";
 import {
@@ -127,6 +129,32 @@ describe("runQuery result", () => {
     const deltas: string[] = [];
     await runQuery(fixture.services, QUESTION, { mode: "naive", onToken: (d) => deltas.push(d) });
     expect(deltas.join("")).toBe("She lives in Greenwich Village [2].");
+  });
+
+  it("hands an answer written at once to onToken as one token, after onContext: offline, or nothing found", async () => {
+    fixture = await buildFixture(MULTI_HOP, { chat: null });
+    const heard: string[] = [];
+    const listen = { onContext: () => heard.push("(context)"), onToken: (t: string) => heard.push(t) };
+    const offline = await runQuery(fixture.services, QUESTION, { mode: "naive", ...listen });
+    expect(offline.answer).toMatch(/^Extractive answer/);
+    expect(heard).toEqual(["(context)", offline.answer]);
+    heard.length = 0;
+    const nothing = await runQuery(fixture.services, "zzyzx qwerty", { mode: "naive", ...listen });
+    expect(nothing.answer).toBe(NOTHING_FOUND);
+    expect(heard).toEqual(["(context)", NOTHING_FOUND]);
+    heard.length = 0;
+    await runQuery(fixture.services, QUESTION, { mode: "naive", contextOnly: true, ...listen });
+    expect(heard).toEqual(["(context)"]);
+  });
+
+  it("hands the answer of a model that does not stream to onToken once, whole", async () => {
+    const chat = scriptedChat();
+    // A chat model of the caller's own that ignores onToken and answers at once.
+    const whole: ChatModel = { ...chat, chat: (request) => chat.chat({ ...request, onToken: undefined }) };
+    fixture = await buildFixture(MULTI_HOP, { chat: whole });
+    const deltas: string[] = [];
+    await runQuery(fixture.services, QUESTION, { mode: "naive", onToken: (d) => deltas.push(d) });
+    expect(deltas).toEqual(["She lives in Greenwich Village [2]."]);
   });
 
   it("with contextOnly returns the context and calls no model for an answer", async () => {

@@ -53,17 +53,12 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
         stream ??= openEventStream(reply);
         return stream;
       };
-      let streamed = false;
       try {
+        // The library hands every answer to onToken, an offline one as a single token.
         const result = await queries.run(question, options, {
           onContext: (context) => events().send("context", { context }),
-          onToken: (text) => {
-            streamed = true;
-            events().send("token", { text });
-          },
+          onToken: (text) => events().send("token", { text }),
         });
-        // Offline answers are written at once: they arrive as one token.
-        if (!streamed && result.answer) events().send("token", { text: result.answer });
         events().send("done", result);
       } catch (error) {
         if (!stream) throw error;
