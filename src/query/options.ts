@@ -106,7 +106,7 @@ export function resolveQueryOptions(
 }
 
 /** Names callers reach for that mean one of our options under another name. */
-const OPTION_SYNONYMS: Record<string, string> = {
+export const OPTION_SYNONYMS: Readonly<Record<string, string>> = {
   filter: "metadata",
   filters: "metadata",
   where: "metadata",

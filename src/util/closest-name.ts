@@ -17,7 +17,8 @@ export function closestName(
   const wanted = squash(name);
   const same = known.find((key) => squash(key) === wanted);
   if (same) return same;
-  if (Object.hasOwn(synonyms, wanted)) return synonyms[wanted];
+  const synonym = Object.hasOwn(synonyms, wanted) ? synonyms[wanted] : undefined;
+  if (synonym !== undefined && known.includes(synonym)) return synonym;
   // Short names are too easily one slip away from each other ("id", "k") to guess.
   const slips = wanted.length >= 7 ? 2 : wanted.length >= 4 ? 1 : 0;
   const near = known.filter((key) => editDistance(wanted, squash(key)) <= slips);

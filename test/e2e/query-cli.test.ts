@@ -176,6 +176,30 @@ describe("kgrag query and eval commands (offline)", () => {
     expect(code).toBe(2);
   });
 
+  it("query --batch runs a line with its own query options over the flags, and refuses an unknown key", async () => {
+    const batch = join(root, "options.jsonl");
+    writeFileSync(
+      batch,
+      [
+        JSON.stringify({ id: "q5", question: "Who founded Lumen Robotics?", mode: "local", topK: 3 }),
+        JSON.stringify({ id: "q6", question: "Who founded Lumen Robotics?" }),
+        JSON.stringify({ id: "q7", question: "Who founded Lumen Robotics?", mdoe: "local" }),
+      ].join("\n"),
+    );
+    const { stdout, stderr, code } = await runCapturing("query", "--batch", batch, "--context-only");
+    const lines = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.id, l.mode ?? l.error])).toEqual([
+      ["q5", "local"],
+      ["q6", "mix"],
+      ["q7", expect.stringMatching(/^line 3: unknown key "mdoe" \(did you mean "mode"\?\)/)],
+    ]);
+    expect(stderr).toMatch(/1 of 3 line\(s\) not a question \(line 3\)/);
+    expect(code).toBe(2);
+  });
+
   it("query --doc / --filter naming what no document has is an error saying what exists", async () => {
     await expect(run("query", "x", "--doc", "lisbon", "--doc", "lisbn")).rejects.toThrow(
       /Unknown document id "lisbn".*kgrag status/,

@@ -97,6 +97,48 @@ describe("batch queries", () => {
     expect(errors[5]).toMatch(/^line 7: "id" must be a string or a number, "question" must be text/);
   });
 
+  it("reads a line's query options, checked as query options, with the line number", () => {
+    const entries = parseBatchLines(
+      [
+        '{"id": "q5", "question": "Who?", "mode": "local", "topK": 3}',
+        '{"id": "q6", "question": "Who?", "mdoe": "local"}',
+        '{"id": "q7", "question": "Who?", "topK": "3", "mode": "loud"}',
+        '{"id": "q8", "question": "Who?", "filter": {"year": 2015}}',
+      ].join("\n"),
+    );
+    expect(entries[0]).toEqual({ id: "q5", question: "Who?", line: 1, options: { mode: "local", topK: 3 } });
+    const errors = entries.slice(1).map((e) => ("error" in e ? e.error : ""));
+    expect(errors[0]).toMatch(/^line 2: unknown key "mdoe" \(did you mean "mode"\?\); each line must be/);
+    expect(errors[1]).toMatch(/^line 3: mode: .*"naive".*, topK: .*expected number/);
+    expect(errors[2]).toMatch(/^line 4: unknown key "filter" \(did you mean "metadata"\?\)/);
+    expect(entries.slice(1).map((e) => e.id)).toEqual(["q6", "q7", "q8"]);
+  });
+
+  it("runs each line with its own options over the batch's", async () => {
+    fixture = await buildFixture(MULTI_HOP, { chat: null });
+    const entries = parseBatchLines(
+      [
+        '{"id": "q5", "question": "Big Stone Gap", "mode": "local", "chunkTopK": 1}',
+        '{"id": "q6", "question": "Big Stone Gap"}',
+        '{"id": "q7", "question": "Big Stone Gap", "docIds": ["lyon"]}',
+        '{"id": "q8", "question": "Big Stone Gap", "docIds": ["nope"]}',
+      ].join("\n"),
+    );
+    const emitted: BatchOutcome[] = [];
+    await runBatch(fixture.services, entries, { mode: "naive", contextOnly: true }, (o) => emitted.push(o));
+    const [local, batchWide, scoped, unknownDoc] = emitted;
+    expect(local).toMatchObject({ id: "q5", mode: "local", answer: "" });
+    expect(local && "context" in local && local.context.chunks.length).toBe(1);
+    expect(batchWide).toMatchObject({ id: "q6", mode: "naive", answer: "" });
+    expect(scoped && "references" in scoped && scoped.references.every((r) => r.docId === "lyon")).toBe(true);
+    // A line's own scope fails that line only.
+    expect(unknownDoc).toMatchObject({
+      id: "q8",
+      line: 4,
+      error: expect.stringMatching(/Unknown document id "nope"/),
+    });
+  });
+
   it("answers every good line in input order around the bad ones", async () => {
     fixture = await buildFixture(MULTI_HOP, { chat: null });
     const entries = parseBatchLines(

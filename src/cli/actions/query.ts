@@ -50,7 +50,11 @@ async function singleQuery(services: KgragServices, question: string, flags: Que
 }
 
 async function readBatch(file: string): Promise<BatchEntry[]> {
-  const text = await readInputFile(file, "--batch", 'one {"id", "question"} JSON object per line');
+  const text = await readInputFile(
+    file,
+    "--batch",
+    'one {"id", "question", ...query options} JSON object per line',
+  );
   const entries = parseBatchLines(text);
   if (entries.length === 0)
     throw new UsageError(`--batch file ${file} has no questions; ${BATCH_LINE_FORMAT}.`);

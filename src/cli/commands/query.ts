@@ -29,7 +29,10 @@ export function registerQueryCommand(program: Command, open: OpenServices): void
         .default("ppr"),
     )
     .option("--exact", "exact vector search instead of the approximate (HNSW) index")
-    .option("--batch <file>", 'questions file, one {"id","question"} JSON object per line ("-" for stdin)')
+    .option(
+      "--batch <file>",
+      'questions file, one {"id","question"} JSON object per line, with any query options ("mode", "topK", ...) that win over the flags ("-" for stdin)',
+    )
     .option("--jsonl", "with --batch: one JSON result per line, in input order (the default)")
     .option("-w, --workspace <dir>", "workspace folder (default $KGRAG_WORKSPACE or ./kgrag-data)")
     .action(async (question: string | undefined, flags: QueryFlags) =>
