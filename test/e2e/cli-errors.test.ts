@@ -133,7 +133,9 @@ describe("--batch files and --out paths", () => {
     const out = join(root, "mismatched.json");
     const result = await run(["export", "--format", "graphml", "--out", out, "--workspace", ws]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/mismatched\.json ends in \.json, the ending of json, but --format is graphml/);
+    expect(result.stderr).toMatch(
+      /mismatched\.json ends in \.json, the ending of json, but --format is graphml/,
+    );
     expect(existsSync(out)).toBe(false);
     const matching = await run([
       "export",
