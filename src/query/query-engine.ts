@@ -67,7 +67,10 @@ async function runQuerySteps(
     span.setAttributes({ "kgrag.keywords.high": found.high, "kgrag.keywords.low": found.low });
     return found;
   });
-  const graph = new QueryGraph(services.store, await resolveScope(services.store, options.scope));
+  const scope = await resolveScope(services.store, options.scope);
+  // Each filter names something that exists, but together they leave no passage (see checkScope).
+  const emptyScope = scope !== undefined && scope.chunkIds.size === 0;
+  const graph = new QueryGraph(services.store, scope);
   const vectors = await embedQueryTexts(services, question, keywords, options);
   const retrieval = await inSpan(
     SPANS.queryStep("retrieve"),
@@ -105,21 +108,24 @@ async function runQuerySteps(
   options.onContext?.({ mode: options.mode, keywords, context: built.context, references: built.references });
 
   // Passages were found but the budget left none of them room: say so, rather than "nothing matches".
-  const squeezed =
-    ranked.chunks.length > 0 && built.context.chunks.length === 0 && built.context.communities.length === 0;
+  const emptyContext = built.context.chunks.length === 0 && built.context.communities.length === 0;
+  const squeezed = ranked.chunks.length > 0 && emptyContext;
   const warnings = [
+    ...(emptyScope ? [EMPTY_SCOPE] : []),
     ...(reranked.warning ? [reranked.warning] : []),
     ...(squeezed ? [budgetTooSmall(options.totalTokens)] : []),
   ];
   const answer = options.contextOnly
     ? ""
-    : squeezed
-      ? NO_ROOM_FOR_PASSAGES
-      : await inSpan(SPANS.queryStep("answer"), {}, async (span) => {
-          const text = await answerQuestion(metered, question, built, answerOptions);
-          span.setAttribute("kgrag.answer.chars", text.length);
-          return text;
-        });
+    : emptyScope && emptyContext
+      ? NOTHING_IN_SCOPE
+      : squeezed
+        ? NO_ROOM_FOR_PASSAGES
+        : await inSpan(SPANS.queryStep("answer"), {}, async (span) => {
+            const text = await answerQuestion(metered, question, built, answerOptions);
+            span.setAttribute("kgrag.answer.chars", text.length);
+            return text;
+          });
   tokens.deliverUnstreamed(answer);
   return {
     ...(options.id === undefined ? {} : { id: options.id }),
@@ -153,6 +159,14 @@ function answerTokens(onToken: ((delta: string) => void) | undefined) {
     },
   };
 }
+
+/** The answer when the scope's filters, together, leave no document (see EMPTY_SCOPE). */
+export const NOTHING_IN_SCOPE =
+  "No indexed document is in this question's scope, so there is nothing to answer from.";
+
+const EMPTY_SCOPE =
+  "No indexed document matches the scope: its document ids and metadata filters each match some " +
+  "document, but no document matches them all together. Drop or change one of them.";
 
 /** The answer when passages matched but none fit the context budget (see the warning). */
 export const NO_ROOM_FOR_PASSAGES =

@@ -123,6 +123,17 @@ describe("kgrag query and eval commands (offline)", () => {
       await run("query", "Lumen Robotics founder", "--json", "--filter", "line=2", "--context-only"),
     );
     expect(filtered.references.map((r: { docId: string }) => r.docId)).toEqual(["okafor"]);
+    // Each exists, but no document is both: the answer and a warning on stderr say so.
+    const neither = await runCapturing(
+      "query",
+      "Lumen Robotics founder",
+      "--doc",
+      "lisbon",
+      "--filter",
+      "line=2",
+    );
+    expect(neither.stdout).toMatch(/^No indexed document is in this question's scope/);
+    expect(neither.stderr).toMatch(/kgrag: warning: No indexed document matches the scope/);
   });
 
   it("query --batch prints one JSON result per line, ids echoed, in input order", async () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { entityKey } from "../../src/merge/keys.js";
 import { promptOverheadTexts } from "../../src/query/answer/answer.js";
 import { ScopeError } from "../../src/query/graph/scope.js";
-import { runQuery } from "../../src/query/query-engine.js";
+import { NOTHING_IN_SCOPE, runQuery } from "../../src/query/query-engine.js";
 import { countTokens } from "../../src/util/tokens.js";
 import {
   buildFixture,
@@ -105,10 +105,20 @@ describe("scope filters naming what no document has", () => {
     for (const value of ["film", "person", "place"]) expect(message).toContain(`"${value}"`);
   });
 
-  it("existing ids and values that together match nothing are not an error, just an empty context", async () => {
+  it("existing ids and values that together match nothing are not an error: an empty context, a warning saying why", async () => {
     fixture = await buildFixture(MULTI_HOP, { chat: keywordsOnly() });
     const result = await scoped({ docIds: ["person"], metadata: { kind: "place" } });
     expect(result.context.chunks).toEqual([]);
+    expect(result.warnings).toEqual([expect.stringMatching(/No indexed document matches the scope/)]);
+    // With an answer asked for: it says the scope is empty, not that nothing matches the question.
+    const answered = await runQuery(fixture.services, QUESTION, {
+      mode: "mix",
+      docIds: ["person"],
+      metadata: { kind: "place" },
+    });
+    expect(answered.answer).toBe(NOTHING_IN_SCOPE);
+    // A scope that holds documents warns of nothing.
+    expect((await scoped({ docIds: ["person"] })).warnings).toBeUndefined();
   });
 });
 

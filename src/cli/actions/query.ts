@@ -41,6 +41,8 @@ async function singleQuery(services: KgragServices, question: string, flags: Que
     onToken: stream ? (delta) => process.stdout.write(delta) : undefined,
   };
   const result = await runQuery(services, question, options);
+  // On stderr, beside --json output too (whose `warnings` has them): what the answer alone hides.
+  for (const warning of result.warnings ?? []) process.stderr.write(`kgrag: warning: ${warning}\n`);
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
