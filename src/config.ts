@@ -725,7 +725,10 @@ export function loadConfig(env: Env = process.env, overrides: KgragConfigInput =
   checkChoice(env, "KGRAG_STORAGE", STORAGE_KINDS);
   checkChoice(env, "KGRAG_ENTITY_RESOLUTION", ["auto", "on", "off"]);
   checkChoice(env, "KGRAG_VECTOR_INDEX", VectorIndexSchema.shape.kind.unwrap().options);
-  const given = stripUndefinedDeep(overrides);
+  // A config file's object passed as options keeps the `$schema` editors use; it is no setting.
+  const { $schema: _editorSchema, ...given } = stripUndefinedDeep(overrides) as KgragConfigInput & {
+    $schema?: unknown;
+  };
   refuseUnknownKeys(given, OPTIONS_LAYER);
   const file = locateConfigFile(env, (given.workspace as string | undefined) ?? env.KGRAG_WORKSPACE);
   const fromFile = file ? filePathsResolved(readConfigFile(file), file) : {};

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../config-error.js";
 import { CONFIG_FILE_NAME, CONFIG_FILE_VARIABLE } from "../config-file/find-config.js";
+import { OptionsError } from "../options-error.js";
 import { ScopeError } from "../query/graph/scope.js";
 import { packagePath } from "../util/paths.js";
 import { addCommandSummaries } from "./command-table.js";
@@ -117,7 +118,11 @@ function commandPath(command: Command): string {
 /** 0 for help and version, 2 for a wrong invocation or input, 1 for a failure at run time. */
 function exitCodeOf(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
-  const badInput = error instanceof UsageError || error instanceof ScopeError || error instanceof ConfigError;
+  const badInput =
+    error instanceof UsageError ||
+    error instanceof ScopeError ||
+    error instanceof ConfigError ||
+    error instanceof OptionsError;
   return badInput ? USAGE_EXIT_CODE : 1;
 }
 

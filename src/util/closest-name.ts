@@ -21,8 +21,12 @@ export function closestName(
   if (synonym !== undefined && known.includes(synonym)) return synonym;
   // Short names are too easily one slip away from each other ("id", "k") to guess.
   const slips = wanted.length >= 7 ? 2 : wanted.length >= 4 ? 1 : 0;
-  const near = known.filter((key) => editDistance(wanted, squash(key)) <= slips);
-  return near.length === 1 ? near[0] : undefined;
+  // The one nearest name, if no other is as near.
+  const distances = known.map((key) => editDistance(wanted, squash(key)));
+  const nearest = Math.min(...distances);
+  if (nearest > slips) return undefined;
+  const at = distances.indexOf(nearest);
+  return distances.indexOf(nearest, at + 1) < 0 ? known[at] : undefined;
 }
 
 /** Letters inserted, deleted, replaced or swapped with a neighbour (optimal string alignment). */

@@ -33,7 +33,17 @@ export interface IndexOptions {
 export const IndexOptionsSchema = z.strictObject({
   communities: z.boolean().optional(),
   prune: z.boolean().optional(),
-  signal: z.instanceof(AbortSignal, { error: "must be an AbortSignal" }).optional(),
+  // What the pipeline uses of a signal, so one from another realm or a polyfill passes too.
+  signal: z
+    .custom<AbortSignal>(
+      (value) =>
+        typeof value === "object" &&
+        value !== null &&
+        "aborted" in value &&
+        typeof (value as AbortSignal).addEventListener === "function",
+      { error: "must be an AbortSignal" },
+    )
+    .optional(),
 }) satisfies z.ZodType<IndexOptions>;
 
 export interface IndexSummary {

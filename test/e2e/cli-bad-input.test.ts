@@ -144,6 +144,12 @@ describe("query flags that would be silently ignored", () => {
     expect(stderr).toMatch(/--filter line given twice/);
   });
 
+  it("a query option the engine refuses (an empty --response-type) is exit 2, bad input", async () => {
+    const { stderr, code } = await run(["query", "x", "--response-type", "", "--workspace", ws]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/Invalid query options/);
+  });
+
   it("--jsonl without --batch is exit 2", async () => {
     const { stderr, code } = await run(["query", "x", "--jsonl", "--workspace", ws]);
     expect(code).toBe(2);

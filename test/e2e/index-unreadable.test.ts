@@ -264,6 +264,29 @@ describe("kgrag index with nothing indexable", () => {
     expect(result.stderr + result.stdout).not.toMatch(/Warning/);
   }, 60_000);
 
+  it("follows community.enabled false in the config file when --no-communities is not given", async () => {
+    const story = join(root, "story.txt");
+    writeFileSync(story, `${HARBOR} Mara Quell later founded Quell Studios in Vessen.`);
+    const config = join(root, "no-communities.json");
+    writeFileSync(config, JSON.stringify({ community: { enabled: false } }));
+    const result = await runMain([
+      "--config",
+      config,
+      "index",
+      story,
+      "--workspace",
+      join(root, "ws-nc"),
+      "--json",
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const kgrag = await createKgrag({ config: { workspace: join(root, "ws-nc") } });
+    try {
+      expect(await kgrag.services.store.listCommunities()).toEqual([]);
+    } finally {
+      await kgrag.close();
+    }
+  });
+
   it("counts many files of unsupported types by type in one line, still naming other skips", async () => {
     const mixed = join(root, "mixed");
     mkdirSync(mixed);

@@ -68,6 +68,25 @@ describe("createKgrag's options are strict", () => {
     );
   });
 
+  it("takes a config file's object as it is, its editor `$schema` included", async () => {
+    const kg = await createKgrag({
+      env: {},
+      config: untypedConfig({
+        $schema: "./node_modules/kgrag/schema/kgrag.config.schema.json",
+        workspace: dir,
+      }),
+    });
+    await kg.close();
+  });
+
+  it("takes an AbortSignal from another realm (a polyfill, jsdom) by what the pipeline uses of it", async () => {
+    await withKgrag(async (kg) => {
+      const foreign = { aborted: false, reason: undefined, addEventListener() {}, removeEventListener() {} };
+      const summary = await kg.index(DOCS, untypedIndex({ signal: foreign }));
+      expect(summary.added).toEqual(["clocks"]);
+    });
+  });
+
   it("still opens with known options, process.env as the environment", async () => {
     // Given models and storage: whatever the test's environment configures does not matter here.
     const kg = await createKgrag({
@@ -188,6 +207,11 @@ describe("closestName", () => {
     ["signl", "signal"],
   ])("takes %s for %s", (name, meant) => {
     expect(closestName(name, known)).toBe(meant);
+  });
+
+  it("takes the one nearest name when another is farther", () => {
+    // One slip from "relationship", two from "relationships".
+    expect(closestName("relationshp", ["relationship", "relationships"])).toBe("relationship");
   });
 
   it("guesses nothing for a name no known one is close to, nor between two equally close ones", () => {

@@ -19,7 +19,12 @@ export async function indexAction(open: OpenKgrag, paths: string[], opts: IndexF
   let nothingDone = false;
   try {
     const summary = await runStoppable((signal) =>
-      kgrag.index(paths, { communities: opts.communities, prune: opts.prune, signal }),
+      // Commander makes --no-communities `true` when absent: only its `false` overrides the config.
+      kgrag.index(paths, {
+        communities: opts.communities === false ? false : undefined,
+        prune: opts.prune,
+        signal,
+      }),
     );
     const { badLines, skipped } = splitBadLines(summary.skipped);
     // On stderr so it shows beside --json output too (whose `skipped` lists every one).
