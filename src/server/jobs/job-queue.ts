@@ -37,6 +37,11 @@ export class JobQueue {
   private runningId: string | null = null;
   /** The running job's pipeline steps as its process last reported them. */
   private steps = new Map<string, StepCount>();
+  /**
+   * Whether the running job's steps count towards its progress yet: a re-index first deletes the
+   * document, and that delete's settling steps (embeddings, reports) would read as a finished index.
+   */
+  private countingSteps = true;
   /** Writes made by the server itself (hand curation), one at a time; no job starts meanwhile. */
   private writes: Promise<unknown> = Promise.resolve();
   private writing = 0;
@@ -82,18 +87,22 @@ export class JobQueue {
   }
 
   /**
-   * A delete or re-index of a document that one already queued or running will do: that job,
-   * instead of a second one (a double click, two tabs), which would only fail on a deleted
-   * document or extract it twice. Index jobs are never merged: their inputs differ.
+   * A delete or re-index of a document that a job still queued will do: that job, instead of a
+   * second one (a double click, two tabs), which would only fail on a deleted document or extract
+   * it twice. Only when that job is the last one pending for those documents (an upload queued
+   * after it must not be undone by it) and has not started (a running re-index has read the file
+   * already, and would miss an edit made since). Index jobs are never merged: their inputs differ.
    */
   addOnce(spec: Extract<JobSpec, { kind: "delete" | "reindex" }>, documents: string[]): Job {
-    const pending = [...this.jobs.values()].find(
+    const touching = [...this.jobs.values()].filter(
       (job) =>
         (job.status === "queued" || job.status === "running") &&
-        job.kind === spec.kind &&
-        sameMembers(job.documents, documents),
+        job.documents.some((id) => documents.includes(id)),
     );
-    return pending ? { ...pending } : this.add(spec, documents);
+    const last = touching.at(-1);
+    const same =
+      last?.status === "queued" && last.kind === spec.kind && sameMembers(last.documents, documents);
+    return same ? { ...last } : this.add(spec, documents);
   }
 
   get(id: string): Job | undefined {
@@ -173,6 +182,7 @@ export class JobQueue {
       return;
     }
     this.steps = new Map();
+    this.countingSteps = spec.kind !== "reindex";
     this.update(job, { status: "running", stage: "starting", startedAt: new Date().toISOString() });
     const outcome = await this.runWaitingForWriter(job, spec);
     const finishedAt = new Date().toISOString();
@@ -216,6 +226,11 @@ export class JobQueue {
     if (message.type !== "progress") return;
     if (message.stage === "info") {
       this.update(job, { message: message.message });
+      return;
+    }
+    if (!this.countingSteps && message.stage === "register") this.countingSteps = true;
+    if (!this.countingSteps) {
+      this.update(job, { stage: message.stage, done: message.done, total: message.total });
       return;
     }
     this.steps.set(message.stage, { done: message.done, total: message.total });
