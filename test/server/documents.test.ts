@@ -147,7 +147,7 @@ describe("kgrag serve: documents and jobs", () => {
     });
     expect(response.status).toBe(202);
     const textJob = ((await response.json()) as { job: Job }).job;
-    expect(textJob.titles).toEqual(["Porto", "Lisbon"]);
+    expect(textJob.titles).toEqual({ porto: "Porto", lisbon: "Lisbon" });
     expect(await finished(textJob.id)).toMatchObject({ status: "done" });
     expect((await documents()).total).toBe(3);
     const page = await documents("?offset=1&limit=1");

@@ -24,8 +24,9 @@ describe("web app: job cards", () => {
       "Delete Lisbon",
     );
     expect(jobHeading(job({ kind: "reindex", documents: ["porto"] }))).toBe("Re-index porto");
-    expect(jobHeading(job({ documents: ["text-3f2a", "text-9c1b"], titles: ["Porto", "Lisbon"] }))).toBe(
-      "Index Porto, Lisbon",
+    const titles2 = { "text-3f2a": "Porto", "text-9c1b": "Lisbon" };
+    expect(jobHeading(job({ documents: ["text-9c1b", "text-3f2a"], titles: titles2 }))).toBe(
+      "Index Lisbon, Porto",
     );
     expect(jobHeading(job({ documents: ["t1", "t2", "t3", "t4"] }))).toBe(
       "Index 4 documents: t1, t2, t3 and 1 more",

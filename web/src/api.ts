@@ -39,7 +39,7 @@ export const JobSchema = z.looseObject({
   /** An upload's file names. */
   files: z.array(z.string()).optional(),
   /** A raw-text index job's text titles. */
-  titles: z.array(z.string()).optional(),
+  titles: z.record(z.string(), z.string()).optional(),
   createdAt: z.string().optional(),
   finishedAt: z.string().optional(),
 });

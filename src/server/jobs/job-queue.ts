@@ -75,7 +75,9 @@ export class JobQueue {
       ...(spec.kind === "index" && spec.files.length > 0
         ? { files: spec.files.map((f) => basename(f)) }
         : {}),
-      ...(spec.kind === "index" && spec.texts.length > 0 ? { titles: spec.texts.map((t) => t.title) } : {}),
+      ...(spec.kind === "index" && spec.texts.length > 0
+        ? { titles: Object.fromEntries(spec.texts.map((t) => [t.id, t.title])) }
+        : {}),
       createdAt: new Date().toISOString(),
     };
     writeFileSync(this.inputFile(job.id), JSON.stringify(spec));

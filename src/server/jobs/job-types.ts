@@ -20,8 +20,8 @@ export const JobSchema = z.object({
   documents: z.array(z.string()),
   /** An upload's file names (index jobs of uploaded files), so a client can say what the job reads. */
   files: z.array(z.string()).optional(),
-  /** The titles of the texts an index job of raw texts reads (their ids are often hashes). */
-  titles: z.array(z.string()).optional(),
+  /** The titles of the texts an index job of raw texts reads, by id (their ids are often hashes). */
+  titles: z.record(z.string(), z.string()).optional(),
   createdAt: z.string(),
   startedAt: z.string().optional(),
   finishedAt: z.string().optional(),

@@ -8,8 +8,8 @@ export interface JobSummary {
   progress?: number;
   documents: string[];
   files?: string[];
-  /** The titles of the texts an index job of raw texts reads. */
-  titles?: string[];
+  /** The titles of the texts an index job of raw texts reads, by id. */
+  titles?: Record<string, string>;
 }
 
 const NAMES_SHOWN = 3;
@@ -34,7 +34,8 @@ export function jobHeading(
   titleOf: (id: string) => string | undefined = () => undefined,
 ): string {
   // A text's title as the job gave it, else the view's, else its id (often a hash).
-  const docs = job.documents.map((id, i) => job.titles?.[i] ?? titleOf(id) ?? id);
+  // By id: a finished job's documents come back in another order (added, updated, ...).
+  const docs = job.documents.map((id) => job.titles?.[id] ?? titleOf(id) ?? id);
   if (job.kind === "index" && job.files && job.files.length > 0)
     return `Index ${count(job.files.length, "file")}: ${someNames(job.files)}`;
   const verb = job.kind === "delete" ? "Delete" : job.kind === "reindex" ? "Re-index" : "Index";
