@@ -243,6 +243,15 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       await page.locator(`article.job[data-job-id="${deleting.id}"]`).waitFor();
       await expect.poll(() => mine.getByRole("button", { name: "Delete" }).isDisabled()).toBe(true);
       expect(await mine.getByRole("button", { name: "Re-index" }).isDisabled()).toBe(true);
+      // Leaving the view closes the job's progress stream (each visit opened another before).
+      const streamClosed = page.waitForEvent("requestfailed", {
+        predicate: (request) => request.url().includes(`/api/v1/jobs/${deleting.id}/events`),
+        timeout: 10_000,
+      });
+      await page.getByRole("link", { name: "Ask" }).click();
+      await streamClosed;
+      await page.getByRole("link", { name: "Documents" }).click();
+      await page.locator(`article.job[data-job-id="${deleting.id}"]`).waitFor();
     } finally {
       await page.unroute(jobList);
       release();

@@ -71,7 +71,15 @@ export function DocumentsView() {
       .catch(() => undefined);
     return () => request.abort();
   }, [reload]);
-  useEffect(() => () => followed.current.clear(), []);
+  /** Aborted when the view goes away: the progress streams it follows close with it. */
+  const streams = useRef(new AbortController());
+  useEffect(() => {
+    const controller = streams.current;
+    return () => {
+      controller.abort();
+      followed.current.clear();
+    };
+  }, []);
 
   function putJob(job: Job) {
     setJobs((current) => [job, ...current.filter((j) => j.id !== job.id)].slice(0, 10));
@@ -82,13 +90,21 @@ export function DocumentsView() {
     putJob(job);
     if (followed.current.has(job.id)) return;
     followed.current.add(job.id);
+    // Each visit would otherwise open one more stream per running job, until the browser's six
+    // connections per host are taken and the app stalls.
+    const { signal } = streams.current;
     api
-      .followJob(job.id, (update) =>
-        setJobs((current) => current.map((j) => (j.id === update.id ? update : j))),
+      .followJob(
+        job.id,
+        (update) => setJobs((current) => current.map((j) => (j.id === update.id ? update : j))),
+        signal,
       )
-      .catch((error: unknown) => setFailure(errorText(error)))
+      .catch((error: unknown) => {
+        if (!signal.aborted) setFailure(errorText(error));
+      })
       .finally(() => {
         followed.current.delete(job.id);
+        if (signal.aborted) return;
         onEnd?.();
         setReload((n) => n + 1);
       });
