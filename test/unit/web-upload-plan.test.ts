@@ -34,11 +34,19 @@ describe("web app: what an upload sends", () => {
         file("big.md", 2 * 1024 * 1024),
         file("a.txt"),
         file("B.TXT"),
+        file("dir\\c.txt"),
+        file("bell\u0007.txt"),
+        file(`${"n".repeat(252)}.txt`),
       ],
       RULES,
     );
     expect(plan.send.map((f) => f.name)).toEqual(["a.txt", "B.TXT"]);
-    expect(plan.skipped).toEqual([
+    expect(plan.skipped.slice(4).map((s) => s.reason)).toEqual([
+      "the name holds a folder separator",
+      "the name holds a control character",
+      "the server takes names of at most 255 characters",
+    ]);
+    expect(plan.skipped.slice(0, 4)).toEqual([
       { name: "tool.exe", reason: ".exe files are not indexed (supported: .txt .md .jsonl)" },
       { name: "README", reason: "a file without an extension is not indexed (supported: .txt .md .jsonl)" },
       { name: "big.md", reason: "larger than the server's limit of 1 MB per file (KGRAG_UPLOAD_MAX_MB)" },

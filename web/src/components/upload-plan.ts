@@ -63,6 +63,10 @@ function skipReason(
   rules: UploadRules,
   namesSoFar: ReadonlySet<string>,
 ): string | undefined {
+  // The server's name rules (src/server/upload-names.ts): one name it refuses fails the whole upload.
+  if (file.name.length > 255) return "the server takes names of at most 255 characters";
+  if (/\p{Cc}/u.test(file.name)) return "the name holds a control character";
+  if (file.name.includes("\\") || file.name.includes("/")) return "the name holds a folder separator";
   const extension = extensionOf(file.name);
   if (!rules.extensions.includes(extension)) {
     const what = extension ? `${extension} files are` : "a file without an extension is";
