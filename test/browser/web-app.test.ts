@@ -419,6 +419,38 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await dialog.getByRole("button", { name: "Close", exact: true }).click();
   }, 120_000);
 
+  it("selects the entity expanded last when an earlier expansion answers after it", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    await panel.locator(".relationships li button.link").nth(1).waitFor({ timeout: 60_000 });
+    const [slowName, fastName] = await Promise.all([
+      panel.locator(".relationships li button.link").nth(0).textContent(),
+      panel.locator(".relationships li button.link").nth(1).textContent(),
+    ]);
+    expect(slowName).not.toBe(fastName);
+    const slowHood = (url: URL) =>
+      url.pathname === "/api/v1/graph/neighbourhood" && url.searchParams.get("name") === slowName;
+    let slowAnswered = () => {};
+    const slowDone = new Promise<void>((resolve) => {
+      slowAnswered = resolve;
+    });
+    await page.route(slowHood, async (route) => {
+      await delay(1_500);
+      await route.continue();
+      slowAnswered();
+    });
+    try {
+      await panel.locator(".relationships li button.link").nth(0).click();
+      await panel.locator(".relationships li button.link").nth(1).click();
+      await panel.getByRole("heading", { name: fastName ?? "", exact: true, level: 2 }).waitFor();
+      await slowDone;
+      await delay(300);
+      // The late answer grew the graph but did not take the panel back.
+      expect(await panel.locator("h2").textContent()).toBe(fastName);
+    } finally {
+      await page.unroute(slowHood);
+    }
+  }, 60_000);
+
   it("renames an entity and merges a neighbour into it from the entity panel", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     const current = (await panel.locator("h2").textContent()) ?? "";

@@ -56,25 +56,33 @@ export default function GraphView(props: { entity?: string }) {
    * one is dropped when it answers, so a slow earlier search cannot replace a later one.
    */
   const shown = useRef(0);
+  /**
+   * The expansion asked for last: every answer still grows the graph it was asked for, but only
+   * the last one selects its entity and ends "Loading…" (two clicks answered out of order would
+   * otherwise open the first one's panel, and hide "Loading…" while the second still loads).
+   */
+  const asked = useRef(0);
 
   async function expand(name: string, replace = false) {
     const graphId = replace ? ++shown.current : shown.current;
+    const askId = ++asked.current;
     setLoading(true);
     setFailure(undefined);
     try {
       const hood = await api.neighbourhood(name, depth, maxNodes);
       if (graphId !== shown.current) return;
       setGraph((current) => mergeNeighbourhood(replace ? EMPTY : current, hood));
-      setSelected(name);
+      if (askId === asked.current) setSelected(name);
     } catch (error) {
-      if (graphId === shown.current) setFailure(errorText(error));
+      if (askId === asked.current) setFailure(errorText(error));
     } finally {
-      if (graphId === shown.current) setLoading(false);
+      if (askId === asked.current) setLoading(false);
     }
   }
 
   const clear = () => {
     shown.current += 1;
+    asked.current += 1;
     setGraph(EMPTY);
     setLoading(false);
   };
