@@ -57,11 +57,17 @@ describe("the package entry exports what its callers name", () => {
     }
   });
 
-  it("the types of createKgrag's options", () => {
+  it("the types of createKgrag's options, which the instance then uses", async () => {
     const reranker: Reranker = { model: "none", rerank: async () => [] };
     const progress: ProgressReporter = { start() {}, advance() {}, finish() {}, info() {} };
-    const options: CreateKgragOptions = { reranker, progress };
-    expect(Object.keys(options)).toEqual(["reranker", "progress"]);
+    const options: CreateKgragOptions = { env: {}, config: { workspace: dir }, reranker, progress };
+    const kg = await kgrag.createKgrag(options);
+    try {
+      expect(kg.services.reranker).toBe(reranker);
+      expect(kg.services.progress).toBe(progress);
+    } finally {
+      await kg.close();
+    }
   });
 
   it("ConfigError and OptionsError, as createKgrag and query throw them", async () => {
