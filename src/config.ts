@@ -1,7 +1,7 @@
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "./config-error.js";
-import { locateConfigFile, readConfigFile } from "./config-file/find-config.js";
+import { locateConfigFile, readConfigFile, withoutEditorSchema } from "./config-file/find-config.js";
 import { deepMerge, hasPath, isPlainObject, leafPaths, type Plain, setPath } from "./config-file/layers.js";
 import { knownKeysAt, unknownKeys } from "./config-file/unknown-keys.js";
 import { closestName } from "./util/closest-name.js";
@@ -725,10 +725,8 @@ export function loadConfig(env: Env = process.env, overrides: KgragConfigInput =
   checkChoice(env, "KGRAG_STORAGE", STORAGE_KINDS);
   checkChoice(env, "KGRAG_ENTITY_RESOLUTION", ["auto", "on", "off"]);
   checkChoice(env, "KGRAG_VECTOR_INDEX", VectorIndexSchema.shape.kind.unwrap().options);
-  // A config file's object passed as options keeps the `$schema` editors use; it is no setting.
-  const { $schema: _editorSchema, ...given } = stripUndefinedDeep(overrides) as KgragConfigInput & {
-    $schema?: unknown;
-  };
+  // A config file's object passed as options may keep its `$schema`.
+  const given = withoutEditorSchema(stripUndefinedDeep(overrides));
   refuseUnknownKeys(given, OPTIONS_LAYER);
   const file = locateConfigFile(env, (given.workspace as string | undefined) ?? env.KGRAG_WORKSPACE);
   const fromFile = file ? filePathsResolved(readConfigFile(file), file) : {};

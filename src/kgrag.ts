@@ -11,7 +11,7 @@ import {
   type LangChainDocumentLike,
 } from "./integrations/langchain/documents.js";
 import { type ChatModel, withAbortSignal } from "./llm/chat-model.js";
-import { OptionsError } from "./options-error.js";
+import { describeGiven, OptionsError } from "./options-error.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
 import type { QueryOptions, QueryResult } from "./query/query-engine.js";
@@ -227,13 +227,7 @@ function whileOpen<T extends object>(target: T, check: () => void): T {
 /** Arguments of the wrong shape fail with what was meant, not deep inside (`inputs.every is not a function`). */
 function mustBeList(value: unknown, expected: string): void {
   if (Array.isArray(value)) return;
-  const given =
-    value === null
-      ? "null"
-      : typeof value === "string"
-        ? `the string ${JSON.stringify(value)}`
-        : typeof value;
-  throw new OptionsError(`${expected}; got ${given}.`);
+  throw new OptionsError(`${expected}; got ${describeGiven(value)}.`);
 }
 
 /** Services and components of one run whose every model call the signal cancels. */

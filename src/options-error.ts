@@ -9,3 +9,9 @@ export class OptionsError extends Error {
     this.name = "OptionsError";
   }
 }
+
+/** What a caller passed, for the "got ..." of an OptionsError: null, a string quoted, else its type. */
+export function describeGiven(value: unknown): string {
+  if (value === null) return "null";
+  return typeof value === "string" ? `the string ${JSON.stringify(value)}` : typeof value;
+}

@@ -4,8 +4,7 @@ export const INTERRUPTED_EXIT_CODE = 130;
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
 /** The run that the next signal stops gracefully, if one is under way, and what stopping it means. */
-let stoppable: AbortController | null = null;
-let stoppingWhat = "";
+let stoppable: { controller: AbortController; stopping: string } | null = null;
 
 /** What a stopped index run does; runStoppable's callers with other work say their own. */
 const STOPPING_AFTER_BATCH = "stopping after the current batch";
@@ -26,9 +25,9 @@ export function handleInterrupts(): () => void {
 }
 
 function onSignal(name: (typeof SIGNALS)[number]): void {
-  if (stoppable && !stoppable.signal.aborted) {
-    stoppable.abort(new Error(`interrupted by ${name}`));
-    process.stderr.write(`\nkgrag: ${name}: ${stoppingWhat} (send it again to quit at once).\n`);
+  if (stoppable && !stoppable.controller.signal.aborted) {
+    stoppable.controller.abort(new Error(`interrupted by ${name}`));
+    process.stderr.write(`\nkgrag: ${name}: ${stoppable.stopping} (send it again to quit at once).\n`);
     return;
   }
   process.stderr.write(`\nkgrag: ${name}: quitting now; the next run resumes.\n`);
@@ -43,12 +42,11 @@ export async function runStoppable<T>(
   work: (signal: AbortSignal) => Promise<T>,
   stopping = STOPPING_AFTER_BATCH,
 ): Promise<T> {
-  const controller = new AbortController();
-  stoppable = controller;
-  stoppingWhat = stopping;
+  const run = { controller: new AbortController(), stopping };
+  stoppable = run;
   try {
-    return await work(controller.signal);
+    return await work(run.controller.signal);
   } finally {
-    if (stoppable === controller) stoppable = null;
+    if (stoppable === run) stoppable = null;
   }
 }

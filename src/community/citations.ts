@@ -56,6 +56,15 @@ export function citedIds(text: string): string[] {
   return [...ids];
 }
 
+/** Passage numbers cited in any citation bracket: [3], [1, 4], [C:c0-a, 2] (not an [E:1, 4]'s 4). */
+export function citedPassageNumbers(text: string): Set<number> {
+  const numbers = new Set<number>();
+  for (const [, inside] of text.matchAll(BRACKETED)) {
+    for (const id of bracketIds(inside as string)) if (isPassage(id)) numbers.add(Number(id));
+  }
+  return numbers;
+}
+
 /** Community ids cited as [C:<id>], restricted to the ones that exist. */
 export function citedCommunityIds(text: string, known: ReadonlySet<string>): string[] {
   return citedIds(text)

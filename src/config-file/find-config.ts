@@ -36,6 +36,11 @@ export function readConfigFile(path: string): Plain {
     throw new ConfigError(`Config file ${path} is not valid JSON: ${reason}`);
   }
   if (!isPlainObject(parsed)) throw new ConfigError(`Config file ${path} must hold one JSON object`);
-  const { $schema: _editorSchema, ...settings } = parsed;
-  return settings;
+  return withoutEditorSchema(parsed);
+}
+
+/** Settings without the `$schema` key editors use for completion (a config file's, or its object passed as options). */
+export function withoutEditorSchema<T extends object>(settings: T): Omit<T, "$schema"> {
+  const { $schema: _editorSchema, ...rest } = settings as T & { $schema?: unknown };
+  return rest;
 }

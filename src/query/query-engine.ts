@@ -1,4 +1,4 @@
-import { OptionsError } from "../options-error.js";
+import { describeGiven, OptionsError } from "../options-error.js";
 import type { KgragServices } from "../services.js";
 import type { ScoredId } from "../types.js";
 import { answerQuestion, promptOverheadTexts } from "./answer/answer.js";
@@ -46,10 +46,8 @@ export async function runQuery(
 
 /** JavaScript callers can pass anything: say what a question must be, not "cannot read ... (reading 'trim')". */
 function checkQuestion(question: unknown): void {
-  if (typeof question !== "string") {
-    const given = question === null ? "null" : typeof question;
-    throw new OptionsError(`The question must be a non-empty string; got ${given}.`);
-  }
+  if (typeof question !== "string")
+    throw new OptionsError(`The question must be a non-empty string; got ${describeGiven(question)}.`);
   if (!question.trim()) throw new OptionsError("The question is empty: pass the question to ask as text.");
 }
 

@@ -1,4 +1,4 @@
-import { citedCommunityIds } from "../community/citations.js";
+import { citedCommunityIds, citedPassageNumbers } from "../community/citations.js";
 import type { ContextCommunity, QueryResult, Reference } from "./result.js";
 
 /** One source line: where [n] points, down to the character span. */
@@ -10,18 +10,6 @@ export function referenceLine(ref: Reference): string {
 /** One community source line: where [C:<id>] points. */
 export function communitySourceLine(community: ContextCommunity): string {
   return `[C:${community.id}] ${community.title} (community report, level ${community.level})`;
-}
-
-/** Passage numbers an answer cites, in any citation bracket: [3], [1, 4], [C:c0-a, 2]. */
-export function citedPassageNumbers(answer: string): Set<number> {
-  const numbers = new Set<number>();
-  for (const [, inside] of answer.matchAll(/\[([^\]]+)\]/g)) {
-    for (const part of (inside as string).split(/[,;]/)) {
-      const n = part.trim();
-      if (/^\d+$/.test(n)) numbers.add(Number(n));
-    }
-  }
-  return numbers;
 }
 
 /**

@@ -49,6 +49,52 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
   }
 
+  /**
+   * Answers the requests `matcher` picks 1.5 s late (only the first of them with `firstOnly`);
+   * `lateAnswer` settles once that answer has gone, or the page had aborted the request by then.
+   */
+  async function answerLate(
+    matcher: (url: URL) => boolean,
+    { firstOnly = false } = {},
+  ): Promise<{ lateAnswer: Promise<void> }> {
+    const late = deferred();
+    let delayed = false;
+    await page.route(matcher, async (route) => {
+      if (firstOnly && delayed) return route.continue();
+      delayed = true;
+      await delay(1_500);
+      // Aborted by the page by now, when it ignores stale answers by aborting them.
+      await route.continue().catch(() => undefined);
+      late.resolve();
+    });
+    return { lateAnswer: late.promise };
+  }
+
+  /**
+   * Lists `job` as the only job and holds its progress stream open until `end()`, which stops
+   * listing it and lets the stream answer with `ended` as its last event.
+   */
+  async function stubRunningJob(job: { id: string }, ended: object) {
+    const released = deferred();
+    const jobList = (url: URL) => url.pathname === "/api/v1/jobs";
+    const jobEvents = (url: URL) => url.pathname === `/api/v1/jobs/${job.id}/events`;
+    await page.route(jobList, (route) => route.fulfill({ json: { items: [job] } }));
+    await page.route(jobEvents, async (route) => {
+      await released.promise;
+      await route.fulfill({
+        contentType: "text/event-stream",
+        body: `event: end\ndata: ${JSON.stringify(ended)}\n\n`,
+      });
+    });
+    return {
+      end: async () => {
+        await page.unroute(jobList);
+        released.resolve();
+      },
+      unrouteEvents: () => page.unroute(jobEvents),
+    };
+  }
+
   it("uploads files, follows the job to done and lists the documents", async () => {
     await page.goto(server.url);
     await page.getByRole("link", { name: "Documents" }).waitFor();
@@ -85,22 +131,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       files: ["notes.md"],
       createdAt: new Date().toISOString(),
     };
-    let release = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const jobList = (url: URL) => url.pathname === "/api/v1/jobs";
-    const jobEvents = (url: URL) => url.pathname === `/api/v1/jobs/${running.id}/events`;
-    await page.route(jobList, (route) => route.fulfill({ json: { items: [running] } }));
     // The job's stream stays open until the test is done with the card, then ends it.
-    await page.route(jobEvents, async (route) => {
-      await released;
-      const done = { ...running, status: "done", progress: 1 };
-      await route.fulfill({
-        contentType: "text/event-stream",
-        body: `event: end\ndata: ${JSON.stringify(done)}\n\n`,
-      });
-    });
+    const stub = await stubRunningJob(running, { ...running, status: "done", progress: 1 });
     try {
       await page.getByRole("link", { name: "Ask" }).click();
       await page.getByRole("link", { name: "Documents" }).click();
@@ -110,11 +142,10 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       expect(await card.locator(".stage").textContent()).toBe("community reports · 1/10");
       expect(await card.locator(".job-heading").textContent()).toBe("Index 1 file: notes.md");
     } finally {
-      await page.unroute(jobList);
-      release();
+      await stub.end();
     }
     await page.locator(`article.job[data-job-id="${running.id}"]`).waitFor({ state: "detached" });
-    await page.unroute(jobEvents);
+    await stub.unrouteEvents();
   }, 60_000);
 
   const beeNotes = (text = "Pell Arden keeps bees in Norwick.") => ({
@@ -220,22 +251,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       documents: [docId],
       createdAt: new Date().toISOString(),
     };
-    let release = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const jobList = (url: URL) => url.pathname === "/api/v1/jobs";
-    const jobEvents = (url: URL) => url.pathname === `/api/v1/jobs/${deleting.id}/events`;
-    await page.route(jobList, (route) => route.fulfill({ json: { items: [deleting] } }));
-    await page.route(jobEvents, async (route) => {
-      await released;
-      // It ends without deleting anything: a stand-in for the server's job.
-      const ended = { ...deleting, status: "failed", message: "stand-in" };
-      await route.fulfill({
-        contentType: "text/event-stream",
-        body: `event: end\ndata: ${JSON.stringify(ended)}\n\n`,
-      });
-    });
+    // It ends without deleting anything: a stand-in for the server's job.
+    const stub = await stubRunningJob(deleting, { ...deleting, status: "failed", message: "stand-in" });
     const mine = page.locator(`tr[data-document-id="${docId}"]`);
     try {
       await page.getByRole("link", { name: "Ask" }).click();
@@ -253,26 +270,16 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       await page.getByRole("link", { name: "Documents" }).click();
       await page.locator(`article.job[data-job-id="${deleting.id}"]`).waitFor();
     } finally {
-      await page.unroute(jobList);
-      release();
+      await stub.end();
     }
     await expect.poll(() => mine.getByRole("button", { name: "Delete" }).isDisabled()).toBe(false);
-    await page.unroute(jobEvents);
+    await stub.unrouteEvents();
   }, 60_000);
 
   it("shows the rows of the latest filter, not those of a slower earlier one", async () => {
     const slowFilter = (url: URL) =>
       url.pathname === "/api/v1/documents" && url.searchParams.get("q") === "zz";
-    let lateAnswerSent = () => {};
-    const lateAnswer = new Promise<void>((resolve) => {
-      lateAnswerSent = resolve;
-    });
-    await page.route(slowFilter, async (route) => {
-      await delay(1_500);
-      // Aborted by the page by now, when it ignores stale answers by aborting them.
-      await route.continue().catch(() => undefined);
-      lateAnswerSent();
-    });
+    const { lateAnswer } = await answerLate(slowFilter);
     const search = page.getByLabel("Filter documents");
     const rows = page.locator("table.documents tbody tr");
     try {
@@ -429,15 +436,7 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(slowName).not.toBe(fastName);
     const slowHood = (url: URL) =>
       url.pathname === "/api/v1/graph/neighbourhood" && url.searchParams.get("name") === slowName;
-    let slowAnswered = () => {};
-    const slowDone = new Promise<void>((resolve) => {
-      slowAnswered = resolve;
-    });
-    await page.route(slowHood, async (route) => {
-      await delay(1_500);
-      await route.continue();
-      slowAnswered();
-    });
+    const { lateAnswer: slowDone } = await answerLate(slowHood);
     try {
       await panel.locator(".relationships li button.link").nth(0).click();
       await panel.locator(".relationships li button.link").nth(1).click();
@@ -494,19 +493,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(first).toBeGreaterThanOrEqual(0);
     expect(second).toBeGreaterThan(first);
     const reportRequest = (url: URL) => url.pathname.startsWith("/api/v1/graph/communities/");
-    let delayed = false;
-    let lateAnswerSent = () => {};
-    const lateAnswer = new Promise<void>((resolve) => {
-      lateAnswerSent = resolve;
-    });
     // The first report asked for answers 1.5 s late; the others at once.
-    await page.route(reportRequest, async (route) => {
-      if (delayed) return route.continue();
-      delayed = true;
-      await delay(1_500);
-      await route.continue().catch(() => undefined);
-      lateAnswerSent();
-    });
+    const { lateAnswer } = await answerLate(reportRequest, { firstOnly: true });
     try {
       await buttons.nth(first).click();
       await buttons.nth(second).click();
@@ -578,6 +566,15 @@ function documentCount(files: string[]): number {
 }
 
 /** The node count the canvas prints ("12 nodes · 20 edges"). */
+/** A promise and what settles it, for a test to hold a routed request until it is done. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
 async function nodeCount(page: Page): Promise<number> {
   const text = (await page.locator(".graph-count").textContent()) ?? "";
   return Number(/(\d+) nodes/.exec(text)?.[1] ?? 0);

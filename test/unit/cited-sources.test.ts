@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { citedPassageNumbers } from "../../src/community/citations.js";
 import type { ContextCommunity, QueryResult, Reference } from "../../src/query/result.js";
-import { citedPassageNumbers, citedSources, resultText } from "../../src/query/result-text.js";
+import { citedSources, resultText } from "../../src/query/result-text.js";
 
 const reference = (n: number): Reference =>
   ({ n, chunkId: `chunk-${n}`, docId: `doc-${n}`, title: `Doc ${n}`, start: 0, end: 10 }) as Reference;

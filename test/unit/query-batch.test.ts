@@ -11,6 +11,15 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The JSONL lines run offline as a batch of naive, context-only queries: what it emitted, in order. */
+async function offlineBatch(lines: string[]): Promise<BatchOutcome[]> {
+  fixture = await buildFixture(MULTI_HOP, { chat: null });
+  const emitted: BatchOutcome[] = [];
+  const entries = parseBatchLines(lines.join("\n"));
+  await runBatch(fixture.services, entries, { mode: "naive", contextOnly: true }, (o) => emitted.push(o));
+  return emitted;
+}
+
 describe("batch queries", () => {
   it("emit one result per question in input order, ids echoed, even when later ones finish first", async () => {
     const finished: string[] = [];
@@ -115,17 +124,12 @@ describe("batch queries", () => {
   });
 
   it("runs each line with its own options over the batch's", async () => {
-    fixture = await buildFixture(MULTI_HOP, { chat: null });
-    const entries = parseBatchLines(
-      [
-        '{"id": "q5", "question": "Big Stone Gap", "mode": "local", "chunkTopK": 1}',
-        '{"id": "q6", "question": "Big Stone Gap"}',
-        '{"id": "q7", "question": "Big Stone Gap", "docIds": ["lyon"]}',
-        '{"id": "q8", "question": "Big Stone Gap", "docIds": ["nope"]}',
-      ].join("\n"),
-    );
-    const emitted: BatchOutcome[] = [];
-    await runBatch(fixture.services, entries, { mode: "naive", contextOnly: true }, (o) => emitted.push(o));
+    const emitted = await offlineBatch([
+      '{"id": "q5", "question": "Big Stone Gap", "mode": "local", "chunkTopK": 1}',
+      '{"id": "q6", "question": "Big Stone Gap"}',
+      '{"id": "q7", "question": "Big Stone Gap", "docIds": ["lyon"]}',
+      '{"id": "q8", "question": "Big Stone Gap", "docIds": ["nope"]}',
+    ]);
     const [local, batchWide, scoped, unknownDoc] = emitted;
     expect(local).toMatchObject({ id: "q5", mode: "local", answer: "" });
     expect(local && "context" in local && local.context.chunks.length).toBe(1);
@@ -140,17 +144,12 @@ describe("batch queries", () => {
   });
 
   it("answers every good line in input order around the bad ones", async () => {
-    fixture = await buildFixture(MULTI_HOP, { chat: null });
-    const entries = parseBatchLines(
-      [
-        "oops",
-        '{"id": "a", "question": "Wise County coal"}',
-        '{"id": 2}',
-        '{"id": "b", "question": "Lyon food"}',
-      ].join("\n"),
-    );
-    const emitted: BatchOutcome[] = [];
-    await runBatch(fixture.services, entries, { mode: "naive", contextOnly: true }, (o) => emitted.push(o));
+    const emitted = await offlineBatch([
+      "oops",
+      '{"id": "a", "question": "Wise County coal"}',
+      '{"id": 2}',
+      '{"id": "b", "question": "Lyon food"}',
+    ]);
     expect(emitted.map((o) => [o.id, "error" in o])).toEqual([
       [null, true],
       ["a", false],

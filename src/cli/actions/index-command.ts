@@ -93,7 +93,7 @@ const UNSUPPORTED_NAMED = 5;
 function skippedLines(skipped: SkippedSource[]): string[] {
   const unsupported = skipped.filter((s) => isUnsupportedType(s.reason));
   const named =
-    unsupported.length > UNSUPPORTED_NAMED ? skipped.filter((s) => !unsupported.includes(s)) : skipped;
+    unsupported.length > UNSUPPORTED_NAMED ? skipped.filter((s) => !isUnsupportedType(s.reason)) : skipped;
   const lines = named.map((s) => `skipped ${s.path}: ${s.reason}`);
   if (named.length === skipped.length) return lines;
   const byType = new Map<string, number>();
