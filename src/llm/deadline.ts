@@ -14,19 +14,23 @@ export async function withDeadline<T>(
 ): Promise<T> {
   stop?.throwIfAborted();
   const controller = new AbortController();
-  const timeout = new RequestTimeoutError(label, timeoutMs);
-  const timer = setTimeout(() => controller.abort(timeout), timeoutMs);
+  // Made only when the time runs out: most requests never need one (and its stack trace).
+  let timeout: RequestTimeoutError | undefined;
+  const timer = setTimeout(() => {
+    timeout = new RequestTimeoutError(label, timeoutMs);
+    controller.abort(timeout);
+  }, timeoutMs);
   // The caller's stop cancels the request too, and surfaces as its own reason, not as a timeout.
   const signal = stop ? AbortSignal.any([controller.signal, stop]) : controller.signal;
   try {
     const result = await work(signal);
     stop?.throwIfAborted();
     // The openai client ends an aborted stream quietly; a cut-off answer must not pass as whole.
-    if (controller.signal.aborted) throw timeout;
+    if (timeout) throw timeout;
     return result;
   } catch (error) {
     stop?.throwIfAborted();
-    throw controller.signal.aborted ? timeout : error;
+    throw timeout ?? error;
   } finally {
     clearTimeout(timer);
   }

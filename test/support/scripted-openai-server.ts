@@ -64,7 +64,11 @@ export interface ScriptedServerOptions {
   embeddings?: EmbeddingsHandler;
   /** Size of the default vectors when the request names no `dimensions` (default 64). */
   embeddingDimension?: number;
-  /** Fixed delay before every answer, for benchmarks (default 0). */
+  /**
+   * Fixed delay before every answer, for benchmarks (default 0): the answer leaves this long after
+   * the request arrived, the server's own work on it (the handler, counting usage) inside the delay
+   * rather than added to it, as a model's fixed latency would be.
+   */
   latencyMs?: number;
   /** Send no token usage, as some local servers do. */
   omitUsage?: boolean;
@@ -162,10 +166,14 @@ interface Answer {
   reasoning?: string;
 }
 
-function answerChat(res: ServerResponse, body: ChatBody, answer: Answer, omitUsage: boolean) {
+function answerChat(
+  res: ServerResponse,
+  body: ChatBody,
+  answer: Answer,
+  usage: ReturnType<typeof usageFor> | undefined,
+) {
   const { content, finish } = answer;
   const base = { id: "chatcmpl-scripted", created: Math.floor(Date.now() / 1000), model: body.model ?? "" };
-  const usage = omitUsage ? undefined : usageFor(body, content, answer.usage);
   if (!body.stream) {
     const message = { role: "assistant", content, reasoning_content: answer.reasoning };
     const choices = [{ index: 0, message, finish_reason: finish }];
@@ -220,6 +228,10 @@ export async function startScriptedOpenAI(options: ScriptedServerOptions = {}): 
     return false;
   }
 
+  /** Waits out what is left of the latency of a request received at `receivedAt`. */
+  const latencyAfter = (receivedAt: number) =>
+    options.latencyMs ? wait(Math.max(0, receivedAt + options.latencyMs - Date.now())) : Promise.resolve();
+
   async function handleChat(req: IncomingMessage, res: ServerResponse, record: RecordedRequest) {
     const handler = options.chat ?? (() => clientError("scripted server: no chat handler configured"));
     const stageCallIndex = stageCalls.get(record.stage) ?? 0;
@@ -232,25 +244,36 @@ export async function startScriptedOpenAI(options: ScriptedServerOptions = {}): 
       callIndex: chatCalls++,
       stageCallIndex,
     });
-    if (answerSpecial(res, reply)) return;
-    if ("stall" in reply) {
-      res.writeHead(200, { "content-type": body.stream ? "text/event-stream" : "application/json" });
-      if (body.stream)
-        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "…" } }] })}\n\n`);
-      return;
-    }
     if ("truncate" in reply) {
       const cut = reply.content.slice(0, Math.max(1, Math.floor(reply.content.length * 0.6)));
-      answerChat(res, body, { content: cut, finish: "length" }, options.omitUsage ?? false);
-    } else if ("content" in reply) {
-      const answer = {
-        content: reply.content,
-        finish: reply.finishReason ?? "stop",
-        usage: reply.usage,
-        reasoning: reply.reasoning,
-      };
-      answerChat(res, body, answer, options.omitUsage ?? false);
+      return answerAfterLatency(res, record, body, { content: cut, finish: "length" });
     }
+    if ("content" in reply) {
+      const { content, finishReason, usage, reasoning } = reply;
+      return answerAfterLatency(res, record, body, {
+        content,
+        finish: finishReason ?? "stop",
+        usage,
+        reasoning,
+      });
+    }
+    await latencyAfter(record.receivedAt);
+    if (answerSpecial(res, reply)) return;
+    res.writeHead(200, { "content-type": body.stream ? "text/event-stream" : "application/json" });
+    if (body.stream)
+      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "…" } }] })}\n\n`);
+  }
+
+  /** The answer's usage is counted before the latency runs out, so the answer leaves on time. */
+  async function answerAfterLatency(
+    res: ServerResponse,
+    record: RecordedRequest,
+    body: ChatBody,
+    answer: Answer,
+  ) {
+    const usage = options.omitUsage ? undefined : usageFor(body, answer.content, answer.usage);
+    await latencyAfter(record.receivedAt);
+    answerChat(res, body, answer, usage);
   }
 
   async function handleEmbeddings(req: IncomingMessage, res: ServerResponse, record: RecordedRequest) {
@@ -260,9 +283,10 @@ export async function startScriptedOpenAI(options: ScriptedServerOptions = {}): 
     const reply = (await options.embeddings?.(call)) ?? {
       vectors: defaultVectors(input, Number(record.body.dimensions ?? options.embeddingDimension ?? 64)),
     };
+    const tokens = "vectors" in reply ? input.reduce((sum, text) => sum + countTokens(text), 0) : 0;
+    await latencyAfter(record.receivedAt);
     if (answerSpecial(res, reply) || !("vectors" in reply)) return;
     const data = reply.vectors.map((embedding, index) => ({ object: "embedding", index, embedding }));
-    const tokens = input.reduce((sum, text) => sum + countTokens(text), 0);
     const usage = { prompt_tokens: tokens, total_tokens: tokens };
     sendJson(res, 200, { object: "list", data, model: record.body.model ?? "", usage });
   }
@@ -281,9 +305,9 @@ export async function startScriptedOpenAI(options: ScriptedServerOptions = {}): 
     res.on("close", () => {
       record.answeredAt = Date.now();
     });
-    if (options.latencyMs) await wait(options.latencyMs);
     if (req.method === "POST" && path === "/v1/chat/completions") return handleChat(req, res, record);
     if (req.method === "POST" && path === "/v1/embeddings") return handleEmbeddings(req, res, record);
+    await latencyAfter(record.receivedAt);
     sendJson(res, 404, { error: { message: `scripted server: no route ${req.method} ${path}` } });
   }
 
