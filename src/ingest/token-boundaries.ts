@@ -1,5 +1,11 @@
 import type { Tiktoken, TiktokenEncoding } from "js-tiktoken";
-import { decodeWholePieces, encodePieces, encoder, lastAtOrBefore } from "../util/tokens.js";
+import {
+  decodeWholePieces,
+  encodePieces,
+  encoder,
+  lastAtOrBefore,
+  lastIndexAtOrBefore,
+} from "../util/tokens.js";
 
 /** Tokens either side of a boundary that are decoded to test it; a character spans at most 4 bytes. */
 const PROBE_TOKENS = 4;
@@ -16,16 +22,21 @@ export class TokenBoundaries {
   readonly ids: number[];
   private readonly pieceStarts: number[];
   private readonly pieceStartSet: Set<number>;
+  /** Character offset of each piece start, when the tokenizer gives them (else found by decoding). */
+  private readonly pieceChars: number[] | undefined;
   private decoder: { enc: Tiktoken; sentinel: number } | undefined;
   private cursor = { token: 0, char: 0 };
 
   constructor(
     private readonly encoding: TiktokenEncoding,
     text: string,
+    /** The text's tokens and pieces; a test passes those of another tokenizer build. */
+    pieces: ReturnType<typeof encodePieces> = encodePieces(text, encoding),
   ) {
-    const { ids, pieceStarts } = encodePieces(text, encoding);
+    const { ids, pieceStarts, pieceChars } = pieces;
     this.ids = ids;
     this.pieceStarts = pieceStarts;
+    this.pieceChars = pieceChars;
     this.pieceStartSet = new Set(pieceStarts);
   }
 
@@ -56,10 +67,20 @@ export class TokenBoundaries {
   /** Character offset of a clean position. Positions must be asked for in increasing order. */
   charOffset(position: number): number {
     if (position < this.cursor.token) throw new Error("TokenBoundaries.charOffset: positions must increase");
+    if (this.pieceChars) return this.charOffsetFromPieces(position, this.pieceChars);
     const ids = this.ids.slice(this.cursor.token, position);
     const whole = this.pieceStartSet.has(this.cursor.token) && this.pieceStartSet.has(position);
     const span = whole ? decodeWholePieces(ids, this.encoding) : this.decode(ids);
     this.cursor = { token: position, char: this.cursor.char + span.length };
+    return this.cursor.char;
+  }
+
+  /** The offset of the piece the position is in, plus the decoded length of the tokens before it inside the piece. */
+  private charOffsetFromPieces(position: number, pieceChars: number[]): number {
+    const piece = lastIndexAtOrBefore(this.pieceStarts, position);
+    const pieceStart = this.pieceStarts[piece]!;
+    const inside = pieceStart === position ? 0 : this.decode(this.ids.slice(pieceStart, position)).length;
+    this.cursor = { token: position, char: pieceChars[piece]! + inside };
     return this.cursor.char;
   }
 

@@ -61,6 +61,15 @@ export function buildBpeTable(ranks: BpeRanks): Uint8Array {
   return new Uint8Array(buffer);
 }
 
+/** A text's tokens with the token index and character offset where each pre-tokenizer piece starts. */
+export interface EncodedPieces {
+  ids: number[];
+  /** Token index of each piece's start, ascending; the last entry is the number of tokens. */
+  pieceStarts: number[];
+  /** Character offset of each piece's start; the last entry is the text's length. */
+  pieceChars: number[];
+}
+
 /** Rank lookups by bytes, and each rank's bytes, over a table from `buildBpeTable`. */
 export class BpeTable {
   private readonly offsets: Uint32Array;
@@ -147,6 +156,28 @@ export class BpeTableEncoder {
       count += this.wholeRank(piece) >= 0 ? 1 : this.mergedPiece(piece).length;
     }
     return count;
+  }
+
+  /**
+   * Every token id, where each pre-tokenizer piece starts (token index) and at which character:
+   * the last entry of each is the total. Written straight into three arrays, with no array per
+   * piece, for chunking whole documents.
+   */
+  encodePieces(text: string): EncodedPieces {
+    const ids: number[] = [];
+    const pieceStarts: number[] = [];
+    const pieceChars: number[] = [];
+    for (const match of text.matchAll(this.split)) {
+      const piece = match[0];
+      pieceStarts.push(ids.length);
+      pieceChars.push(match.index);
+      const whole = this.wholeRank(piece);
+      if (whole >= 0) ids.push(whole);
+      else for (const id of this.mergedPiece(piece)) ids.push(id);
+    }
+    pieceStarts.push(ids.length);
+    pieceChars.push(text.length);
+    return { ids, pieceStarts, pieceChars };
   }
 
   /** Token ids one pre-tokenizer piece at a time; returns the last piece's count, as gpt-tokenizer does. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Tiktoken, TiktokenBPE, TiktokenEncoding } from "js-tiktoken/lite";
 import { z } from "zod";
-import { BpeTable, BpeTableEncoder } from "./bpe-table.js";
+import { BpeTable, BpeTableEncoder, type EncodedPieces } from "./bpe-table.js";
 
 export const DEFAULT_ENCODING: TiktokenEncoding = "o200k_base";
 
@@ -27,6 +27,8 @@ const CounterSchema = z.object({
       (text: string, options: { disallowedSpecial: Set<string> }) => Generator<number[], number, undefined>
     >(isFunction),
   decode: z.custom<(ids: Iterable<number>) => string>(isFunction),
+  /** Tokens with where each piece starts, in tokens and in characters (the bundled table's encoder only). */
+  encodePieces: z.custom<(text: string) => EncodedPieces>(isFunction).optional(),
 });
 type Counter = z.infer<typeof CounterSchema>;
 
@@ -76,6 +78,7 @@ export function loadCounter(encoding: TiktokenEncoding, ranksDir: URL = BUNDLED_
     countTokens: (text) => encoder.countTokens(text),
     encodeGenerator: (text) => encoder.encodeGenerator(text),
     decode: (ids) => encoder.decode(ids),
+    encodePieces: (text) => encoder.encodePieces(text),
   };
 }
 
@@ -123,15 +126,18 @@ export function tokenFloor(text: string): number {
 
 /**
  * The token ids of `text` and the positions where its pre-tokenizer pieces start (the last entry is
- * the number of tokens): cutting there never splits a character.
+ * the number of tokens): cutting there never splits a character. The bundled tokenizer also gives
+ * each piece's character offset (`pieceChars`), which spares decoding to find where a cut falls.
  */
 export function encodePieces(
   text: string,
   encoding: TiktokenEncoding = DEFAULT_ENCODING,
-): { ids: number[]; pieceStarts: number[] } {
+): { ids: number[]; pieceStarts: number[]; pieceChars?: number[] } {
+  const tokenizer = counter(encoding);
+  if (tokenizer.encodePieces) return tokenizer.encodePieces(text);
   const ids: number[] = [];
   const pieceStarts: number[] = [];
-  for (const piece of counter(encoding).encodeGenerator(text, PLAIN_TEXT)) {
+  for (const piece of tokenizer.encodeGenerator(text, PLAIN_TEXT)) {
     pieceStarts.push(ids.length);
     for (const id of piece) ids.push(id);
   }
@@ -170,14 +176,19 @@ export function truncateToTokens(
 
 /** The largest value of the ascending `values` that is at most `limit`, or -1. */
 export function lastAtOrBefore(values: readonly number[], limit: number): number {
+  const index = lastIndexAtOrBefore(values, limit);
+  return index < 0 ? -1 : values[index]!;
+}
+
+/** The index of the largest value of the ascending `values` that is at most `limit`, or -1. */
+export function lastIndexAtOrBefore(values: readonly number[], limit: number): number {
   let lo = 0;
   let hi = values.length - 1;
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const value = values[mid]!;
-    if (value <= limit) {
-      found = value;
+    if (values[mid]! <= limit) {
+      found = mid;
       lo = mid + 1;
     } else hi = mid - 1;
   }

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Tiktoken, type TiktokenBPE } from "js-tiktoken/lite";
 import { afterAll, describe, expect, it } from "vitest";
+import { TokenBoundaries } from "../../src/ingest/token-boundaries.js";
 import { type BpeRanks, BpeTable, buildBpeTable } from "../../src/util/bpe-table.js";
 import { loadCounter } from "../../src/util/tokens.js";
 
@@ -81,5 +82,47 @@ describe("the tokenizer read from the bundled CLI's rank tables", () => {
   it("falls back to gpt-tokenizer's module where no table is saved (running from sources)", () => {
     const shipped = require("gpt-tokenizer/encoding/o200k_base") as { encode: unknown };
     expect(loadCounter("o200k_base", pathToFileURL(join(dir, "absent/"))).encode).toBe(shipped.encode);
+  });
+});
+
+describe("chunk boundaries from the bundled table's piece offsets", () => {
+  const dir = mkdtempSync(join(tmpdir(), "kgrag-bpe-pieces-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const ranksDir = saveTables(dir);
+  // Long CJK runs and a long word: pieces longer than a window, cut inside.
+  const MIXED = `${TEXT} ${"听潮芯片在澄州生产".repeat(40)} ${"x".repeat(300)} end\r\n${SCATTERED.slice(0, 400)}`;
+
+  it("gives each piece's tokens and character offset as decoding does", () => {
+    for (const encoding of ENCODINGS) {
+      const fromTable = loadCounter(encoding, ranksDir);
+      for (const text of [TEXT, SCATTERED, MIXED, "", "\uFEFFbom first"]) {
+        const pieces = fromTable.encodePieces?.(text);
+        if (!pieces) throw new Error("the table's counter encodes pieces");
+        expect(pieces.ids).toEqual(fromTable.encode(text, PLAIN));
+        const starts = [0];
+        for (const piece of fromTable.encodeGenerator(text, PLAIN))
+          starts.push(starts.at(-1)! + piece.length);
+        expect(pieces.pieceStarts).toEqual(starts);
+        pieces.pieceStarts.forEach((start, k) => {
+          expect(pieces.pieceChars[k]).toBe(fromTable.decode(pieces.ids.slice(0, start)).length);
+        });
+      }
+    }
+  });
+
+  it("finds the same character offsets at every clean position, inside pieces too", () => {
+    for (const encoding of ENCODINGS) {
+      const pieces = loadCounter(encoding, ranksDir).encodePieces?.(MIXED);
+      if (!pieces) throw new Error("the table's counter encodes pieces");
+      const { ids, pieceStarts } = pieces;
+      const withOffsets = new TokenBoundaries(encoding, MIXED, pieces);
+      const byDecoding = new TokenBoundaries(encoding, MIXED, { ids, pieceStarts });
+      const clean = ids.map((_, p) => p).filter((p) => byDecoding.isClean(p));
+      expect(clean.length).toBeGreaterThan(pieceStarts.length);
+      for (const position of clean) {
+        const offset = withOffsets.charOffset(position);
+        expect(offset).toBe(byDecoding.charOffset(position));
+      }
+    }
   });
 });
