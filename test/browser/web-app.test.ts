@@ -316,6 +316,13 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await dialog.locator(".passage-text").waitFor();
     const passage = await dialog.locator(".passage-text").textContent();
     expect(passage?.length ?? 0).toBeGreaterThan(20);
+    // The passage's sentence that the answer's cited sentence says is marked, whole (the offline
+    // answer quotes it), rather than every occurrence of the question's keywords.
+    const marks = await dialog.locator(".passage-text mark").allTextContents();
+    const answer = (await page.getByTestId("answer").first().textContent()) ?? "";
+    expect(marks).toHaveLength(1);
+    expect(marks[0]).toMatch(/[.!?]$/);
+    expect(answer).toContain(marks[0]!.slice(0, -1));
     await shot("citation");
     // Focus is in the (modal) dialog and Tab keeps it there; closing gives it back to the citation.
     const focusInDialog = () =>

@@ -1,5 +1,13 @@
-/** What to mark in a passage: every match of some terms, or exact character ranges (entity mentions). */
-export type PassageHighlight = { terms: string[] } | { ranges: Array<{ start: number; end: number }> };
+import { supportingSentence } from "./cited-sentence.js";
+
+/**
+ * What to mark in a passage: every match of some terms, exact character ranges (entity mentions),
+ * or the sentence that supports an answer's claim (a citation's), the terms where none does.
+ */
+export type PassageHighlight =
+  | { terms: string[] }
+  | { ranges: Array<{ start: number; end: number }> }
+  | { claim: string; terms: string[] };
 
 export interface TextPiece {
   text: string;
@@ -25,6 +33,10 @@ type Range = { start: number; end: number };
 function rangesOf(text: string, highlight: PassageHighlight): Range[] {
   if ("ranges" in highlight) {
     return highlight.ranges.filter((r) => r.start >= 0 && r.end <= text.length && r.start < r.end);
+  }
+  if ("claim" in highlight) {
+    const sentence = supportingSentence(text, highlight.claim);
+    if (sentence) return [sentence];
   }
   const lower = text.toLowerCase();
   return highlight.terms.flatMap((term) => {

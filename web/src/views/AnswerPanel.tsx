@@ -1,7 +1,9 @@
 import type { QueryContext, QueryResult, Reference } from "../api";
 import { useApp } from "../app-context";
 import { answerPieces } from "../components/citations";
+import { claimOf } from "../components/cited-sentence";
 import { Description } from "../components/Description";
+import type { PassageHighlight } from "../components/highlight";
 
 export interface AnswerState {
   mode: string;
@@ -28,7 +30,11 @@ export function AnswerPanel({ state, onTab }: { state: AnswerState; onTab: (tab:
   const highlightTerms = termsOf(state.result);
   const chunks = state.context?.chunks ?? [];
   /** Opens a passage, from the context when it is there (chunk i is reference i + 1). */
-  const showPassage = (chunkId: string, title?: string) => {
+  const showPassage = (
+    chunkId: string,
+    title?: string,
+    highlight: PassageHighlight = { terms: highlightTerms },
+  ) => {
     const chunk = chunks.find((c) => c.id === chunkId);
     const known = chunk && {
       chunkId,
@@ -36,16 +42,19 @@ export function AnswerPanel({ state, onTab }: { state: AnswerState; onTab: (tab:
       title: title ?? chunk.docId,
       text: chunk.text,
     };
-    openPassage(chunkId, { terms: highlightTerms }, known);
+    openPassage(chunkId, highlight, known);
   };
-  const openCitation = (n: number) => {
+  /** From the answer, `claim` is the sentence the citation ends: the passage marks what supports it. */
+  const openCitation = (n: number, claim?: string) => {
     const reference = state.references.find((r) => r.n === n);
     const chunkId = reference?.chunkId ?? chunks[n - 1]?.id;
-    if (chunkId) showPassage(chunkId, reference?.title);
+    const highlight = claim ? { claim, terms: highlightTerms } : undefined;
+    if (chunkId) showPassage(chunkId, reference?.title, highlight);
   };
   const openReport = (id: string) => navigate("communities", { community: id });
   const reportTitle = (id: string) => state.context?.communities.find((c) => c.id === id)?.title;
   const context = state.context;
+  const pieces = answerPieces(state.answer);
   return (
     <section class="answer-panel" aria-label={`Answer (${state.mode})`} data-mode={state.mode}>
       <h3>
@@ -53,7 +62,7 @@ export function AnswerPanel({ state, onTab }: { state: AnswerState; onTab: (tab:
       </h3>
       {state.error && <p class="error">{state.error}</p>}
       <div class="answer" data-testid="answer">
-        {answerPieces(state.answer).map((piece, i) => {
+        {pieces.map((piece, i) => {
           if ("cite" in piece)
             return (
               <button
@@ -61,7 +70,7 @@ export function AnswerPanel({ state, onTab }: { state: AnswerState; onTab: (tab:
                 key={i}
                 class="citation"
                 title={state.references.find((r) => r.n === piece.cite)?.title}
-                onClick={() => openCitation(piece.cite)}
+                onClick={() => openCitation(piece.cite, claimOf(pieces, i))}
               >
                 [{piece.cite}]
               </button>

@@ -1,0 +1,63 @@
+import type { AnswerPiece } from "./citations.js";
+
+type Range = { start: number; end: number };
+
+/** Where a sentence ends: a full stop, question or exclamation mark (with closing quotes or brackets),
+ * followed by a space in Western text, directly in Chinese. */
+const SENTENCE_END = /[.!?]["'”’)\]]*(?=\s)|[。！？]["'”’」』)\]]*/gu;
+/** A share of the claim's words the passage sentence must hold to be taken as what it cites. */
+const MIN_SHARED_SHARE = 0.3;
+/** ...and at least this many words (one shared word alone says little). */
+const MIN_SHARED_WORDS = 2;
+
+/**
+ * The sentence of the answer a citation belongs to: the text before it back to the previous
+ * sentence's end ("Vale founded it [1]." gives "Vale founded it"; "It was 1984. [2]" gives "It was
+ * 1984."), other citations left out.
+ */
+export function claimOf(pieces: readonly AnswerPiece[], citationIndex: number): string {
+  const before = pieces
+    .slice(0, citationIndex)
+    .map((piece) => ("text" in piece ? piece.text : ""))
+    .join("")
+    .trimEnd();
+  let start = 0;
+  for (const match of before.matchAll(SENTENCE_END)) {
+    const end = (match.index ?? 0) + match[0].length;
+    if (end < before.length) start = end;
+  }
+  return before.slice(start).trim();
+}
+
+/**
+ * The passage sentence that says most of what the claim says: the one sharing the largest share
+ * of the claim's words (at least MIN_SHARED_SHARE of them, and MIN_SHARED_WORDS), as a character
+ * range without its surrounding spaces; undefined when none does. Extractive answers quote the
+ * passage, so their sentence is found whole; a model's paraphrase usually keeps enough words.
+ */
+export function supportingSentence(text: string, claim: string): Range | undefined {
+  const wanted = wordsOf(claim);
+  if (wanted.size === 0) return undefined;
+  let best: { range: Range; shared: number } | undefined;
+  for (const { segment, index } of new Intl.Segmenter(undefined, { granularity: "sentence" }).segment(text)) {
+    const words = wordsOf(segment);
+    let shared = 0;
+    for (const word of wanted) if (words.has(word)) shared += 1;
+    if (shared < MIN_SHARED_WORDS || shared / wanted.size < MIN_SHARED_SHARE) continue;
+    if (best && shared <= best.shared) continue;
+    const start = index + (segment.length - segment.trimStart().length);
+    best = { range: { start, end: index + segment.trimEnd().length }, shared };
+  }
+  return best?.range;
+}
+
+/** The distinct words of a text, lower-cased (Intl.Segmenter also splits Chinese into words). */
+function wordsOf(text: string): Set<string> {
+  const words = new Set<string>();
+  for (const { segment, isWordLike } of new Intl.Segmenter(undefined, { granularity: "word" }).segment(
+    text,
+  )) {
+    if (isWordLike) words.add(segment.toLowerCase());
+  }
+  return words;
+}
