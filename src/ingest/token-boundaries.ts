@@ -1,15 +1,14 @@
-import type { Tiktoken, TiktokenEncoding } from "js-tiktoken";
+import type { TiktokenEncoding } from "js-tiktoken";
 import {
+  decodeRun,
   decodeWholePieces,
   encodePieces,
-  encoder,
   lastAtOrBefore,
   lastIndexAtOrBefore,
 } from "../util/tokens.js";
 
 /** Tokens either side of a boundary that are decoded to test it; a character spans at most 4 bytes. */
 const PROBE_TOKENS = 4;
-const SENTINEL_TEXT = "a";
 
 /**
  * Token positions of one text and the character offsets between them. Cuts go between the
@@ -24,7 +23,6 @@ export class TokenBoundaries {
   private readonly pieceStartSet: Set<number>;
   /** Character offset of each piece start, when the tokenizer gives them (else found by decoding). */
   private readonly pieceChars: number[] | undefined;
-  private decoder: { enc: Tiktoken; sentinel: number } | undefined;
   private cursor = { token: 0, char: 0 };
 
   constructor(
@@ -84,12 +82,7 @@ export class TokenBoundaries {
     return this.cursor.char;
   }
 
-  /** The leading sentinel keeps TextDecoder from dropping a byte-order mark that starts the span. */
   private decode(ids: number[]): string {
-    if (!this.decoder) {
-      const enc = encoder(this.encoding);
-      this.decoder = { enc, sentinel: enc.encode(SENTINEL_TEXT)[0]! };
-    }
-    return this.decoder.enc.decode([this.decoder.sentinel, ...ids]).slice(SENTINEL_TEXT.length);
+    return decodeRun(ids, this.encoding);
   }
 }

@@ -1,4 +1,5 @@
 import { BoundedMemo } from "./bounded-memo.js";
+import { bytePairMerge } from "./bpe-merge.js";
 
 /**
  * A byte-pair encoder that reads its ranks straight from one binary table (built once, at bundle
@@ -133,6 +134,8 @@ export class BpeTableEncoder {
   private readonly merged = new BoundedMemo<string, number[]>(REMEMBERED_PIECES);
   // A plain Map rather than a BoundedMemo: this lookup runs once per piece of every text encoded.
   private readonly wholeRanks = new Map<string, number>();
+  private readonly rankOf = (bytes: Uint8Array, start: number, end: number) =>
+    this.table.rankOf(bytes, start, end);
 
   constructor(
     private readonly table: BpeTable,
@@ -222,41 +225,7 @@ export class BpeTableEncoder {
   }
 
   private mergedPiece(piece: string): number[] {
-    return this.merged.get(piece, () => this.merge(this.utf8.encode(piece)));
-  }
-
-  /** tiktoken's byte-pair merge: join the adjacent pair of lowest rank (leftmost first) until none is a token. */
-  private merge(bytes: Uint8Array): number[] {
-    const starts = Array.from({ length: bytes.length + 1 }, (_, i) => i);
-    const pairRank = (i: number) => {
-      const end = starts[i + 2];
-      if (end === undefined) return Number.POSITIVE_INFINITY;
-      const rank = this.table.rankOf(bytes, starts[i] as number, end);
-      return rank < 0 ? Number.POSITIVE_INFINITY : rank;
-    };
-    const ranks = starts.map((_, i) => pairRank(i));
-    while (starts.length > 1) {
-      let lowest = Number.POSITIVE_INFINITY;
-      let at = -1;
-      for (let i = 0; i < ranks.length - 1; i += 1) {
-        if ((ranks[i] as number) < lowest) {
-          lowest = ranks[i] as number;
-          at = i;
-        }
-      }
-      if (at < 0) break;
-      starts.splice(at + 1, 1);
-      ranks.splice(at, 1);
-      ranks[at] = pairRank(at);
-      if (at > 0) ranks[at - 1] = pairRank(at - 1);
-    }
-    const ids: number[] = [];
-    for (let i = 0; i + 1 < starts.length; i += 1) {
-      const rank = this.table.rankOf(bytes, starts[i] as number, starts[i + 1] as number);
-      if (rank < 0) throw new Error("Byte-pair table misses a single byte");
-      ids.push(rank);
-    }
-    return ids;
+    return this.merged.get(piece, () => bytePairMerge(this.utf8.encode(piece), this.rankOf));
   }
 
   /** The piece's UTF-8 in the scratch buffer; returns its length. */

@@ -27,6 +27,8 @@ const CounterSchema = z.object({
       (text: string, options: { disallowedSpecial: Set<string> }) => Generator<number[], number, undefined>
     >(isFunction),
   decode: z.custom<(ids: Iterable<number>) => string>(isFunction),
+  /** Decodes any run of tokens, part of a piece too, with no state kept between calls (the table's only). */
+  decodeRun: z.custom<(ids: Iterable<number>) => string>(isFunction).optional(),
   /** Tokens with where each piece starts, in tokens and in characters (the bundled table's encoder only). */
   encodePieces: z.custom<(text: string) => EncodedPieces>(isFunction).optional(),
 });
@@ -47,8 +49,15 @@ function counter(encoding: TiktokenEncoding): Counter {
   return found;
 }
 
-/** Where the bundled CLI keeps its rank tables (scripts/bundle-cli.mjs writes them); absent in sources. */
-const BUNDLED_RANKS = new URL("./bpe-ranks/", import.meta.url);
+/**
+ * Where the bundled CLI keeps its rank tables (scripts/bundle-cli.mjs writes them beside it), as
+ * seen from the CLI's own modules and from the library's (dist/src/util, two folders below the
+ * package's dist); absent when running from sources.
+ */
+const BUNDLED_RANKS = [
+  new URL("./bpe-ranks/", import.meta.url),
+  new URL("../../cli/bpe-ranks/", import.meta.url),
+];
 
 const SplitPatternsSchema = z.object({
   O200K_TOKEN_SPLIT_REGEX: z.instanceof(RegExp),
@@ -68,10 +77,13 @@ function splitPattern(encoding: TiktokenEncoding): RegExp | undefined {
  * it is ready at once), or gpt-tokenizer's as the package ships it where no table is saved
  * (running from sources), which builds a map of every rank as it loads.
  */
-export function loadCounter(encoding: TiktokenEncoding, ranksDir: URL = BUNDLED_RANKS): Counter {
-  const tableFile = new URL(`${encoding}.bpe`, ranksDir);
-  const split = existsSync(tableFile) ? splitPattern(encoding) : undefined;
-  if (!split) return CounterSchema.parse(require(`gpt-tokenizer/encoding/${encoding}`));
+export function loadCounter(encoding: TiktokenEncoding, ranksDir: URL | URL[] = BUNDLED_RANKS): Counter {
+  const tableFile = [ranksDir]
+    .flat()
+    .map((dir) => new URL(`${encoding}.bpe`, dir))
+    .find((file) => existsSync(file));
+  const split = tableFile ? splitPattern(encoding) : undefined;
+  if (!split || !tableFile) return CounterSchema.parse(require(`gpt-tokenizer/encoding/${encoding}`));
   const encoder = new BpeTableEncoder(new BpeTable(readFileSync(tableFile)), split);
   return {
     encode: (text) => encoder.encode(text),
@@ -79,7 +91,24 @@ export function loadCounter(encoding: TiktokenEncoding, ranksDir: URL = BUNDLED_
     encodeGenerator: (text) => encoder.encodeGenerator(text),
     decode: (ids) => encoder.decode(ids),
     encodePieces: (text) => encoder.encodePieces(text),
+    decodeRun: (ids) => encoder.decode(ids),
   };
+}
+
+const SENTINEL_TEXT = "a";
+
+/**
+ * The text of any run of tokens, a cut inside a piece included (a character split by the cut
+ * decodes to U+FFFD), a leading byte-order mark kept. The bundled table decodes so itself; from
+ * sources js-tiktoken does (gpt-tokenizer keeps a split character for its next call), after a
+ * sentinel token that keeps TextDecoder from dropping the mark.
+ */
+export function decodeRun(ids: number[], encoding: TiktokenEncoding = DEFAULT_ENCODING): string {
+  const tokenizer = counter(encoding);
+  if (tokenizer.decodeRun) return tokenizer.decodeRun(ids);
+  const enc = encoder(encoding);
+  const sentinel = enc.encode(SENTINEL_TEXT)[0]!;
+  return enc.decode([sentinel, ...ids]).slice(SENTINEL_TEXT.length);
 }
 
 /** js-tiktoken's encoder (built once per process, only its own ranks loaded), for decoding inside a piece. */
@@ -170,7 +199,7 @@ export function truncateToTokens(
   const end = lastAtOrBefore(pieceStarts, limit);
   if (end > 0) return decodeWholePieces(ids.slice(0, end), encoding);
   // A character split by the cut decodes to replacement characters: they are not the text's.
-  const decoded = encoder(encoding).decode(ids.slice(0, limit));
+  const decoded = decodeRun(ids.slice(0, limit), encoding);
   return text.startsWith(decoded) ? decoded : decoded.replace(/\uFFFD+$/, "");
 }
 

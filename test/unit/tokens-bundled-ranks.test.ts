@@ -58,6 +58,20 @@ describe("the tokenizer read from the bundled CLI's rank tables", () => {
     }
   });
 
+  it("merges long pieces (runs of one letter, hex, base64, CJK) exactly as gpt-tokenizer does", () => {
+    const hex = Array.from({ length: 2000 }, (_, i) => "0123456789abcdef"[(i * 7919) % 16]).join("");
+    const base64 = Array.from({ length: 3000 }, (_, i) =>
+      String.fromCharCode(65 + ((i * 31) % 26) + ((i * 17) % 3 === 0 ? 32 : 0)),
+    ).join("");
+    const pieces = ["x".repeat(3000), "A".repeat(2500), hex, base64, "听".repeat(700), "ab".repeat(1500)];
+    for (const encoding of ENCODINGS) {
+      const fromTable = loadCounter(encoding, ranksDir);
+      const shipped = loadCounter(encoding, pathToFileURL(join(dir, "absent/")));
+      for (const text of pieces)
+        expect(fromTable.encode(`Blob: ${text}.`, PLAIN)).toEqual(shipped.encode(`Blob: ${text}.`, PLAIN));
+    }
+  });
+
   it("encodes a leading byte-order mark as tiktoken does, and keeps it when decoding", () => {
     // gpt-tokenizer looks merged bytes up as text decoded with the mark dropped, so it differs here.
     const text = "\uFEFFA document that starts with a byte-order mark";
@@ -106,6 +120,19 @@ describe("chunk boundaries from the bundled table's piece offsets", () => {
         pieces.pieceStarts.forEach((start, k) => {
           expect(pieces.pieceChars[k]).toBe(fromTable.decode(pieces.ids.slice(0, start)).length);
         });
+      }
+    }
+  });
+
+  it("decodes any run of tokens (a split character as U+FFFD, a leading BOM kept) as js-tiktoken does", () => {
+    for (const encoding of ENCODINGS) {
+      const table = loadCounter(encoding, ranksDir);
+      const reference = new Tiktoken(require(`js-tiktoken/ranks/${encoding}`) as TiktokenBPE);
+      const sentinel = reference.encode("a")[0]!;
+      const ids = table.encode(`\uFEFF${MIXED}`, PLAIN);
+      for (let start = 0; start < ids.length; start += 37) {
+        const run = ids.slice(start, start + 1 + (start % 11));
+        expect(table.decodeRun?.(run)).toBe(reference.decode([sentinel, ...run]).slice(1));
       }
     }
   });
