@@ -163,6 +163,11 @@ export const QuerySchema = z.object({
    * text alone, and it is about a tenth of an offline query's CPU. Emptied whole past the cap.
    */
   offlineKeywordCache: z.number().int().min(0).default(1000),
+  /**
+   * Longest question taken, in characters: a question is not a document, and a pasted megabyte
+   * would tie up keyword extraction, search and tokenizing for a long time. Longer ones are refused.
+   */
+  maxQuestionChars: z.number().int().min(1).default(10_000),
 });
 
 /** Price per million tokens, for the cost estimate of `kgrag index --dry-run`. */

@@ -28,7 +28,7 @@ export async function runQuery(
   question: string,
   input: QueryOptionsInput = {},
 ): Promise<QueryResult> {
-  checkQuestion(question);
+  checkQuestion(question, services.config.query.maxQuestionChars);
   const options = resolveQueryOptions(services.config.query, input);
   return inSpan(
     SPANS.query,
@@ -45,10 +45,16 @@ export async function runQuery(
 }
 
 /** JavaScript callers can pass anything: say what a question must be, not "cannot read ... (reading 'trim')". */
-function checkQuestion(question: unknown): void {
+function checkQuestion(question: unknown, maxChars: number): void {
   if (typeof question !== "string")
     throw new OptionsError(`The question must be a non-empty string; got ${describeGiven(question)}.`);
   if (!question.trim()) throw new OptionsError("The question is empty: pass the question to ask as text.");
+  if (question.length > maxChars) {
+    throw new OptionsError(
+      `The question is ${question.length.toLocaleString("en-US")} characters long; at most ` +
+        `${maxChars.toLocaleString("en-US")} are taken (config query.maxQuestionChars).`,
+    );
+  }
 }
 
 async function runQuerySteps(

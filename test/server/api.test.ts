@@ -125,6 +125,12 @@ describe("kgrag serve: query", () => {
     expect(((await json(stream)).error as { message: string }).message).toMatch(
       /"stream" \(to stream, POST \/api\/v1\/query\/stream\)/,
     );
+    // A question longer than the config allows is refused before any work is done on it.
+    const long = await post("/api/v1/query", { question: `Who founded ${"Lumen ".repeat(2000)}?` });
+    expect(long.status).toBe(400);
+    expect(((await json(long)).error as { message: string }).message).toMatch(
+      /The question is 12,013 characters long; at most 10,000 are taken \(config query.maxQuestionChars\)/,
+    );
     // Metadata values may be numbers or booleans (compared as text, like the CLI's --filter); a
     // value no document has is refused as such, not for its type. The streaming route says the same.
     const numeric = await post("/api/v1/query", { question: "x", metadata: { kind: 2015 } });

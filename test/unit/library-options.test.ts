@@ -178,6 +178,9 @@ describe("mistakes get a clear error, not an internal one", () => {
       await expect(asking).rejects.toBeInstanceOf(OptionsError);
       await expect(asking).rejects.toThrow("The question must be a non-empty string; got null.");
       await expect(kg.query(" ")).rejects.toThrow(/The question is empty/);
+      await expect(kg.query("x".repeat(10_001))).rejects.toThrow(
+        "The question is 10,001 characters long; at most 10,000 are taken (config query.maxQuestionChars).",
+      );
       await expect(kg.index("./docs" as unknown as string[])).rejects.toThrow(
         'index takes a list of file and folder paths, of documents or of LangChain documents; got the string "./docs".',
       );

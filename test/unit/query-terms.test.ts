@@ -20,6 +20,13 @@ describe("query terms", () => {
     expect(foldToken("Café")).toBe("cafe");
   });
 
+  it("takes a question of hundreds of thousands of words (the first 64 distinct ones)", () => {
+    const words = Array.from({ length: 200_000 }, (_, i) => `w${i % 500}`).join(" ");
+    const terms = queryTerms(`${words} 苏轼 ${words}`);
+    expect(terms).toHaveLength(64);
+    expect(terms.slice(0, 2)).toEqual(["w0", "w1"]);
+  });
+
   it("keeps words apart that unicode61 keeps apart: marks outside Latin letters count", () => {
     expect(queryTerms("ガラス と カラス")).toEqual(["ガラス", "と", "カラス"]);
     expect(queryTerms("ёж еж Άλφα αλφα İstanbul istanbul")).toEqual(["ёж", "еж", "Άλφα", "αλφα", "İstanbul"]);

@@ -51,11 +51,12 @@ export function queryTerms(query: string): string[] {
   const terms: string[] = [];
   let lastEnd = 0;
   for (const match of query.matchAll(CJK_RUN)) {
-    terms.push(...plainTokens(query.slice(lastEnd, match.index)));
-    terms.push(...cjkTerms(match[0]));
+    // One by one: spreading the words of a very long question overflows the call stack.
+    for (const term of plainTokens(query.slice(lastEnd, match.index))) terms.push(term);
+    for (const term of cjkTerms(match[0])) terms.push(term);
     lastEnd = match.index + match[0].length;
   }
-  terms.push(...plainTokens(query.slice(lastEnd)));
+  for (const term of plainTokens(query.slice(lastEnd))) terms.push(term);
   // "The" and "the", "Café" and "cafe" are one token in the index: counted once.
   const byToken = new Map<string, string>();
   for (const term of terms) {
