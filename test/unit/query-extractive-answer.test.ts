@@ -30,6 +30,34 @@ describe("extractive answer", () => {
     expect(answer).not.toContain("weather");
   });
 
+  it("leaves out a passage's opening that ends a sentence begun before it, and quotes a sentence once", () => {
+    const whole = "Ada Okafor came to Rotterdam to discuss project 137 with Sofia Bakker.";
+    const texts = [
+      `The harbour was busy that spring. ${whole}`,
+      `to discuss project 137 with Sofia Bakker. Project 137 was approved in June.`,
+      `${whole} The weather was mild.`,
+    ];
+    const chunks = texts.map((text, i) => ({ id: `c${i}`, docId: "d", text, score: 1 }));
+    // The second and third passages are cut from inside the document.
+    const references = chunks.map((c, i) => ({
+      n: i + 1,
+      docId: "d",
+      title: "Harbour notes",
+      chunkId: c.id,
+      start: i * 40,
+      end: i * 40 + c.text.length,
+    }));
+    const answer = extractiveAnswer("Who discussed project 137 with Sofia Bakker?", chunks, references);
+    expect(answer).not.toMatch(/^to discuss/m);
+    expect(answer.split(whole)).toHaveLength(2);
+    expect(answer).toContain(`${whole} [1]`);
+    // A passage that starts its document keeps a lower-case opening: nothing comes before it.
+    const first = context(["iPhone sales in Rotterdam doubled in 2020."]);
+    expect(
+      extractiveAnswer("How did iPhone sales in Rotterdam change?", first.chunks, first.references),
+    ).toContain("iPhone sales in Rotterdam doubled in 2020. [1]");
+  });
+
   it("weights rare question terms above common ones", () => {
     const { chunks, references } = context([
       "The river is long. The river is wide. The river Rhône flows through Lyon.",

@@ -32,9 +32,17 @@ export function answerPassages(
   mentionsOf: (sentence: string) => Mention[],
 ): AnswerPassage[] {
   let order = 0;
+  // Overlapping passages hold the same sentences: each is quoted from the first passage holding it.
+  const quoted = new Set<string>();
   return chunks.map((chunk, i) => {
     const title = references[i]?.title;
-    const texts = answerSentences(quotableProse(chunk.text));
+    const startsInside = (references[i]?.start ?? 0) > 0;
+    const texts = answerSentences(quotableProse(chunk.text), startsInside).filter((text) => {
+      const key = text.replace(/\s+/g, " ").trim();
+      if (quoted.has(key)) return false;
+      quoted.add(key);
+      return true;
+    });
     const subjects = resolveSubjects(texts, title, mentionsOf);
     const sentences = texts.map((text, k) => ({
       text,
@@ -49,13 +57,20 @@ export function answerPassages(
 /**
  * Sentences fit to quote: headings and title lines ("Gullwing drone", "澄州城市简介") name a topic
  * but state nothing. Short fact lines ("- CEO: Maria Lopez", "创始人：张伟") are kept; a passage with
- * nothing else keeps all its sentences.
+ * nothing else keeps all its sentences. A passage cut from inside its document (`startsInside`)
+ * may open with the end of a sentence ("to discuss project 137 with Sofia Bakker."): an opening
+ * that starts in lower case, with a digit or with punctuation continues one and is left out (the
+ * passage before it, which overlaps this one, holds the sentence).
  */
-function answerSentences(text: string): string[] {
-  const sentences = splitSentences(text);
+function answerSentences(text: string, startsInside: boolean): string[] {
+  const split = splitSentences(text);
+  const sentences = startsInside && CONTINUES_A_SENTENCE.test(split[0] ?? "") ? split.slice(1) : split;
   const fit = sentences.filter((s) => !s.startsWith("#") && !namesOnlyATopic(s));
   return fit.length > 0 ? fit : sentences;
 }
+
+/** A sentence's opening that can only be the middle of one: a lower-case letter, a digit, punctuation. */
+const CONTINUES_A_SENTENCE = /^[\p{Ll}\p{N},;:.)\]}»”’]/u;
 
 /** A title-like sentence that is not a list item or "key: value" line. */
 function namesOnlyATopic(sentence: string): boolean {
