@@ -1,4 +1,5 @@
 import { citedCommunityIds, citedPassageNumbers } from "../community/citations.js";
+import { NOTHING_FOUND } from "./answer/answer.js";
 import type { ContextCommunity, QueryResult, Reference } from "./result.js";
 
 /** One source line: where [n] points, down to the character span. */
@@ -24,6 +25,8 @@ export function citedSources(result: QueryResult): {
 } {
   const { answer, references, context } = result;
   if (!answer) return { references, communities: context.communities, cited: false };
+  // Found nothing to answer from: the passages retrieved are not its sources.
+  if (answer.trim() === NOTHING_FOUND) return { references: [], communities: [], cited: true };
   const numbers = citedPassageNumbers(answer);
   const citedReferences = references.filter((ref) => numbers.has(ref.n));
   const byId = new Map(context.communities.map((c) => [c.id, c]));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { citedPassageNumbers } from "../../src/community/citations.js";
+import { NOTHING_FOUND } from "../../src/query/answer/answer.js";
 import type { ContextCommunity, QueryResult, Reference } from "../../src/query/result.js";
 import { citedSources, resultText } from "../../src/query/result-text.js";
 
@@ -44,6 +45,10 @@ describe("the sources a terminal, the demo and the Ollama API list", () => {
     expect(uncited.cited).toBe(false);
     expect(uncited.references).toHaveLength(4);
     expect(uncited.communities).toEqual([]);
+    // "Nothing matches" cites nothing, and the passages retrieved are not its sources.
+    const nothing = citedSources(result(NOTHING_FOUND));
+    expect([nothing.references, nothing.communities]).toEqual([[], []]);
+    expect(resultText(result(NOTHING_FOUND))).not.toContain("Sources");
     const contextOnly = citedSources(result(""));
     expect(contextOnly.references).toHaveLength(4);
     expect(contextOnly.communities.map((c) => c.id)).toEqual(["c0-a", "c1-b"]);

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { splitSentences } from "../../src/nlp/sentence-split.js";
-import { EXTRACTIVE_LABEL, extractiveAnswer } from "../../src/query/answer/extractive-answer.js";
+import {
+  EXTRACTIVE_LABEL,
+  extractiveAnswer,
+  NO_MATCHING_SENTENCE,
+} from "../../src/query/answer/extractive-answer.js";
 import type { ContextChunk, Reference } from "../../src/query/result.js";
 
 function context(texts: string[]): { chunks: ContextChunk[]; references: Reference[] } {
@@ -89,9 +93,17 @@ describe("extractive answer", () => {
     expect(answer.split("\n")[1]).toBe("北京是中国的首都。 [1]");
   });
 
-  it("falls back to the first sentence of the top passage when nothing matches", () => {
+  it("says no sentence matches rather than quote a passage the question has nothing in common with", () => {
     const { chunks, references } = context(["Alpha beta. Gamma delta."]);
-    expect(extractiveAnswer("zzz?", chunks, references).split("\n")[1]).toBe("Alpha beta. [1]");
+    expect(extractiveAnswer("zzz?", chunks, references).split("\n")[1]).toBe(NO_MATCHING_SENTENCE);
+    const utrecht = context(["Utrecht is a city in the Netherlands with a famous cathedral tower."]);
+    expect(
+      extractiveAnswer(
+        "What is the airspeed velocity of an unladen swallow?",
+        utrecht.chunks,
+        utrecht.references,
+      ),
+    ).toBe(`${EXTRACTIVE_LABEL}\n${NO_MATCHING_SENTENCE}`);
   });
 });
 
@@ -146,7 +158,9 @@ describe("extractive answer without title lines", () => {
 
   it("falls back to the title line when a passage holds nothing else", () => {
     const { chunks, references } = context(["Gullwing drone"]);
-    expect(extractiveAnswer("zzz?", chunks, references)).toBe(`${EXTRACTIVE_LABEL}\nGullwing drone [1]`);
+    expect(extractiveAnswer("What is it like to fly a Gullwing?", chunks, references)).toBe(
+      `${EXTRACTIVE_LABEL}\nGullwing drone [1]`,
+    );
   });
 });
 

@@ -6,9 +6,10 @@ import type { KgragServices } from "../../services.js";
 import type { BuiltContext } from "../context/build-context.js";
 import type { HistoryMessage } from "../options.js";
 import { citationFilter } from "./citation-stream.js";
-import { extractiveAnswer } from "./extractive-answer.js";
+import { extractiveQuotes, extractiveText } from "./extractive-answer.js";
 import { formatHistory } from "./history.js";
 import { questionType } from "./question-type.js";
+import { contentTerms } from "./terms.js";
 
 export interface AnswerOptions {
   responseType: string;
@@ -51,7 +52,13 @@ export async function answerQuestion(
  */
 function offlineAnswer(question: string, built: BuiltContext, config: ExtractiveAnswerConfig): string {
   const { communities, chunks } = built.context;
-  const passages = chunks.length > 0 ? [extractiveAnswer(question, chunks, built.references, config)] : [];
+  const theme = questionType(question).theme;
+  const quotes = chunks.length > 0 ? extractiveQuotes(question, chunks, built.references, config) : [];
+  // A question no passage sentence and no report shares a word with is not answered from them.
+  const asked = new Set(contentTerms(question));
+  const related = communities.some((c) => contentTerms(`${c.title} ${c.summary}`).some((t) => asked.has(t)));
+  if (!theme && quotes.length === 0 && !related) return NOTHING_FOUND;
+  const passages = chunks.length > 0 ? [extractiveText(quotes)] : [];
   const reports =
     communities.length > 0
       ? [
@@ -61,7 +68,7 @@ function offlineAnswer(question: string, built: BuiltContext, config: Extractive
           ].join("\n"),
         ]
       : [];
-  const parts = questionType(question).theme ? [...reports, ...passages] : [...passages, ...reports];
+  const parts = theme ? [...reports, ...passages] : [...passages, ...reports];
   return parts.join("\n\n");
 }
 

@@ -6,6 +6,7 @@ import type { ContextChunk, Reference } from "../result.js";
 import { type AnswerPassage, answerPassages } from "./passages.js";
 import { questionType } from "./question-type.js";
 import { scoreSentences } from "./sentence-scoring.js";
+import { contentTerms } from "./terms.js";
 
 export const EXTRACTIVE_LABEL =
   "Extractive answer (offline, no LLM: the passages' sentences that best match the question):";
@@ -13,12 +14,17 @@ export const EXTRACTIVE_LABEL =
 const DEFAULTS = ExtractiveAnswerSchema.parse({});
 const SENTENCE_END = /[.!?。！？]["'”’)）]*$/;
 
+/** The offline answer's line when no passage sentence shares a content word with the question. */
+export const NO_MATCHING_SENTENCE =
+  "No sentence of the passages found shares a word with the question: the documents may not cover it.";
+
 /**
  * The offline answer: the context sentences that best answer the question (see scoreSentences:
  * question terms weighted by rarity, opening pronouns resolved to the passage's subject, two-hop
  * bridges, and the kind of answer asked for), quoted with the [n] of their passage and labelled as
  * extractive. A whole-corpus question ("What are the main themes?") gets the opening sentence of
  * each passage instead: what the passages are about, not the one that shares a word with it.
+ * When no sentence shares a word with the question, it says so rather than quote an unrelated one.
  */
 export function extractiveAnswer(
   question: string,
@@ -26,19 +32,48 @@ export function extractiveAnswer(
   references: Reference[],
   config: ExtractiveAnswerConfig = DEFAULTS,
 ): string {
+  return extractiveText(extractiveQuotes(question, chunks, references, config));
+}
+
+/** The labelled answer of quoted sentences, each with its [n]; or the line saying none matched. */
+export function extractiveText(quoted: { text: string; n: number }[]): string {
+  const lines = quoted.length > 0 ? quoted.map((l) => `${l.text} [${l.n}]`) : [NO_MATCHING_SENTENCE];
+  return [EXTRACTIVE_LABEL, ...lines].join("\n");
+}
+
+/** The sentences the offline answer quotes, with their passage's [n]; none when none matches. */
+export function extractiveQuotes(
+  question: string,
+  chunks: ContextChunk[],
+  references: Reference[],
+  config: ExtractiveAnswerConfig = DEFAULTS,
+): { text: string; n: number }[] {
   const mentionsOf = memoizedMentions();
   const readable = inQuestionLanguage(question, chunks, references);
   const passages = answerPassages(readable.chunks, readable.references, mentionsOf);
   const type = questionType(question);
-  const quoted = type.theme
-    ? openingSentences(passages, config.sentences)
-    : scoreSentences(question, type, passages, config, mentionsOf)
-        .slice(0, config.sentences)
-        .map((s) => ({ text: s.sentence.text, n: s.n }));
-  const first = passages[0]?.sentences[0];
-  const lines =
-    quoted.length > 0 ? quoted : first && passages[0] ? [{ text: first.text, n: passages[0].n }] : [];
-  return [EXTRACTIVE_LABEL, ...lines.map((l) => `${l.text} [${l.n}]`)].join("\n");
+  if (type.theme) return openingSentences(passages, config.sentences);
+  const scored = scoreSentences(question, type, passages, config, mentionsOf)
+    .slice(0, config.sentences)
+    .map((s) => ({ text: s.sentence.text, n: s.n }));
+  return scored.length > 0 ? scored : topPassageOpening(question, passages);
+}
+
+/**
+ * When no sentence scores: the top passage's first sentence, if that passage is about the question
+ * at all (it, or its title, shares a word with it: "What is the Gullwing drone?" and a passage
+ * titled so whose sentences never repeat the name) or is in another language (where no word can
+ * match); none for a passage the question has nothing in common with.
+ */
+function topPassageOpening(question: string, passages: AnswerPassage[]): { text: string; n: number }[] {
+  const top = passages[0];
+  const first = top?.sentences[0];
+  if (!top || !first) return [];
+  const asked = new Set(contentTerms(question));
+  const related =
+    detectScript(question) !== detectScript(top.text) ||
+    contentTerms(`${top.subject ?? ""} ${top.text}`).some((term) => asked.has(term));
+  return related ? [{ text: first.text, n: top.n }] : [];
 }
 
 /**
