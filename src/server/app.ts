@@ -79,6 +79,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
     context,
     listen: () => app.listen({ host: config.host, port: config.port }),
     close: async () => {
+      // The query processes are unref'd (idle, they keep nothing alive); with the socket closed,
+      // waiting for them to exit must not let the event loop drain and the process end half-closed.
+      const keepAlive = setInterval(() => {}, 60_000);
       const cut = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
       cut.unref();
       try {
@@ -86,7 +89,11 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
       } finally {
         clearTimeout(cut);
       }
-      await registry.close();
+      try {
+        await registry.close();
+      } finally {
+        clearInterval(keepAlive);
+      }
     },
   };
 }
