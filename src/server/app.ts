@@ -106,7 +106,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   // JSON routes take JSON only: a text or multipart body is refused with 415, not read as a string.
   // Routes without a body (re-index, delete) still take a POST whatever its content type.
   app.addHook("preValidation", async (request) => {
-    if (!request.routeOptions.schema?.body) return;
+    if (!request.routeOptions.schema?.body || request.routeOptions.config.anyContentType) return;
     const textBody = /^text\/plain\b/i.test(request.headers["content-type"] ?? "");
     if (textBody || request.isMultipart())
       throw unsupportedMediaType("This route takes a JSON body (Content-Type: application/json)");

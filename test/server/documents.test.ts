@@ -328,9 +328,10 @@ describe("kgrag serve: documents and jobs", () => {
       status: 415,
       code: "unsupported_media_type",
     });
+    // The Ollama routes read JSON whatever the content type (Ollama's clients send none, or a form's).
     expect(await errorOf(await postTo("/api/chat", "text/plain", "{}"))).toEqual({
-      status: 415,
-      code: "unsupported_media_type",
+      status: 400,
+      code: "bad_request",
     });
     expect(await errorOf(await postTo("/api/v1/documents", "application/json", "{}"))).toEqual({
       status: 415,

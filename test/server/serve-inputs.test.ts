@@ -55,7 +55,16 @@ describe("kgrag serve: what it is given", () => {
       question: "Who founded Lumen?",
     });
     expect(modeAndQuestion("/GLOBAL")).toEqual({ mode: "global", question: "" });
-    expect(modeAndQuestion("/unknown thing")).toEqual({ mode: "mix", question: "/unknown thing" });
+    expect(modeAndQuestion("/unknown thing")).toEqual({
+      mode: "mix",
+      question: "/unknown thing",
+      unknownPrefix: "/unknown",
+    });
+    // A path is no prefix.
+    expect(modeAndQuestion("/etc/hosts holds what?")).toEqual({
+      mode: "mix",
+      question: "/etc/hosts holds what?",
+    });
     expect(modeAndQuestion("  plain question ")).toEqual({ mode: "mix", question: "plain question" });
   });
 });
