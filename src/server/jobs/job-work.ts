@@ -99,12 +99,15 @@ function finishedFrom(summaries: IndexSummary[]): Finished {
       message: k.reason,
     })),
   ]);
-  const added = summaries.reduce((n, s) => n + s.added.length + s.updated.length, 0);
+  // A document left pending by an interrupted run and finished now was indexed by this job too.
+  const resumed = summaries.reduce((n, s) => n + s.resumed.length, 0);
+  const indexed = summaries.reduce((n, s) => n + s.added.length + s.updated.length, resumed);
   const unchanged = summaries.reduce((n, s) => n + s.unchanged.length, 0);
+  const ofWhich = resumed > 0 ? ` (${resumed} resumed)` : "";
   return {
     type: "finished",
     documents,
     errors,
-    message: `${added} document(s) indexed, ${unchanged} unchanged, ${errors.length} error(s)`,
+    message: `${indexed} document(s) indexed${ofWhich}, ${unchanged} unchanged, ${errors.length} error(s)`,
   };
 }
