@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -229,7 +229,41 @@ describe("kgrag serve: documents and jobs", () => {
     expect(job.documents).toEqual([]);
     expect(job.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/empty/i) })]);
     expect(job.message).toMatch(/1 skipped|1 error/);
+    // A file that made no document is not kept.
+    expect(existsSync(join(workspace, "server", "uploads", "empty.txt"))).toBe(false);
   }, 60_000);
+
+  it("removes an uploaded file with the last document that came from it", async () => {
+    const uploads = join(workspace, "server", "uploads");
+    const deleteDocument = async (id: string) => {
+      const response = await fetch(`${running.url}/api/v1/documents/${id}`, { method: "DELETE" });
+      expect(await finished(((await response.json()) as { job: Job }).job.id)).toMatchObject({
+        status: "done",
+      });
+    };
+    const lines = [
+      { id: "pair-a", text: "Lena Holt keeps bees in Ghent." },
+      { id: "pair-b", text: "Oren Sato builds kites in Osaka." },
+    ];
+    const response = await upload([
+      { name: "pair.jsonl", text: lines.map((line) => JSON.stringify(line)).join("\n") },
+      { name: "single.md", text: "# Single\n\nIvo Marr tunes pianos in Graz." },
+    ]);
+    const job = await finished(((await response.json()) as { job: Job }).job.id);
+    expect(job.status).toBe("done");
+    const single = job.documents.find((id) => !id.startsWith("pair-"));
+    expect(single).toBeDefined();
+    expect(existsSync(join(uploads, "single.md"))).toBe(true);
+    await deleteDocument(single as string);
+    expect(existsSync(join(uploads, "single.md"))).toBe(false);
+    // A file with documents left stays.
+    await deleteDocument("pair-a");
+    expect(existsSync(join(uploads, "pair.jsonl"))).toBe(true);
+    await deleteDocument("pair-b");
+    expect(existsSync(join(uploads, "pair.jsonl"))).toBe(false);
+    // Other uploads are left alone.
+    expect(existsSync(join(uploads, "okafor.txt"))).toBe(true);
+  }, 90_000);
 
   it("says what an upload takes and which file names were uploaded before, with their documents", async () => {
     const uploads = await json(await fetch(`${running.url}/api/v1/uploads`));
