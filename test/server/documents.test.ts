@@ -154,6 +154,15 @@ describe("kgrag serve: documents and jobs", () => {
     expect(page).toMatchObject({ total: 3, items: [expect.anything()] });
     expect((await documents("?q=porto")).items.map((d) => d.id)).toEqual(["porto"]);
     expect((await documents("?status=failed")).total).toBe(0);
+    // The CLI's name for indexed is taken too; an unknown status is refused with the ones to use.
+    expect((await documents("?status=processed")).items).toEqual((await documents("?status=indexed")).items);
+    expect((await documents("?status=processed")).total).toBeGreaterThan(1);
+    const badStatus = await fetch(`${running.url}/api/v1/documents?status=done`);
+    expect(badStatus.status).toBe(400);
+    expect(((await json(badStatus)).error as { message: string }).message).toBe(
+      'Invalid querystring: status: "done" is not a status; use one of pending, indexed, failed, partial ' +
+        "(the CLI's processed is indexed)",
+    );
 
     const reindex = await fetch(`${running.url}/api/v1/documents/porto/reindex`, { method: "POST" });
     expect(reindex.status).toBe(202);

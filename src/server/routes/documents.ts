@@ -33,10 +33,22 @@ const TextsBodySchema = z.object({
 const DOCUMENT_STATUSES = ["pending", "indexed", "failed", "partial"] as const;
 type ApiDocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
+/** The CLI's names for the store's states, as the API names them. */
+const STATUS_SYNONYMS: Record<string, ApiDocumentStatus> = { processed: "indexed", processing: "pending" };
+
+const StatusFilterSchema = z.preprocess(
+  (value) => (typeof value === "string" ? (STATUS_SYNONYMS[value.trim().toLowerCase()] ?? value) : value),
+  z.enum([...DOCUMENT_STATUSES, ""], {
+    error: (issue) =>
+      `${JSON.stringify(issue.input)} is not a status; use one of ${DOCUMENT_STATUSES.join(", ")} ` +
+      "(the CLI's processed is indexed)",
+  }),
+);
+
 const ListQuerySchema = z.object({
   offset: queryNumber(0, Number.MAX_SAFE_INTEGER, 0),
   limit: queryNumber(1, 2000, 50),
-  status: z.enum(DOCUMENT_STATUSES).or(z.literal("")).optional(),
+  status: StatusFilterSchema.optional(),
   q: z.string().optional(),
   workspace: z.string().optional(),
 });
