@@ -318,6 +318,17 @@ describe("kgrag serve: documents and jobs", () => {
       expect(response.status, name).toBe(400);
       expect((await json(response)).error, name).toMatchObject({ code: "bad_file_name" });
     }
+    // A name that is only an extension is a blank name, not a file of an unknown type.
+    for (const name of ["  .md", ".md", "   "]) {
+      const response = await upload([{ name, text: "text" }]);
+      expect(response.status, name).toBe(400);
+      const { error } = await json(response);
+      expect(error, name).toMatchObject({
+        code: "bad_file_name",
+        message: expect.stringMatching(/is blank/),
+      });
+      expect((error as { message: string }).message, name).not.toMatch(/supported type/);
+    }
     const binary = await upload([{ name: "tool.exe", text: "MZ" }]);
     expect((await json(binary)).error).toMatchObject({ code: "unsupported_file_type" });
   });
