@@ -207,8 +207,10 @@ describe("kgrag serve: documents and jobs", () => {
     const fallback = await finished(((await again.json()) as { job: Job }).job.id);
     expect(fallback).toMatchObject({ status: "done", documents: ["note-b"] });
     expect(fallback.message).toMatch(
-      /notes\.jsonl no longer holds this document, so it was re-indexed from its stored text/,
+      /^.* notes\.jsonl no longer holds this document, so it was re-indexed from its stored text/,
     );
+    // The server's folders are not shown to clients.
+    expect(JSON.stringify(fallback)).not.toContain(workspace);
     expect((await documents("?q=note-")).items.map((d) => d.id)).toEqual(["note-b"]);
   }, 60_000);
 
@@ -228,6 +230,9 @@ describe("kgrag serve: documents and jobs", () => {
         expect.stringMatching(/mixed\.jsonl:3 /),
       ]),
     );
+    // Files by name only: the server's folders stay in its log.
+    expect(JSON.stringify(job)).not.toContain(workspace);
+    expect(job.errors.map((e) => e.file)).toContain("mixed.jsonl:2");
   }, 60_000);
 
   it("reports an empty upload as skipped with its reason, naming no document that does not exist", async () => {

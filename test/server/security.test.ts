@@ -139,6 +139,9 @@ describe("kgrag serve: several workspaces", () => {
   it("limit a key to its workspaces, which it gets by default", async () => {
     const list = await json(await call("/api/v1/workspaces", { key: HARBOUR_ONLY }));
     expect((list.workspaces as { id: string }[]).map((w) => w.id)).toEqual(["harbour"]);
+    // Names only: the server's folders are not its clients' business.
+    expect(list.workspaces).toEqual([{ id: "harbour", storage: "sqlite", neo4j: false }]);
+    expect(JSON.stringify(await json(await call("/api/v1/workspaces", { key: ADMIN })))).not.toContain(root);
     const refused = await call("/api/v1/documents", { key: HARBOUR_ONLY, workspace: "atlas" });
     expect(refused.status).toBe(403);
     expect((await json(refused)).error).toMatchObject({ code: "forbidden" });

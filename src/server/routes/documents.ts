@@ -12,6 +12,7 @@ import type { ServerContext } from "../context.js";
 import { ApiError, badRequest, notFound, unsupportedMediaType } from "../errors.js";
 import { queryNumber } from "../query-number.js";
 import { workspaceOf } from "../request-workspace.js";
+import { hideServerPaths } from "../server-paths.js";
 import { uploadPath } from "../upload-names.js";
 import type { ServedWorkspace } from "../workspaces.js";
 
@@ -129,10 +130,12 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
       },
     },
     async (request) => {
-      const { store } = workspaceOf(request, ctx.registry).kgrag.services;
+      const workspace = workspaceOf(request, ctx.registry);
       const { offset, limit, status, q } = request.query;
       const needle = q?.trim().toLowerCase();
-      const rows = (await store.listDocuments()).map(documentRow);
+      const rows = (await workspace.kgrag.services.store.listDocuments()).map((doc) =>
+        documentRow(doc, workspace.path),
+      );
       const matching = rows.filter(
         (row) =>
           (!status || row.status === status) &&
@@ -266,13 +269,13 @@ function titleOf(text: string): string {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-function documentRow(doc: DocumentRecord) {
+function documentRow(doc: DocumentRecord, workspace: string) {
   return {
     id: doc.id,
     title: doc.title,
     status: apiStatus(doc),
     chunks: doc.chunkCount,
-    ...(doc.error ? { error: doc.error } : {}),
+    ...(doc.error ? { error: hideServerPaths(doc.error, workspace) } : {}),
     metadata: doc.metadata,
     updatedAt: doc.updatedAt,
   };
