@@ -79,6 +79,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
     context,
     listen: () => app.listen({ host: config.host, port: config.port }),
     close: async () => {
+      // The query processes are unref'd (idle, they keep nothing alive); with the socket closed,
+      // waiting for them to exit must not let the event loop drain and the process end half-closed.
+      const keepAlive = setInterval(() => {}, 60_000);
       const cut = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
       cut.unref();
       try {
@@ -86,7 +89,11 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
       } finally {
         clearTimeout(cut);
       }
-      await registry.close();
+      try {
+        await registry.close();
+      } finally {
+        clearInterval(keepAlive);
+      }
     },
   };
 }
@@ -99,7 +106,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   // JSON routes take JSON only: a text or multipart body is refused with 415, not read as a string.
   // Routes without a body (re-index, delete) still take a POST whatever its content type.
   app.addHook("preValidation", async (request) => {
-    if (!request.routeOptions.schema?.body) return;
+    if (!request.routeOptions.schema?.body || request.routeOptions.config.anyContentType) return;
     const textBody = /^text\/plain\b/i.test(request.headers["content-type"] ?? "");
     if (textBody || request.isMultipart())
       throw unsupportedMediaType("This route takes a JSON body (Content-Type: application/json)");

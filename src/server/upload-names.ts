@@ -20,6 +20,17 @@ export function uploadPath(folder: string, name: string): string {
       `File name ${JSON.stringify(name)} is not a plain file name (no folders, no ..)`,
       "bad_file_name",
     );
+  // "  .md" (or ".md", as a parser may trim it) is an extension with no name, not an unknown type.
+  const dot = name.lastIndexOf(".");
+  const ending = dot >= 0 ? name.slice(dot).toLowerCase() : "";
+  if (
+    name.trim() === "" ||
+    (name.slice(0, Math.max(dot, 0)).trim() === "" && SUPPORTED_EXTENSIONS.includes(ending))
+  )
+    throw badRequest(
+      `File name ${JSON.stringify(name)} is blank${ending ? ` before its extension ${ending}` : ""}: give the file a name`,
+      "bad_file_name",
+    );
   const extension = extname(name).toLowerCase();
   if (!SUPPORTED_EXTENSIONS.includes(extension))
     throw badRequest(

@@ -13,6 +13,7 @@ import { QueryCache, type QueryCacheSettings } from "./queries/query-cache.js";
 import { QueryPool } from "./queries/query-pool.js";
 import { queriesNeedNoModel, WorkspaceQueries } from "./queries/workspace-queries.js";
 import type { ApiKey } from "./server-config.js";
+import { uploadFolderOf } from "./upload-folder.js";
 
 /** One workspace served: its engine (for reads and queries), its job queue and its upload folder. */
 export interface ServedWorkspace {
@@ -118,7 +119,7 @@ export class WorkspaceRegistry {
           kgrag,
           queries: new WorkspaceQueries(folder, kgrag, null),
           serverFolder,
-          uploadFolder: join(serverFolder, "uploads"),
+          uploadFolder: uploadFolderOf(folder),
           jobs,
           graph,
         });

@@ -339,4 +339,81 @@ describe("kgrag serve: Ollama-compatible API", () => {
     expect(prefixOnly.status).toBe(400);
     expect(((await json(prefixOnly)).error as { message: string }).message).toMatch(/no question/);
   });
+
+  it("reads a JSON body whatever its content type, as Ollama's documented curl sends it", async () => {
+    const response = await fetch(`${running.url}/api/chat`, {
+      method: "POST",
+      // What `curl -d '{...}'` sends.
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: JSON.stringify({
+        model: "kgrag:latest",
+        stream: false,
+        messages: [{ role: "user", content: "Who founded Lumen Robotics?" }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(await json(response)).toMatchObject({ done: true, message: { role: "assistant" } });
+    const notJson = await fetch(`${running.url}/api/chat`, { method: "POST", body: "{nope" });
+    expect(notJson.status).toBe(400);
+    expect((await json(notJson)).error).toMatchObject({ code: "bad_json" });
+    // The REST routes still take JSON only.
+    const rest = await fetch(`${running.url}/api/v1/query`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: JSON.stringify({ question: "Who?" }),
+    });
+    expect(rest.status).toBe(415);
+  });
+
+  it("shows the model's details, and answers an unknown model 404 in Ollama's error shape", async () => {
+    for (const body of [{ model: "kgrag:latest" }, { name: "kgrag" }]) {
+      const response = await fetch(`${running.url}/api/show`, { method: "POST", body: JSON.stringify(body) });
+      expect(response.status).toBe(200);
+      const shown = await json(response);
+      expect(shown).toMatchObject({
+        details: { family: "kgrag", format: "kgrag" },
+        capabilities: ["completion"],
+        model_info: { "general.architecture": "kgrag", "kgrag.storage": "sqlite" },
+      });
+      expect(shown.modelfile).toMatch(/\/naive, \/local, \/global, \/hybrid, \/mix/);
+    }
+    const unknown = await post("/api/show", { model: "llama3:latest" });
+    expect(unknown.status).toBe(404);
+    expect(await json(unknown)).toEqual({ error: "model 'llama3:latest' not found" });
+    const chat = await post("/api/chat", { model: "llama3", messages: [{ role: "user", content: "Who?" }] });
+    expect(chat.status).toBe(404);
+    expect(await json(chat)).toEqual({ error: "model 'llama3' not found" });
+  });
+
+  it("answers a message whose /prefix names no mode with the prefixes to use, asking nothing", async () => {
+    const ask = vi.spyOn(running.server.context.registry.all[0]!.queries, "run");
+    try {
+      const answer = await json(
+        await post("/api/chat", {
+          model: "kgrag:latest",
+          stream: false,
+          messages: [{ role: "user", content: "/foo Who founded Lumen Robotics?" }],
+        }),
+      );
+      expect(answer).toMatchObject({ done: true, done_reason: "stop", message: { role: "assistant" } });
+      const text = (answer.message as { content: string }).content;
+      expect(text).toMatch(/"\/foo" is not a query mode/);
+      expect(text).toMatch(/\/naive, \/local, \/global, \/hybrid, \/mix/);
+      const lines = (
+        await (
+          await post("/api/chat", {
+            messages: [{ role: "user", content: "/foo Who founded Lumen Robotics?" }],
+          })
+        ).text()
+      )
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { message: { content: string }; done: boolean });
+      expect(lines.at(-1)).toMatchObject({ done: true, done_reason: "stop" });
+      expect(lines.map((l) => l.message.content).join("")).toBe(text);
+      expect(ask).not.toHaveBeenCalled();
+    } finally {
+      ask.mockRestore();
+    }
+  });
 });

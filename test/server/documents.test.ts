@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -154,6 +154,15 @@ describe("kgrag serve: documents and jobs", () => {
     expect(page).toMatchObject({ total: 3, items: [expect.anything()] });
     expect((await documents("?q=porto")).items.map((d) => d.id)).toEqual(["porto"]);
     expect((await documents("?status=failed")).total).toBe(0);
+    // The CLI's name for indexed is taken too; an unknown status is refused with the ones to use.
+    expect((await documents("?status=processed")).items).toEqual((await documents("?status=indexed")).items);
+    expect((await documents("?status=processed")).total).toBeGreaterThan(1);
+    const badStatus = await fetch(`${running.url}/api/v1/documents?status=done`);
+    expect(badStatus.status).toBe(400);
+    expect(((await json(badStatus)).error as { message: string }).message).toBe(
+      'Invalid querystring: status: "done" is not a status; use one of pending, indexed, failed, partial ' +
+        "(the CLI's processed is indexed)",
+    );
 
     const reindex = await fetch(`${running.url}/api/v1/documents/porto/reindex`, { method: "POST" });
     expect(reindex.status).toBe(202);
@@ -198,8 +207,10 @@ describe("kgrag serve: documents and jobs", () => {
     const fallback = await finished(((await again.json()) as { job: Job }).job.id);
     expect(fallback).toMatchObject({ status: "done", documents: ["note-b"] });
     expect(fallback.message).toMatch(
-      /notes\.jsonl no longer holds this document, so it was re-indexed from its stored text/,
+      /^.* notes\.jsonl no longer holds this document, so it was re-indexed from its stored text/,
     );
+    // The server's folders are not shown to clients.
+    expect(JSON.stringify(fallback)).not.toContain(workspace);
     expect((await documents("?q=note-")).items.map((d) => d.id)).toEqual(["note-b"]);
   }, 60_000);
 
@@ -219,6 +230,9 @@ describe("kgrag serve: documents and jobs", () => {
         expect.stringMatching(/mixed\.jsonl:3 /),
       ]),
     );
+    // Files by name only: the server's folders stay in its log.
+    expect(JSON.stringify(job)).not.toContain(workspace);
+    expect(job.errors.map((e) => e.file)).toContain("mixed.jsonl:2");
   }, 60_000);
 
   it("reports an empty upload as skipped with its reason, naming no document that does not exist", async () => {
@@ -229,7 +243,41 @@ describe("kgrag serve: documents and jobs", () => {
     expect(job.documents).toEqual([]);
     expect(job.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/empty/i) })]);
     expect(job.message).toMatch(/1 skipped|1 error/);
+    // A file that made no document is not kept.
+    expect(existsSync(join(workspace, "server", "uploads", "empty.txt"))).toBe(false);
   }, 60_000);
+
+  it("removes an uploaded file with the last document that came from it", async () => {
+    const uploads = join(workspace, "server", "uploads");
+    const deleteDocument = async (id: string) => {
+      const response = await fetch(`${running.url}/api/v1/documents/${id}`, { method: "DELETE" });
+      expect(await finished(((await response.json()) as { job: Job }).job.id)).toMatchObject({
+        status: "done",
+      });
+    };
+    const lines = [
+      { id: "pair-a", text: "Lena Holt keeps bees in Ghent." },
+      { id: "pair-b", text: "Oren Sato builds kites in Osaka." },
+    ];
+    const response = await upload([
+      { name: "pair.jsonl", text: lines.map((line) => JSON.stringify(line)).join("\n") },
+      { name: "single.md", text: "# Single\n\nIvo Marr tunes pianos in Graz." },
+    ]);
+    const job = await finished(((await response.json()) as { job: Job }).job.id);
+    expect(job.status).toBe("done");
+    const single = job.documents.find((id) => !id.startsWith("pair-"));
+    expect(single).toBeDefined();
+    expect(existsSync(join(uploads, "single.md"))).toBe(true);
+    await deleteDocument(single as string);
+    expect(existsSync(join(uploads, "single.md"))).toBe(false);
+    // A file with documents left stays.
+    await deleteDocument("pair-a");
+    expect(existsSync(join(uploads, "pair.jsonl"))).toBe(true);
+    await deleteDocument("pair-b");
+    expect(existsSync(join(uploads, "pair.jsonl"))).toBe(false);
+    // Other uploads are left alone.
+    expect(existsSync(join(uploads, "okafor.txt"))).toBe(true);
+  }, 90_000);
 
   it("says what an upload takes and which file names were uploaded before, with their documents", async () => {
     const uploads = await json(await fetch(`${running.url}/api/v1/uploads`));
@@ -274,6 +322,17 @@ describe("kgrag serve: documents and jobs", () => {
       const response = await upload([{ name, text: "text" }]);
       expect(response.status, name).toBe(400);
       expect((await json(response)).error, name).toMatchObject({ code: "bad_file_name" });
+    }
+    // A name that is only an extension is a blank name, not a file of an unknown type.
+    for (const name of ["  .md", ".md", "   "]) {
+      const response = await upload([{ name, text: "text" }]);
+      expect(response.status, name).toBe(400);
+      const { error } = await json(response);
+      expect(error, name).toMatchObject({
+        code: "bad_file_name",
+        message: expect.stringMatching(/is blank/),
+      });
+      expect((error as { message: string }).message, name).not.toMatch(/supported type/);
     }
     const binary = await upload([{ name: "tool.exe", text: "MZ" }]);
     expect((await json(binary)).error).toMatchObject({ code: "unsupported_file_type" });
@@ -328,9 +387,10 @@ describe("kgrag serve: documents and jobs", () => {
       status: 415,
       code: "unsupported_media_type",
     });
+    // The Ollama routes read JSON whatever the content type (Ollama's clients send none, or a form's).
     expect(await errorOf(await postTo("/api/chat", "text/plain", "{}"))).toEqual({
-      status: 415,
-      code: "unsupported_media_type",
+      status: 400,
+      code: "bad_request",
     });
     expect(await errorOf(await postTo("/api/v1/documents", "application/json", "{}"))).toEqual({
       status: 415,

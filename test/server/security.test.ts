@@ -139,12 +139,57 @@ describe("kgrag serve: several workspaces", () => {
   it("limit a key to its workspaces, which it gets by default", async () => {
     const list = await json(await call("/api/v1/workspaces", { key: HARBOUR_ONLY }));
     expect((list.workspaces as { id: string }[]).map((w) => w.id)).toEqual(["harbour"]);
+    // Names only: the server's folders are not its clients' business.
+    expect(list.workspaces).toEqual([{ id: "harbour", storage: "sqlite", neo4j: false }]);
+    expect(JSON.stringify(await json(await call("/api/v1/workspaces", { key: ADMIN })))).not.toContain(root);
     const refused = await call("/api/v1/documents", { key: HARBOUR_ONLY, workspace: "atlas" });
     expect(refused.status).toBe(403);
     expect((await json(refused)).error).toMatchObject({ code: "forbidden" });
     expect((await call("/api/v1/graph/entities?workspace=atlas", { key: HARBOUR_ONLY })).status).toBe(403);
     const own = await json(await call("/api/v1/documents", { key: HARBOUR_ONLY }));
     expect((own.items as { id: string }[]).map((d) => d.id)).toEqual(["harbour"]);
+  });
+});
+
+describe("kgrag serve: Ollama models for several workspaces", () => {
+  const chat = (key: string, model: string) =>
+    call("/api/chat", {
+      method: "POST",
+      key,
+      body: JSON.stringify({
+        model,
+        stream: false,
+        messages: [{ role: "user", content: "/naive Who built Harbour Light?" }],
+      }),
+    });
+  const names = async (key: string) =>
+    ((await json(await call("/api/tags", { key }))).models as { name: string }[]).map((m) => m.name);
+
+  it("lists kgrag:latest for the default workspace and kgrag-<id>:latest for each other the key may use", async () => {
+    expect(await names(ADMIN)).toEqual(["kgrag:latest", "kgrag-harbour:latest"]);
+    expect(await names(HARBOUR_ONLY)).toEqual(["kgrag:latest"]);
+    const shown = async (key: string, model: string) =>
+      (await json(await call("/api/show", { method: "POST", key, body: JSON.stringify({ model }) })))
+        .model_info;
+    expect(await shown(ADMIN, "kgrag:latest")).toMatchObject({ "kgrag.workspace": "atlas" });
+    expect(await shown(ADMIN, "kgrag-harbour:latest")).toMatchObject({ "kgrag.workspace": "harbour" });
+    expect(await shown(HARBOUR_ONLY, "kgrag:latest")).toMatchObject({ "kgrag.workspace": "harbour" });
+  });
+
+  it("routes a chat by its model, within the key's workspaces", async () => {
+    const sources = async (response: Response) => {
+      expect(response.status).toBe(200);
+      const body = await json(response);
+      return (body.message as { content: string }).content.split("Sources:")[1] ?? "";
+    };
+    expect(await sources(await chat(ADMIN, "kgrag-harbour:latest"))).toMatch(/\(harbour, passage/);
+    expect(await sources(await chat(ADMIN, "kgrag-atlas"))).not.toMatch(/\(harbour, passage/);
+    expect(await sources(await chat(ADMIN, "kgrag:latest"))).not.toMatch(/\(harbour, passage/);
+    expect(await sources(await chat(HARBOUR_ONLY, "kgrag:latest"))).toMatch(/\(harbour, passage/);
+    // A workspace the key may not use is a model it does not have.
+    const refused = await chat(HARBOUR_ONLY, "kgrag-atlas:latest");
+    expect(refused.status).toBe(404);
+    expect(await json(refused)).toEqual({ error: "model 'kgrag-atlas:latest' not found" });
   });
 });
 

@@ -1,3 +1,6 @@
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, startCli } from "../support/cli-child.js";
 import { ATLAS_DOCS, offlineWorkspace, removeAll, tempDir } from "../support/server.js";
@@ -45,4 +48,49 @@ describe("kgrag serve (CLI)", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--port/);
   }, 60_000);
+
+  it("stops what it started and exits non-zero, naming --port, when the port is in use", async () => {
+    const dir = await tempDir("serve-cli-busy");
+    dirs.push(dir);
+    await offlineWorkspace(dir, ATLAS_DOCS);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as { port: number };
+    const child = startCli(["serve", "--port", String(port), "--workspace", dir]);
+    // Before the fix it kept running (its query workers alive) until a signal.
+    const hung = setTimeout(() => child.process.kill("SIGKILL"), 45_000);
+    try {
+      const result = await child.done;
+      expect(result.signal).toBeNull();
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`port ${port} is already in use`));
+      expect(result.stderr).toMatch(/--port/);
+    } finally {
+      clearTimeout(hung);
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 90_000);
+
+  it("says plainly that a --workspace path that did not exist is a NEW, EMPTY workspace", async () => {
+    const parent = await tempDir("serve-cli-new");
+    dirs.push(parent);
+    const missing = join(parent, "no", "such-workspace");
+    const child = startCli(["serve", "--port", "0", "--workspace", missing]);
+    let stderr = "";
+    child.process.stderr?.on("data", (text: string) => {
+      stderr += text;
+    });
+    try {
+      await announcedAddress(() => stderr);
+    } finally {
+      child.process.kill("SIGTERM");
+    }
+    const result = await child.done;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      `kgrag: NOTE: ${missing} did not exist: created a NEW, EMPTY workspace there`,
+    );
+    expect(result.stderr).toMatch(/check the --workspace path/);
+    expect(existsSync(missing)).toBe(true);
+  }, 90_000);
 });

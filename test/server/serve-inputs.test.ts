@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { QueryResult } from "../../src/query/result.js";
 import { answerWithSources, modeAndQuestion } from "../../src/server/routes/ollama.js";
+import { hideServerPaths } from "../../src/server/server-paths.js";
 import { workspaceFolders } from "../../src/server/workspaces.js";
 
 const root = mkdtempSync(join(tmpdir(), "kgrag-serve-inputs-"));
@@ -55,7 +56,31 @@ describe("kgrag serve: what it is given", () => {
       question: "Who founded Lumen?",
     });
     expect(modeAndQuestion("/GLOBAL")).toEqual({ mode: "global", question: "" });
-    expect(modeAndQuestion("/unknown thing")).toEqual({ mode: "mix", question: "/unknown thing" });
+    expect(modeAndQuestion("/unknown thing")).toEqual({
+      mode: "mix",
+      question: "/unknown thing",
+      unknownPrefix: "/unknown",
+    });
+    // A path is no prefix.
+    expect(modeAndQuestion("/etc/hosts holds what?")).toEqual({
+      mode: "mix",
+      question: "/etc/hosts holds what?",
+    });
     expect(modeAndQuestion("  plain question ")).toEqual({ mode: "mix", question: "plain question" });
+  });
+
+  it("shows API clients no server path: uploads by name, workspace files inside it, others by their last part", () => {
+    const ws = join(root, "ws");
+    expect(hideServerPaths(`${join(ws, "server", "uploads", "notes.jsonl")}:2 is not JSON`, ws)).toBe(
+      "notes.jsonl:2 is not JSON",
+    );
+    expect(hideServerPaths(`cannot open ${join(ws, "kgrag.sqlite")}`, ws)).toBe("cannot open kgrag.sqlite");
+    expect(hideServerPaths(`${ws} is locked`, ws)).toBe("the workspace is locked");
+    expect(hideServerPaths("ENOENT: open '/srv/data/secret/report.pdf'", ws)).toBe(
+      "ENOENT: open 'report.pdf'",
+    );
+    // Routes, fractions and URLs are no paths.
+    const plain = "retry when it ends (GET /api/v1/jobs/1); 3/4 chunks; see https://example.com/a/b";
+    expect(hideServerPaths(plain, ws)).toBe(plain);
   });
 });

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { createServer as createProbe } from "node:net";
 import { resolve } from "node:path";
 import { createServer } from "../../server/app.js";
 import type { ServeFlags } from "../commands/serve.js";
@@ -6,17 +7,28 @@ import { runStoppable } from "../interrupt.js";
 
 /** `kgrag serve`: runs until SIGINT or SIGTERM, then lets running jobs finish and closes the workspaces. */
 export async function serveAction(flags: ServeFlags): Promise<void> {
+  // A port in use is found before the workspaces open and the query processes start.
+  await probePort(flags);
   // A mistyped path would otherwise serve a new, empty workspace without a word.
-  for (const dir of flags.workspace ?? []) {
-    if (!existsSync(resolve(dir)))
-      process.stderr.write(`kgrag: ${dir} does not exist yet: serving it as a new, empty workspace.\n`);
-  }
+  const missing = (flags.workspace ?? []).map((dir) => resolve(dir)).filter((dir) => !existsSync(dir));
   const server = await createServer({
     workspaces: flags.workspace,
     server: { host: flags.host, port: flags.port, ...(flags.cors ? { corsOrigins: flags.cors } : {}) },
   });
-  const address = await server.listen();
+  let address: string;
+  try {
+    address = await server.listen();
+  } catch (error) {
+    // Nothing may outlive a failed start: the query workers and the workspaces close here.
+    await server.close();
+    throw listenError(error, flags);
+  }
   const { registry, config } = server.context;
+  for (const dir of missing)
+    process.stderr.write(
+      `kgrag: NOTE: ${dir} did not exist: created a NEW, EMPTY workspace there (nothing indexed yet).\n` +
+        "kgrag: if you meant an existing workspace, stop (Ctrl-C) and check the --workspace path.\n",
+    );
   const keys =
     config.apiKeys.length > 0 ? `${config.apiKeys.length} API key(s)` : "no API key (open to this host)";
   process.stderr.write(
@@ -38,4 +50,38 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     "stopping the server; a running job is finished first",
   );
   await server.close();
+}
+
+/** A failure to listen, said plainly: a port in use or refused names the way out (--port). */
+function listenError(error: unknown, flags: ServeFlags): Error {
+  const code = (error as { code?: unknown } | null)?.code;
+  const where = `${flags.host}:${flags.port}`;
+  if (code === "EADDRINUSE")
+    return new Error(
+      `port ${flags.port} is already in use on ${flags.host} (another kgrag serve, or another server?); ` +
+        "stop it, or pick another port with --port <n> (--port 0 picks a free one)",
+    );
+  if (code === "EACCES")
+    return new Error(
+      `not allowed to listen on ${where} (ports below 1024 need privileges); pick another port with --port <n>`,
+    );
+  if (code === "EADDRNOTAVAIL")
+    return new Error(`cannot listen on ${where}: no such address on this machine; check --host`);
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Fails as listening would when the port cannot be had; --port 0 always can. */
+async function probePort(flags: ServeFlags): Promise<void> {
+  if (flags.port === 0) return;
+  const probe = createProbe();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once("error", reject);
+      probe.listen({ host: flags.host, port: flags.port, exclusive: true }, resolve);
+    });
+  } catch (error) {
+    throw listenError(error, flags);
+  } finally {
+    if (probe.listening) await new Promise((resolve) => probe.close(resolve));
+  }
 }

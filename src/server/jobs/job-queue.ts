@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { hideServerPaths } from "../server-paths.js";
 import { overallProgress, type StepCount } from "./job-progress.js";
 import type { JobRunner } from "./job-runner.js";
 import { type Job, JobSchema, type JobSpec, JobSpecSchema, type WorkerMessage } from "./job-types.js";
@@ -188,9 +189,12 @@ export class JobQueue {
     this.update(job, { status: "running", stage: "starting", startedAt: new Date().toISOString() });
     const outcome = await this.runWaitingForWriter(job, spec);
     const finishedAt = new Date().toISOString();
-    if (outcome.type === "failed")
-      this.update(job, { status: "failed", message: outcome.message, finishedAt });
-    else {
+    if (outcome.type === "failed") {
+      if (outcome.detail) this.log(job, `${outcome.message}: ${outcome.detail}`);
+      const message = this.shown(job, outcome.message);
+      const seeLog = outcome.detail ? "; the server's log (stderr) has the detail" : "";
+      this.update(job, { status: "failed", message: `${message}${seeLog}`, finishedAt });
+    } else {
       // What the job did, now that it is known: the ids named at submission were guesses from
       // file names (a JSONL file holds other ids; an empty file makes no document).
       const documents = outcome.documents;
@@ -199,8 +203,12 @@ export class JobQueue {
         stage: "done",
         done: job.total,
         progress: 1,
-        message: outcome.message,
-        errors: outcome.errors,
+        message: this.shown(job, outcome.message),
+        errors: outcome.errors.map((error) => ({
+          ...error,
+          ...(error.file === undefined ? {} : { file: this.shown(job, error.file) }),
+          message: this.shown(job, error.message),
+        })),
         documents,
         finishedAt,
       });
@@ -219,7 +227,10 @@ export class JobQueue {
     for (;;) {
       const outcome = await this.runner.run(this.workspace, spec, (message) => this.progress(job, message));
       if (outcome.type !== "failed" || !outcome.busy || Date.now() >= giveUpAt || this.closed) return outcome;
-      this.update(job, { stage: "waiting", message: `waiting for another writer: ${outcome.message}` });
+      this.update(job, {
+        stage: "waiting",
+        message: `waiting for another writer: ${this.shown(job, outcome.message)}`,
+      });
       await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
     }
   }
@@ -227,7 +238,9 @@ export class JobQueue {
   private progress(job: Job, message: WorkerMessage): void {
     if (message.type !== "progress") return;
     if (message.stage === "info") {
-      this.update(job, { message: message.message });
+      this.update(job, {
+        message: message.message === undefined ? undefined : this.shown(job, message.message),
+      });
       return;
     }
     if (!this.countingSteps && message.stage === "register") this.countingSteps = true;
@@ -239,6 +252,20 @@ export class JobQueue {
     // Never backwards: steps overlap, and one that starts late adds to the work still ahead.
     const progress = Math.max(job.progress, overallProgress(this.steps));
     this.update(job, { stage: message.stage, done: message.done, total: message.total, progress });
+  }
+
+  /**
+   * What API clients read of a job's text: no server path (see hideServerPaths). The text as it was
+   * goes to the server's log when that hid something.
+   */
+  private shown(job: Job, text: string): string {
+    const shown = hideServerPaths(text, this.workspace);
+    if (shown !== text) this.log(job, text);
+    return shown;
+  }
+
+  private log(job: Job, text: string): void {
+    process.stderr.write(`kgrag serve: ${job.kind} job ${job.id} (${this.workspace}): ${text}\n`);
   }
 
   private update(job: Job, changes: Partial<Job>): void {

@@ -64,7 +64,8 @@ export function childProcessRunner(
       slot.current = null;
       current?.resolve({
         type: "failed",
-        message: `the job process stopped (${signal ?? `exit code ${code}`}): ${slot.stderr.trim()}`,
+        message: `the job process stopped (${signal ?? `exit code ${code}`})`,
+        detail: slot.stderr.trim(),
       });
     });
     children.set(workspace, slot);

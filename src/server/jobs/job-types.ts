@@ -57,8 +57,11 @@ export type JobSpec = z.infer<typeof JobSpecSchema>;
 export type WorkerMessage =
   | { type: "progress"; stage: string; done: number; total: number; message?: string }
   | { type: "finished"; documents: string[]; errors: JobError[]; message: string }
-  /** `busy`: another process held the workspace's writer lock (a CLI run, a job process left behind). */
-  | { type: "failed"; message: string; busy?: boolean };
+  /**
+   * `busy`: another process held the workspace's writer lock (a CLI run, a job process left behind).
+   * `detail`: for the server's log only (a dead job process's stderr).
+   */
+  | { type: "failed"; message: string; busy?: boolean; detail?: string };
 
 /** What the server sends the job process to start it. */
 export interface WorkerStart {

@@ -1,8 +1,11 @@
 import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { loadSources } from "../../ingest/loaders.js";
 import type { Kgrag } from "../../kgrag.js";
 import type { ChunkRecord, SourceDocument, SourceDocumentInput } from "../../types.js";
 import type { IndexSummary } from "../../workspace/indexing.js";
+import { uploadFolderOf } from "../upload-folder.js";
 import type { JobError, JobSpec, WorkerMessage } from "./job-types.js";
 
 type Finished = Extract<WorkerMessage, { type: "finished" }>;
@@ -14,11 +17,37 @@ export async function runJobSpec(kgrag: Kgrag, spec: JobSpec): Promise<Finished>
   const summaries: IndexSummary[] = [];
   if (spec.files.length > 0) summaries.push(await kgrag.index(spec.files));
   if (spec.texts.length > 0) summaries.push(await kgrag.index(spec.texts));
+  // An upload that made no document (an empty file) is not kept.
+  await removeUnusedUploads(kgrag, spec.files);
   return finishedFrom(summaries);
 }
 
+/**
+ * Removes the uploaded files among `paths` that no document comes from any more. Only files right
+ * in the workspace's upload folder: a document indexed from elsewhere (by the CLI) keeps its file.
+ */
+async function removeUnusedUploads(kgrag: Kgrag, paths: readonly (string | null)[]): Promise<void> {
+  const folder = uploadFolderOf(kgrag.services.config.workspace);
+  const uploads = new Set(
+    paths
+      .filter((path): path is string => path !== null)
+      .map((path) => resolve(path))
+      .filter((path) => dirname(path) === folder),
+  );
+  if (uploads.size === 0) return;
+  for (const doc of await kgrag.services.store.listDocuments())
+    if (doc.path) uploads.delete(resolve(doc.path));
+  for (const path of uploads) await rm(path, { force: true });
+}
+
 async function deleteJob(kgrag: Kgrag, docIds: string[]): Promise<Finished> {
+  const { store } = kgrag.services;
+  const paths = (await Promise.all(docIds.map((id) => store.getDocument(id)))).map(
+    (doc) => doc?.path ?? null,
+  );
   const { deleted, missing } = await kgrag.deleteDocuments(docIds);
+  // The last document from an uploaded file takes the file with it.
+  await removeUnusedUploads(kgrag, paths);
   return {
     type: "finished",
     documents: deleted,
@@ -99,12 +128,15 @@ function finishedFrom(summaries: IndexSummary[]): Finished {
       message: k.reason,
     })),
   ]);
-  const added = summaries.reduce((n, s) => n + s.added.length + s.updated.length, 0);
+  // A document left pending by an interrupted run and finished now was indexed by this job too.
+  const resumed = summaries.reduce((n, s) => n + s.resumed.length, 0);
+  const indexed = summaries.reduce((n, s) => n + s.added.length + s.updated.length, resumed);
   const unchanged = summaries.reduce((n, s) => n + s.unchanged.length, 0);
+  const ofWhich = resumed > 0 ? ` (${resumed} resumed)` : "";
   return {
     type: "finished",
     documents,
     errors,
-    message: `${added} document(s) indexed, ${unchanged} unchanged, ${errors.length} error(s)`,
+    message: `${indexed} document(s) indexed${ofWhich}, ${unchanged} unchanged, ${errors.length} error(s)`,
   };
 }

@@ -12,6 +12,7 @@ import type { ServerContext } from "../context.js";
 import { ApiError, badRequest, notFound, unsupportedMediaType } from "../errors.js";
 import { queryNumber } from "../query-number.js";
 import { workspaceOf } from "../request-workspace.js";
+import { hideServerPaths } from "../server-paths.js";
 import { uploadPath } from "../upload-names.js";
 import type { ServedWorkspace } from "../workspaces.js";
 
@@ -33,10 +34,22 @@ const TextsBodySchema = z.object({
 const DOCUMENT_STATUSES = ["pending", "indexed", "failed", "partial"] as const;
 type ApiDocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
+/** The CLI's names for the store's states, as the API names them. */
+const STATUS_SYNONYMS: Record<string, ApiDocumentStatus> = { processed: "indexed", processing: "pending" };
+
+const StatusFilterSchema = z.preprocess(
+  (value) => (typeof value === "string" ? (STATUS_SYNONYMS[value.trim().toLowerCase()] ?? value) : value),
+  z.enum([...DOCUMENT_STATUSES, ""], {
+    error: (issue) =>
+      `${JSON.stringify(issue.input)} is not a status; use one of ${DOCUMENT_STATUSES.join(", ")} ` +
+      "(the CLI's processed is indexed)",
+  }),
+);
+
 const ListQuerySchema = z.object({
   offset: queryNumber(0, Number.MAX_SAFE_INTEGER, 0),
   limit: queryNumber(1, 2000, 50),
-  status: z.enum(DOCUMENT_STATUSES).or(z.literal("")).optional(),
+  status: StatusFilterSchema.optional(),
   q: z.string().optional(),
   workspace: z.string().optional(),
 });
@@ -117,10 +130,12 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
       },
     },
     async (request) => {
-      const { store } = workspaceOf(request, ctx.registry).kgrag.services;
+      const workspace = workspaceOf(request, ctx.registry);
       const { offset, limit, status, q } = request.query;
       const needle = q?.trim().toLowerCase();
-      const rows = (await store.listDocuments()).map(documentRow);
+      const rows = (await workspace.kgrag.services.store.listDocuments()).map((doc) =>
+        documentRow(doc, workspace.path),
+      );
       const matching = rows.filter(
         (row) =>
           (!status || row.status === status) &&
@@ -254,13 +269,13 @@ function titleOf(text: string): string {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-function documentRow(doc: DocumentRecord) {
+function documentRow(doc: DocumentRecord, workspace: string) {
   return {
     id: doc.id,
     title: doc.title,
     status: apiStatus(doc),
     chunks: doc.chunkCount,
-    ...(doc.error ? { error: doc.error } : {}),
+    ...(doc.error ? { error: hideServerPaths(doc.error, workspace) } : {}),
     metadata: doc.metadata,
     updatedAt: doc.updatedAt,
   };

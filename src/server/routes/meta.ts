@@ -45,9 +45,9 @@ export async function metaRoutes(app: FastifyInstance, ctx: ServerContext): Prom
       return {
         workspaces: ctx.registry.all
           .filter((w) => visible.has(w.id))
+          // By id only: the server's folders are not its clients' business.
           .map((w) => ({
             id: w.id,
-            path: w.path,
             storage: w.kgrag.services.store.kind,
             neo4j: w.kgrag.services.store.kind === "neo4j",
           })),

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { HistoryMessage } from "../../query/options.js";
@@ -9,9 +9,20 @@ import { citedSources, communitySourceLine } from "../../query/result-text.js";
 import type { ServerContext } from "../context.js";
 import { badRequest, streamFailure } from "../errors.js";
 import { workspaceOf } from "../request-workspace.js";
+import type { ServedWorkspace, WorkspaceRegistry } from "../workspaces.js";
 
-/** The one model the Ollama-compatible API lists: the workspace answering in the chosen mode. */
+/** The default workspace's model (the first one a key may use, or the one X-Kgrag-Workspace names). */
 export const OLLAMA_MODEL = "kgrag:latest";
+
+/** The model of a workspace by its id, listed beside the default one when a server has several. */
+export const workspaceModel = (id: string) => `kgrag-${id.toLowerCase()}:latest`;
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The body is read as JSON whatever its Content-Type says (Ollama's clients send none, or a form's). */
+    anyContentType?: boolean;
+  }
+}
 
 const ChatBodySchema = z.object({
   model: z.string().default(OLLAMA_MODEL),
@@ -21,13 +32,55 @@ const ChatBodySchema = z.object({
   stream: z.boolean().default(true),
 });
 
-/** `/local what...` picks the mode; without a prefix the question goes to mix. */
-export function modeAndQuestion(text: string): { mode: QueryMode; question: string } {
+/** Ollama's clients name the model as `model`, older ones as `name`. */
+const ShowBodySchema = z.object({ model: z.string().optional(), name: z.string().optional() });
+
+const MODE_PREFIXES = QUERY_MODES.map((m) => `/${m}`);
+
+/**
+ * `/local what...` picks the mode; without a prefix the question goes to mix. A `/word` that names
+ * no mode is `unknownPrefix` (a path such as `/etc/hosts ...` is no prefix: the word ends at a space).
+ */
+export function modeAndQuestion(text: string): { mode: QueryMode; question: string; unknownPrefix?: string } {
   const match = /^\s*\/(\w+)(?:\s+([\s\S]*))?$/.exec(text);
   const named = match?.[1]?.toLowerCase();
   if (match && named && (QUERY_MODES as readonly string[]).includes(named))
     return { mode: named as QueryMode, question: (match[2] ?? "").trim() };
+  if (match?.[1]) return { mode: "mix", question: text.trim(), unknownPrefix: `/${match[1]}` };
   return { mode: "mix", question: text.trim() };
+}
+
+/** What an Ollama client shows for a message that starts with a prefix naming no mode. */
+export function unknownPrefixAnswer(prefix: string): string {
+  return (
+    `kgrag: "${prefix}" is not a query mode, so nothing was asked. Start the message with ` +
+    `${MODE_PREFIXES.join(", ")} to pick the mode, or ask without a prefix (mix mode).`
+  );
+}
+
+/**
+ * The workspace an Ollama model name stands for, for this caller: `kgrag` (`:latest`, the tag
+ * optional) is the request's workspace as the REST routes choose it, `kgrag-<id>` the workspace
+ * `<id>` (case aside); undefined for any other name and for a workspace the key may not use.
+ */
+export function workspaceOfModel(
+  model: string,
+  request: FastifyRequest,
+  registry: WorkspaceRegistry,
+): ServedWorkspace | undefined {
+  const name = model
+    .trim()
+    .toLowerCase()
+    .replace(/:latest$/, "");
+  if (name === "kgrag") return workspaceOf(request, registry);
+  if (!name.startsWith("kgrag-")) return undefined;
+  const id = registry.visible(request.apiKey).find((w) => w.toLowerCase() === name.slice("kgrag-".length));
+  return id === undefined ? undefined : registry.pick(id, request.apiKey);
+}
+
+/** Ollama's error shape, `{error: "..."}`, as its clients read it. */
+function modelNotFound(reply: FastifyReply, model: string) {
+  return reply.status(404).send({ error: `model '${model}' not found` });
 }
 
 /**
@@ -45,9 +98,39 @@ export function answerWithSources(result: QueryResult): string {
 }
 
 export async function ollamaRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
+  // A scope of their own: here a body is JSON whatever its Content-Type (Ollama's documented
+  // `curl -d '{...}'` sends a form's), while the REST routes keep refusing what is not JSON.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
+      const text = String(body);
+      if (text.trim() === "") {
+        done(badRequest("The request has no body; send a JSON object"), undefined);
+        return;
+      }
+      try {
+        done(null, JSON.parse(text));
+      } catch (error) {
+        done(badRequest(`The body is not JSON: ${(error as Error).message}`, "bad_json"), undefined);
+      }
+    });
+    await routes(scope, ctx);
+  });
+}
+
+async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const digest = createHash("sha256").update(`kgrag-${ctx.version}`).digest("hex");
   const modifiedAt = new Date().toISOString();
+  const digestOf = (id: string) => createHash("sha256").update(`kgrag-${ctx.version}-${id}`).digest("hex");
+  const details = {
+    parent_model: "",
+    format: "kgrag",
+    family: "kgrag",
+    families: ["kgrag"],
+    parameter_size: "",
+    quantization_level: "",
+  };
+  const anyContentType = { anyContentType: true };
 
   api.get(
     "/api/version",
@@ -59,56 +142,113 @@ export async function ollamaRoutes(app: FastifyInstance, ctx: ServerContext): Pr
 
   api.get(
     "/api/tags",
-    { schema: { tags: ["ollama"], summary: "Ollama-compatible model list" } },
-    async () => ({
-      models: [
-        {
-          name: OLLAMA_MODEL,
-          model: OLLAMA_MODEL,
+    {
+      schema: {
+        tags: ["ollama"],
+        summary:
+          "Ollama-compatible model list: kgrag:latest (the default workspace), and kgrag-<id>:latest for each other workspace the key may use",
+      },
+    },
+    async (request) => {
+      const [first, ...others] = ctx.registry.visible(request.apiKey);
+      const models =
+        first === undefined
+          ? []
+          : [[OLLAMA_MODEL, first] as const, ...others.map((id) => [workspaceModel(id), id] as const)];
+      return {
+        models: models.map(([name, id]) => ({
+          name,
+          model: name,
           modified_at: modifiedAt,
           size: 0,
-          digest,
-          details: {
-            format: "kgrag",
-            family: "kgrag",
-            families: ["kgrag"],
-            parameter_size: "",
-            quantization_level: "",
-          },
+          digest: digestOf(id),
+          details,
+        })),
+      };
+    },
+  );
+
+  api.post(
+    "/api/show",
+    {
+      config: anyContentType,
+      schema: {
+        tags: ["ollama"],
+        summary: "Ollama-compatible model details (404 {error} for a model not served to this key)",
+        body: ShowBodySchema,
+      },
+    },
+    async (request, reply) => {
+      const model = request.body.model ?? request.body.name;
+      if (!model?.trim()) return reply.status(400).send({ error: "model is required" });
+      const workspace = workspaceOfModel(model, request, ctx.registry);
+      if (!workspace) return modelNotFound(reply, model);
+      const { services } = workspace.kgrag;
+      return {
+        license: "",
+        modelfile:
+          `# kgrag: knowledge-graph RAG over the workspace "${workspace.id}"; answers cite their sources.\n` +
+          `# Start a message with ${MODE_PREFIXES.join(", ")} to pick the query mode (mix by default).\n`,
+        parameters: "",
+        template: "{{ .Prompt }}",
+        details,
+        model_info: {
+          "general.architecture": "kgrag",
+          "general.basename": workspaceModel(workspace.id).replace(/:latest$/, ""),
+          "kgrag.workspace": workspace.id,
+          "kgrag.storage": services.store.kind,
+          "kgrag.chat_model": services.chat ? (services.config.llm?.model ?? "custom") : "offline",
+          "kgrag.embedding_model": services.embedder.model,
+          "kgrag.modes": QUERY_MODES.join(","),
         },
-      ],
-    }),
+        capabilities: ["completion"],
+        modified_at: modifiedAt,
+      };
+    },
   );
 
   api.post(
     "/api/chat",
     {
+      config: anyContentType,
       schema: {
         tags: ["ollama"],
         summary:
-          "Ollama-compatible chat: the last user message is the question (/naive ... /mix prefixes pick the mode)",
+          "Ollama-compatible chat: the model names the workspace (see /api/tags), the last user message is the question (/naive ... /mix prefixes pick the mode)",
         body: ChatBodySchema,
       },
     },
     async (request, reply) => {
       const { messages, stream, model } = request.body;
+      const workspace = workspaceOfModel(model, request, ctx.registry);
+      if (!workspace) return modelNotFound(reply, model);
       const lastUser = messages.map((m) => m.role).lastIndexOf("user");
       if (lastUser < 0) throw badRequest("messages hold no user message to answer");
-      const { mode, question } = modeAndQuestion(messages[lastUser]?.content ?? "");
+      const { mode, question, unknownPrefix } = modeAndQuestion(messages[lastUser]?.content ?? "");
       if (!question) throw badRequest("The user message holds no question (after its /mode prefix, if any)");
-      const history: HistoryMessage[] = messages
-        .slice(0, lastUser)
-        .filter(
-          (m): m is { role: "user" | "assistant"; content: string } =>
-            m.role === "user" || m.role === "assistant",
-        );
-      const queries = workspaceOf(request, ctx.registry).queries;
       const line = (content: string, done: boolean) => ({
         model,
         created_at: new Date().toISOString(),
         message: { role: "assistant", content },
         done,
       });
+      if (unknownPrefix) {
+        // Answered, not refused: an Ollama client shows an answer, and may hide an error's body.
+        const notice = { ...line(unknownPrefixAnswer(unknownPrefix), true), done_reason: "stop" };
+        if (!stream) return notice;
+        return reply
+          .type("application/x-ndjson")
+          .send(
+            `${JSON.stringify(line(notice.message.content, false))}\n${JSON.stringify({ ...line("", true), done_reason: "stop" })}\n`,
+          );
+      }
+      const history: HistoryMessage[] = messages
+        .slice(0, lastUser)
+        .filter(
+          (m): m is { role: "user" | "assistant"; content: string } =>
+            m.role === "user" || m.role === "assistant",
+        );
+      const queries = workspace.queries;
       if (!stream) {
         const result = await queries.run(question, { mode, history });
         return { ...line(answerWithSources(result), true), done_reason: "stop", ...usageFields(result) };
