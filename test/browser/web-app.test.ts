@@ -387,7 +387,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     const id = /^\[C:(.+)\]$/.exec(marker)?.[1] ?? "";
     expect(id).not.toBe("");
     await citation.click();
-    await page.waitForURL(`**/#/communities?community=${id}`);
+    await page.waitForURL((url) => routeParams(url).get("community") === id);
+    expect(routeParams(page.url()).get("workspace")).toBe("ws");
     const report = page.locator("article.report h2");
     await report.waitFor();
     const tree = page.getByRole("navigation", { name: "Community hierarchy" });
@@ -572,7 +573,11 @@ function documentCount(files: string[]): number {
     .reduce((a, b) => a + b, 0);
 }
 
-/** The node count the canvas prints ("12 nodes · 20 edges"). */
+/** The params of the app's hash route (`#/view?workspace=ws&entity=Ada`) in a page's address. */
+function routeParams(url: string | URL): URLSearchParams {
+  return new URLSearchParams(new URL(url).hash.split("?")[1] ?? "");
+}
+
 /** A promise and what settles it, for a test to hold a routed request until it is done. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve = () => {};
@@ -582,6 +587,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
+/** The node count the canvas prints ("12 nodes · 20 edges"). */
 async function nodeCount(page: Page): Promise<number> {
   const text = (await page.locator(".graph-count").textContent()) ?? "";
   return Number(/(\d+) nodes/.exec(text)?.[1] ?? 0);
@@ -615,5 +621,75 @@ describe("web app in Chromium against kgrag serve with API keys", () => {
     // A reload keeps the key: the app opens without asking again.
     await page.reload();
     await page.getByRole("heading", { name: /Documents \(0\)/ }).waitFor();
+  }, 60_000);
+});
+
+describe("web app in Chromium against kgrag serve with two workspaces", () => {
+  let root: string;
+  let server: ServeChild;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-web-two-"));
+    server = await startServe([join(root, "wsA"), join(root, "wsB")]);
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("opens the workspace an address names over the one saved, and names it in every address", async () => {
+    const page = await browser.newPage();
+    // A community of wsB only (no indexing needed): asked for in wsA, the server says not found.
+    const community = "c0-0123456789ab";
+    const report = (url: URL) => url.pathname === `/api/v1/graph/communities/${community}`;
+    await page.route(report, (route) =>
+      route.request().headers()["x-kgrag-workspace"] === "wsB"
+        ? route.fulfill({
+            json: {
+              community: { id: community, level: 0, title: "Bees of wsB", size: 0 },
+              report: null,
+              members: [],
+            },
+          })
+        : route.continue(),
+    );
+    await page.goto(server.url);
+    await page.getByLabel("Workspace").selectOption("wsA");
+    expect(await page.evaluate("localStorage.getItem('kgrag.workspace')")).toBe("wsA");
+    // A link made in wsB, opened in this browser (which saved wsA).
+    await page.goto("about:blank");
+    await page.goto(`${server.url}/#/communities?workspace=wsB&community=${community}`);
+    await page.getByRole("heading", { name: "Bees of wsB" }).waitFor({ timeout: 10_000 });
+    expect(await page.getByLabel("Workspace").inputValue()).toBe("wsB");
+    expect(await page.getByText("not found").count()).toBe(0);
+    // Links and the views they open keep naming it.
+    await page.getByRole("link", { name: "Documents" }).click();
+    await page.waitForURL((url) => new URL(url).hash.startsWith("#/documents"));
+    expect(routeParams(page.url()).get("workspace")).toBe("wsB");
+    // Picking another workspace is a new address, and Back returns to the one before.
+    await page.getByLabel("Workspace").selectOption("wsA");
+    await page.waitForURL((url) => routeParams(url).get("workspace") === "wsA");
+    await page.goBack();
+    await expect.poll(() => page.getByLabel("Workspace").inputValue()).toBe("wsB");
+    // A bare address gets the workspace shown.
+    await page.goto("about:blank");
+    await page.goto(`${server.url}/#/graph`);
+    await page.waitForURL((url) => routeParams(url).get("workspace") === "wsB");
+    await page.close();
+  }, 60_000);
+
+  it("says when an address names a workspace this server does not offer", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/#/documents?workspace=wsZ`);
+    const notice = page.getByRole("alert").filter({ hasText: "wsZ" });
+    await notice.waitFor({ timeout: 10_000 });
+    expect(await notice.textContent()).toMatch(
+      /“wsZ”, which this server does not offer: showing “wsA” instead/,
+    );
+    await page.close();
   }, 60_000);
 });
