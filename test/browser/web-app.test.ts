@@ -434,6 +434,28 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await dialog.getByRole("button", { name: "Close", exact: true }).click();
   }, 120_000);
 
+  it("keeps the entity shown in the address: a reload shows it again, Back the one before", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    const heading = (name: string) => panel.getByRole("heading", { name, exact: true, level: 2 });
+    const shown = (await panel.locator("h2").textContent()) ?? "";
+    expect(routeParams(page.url()).get("entity")).toBe(shown);
+    const neighbour = panel.locator(".relationships li button.link").first();
+    await neighbour.waitFor({ timeout: 30_000 });
+    const next = (await neighbour.textContent()) ?? "";
+    await neighbour.click();
+    await heading(next).waitFor();
+    expect(routeParams(page.url()).get("entity")).toBe(next);
+    await page.reload();
+    await heading(next).waitFor({ timeout: 30_000 });
+    await page.goBack();
+    await heading(shown).waitFor({ timeout: 30_000 });
+    expect(routeParams(page.url()).get("entity")).toBe(shown);
+    expect(await page.getByRole("link", { name: "Graph" }).getAttribute("class")).toBe("active");
+    await page.goForward();
+    await heading(next).waitFor({ timeout: 30_000 });
+    await panel.locator(".relationships li").first().waitFor();
+  }, 90_000);
+
   it("selects the entity expanded last when an earlier expansion answers after it", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     await panel.locator(".relationships li button.link").nth(1).waitFor({ timeout: 60_000 });
