@@ -397,6 +397,53 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await page.locator(".answer .report-citation").first().waitFor();
   }, 60_000);
 
+  it("says what stops a question, on Ask and on Enter alike, opening the options at fault", async () => {
+    const sent: string[] = [];
+    const onRequest = (request: Request) => {
+      if (new URL(request.url()).pathname.startsWith("/api/v1/query")) sent.push(request.url());
+    };
+    page.on("request", onRequest);
+    const question = page.getByLabel("Question");
+    const options = page.locator("details.options");
+    const problem = page.locator(".ask-form").getByRole("alert");
+    const setClosedOption = async (label: string, value: string) => {
+      if ((await options.getAttribute("open")) === null) await options.locator("summary").click();
+      await page.getByLabel(label, { exact: true }).fill(value);
+      await options.locator("summary").click();
+      expect(await options.getAttribute("open")).toBeNull();
+    };
+    const focusedId = () => page.evaluate<string | undefined>("document.activeElement?.id");
+    try {
+      await question.fill("");
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
+      await expect.poll(() => problem.textContent()).toBe("Type a question first.");
+      // An option below its minimum, in the closed options section: Ask opens it at the field.
+      await question.fill("Who founded Tidewell Robotics?");
+      await expect.poll(() => problem.count()).toBe(0);
+      await setClosedOption("topK", "");
+      await setClosedOption("totalTokens", "100");
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
+      await expect.poll(() => options.getAttribute("open")).not.toBeNull();
+      expect(await problem.textContent()).toBe(
+        "totalTokens must be a whole number of at least 256, not 100.",
+      );
+      await expect.poll(focusedId).toBe("ask-totalTokens");
+      expect(await page.getByLabel("totalTokens", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+      // Enter checks the same way.
+      await page.getByLabel("totalTokens", { exact: true }).fill("");
+      await expect.poll(() => problem.count()).toBe(0);
+      await setClosedOption("topK", "-5");
+      await question.press("Enter");
+      await expect.poll(() => options.getAttribute("open")).not.toBeNull();
+      expect(await problem.textContent()).toBe("topK must be a whole number of at least 1, not -5.");
+      await expect.poll(focusedId).toBe("ask-topK");
+      expect(sent).toEqual([]);
+      await page.getByLabel("topK", { exact: true }).fill("");
+    } finally {
+      page.off("request", onRequest);
+    }
+  }, 60_000);
+
   it("opens the graph, shows an entity and expands a neighbour", async () => {
     await page.getByRole("link", { name: "Graph" }).click();
     const panel = page.getByRole("complementary", { name: "Entity details" });
