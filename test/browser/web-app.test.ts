@@ -691,6 +691,25 @@ describe("web app in Chromium against kgrag serve with API keys", () => {
     await page.reload();
     await page.getByRole("heading", { name: /Documents \(0\)/ }).waitFor();
   }, 60_000);
+
+  it("says the server refused a wrong key, in the server's words", async () => {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.getByLabel("API key").fill("not-the-key");
+    await page.getByRole("button", { name: "Save key" }).click();
+    const refused = page.getByRole("alert").filter({ hasText: "refused" });
+    await refused.waitFor({ timeout: 10_000 });
+    expect(await refused.textContent()).toBe(
+      "The server refused the API key: The API key is not valid. Enter another above.",
+    );
+    expect(await page.getByText("This server needs an API key").count()).toBe(0);
+    // The right key then opens the workspace, and the refusal goes.
+    await page.getByLabel("API key").fill("browser-key");
+    await page.getByRole("button", { name: "Save key" }).click();
+    await page.getByRole("heading", { name: /Documents \(0\)/ }).waitFor();
+    expect(await refused.count()).toBe(0);
+    await page.close();
+  }, 60_000);
 });
 
 describe("web app in Chromium against kgrag serve with two workspaces", () => {

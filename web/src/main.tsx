@@ -35,6 +35,8 @@ function App() {
   const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
   const [savedWorkspace, setSavedWorkspace] = useState(() => localStorage.getItem(WORKSPACE_STORAGE) ?? "");
   const [needsKey, setNeedsKey] = useState(false);
+  /** The server's words when it refused the key sent (not valid, or no workspace for it). */
+  const [keyRefused, setKeyRefused] = useState<string>();
   const [keyDraft, setKeyDraft] = useState(savedApiKey);
   const [loadError, setLoadError] = useState<string>();
   const [passage, setPassage] = useState<{
@@ -49,12 +51,15 @@ function App() {
       .workspaces()
       .then((list) => {
         setNeedsKey(false);
+        setKeyRefused(undefined);
         setLoadError(undefined);
         setWorkspaces(list);
       })
       .catch((error: unknown) => {
-        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) setNeedsKey(true);
-        else setLoadError(error instanceof Error ? error.message : String(error));
+        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+          setNeedsKey(true);
+          setKeyRefused(savedApiKey() ? error.message : undefined);
+        } else setLoadError(error instanceof Error ? error.message : String(error));
       });
   }, [keyVersion]);
 
@@ -163,7 +168,14 @@ function App() {
         )}
       </header>
       <main key={`${workspace?.id ?? ""}:${keyVersion}`}>
-        {needsKey && <p class="error">This server needs an API key: enter it above.</p>}
+        {needsKey &&
+          (keyRefused ? (
+            <p class="error" role="alert">
+              The server refused the API key: {keyRefused}. Enter another above.
+            </p>
+          ) : (
+            <p class="error">This server needs an API key: enter it above.</p>
+          ))}
         {loadError && <p class="error">Cannot reach the server: {loadError}</p>}
         {choice.unavailable && workspace && (
           <p class="error" role="alert">
