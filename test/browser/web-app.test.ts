@@ -557,6 +557,83 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(await report.locator(".chips button").count()).toBeGreaterThan(0);
     await page.locator(".community-detail [data-testid=graph-canvas]").waitFor({ timeout: 30_000 });
     await shot("communities");
+    // The legend counts the members by colour and the faded neighbours apart: every node once.
+    const entries = (selector: string) =>
+      page
+        .locator(`.community-detail .legend li${selector}`)
+        .allTextContents()
+        .then((texts) => texts.map((text) => Number(/\((\d+)\)$/.exec(text)?.[1] ?? Number.NaN)));
+    const coloured = await entries(":not([data-faded])");
+    const faded = await entries("[data-faded]");
+    const nodes = await nodeCount(page);
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+    expect(sum(coloured) + sum(faded)).toBe(nodes);
+    expect(sum(coloured)).toBeLessThanOrEqual(await report.locator(".chips button").count());
+    if (sum(coloured) < nodes) {
+      expect(faded).toHaveLength(1);
+      expect(await page.locator(".community-detail .legend li[data-faded]").textContent()).toMatch(
+        /^neighbours outside it \(\d+\)$/,
+      );
+    }
+  }, 60_000);
+
+  it("puts each community's bullet beside its title's first line", async () => {
+    // Narrowed, so that titles wrap over two lines or more.
+    const narrow = (width: string) =>
+      page.evaluate(`document.querySelector(".community-tree").style.width = "${width}"`);
+    await narrow("170px");
+    try {
+      const box = await page.evaluate<{
+        item: { x: number; y: number; height: number };
+        title: { y: number; height: number };
+        line: number;
+      } | null>(`(() => {
+        for (const item of document.querySelectorAll(".community-tree li")) {
+          const button = item.querySelector(":scope > button");
+          const line = parseFloat(getComputedStyle(button).lineHeight) || 20;
+          const title = button.getBoundingClientRect();
+          if (title.height < line * 1.8) continue;
+          const meta = item.querySelector(":scope > span").getBoundingClientRect();
+          const top = item.getBoundingClientRect().y;
+          return {
+            item: { x: item.getBoundingClientRect().x, y: top, height: Math.max(title.bottom, meta.bottom) - top },
+            title: { y: title.y, height: title.height },
+            line,
+          };
+        }
+        return null;
+      })()`);
+      expect(box).not.toBeNull();
+      if (!box) return;
+      // The marker is drawn left of the item, in the list's indent.
+      const clip = { x: box.item.x - 16, y: box.item.y, width: 16, height: box.item.height };
+      const png = (await page.screenshot({ clip, scale: "css" })).toString("base64");
+      const darkRows = await page.evaluate<number[]>(`(async () => {
+        const image = new Image();
+        image.src = "data:image/png;base64,${png}";
+        await image.decode();
+        const canvas = document.createElement("canvas");
+        canvas.width = image.width;
+        canvas.height = image.height;
+        const context = canvas.getContext("2d");
+        context.drawImage(image, 0, 0);
+        const { data } = context.getImageData(0, 0, image.width, image.height);
+        const rows = [];
+        for (let y = 0; y < image.height; y++)
+          for (let x = 0; x < image.width; x++) {
+            const i = (y * image.width + x) * 4;
+            if (data[i] + data[i + 1] + data[i + 2] < 3 * 140) { rows.push(y); break; }
+          }
+        return rows;
+      })()`);
+      expect(darkRows.length).toBeGreaterThan(0);
+      const middle = clip.y + (darkRows[0]! + darkRows[darkRows.length - 1]!) / 2;
+      // On the title's first line, not its last or the "L0 · 11" line below it.
+      expect(middle).toBeGreaterThanOrEqual(box.title.y);
+      expect(middle).toBeLessThanOrEqual(box.title.y + box.line);
+    } finally {
+      await narrow("");
+    }
   }, 60_000);
 
   it("keeps the report of the community picked last when the one picked before answers late", async () => {
