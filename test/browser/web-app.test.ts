@@ -387,13 +387,61 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     const id = /^\[C:(.+)\]$/.exec(marker)?.[1] ?? "";
     expect(id).not.toBe("");
     await citation.click();
-    await page.waitForURL(`**/#/communities?community=${id}`);
+    await page.waitForURL((url) => routeParams(url).get("community") === id);
+    expect(routeParams(page.url()).get("workspace")).toBe("ws");
     const report = page.locator("article.report h2");
     await report.waitFor();
     const tree = page.getByRole("navigation", { name: "Community hierarchy" });
     expect(await tree.locator("button.link.active").textContent()).toBe(await report.textContent());
     await page.goBack();
     await page.locator(".answer .report-citation").first().waitFor();
+  }, 60_000);
+
+  it("says what stops a question, on Ask and on Enter alike, opening the options at fault", async () => {
+    const sent: string[] = [];
+    const onRequest = (request: Request) => {
+      if (new URL(request.url()).pathname.startsWith("/api/v1/query")) sent.push(request.url());
+    };
+    page.on("request", onRequest);
+    const question = page.getByLabel("Question");
+    const options = page.locator("details.options");
+    const problem = page.locator(".ask-form").getByRole("alert");
+    const setClosedOption = async (label: string, value: string) => {
+      if ((await options.getAttribute("open")) === null) await options.locator("summary").click();
+      await page.getByLabel(label, { exact: true }).fill(value);
+      await options.locator("summary").click();
+      expect(await options.getAttribute("open")).toBeNull();
+    };
+    const focusedId = () => page.evaluate<string | undefined>("document.activeElement?.id");
+    try {
+      await question.fill("");
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
+      await expect.poll(() => problem.textContent()).toBe("Type a question first.");
+      // An option below its minimum, in the closed options section: Ask opens it at the field.
+      await question.fill("Who founded Tidewell Robotics?");
+      await expect.poll(() => problem.count()).toBe(0);
+      await setClosedOption("topK", "");
+      await setClosedOption("totalTokens", "100");
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
+      await expect.poll(() => options.getAttribute("open")).not.toBeNull();
+      expect(await problem.textContent()).toBe(
+        "totalTokens must be a whole number of at least 256, not 100.",
+      );
+      await expect.poll(focusedId).toBe("ask-totalTokens");
+      expect(await page.getByLabel("totalTokens", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+      // Enter checks the same way.
+      await page.getByLabel("totalTokens", { exact: true }).fill("");
+      await expect.poll(() => problem.count()).toBe(0);
+      await setClosedOption("topK", "-5");
+      await question.press("Enter");
+      await expect.poll(() => options.getAttribute("open")).not.toBeNull();
+      expect(await problem.textContent()).toBe("topK must be a whole number of at least 1, not -5.");
+      await expect.poll(focusedId).toBe("ask-topK");
+      expect(sent).toEqual([]);
+      await page.getByLabel("topK", { exact: true }).fill("");
+    } finally {
+      page.off("request", onRequest);
+    }
   }, 60_000);
 
   it("opens the graph, shows an entity and expands a neighbour", async () => {
@@ -432,6 +480,28 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await shot("graph-passage");
     await dialog.getByRole("button", { name: "Close", exact: true }).click();
   }, 120_000);
+
+  it("keeps the entity shown in the address: a reload shows it again, Back the one before", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    const heading = (name: string) => panel.getByRole("heading", { name, exact: true, level: 2 });
+    const shown = (await panel.locator("h2").textContent()) ?? "";
+    expect(routeParams(page.url()).get("entity")).toBe(shown);
+    const neighbour = panel.locator(".relationships li button.link").first();
+    await neighbour.waitFor({ timeout: 30_000 });
+    const next = (await neighbour.textContent()) ?? "";
+    await neighbour.click();
+    await heading(next).waitFor();
+    expect(routeParams(page.url()).get("entity")).toBe(next);
+    await page.reload();
+    await heading(next).waitFor({ timeout: 30_000 });
+    await page.goBack();
+    await heading(shown).waitFor({ timeout: 30_000 });
+    expect(routeParams(page.url()).get("entity")).toBe(shown);
+    expect(await page.getByRole("link", { name: "Graph" }).getAttribute("class")).toBe("active");
+    await page.goForward();
+    await heading(next).waitFor({ timeout: 30_000 });
+    await panel.locator(".relationships li").first().waitFor();
+  }, 90_000);
 
   it("selects the entity expanded last when an earlier expansion answers after it", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
@@ -487,6 +557,83 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(await report.locator(".chips button").count()).toBeGreaterThan(0);
     await page.locator(".community-detail [data-testid=graph-canvas]").waitFor({ timeout: 30_000 });
     await shot("communities");
+    // The legend counts the members by colour and the faded neighbours apart: every node once.
+    const entries = (selector: string) =>
+      page
+        .locator(`.community-detail .legend li${selector}`)
+        .allTextContents()
+        .then((texts) => texts.map((text) => Number(/\((\d+)\)$/.exec(text)?.[1] ?? Number.NaN)));
+    const coloured = await entries(":not([data-faded])");
+    const faded = await entries("[data-faded]");
+    const nodes = await nodeCount(page);
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+    expect(sum(coloured) + sum(faded)).toBe(nodes);
+    expect(sum(coloured)).toBeLessThanOrEqual(await report.locator(".chips button").count());
+    if (sum(coloured) < nodes) {
+      expect(faded).toHaveLength(1);
+      expect(await page.locator(".community-detail .legend li[data-faded]").textContent()).toMatch(
+        /^neighbours outside it \(\d+\)$/,
+      );
+    }
+  }, 60_000);
+
+  it("puts each community's bullet beside its title's first line", async () => {
+    // Narrowed, so that titles wrap over two lines or more.
+    const narrow = (width: string) =>
+      page.evaluate(`document.querySelector(".community-tree").style.width = "${width}"`);
+    await narrow("170px");
+    try {
+      const box = await page.evaluate<{
+        item: { x: number; y: number; height: number };
+        title: { y: number; height: number };
+        line: number;
+      } | null>(`(() => {
+        for (const item of document.querySelectorAll(".community-tree li")) {
+          const button = item.querySelector(":scope > button");
+          const line = parseFloat(getComputedStyle(button).lineHeight) || 20;
+          const title = button.getBoundingClientRect();
+          if (title.height < line * 1.8) continue;
+          const meta = item.querySelector(":scope > span").getBoundingClientRect();
+          const top = item.getBoundingClientRect().y;
+          return {
+            item: { x: item.getBoundingClientRect().x, y: top, height: Math.max(title.bottom, meta.bottom) - top },
+            title: { y: title.y, height: title.height },
+            line,
+          };
+        }
+        return null;
+      })()`);
+      expect(box).not.toBeNull();
+      if (!box) return;
+      // The marker is drawn left of the item, in the list's indent.
+      const clip = { x: box.item.x - 16, y: box.item.y, width: 16, height: box.item.height };
+      const png = (await page.screenshot({ clip, scale: "css" })).toString("base64");
+      const darkRows = await page.evaluate<number[]>(`(async () => {
+        const image = new Image();
+        image.src = "data:image/png;base64,${png}";
+        await image.decode();
+        const canvas = document.createElement("canvas");
+        canvas.width = image.width;
+        canvas.height = image.height;
+        const context = canvas.getContext("2d");
+        context.drawImage(image, 0, 0);
+        const { data } = context.getImageData(0, 0, image.width, image.height);
+        const rows = [];
+        for (let y = 0; y < image.height; y++)
+          for (let x = 0; x < image.width; x++) {
+            const i = (y * image.width + x) * 4;
+            if (data[i] + data[i + 1] + data[i + 2] < 3 * 140) { rows.push(y); break; }
+          }
+        return rows;
+      })()`);
+      expect(darkRows.length).toBeGreaterThan(0);
+      const middle = clip.y + (darkRows[0]! + darkRows[darkRows.length - 1]!) / 2;
+      // On the title's first line, not its last or the "L0 · 11" line below it.
+      expect(middle).toBeGreaterThanOrEqual(box.title.y);
+      expect(middle).toBeLessThanOrEqual(box.title.y + box.line);
+    } finally {
+      await narrow("");
+    }
   }, 60_000);
 
   it("keeps the report of the community picked last when the one picked before answers late", async () => {
@@ -572,7 +719,11 @@ function documentCount(files: string[]): number {
     .reduce((a, b) => a + b, 0);
 }
 
-/** The node count the canvas prints ("12 nodes · 20 edges"). */
+/** The params of the app's hash route (`#/view?workspace=ws&entity=Ada`) in a page's address. */
+function routeParams(url: string | URL): URLSearchParams {
+  return new URLSearchParams(new URL(url).hash.split("?")[1] ?? "");
+}
+
 /** A promise and what settles it, for a test to hold a routed request until it is done. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve = () => {};
@@ -582,6 +733,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
+/** The node count the canvas prints ("12 nodes · 20 edges"). */
 async function nodeCount(page: Page): Promise<number> {
   const text = (await page.locator(".graph-count").textContent()) ?? "";
   return Number(/(\d+) nodes/.exec(text)?.[1] ?? 0);
@@ -615,5 +767,94 @@ describe("web app in Chromium against kgrag serve with API keys", () => {
     // A reload keeps the key: the app opens without asking again.
     await page.reload();
     await page.getByRole("heading", { name: /Documents \(0\)/ }).waitFor();
+  }, 60_000);
+
+  it("says the server refused a wrong key, in the server's words", async () => {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.getByLabel("API key").fill("not-the-key");
+    await page.getByRole("button", { name: "Save key" }).click();
+    const refused = page.getByRole("alert").filter({ hasText: "refused" });
+    await refused.waitFor({ timeout: 10_000 });
+    expect(await refused.textContent()).toBe(
+      "The server refused the API key: The API key is not valid. Enter another above.",
+    );
+    expect(await page.getByText("This server needs an API key").count()).toBe(0);
+    // The right key then opens the workspace, and the refusal goes.
+    await page.getByLabel("API key").fill("browser-key");
+    await page.getByRole("button", { name: "Save key" }).click();
+    await page.getByRole("heading", { name: /Documents \(0\)/ }).waitFor();
+    expect(await refused.count()).toBe(0);
+    await page.close();
+  }, 60_000);
+});
+
+describe("web app in Chromium against kgrag serve with two workspaces", () => {
+  let root: string;
+  let server: ServeChild;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-web-two-"));
+    server = await startServe([join(root, "wsA"), join(root, "wsB")]);
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("opens the workspace an address names over the one saved, and names it in every address", async () => {
+    const page = await browser.newPage();
+    // A community of wsB only (no indexing needed): asked for in wsA, the server says not found.
+    const community = "c0-0123456789ab";
+    const report = (url: URL) => url.pathname === `/api/v1/graph/communities/${community}`;
+    await page.route(report, (route) =>
+      route.request().headers()["x-kgrag-workspace"] === "wsB"
+        ? route.fulfill({
+            json: {
+              community: { id: community, level: 0, title: "Bees of wsB", size: 0 },
+              report: null,
+              members: [],
+            },
+          })
+        : route.continue(),
+    );
+    await page.goto(server.url);
+    await page.getByLabel("Workspace").selectOption("wsA");
+    expect(await page.evaluate("localStorage.getItem('kgrag.workspace')")).toBe("wsA");
+    // A link made in wsB, opened in this browser (which saved wsA).
+    await page.goto("about:blank");
+    await page.goto(`${server.url}/#/communities?workspace=wsB&community=${community}`);
+    await page.getByRole("heading", { name: "Bees of wsB" }).waitFor({ timeout: 10_000 });
+    expect(await page.getByLabel("Workspace").inputValue()).toBe("wsB");
+    expect(await page.getByText("not found").count()).toBe(0);
+    // Links and the views they open keep naming it.
+    await page.getByRole("link", { name: "Documents" }).click();
+    await page.waitForURL((url) => new URL(url).hash.startsWith("#/documents"));
+    expect(routeParams(page.url()).get("workspace")).toBe("wsB");
+    // Picking another workspace is a new address, and Back returns to the one before.
+    await page.getByLabel("Workspace").selectOption("wsA");
+    await page.waitForURL((url) => routeParams(url).get("workspace") === "wsA");
+    await page.goBack();
+    await expect.poll(() => page.getByLabel("Workspace").inputValue()).toBe("wsB");
+    // A bare address gets the workspace shown.
+    await page.goto("about:blank");
+    await page.goto(`${server.url}/#/graph`);
+    await page.waitForURL((url) => routeParams(url).get("workspace") === "wsB");
+    await page.close();
+  }, 60_000);
+
+  it("says when an address names a workspace this server does not offer", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/#/documents?workspace=wsZ`);
+    const notice = page.getByRole("alert").filter({ hasText: "wsZ" });
+    await notice.waitFor({ timeout: 10_000 });
+    expect(await notice.textContent()).toMatch(
+      /“wsZ”, which this server does not offer: showing “wsA” instead/,
+    );
+    await page.close();
   }, 60_000);
 });

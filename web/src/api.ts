@@ -1,6 +1,9 @@
 import { z } from "zod";
+import { ApiError } from "./api-error";
 import { mergeByName } from "./merge-by-name";
 import { readServerSentEvents } from "./sse";
+
+export { ApiError };
 
 /** Typed client for the kgrag HTTP API (see API-CONTRACT in the server docs). Schemas are loose: extra fields pass. */
 
@@ -271,16 +274,6 @@ export const ChatReplySchema = z.looseObject({
   answer: z.string(),
 });
 export type ChatReply = z.infer<typeof ChatReplySchema>;
-
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const API_KEY_STORAGE = "kgrag.apiKey";
 

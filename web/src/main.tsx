@@ -4,12 +4,21 @@ import { ApiError, api, type Passage, saveApiKey, savedApiKey, useWorkspace, typ
 import { type AppActions, AppContext, type PassageHighlight } from "./app-context";
 import { PassageDialog } from "./components/PassageDialog";
 import { lazyComponent } from "./lazy";
-import { routeHash, useRoute } from "./route";
+import {
+  linkWorkspace,
+  pushRoute,
+  replaceRoute,
+  routeHash,
+  useRoute,
+  WORKSPACE_PARAM,
+  withWorkspace,
+} from "./route";
 import "./styles.css";
 import { AskView } from "./views/AskView";
 import { AskStore } from "./views/ask-session";
 import { CommunitiesView } from "./views/CommunitiesView";
 import { DocumentsView } from "./views/DocumentsView";
+import { chooseWorkspace } from "./workspace-choice";
 
 // The graph explorer (sigma, graphology, ForceAtlas2) and the Neo4j tools load on first visit.
 const GraphView = lazyComponent(() => import("./views/GraphView"));
@@ -24,8 +33,10 @@ function isNeo4j(workspace: Workspace | undefined): boolean {
 function App() {
   const route = useRoute();
   const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
-  const [workspaceId, setWorkspaceId] = useState(() => localStorage.getItem(WORKSPACE_STORAGE) ?? "");
+  const [savedWorkspace, setSavedWorkspace] = useState(() => localStorage.getItem(WORKSPACE_STORAGE) ?? "");
   const [needsKey, setNeedsKey] = useState(false);
+  /** The server's words when it refused the key sent (not valid, or no workspace for it). */
+  const [keyRefused, setKeyRefused] = useState<string>();
   const [keyDraft, setKeyDraft] = useState(savedApiKey);
   const [loadError, setLoadError] = useState<string>();
   const [passage, setPassage] = useState<{
@@ -40,26 +51,50 @@ function App() {
       .workspaces()
       .then((list) => {
         setNeedsKey(false);
+        setKeyRefused(undefined);
         setLoadError(undefined);
         setWorkspaces(list);
       })
       .catch((error: unknown) => {
-        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) setNeedsKey(true);
-        else setLoadError(error instanceof Error ? error.message : String(error));
+        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+          setNeedsKey(true);
+          setKeyRefused(savedApiKey() ? error.message : undefined);
+        } else setLoadError(error instanceof Error ? error.message : String(error));
       });
   }, [keyVersion]);
 
-  const workspace = workspaces.find((w) => w.id === workspaceId) ?? workspaces[0];
-  // Set before children render, so their first requests already name the workspace.
+  // The address names the workspace (a link opens the one it was made in), else the one last used.
+  const linked = route.params.get(WORKSPACE_PARAM) || undefined;
+  const choice = chooseWorkspace(
+    workspaces.map((w) => w.id),
+    linked,
+    savedWorkspace || undefined,
+  );
+  const workspace = workspaces.find((w) => w.id === choice.id);
+  // Set before children render, so their first requests and links already name the workspace.
   useWorkspace(workspace?.id ?? "");
+  linkWorkspace(workspace?.id ?? "");
+
+  useEffect(() => {
+    if (!workspace) return;
+    // An address without a workspace (an older link, a bare visit) gets the one shown...
+    if (!linked) replaceRoute(withWorkspace(location.hash, workspace.id));
+    // ...and one opened from an address becomes the one a bare visit opens next.
+    else if (linked === workspace.id && linked !== savedWorkspace) saveWorkspace(workspace.id);
+  }, [workspace?.id, linked]);
   // The Ask view's question and answers outlive the view (a visit to the graph and back keeps
   // them), not the workspace or key they were asked with.
   const askStore = useMemo(() => new AskStore(), [workspace?.id, keyVersion]);
   useEffect(() => () => askStore.close(), [askStore]);
 
-  const chooseWorkspace = (id: string) => {
+  const saveWorkspace = (id: string) => {
     localStorage.setItem(WORKSPACE_STORAGE, id);
-    setWorkspaceId(id);
+    setSavedWorkspace(id);
+  };
+  /** Another workspace is another address (Back returns to the one before): its view, from the start. */
+  const pickWorkspace = (id: string) => {
+    saveWorkspace(id);
+    pushRoute(routeHash(route.view, {}, id));
   };
   const saveKey = (event: Event) => {
     event.preventDefault();
@@ -77,7 +112,7 @@ function App() {
       workspace,
       openPassage,
       navigate: (view, params) => {
-        location.hash = routeHash(view, params);
+        pushRoute(routeHash(view, params));
       },
     }),
     [workspace, openPassage],
@@ -108,7 +143,7 @@ function App() {
             Workspace{" "}
             <select
               value={workspace?.id}
-              onChange={(event) => chooseWorkspace((event.target as HTMLSelectElement).value)}
+              onChange={(event) => pickWorkspace((event.target as HTMLSelectElement).value)}
             >
               {workspaces.map((w) => (
                 <option key={w.id} value={w.id}>
@@ -133,8 +168,21 @@ function App() {
         )}
       </header>
       <main key={`${workspace?.id ?? ""}:${keyVersion}`}>
-        {needsKey && <p class="error">This server needs an API key: enter it above.</p>}
+        {needsKey &&
+          (keyRefused ? (
+            <p class="error" role="alert">
+              The server refused the API key: {keyRefused}. Enter another above.
+            </p>
+          ) : (
+            <p class="error">This server needs an API key: enter it above.</p>
+          ))}
         {loadError && <p class="error">Cannot reach the server: {loadError}</p>}
+        {choice.unavailable && workspace && (
+          <p class="error" role="alert">
+            This address is for workspace “{choice.unavailable}”, which this server does not offer
+            {savedApiKey() ? " to this API key" : ""}: showing “{workspace.id}” instead.
+          </p>
+        )}
         {!needsKey && workspace && (
           <CurrentView view={route.view} params={route.params} askStore={askStore} />
         )}

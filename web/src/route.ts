@@ -1,27 +1,33 @@
 import { useEffect, useState } from "preact/hooks";
+import { parseRoute, type Route } from "./route-hash";
 
-/** Hash routes (`#/graph?entity=Alice`): the server only needs to serve index.html at `/`. */
-export interface Route {
-  view: string;
-  params: URLSearchParams;
+export * from "./route-hash";
+
+const listeners = new Set<() => void>();
+
+/** Goes to `hash` as a new history entry (Back returns to the one before); nothing when already there. */
+export function pushRoute(hash: string): void {
+  if (location.hash !== hash) location.hash = hash;
 }
 
-export function parseRoute(hash: string): Route {
-  const [path = "", search = ""] = hash.replace(/^#\/?/, "").split("?", 2);
-  return { view: path || "documents", params: new URLSearchParams(search) };
+/** Puts `hash` in the address in place of the current entry (no new history entry). */
+export function replaceRoute(hash: string): void {
+  if (location.hash === hash) return;
+  history.replaceState(history.state, "", hash);
+  for (const listener of listeners) listener();
 }
 
-export function routeHash(view: string, params: Record<string, string> = {}): string {
-  const search = new URLSearchParams(params).toString();
-  return `#/${view}${search ? `?${search}` : ""}`;
-}
-
+/** The current route, rendered again when the address changes (Back, a link, pushRoute, replaceRoute). */
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(location.hash));
   useEffect(() => {
     const onChange = () => setRoute(parseRoute(location.hash));
     addEventListener("hashchange", onChange);
-    return () => removeEventListener("hashchange", onChange);
+    listeners.add(onChange);
+    return () => {
+      removeEventListener("hashchange", onChange);
+      listeners.delete(onChange);
+    };
   }, []);
   return route;
 }

@@ -1,7 +1,7 @@
-import { ApiError } from "../api";
-
-/** A one-line message for a failed request, with the API's error code when it gave one. */
+/**
+ * A one-line message for a failed request: the server's words only. Its error code (`not_found`,
+ * `name_taken`) is for programs, and stays on the ApiError for those.
+ */
 export function errorText(error: unknown): string {
-  if (error instanceof ApiError) return `${error.message} (${error.code})`;
   return error instanceof Error ? error.message : String(error);
 }

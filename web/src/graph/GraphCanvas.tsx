@@ -4,7 +4,7 @@ import FA2Layout from "graphology-layout-forceatlas2/worker";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import Sigma from "sigma";
 import { pathLine } from "sigma/rendering";
-import { legendFor, OTHER_COLOUR, sizeForDegree } from "./colors";
+import { canvasLegend, FADED_COLOUR, OTHER_COLOUR, PALETTE_SIZE, sizeForDegree } from "./colors";
 import { type ColourBy, categoryOf, type GraphEdgeData, type GraphNodeData } from "./types";
 import { ViewGraph } from "./view-graph";
 
@@ -15,6 +15,8 @@ export interface GraphCanvasProps {
   selected?: string;
   /** Nodes drawn prominently (community members); the rest fade. */
   emphasised?: ReadonlySet<string>;
+  /** The legend's words for the faded nodes. */
+  fadedLabel?: string;
   /** Legend words for category keys (community ids); a key without one is shown as is. */
   categoryLabels?: ReadonlyMap<string, string>;
   onNodeClick?(id: string): void;
@@ -32,8 +34,6 @@ type NodeAttributes = {
   label: string;
   category: string;
 };
-
-const FADED_COLOUR = "#dddddd";
 
 /**
  * From this many nodes on, drawing trades finish for frame rate: labels hide while the view moves
@@ -66,10 +66,18 @@ export default function GraphCanvas(props: GraphCanvasProps) {
   const clickHandler = useRef(props.onNodeClick);
   clickHandler.current = props.onNodeClick;
 
-  const legend = useMemo(
-    () => legendFor(props.nodes.map((node) => categoryOf(node, props.colourBy))),
-    [props.nodes, props.colourBy],
+  const { entries: legend, faded: fadedCount } = useMemo(
+    () =>
+      canvasLegend(
+        props.nodes.map((node) => ({
+          category: categoryOf(node, props.colourBy),
+          faded: fades(props.emphasised, node.id),
+        })),
+      ),
+    [props.nodes, props.colourBy, props.emphasised],
   );
+  /** Categories past the palette share its last colour and one legend line. */
+  const others = legend.slice(PALETTE_SIZE);
 
   useEffect(() => {
     if (!container.current) return;
@@ -132,7 +140,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     const { selected, emphasised } = props;
     const degrees = new Map(props.nodes.map((node) => [node.id, node.degree]));
     graph.forEachNode((node, attributes) => {
-      const faded = emphasised !== undefined && emphasised.size > 0 && !emphasised.has(node);
+      const faded = fades(emphasised, node);
       const base = sizeForDegree(degrees.get(node) ?? 0);
       const size = node === selected ? base + 5 : base;
       const color = faded ? FADED_COLOUR : (attributes.baseColor ?? attributes.color);
@@ -180,7 +188,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
         />
       )}
       <ul class="legend" aria-label="Legend">
-        {legend.slice(0, 13).map((entry) => {
+        {legend.slice(0, PALETTE_SIZE).map((entry) => {
           const label = props.categoryLabels?.get(entry.key) ?? entry.key;
           return (
             <li key={entry.key} title={label === entry.key ? label : `${label} (${entry.key})`}>
@@ -189,13 +197,30 @@ export default function GraphCanvas(props: GraphCanvasProps) {
             </li>
           );
         })}
-        {legend.length > 13 && <li class="muted">+{legend.length - 13} more</li>}
+        {others.length > 0 && (
+          <li title={others.map((entry) => props.categoryLabels?.get(entry.key) ?? entry.key).join(", ")}>
+            <span class="swatch" style={{ background: OTHER_COLOUR }} />
+            {others.length} more{" "}
+            <span class="muted">({others.reduce((sum, entry) => sum + entry.count, 0)})</span>
+          </li>
+        )}
+        {fadedCount > 0 && (
+          <li data-faded="">
+            <span class="swatch" style={{ background: FADED_COLOUR }} />
+            {props.fadedLabel ?? "others"} <span class="muted">({fadedCount})</span>
+          </li>
+        )}
       </ul>
       <p class="muted small graph-count">
         {props.nodes.length} nodes · {props.edges.length} edges
       </p>
     </div>
   );
+}
+
+/** Whether a node is drawn faint: some nodes are emphasised, and not this one. */
+function fades(emphasised: ReadonlySet<string> | undefined, node: string): boolean {
+  return emphasised !== undefined && emphasised.size > 0 && !emphasised.has(node);
 }
 
 /** Settings that cost little on a small graph and most of the frame on a large one (see LARGE_GRAPH_NODES). */

@@ -14,6 +14,10 @@ const PALETTE = [
   "#a0cbe8",
 ];
 export const OTHER_COLOUR = "#bab0ac";
+/** Nodes drawn faint (a community's neighbours beside its members). */
+export const FADED_COLOUR = "#dddddd";
+/** Categories with a palette colour of their own; the rest share OTHER_COLOUR. */
+export const PALETTE_SIZE = PALETTE.length;
 
 export interface LegendEntry {
   key: string;
@@ -28,6 +32,21 @@ export function legendFor(keys: string[]): LegendEntry[] {
   return [...counts.entries()]
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .map(([key, count], i) => ({ key, count, colour: PALETTE[i] ?? OTHER_COLOUR }));
+}
+
+/** What a canvas's legend says: the colours of the nodes drawn in colour, and how many are drawn faint. */
+export interface CanvasLegend {
+  entries: LegendEntry[];
+  faded: number;
+}
+
+/**
+ * The legend of nodes some of which are drawn faint: categories and counts of the others only (a
+ * faint node shows no category colour), the faint ones counted apart, so legend and drawing agree.
+ */
+export function canvasLegend(nodes: ReadonlyArray<{ category: string; faded: boolean }>): CanvasLegend {
+  const coloured = nodes.filter((node) => !node.faded);
+  return { entries: legendFor(coloured.map((node) => node.category)), faded: nodes.length - coloured.length };
 }
 
 /** Node size grows with the square root of degree, so hubs stand out without hiding the rest. */

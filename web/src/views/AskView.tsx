@@ -1,6 +1,8 @@
+import { useEffect, useState } from "preact/hooks";
 import { api, QUERY_MODES, type QueryMode, type QueryRequest } from "../api";
 import { errorText } from "../components/errors";
 import { AnswerPanel, type AnswerState } from "./AnswerPanel";
+import { type AskProblem, askProblem, OPTION_MINIMUM } from "./ask-problems";
 import { type AskOptions, type AskSession, type AskStore, useAskSession } from "./ask-session";
 
 /** Only the options the user filled in: the rest fall back to the workspace's query config. */
@@ -21,6 +23,14 @@ function requestFor(question: string, mode: QueryMode, options: AskOptions): Que
 export function AskView({ store }: { store: AskStore }) {
   const [session, change] = useAskSession(store);
   const { question, mode, compare, otherMode, options, optionsOpen, answers } = session;
+  /** What stopped the last Ask (or Enter), shown until the field it names is changed. */
+  const [problem, setProblem] = useState<AskProblem>();
+  /** Bumped by each stopped Ask, so the field at fault gets the focus again. */
+  const [stopped, setStopped] = useState(0);
+  useEffect(() => {
+    // After the render that opened the options section: a control in a closed one takes no focus.
+    if (problem) document.getElementById(`ask-${problem.field}`)?.focus();
+  }, [stopped]);
   const set =
     <K extends keyof AskSession>(key: K) =>
     (value: AskSession[K]) =>
@@ -62,8 +72,15 @@ export function AskView({ store }: { store: AskStore }) {
 
   function ask(event: Event) {
     event.preventDefault();
+    const found = askProblem(question, options);
+    if (found) {
+      setProblem(found);
+      setStopped((n) => n + 1);
+      if (found.field !== "question") set("optionsOpen")(true);
+      return;
+    }
+    setProblem(undefined);
     const text = question.trim();
-    if (!text) return;
     const signal = store.newQuestion();
     const modes = compare ? [mode, otherMode] : [mode];
     change((current) => ({
@@ -74,6 +91,7 @@ export function AskView({ store }: { store: AskStore }) {
   }
 
   const setOption = (key: keyof AskOptions) => (event: Event) => {
+    if (problem?.field === key) setProblem(undefined);
     const input = event.target as HTMLInputElement;
     const value = input.type === "checkbox" ? input.checked : input.value;
     change((current) => ({ ...current, options: { ...current.options, [key]: value } }));
@@ -81,13 +99,20 @@ export function AskView({ store }: { store: AskStore }) {
 
   return (
     <div class="ask-view">
-      <form class="ask-form" onSubmit={ask}>
+      {/* Checked by askProblem, on Enter too, rather than by the browser (which cannot point at a
+          field in the closed options section, and does not check on Enter). */}
+      <form class="ask-form" onSubmit={ask} noValidate>
         <textarea
+          id="ask-question"
           aria-label="Question"
+          {...invalidIf(problem, "question")}
           placeholder="Ask a question about your documents… (Enter asks, Shift+Enter starts a new line)"
           rows={3}
           value={question}
-          onInput={(event) => set("question")((event.target as HTMLTextAreaElement).value)}
+          onInput={(event) => {
+            if (problem?.field === "question") setProblem(undefined);
+            set("question")((event.target as HTMLTextAreaElement).value);
+          }}
           onKeyDown={(event) => {
             // Not while an input method composes (Chinese, Japanese): its Enter picks the characters.
             if (event.key === "Enter" && !event.shiftKey && !event.isComposing) ask(event);
@@ -112,23 +137,31 @@ export function AskView({ store }: { store: AskStore }) {
             Ask
           </button>
         </div>
+        {problem && (
+          <p class="error" role="alert" id="ask-problem">
+            {problem.message}
+          </p>
+        )}
         <details
           class="options"
           open={optionsOpen}
           onToggle={(event) => set("optionsOpen")((event.target as HTMLDetailsElement).open)}
         >
           <summary>Options</summary>
-          <label>
-            topK <input type="number" min={1} value={options.topK} onInput={setOption("topK")} />
-          </label>
-          <label>
-            chunkTopK{" "}
-            <input type="number" min={1} value={options.chunkTopK} onInput={setOption("chunkTopK")} />
-          </label>
-          <label>
-            totalTokens{" "}
-            <input type="number" min={256} value={options.totalTokens} onInput={setOption("totalTokens")} />
-          </label>
+          {(Object.keys(OPTION_MINIMUM) as Array<keyof typeof OPTION_MINIMUM>).map((key) => (
+            <label key={key}>
+              {key}{" "}
+              <input
+                id={`ask-${key}`}
+                type="number"
+                min={OPTION_MINIMUM[key]}
+                step={1}
+                value={options[key]}
+                onInput={setOption(key)}
+                {...invalidIf(problem, key)}
+              />
+            </label>
+          ))}
           <label>
             response type{" "}
             <input
@@ -151,6 +184,11 @@ export function AskView({ store }: { store: AskStore }) {
       </div>
     </div>
   );
+}
+
+/** Marks the field a problem names as invalid, described by the problem's message. */
+function invalidIf(problem: AskProblem | undefined, field: AskProblem["field"]) {
+  return problem?.field === field ? { "aria-invalid": true, "aria-describedby": "ask-problem" } : {};
 }
 
 function ModeSelect(props: { label: string; value: QueryMode; onChange(mode: QueryMode): void }) {

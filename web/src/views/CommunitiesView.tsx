@@ -101,7 +101,13 @@ export function CommunitiesView({ selected }: { selected?: string }) {
         {detail && (
           <CommunityReport detail={detail}>
             {graph.nodes.length > 0 && (
-              <GraphCanvas nodes={graph.nodes} edges={graph.edges} colourBy="type" emphasised={members} />
+              <GraphCanvas
+                nodes={graph.nodes}
+                edges={graph.edges}
+                colourBy="type"
+                emphasised={members}
+                fadedLabel="neighbours outside it"
+              />
             )}
           </CommunityReport>
         )}

@@ -5,6 +5,7 @@ import { errorText } from "../components/errors";
 import { communityLabels } from "../graph/colors";
 import GraphCanvas from "../graph/GraphCanvas";
 import type { ColourBy, GraphEdgeData, GraphNodeData } from "../graph/types";
+import { pushRoute, replaceRoute, routeHash } from "../route";
 import { EntityPanel } from "./EntityPanel";
 
 interface GraphState {
@@ -28,7 +29,11 @@ function mergeNeighbourhood(state: GraphState, hood: Neighbourhood): GraphState 
   };
 }
 
-/** Graph explorer: search an entity, show its neighbourhood, expand on click, read details in the side panel. */
+/**
+ * Graph explorer: search an entity, show its neighbourhood, expand on click, read details in the
+ * side panel. The entity shown is in the route (`#/graph?entity=<name>`): each one the user picks
+ * is a history entry, so a reload shows it again and Back returns to the one before.
+ */
 export default function GraphView(props: { entity?: string }) {
   const [graph, setGraph] = useState<GraphState>(EMPTY);
   const [selected, setSelected] = useState<string>();
@@ -80,6 +85,27 @@ export default function GraphView(props: { entity?: string }) {
     }
   }
 
+  /**
+   * The entity the route names or is about to name: a route change to it is this view's own doing
+   * (a pick below), any other (Back, Forward, a link) is followed.
+   */
+  const routed = useRef<string | undefined>(undefined);
+
+  /** Shows an entity the user picked and makes it the route's, as a new history entry or in place of this one. */
+  function pick(name: string, replace: boolean, history: "push" | "replace" = "push") {
+    routed.current = name;
+    (history === "push" ? pushRoute : replaceRoute)(routeHash("graph", { entity: name }));
+    void expand(name, replace);
+  }
+
+  /** Selects an entity already on screen, dropping the answer of any expansion still out. */
+  function reselect(name: string) {
+    asked.current += 1;
+    setLoading(false);
+    setFailure(undefined);
+    setSelected(name);
+  }
+
   const clear = () => {
     shown.current += 1;
     asked.current += 1;
@@ -88,27 +114,41 @@ export default function GraphView(props: { entity?: string }) {
   };
 
   useEffect(() => {
-    // Another entity in the route meanwhile starts from that one instead.
+    const name = props.entity;
+    if (name === undefined) {
+      // The Graph tab (no entity): the route keeps naming the entity shown, if any.
+      if (routed.current !== undefined) replaceRoute(routeHash("graph", { entity: routed.current }));
+      return;
+    }
+    if (name === routed.current) return;
+    // Back or Forward to an entity still on screen selects it; another one starts a graph from it.
+    routed.current = name;
+    if (graph.nodes.some((node) => node.id === name)) reselect(name);
+    else void expand(name, true);
+  }, [props.entity]);
+
+  useEffect(() => {
     let live = true;
     api
       .popularEntities(30)
       .then((items) => {
         if (!live) return;
         setPopular(items);
-        const start = props.entity ?? items[0]?.name;
-        if (start) void expand(start, true);
+        // No entity in the route: the best connected one, named in the route in place of the bare one.
+        const start = items[0]?.name;
+        if (routed.current === undefined && start) pick(start, true, "replace");
       })
       .catch((error: unknown) => live && setFailure(errorText(error)));
     return () => {
       live = false;
     };
-  }, [props.entity]);
+  }, []);
 
   return (
     <div class="graph-view">
       <div class="graph-main">
         <div class="toolbar">
-          <EntitySearch onPick={(name) => void expand(name, true)} />
+          <EntitySearch onPick={(name) => pick(name, true)} />
           <label class="inline">
             Colour by{" "}
             <select
@@ -155,7 +195,7 @@ export default function GraphView(props: { entity?: string }) {
         {graph.nodes.length === 0 && popular.length > 0 && (
           <p class="chips">
             {popular.map((entity) => (
-              <button type="button" key={entity.name} onClick={() => void expand(entity.name, true)}>
+              <button type="button" key={entity.name} onClick={() => pick(entity.name, true)}>
                 {entity.name}
               </button>
             ))}
@@ -167,7 +207,7 @@ export default function GraphView(props: { entity?: string }) {
           colourBy={colourBy}
           categoryLabels={colourBy === "community" ? communityNames : undefined}
           selected={selected}
-          onNodeClick={(id) => void expand(id)}
+          onNodeClick={(id) => pick(id, false)}
         />
       </div>
       {selected && (
@@ -175,11 +215,12 @@ export default function GraphView(props: { entity?: string }) {
           key={`${selected}#${revision}`}
           name={selected}
           communityNames={communityNames}
-          onExpand={(name) => void expand(name)}
+          onExpand={(name) => pick(name, false)}
           onChanged={(name) => {
-            // Node ids are names: after a rename or merge the neighbourhood is drawn again.
+            // Node ids are names: after a rename or merge the neighbourhood is drawn again, and the
+            // route names the entity by its name now (the old one names nothing).
             setRevision((n) => n + 1);
-            void expand(name, true);
+            pick(name, true, "replace");
           }}
         />
       )}

@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { linkWorkspace, parseRoute, routeHash, withWorkspace } from "../../web/src/route-hash.js";
+import { chooseWorkspace } from "../../web/src/workspace-choice.js";
+
+describe("web app: addresses name their workspace", () => {
+  afterEach(() => linkWorkspace(""));
+
+  it("puts the workspace shown in every route, before the view's own params", () => {
+    linkWorkspace("wsB");
+    expect(routeHash("communities", { community: "c0-1a2b3c4d5e6f" })).toBe(
+      "#/communities?workspace=wsB&community=c0-1a2b3c4d5e6f",
+    );
+    expect(routeHash("graph")).toBe("#/graph?workspace=wsB");
+    // A route made for another workspace names that one.
+    expect(routeHash("documents", {}, "wsA")).toBe("#/documents?workspace=wsA");
+    // A params' own workspace does not name it twice.
+    expect(routeHash("graph", { workspace: "wsA", entity: "Ada" })).toBe("#/graph?workspace=wsB&entity=Ada");
+  });
+
+  it("reads the workspace back from an address, and sets it in one that lacks it", () => {
+    const route = parseRoute("#/communities?workspace=wsB&community=c0-1");
+    expect(route.view).toBe("communities");
+    expect(route.params.get("workspace")).toBe("wsB");
+    expect(route.params.get("community")).toBe("c0-1");
+    expect(withWorkspace("#/graph?entity=Ada%20Lovelace", "wsA")).toBe(
+      "#/graph?workspace=wsA&entity=Ada+Lovelace",
+    );
+    expect(withWorkspace("", "wsA")).toBe("#/documents?workspace=wsA");
+  });
+});
+
+describe("web app: the workspace shown", () => {
+  const available = ["wsA", "wsB"];
+
+  it("is the one the address names, over the one saved in this browser", () => {
+    expect(chooseWorkspace(available, "wsB", "wsA")).toEqual({ id: "wsB" });
+  });
+
+  it("is the saved one, else the first, when the address names none", () => {
+    expect(chooseWorkspace(available, undefined, "wsB")).toEqual({ id: "wsB" });
+    expect(chooseWorkspace(available, undefined, "gone")).toEqual({ id: "wsA" });
+    expect(chooseWorkspace(available, undefined, undefined)).toEqual({ id: "wsA" });
+  });
+
+  it("reports a workspace the address names that is not offered, and shows the saved one", () => {
+    expect(chooseWorkspace(available, "wsZ", "wsB")).toEqual({ id: "wsB", unavailable: "wsZ" });
+    expect(chooseWorkspace([], "wsZ", undefined)).toEqual({ id: undefined, unavailable: "wsZ" });
+  });
+});
