@@ -9,9 +9,12 @@
  *  3. Query p95 (one client, mix, context only) idle, then while a job indexes 994 new passages
  *     (HotpotQA with altered names) into the same workspace: target within 2x of idle.
  * The base workspace is indexed once under the temp folder and reused; every run serves a copy.
- * The server's per-client rate limit is lifted (all clients share one address); the load average
- * is printed beside the figures, since the machine may be shared, and so is the CPU time per
- * request of the bench's process and its children (the server's query and job processes), in all and apart.
+ * The query load's clients run in a process of their own (support/load-clients.ts), as a
+ * deployment's run elsewhere: this process is the server's (its request loop), and part 2's one
+ * client. The server's per-client rate limit is lifted (all clients share one address); the load
+ * average is printed beside the figures, since the machine may be shared, and so is the CPU time
+ * per request of this process, its children (the server's query and job processes) and the
+ * clients' process, in all and apart.
  * Run: npx tsx bench/server-load.ts [--clients 50] [--seconds 30] [--query-workers N] [--fresh]
  *        [--skip-index-job] [--data DIR] [--query-cache ENTRIES] [--job-nice N] [--during-seconds 600]
  *        [--index-job-only] [--neighbourhood-only] [--neighbourhood-rounds 4] [--neighbourhood-cache ENTRIES]
@@ -30,6 +33,7 @@ import { createKgrag } from "../src/kgrag.js";
 import { createServer } from "../src/server/app.js";
 import type { Job } from "../src/server/jobs/job-types.js";
 import { alter, HOTPOTQA, percentile } from "./support/haystack.js";
+import { LoadClients } from "./support/load-clients.js";
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) =>
@@ -75,12 +79,14 @@ interface Stats {
   errors: number;
   /** Answers the server's query cache gave (the x-kgrag-cache header). */
   cacheHits?: number;
-  /** CPU time of this process and its children per answer. */
+  /** CPU time per answer of this process, its children and the clients' process (the query load's)... */
   cpuMsPerRequest?: number;
-  /** Of which this process's (the clients and the server's request loop)... */
+  /** ...of which this process's (the server's request loop; in part 2, the one client's too)... */
   cpuMsPerRequestHere?: number;
-  /** ...and its children's (the query processes, and a job's). */
+  /** ...its children's (the server's query processes, and a job's)... */
   cpuMsPerRequestChildren?: number;
+  /** ...and the clients' process's (the query load; see support/load-clients.ts). */
+  cpuMsPerRequestClients?: number;
   p50: number;
   p95: number;
   p99: number;
@@ -119,8 +125,9 @@ async function baseWorkspace(data: string): Promise<string> {
 }
 
 /**
- * CPU milliseconds used so far by this process (the clients and the server's request loop) and by
- * its live children (the server's query and job processes); Linux /proc, else this process only.
+ * CPU milliseconds used so far by this process (the server's request loop) and by its live
+ * children (the server's query and job processes) but the clients' process, which reports its own;
+ * Linux /proc, else this process only.
  */
 function cpuMs(): { own: number; children: number } {
   const own = process.cpuUsage();
@@ -132,7 +139,7 @@ function cpuMs(): { own: number; children: number } {
         // Fields after the command name: state ppid ... utime (14th) stime (15th).
         const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
         const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        if (Number(fields[1]) !== process.pid) continue;
+        if (Number(fields[1]) !== process.pid || Number(pid) === loadClients?.pid) continue;
         children += (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
       } catch {
         // The process ended meanwhile.
@@ -142,72 +149,65 @@ function cpuMs(): { own: number; children: number } {
   return { own: (own.user + own.system) / 1000, children };
 }
 
-/** CPU per request since `before`: in all, and the share of this process and of its children. */
-function cpuPerRequest(before: { own: number; children: number }, requests: number) {
+/**
+ * CPU per request since `before`: in all, and the share of this process, of its children and of
+ * the clients' process (`clientsMs`, which it measured itself).
+ */
+function cpuPerRequest(before: { own: number; children: number }, requests: number, clientsMs: number) {
   const after = cpuMs();
   const per = (ms: number) => Math.round((ms / Math.max(1, requests)) * 10) / 10;
   const own = after.own - before.own;
   const children = after.children - before.children;
   return {
-    cpuMsPerRequest: per(own + children),
+    cpuMsPerRequest: per(own + children + clientsMs),
     cpuMsPerRequestHere: per(own),
     cpuMsPerRequestChildren: per(children),
+    cpuMsPerRequestClients: per(clientsMs),
   };
 }
 
-/** One query; `distinct` gives it its own id, so that no cached answer fits it. */
-async function timedQuery(url: string, question: string, distinct: string | undefined) {
-  const t0 = performance.now();
-  const response = await fetch(`${url}/api/v1/query`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ question, mode: "mix", contextOnly: true, ...(distinct ? { id: distinct } : {}) }),
-  });
-  await response.arrayBuffer();
-  if (response.status !== 200) throw new Error(`status ${response.status}`);
-  return { ms: performance.now() - t0, hit: response.headers.get("x-kgrag-cache") === "hit" };
-}
+/** The load-generating clients' process (see support/load-clients.ts), started by main. */
+let loadClients: LoadClients | undefined;
 
 /** Numbers the distinct requests across the whole run, so that no two ever share an id. */
 let requestNumber = 0;
 
 /**
- * `clients` loops asking the questions round-robin until `until()` says stop; with `distinct`,
+ * `clients` loops, in the clients' process, asking the questions round-robin until `seconds` or
+ * `maxRequests` is reached or `stopWhen` (checked here every 100 ms) says stop; with `distinct`,
  * every request is a new one for the query cache.
  */
 async function queryLoad(
   url: string,
   questions: string[],
   clients: number,
-  until: () => boolean,
+  limit: { seconds?: number; maxRequests?: number; stopWhen?: () => boolean },
   distinct = true,
 ): Promise<Stats> {
-  const times: number[] = [];
-  let errors = 0;
-  let hits = 0;
-  let next = 0;
-  const started = performance.now();
+  if (!loadClients) throw new Error("the load clients are not running");
+  const client = loadClients;
   const cpuBefore = cpuMs();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (!until()) {
-        const n = next++;
-        const question = questions[n % questions.length] as string;
-        try {
-          const id = distinct ? `q${requestNumber++}` : undefined;
-          const { ms, hit } = await timedQuery(url, question, id);
-          times.push(ms);
-          if (hit) hits += 1;
-        } catch {
-          errors += 1;
-        }
-      }
-    }),
-  );
+  const running = client.run({
+    url,
+    questions,
+    clients,
+    distinct,
+    firstNumber: requestNumber,
+    ...(limit.seconds === undefined ? {} : { seconds: limit.seconds }),
+    ...(limit.maxRequests === undefined ? {} : { maxRequests: limit.maxRequests }),
+  });
+  const watch = limit.stopWhen;
+  const watching = watch
+    ? setInterval(() => {
+        if (watch()) client.stop();
+      }, 100)
+    : undefined;
+  const result = await running.finally(() => clearInterval(watching));
+  requestNumber = result.nextNumber;
   return {
-    ...stats(times, errors, (performance.now() - started) / 1000),
-    cacheHits: hits,
-    ...cpuPerRequest(cpuBefore, times.length),
+    ...stats(result.times, result.errors, result.seconds),
+    cacheHits: result.hits,
+    ...cpuPerRequest(cpuBefore, result.times.length, result.cpuMs),
   };
 }
 
@@ -366,12 +366,10 @@ async function duringIndexJob(url: string, data: string, questions: string[]) {
   while (current.stage === "queued" || current.stage === "starting")
     await new Promise((r) => setTimeout(r, 100));
   const windowEnd = performance.now() + DURING_SECONDS * 1000;
-  const during = await queryLoad(
-    url,
-    questions,
-    1,
-    () => current.status !== "running" || performance.now() > windowEnd,
-  );
+  const during = await queryLoad(url, questions, 1, {
+    seconds: (windowEnd - performance.now()) / 1000,
+    stopWhen: () => current.status !== "running",
+  });
   clearInterval(poll);
   const final = (await (await fetch(`${url}/api/v1/jobs/${job.id}`)).json()) as Job;
   return { during, job: final, jobSeconds: (performance.now() - t0) / 1000 };
@@ -385,14 +383,12 @@ function loadAverage(): string {
 
 /** Parts 1 and 2: the query load, distinct then repeating, and the neighbourhoods. */
 async function loadAndNeighbourhoods(url: string, questions: string[]): Promise<void> {
-  const end = performance.now() + SECONDS * 1000;
-  const load = await queryLoad(url, questions, CLIENTS, () => performance.now() > end);
+  const load = await queryLoad(url, questions, CLIENTS, { seconds: SECONDS });
   console.log(
     `query, ${CLIENTS} clients, ${SECONDS} s, mix context-only, every request distinct (load ${loadAverage()}):`,
     load,
   );
-  const cachedEnd = performance.now() + SECONDS * 1000;
-  const cached = await queryLoad(url, questions, CLIENTS, () => performance.now() > cachedEnd, false);
+  const cached = await queryLoad(url, questions, CLIENTS, { seconds: SECONDS }, false);
   console.log(
     `query, ${CLIENTS} clients, ${SECONDS} s, the ${questions.length} questions repeating, query cache on (load ${loadAverage()}):`,
     cached,
@@ -435,19 +431,11 @@ async function main(): Promise<void> {
       return;
     }
     const questions = questionsOf(data);
-    await queryLoad(
-      url,
-      questions.slice(0, 20),
-      4,
-      (() => {
-        let n = 0;
-        return () => n++ >= 40;
-      })(),
-    );
+    loadClients = new LoadClients();
+    await queryLoad(url, questions.slice(0, 20), 4, { maxRequests: 40 });
     if (!args.includes("--index-job-only")) await loadAndNeighbourhoods(url, questions);
     if (args.includes("--skip-index-job")) return;
-    const idleEnd = performance.now() + 20_000;
-    const idle = await queryLoad(url, questions, 1, () => performance.now() > idleEnd);
+    const idle = await queryLoad(url, questions, 1, { seconds: 20 });
     const { during, job, jobSeconds } = await duringIndexJob(url, data, questions);
     console.log("query, 1 client, idle:", idle);
     console.log(
@@ -456,6 +444,7 @@ async function main(): Promise<void> {
     );
     console.log(`p95 during / idle: ${(during.p95 / idle.p95).toFixed(2)}x (load ${loadAverage()})`);
   } finally {
+    loadClients?.close();
     await server.close();
   }
 }

@@ -107,7 +107,7 @@ describe("kgrag serve: offline queries in query processes", () => {
       expect(await cold.ready()).toEqual([[]]);
       const body = { question: "Who founded Lumen Robotics, and where?", mode: "mix" } as const;
       const result = await warm.run(dirs[0]!, body.question, { mode: body.mode });
-      const { timings: _t, ...answered } = JSON.parse(result) as QueryResult;
+      const { timings: _t, ...answered } = JSON.parse(result.toString()) as QueryResult;
       expect(answered).toEqual(await query(onLoop, body));
     } finally {
       await warm.close();
@@ -121,7 +121,7 @@ describe("kgrag serve: offline queries in query processes", () => {
     try {
       await expect(pool.run(notAFolder, "Who founded Lumen Robotics?", {})).rejects.toThrow();
       const result = JSON.parse(
-        await pool.run(dirs[0]!, "Who founded Lumen Robotics?", { mode: "local" }),
+        (await pool.run(dirs[0]!, "Who founded Lumen Robotics?", { mode: "local" })).toString(),
       ) as QueryResult;
       expect(result.answer).toContain("Mara Okafor");
     } finally {

@@ -1,16 +1,16 @@
 import { SharedWorkCache } from "../../util/shared-work-cache.js";
 import type { PlainQueryOptions } from "./query-messages.js";
 
-/** How many query results a workspace keeps, and how much text they may hold in all. */
+/** How many query results a workspace keeps, and how many bytes of JSON they may hold in all. */
 export interface QueryCacheSettings {
   /** 0 turns the cache off. */
   maxEntries: number;
   maxBytes: number;
 }
 
-/** A query's JSON and whether it came from the cache. */
+/** A query's JSON (in UTF-8) and whether it came from the cache. */
 export interface CachedJson {
-  json: string;
+  json: Buffer;
   hit: boolean;
 }
 
@@ -22,14 +22,14 @@ export interface CachedJson {
  * for again and age out. Identical requests arriving while one is computed share its work.
  */
 export class QueryCache {
-  private readonly results: SharedWorkCache<string>;
+  private readonly results: SharedWorkCache<Buffer>;
 
   constructor(
     settings: QueryCacheSettings,
     /** The store's data generation (see GraphStore.dataGeneration). */
     private readonly generation: () => string,
   ) {
-    this.results = new SharedWorkCache<string>(settings);
+    this.results = new SharedWorkCache<Buffer>(settings);
   }
 
   /**
@@ -39,7 +39,7 @@ export class QueryCache {
   async json(
     question: string,
     options: PlainQueryOptions,
-    compute: () => Promise<string>,
+    compute: () => Promise<Buffer>,
   ): Promise<CachedJson> {
     const key = `${this.generation()}\u0000${requestKey(question, options)}`;
     const { value, hit } = await this.results.get(key, compute);

@@ -30,8 +30,12 @@ export type FromQueryWorker =
   | { type: "ready"; warmed: { workspace: string; modes: string[] }[] }
   | { type: "context"; id: number; context: QueryContextEvent }
   | { type: "token"; id: number; text: string }
-  /** The QueryResult as JSON text: serialised in the worker, so the request loop only sends it. */
-  | { type: "done"; id: number; json: string }
+  /**
+   * The QueryResult as JSON in UTF-8: serialised and encoded in the worker, so the request loop
+   * only writes the bytes (a string would be copied out of the message, measured and encoded
+   * again on the way to the socket).
+   */
+  | { type: "done"; id: number; json: Uint8Array }
   /** `callerError`: the query asked for something wrong (a 400), rather than failed. */
   | { type: "failed"; id: number; message: string; callerError: boolean };
 

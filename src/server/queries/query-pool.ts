@@ -13,7 +13,7 @@ export interface QueryEvents {
 
 interface Pending {
   events: QueryEvents;
-  resolve: (json: string) => void;
+  resolve: (json: Buffer) => void;
   reject: (error: Error) => void;
 }
 
@@ -79,16 +79,16 @@ export class QueryPool {
     return Promise.all(this.workers.map((w) => w.ready));
   }
 
-  /** The query's result as JSON text. */
+  /** The query's result as JSON, in UTF-8. */
   run(
     workspace: string,
     question: string,
     options: PlainQueryOptions,
     events: QueryEvents = {},
-  ): Promise<string> {
+  ): Promise<Buffer> {
     const id = this.nextId++;
     const stream = Boolean(events.onContext || events.onToken);
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<Buffer>((resolve, reject) => {
       const target = this.workerFor(workspace, question);
       target.sent += 1;
       target.pending.set(id, { events, resolve, reject });
@@ -132,7 +132,7 @@ export class QueryPool {
       execArgv: entry.execArgv,
       env: this.data.env,
       stdio: ["ignore", "ignore", "pipe", "ipc"],
-      // Structured clone: a result's JSON text crosses as it is, not escaped into a second JSON.
+      // Structured clone: a result's JSON bytes cross as they are, not escaped into a second JSON.
       serialization: "advanced",
     });
     let markReady: (warmed: WarmedWorkspace[]) => void = () => {};
@@ -199,7 +199,9 @@ function deliver(slot: PoolWorker, message: Exclude<FromQueryWorker, { type: "re
       return;
     case "done":
       slot.pending.delete(message.id);
-      pending.resolve(message.json);
+      // A copy: the message's bytes are a view into the channel's read buffer, which they would
+      // otherwise keep alive (in the query cache, for one).
+      pending.resolve(Buffer.from(message.json));
       return;
     case "failed":
       slot.pending.delete(message.id);

@@ -42,7 +42,7 @@ async function answer(request: Extract<ToQueryWorker, { type: "query" }>): Promi
           }
         : {}),
     });
-    post({ type: "done", id, json: JSON.stringify(result) });
+    post({ type: "done", id, json: Buffer.from(JSON.stringify(result)) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     post({ type: "failed", id, message, callerError: isCallerError(error) });

@@ -27,21 +27,23 @@ export class WorkspaceQueries {
     private readonly cache: QueryCache | null = null,
   ) {}
 
-  /** The result as JSON text, ready to send, and whether the cache had it. */
+  /** The result as JSON (UTF-8 bytes), ready to send, and whether the cache had it. */
   async json(question: string, options: PlainQueryOptions): Promise<CachedJson> {
     const compute = () => this.compute(question, options);
     if (this.cache) return this.cache.json(question, options, compute);
     return { json: await compute(), hit: false };
   }
 
-  private async compute(question: string, options: PlainQueryOptions): Promise<string> {
+  private async compute(question: string, options: PlainQueryOptions): Promise<Buffer> {
     if (this.pool) return this.pool.run(this.path, question, options);
-    return JSON.stringify(await runQuery(this.kgrag.services, question, options));
+    return Buffer.from(JSON.stringify(await runQuery(this.kgrag.services, question, options)));
   }
 
   async run(question: string, options: PlainQueryOptions, events: QueryEvents = {}): Promise<QueryResult> {
     if (this.pool) {
-      return JSON.parse(await this.pool.run(this.path, question, options, events)) as QueryResult;
+      return JSON.parse(
+        (await this.pool.run(this.path, question, options, events)).toString(),
+      ) as QueryResult;
     }
     return runQuery(this.kgrag.services, question, { ...options, ...events });
   }
