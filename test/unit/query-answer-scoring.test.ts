@@ -60,6 +60,10 @@ describe("question types", () => {
     expect(isThemeQuestion("What are the main themes of this collection?")).toBe(true);
     expect(isThemeQuestion("这些文档的主要主题是什么？")).toBe(true);
     expect(isThemeQuestion("What are the main themes of Hamlet?")).toBe(false);
+    // Asking which groups or categories the corpus falls into is asking about all of it.
+    expect(isThemeQuestion("What groups are there?")).toBe(true);
+    expect(isThemeQuestion("Which categories of documents exist?")).toBe(true);
+    expect(isThemeQuestion("Which group released the album Harbour Lights?")).toBe(false);
     expect(isThemeQuestion("青岚科技的主要产品是什么？")).toBe(false);
   });
 });

@@ -41,7 +41,7 @@ const KIND_PATTERNS: [AnswerKind, RegExp][] = [
 ];
 
 const THEME_WORDS =
-  /\b(themes?|topics?|overview|summary|summari[sz]e|main ideas?|subjects? covered)\b|主题|话题|概述|概况|总结|主要内容|讲了什么/;
+  /\b(themes?|topics?|overview|summary|summari[sz]e|main ideas?|subjects? covered|groups?|communit(?:y|ies)|clusters?|categor(?:y|ies)|key points)\b|主题|话题|概述|概况|总结|主要内容|讲了什么|哪些群体|分类/;
 
 export function questionType(question: string): QuestionType {
   const lower = question.normalize("NFKC").toLowerCase();
