@@ -64,6 +64,10 @@ describe("question types", () => {
     expect(isThemeQuestion("What groups are there?")).toBe(true);
     expect(isThemeQuestion("Which categories of documents exist?")).toBe(true);
     expect(isThemeQuestion("Which group released the album Harbour Lights?")).toBe(false);
+    // questionType reads the question as asked (its names are capitalised), not lower-cased.
+    expect(questionType("Which group released the album Harbour Lights?").theme).toBe(false);
+    expect(questionType("What are the main themes of Hamlet?").theme).toBe(false);
+    expect(questionType("What groups are there?").theme).toBe(true);
     expect(isThemeQuestion("青岚科技的主要产品是什么？")).toBe(false);
   });
 });

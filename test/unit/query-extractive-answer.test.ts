@@ -55,11 +55,41 @@ describe("extractive answer", () => {
     expect(answer).not.toMatch(/^to discuss/m);
     expect(answer.split(whole)).toHaveLength(2);
     expect(answer).toContain(`${whole} [1]`);
+    // Inside a document, an opening with a digit or a brand in mixed case is a sentence of its own.
+    const inside = (text: string) => ({
+      chunks: [{ id: "c0", docId: "d", text, score: 1 }],
+      references: [{ n: 1, docId: "d", title: "Lumen", chunkId: "c0", start: 500, end: 500 + text.length }],
+    });
+    const revenue = inside("2024 revenue at Lumen rose 12% to 4 million euros. The office moved to Delft.");
+    expect(
+      extractiveAnswer("How much did Lumen revenue rise in 2024?", revenue.chunks, revenue.references),
+    ).toContain("2024 revenue at Lumen rose 12% to 4 million euros. [1]");
+    const shop = inside("eBay bought the Lumen shop in 2019. The office moved to Delft.");
+    expect(extractiveAnswer("Who bought the Lumen shop?", shop.chunks, shop.references)).toContain(
+      "eBay bought the Lumen shop in 2019. [1]",
+    );
     // A passage that starts its document keeps a lower-case opening: nothing comes before it.
     const first = context(["iPhone sales in Rotterdam doubled in 2020."]);
     expect(
       extractiveAnswer("How did iPhone sales in Rotterdam change?", first.chunks, first.references),
     ).toContain("iPhone sales in Rotterdam doubled in 2020. [1]");
+  });
+
+  it("resolves a pronoun from the sentence before it even when that sentence was quoted from another passage", () => {
+    const chunks = [
+      "The harbour opened in 1990. Idris Vale founded Tidewell.",
+      "Idris Vale founded Tidewell. He was born in Saltmere. The port grew.",
+    ].map((text, i) => ({ id: `c${i}`, docId: "d", text, score: 1 }));
+    const references = chunks.map((c, i) => ({
+      n: i + 1,
+      docId: "d",
+      title: "notes.md",
+      chunkId: c.id,
+      start: i * 30,
+      end: i * 30 + c.text.length,
+    }));
+    const answer = extractiveAnswer("Where was Idris Vale born?", chunks, references);
+    expect(answer.split("\n")[1]).toBe("He was born in Saltmere. [2]");
   });
 
   it("weights rare question terms above common ones", () => {

@@ -32,24 +32,27 @@ export function answerPassages(
   mentionsOf: (sentence: string) => Mention[],
 ): AnswerPassage[] {
   let order = 0;
-  // Overlapping passages hold the same sentences: each is quoted from the first passage holding it.
+  // Overlapping passages hold the same sentences: each is quoted from the first passage holding it
+  // (after their subjects are resolved: "He was born..." takes its subject from the sentence before).
   const quoted = new Set<string>();
   return chunks.map((chunk, i) => {
     const title = references[i]?.title;
     const startsInside = (references[i]?.start ?? 0) > 0;
-    const texts = answerSentences(quotableProse(chunk.text), startsInside).filter((text) => {
-      const key = text.replace(/\s+/g, " ").trim();
-      if (quoted.has(key)) return false;
-      quoted.add(key);
-      return true;
-    });
+    const texts = answerSentences(quotableProse(chunk.text), startsInside);
     const subjects = resolveSubjects(texts, title, mentionsOf);
-    const sentences = texts.map((text, k) => ({
-      text,
-      order: order++,
-      terms: new Set(contentTerms(text)),
-      subjectTerms: new Set(contentTerms(subjects[k] ?? "")),
-    }));
+    const sentences = texts.flatMap((text, k) => {
+      const key = text.replace(/\s+/g, " ").trim();
+      if (quoted.has(key)) return [];
+      quoted.add(key);
+      return [
+        {
+          text,
+          order: order++,
+          terms: new Set(contentTerms(text)),
+          subjectTerms: new Set(contentTerms(subjects[k] ?? "")),
+        },
+      ];
+    });
     return { n: references[i]?.n ?? i + 1, subject: subjectName(title), text: chunk.text, sentences };
   });
 }
@@ -59,8 +62,8 @@ export function answerPassages(
  * but state nothing. Short fact lines ("- CEO: Maria Lopez", "创始人：张伟") are kept; a passage with
  * nothing else keeps all its sentences. A passage cut from inside its document (`startsInside`)
  * may open with the end of a sentence ("to discuss project 137 with Sofia Bakker."): an opening
- * that starts in lower case, with a digit or with punctuation continues one and is left out (the
- * passage before it, which overlaps this one, holds the sentence).
+ * that continues one (see CONTINUES_A_SENTENCE) is left out (the passage before it, which
+ * overlaps this one, holds the sentence).
  */
 function answerSentences(text: string, startsInside: boolean): string[] {
   const split = splitSentences(text);
@@ -69,8 +72,12 @@ function answerSentences(text: string, startsInside: boolean): string[] {
   return fit.length > 0 ? fit : sentences;
 }
 
-/** A sentence's opening that can only be the middle of one: a lower-case letter, a digit, punctuation. */
-const CONTINUES_A_SENTENCE = /^[\p{Ll}\p{N},;:.)\]}»”’]/u;
+/**
+ * A passage's opening that can only be the middle of a sentence: a word in lower case throughout
+ * ("to discuss...", not "eBay" or "iOS"), or closing punctuation. A digit may start a sentence
+ * ("2024 revenue rose...", "1. Install...").
+ */
+const CONTINUES_A_SENTENCE = /^(?:\p{Ll}+(?![\p{L}\p{N}])|[,;:)\]}»”’])/u;
 
 /** A title-like sentence that is not a list item or "key: value" line. */
 function namesOnlyATopic(sentence: string): boolean {

@@ -55,7 +55,8 @@ export function questionType(question: string): QuestionType {
     (f) => f.kind !== "entity" || !found.some((g) => g.kind !== "entity" && g.at === f.at),
   );
   const ordered = specific.sort((a, b) => a.at - b.at).map((f) => f.kind);
-  return { kinds: [...new Set(ordered)], theme: isThemeQuestion(lower) };
+  // The question as asked: a capitalised word is how a name the tagger misses is told apart.
+  return { kinds: [...new Set(ordered)], theme: isThemeQuestion(question) };
 }
 
 /**
