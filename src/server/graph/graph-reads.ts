@@ -123,8 +123,13 @@ export class GraphReads {
     }
     if (options.prefix?.trim()) {
       const start = entityKey(options.prefix);
-      const matching = (await this.store.listEntities()).filter((e) => e.key.startsWith(start));
-      return (await this.rows(matching)).sort(byDegree).slice(0, options.limit);
+      const all = await this.store.listEntities();
+      // Names that start so come first, then names with a later word that does ("Okaf" finds
+      // "Ada Okafor"), each group by degree.
+      const whole = all.filter((e) => e.key.startsWith(start));
+      const byWord = all.filter((e) => !e.key.startsWith(start) && laterWordStarts(e.key, start));
+      const rows = [...(await this.rows(whole)).sort(byDegree), ...(await this.rows(byWord)).sort(byDegree)];
+      return rows.slice(0, options.limit);
     }
     return this.popular(options.limit);
   }
@@ -349,4 +354,12 @@ export function mentionSpans(
     }
   }
   return spans.sort((a, b) => a.start - b.start);
+}
+
+/** A word after the first in `key` (after a space, hyphen, slash or full stop) starts with `start`. */
+function laterWordStarts(key: string, start: string): boolean {
+  for (let at = key.indexOf(start, 1); at > 0; at = key.indexOf(start, at + 1)) {
+    if (/[\s\-/.]/.test(key[at - 1] ?? "")) return true;
+  }
+  return false;
 }
