@@ -437,8 +437,26 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       await expect.poll(() => options.getAttribute("open")).not.toBeNull();
       expect(await problem.textContent()).toBe("topK must be a whole number of at least 1, not -5.");
       await expect.poll(focusedId).toBe("ask-topK");
-      expect(sent).toEqual([]);
       await page.getByLabel("topK", { exact: true }).fill("");
+      // Text the browser cannot read as a number leaves the input's value empty: it is reported
+      // too, not sent as if the option were left empty.
+      const chunkTopK = page.getByLabel("chunkTopK", { exact: true });
+      await chunkTopK.pressSequentially("1e");
+      expect(await chunkTopK.inputValue()).toBe("");
+      await options.locator("summary").click();
+      await question.press("Enter");
+      await expect.poll(() => options.getAttribute("open")).not.toBeNull();
+      expect(await problem.textContent()).toBe(
+        "chunkTopK must be a whole number of at least 1; what is typed there is not a number.",
+      );
+      await expect.poll(focusedId).toBe("ask-chunkTopK");
+      expect(await chunkTopK.getAttribute("aria-invalid")).toBe("true");
+      expect(sent).toEqual([]);
+      await chunkTopK.fill("");
+      await expect.poll(() => problem.count()).toBe(0);
+      expect(await page.evaluate<boolean>(`document.getElementById("ask-chunkTopK").validity.badInput`)).toBe(
+        false,
+      );
     } finally {
       page.off("request", onRequest);
     }

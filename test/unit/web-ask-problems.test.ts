@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { askProblem } from "../../web/src/views/ask-problems.js";
+import { askProblem, unreadableNumber } from "../../web/src/views/ask-problems.js";
 
 const NO_OPTIONS = { topK: "", chunkTopK: "", totalTokens: "" };
 
@@ -17,6 +17,22 @@ describe("web app: what stops a question from being asked", () => {
     expect(askProblem("Who?", { ...NO_OPTIONS, topK: "-5" })?.field).toBe("topK");
     expect(askProblem("Who?", { ...NO_OPTIONS, chunkTopK: "2.5" })?.field).toBe("chunkTopK");
     expect(askProblem("Who?", { ...NO_OPTIONS, topK: "0" })?.field).toBe("topK");
+  });
+
+  it("names an option whose text the browser could not read as a number, though its value is empty", () => {
+    // A number input holding "ten", "1e" or "--" has the value "" and validity.badInput set.
+    const unreadable = { validity: { badInput: true } };
+    const readable = { validity: { badInput: false } };
+    expect(unreadableNumber(unreadable)).toBe(true);
+    expect(unreadableNumber(readable)).toBe(false);
+    expect(unreadableNumber(null)).toBe(false);
+    expect(askProblem("Who?", NO_OPTIONS, { topK: readable, chunkTopK: unreadable })).toEqual({
+      field: "chunkTopK",
+      message: "chunkTopK must be a whole number of at least 1; what is typed there is not a number.",
+    });
+    // The question comes first, and inputs that read well stop nothing.
+    expect(askProblem("", NO_OPTIONS, { topK: unreadable })?.field).toBe("question");
+    expect(askProblem("Who?", NO_OPTIONS, { topK: readable, chunkTopK: null })).toBeUndefined();
   });
 
   it("lets a question with options left empty or in range be asked", () => {

@@ -44,6 +44,21 @@ describe("web app: the sentence a citation points at", () => {
     expect(supportingSentence(passage, "")).toBeUndefined();
   });
 
+  it("does not take shared stopwords for support", () => {
+    // Only "is", "in", "the" and "of" in common: the claim is about the north, the passage the south.
+    expect(
+      supportingSentence("The city is in the south of the region.", "It is in the north of the country"),
+    ).toBeUndefined();
+    // The same in Chinese: 城市 alone is shared once 的 and 一个 are not counted.
+    expect(supportingSentence("这座城市是在南方的一个港口。", "它是在北方的一个城市")).toBeUndefined();
+    // Words that carry the meaning still find their sentence among stopwords.
+    const passage = "The city is in the south of the region. It is in the north of the country, by the sea.";
+    const range = supportingSentence(passage, "It is in the north of the country");
+    expect(range && passage.slice(range.start, range.end)).toBe(
+      "It is in the north of the country, by the sea.",
+    );
+  });
+
   it("finds Chinese sentences by their words", () => {
     const passage = "青岚科技的听潮芯片在澄州生产。创始人林晓舟出生于白湾镇。公司成立于二零一一年。";
     const range = supportingSentence(passage, "创始人林晓舟出生于白湾镇");

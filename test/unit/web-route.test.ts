@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { linkWorkspace, parseRoute, routeHash, withWorkspace } from "../../web/src/route-hash.js";
 import { chooseWorkspace } from "../../web/src/workspace-choice.js";
@@ -15,6 +17,25 @@ describe("web app: addresses name their workspace", () => {
     expect(routeHash("documents", {}, "wsA")).toBe("#/documents?workspace=wsA");
     // A params' own workspace does not name it twice.
     expect(routeHash("graph", { workspace: "wsA", entity: "Ada" })).toBe("#/graph?workspace=wsB&entity=Ada");
+    // An entity's link (as in an answer's context) names the workspace and keeps the name whole.
+    const hash = routeHash("graph", { entity: "Ada Lovelace & Co" });
+    expect(hash).toBe("#/graph?workspace=wsB&entity=Ada+Lovelace+%26+Co");
+    expect(parseRoute(hash).params.get("entity")).toBe("Ada Lovelace & Co");
+  });
+
+  it("is how every link of the app is made: none writes a `#/` address by hand", () => {
+    const root = join(__dirname, "../../web/src");
+    const sources = readdirSync(root, { recursive: true, encoding: "utf8" }).filter(
+      (file) => /\.tsx?$/.test(file) && !file.endsWith("route-hash.ts"),
+    );
+    // Comments may show an address; code may not spell one out.
+    const code = (file: string) =>
+      readFileSync(join(root, file), "utf8")
+        .split("\n")
+        .filter((line) => !/^\s*(\/\/|\/\*|\*|\{\/\*)/.test(line))
+        .join("\n");
+    const handMade = sources.filter((file) => /[`"']#\/[a-z]/.test(code(file)));
+    expect(handMade).toEqual([]);
   });
 
   it("reads the workspace back from an address, and sets it in one that lacks it", () => {

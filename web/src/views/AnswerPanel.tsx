@@ -4,6 +4,7 @@ import { answerPieces } from "../components/citations";
 import { claimOf } from "../components/cited-sentence";
 import { Description } from "../components/Description";
 import type { PassageHighlight } from "../components/highlight";
+import { routeHash } from "../route";
 
 export interface AnswerState {
   mode: string;
@@ -168,7 +169,7 @@ function ContextTab(props: {
           {context.entities.map((e) => (
             <tr key={e.name}>
               <td>
-                <a href={`#/graph?entity=${encodeURIComponent(e.name)}`}>{e.name}</a>
+                <a href={routeHash("graph", { entity: e.name })}>{e.name}</a>
               </td>
               <td class="muted small">{e.type}</td>
               <td class="small">

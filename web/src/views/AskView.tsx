@@ -2,7 +2,13 @@ import { useEffect, useState } from "preact/hooks";
 import { api, QUERY_MODES, type QueryMode, type QueryRequest } from "../api";
 import { errorText } from "../components/errors";
 import { AnswerPanel, type AnswerState } from "./AnswerPanel";
-import { type AskProblem, askProblem, OPTION_MINIMUM } from "./ask-problems";
+import {
+  type AskProblem,
+  askProblem,
+  type NumberInput,
+  type NumberOption,
+  OPTION_MINIMUM,
+} from "./ask-problems";
 import { type AskOptions, type AskSession, type AskStore, useAskSession } from "./ask-session";
 
 /** Only the options the user filled in: the rest fall back to the workspace's query config. */
@@ -72,7 +78,7 @@ export function AskView({ store }: { store: AskStore }) {
 
   function ask(event: Event) {
     event.preventDefault();
-    const found = askProblem(question, options);
+    const found = askProblem(question, options, numberInputs());
     if (found) {
       setProblem(found);
       setStopped((n) => n + 1);
@@ -184,6 +190,20 @@ export function AskView({ store }: { store: AskStore }) {
       </div>
     </div>
   );
+}
+
+/**
+ * The options' number inputs, for what their value does not tell: text the browser cannot read as
+ * a number leaves the value "" (as if the option were left empty), with `validity.badInput` set.
+ * They are in the page while the options section is closed too.
+ */
+function numberInputs(): Partial<Record<NumberOption, NumberInput>> {
+  const inputs: Partial<Record<NumberOption, NumberInput>> = {};
+  for (const field of Object.keys(OPTION_MINIMUM) as NumberOption[]) {
+    const input = document.getElementById(`ask-${field}`);
+    if (input instanceof HTMLInputElement) inputs[field] = input;
+  }
+  return inputs;
 }
 
 /** Marks the field a problem names as invalid, described by the problem's message. */
