@@ -83,4 +83,28 @@ describe("kgrag serve: what it is given", () => {
     const plain = "retry when it ends (GET /api/v1/jobs/1); 3/4 chunks; see https://example.com/a/b";
     expect(hideServerPaths(plain, ws)).toBe(plain);
   });
+
+  it("hides the workspace only as a folder of its own, and paths whose folders hold spaces in full", () => {
+    const ws = join(root, "ws");
+    // A sibling folder whose name starts with the workspace's is another folder, hidden as any other.
+    expect(hideServerPaths(`open ${ws}2/a.md`, ws)).toBe("open a.md");
+    expect(hideServerPaths(`open ${ws}-old/notes/a.md`, ws)).toBe("open a.md");
+    expect(hideServerPaths(`${ws}: locked. ${ws}.`, ws)).toBe("the workspace: locked. the workspace.");
+    // Folders with spaces: under the workspace, under its uploads, and anywhere else.
+    const spaced = join(root, "John Smith", "my ws");
+    expect(hideServerPaths(`cannot read ${join(spaced, "sub dir", "plan.md")}`, spaced)).toBe(
+      `cannot read ${join("sub dir", "plan.md")}`,
+    );
+    expect(hideServerPaths(`${join(spaced, "server", "uploads", "a b.md")} is empty`, spaced)).toBe(
+      "a b.md is empty",
+    );
+    expect(hideServerPaths("ENOENT: open '/Users/John Smith/secret/plan.md'", ws)).toBe(
+      "ENOENT: open 'plan.md'",
+    );
+    expect(hideServerPaths("cannot open /Users/John Smith/secret plans/plan.md now", ws)).toBe(
+      "cannot open plan.md now",
+    );
+    // Words around a path stay.
+    expect(hideServerPaths("copy /a/b to /c/d", ws)).toBe("copy b to d");
+  });
 });
