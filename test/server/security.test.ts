@@ -127,10 +127,16 @@ describe("kgrag serve: several workspaces", () => {
         method: "POST",
         key: ADMIN,
         workspace: "harbour",
-        body: JSON.stringify({ question: "Who founded Lumen Robotics?", contextOnly: true }),
+        body: JSON.stringify({
+          question: "Who founded Lumen Robotics, and who built Harbour Light?",
+          contextOnly: true,
+        }),
       }),
     );
-    expect((answer.references as { docId: string }[]).every((r) => r.docId === "harbour")).toBe(true);
+    // A question either workspace has passages for: harbour's are the ones found.
+    const found = (answer.references as { docId: string }[]).map((r) => r.docId);
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((id) => id === "harbour")).toBe(true);
     const unknown = await call("/api/v1/documents", { key: ADMIN, workspace: "nowhere" });
     expect(unknown.status).toBe(404);
     expect((await json(unknown)).error).toMatchObject({ code: "workspace_not_found" });
