@@ -157,6 +157,11 @@ describe("kgrag serve: documents and jobs", () => {
     // The CLI's name for indexed is taken too; an unknown status is refused with the ones to use.
     expect((await documents("?status=processed")).items).toEqual((await documents("?status=indexed")).items);
     expect((await documents("?status=processed")).total).toBeGreaterThan(1);
+    // Statuses and their synonyms alike in any case, spaces around ignored.
+    for (const status of ["Indexed", " INDEXED ", "PROCESSED%20"])
+      expect((await documents(`?status=${status.replaceAll(" ", "%20")}`)).items, status).toEqual(
+        (await documents("?status=indexed")).items,
+      );
     const badStatus = await fetch(`${running.url}/api/v1/documents?status=done`);
     expect(badStatus.status).toBe(400);
     expect(((await json(badStatus)).error as { message: string }).message).toBe(

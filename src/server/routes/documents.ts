@@ -38,7 +38,12 @@ type ApiDocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 const STATUS_SYNONYMS: Record<string, ApiDocumentStatus> = { processed: "indexed", processing: "pending" };
 
 const StatusFilterSchema = z.preprocess(
-  (value) => (typeof value === "string" ? (STATUS_SYNONYMS[value.trim().toLowerCase()] ?? value) : value),
+  // Any case, spaces around ignored: "Indexed" as well as "PROCESSED ".
+  (value) => {
+    if (typeof value !== "string") return value;
+    const status = value.trim().toLowerCase();
+    return STATUS_SYNONYMS[status] ?? status;
+  },
   z.enum([...DOCUMENT_STATUSES, ""], {
     error: (issue) =>
       `${JSON.stringify(issue.input)} is not a status; use one of ${DOCUMENT_STATUSES.join(", ")} ` +
