@@ -107,7 +107,13 @@ export function textFromChunks(chunks: ChunkRecord[]): string {
   return text;
 }
 
-function finishedFrom(summaries: IndexSummary[]): Finished {
+/** What an index job's message counts and lists of each run's summary. */
+export type JobSummary = Pick<
+  IndexSummary,
+  "added" | "updated" | "resumed" | "unchanged" | "failures" | "skipped"
+>;
+
+export function finishedFrom(summaries: JobSummary[]): Finished {
   // Failed documents are stored (and listed with their error); skipped inputs made none.
   const documents = [
     ...new Set(
@@ -128,9 +134,12 @@ function finishedFrom(summaries: IndexSummary[]): Finished {
       message: k.reason,
     })),
   ]);
-  // A document left pending by an interrupted run and finished now was indexed by this job too.
-  const resumed = summaries.reduce((n, s) => n + s.resumed.length, 0);
-  const indexed = summaries.reduce((n, s) => n + s.added.length + s.updated.length, resumed);
+  // A document left pending by an interrupted run and finished now was indexed by this job too;
+  // one that failed (again) was not, whichever list it came in by.
+  const failed = new Set(summaries.flatMap((s) => s.failures.map((f) => f.docId)));
+  const succeeded = (ids: string[]) => ids.filter((id) => !failed.has(id)).length;
+  const resumed = summaries.reduce((n, s) => n + succeeded(s.resumed), 0);
+  const indexed = summaries.reduce((n, s) => n + succeeded(s.added) + succeeded(s.updated), resumed);
   const unchanged = summaries.reduce((n, s) => n + s.unchanged.length, 0);
   const ofWhich = resumed > 0 ? ` (${resumed} resumed)` : "";
   return {
