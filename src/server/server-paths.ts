@@ -1,4 +1,5 @@
-import { resolve, sep } from "node:path";
+import { isAbsolute, resolve, sep, win32 } from "node:path";
+import type { Metadata } from "../types.js";
 import { uploadFolderOf } from "./upload-folder.js";
 
 /** A character a file or folder name cannot end a path with: a separator, a space, quotes, brackets. */
@@ -41,4 +42,21 @@ export function hideServerPaths(text: string, workspace: string): string {
     .replace(folderPattern(folder, false), "the workspace")
     .replace(POSIX_PATH, (_path, last: string) => last || "…")
     .replace(WINDOWS_PATH, (_path, last: string) => last || "…");
+}
+
+/**
+ * A document's metadata as an API client may read it: where the file loaders recorded the file it
+ * came from (`source`, an absolute path on the server; or any value that is the document's own
+ * path), that file by its upload name, its path in the workspace, or its last part, as
+ * hideServerPaths shows it. Other values are the indexer's caller's own and are left as they are.
+ */
+export function shownMetadata(metadata: Metadata, path: string | null, workspace: string): Metadata {
+  const serverPath = (key: string, value: string) =>
+    value === path || (key === "source" && (isAbsolute(value) || win32.isAbsolute(value)));
+  return Object.fromEntries(
+    Object.entries(metadata).map(([key, value]) => [
+      key,
+      typeof value === "string" && serverPath(key, value) ? hideServerPaths(value, workspace) : value,
+    ]),
+  );
 }

@@ -90,9 +90,10 @@ function openConnections(): Promise<number> {
   );
 }
 
-async function documents(
-  query = "",
-): Promise<{ items: { id: string; title: string; status: string }[]; total: number }> {
+async function documents(query = ""): Promise<{
+  items: { id: string; title: string; status: string; metadata: Record<string, unknown> }[];
+  total: number;
+}> {
   return (await (await fetch(`${running.url}/api/v1/documents${query}`)).json()) as never;
 }
 
@@ -122,6 +123,9 @@ describe("kgrag serve: documents and jobs", () => {
     expect(progress.some((p) => p > 0.1 && p < 0.9)).toBe(true);
     const list = await documents();
     expect(list.items).toEqual([expect.objectContaining({ title: "okafor.txt", status: "indexed" })]);
+    // The file it came from by its upload name: the server's folders are not the client's business.
+    expect(list.items[0]).toMatchObject({ metadata: { source: "okafor.txt", format: "text" } });
+    expect(JSON.stringify(list)).not.toContain(workspace);
     // The graph views the server keeps are renewed by the job.
     expect(await popular()).toContain("Mara Okafor");
     const jobs = (await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[];

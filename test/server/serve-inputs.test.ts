@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { QueryResult } from "../../src/query/result.js";
 import { answerWithSources, modeAndQuestion } from "../../src/server/routes/ollama.js";
-import { hideServerPaths } from "../../src/server/server-paths.js";
+import { hideServerPaths, shownMetadata } from "../../src/server/server-paths.js";
 import { workspaceFolders } from "../../src/server/workspaces.js";
 
 const root = mkdtempSync(join(tmpdir(), "kgrag-serve-inputs-"));
@@ -106,5 +106,25 @@ describe("kgrag serve: what it is given", () => {
     );
     // Words around a path stay.
     expect(hideServerPaths("copy /a/b to /c/d", ws)).toBe("copy b to d");
+  });
+
+  it("shows a document's source file by its upload name, its path in the workspace, or its last part", () => {
+    const ws = join(root, "ws");
+    const uploaded = join(ws, "server", "uploads", "notes.md");
+    expect(shownMetadata({ source: uploaded, format: "markdown" }, uploaded, ws)).toEqual({
+      source: "notes.md",
+      format: "markdown",
+    });
+    const inside = join(ws, "docs", "a b", "plan.md");
+    expect(shownMetadata({ source: inside }, inside, ws)).toEqual({ source: join("docs", "a b", "plan.md") });
+    const elsewhere = "/srv/John Smith/corpus/notes.jsonl";
+    expect(shownMetadata({ source: elsewhere, format: "jsonl", line: 3 }, elsewhere, ws)).toEqual({
+      source: "notes.jsonl",
+      format: "jsonl",
+      line: 3,
+    });
+    // Values of the caller's own (a raw text's metadata, a JSONL line's) are left as they are.
+    const own = { team: "/robotics/arms", source: "https://example.com/a/b", year: 2015 };
+    expect(shownMetadata(own, null, ws)).toEqual(own);
   });
 });

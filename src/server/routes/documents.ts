@@ -12,7 +12,7 @@ import type { ServerContext } from "../context.js";
 import { ApiError, badRequest, notFound, unsupportedMediaType } from "../errors.js";
 import { queryNumber } from "../query-number.js";
 import { workspaceOf } from "../request-workspace.js";
-import { hideServerPaths } from "../server-paths.js";
+import { hideServerPaths, shownMetadata } from "../server-paths.js";
 import { uploadPath } from "../upload-names.js";
 import type { ServedWorkspace } from "../workspaces.js";
 
@@ -281,7 +281,7 @@ function documentRow(doc: DocumentRecord, workspace: string) {
     status: apiStatus(doc),
     chunks: doc.chunkCount,
     ...(doc.error ? { error: hideServerPaths(doc.error, workspace) } : {}),
-    metadata: doc.metadata,
+    metadata: shownMetadata(doc.metadata, doc.path, workspace),
     updatedAt: doc.updatedAt,
   };
 }
