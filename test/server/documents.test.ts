@@ -288,6 +288,41 @@ describe("kgrag serve: documents and jobs", () => {
     expect(existsSync(join(uploads, "okafor.txt"))).toBe(true);
   }, 90_000);
 
+  it("keeps a file uploaded again while the delete of its document waited in the queue", async () => {
+    const uploads = join(workspace, "server", "uploads");
+    const first = await upload([{ name: "again.md", text: "# Again\n\nTove Lind paints boats in Bergen." }]);
+    const indexed = await finished(((await first.json()) as { job: Job }).job.id);
+    expect(indexed.status).toBe("done");
+    const id = indexed.documents[0] as string;
+    // The queue held (as by a long job) while a DELETE and a new upload of the same name queue up.
+    const jobs = running.server.context.registry.all[0]!.jobs;
+    let release = () => {};
+    const held = jobs.exclusive(() => new Promise<void>((resolve) => (release = resolve)));
+    const deleting = await fetch(`${running.url}/api/v1/documents/${id}`, { method: "DELETE" });
+    const deleteJob = ((await deleting.json()) as { job: Job }).job;
+    const again = await upload([
+      { name: "again.md", text: "# Again\n\nTove Lind paints ships in Bergen now." },
+    ]);
+    const indexJob = ((await again.json()) as { job: Job }).job;
+    release();
+    await held;
+    expect(await finished(deleteJob.id)).toMatchObject({ status: "done", documents: [id] });
+    // The delete left the new upload for its job, which indexed it.
+    expect(await finished(indexJob.id)).toMatchObject({ status: "done", errors: [], documents: [id] });
+    expect(existsSync(join(uploads, "again.md"))).toBe(true);
+    expect((await documents("?q=again")).items).toEqual([
+      expect.objectContaining({
+        id,
+        status: "indexed",
+        metadata: expect.objectContaining({ source: "again.md" }),
+      }),
+    ]);
+    // Its own delete then takes the file with it.
+    const last = await fetch(`${running.url}/api/v1/documents/${id}`, { method: "DELETE" });
+    expect(await finished(((await last.json()) as { job: Job }).job.id)).toMatchObject({ status: "done" });
+    expect(existsSync(join(uploads, "again.md"))).toBe(false);
+  }, 90_000);
+
   it("says what an upload takes and which file names were uploaded before, with their documents", async () => {
     const uploads = await json(await fetch(`${running.url}/api/v1/uploads`));
     expect(uploads).toMatchObject({ maxFileBytes: 4096, maxFiles: 2 });

@@ -1,5 +1,5 @@
-import { createWriteStream } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { createWriteStream, renameSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { FastifyInstance } from "fastify";
@@ -232,7 +232,9 @@ async function saveUploads(
   }
   if (written.length === 0)
     throw badRequest("No file in the upload: send them in the multipart field `files`");
-  for (const w of written) await rename(w.temp, w.final);
+  // Renamed at once, and the caller queues their job with no pause in between: a job that ends
+  // meanwhile and removes unused uploads (JobQueue.removeUploads) sees the new job queued.
+  for (const w of written) renameSync(w.temp, w.final);
   return [...new Set(written.map((w) => w.final))];
 }
 
