@@ -7,6 +7,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { Agent, request as httpRequest } from "node:http";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 
 /** One run of the query load (see runLoad). */
 export interface LoadRequest {
@@ -125,7 +126,7 @@ export class LoadClients {
 
   constructor() {
     // The bench's own execArgv (tsx's loader) lets the child load this TypeScript file.
-    this.child = fork(new URL(import.meta.url).pathname, ["--load-clients"], {
+    this.child = fork(fileURLToPath(import.meta.url), ["--load-clients"], {
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
   }

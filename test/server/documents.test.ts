@@ -90,9 +90,10 @@ function openConnections(): Promise<number> {
   );
 }
 
-async function documents(
-  query = "",
-): Promise<{ items: { id: string; title: string; status: string }[]; total: number }> {
+async function documents(query = ""): Promise<{
+  items: { id: string; title: string; status: string; metadata: Record<string, unknown> }[];
+  total: number;
+}> {
   return (await (await fetch(`${running.url}/api/v1/documents${query}`)).json()) as never;
 }
 
@@ -122,6 +123,9 @@ describe("kgrag serve: documents and jobs", () => {
     expect(progress.some((p) => p > 0.1 && p < 0.9)).toBe(true);
     const list = await documents();
     expect(list.items).toEqual([expect.objectContaining({ title: "okafor.txt", status: "indexed" })]);
+    // The file it came from by its upload name: the server's folders are not the client's business.
+    expect(list.items[0]).toMatchObject({ metadata: { source: "okafor.txt", format: "text" } });
+    expect(JSON.stringify(list)).not.toContain(workspace);
     // The graph views the server keeps are renewed by the job.
     expect(await popular()).toContain("Mara Okafor");
     const jobs = (await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[];
@@ -157,6 +161,11 @@ describe("kgrag serve: documents and jobs", () => {
     // The CLI's name for indexed is taken too; an unknown status is refused with the ones to use.
     expect((await documents("?status=processed")).items).toEqual((await documents("?status=indexed")).items);
     expect((await documents("?status=processed")).total).toBeGreaterThan(1);
+    // Statuses and their synonyms alike in any case, spaces around ignored.
+    for (const status of ["Indexed", " INDEXED ", "PROCESSED%20"])
+      expect((await documents(`?status=${status.replaceAll(" ", "%20")}`)).items, status).toEqual(
+        (await documents("?status=indexed")).items,
+      );
     const badStatus = await fetch(`${running.url}/api/v1/documents?status=done`);
     expect(badStatus.status).toBe(400);
     expect(((await json(badStatus)).error as { message: string }).message).toBe(
@@ -277,6 +286,41 @@ describe("kgrag serve: documents and jobs", () => {
     expect(existsSync(join(uploads, "pair.jsonl"))).toBe(false);
     // Other uploads are left alone.
     expect(existsSync(join(uploads, "okafor.txt"))).toBe(true);
+  }, 90_000);
+
+  it("keeps a file uploaded again while the delete of its document waited in the queue", async () => {
+    const uploads = join(workspace, "server", "uploads");
+    const first = await upload([{ name: "again.md", text: "# Again\n\nTove Lind paints boats in Bergen." }]);
+    const indexed = await finished(((await first.json()) as { job: Job }).job.id);
+    expect(indexed.status).toBe("done");
+    const id = indexed.documents[0] as string;
+    // The queue held (as by a long job) while a DELETE and a new upload of the same name queue up.
+    const jobs = running.server.context.registry.all[0]!.jobs;
+    let release = () => {};
+    const held = jobs.exclusive(() => new Promise<void>((resolve) => (release = resolve)));
+    const deleting = await fetch(`${running.url}/api/v1/documents/${id}`, { method: "DELETE" });
+    const deleteJob = ((await deleting.json()) as { job: Job }).job;
+    const again = await upload([
+      { name: "again.md", text: "# Again\n\nTove Lind paints ships in Bergen now." },
+    ]);
+    const indexJob = ((await again.json()) as { job: Job }).job;
+    release();
+    await held;
+    expect(await finished(deleteJob.id)).toMatchObject({ status: "done", documents: [id] });
+    // The delete left the new upload for its job, which indexed it.
+    expect(await finished(indexJob.id)).toMatchObject({ status: "done", errors: [], documents: [id] });
+    expect(existsSync(join(uploads, "again.md"))).toBe(true);
+    expect((await documents("?q=again")).items).toEqual([
+      expect.objectContaining({
+        id,
+        status: "indexed",
+        metadata: expect.objectContaining({ source: "again.md" }),
+      }),
+    ]);
+    // Its own delete then takes the file with it.
+    const last = await fetch(`${running.url}/api/v1/documents/${id}`, { method: "DELETE" });
+    expect(await finished(((await last.json()) as { job: Job }).job.id)).toMatchObject({ status: "done" });
+    expect(existsSync(join(uploads, "again.md"))).toBe(false);
   }, 90_000);
 
   it("says what an upload takes and which file names were uploaded before, with their documents", async () => {

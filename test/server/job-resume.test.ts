@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
 import type { Job, JobSpec } from "../../src/server/jobs/job-types.js";
+import { finishedFrom, type JobSummary } from "../../src/server/jobs/job-work.js";
 import { ATLAS_DOCS, json, offlineWorkspace, removeAll, startServer, tempDir } from "../support/server.js";
 
 const dirs: string[] = [];
@@ -70,4 +71,35 @@ describe("kgrag serve: a job run again after a restart", () => {
       await running.stop();
     }
   }, 90_000);
+});
+
+describe("an index job's message", () => {
+  const summary = (parts: Partial<JobSummary>): JobSummary => ({
+    added: [],
+    updated: [],
+    resumed: [],
+    unchanged: [],
+    failures: [],
+    skipped: [],
+    ...parts,
+  });
+
+  it("counts as indexed only the documents that did not fail, resumed ones included", () => {
+    const finished = finishedFrom([
+      summary({
+        added: ["new", "new-bad"],
+        resumed: ["back", "back-bad"],
+        unchanged: ["same"],
+        failures: [
+          { docId: "back-bad", error: "model timed out" },
+          { docId: "new-bad", error: "model timed out" },
+        ],
+      }),
+    ]);
+    expect(finished.message).toBe("2 document(s) indexed (1 resumed), 1 unchanged, 2 error(s)");
+    expect([...finished.documents].sort()).toEqual(["back", "back-bad", "new", "new-bad", "same"]);
+    expect(finishedFrom([summary({ resumed: ["x"], failures: [{ docId: "x", error: "no" }] })]).message).toBe(
+      "0 document(s) indexed, 0 unchanged, 1 error(s)",
+    );
+  });
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { QueryResult } from "../../src/query/result.js";
 import { answerWithSources, modeAndQuestion } from "../../src/server/routes/ollama.js";
-import { hideServerPaths } from "../../src/server/server-paths.js";
+import { hideServerPaths, shownMetadata } from "../../src/server/server-paths.js";
 import { workspaceFolders } from "../../src/server/workspaces.js";
 
 const root = mkdtempSync(join(tmpdir(), "kgrag-serve-inputs-"));
@@ -82,5 +82,49 @@ describe("kgrag serve: what it is given", () => {
     // Routes, fractions and URLs are no paths.
     const plain = "retry when it ends (GET /api/v1/jobs/1); 3/4 chunks; see https://example.com/a/b";
     expect(hideServerPaths(plain, ws)).toBe(plain);
+  });
+
+  it("hides the workspace only as a folder of its own, and paths whose folders hold spaces in full", () => {
+    const ws = join(root, "ws");
+    // A sibling folder whose name starts with the workspace's is another folder, hidden as any other.
+    expect(hideServerPaths(`open ${ws}2/a.md`, ws)).toBe("open a.md");
+    expect(hideServerPaths(`open ${ws}-old/notes/a.md`, ws)).toBe("open a.md");
+    expect(hideServerPaths(`${ws}: locked. ${ws}.`, ws)).toBe("the workspace: locked. the workspace.");
+    // Folders with spaces: under the workspace, under its uploads, and anywhere else.
+    const spaced = join(root, "John Smith", "my ws");
+    expect(hideServerPaths(`cannot read ${join(spaced, "sub dir", "plan.md")}`, spaced)).toBe(
+      `cannot read ${join("sub dir", "plan.md")}`,
+    );
+    expect(hideServerPaths(`${join(spaced, "server", "uploads", "a b.md")} is empty`, spaced)).toBe(
+      "a b.md is empty",
+    );
+    expect(hideServerPaths("ENOENT: open '/Users/John Smith/secret/plan.md'", ws)).toBe(
+      "ENOENT: open 'plan.md'",
+    );
+    expect(hideServerPaths("cannot open /Users/John Smith/secret plans/plan.md now", ws)).toBe(
+      "cannot open plan.md now",
+    );
+    // Words around a path stay.
+    expect(hideServerPaths("copy /a/b to /c/d", ws)).toBe("copy b to d");
+  });
+
+  it("shows a document's source file by its upload name, its path in the workspace, or its last part", () => {
+    const ws = join(root, "ws");
+    const uploaded = join(ws, "server", "uploads", "notes.md");
+    expect(shownMetadata({ source: uploaded, format: "markdown" }, uploaded, ws)).toEqual({
+      source: "notes.md",
+      format: "markdown",
+    });
+    const inside = join(ws, "docs", "a b", "plan.md");
+    expect(shownMetadata({ source: inside }, inside, ws)).toEqual({ source: join("docs", "a b", "plan.md") });
+    const elsewhere = "/srv/John Smith/corpus/notes.jsonl";
+    expect(shownMetadata({ source: elsewhere, format: "jsonl", line: 3 }, elsewhere, ws)).toEqual({
+      source: "notes.jsonl",
+      format: "jsonl",
+      line: 3,
+    });
+    // Values of the caller's own (a raw text's metadata, a JSONL line's) are left as they are.
+    const own = { team: "/robotics/arms", source: "https://example.com/a/b", year: 2015 };
+    expect(shownMetadata(own, null, ws)).toEqual(own);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { hideServerPaths } from "../server-paths.js";
 import { overallProgress, type StepCount } from "./job-progress.js";
 import type { JobRunner } from "./job-runner.js";
@@ -213,8 +213,30 @@ export class JobQueue {
         finishedAt,
       });
     }
+    if (outcome.type === "finished") this.removeUploads(outcome.unusedUploads ?? []);
     rmSync(this.inputFile(id), { force: true });
     this.events.emit(FINISHED, { ...job });
+  }
+
+  /**
+   * Removes the uploads a finished job found no document comes from, but not one a queued job will
+   * read: that name was uploaded again after the job was queued (a DELETE, then the same file sent
+   * anew; two uploads of one name), and the file there now is the new upload. Synchronous from the
+   * check to the removal: an upload saves its files and queues its job with no pause between (see
+   * saveUploads), so none lands in between.
+   */
+  private removeUploads(paths: string[]): void {
+    if (paths.length === 0) return;
+    const wanted = new Set<string>();
+    for (const id of this.waiting) {
+      try {
+        const spec = JobSpecSchema.parse(JSON.parse(readFileSync(this.inputFile(id), "utf8")));
+        if (spec.kind === "index") for (const file of spec.files) wanted.add(resolve(file));
+      } catch {
+        // An input that cannot be read is a job that will fail without reading anything.
+      }
+    }
+    for (const path of paths) if (!wanted.has(resolve(path))) rmSync(path, { force: true });
   }
 
   /**

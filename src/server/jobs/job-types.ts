@@ -56,7 +56,17 @@ export type JobSpec = z.infer<typeof JobSpecSchema>;
 /** Messages from the process that runs a job to the server. */
 export type WorkerMessage =
   | { type: "progress"; stage: string; done: number; total: number; message?: string }
-  | { type: "finished"; documents: string[]; errors: JobError[]; message: string }
+  | {
+      type: "finished";
+      documents: string[];
+      errors: JobError[];
+      message: string;
+      /**
+       * Uploaded files no document comes from any more (deleted, or an empty file): the server
+       * removes each unless a job still queued will read it (uploaded again meanwhile).
+       */
+      unusedUploads?: string[];
+    }
   /**
    * `busy`: another process held the workspace's writer lock (a CLI run, a job process left behind).
    * `detail`: for the server's log only (a dead job process's stderr).

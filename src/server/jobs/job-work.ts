@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { loadSources } from "../../ingest/loaders.js";
 import type { Kgrag } from "../../kgrag.js";
@@ -18,15 +17,16 @@ export async function runJobSpec(kgrag: Kgrag, spec: JobSpec): Promise<Finished>
   if (spec.files.length > 0) summaries.push(await kgrag.index(spec.files));
   if (spec.texts.length > 0) summaries.push(await kgrag.index(spec.texts));
   // An upload that made no document (an empty file) is not kept.
-  await removeUnusedUploads(kgrag, spec.files);
-  return finishedFrom(summaries);
+  return { ...finishedFrom(summaries), unusedUploads: await unusedUploads(kgrag, spec.files) };
 }
 
 /**
- * Removes the uploaded files among `paths` that no document comes from any more. Only files right
- * in the workspace's upload folder: a document indexed from elsewhere (by the CLI) keeps its file.
+ * The uploaded files among `paths` that no document comes from any more. Only files right in the
+ * workspace's upload folder: a document indexed from elsewhere (by the CLI) keeps its file. The
+ * server removes them (see JobQueue), not this process: it knows whether a job queued since, for
+ * the same name uploaded again, will read one.
  */
-async function removeUnusedUploads(kgrag: Kgrag, paths: readonly (string | null)[]): Promise<void> {
+async function unusedUploads(kgrag: Kgrag, paths: readonly (string | null)[]): Promise<string[]> {
   const folder = uploadFolderOf(kgrag.services.config.workspace);
   const uploads = new Set(
     paths
@@ -34,10 +34,10 @@ async function removeUnusedUploads(kgrag: Kgrag, paths: readonly (string | null)
       .map((path) => resolve(path))
       .filter((path) => dirname(path) === folder),
   );
-  if (uploads.size === 0) return;
+  if (uploads.size === 0) return [];
   for (const doc of await kgrag.services.store.listDocuments())
     if (doc.path) uploads.delete(resolve(doc.path));
-  for (const path of uploads) await rm(path, { force: true });
+  return [...uploads];
 }
 
 async function deleteJob(kgrag: Kgrag, docIds: string[]): Promise<Finished> {
@@ -46,10 +46,10 @@ async function deleteJob(kgrag: Kgrag, docIds: string[]): Promise<Finished> {
     (doc) => doc?.path ?? null,
   );
   const { deleted, missing } = await kgrag.deleteDocuments(docIds);
-  // The last document from an uploaded file takes the file with it.
-  await removeUnusedUploads(kgrag, paths);
   return {
     type: "finished",
+    // The last document from an uploaded file takes the file with it.
+    unusedUploads: await unusedUploads(kgrag, paths),
     documents: deleted,
     errors: missing.map((id) => ({ documentId: id, message: "no such document" })),
     message: `${deleted.length} document(s) deleted`,
@@ -107,7 +107,13 @@ export function textFromChunks(chunks: ChunkRecord[]): string {
   return text;
 }
 
-function finishedFrom(summaries: IndexSummary[]): Finished {
+/** What an index job's message counts and lists of each run's summary. */
+export type JobSummary = Pick<
+  IndexSummary,
+  "added" | "updated" | "resumed" | "unchanged" | "failures" | "skipped"
+>;
+
+export function finishedFrom(summaries: JobSummary[]): Finished {
   // Failed documents are stored (and listed with their error); skipped inputs made none.
   const documents = [
     ...new Set(
@@ -128,9 +134,12 @@ function finishedFrom(summaries: IndexSummary[]): Finished {
       message: k.reason,
     })),
   ]);
-  // A document left pending by an interrupted run and finished now was indexed by this job too.
-  const resumed = summaries.reduce((n, s) => n + s.resumed.length, 0);
-  const indexed = summaries.reduce((n, s) => n + s.added.length + s.updated.length, resumed);
+  // A document left pending by an interrupted run and finished now was indexed by this job too;
+  // one that failed (again) was not, whichever list it came in by.
+  const failed = new Set(summaries.flatMap((s) => s.failures.map((f) => f.docId)));
+  const succeeded = (ids: string[]) => ids.filter((id) => !failed.has(id)).length;
+  const resumed = summaries.reduce((n, s) => n + succeeded(s.resumed), 0);
+  const indexed = summaries.reduce((n, s) => n + succeeded(s.added) + succeeded(s.updated), resumed);
   const unchanged = summaries.reduce((n, s) => n + s.unchanged.length, 0);
   const ofWhich = resumed > 0 ? ` (${resumed} resumed)` : "";
   return {

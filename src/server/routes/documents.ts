@@ -1,5 +1,5 @@
-import { createWriteStream } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { createWriteStream, renameSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { FastifyInstance } from "fastify";
@@ -12,7 +12,7 @@ import type { ServerContext } from "../context.js";
 import { ApiError, badRequest, notFound, unsupportedMediaType } from "../errors.js";
 import { queryNumber } from "../query-number.js";
 import { workspaceOf } from "../request-workspace.js";
-import { hideServerPaths } from "../server-paths.js";
+import { hideServerPaths, shownMetadata } from "../server-paths.js";
 import { uploadPath } from "../upload-names.js";
 import type { ServedWorkspace } from "../workspaces.js";
 
@@ -38,7 +38,12 @@ type ApiDocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 const STATUS_SYNONYMS: Record<string, ApiDocumentStatus> = { processed: "indexed", processing: "pending" };
 
 const StatusFilterSchema = z.preprocess(
-  (value) => (typeof value === "string" ? (STATUS_SYNONYMS[value.trim().toLowerCase()] ?? value) : value),
+  // Any case, spaces around ignored: "Indexed" as well as "PROCESSED ".
+  (value) => {
+    if (typeof value !== "string") return value;
+    const status = value.trim().toLowerCase();
+    return STATUS_SYNONYMS[status] ?? status;
+  },
   z.enum([...DOCUMENT_STATUSES, ""], {
     error: (issue) =>
       `${JSON.stringify(issue.input)} is not a status; use one of ${DOCUMENT_STATUSES.join(", ")} ` +
@@ -227,7 +232,9 @@ async function saveUploads(
   }
   if (written.length === 0)
     throw badRequest("No file in the upload: send them in the multipart field `files`");
-  for (const w of written) await rename(w.temp, w.final);
+  // Renamed at once, and the caller queues their job with no pause in between: a job that ends
+  // meanwhile and removes unused uploads (JobQueue.removeUploads) sees the new job queued.
+  for (const w of written) renameSync(w.temp, w.final);
   return [...new Set(written.map((w) => w.final))];
 }
 
@@ -276,7 +283,7 @@ function documentRow(doc: DocumentRecord, workspace: string) {
     status: apiStatus(doc),
     chunks: doc.chunkCount,
     ...(doc.error ? { error: hideServerPaths(doc.error, workspace) } : {}),
-    metadata: doc.metadata,
+    metadata: shownMetadata(doc.metadata, doc.path, workspace),
     updatedAt: doc.updatedAt,
   };
 }

@@ -14,8 +14,17 @@ import type { ServedWorkspace, WorkspaceRegistry } from "../workspaces.js";
 /** The default workspace's model (the first one a key may use, or the one X-Kgrag-Workspace names). */
 export const OLLAMA_MODEL = "kgrag:latest";
 
-/** The model of a workspace by its id, listed beside the default one when a server has several. */
-export const workspaceModel = (id: string) => `kgrag-${id.toLowerCase()}:latest`;
+/**
+ * The model of a workspace by its id, listed beside the default one when a server has several:
+ * `kgrag-<id>` in lower case (as Ollama names models), unless another of the server's workspace
+ * ids (`ids`) differs from this one only by case; then the id keeps its case, so each workspace has
+ * a name of its own (`kgrag-Docs` and `kgrag-docs`).
+ */
+export function workspaceModel(id: string, ids: readonly string[]): string {
+  const lower = id.toLowerCase();
+  const clash = ids.some((other) => other !== id && other.toLowerCase() === lower);
+  return `kgrag-${clash ? id : lower}:latest`;
+}
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -61,21 +70,27 @@ export function unknownPrefixAnswer(prefix: string): string {
 /**
  * The workspace an Ollama model name stands for, for this caller: `kgrag` (`:latest`, the tag
  * optional) is the request's workspace as the REST routes choose it, `kgrag-<id>` the workspace
- * `<id>` (case aside); undefined for any other name and for a workspace the key may not use.
+ * `<id>`: the one with exactly that id, else the one whose id differs only by case, when just one
+ * does; undefined for any other name, for a name two ids fit as well, and for a workspace the key
+ * may not use.
  */
 export function workspaceOfModel(
   model: string,
   request: FastifyRequest,
   registry: WorkspaceRegistry,
 ): ServedWorkspace | undefined {
-  const name = model
-    .trim()
-    .toLowerCase()
-    .replace(/:latest$/, "");
-  if (name === "kgrag") return workspaceOf(request, registry);
-  if (!name.startsWith("kgrag-")) return undefined;
-  const id = registry.visible(request.apiKey).find((w) => w.toLowerCase() === name.slice("kgrag-".length));
+  const name = model.trim().replace(/:latest$/i, "");
+  if (name.toLowerCase() === "kgrag") return workspaceOf(request, registry);
+  if (!name.toLowerCase().startsWith("kgrag-")) return undefined;
+  const id = idOfModel(name.slice("kgrag-".length), registry.visible(request.apiKey));
   return id === undefined ? undefined : registry.pick(id, request.apiKey);
+}
+
+/** The id among `ids` that `named` (a model name's id part) names; see workspaceOfModel. */
+export function idOfModel(named: string, ids: readonly string[]): string | undefined {
+  if (ids.includes(named)) return named;
+  const alike = ids.filter((id) => id.toLowerCase() === named.toLowerCase());
+  return alike.length === 1 ? alike[0] : undefined;
 }
 
 /** Ollama's error shape, `{error: "..."}`, as its clients read it. */
@@ -150,11 +165,12 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
       },
     },
     async (request) => {
-      const [first, ...others] = ctx.registry.visible(request.apiKey);
+      const ids = ctx.registry.visible(request.apiKey);
+      const [first, ...others] = ids;
       const models =
         first === undefined
           ? []
-          : [[OLLAMA_MODEL, first] as const, ...others.map((id) => [workspaceModel(id), id] as const)];
+          : [[OLLAMA_MODEL, first] as const, ...others.map((id) => [workspaceModel(id, ids), id] as const)];
       return {
         models: models.map(([name, id]) => ({
           name,
@@ -194,7 +210,10 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
         details,
         model_info: {
           "general.architecture": "kgrag",
-          "general.basename": workspaceModel(workspace.id).replace(/:latest$/, ""),
+          "general.basename": workspaceModel(workspace.id, ctx.registry.visible(request.apiKey)).replace(
+            /:latest$/,
+            "",
+          ),
           "kgrag.workspace": workspace.id,
           "kgrag.storage": services.store.kind,
           "kgrag.chat_model": services.chat ? (services.config.llm?.model ?? "custom") : "offline",
