@@ -20,6 +20,20 @@ function context(texts: string[]): { chunks: ContextChunk[]; references: Referen
   return { chunks, references };
 }
 
+/** Passages cut from one document titled `title`, the i-th starting at character `starts[i]`. */
+function documentPassages(title: string, texts: string[], starts: number[]) {
+  const chunks = texts.map((text, i) => ({ id: `c${i}`, docId: "d", text, score: 1 }));
+  const references = chunks.map((c, i) => ({
+    n: i + 1,
+    docId: "d",
+    title,
+    chunkId: c.id,
+    start: starts[i] ?? 0,
+    end: (starts[i] ?? 0) + c.text.length,
+  }));
+  return { chunks, references };
+}
+
 describe("extractive answer", () => {
   it("quotes the best-matching sentences with the number of their passage, labelled", () => {
     const { chunks, references } = context([
@@ -41,25 +55,14 @@ describe("extractive answer", () => {
       `to discuss project 137 with Sofia Bakker. Project 137 was approved in June.`,
       `${whole} The weather was mild.`,
     ];
-    const chunks = texts.map((text, i) => ({ id: `c${i}`, docId: "d", text, score: 1 }));
     // The second and third passages are cut from inside the document.
-    const references = chunks.map((c, i) => ({
-      n: i + 1,
-      docId: "d",
-      title: "Harbour notes",
-      chunkId: c.id,
-      start: i * 40,
-      end: i * 40 + c.text.length,
-    }));
+    const { chunks, references } = documentPassages("Harbour notes", texts, [0, 40, 80]);
     const answer = extractiveAnswer("Who discussed project 137 with Sofia Bakker?", chunks, references);
     expect(answer).not.toMatch(/^to discuss/m);
     expect(answer.split(whole)).toHaveLength(2);
     expect(answer).toContain(`${whole} [1]`);
     // Inside a document, an opening with a digit or a brand in mixed case is a sentence of its own.
-    const inside = (text: string) => ({
-      chunks: [{ id: "c0", docId: "d", text, score: 1 }],
-      references: [{ n: 1, docId: "d", title: "Lumen", chunkId: "c0", start: 500, end: 500 + text.length }],
-    });
+    const inside = (text: string) => documentPassages("Lumen", [text], [500]);
     const revenue = inside("2024 revenue at Lumen rose 12% to 4 million euros. The office moved to Delft.");
     expect(
       extractiveAnswer("How much did Lumen revenue rise in 2024?", revenue.chunks, revenue.references),
@@ -76,18 +79,14 @@ describe("extractive answer", () => {
   });
 
   it("resolves a pronoun from the sentence before it even when that sentence was quoted from another passage", () => {
-    const chunks = [
-      "The harbour opened in 1990. Idris Vale founded Tidewell.",
-      "Idris Vale founded Tidewell. He was born in Saltmere. The port grew.",
-    ].map((text, i) => ({ id: `c${i}`, docId: "d", text, score: 1 }));
-    const references = chunks.map((c, i) => ({
-      n: i + 1,
-      docId: "d",
-      title: "notes.md",
-      chunkId: c.id,
-      start: i * 30,
-      end: i * 30 + c.text.length,
-    }));
+    const { chunks, references } = documentPassages(
+      "notes.md",
+      [
+        "The harbour opened in 1990. Idris Vale founded Tidewell.",
+        "Idris Vale founded Tidewell. He was born in Saltmere. The port grew.",
+      ],
+      [0, 30],
+    );
     const answer = extractiveAnswer("Where was Idris Vale born?", chunks, references);
     expect(answer.split("\n")[1]).toBe("He was born in Saltmere. [2]");
   });

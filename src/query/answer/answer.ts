@@ -55,9 +55,7 @@ function offlineAnswer(question: string, built: BuiltContext, config: Extractive
   const theme = questionType(question).theme;
   const quotes = chunks.length > 0 ? extractiveQuotes(question, chunks, built.references, config) : [];
   // A question no passage sentence and no report shares a word with is not answered from them.
-  const asked = new Set(contentTerms(question));
-  const related = communities.some((c) => contentTerms(`${c.title} ${c.summary}`).some((t) => asked.has(t)));
-  if (!theme && quotes.length === 0 && !related) return NOTHING_FOUND;
+  if (!theme && quotes.length === 0 && !sharesAWord(question, communities)) return NOTHING_FOUND;
   const passages = chunks.length > 0 ? [extractiveText(quotes)] : [];
   const reports =
     communities.length > 0
@@ -70,6 +68,12 @@ function offlineAnswer(question: string, built: BuiltContext, config: Extractive
       : [];
   const parts = theme ? [...reports, ...passages] : [...passages, ...reports];
   return parts.join("\n\n");
+}
+
+/** Whether a report's title or summary shares a content word with the question. */
+function sharesAWord(question: string, communities: BuiltContext["context"]["communities"]): boolean {
+  const asked = new Set(contentTerms(question));
+  return communities.some((c) => contentTerms(`${c.title} ${c.summary}`).some((t) => asked.has(t)));
 }
 
 export function answerMessages(question: string, context: string, options: AnswerOptions): ChatMessage[] {

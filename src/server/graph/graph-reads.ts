@@ -128,8 +128,12 @@ export class GraphReads {
       // "Ada Okafor"), each group by degree.
       const whole = all.filter((e) => e.key.startsWith(start));
       const byWord = all.filter((e) => !e.key.startsWith(start) && laterWordStarts(e.key, start));
-      const rows = [...(await this.rows(whole)).sort(byDegree), ...(await this.rows(byWord)).sort(byDegree)];
-      return rows.slice(0, options.limit);
+      const rows = await this.rows([...whole, ...byWord]);
+      const ranked = [
+        ...rows.slice(0, whole.length).sort(byDegree),
+        ...rows.slice(whole.length).sort(byDegree),
+      ];
+      return ranked.slice(0, options.limit);
     }
     return this.popular(options.limit);
   }

@@ -5,6 +5,8 @@ type Range = { start: number; end: number };
 /** Where a sentence ends: a full stop, question or exclamation mark (with closing quotes or brackets),
  * followed by a space in Western text, directly in Chinese. */
 const SENTENCE_END = /[.!?]["'”’)\]]*(?=\s)|[。！？]["'”’」』)\]]*/gu;
+const SENTENCES = new Intl.Segmenter(undefined, { granularity: "sentence" });
+const WORDS = new Intl.Segmenter(undefined, { granularity: "word" });
 /** A share of the claim's words the passage sentence must hold to be taken as what it cites. */
 const MIN_SHARED_SHARE = 0.3;
 /** ...and at least this many words (one shared word alone says little). */
@@ -52,15 +54,16 @@ export function claimOf(pieces: readonly AnswerPiece[], citationIndex: number): 
 
 /**
  * The passage sentence that says most of what the claim says: the one sharing the largest share
- * of the claim's words (stopwords not counted) (at least MIN_SHARED_SHARE of them, and MIN_SHARED_WORDS), as a character
- * range without its surrounding spaces; undefined when none does. Extractive answers quote the
- * passage, so their sentence is found whole; a model's paraphrase usually keeps enough words.
+ * of the claim's words, stopwords not counted (at least MIN_SHARED_SHARE of them, and
+ * MIN_SHARED_WORDS), as a character range without its surrounding spaces; undefined when none
+ * does. Extractive answers quote the passage, so their sentence is found whole; a model's
+ * paraphrase usually keeps enough words.
  */
 export function supportingSentence(text: string, claim: string): Range | undefined {
   const wanted = wordsOf(claim);
   if (wanted.size === 0) return undefined;
   let best: { range: Range; shared: number } | undefined;
-  for (const { segment, index } of new Intl.Segmenter(undefined, { granularity: "sentence" }).segment(text)) {
+  for (const { segment, index } of SENTENCES.segment(text)) {
     const words = wordsOf(segment);
     let shared = 0;
     for (const word of wanted) if (words.has(word)) shared += 1;
@@ -78,9 +81,7 @@ export function supportingSentence(text: string, claim: string): Range | undefin
  */
 function wordsOf(text: string): Set<string> {
   const words = new Set<string>();
-  for (const { segment, isWordLike } of new Intl.Segmenter(undefined, { granularity: "word" }).segment(
-    text,
-  )) {
+  for (const { segment, isWordLike } of WORDS.segment(text)) {
     if (!isWordLike) continue;
     const word = segment.toLowerCase();
     if (!STOPWORDS.has(word)) words.add(word);
