@@ -44,11 +44,14 @@ export class OfflineNlpExtractor implements Extractor {
   }
 
   async extract(chunk: ChunkRecord, context: { title: string }): Promise<ExtractionOutcome> {
-    return { ok: true, extraction: this.extractText(chunk.text, context.title) };
+    return { ok: true, extraction: this.extractText(chunk.text, context.title, chunk.start > 0) };
   }
 
-  /** The synchronous core, also used by the benchmark. */
-  extractText(text: string, title: string): Extraction {
+  /**
+   * The synchronous core, also used by the benchmark. `startsInside`: the text is cut from inside
+   * its document (a chunk after the first), so it may open in the middle of a sentence.
+   */
+  extractText(text: string, title: string, startsInside = false): Extraction {
     // The chunk itself stays as written: citations point at exact spans of the source document.
     const titleName = titleEntityName(title);
     const analysis = analyzeText(
@@ -56,7 +59,7 @@ export class OfflineNlpExtractor implements Extractor {
       titleName ? [titleName] : [],
     );
     const entities = chunkEntities(analysis, titleName, this.options.maxEntities);
-    const sentences = prepareSentences(analysis);
+    const sentences = prepareSentences(analysis, startsInside);
     const headings = new Set([entityKey(title), titleName ? entityKey(titleName) : ""].filter(Boolean));
     return {
       entities: entities.map((entity) => this.describe(entity, sentences, headings)),
@@ -74,10 +77,19 @@ export class OfflineNlpExtractor implements Extractor {
     // The title entity may never be written out in the text: the passage's opening is about it.
     if (chosen.length === 0 && entity.isTitle) chosen = sentences.text.map((_, s) => s).filter(informative);
     if (chosen.length === 0) chosen = entity.sentences;
-    const description = chosen
+    const description = withoutPartialOpening(chosen, sentences)
       .slice(0, this.options.sentencesPerEntity)
       .map((s) => sentences.clipped[s])
       .join(" ");
     return { name: entity.name, type: entity.kind, description: description || entity.name };
   }
+}
+
+/**
+ * A chunk's opening that continues a sentence of the chunk before is quoted only when the entity
+ * has nothing else (marked with "…"): the chunk before, which overlaps this one, quotes it whole.
+ */
+function withoutPartialOpening(chosen: number[], sentences: ChunkSentences): number[] {
+  if (!sentences.partialOpening || chosen[0] !== 0 || chosen.length === 1) return chosen;
+  return chosen.slice(1);
 }

@@ -39,13 +39,18 @@ export function cooccurrences(
         const [a, b] = ordered(present[i]!, present[j]!, rank);
         const id = `${a.key}\u001f${b.key}`;
         const pair = pairs.get(id);
-        if (pair) pair.shared++;
-        else pairs.set(id, { a, b, shared: 1, firstSentence: sentence, withTitle: a.isTitle || b.isTitle });
+        if (!pair)
+          pairs.set(id, { a, b, shared: 1, firstSentence: sentence, withTitle: a.isTitle || b.isTitle });
+        else {
+          pair.shared++;
+          // A whole sentence describes the pair better than the end of one begun before the chunk.
+          if (pair.firstSentence === 0 && sentences.partialOpening) pair.firstSentence = sentence;
+        }
       }
     }
   });
   const title = entities.find((e) => e.isTitle);
-  if (title) addTitlePairs(pairs, title, entities, rank);
+  if (title) addTitlePairs(pairs, title, entities, rank, sentences.partialOpening);
   const ranked = [...pairs.values()].sort(
     (x, y) =>
       strength(y) - strength(x) ||
@@ -70,6 +75,7 @@ function addTitlePairs(
   title: ChunkEntity,
   entities: ChunkEntity[],
   rank: Map<string, number>,
+  partialOpening: boolean,
 ): void {
   for (const other of entities) {
     if (other === title || other.sentences.length === 0) continue;
@@ -77,8 +83,20 @@ function addTitlePairs(
     const id = `${a.key}\u001f${b.key}`;
     const pair = pairs.get(id);
     if (pair) pair.withTitle = true;
-    else pairs.set(id, { a, b, shared: 0, firstSentence: other.sentences[0]!, withTitle: true });
+    else
+      pairs.set(id, {
+        a,
+        b,
+        shared: 0,
+        firstSentence: firstWhole(other.sentences, partialOpening),
+        withTitle: true,
+      });
   }
+}
+
+/** The entity's first sentence, past the chunk's opening when that continues a sentence begun before. */
+function firstWhole(sentences: number[], partialOpening: boolean): number {
+  return partialOpening && sentences[0] === 0 && sentences.length > 1 ? sentences[1]! : sentences[0]!;
 }
 
 function strength(pair: Pair): number {

@@ -1,4 +1,5 @@
 import { singleLine } from "../nlp/line-breaks.js";
+import { continuesASentence } from "../nlp/sentence-split.js";
 import type { TextAnalysis } from "../nlp/types.js";
 
 const MAX_SENTENCE_CHARS = 300;
@@ -21,15 +22,23 @@ export interface ChunkSentences {
   clipped: string[];
   /** Per sentence: distinct content lemmas, verbs before nouns. */
   themes: string[][];
+  /** The first sentence is the end of one begun before the chunk (its clipped text opens with "…"). */
+  partialOpening: boolean;
 }
 
-export function prepareSentences(analysis: TextAnalysis): ChunkSentences {
+/** `startsInside`: the chunk is cut from inside its document, so its opening may continue a sentence. */
+export function prepareSentences(analysis: TextAnalysis, startsInside: boolean): ChunkSentences {
   const verbs: string[][] = analysis.sentences.map(() => []);
   const nouns: string[][] = analysis.sentences.map(() => []);
   for (const word of analysis.words) (word.pos === "verb" ? verbs : nouns)[word.sentence]?.push(word.lemma);
+  const text = analysis.sentences.map((s) => s.text);
+  const clipped = text.map((s) => clipSentence(s));
+  const partialOpening = startsInside && text.length > 0 && continuesASentence(text[0]!);
+  if (partialOpening) clipped[0] = `…${clipped[0]}`;
   return {
-    text: analysis.sentences.map((s) => s.text),
-    clipped: analysis.sentences.map((s) => clipSentence(s.text)),
+    text,
+    clipped,
     themes: analysis.sentences.map((_, i) => [...new Set([...verbs[i]!, ...nouns[i]!])]),
+    partialOpening,
   };
 }

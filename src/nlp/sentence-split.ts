@@ -38,3 +38,15 @@ export function splitSentences(text: string): string[] {
   push(text.slice(start));
   return out;
 }
+
+/**
+ * An opening that can only be the middle of a sentence: a word in lower case throughout ("to
+ * discuss...", not "eBay" or "iOS"), or closing punctuation. A digit may start a sentence ("2024
+ * revenue rose...", "1. Install..."). Text cut from inside a document (a chunk after the first)
+ * may open this way; the chunk before it, which overlaps it, holds the whole sentence.
+ */
+export function continuesASentence(sentence: string): boolean {
+  return CONTINUES_A_SENTENCE.test(sentence);
+}
+
+const CONTINUES_A_SENTENCE = /^(?:\p{Ll}+(?![\p{L}\p{N}])|[,;:)\]}»”’])/u;

@@ -110,9 +110,14 @@ export class BuiltInThread {
     return this.answeredCount;
   }
 
-  /** Rejected with BuiltInWorkStopped when `signal` aborts first. */
-  async extract(text: string, title: string, signal?: AbortSignal): Promise<Extraction> {
-    const reply = await this.request({ kind: "extract", text, title }, signal);
+  /** Rejected with BuiltInWorkStopped when `signal` aborts first; see extractText for `startsInside`. */
+  async extract(
+    text: string,
+    title: string,
+    startsInside: boolean,
+    signal?: AbortSignal,
+  ): Promise<Extraction> {
+    const reply = await this.request({ kind: "extract", text, title, startsInside }, signal);
     if (reply.kind !== "extract") throw new Error(`unexpected reply ${reply.kind} to an extraction`);
     return reply.extraction;
   }

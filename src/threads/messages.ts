@@ -4,7 +4,7 @@ import type { Extraction } from "../types.js";
 
 /** What the main thread asks the built-ins' worker thread (offline-worker.ts) to do. */
 export type ToBuiltInWorker =
-  | { id: number; kind: "extract"; text: string; title: string }
+  | { id: number; kind: "extract"; text: string; title: string; startsInside: boolean }
   | { id: number; kind: "embed"; texts: string[]; dimension: number }
   | { id: number; kind: "cluster"; graph: ClusterGraph; options: ClusterOptions }
   | { id: number; kind: "open reports"; input: ExtractiveReportsInput }

@@ -52,7 +52,7 @@ function answer(request: ToBuiltInWorker): FromBuiltInWorker {
     return {
       id: request.id,
       kind: "extract",
-      extraction: nlpExtractor().extractText(request.text, request.title),
+      extraction: nlpExtractor().extractText(request.text, request.title, request.startsInside),
     };
   }
   const embedder = embedderOf(request.dimension);

@@ -81,7 +81,7 @@ export class ThreadedNlpExtractor implements Extractor {
         this.thread,
         async () => ({
           ok: true,
-          extraction: await this.thread.extract(chunk.text, context.title, context.signal),
+          extraction: await this.thread.extract(chunk.text, context.title, chunk.start > 0, context.signal),
         }),
         here,
       );

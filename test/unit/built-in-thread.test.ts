@@ -87,7 +87,7 @@ describe("the built-ins' worker thread", () => {
     const thread = startedThread();
     const here = new OfflineNlpExtractor();
     for (const { title, text } of PASSAGES) {
-      expect(await thread.extract(text, title)).toEqual(here.extractText(text, title));
+      expect(await thread.extract(text, title, false)).toEqual(here.extractText(text, title));
     }
     const texts = [...PASSAGES.map((p) => p.text), "Ada", ""];
     const vectors = await thread.embed(texts, 64);
@@ -144,7 +144,7 @@ describe("the built-ins' worker thread", () => {
     expect(await embedder.embed(["a b c", "d e"])).toEqual(
       await new HashingEmbedder(32).embed(["a b c", "d e"]),
     );
-    await expect(broken.extract("x", "y")).rejects.toThrow(/unavailable: no thread here/);
+    await expect(broken.extract("x", "y", false)).rejects.toThrow(/unavailable: no thread here/);
   });
 
   it("clusters exactly as in-process, falls back when the thread is gone, and keeps small graphs in-process", async () => {
@@ -201,7 +201,7 @@ describe("stopping work queued on the thread", () => {
       extractor.extract(chunkOf(text, i), { title: "Long", signal: stop.signal }),
     );
     // Another caller's request, without the signal, is answered all the same.
-    const other = thread.extract("Ada met Charles in London.", "Other");
+    const other = thread.extract("Ada met Charles in London.", "Other", false);
     await outcomes[0];
     stop.abort();
     const settled = await Promise.all(outcomes);

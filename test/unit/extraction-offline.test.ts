@@ -16,12 +16,12 @@ const CURIE = [
 const ALIBABA =
   "马云在杭州创立了阿里巴巴。阿里巴巴集团是一家总部位于中国杭州的跨国科技公司。他后来成为了中国最富有的人之一。";
 
-function chunk(text: string): ChunkRecord {
-  return { id: "c", docId: "d", index: 0, text, tokens: 0, start: 0, end: text.length };
+function chunk(text: string, start = 0): ChunkRecord {
+  return { id: "c", docId: "d", index: start > 0 ? 1 : 0, text, tokens: 0, start, end: start + text.length };
 }
 
-async function extract(text: string, title = ""): Promise<Extraction> {
-  const outcome = await new OfflineNlpExtractor().extract(chunk(text), { title });
+async function extract(text: string, title = "", start = 0): Promise<Extraction> {
+  const outcome = await new OfflineNlpExtractor().extract(chunk(text, start), { title });
   if (!outcome.ok) throw new Error(outcome.error);
   return outcome.extraction;
 }
@@ -61,6 +61,28 @@ describe("OfflineNlpExtractor on English", () => {
     const extraction = await extract(CURIE, "Marie Curie");
     const warsaw = extraction.entities.find((e) => e.name === "Warsaw");
     expect(warsaw?.description).toBe("She was born in Warsaw, Poland.");
+  });
+
+  it("quotes a chunk's opening that continues a sentence begun before it only as a last resort, marked", async () => {
+    // A chunk cut from inside its document opens with the end of the previous chunk's sentence.
+    const text = [
+      "met Sofia Bakker in Leiden to discuss the Harbour project.",
+      "Sofia Bakker later led the Harbour project from Rotterdam.",
+    ].join(" ");
+    const inside = await extract(text, "", 640);
+    const sofia = inside.entities.find((e) => e.name === "Sofia Bakker");
+    expect(sofia?.description).toBe("Sofia Bakker later led the Harbour project from Rotterdam.");
+    const leiden = inside.entities.find((e) => e.name === "Leiden");
+    expect(leiden?.description).toBe("…met Sofia Bakker in Leiden to discuss the Harbour project.");
+    const pair = inside.relationships.find((r) =>
+      related({ ...inside, relationships: [r] }, "Sofia Bakker", "Harbour"),
+    );
+    expect(pair?.description).toBe("Sofia Bakker later led the Harbour project from Rotterdam.");
+    // The same text at the start of its document is read as written.
+    const atStart = await extract(text, "", 0);
+    expect(atStart.entities.find((e) => e.name === "Leiden")?.description).toBe(
+      "met Sofia Bakker in Leiden to discuss the Harbour project.",
+    );
   });
 
   it("relates entities of the same sentence more strongly than through the title alone", async () => {

@@ -1,6 +1,6 @@
 import { isTitleLike, opensBlock } from "../../nlp/line-breaks.js";
 import { quotableProse } from "../../nlp/markdown-prose.js";
-import { splitSentences } from "../../nlp/sentence-split.js";
+import { continuesASentence, splitSentences } from "../../nlp/sentence-split.js";
 import type { Mention } from "../../nlp/types.js";
 import type { ContextChunk, Reference } from "../result.js";
 import { resolveSubjects, subjectName } from "./pronoun.js";
@@ -62,22 +62,15 @@ export function answerPassages(
  * but state nothing. Short fact lines ("- CEO: Maria Lopez", "创始人：张伟") are kept; a passage with
  * nothing else keeps all its sentences. A passage cut from inside its document (`startsInside`)
  * may open with the end of a sentence ("to discuss project 137 with Sofia Bakker."): an opening
- * that continues one (see CONTINUES_A_SENTENCE) is left out (the passage before it, which
+ * that continues one (see continuesASentence) is left out (the passage before it, which
  * overlaps this one, holds the sentence).
  */
 function answerSentences(text: string, startsInside: boolean): string[] {
   const split = splitSentences(text);
-  const sentences = startsInside && CONTINUES_A_SENTENCE.test(split[0] ?? "") ? split.slice(1) : split;
+  const sentences = startsInside && continuesASentence(split[0] ?? "") ? split.slice(1) : split;
   const fit = sentences.filter((s) => !s.startsWith("#") && !namesOnlyATopic(s));
   return fit.length > 0 ? fit : sentences;
 }
-
-/**
- * A passage's opening that can only be the middle of a sentence: a word in lower case throughout
- * ("to discuss...", not "eBay" or "iOS"), or closing punctuation. A digit may start a sentence
- * ("2024 revenue rose...", "1. Install...").
- */
-const CONTINUES_A_SENTENCE = /^(?:\p{Ll}+(?![\p{L}\p{N}])|[,;:)\]}»”’])/u;
 
 /** A title-like sentence that is not a list item or "key: value" line. */
 function namesOnlyATopic(sentence: string): boolean {
