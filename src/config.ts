@@ -4,6 +4,7 @@ import { ConfigError } from "./config-error.js";
 import { locateConfigFile, readConfigFile, withoutEditorSchema } from "./config-file/find-config.js";
 import { deepMerge, hasPath, isPlainObject, leafPaths, type Plain, setPath } from "./config-file/layers.js";
 import { knownKeysAt, unknownKeys } from "./config-file/unknown-keys.js";
+import { OFFLINE_EXTRACTION_DEFAULTS } from "./extraction/offline-defaults.js";
 import { closestName } from "./util/closest-name.js";
 
 export { ConfigError };
@@ -15,6 +16,24 @@ export const ChunkingSchema = z.object({
   encoding: z.enum(["o200k_base", "cl100k_base"]).default("o200k_base"),
 });
 
+/**
+ * The offline NLP extractor's yield per chunk. Relationships are the bulk of an offline graph
+ * (each is merged, embedded and indexed for full text): fewer per chunk index faster, at some
+ * cost to what multi-hop questions can follow.
+ */
+export const OfflineExtractionSchema = z.object({
+  /** Entities kept per chunk, names before noun phrases, frequent before rare. */
+  maxEntitiesPerChunk: z.number().int().min(1).default(OFFLINE_EXTRACTION_DEFAULTS.maxEntitiesPerChunk),
+  /** Co-occurrence relationships kept per chunk, strongest first. */
+  maxRelationshipsPerChunk: z
+    .number()
+    .int()
+    .min(0)
+    .default(OFFLINE_EXTRACTION_DEFAULTS.maxRelationshipsPerChunk),
+  /** Sentences quoted in an entity's description from one chunk. */
+  sentencesPerEntity: z.number().int().min(1).default(OFFLINE_EXTRACTION_DEFAULTS.sentencesPerEntity),
+});
+
 export const ExtractionSchema = z.object({
   gleaning: z.number().int().min(0).max(5).default(1),
   entityTypes: z
@@ -24,6 +43,8 @@ export const ExtractionSchema = z.object({
   language: z.string().default("auto"),
   /** Attempts to get parseable output from the model for one chunk before it is marked failed. */
   parseAttempts: z.number().int().min(1).default(2),
+  /** The offline NLP extractor (used when no model is configured). */
+  offline: OfflineExtractionSchema.prefault({}),
 });
 
 export const MergeSchema = z.object({
@@ -86,6 +107,7 @@ export const RankingSchema = z.object({
   relationshipSeedFloor: z.number().min(0).max(1).default(0.05),
 });
 export type RankingConfig = z.infer<typeof RankingSchema>;
+export type OfflineExtractionConfig = z.infer<typeof OfflineExtractionSchema>;
 /**
  * Weights of the weighted reciprocal rank fusions (src/query/fusion.ts) of a lexical and a dense
  * ranking, measured on every set of bench/retrieval-sets.ts (docs/query.md). 0 leaves one out.

@@ -1,20 +1,17 @@
+import type { OfflineExtractionConfig } from "../config.js";
 import { entityKey } from "../merge/keys.js";
 import { analyzeText } from "../nlp/analyze.js";
 import { proseForAnalysis } from "../nlp/markdown-prose.js";
 import type { ChunkRecord, ExtractedEntity, Extraction } from "../types.js";
 import type { ExtractionOutcome, Extractor } from "./extractor.js";
+import { OFFLINE_EXTRACTION_DEFAULTS } from "./offline-defaults.js";
 import { type ChunkEntity, chunkEntities, isInformative } from "./offline-entities.js";
 import { cooccurrences } from "./offline-relationships.js";
 import { type ChunkSentences, prepareSentences } from "./offline-text.js";
 import { titleEntityName } from "./offline-title.js";
 
-export interface OfflineExtractorOptions {
-  /** Entities kept per chunk, best ranked first (names before noun phrases, frequent before rare). */
-  maxEntities?: number;
-  /** Co-occurrence pairs kept per chunk, strongest first. */
-  maxRelationships?: number;
-  /** Sentences quoted in one entity's description. */
-  sentencesPerEntity?: number;
+/** Config `extraction.offline`, and how markdown is read. */
+export interface OfflineExtractorOptions extends Partial<OfflineExtractionConfig> {
   /**
    * Read chunks that show markdown syntax as prose (headings and list items their own sentences,
    * no markers in descriptions). Text without markdown syntax is read as written either way.
@@ -23,9 +20,7 @@ export interface OfflineExtractorOptions {
 }
 
 const DEFAULTS: Required<OfflineExtractorOptions> = {
-  maxEntities: 40,
-  maxRelationships: 60,
-  sentencesPerEntity: 2,
+  ...OFFLINE_EXTRACTION_DEFAULTS,
   readMarkdown: true,
 };
 
@@ -58,12 +53,12 @@ export class OfflineNlpExtractor implements Extractor {
       this.options.readMarkdown ? proseForAnalysis(text) : text,
       titleName ? [titleName] : [],
     );
-    const entities = chunkEntities(analysis, titleName, this.options.maxEntities);
+    const entities = chunkEntities(analysis, titleName, this.options.maxEntitiesPerChunk);
     const sentences = prepareSentences(analysis, startsInside);
     const headings = new Set([entityKey(title), titleName ? entityKey(titleName) : ""].filter(Boolean));
     return {
       entities: entities.map((entity) => this.describe(entity, sentences, headings)),
-      relationships: cooccurrences(sentences, entities, this.options.maxRelationships),
+      relationships: cooccurrences(sentences, entities, this.options.maxRelationshipsPerChunk),
     };
   }
 

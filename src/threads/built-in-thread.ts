@@ -8,7 +8,7 @@ import type { ClusterGraph, ClusterOptions, CommunityNode } from "../community/c
 import type { ExtractiveReportsInput, WrittenReport } from "../community/extractive-reports.js";
 import type { Extraction } from "../types.js";
 import { testBundleEntry } from "../util/test-bundle-entry.js";
-import type { FromBuiltInWorker, ToBuiltInWorker } from "./messages.js";
+import type { ExtractRequest, FromBuiltInWorker, ToBuiltInWorker } from "./messages.js";
 
 /** The thread could not start or died: the caller does the work itself. */
 export class BuiltInThreadUnavailable extends Error {
@@ -110,14 +110,9 @@ export class BuiltInThread {
     return this.answeredCount;
   }
 
-  /** Rejected with BuiltInWorkStopped when `signal` aborts first; see extractText for `startsInside`. */
-  async extract(
-    text: string,
-    title: string,
-    startsInside: boolean,
-    signal?: AbortSignal,
-  ): Promise<Extraction> {
-    const reply = await this.request({ kind: "extract", text, title, startsInside }, signal);
+  /** Rejected with BuiltInWorkStopped when `signal` aborts first. */
+  async extract(chunk: ExtractRequest, signal?: AbortSignal): Promise<Extraction> {
+    const reply = await this.request({ kind: "extract", ...chunk }, signal);
     if (reply.kind !== "extract") throw new Error(`unexpected reply ${reply.kind} to an extraction`);
     return reply.extraction;
   }

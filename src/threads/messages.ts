@@ -1,10 +1,19 @@
 import type { ClusterGraph, ClusterOptions, CommunityNode } from "../community/cluster.js";
 import type { ExtractiveReportsInput, WrittenReport } from "../community/extractive-reports.js";
+import type { OfflineExtractionConfig } from "../config.js";
 import type { Extraction } from "../types.js";
+
+/** One chunk for the NLP extractor (see OfflineNlpExtractor.extractText), with the run's settings. */
+export interface ExtractRequest {
+  text: string;
+  title: string;
+  startsInside: boolean;
+  options: OfflineExtractionConfig;
+}
 
 /** What the main thread asks the built-ins' worker thread (offline-worker.ts) to do. */
 export type ToBuiltInWorker =
-  | { id: number; kind: "extract"; text: string; title: string; startsInside: boolean }
+  | ({ id: number; kind: "extract" } & ExtractRequest)
   | { id: number; kind: "embed"; texts: string[]; dimension: number }
   | { id: number; kind: "cluster"; graph: ClusterGraph; options: ClusterOptions }
   | { id: number; kind: "open reports"; input: ExtractiveReportsInput }

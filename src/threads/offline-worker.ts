@@ -1,6 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import { clusterGraphHierarchy } from "../community/cluster.js";
 import { ExtractiveReportBook } from "../community/extractive-reports.js";
+import type { OfflineExtractionConfig } from "../config.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
 import type { FromBuiltInWorker, ToBuiltInWorker } from "./messages.js";
@@ -13,10 +14,15 @@ import type { FromBuiltInWorker, ToBuiltInWorker } from "./messages.js";
  */
 const port = parentPort;
 if (!port) throw new Error("offline-worker runs as a worker thread of kgrag");
-// Made on the first extraction: a thread started to cluster never extracts.
-let extractor: OfflineNlpExtractor | undefined;
-function nlpExtractor(): OfflineNlpExtractor {
-  extractor ??= new OfflineNlpExtractor();
+// Made on the first extraction with its settings: a thread started to cluster never extracts.
+const extractors = new Map<string, OfflineNlpExtractor>();
+function nlpExtractor(options: OfflineExtractionConfig): OfflineNlpExtractor {
+  const key = JSON.stringify(options);
+  let extractor = extractors.get(key);
+  if (!extractor) {
+    extractor = new OfflineNlpExtractor(options);
+    extractors.set(key, extractor);
+  }
   return extractor;
 }
 const embedders = new Map<number, HashingEmbedder>();
@@ -52,7 +58,11 @@ function answer(request: ToBuiltInWorker): FromBuiltInWorker {
     return {
       id: request.id,
       kind: "extract",
-      extraction: nlpExtractor().extractText(request.text, request.title, request.startsInside),
+      extraction: nlpExtractor(request.options).extractText(
+        request.text,
+        request.title,
+        request.startsInside,
+      ),
     };
   }
   const embedder = embedderOf(request.dimension);

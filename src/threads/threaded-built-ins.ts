@@ -12,10 +12,11 @@ import {
   type ExtractiveReportsInput,
   type WrittenReport,
 } from "../community/extractive-reports.js";
-import type { BuiltInThreadConfig } from "../config.js";
+import type { BuiltInThreadConfig, OfflineExtractionConfig } from "../config.js";
 import type { Embedder } from "../embedding/embedder.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { ExtractionContext, ExtractionOutcome, Extractor } from "../extraction/extractor.js";
+import { OFFLINE_EXTRACTION_DEFAULTS } from "../extraction/offline-defaults.js";
 import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
 import type { ChunkRecord } from "../types.js";
 import { BuiltInThread, BuiltInThreadUnavailable, BuiltInWorkStopped } from "./built-in-thread.js";
@@ -50,13 +51,16 @@ async function onThreadOrHere<T>(
  */
 export class ThreadedNlpExtractor implements Extractor {
   readonly kind = "offline-nlp" as const;
-  private readonly here = new OfflineNlpExtractor();
+  private readonly here: OfflineNlpExtractor;
   private extracted = 0;
 
   constructor(
     private readonly thread: BuiltInThread,
     private readonly config: BuiltInThreadConfig,
-  ) {}
+    private readonly options: OfflineExtractionConfig = OFFLINE_EXTRACTION_DEFAULTS,
+  ) {
+    this.here = new OfflineNlpExtractor(options);
+  }
 
   /**
    * Enough chunks handed over that the thread keeps extracting while a merge batch commits; two
@@ -81,7 +85,10 @@ export class ThreadedNlpExtractor implements Extractor {
         this.thread,
         async () => ({
           ok: true,
-          extraction: await this.thread.extract(chunk.text, context.title, chunk.start > 0, context.signal),
+          extraction: await this.thread.extract(
+            { text: chunk.text, title: context.title, startsInside: chunk.start > 0, options: this.options },
+            context.signal,
+          ),
         }),
         here,
       );

@@ -35,8 +35,12 @@ export function createComponents(services: KgragServices): IndexComponents {
   return {
     clusterer,
     extractor: threaded
-      ? new ThreadedNlpExtractor(sharedBuiltInThread(config.builtInThread), config.builtInThread)
-      : new OfflineNlpExtractor(),
+      ? new ThreadedNlpExtractor(
+          sharedBuiltInThread(config.builtInThread),
+          config.builtInThread,
+          config.extraction.offline,
+        )
+      : new OfflineNlpExtractor(config.extraction.offline),
     summarizer: new ExtractiveSummarizer(config.merge),
     reportWriter,
     reportsOffThread: threaded ? new ThreadedReportsHost(config.builtInThread) : undefined,

@@ -9,11 +9,13 @@ import { reportBudgetOf } from "../../src/community/report-context.js";
 import type { BuiltInThreadConfig } from "../../src/config.js";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import type { Extractor } from "../../src/extraction/extractor.js";
+import { OFFLINE_EXTRACTION_DEFAULTS } from "../../src/extraction/offline-defaults.js";
 import { OfflineNlpExtractor } from "../../src/extraction/offline-extractor.js";
 import { createKgrag } from "../../src/kgrag.js";
 import { loadGraphView } from "../../src/pipeline/graph-view.js";
 import { runIndexWorkflow } from "../../src/pipeline/index-workflow.js";
 import { BuiltInThread } from "../../src/threads/built-in-thread.js";
+import type { ExtractRequest } from "../../src/threads/messages.js";
 import {
   sharedBuiltInThread,
   ThreadedClusterer,
@@ -78,6 +80,11 @@ function startedThread(start?: ConstructorParameters<typeof BuiltInThread>[1]): 
   threads.push(thread);
   return thread;
 }
+/** A chunk from the start of its document, with the default settings. */
+function chunkRequest(text: string, title: string): ExtractRequest {
+  return { text, title, startsInside: false, options: OFFLINE_EXTRACTION_DEFAULTS };
+}
+
 afterAll(async () => {
   await Promise.all(threads.map((thread) => thread.close()));
 });
@@ -87,8 +94,19 @@ describe("the built-ins' worker thread", () => {
     const thread = startedThread();
     const here = new OfflineNlpExtractor();
     for (const { title, text } of PASSAGES) {
-      expect(await thread.extract(text, title, false)).toEqual(here.extractText(text, title));
+      expect(await thread.extract(chunkRequest(text, title))).toEqual(here.extractText(text, title));
     }
+    // The run's settings and where the chunk starts travel with it.
+    const lean = { ...OFFLINE_EXTRACTION_DEFAULTS, maxRelationshipsPerChunk: 2, sentencesPerEntity: 1 };
+    const [first] = PASSAGES;
+    const inside = "met Ada in Paris. " + (first?.text ?? "");
+    const leanThere = await thread.extract({
+      ...chunkRequest(inside, "Lean"),
+      startsInside: true,
+      options: lean,
+    });
+    expect(leanThere).toEqual(new OfflineNlpExtractor(lean).extractText(inside, "Lean", true));
+    expect(leanThere.relationships.length).toBeLessThanOrEqual(2);
     const texts = [...PASSAGES.map((p) => p.text), "Ada", ""];
     const vectors = await thread.embed(texts, 64);
     expect(vectors).toEqual(await new HashingEmbedder(64).embed(texts));
@@ -144,7 +162,7 @@ describe("the built-ins' worker thread", () => {
     expect(await embedder.embed(["a b c", "d e"])).toEqual(
       await new HashingEmbedder(32).embed(["a b c", "d e"]),
     );
-    await expect(broken.extract("x", "y", false)).rejects.toThrow(/unavailable: no thread here/);
+    await expect(broken.extract(chunkRequest("x", "y"))).rejects.toThrow(/unavailable: no thread here/);
   });
 
   it("clusters exactly as in-process, falls back when the thread is gone, and keeps small graphs in-process", async () => {
@@ -201,7 +219,7 @@ describe("stopping work queued on the thread", () => {
       extractor.extract(chunkOf(text, i), { title: "Long", signal: stop.signal }),
     );
     // Another caller's request, without the signal, is answered all the same.
-    const other = thread.extract("Ada met Charles in London.", "Other", false);
+    const other = thread.extract(chunkRequest("Ada met Charles in London.", "Other"));
     await outcomes[0];
     stop.abort();
     const settled = await Promise.all(outcomes);

@@ -141,10 +141,10 @@ describe("OfflineNlpExtractor on English", () => {
       { length: 40 },
       (_, i) => `Alpha${i} Smith met Beta${i} Jones and Gamma${i} Brown in Delta${i} City.`,
     );
-    const outcome = await new OfflineNlpExtractor({ maxEntities: 25, maxRelationships: 30 }).extract(
-      chunk(sentences.join(" ")),
-      { title: "Meetings" },
-    );
+    const outcome = await new OfflineNlpExtractor({
+      maxEntitiesPerChunk: 25,
+      maxRelationshipsPerChunk: 30,
+    }).extract(chunk(sentences.join(" ")), { title: "Meetings" });
     expect(outcome.ok && outcome.extraction.entities.length).toBe(25);
     expect(outcome.ok && outcome.extraction.relationships.length).toBe(30);
     expect(outcome.ok && outcome.extraction.entities[0]?.name).toBe("Meetings");
