@@ -139,7 +139,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       const card = page.locator(`article.job[data-job-id="${running.id}"]`);
       await card.waitFor();
       expect(await card.locator("progress").getAttribute("value")).toBe("82");
-      expect(await card.locator(".stage").textContent()).toBe("community reports · 1/10");
+      // The step in words, and what its count counts.
+      expect(await card.locator(".stage").textContent()).toBe("Writing community reports · 1 / 10 reports");
       expect(await card.locator(".job-heading").textContent()).toBe("Index 1 file: notes.md");
     } finally {
       await stub.end();
