@@ -522,6 +522,28 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await panel.locator(".relationships li").first().waitFor();
   }, 90_000);
 
+  it("clears the graph as a history entry: a reload stays empty, Back shows the entity again", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    const shown = (await panel.locator("h2").textContent()) ?? "";
+    expect(shown).not.toBe("");
+    await page.getByRole("button", { name: "Clear", exact: true }).click();
+    await page.waitForURL((url) => routeParams(url).get("entity") === "");
+    expect(routeParams(page.url()).get("workspace")).toBe("ws");
+    await expect.poll(() => nodeCount(page)).toBe(0);
+    expect(await panel.count()).toBe(0);
+    // Reloaded, the address still shows nothing: the best connected entities to pick from, none opened.
+    await page.reload();
+    await page.locator(".graph-view .chips button").first().waitFor({ timeout: 30_000 });
+    await delay(500);
+    expect(await panel.count()).toBe(0);
+    expect(await nodeCount(page)).toBe(0);
+    expect(routeParams(page.url()).get("entity")).toBe("");
+    await page.goBack();
+    await panel.getByRole("heading", { name: shown, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    expect(routeParams(page.url()).get("entity")).toBe(shown);
+    expect(await nodeCount(page)).toBeGreaterThan(0);
+  }, 90_000);
+
   it("selects the entity expanded last when an earlier expansion answers after it", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     await panel.locator(".relationships li button.link").nth(1).waitFor({ timeout: 60_000 });
