@@ -24,7 +24,7 @@ export function renderReport(
     for (const finding of fields.findings) lines.push("", `### ${finding.summary}`, "", finding.explanation);
   }
   const references = referenceLines(fields, context);
-  if (references.length) lines.push("", "## References", "", ...references);
+  if (references.length) lines.push("", REFERENCES_HEADING, "", ...references);
   return `${lines.join("\n").trim()}\n`;
 }
 
@@ -46,12 +46,39 @@ function referenceLines(fields: ReportFields, context: ReportContext): string[] 
   const names = new Map(context.entities.map((e) => [e.key, e.name]));
   for (const e of context.entities) labels.set(e.id, e.name);
   for (const r of context.relationships) {
-    labels.set(r.id, `${names.get(r.sourceKey) ?? r.sourceKey} — ${names.get(r.targetKey) ?? r.targetKey}`);
+    labels.set(r.id, pairLabel(names.get(r.sourceKey) ?? r.sourceKey, names.get(r.targetKey) ?? r.targetKey));
   }
   for (const c of context.childReports) labels.set(`C:${c.id}`, c.report.title);
   return citedIds(prose.join("\n"))
     .filter((id) => labels.has(id))
     .map((id) => `- [${id}] ${labels.get(id)}`);
+}
+
+const REFERENCES_HEADING = "## References";
+/** Between a relationship's two names in its label. */
+export const PAIR_SEPARATOR = " — ";
+
+function pairLabel(source: string, target: string): string {
+  return `${source}${PAIR_SEPARATOR}${target}`;
+}
+
+/** A line of the references list as referenceLines writes it: "- [E:3] Alice". */
+const REFERENCE_LINE = /^- \[([ERC]:[A-Za-z0-9-]+)\] (.+)$/;
+
+/**
+ * The labels a rendered report lists for the ids it cites (id -> label): an entity's name, a
+ * relationship's "source — target", a child report's title. Reports keep no other trace of the
+ * context their ids were given in.
+ */
+export function referenceLabels(markdown: string): Map<string, string> {
+  const labels = new Map<string, string>();
+  const start = markdown.lastIndexOf(`\n${REFERENCES_HEADING}\n`);
+  if (start < 0) return labels;
+  for (const line of markdown.slice(start).split("\n")) {
+    const [, id, label] = REFERENCE_LINE.exec(line.trim()) ?? [];
+    if (id && label) labels.set(id, label.trim());
+  }
+  return labels;
 }
 
 function formatRating(rating: number): string {

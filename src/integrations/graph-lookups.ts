@@ -1,8 +1,8 @@
 import { DESCRIPTION_SEPARATOR, entityKey, splitRelationshipKey } from "../merge/keys.js";
-import { withPages } from "../query/context/references.js";
+import { documentTitles, withPages } from "../query/context/references.js";
 import type { Reference } from "../query/result.js";
 import type { GraphStore } from "../storage/graph-store.js";
-import type { ChunkRecord, CommunityRecord, EntityRecord, RelationshipRecord } from "../types.js";
+import type { CommunityRecord, EntityRecord, RelationshipRecord } from "../types.js";
 
 /**
  * Read-only lookups of the graph for agents (MCP tools, LangChain tools): plain JSON-ready shapes,
@@ -136,7 +136,10 @@ export async function passagesOf(store: GraphStore, chunkIds: string[]): Promise
   const chunks = await store.getChunks(chunkIds);
   const order = new Map(chunkIds.map((id, i) => [id, i]));
   chunks.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
-  const titles = await documentTitles(store, chunks);
+  const titles = await documentTitles(
+    store,
+    chunks.map((c) => c.docId),
+  );
   const passages = chunks.map((c, i) => ({
     n: i + 1,
     docId: c.docId,
@@ -154,15 +157,6 @@ async function findEntity(store: GraphStore, name: string): Promise<EntityRecord
   if (exact) return exact;
   const [best] = await store.searchEntityText(name, 1);
   return best ? (await store.getEntities([best.id]))[0] : undefined;
-}
-
-async function documentTitles(store: GraphStore, chunks: ChunkRecord[]): Promise<Map<string, string>> {
-  const titles = new Map<string, string>();
-  for (const docId of new Set(chunks.map((c) => c.docId))) {
-    const doc = await store.getDocument(docId);
-    titles.set(docId, doc?.title || doc?.path || docId);
-  }
-  return titles;
 }
 
 async function entityNames(

@@ -139,7 +139,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       const card = page.locator(`article.job[data-job-id="${running.id}"]`);
       await card.waitFor();
       expect(await card.locator("progress").getAttribute("value")).toBe("82");
-      expect(await card.locator(".stage").textContent()).toBe("community reports · 1/10");
+      // The step in words, and what its count counts.
+      expect(await card.locator(".stage").textContent()).toBe("Writing community reports · 1 / 10 reports");
       expect(await card.locator(".job-heading").textContent()).toBe("Index 1 file: notes.md");
     } finally {
       await stub.end();
@@ -370,6 +371,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(answer).toMatch(/\[C:c\d+-[0-9a-f]+\]/);
     const reportsTab = page.getByRole("tab", { name: /^reports/ });
     await reportsTab.click();
+    // The reports' summaries name the reports they cite: no raw [C:id] is left in them.
+    expect(await page.locator(".answer-panel ul.context").textContent()).not.toMatch(/\[[ERC]:/);
     await page.getByRole("link", { name: "Documents" }).click();
     await page.locator("table.documents tbody tr").first().waitFor();
     await page.getByRole("link", { name: "Ask" }).click();
@@ -521,6 +524,28 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await panel.locator(".relationships li").first().waitFor();
   }, 90_000);
 
+  it("clears the graph as a history entry: a reload stays empty, Back shows the entity again", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    const shown = (await panel.locator("h2").textContent()) ?? "";
+    expect(shown).not.toBe("");
+    await page.getByRole("button", { name: "Clear", exact: true }).click();
+    await page.waitForURL((url) => routeParams(url).get("entity") === "");
+    expect(routeParams(page.url()).get("workspace")).toBe("ws");
+    await expect.poll(() => nodeCount(page)).toBe(0);
+    expect(await panel.count()).toBe(0);
+    // Reloaded, the address still shows nothing: the best connected entities to pick from, none opened.
+    await page.reload();
+    await page.locator(".graph-view .chips button").first().waitFor({ timeout: 30_000 });
+    await delay(500);
+    expect(await panel.count()).toBe(0);
+    expect(await nodeCount(page)).toBe(0);
+    expect(routeParams(page.url()).get("entity")).toBe("");
+    await page.goBack();
+    await panel.getByRole("heading", { name: shown, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    expect(routeParams(page.url()).get("entity")).toBe(shown);
+    expect(await nodeCount(page)).toBeGreaterThan(0);
+  }, 90_000);
+
   it("selects the entity expanded last when an earlier expansion answers after it", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     await panel.locator(".relationships li button.link").nth(1).waitFor({ timeout: 60_000 });
@@ -594,6 +619,42 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       );
     }
   }, 60_000);
+
+  it("shows a report's citations as the entities and relationships they name, opening them in the graph", async () => {
+    // A report whose summary cites relationships (an offline report quotes them, [R:n]).
+    const items = await page.evaluate<{ id: string }[]>(
+      `fetch("/api/v1/graph/communities").then((r) => r.json()).then((body) => body.items)`,
+    );
+    const details = await page.evaluate<{ id: string; summary: string }[]>(
+      `Promise.all(${JSON.stringify(items.map((i) => i.id))}.map((id) =>
+        fetch("/api/v1/graph/communities/" + id).then((r) => r.json())
+          .then((body) => ({ id, summary: body.report.summary }))))`,
+    );
+    const cited = details.find((d) => /\[R:\d+/.test(d.summary));
+    expect(cited).toBeDefined();
+    await page.goto(`${server.url}/#/communities?workspace=ws&community=${cited?.id}`);
+    const summary = page.locator("article.report .report-summary");
+    await summary.waitFor();
+    const summaryText = (await summary.textContent()) ?? "";
+    expect(summaryText).not.toMatch(/\[[ERC]:/);
+    // A relationship reads "A — B" and opens A in the graph explorer.
+    const relationship = summary.locator("a.report-ref").filter({ hasText: " — " }).first();
+    const label = (await relationship.textContent()) ?? "";
+    const [source = ""] = label.split(" — ");
+    expect(source).not.toBe("");
+    // The full report's text, its references list included, shows no raw marker either.
+    await page.locator("article.report details summary").click();
+    expect(await page.locator("article.report .report-text").textContent()).not.toMatch(/\[[ERC]:/);
+    await relationship.click();
+    await page.waitForURL((url) => routeParams(url).get("entity") === source);
+    // The entity opens (under its name now, should an edit above have renamed it since the report).
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    await panel.locator(".relationships li").first().waitFor({ timeout: 30_000 });
+    const opened = `${await panel.locator("h2").textContent()} ${await panel.getByText(/^Also:/).allTextContents()}`;
+    expect(opened).toContain(source);
+    await page.goBack();
+    await summary.waitFor();
+  }, 90_000);
 
   it("puts each community's bullet beside its title's first line", async () => {
     // Narrowed, so that titles wrap over two lines or more.

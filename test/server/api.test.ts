@@ -270,6 +270,38 @@ describe("kgrag serve: graph", () => {
     expect((one.report as { text: string }).text.length).toBeGreaterThan(0);
     expect((await get("/api/v1/graph/communities/c9-none")).status).toBe(404);
   });
+
+  it("says what each id a report cites stands for, in names a reader can look up", async () => {
+    const items = (await json(await get("/api/v1/graph/communities"))).items as { id: string }[];
+    const details = await Promise.all(
+      items.map(async (item) => json(await get(`/api/v1/graph/communities/${item.id}`))),
+    );
+    // Offline (extractive) reports cite the relationships they quote, [R:n], in their summaries.
+    const cited = details.filter((d) => /\[R:\d+/.test((d.report as { summary: string }).summary));
+    expect(cited.length).toBeGreaterThan(0);
+    for (const detail of cited) {
+      const members = new Set(detail.members as string[]);
+      const citations = detail.citations as Record<
+        string,
+        { kind: string; source?: string; target?: string }
+      >;
+      const text = (detail.report as { summary: string }).summary;
+      for (const [, id] of text.matchAll(/\[(R:\d+)/g)) {
+        const citation = citations[id as string];
+        expect(citation).toEqual({
+          kind: "relationship",
+          source: expect.any(String),
+          target: expect.any(String),
+        });
+        expect(members.has(citation?.source ?? "") && members.has(citation?.target ?? "")).toBe(true);
+      }
+    }
+    const openapi = await json(await get("/openapi.json"));
+    const route = (openapi.paths as Record<string, { get: { responses: Record<string, unknown> } }>)[
+      "/api/v1/graph/communities/{id}"
+    ];
+    expect(JSON.stringify(route?.get.responses["200"])).toContain("citations");
+  });
 });
 
 describe("kgrag serve: Neo4j-only routes on an embedded workspace", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type JobSummary, jobHeading, jobPercent } from "../../web/src/components/job-text.js";
+import { type JobSummary, jobHeading, jobPercent, stepText } from "../../web/src/components/job-text.js";
 
 const job = (fields: Partial<JobSummary>): JobSummary => ({
   kind: "index",
@@ -38,5 +38,30 @@ describe("web app: job cards", () => {
     expect(jobPercent(job({ status: "done", done: 0, total: 0, progress: 0.5 }))).toBe(100);
     // A server that reports no overall progress: the step's count.
     expect(jobPercent(job({ done: 1, total: 4 }))).toBe(25);
+  });
+});
+
+describe("web app: a job card's step", () => {
+  it("names the step in words and says what its count counts", () => {
+    expect(stepText({ stage: "register", done: 3, total: 10 })).toBe("Reading documents · 3 / 10 documents");
+    expect(stepText({ stage: "extract", done: 1, total: 1 })).toBe(
+      "Extracting entities and relationships · 1 / 1 passage",
+    );
+    expect(stepText({ stage: "embed entities", done: 40, total: 52 })).toBe(
+      "Embedding entities · 40 / 52 entities",
+    );
+    expect(stepText({ stage: "vector index chunks", done: 5, total: 9 })).toBe(
+      "Building the passage vector index · 5 / 9 vectors",
+    );
+    expect(stepText({ stage: "community reports", done: 1, total: 10 })).toBe(
+      "Writing community reports · 1 / 10 reports",
+    );
+  });
+
+  it("leaves the count out of steps without one, and keeps an unknown step's own name", () => {
+    expect(stepText({ stage: "queued", done: 0, total: 0 })).toBe("Queued");
+    expect(stepText({ stage: "done", done: 0, total: 0 })).toBe("Done");
+    expect(stepText({ stage: "copy documents", done: 2, total: 4 })).toBe("copy documents · 2 / 4");
+    expect(stepText({ stage: "", done: 0, total: 0 })).toBe("");
   });
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "./api-error";
+import type { ReportCitation } from "./components/report-citations";
 import { mergeByName } from "./merge-by-name";
 import { readServerSentEvents } from "./sse";
 
@@ -235,6 +236,12 @@ export const CommunityItemSchema = z.looseObject({
 });
 export type CommunityItem = z.infer<typeof CommunityItemSchema>;
 
+const ReportCitationSchema: z.ZodType<ReportCitation> = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("entity"), name: z.string() }),
+  z.object({ kind: z.literal("relationship"), source: z.string(), target: z.string() }),
+  z.object({ kind: z.literal("community"), id: z.string(), title: z.string() }),
+]);
+
 export const CommunityDetailSchema = z.object({
   community: CommunityItemSchema,
   report: z
@@ -246,6 +253,8 @@ export const CommunityDetailSchema = z.object({
     })
     .nullish(),
   members: z.array(z.string()).default([]),
+  /** What each citation id of the report ("E:3", "R:7", "C:c1-ab12") stands for. */
+  citations: z.record(z.string(), ReportCitationSchema).default({}),
 });
 export type CommunityDetail = z.infer<typeof CommunityDetailSchema>;
 

@@ -1,11 +1,11 @@
 import { pageStartsOf, pagesOfSpan } from "../../ingest/pdf-pages.js";
 import type { GraphStore } from "../../storage/graph-store.js";
-import type { ChunkRecord } from "../../types.js";
+import type { ChunkRecord, DocumentRecord } from "../../types.js";
 import type { Reference } from "../result.js";
 
 /**
  * Numbers the context's chunks 1..n in rank order and says where each comes from: document,
- * title (or path), chunk and character span, so an [n] in the answer leads to the exact passage.
+ * title (or file name), chunk and character span, so an [n] in the answer leads to the exact passage.
  */
 export function numberReferences(chunks: ChunkRecord[], titles: Map<string, string>): Reference[] {
   return chunks.map((chunk, i) => ({
@@ -19,15 +19,31 @@ export function numberReferences(chunks: ChunkRecord[], titles: Map<string, stri
 }
 
 /**
- * Document id -> its title, or its path when it has none. The reads overlap: on a networked store
- * (Neo4j) one after another would cost a round trip per cited document.
+ * Document id -> how a reference names it (see referenceTitle). The reads overlap: on a networked
+ * store (Neo4j) one after another would cost a round trip per cited document.
  */
-export async function documentTitles(store: GraphStore, docIds: string[]): Promise<Map<string, string>> {
+export async function documentTitles(
+  store: Pick<GraphStore, "getDocument">,
+  docIds: string[],
+): Promise<Map<string, string>> {
   const ids = [...new Set(docIds)];
   const docs = await Promise.all(ids.map((id) => store.getDocument(id)));
   const titles = new Map<string, string>();
-  for (const doc of docs) if (doc) titles.set(doc.id, doc.title || doc.path || doc.id);
+  for (const doc of docs) if (doc) titles.set(doc.id, referenceTitle(doc));
   return titles;
+}
+
+/**
+ * A document's title, else its file's name, else its id. Never the file's path: that is a folder
+ * on the indexing machine, which answers (and the server's clients) have no business reading.
+ */
+export function referenceTitle(doc: Pick<DocumentRecord, "id" | "title" | "path">): string {
+  return doc.title || fileName(doc.path) || doc.id;
+}
+
+/** The last part of a POSIX or Windows path ("" for none). */
+function fileName(path: string | null): string {
+  return path?.split(/[/\\]/).findLast((part) => part.trim() !== "") ?? "";
 }
 
 /** References into paged documents (PDF) get the page of their passage, and its last page when it spans two. */

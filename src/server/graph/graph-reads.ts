@@ -1,6 +1,8 @@
+import { reportCitations } from "../../community/report-citations.js";
 import { entityKey, relationshipKey, splitRelationshipKey } from "../../merge/keys.js";
 import type { EntityLabel, GraphStore } from "../../storage/graph-store.js";
 import type { ChunkRecord, CommunityRecord, EntityRecord, RelationshipRecord } from "../../types.js";
+import type { CommunityDetail } from "./community-detail.js";
 import type {
   CachedNeighbourhood,
   NeighbourhoodCache,
@@ -268,17 +270,19 @@ export class GraphReads {
     return (await this.store.listCommunities()).map(communityItem);
   }
 
-  async community(id: string) {
+  async community(id: string): Promise<CommunityDetail | undefined> {
     const community = (await this.store.listCommunities()).find((c) => c.id === id);
     if (!community) return undefined;
     const names = await this.namesOf(community.entityKeys);
     const report = community.report;
+    const members = community.entityKeys.map((k) => names.get(k) ?? k);
     return {
       community: communityItem(community),
       report: report
         ? { title: report.title, summary: report.summary, findings: report.findings, text: report.markdown }
         : { title: community.id, summary: "", findings: [], text: "" },
-      members: community.entityKeys.map((k) => names.get(k) ?? k),
+      members,
+      citations: report ? reportCitations(report.markdown, new Set(members)) : {},
     };
   }
 

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ServerContext } from "../context.js";
 import { notFound } from "../errors.js";
+import { CommunityDetailSchema } from "../graph/community-detail.js";
 import { queryNumber } from "../query-number.js";
 import { workspaceOf } from "../request-workspace.js";
 
@@ -114,8 +115,9 @@ export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Pro
     {
       schema: {
         tags: ["graph"],
-        summary: "A community's report and members",
+        summary: "A community's report, its members and what the report's citation ids stand for",
         params: z.object({ id: z.string().min(1) }),
+        response: { 200: CommunityDetailSchema },
       },
     },
     async (request) => {

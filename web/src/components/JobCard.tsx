@@ -1,5 +1,5 @@
 import type { Job } from "../api";
-import { jobHeading, jobPercent } from "./job-text";
+import { jobHeading, jobPercent, stepText } from "./job-text";
 
 /**
  * One job: what it does (its id secondary), its status, the whole job's progress with the live
@@ -16,8 +16,7 @@ export function JobCard({ job, titleOf }: { job: Job; titleOf?: (id: string) => 
       </header>
       <progress max={100} value={jobPercent(job)} aria-label={`${heading}: progress`} />
       <p class="small stage">
-        {job.stage}
-        {job.total > 0 ? ` · ${job.done}/${job.total}` : ""}
+        {stepText(job)}
         {job.message ? ` · ${job.message}` : ""}
       </p>
       {job.errors.length > 0 && (

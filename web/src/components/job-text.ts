@@ -2,6 +2,8 @@
 export interface JobSummary {
   kind: string;
   status: string;
+  /** The step running, as the server names it ("extract", "embed chunks", ...). */
+  stage?: string;
   done: number;
   total: number;
   /** The whole job's progress, 0 to 1, from servers that report it. */
@@ -50,4 +52,69 @@ export function jobPercent(job: JobSummary): number {
   if (job.progress !== undefined) return Math.round(100 * job.progress);
   // A server from before the overall progress: the step's count is all there is.
   return job.total > 0 ? Math.round((100 * job.done) / job.total) : 0;
+}
+
+interface StepWords {
+  step: RegExp;
+  /** The step in words; a function of the match for steps named after something. */
+  name: string | ((match: RegExpExecArray) => string);
+  /** What the step's done/total count, one and many; none for steps without a count. */
+  counts?: [string, string];
+}
+
+/** A vector index's namespace in the words the app uses for what it holds. */
+const VECTOR_KINDS: Record<string, string> = {
+  chunks: "passage",
+  entities: "entity",
+  relationships: "relationship",
+  communities: "community report",
+};
+
+/** The steps of a job as the server names them, in the order an index run takes them. */
+const STEPS: StepWords[] = [
+  { step: /^queued$/, name: "Queued" },
+  { step: /^starting$/, name: "Starting" },
+  { step: /^waiting$/, name: "Waiting" },
+  { step: /^register$/, name: "Reading documents", counts: ["document", "documents"] },
+  { step: /^extract$/, name: "Extracting entities and relationships", counts: ["passage", "passages"] },
+  { step: /^embed chunks$/, name: "Embedding passages", counts: ["passage", "passages"] },
+  { step: /^summarize$/, name: "Summarizing descriptions", counts: ["description", "descriptions"] },
+  { step: /^embed entities$/, name: "Embedding entities", counts: ["entity", "entities"] },
+  {
+    step: /^embed relationships$/,
+    name: "Embedding relationships",
+    counts: ["relationship", "relationships"],
+  },
+  { step: /^full-text index$/, name: "Updating the full-text index", counts: ["entry", "entries"] },
+  {
+    step: /^vector index (.+)$/,
+    name: (m) => `Building the ${VECTOR_KINDS[m[1] ?? ""] ?? m[1]} vector index`,
+    counts: ["vector", "vectors"],
+  },
+  { step: /^community reports$/, name: "Writing community reports", counts: ["report", "reports"] },
+  { step: /^embed communities$/, name: "Embedding community reports", counts: ["report", "reports"] },
+  { step: /^done$/, name: "Done" },
+];
+
+/** The step in words, and what its count counts when this app knows the step. */
+function stepWords(stage: string): { name: string; counts?: [string, string] } {
+  for (const words of STEPS) {
+    const match = words.step.exec(stage);
+    if (!match) continue;
+    const name = typeof words.name === "string" ? words.name : words.name(match);
+    return words.counts ? { name, counts: words.counts } : { name };
+  }
+  return { name: stage };
+}
+
+/**
+ * The live step in words with what its count counts: "Extracting entities and relationships ·
+ * 3 / 10 passages". A step this app does not know keeps the server's name beside a bare count.
+ */
+export function stepText(job: Pick<JobSummary, "stage" | "done" | "total">): string {
+  const { name, counts } = stepWords(job.stage ?? "");
+  if (job.total <= 0) return name;
+  const unit = counts ? ` ${counts[job.total === 1 ? 0 : 1]}` : "";
+  const count = `${job.done} / ${job.total}${unit}`;
+  return name ? `${name} · ${count}` : count;
 }

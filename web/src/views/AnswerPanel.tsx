@@ -4,6 +4,8 @@ import { answerPieces } from "../components/citations";
 import { claimOf } from "../components/cited-sentence";
 import { Description } from "../components/Description";
 import type { PassageHighlight } from "../components/highlight";
+import { ReportText } from "../components/ReportText";
+import { communityCitations } from "../components/report-citations";
 import { routeHash } from "../route";
 
 export interface AnswerState {
@@ -200,6 +202,7 @@ function ContextTab(props: {
     );
   }
   if (tab === "reports") {
+    const citations = communityCitations(context.communities);
     return (
       <ul class="context">
         {context.communities.map((c) => (
@@ -208,7 +211,9 @@ function ContextTab(props: {
               <strong>{c.title}</strong>
             </button>{" "}
             <span class="muted small">C:{c.id}</span>
-            <p class="small">{c.summary}</p>
+            <p class="small">
+              <ReportText text={c.summary} citations={citations} />
+            </p>
           </li>
         ))}
       </ul>

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, type CommunityDetail, type CommunityItem } from "../api";
 import { useApp } from "../app-context";
 import { errorText } from "../components/errors";
+import { ReportText } from "../components/ReportText";
 import type { GraphEdgeData, GraphNodeData } from "../graph/types";
 import { lazyComponent } from "../lazy";
 
@@ -148,12 +149,18 @@ function CommunityReport({ detail, children }: { detail: CommunityDetail; childr
   return (
     <article class="report">
       <h2>{report?.title || detail.community.title}</h2>
-      {report?.summary && <p>{report.summary}</p>}
+      {report?.summary && (
+        <p class="report-summary">
+          <ReportText text={report.summary} citations={detail.citations} />
+        </p>
+      )}
       {children}
       {report?.text && (
         <details>
           <summary>Full report</summary>
-          <pre class="report-text">{report.text}</pre>
+          <pre class="report-text">
+            <ReportText text={report.text} citations={detail.citations} />
+          </pre>
         </details>
       )}
       <h3>Members ({detail.members.length})</h3>

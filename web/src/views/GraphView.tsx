@@ -16,6 +16,12 @@ interface GraphState {
 
 const EMPTY: GraphState = { nodes: [], edges: [], truncated: false };
 
+/**
+ * The route's entity once Clear emptied the explorer (`#/graph?entity=`): unlike a route with no
+ * entity, which opens on the best connected one, it opens on nothing.
+ */
+const CLEARED = "";
+
 /** Adds a neighbourhood to what is on screen, keeping node and edge ids unique. */
 function mergeNeighbourhood(state: GraphState, hood: Neighbourhood): GraphState {
   const nodes = new Map(state.nodes.map((node) => [node.id, node]));
@@ -31,8 +37,8 @@ function mergeNeighbourhood(state: GraphState, hood: Neighbourhood): GraphState 
 
 /**
  * Graph explorer: search an entity, show its neighbourhood, expand on click, read details in the
- * side panel. The entity shown is in the route (`#/graph?entity=<name>`): each one the user picks
- * is a history entry, so a reload shows it again and Back returns to the one before.
+ * side panel. The entity shown is in the route (`#/graph?entity=<name>`): each one the user picks,
+ * and Clear, is a history entry, so a reload shows it again and Back returns to the one before.
  */
 export default function GraphView(props: { entity?: string }) {
   const [graph, setGraph] = useState<GraphState>(EMPTY);
@@ -106,23 +112,37 @@ export default function GraphView(props: { entity?: string }) {
     setSelected(name);
   }
 
-  const clear = () => {
+  /** Empties the graph and the panel, dropping the answers of expansions still out. */
+  function showNothing() {
     shown.current += 1;
     asked.current += 1;
     setGraph(EMPTY);
+    setSelected(undefined);
+    setFailure(undefined);
     setLoading(false);
+  }
+
+  /** Clear is a history entry like a pick: Back shows the entity before it, a reload stays empty. */
+  const clear = () => {
+    routed.current = CLEARED;
+    pushRoute(routeHash("graph", { entity: CLEARED }));
+    showNothing();
   };
 
   useEffect(() => {
     const name = props.entity;
     if (name === undefined) {
-      // The Graph tab (no entity): the route keeps naming the entity shown, if any.
+      // The Graph tab (no entity): the route keeps naming the entity shown (or none, once cleared).
       if (routed.current !== undefined) replaceRoute(routeHash("graph", { entity: routed.current }));
       return;
     }
     if (name === routed.current) return;
-    // Back or Forward to an entity still on screen selects it; another one starts a graph from it.
     routed.current = name;
+    if (name === CLEARED) {
+      showNothing();
+      return;
+    }
+    // Back or Forward to an entity still on screen selects it; another one starts a graph from it.
     if (graph.nodes.some((node) => node.id === name)) reselect(name);
     else void expand(name, true);
   }, [props.entity]);
