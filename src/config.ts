@@ -60,6 +60,14 @@ export const CommunitySchema = z.object({
   seed: z.number().int().default(42),
   reportContextTokens: z.number().int().min(256).default(8000),
   enabled: z.boolean().default(true),
+  /**
+   * A re-clustered community keeps the id of the previous run's community at its level when they
+   * share at least this share of their members together (Jaccard), so citations, bookmarks and API
+   * links survive a document that moved a few members. 1 keeps an id only for the same members.
+   */
+  keepIdOverlap: z.number().gt(0).max(1).default(0.5),
+  /** Retired ids remembered with the community that took over their members (0: none). */
+  retiredIdAliases: z.number().int().min(0).default(1000),
 });
 
 /** The offline extractive answer (src/query/answer/): how sentences are chosen and weighed. */

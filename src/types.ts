@@ -189,7 +189,10 @@ export interface CommunityReport {
 }
 
 export interface CommunityRecord {
-  /** Stable id, e.g. "c1-3" (level 1, third community), unique in the workspace. */
+  /**
+   * `c<level>-<hash of members>` when first seen, then kept across re-clusterings while the
+   * membership mostly stays (community/id-continuity.ts); unique in the workspace.
+   */
   id: string;
   level: number;
   parentId: string | null;

@@ -46,7 +46,10 @@ export interface ClusterOptions {
 }
 
 export interface CommunityNode {
-  /** `c<level>-<hash of sorted member keys>`: an unchanged community keeps its id across runs. */
+  /**
+   * `c<level>-<hash of sorted member keys>`: an unchanged community keeps its id across runs. A
+   * re-clustering may then carry over a previous run's ids (community/id-continuity.ts).
+   */
   id: string;
   level: number;
   parentId: string | null;
@@ -132,20 +135,24 @@ function makeNode(
 }
 
 /** By level, then largest first, then id: a stable order for storage, display and tests. */
-function sortNodes(nodes: CommunityNode[]): CommunityNode[] {
+export function sortNodes(nodes: CommunityNode[]): CommunityNode[] {
   return nodes.sort(
     (a, b) => a.level - b.level || b.entityKeys.length - a.entityKeys.length || byText(a.id, b.id),
   );
 }
 
 /** Hash-derived ids; a (practically impossible) hash clash gets a deterministic suffix. */
-class CommunityIds {
+export class CommunityIds {
   private readonly used = new Set<string>();
 
   next(level: number, sortedKeys: string[]): string {
-    const base = `c${level}-${hashText(sortedKeys.join("\n"), 12)}`;
-    let id = base;
-    for (let n = 2; this.used.has(id); n++) id = `${base}-${n}`;
+    return this.claim(`c${level}-${hashText(sortedKeys.join("\n"), 12)}`);
+  }
+
+  /** `wanted` when no id given out so far is it, else `wanted-2`, `wanted-3`, ... */
+  claim(wanted: string): string {
+    let id = wanted;
+    for (let n = 2; this.used.has(id); n++) id = `${wanted}-${n}`;
     this.used.add(id);
     return id;
   }

@@ -1,6 +1,8 @@
 import { type CommunityNode, clusterHierarchy } from "../community/cluster.js";
+import { rememberRetiredIds } from "../community/community-aliases.js";
 import { communityContentHash } from "../community/content-hash.js";
 import { graphIndexOf } from "../community/graph-index.js";
+import { continueCommunityIds, type RetiredCommunity } from "../community/id-continuity.js";
 import { projectGraph } from "../community/project-graph.js";
 import type { KgragServices } from "../services.js";
 import type { GraphView } from "../storage/graph-store.js";
@@ -16,9 +18,11 @@ export interface CreateCommunitiesResult {
 }
 
 /**
- * Index step: re-clusters the whole graph (cheap) and stores the new hierarchy. A community whose
- * id (level + membership) and content hash are unchanged keeps its report, so only changed
- * communities cost an LLM call in the report step. `graph` is the graph as the run already read it.
+ * Index step: re-clusters the whole graph (cheap) and stores the new hierarchy. A community that
+ * mostly keeps its members keeps its id (id-continuity.ts); one whose id and content hash are
+ * unchanged keeps its report, so only changed communities cost an LLM call in the report step.
+ * Retired ids are remembered with their successor (community-aliases.ts). `graph` is the graph
+ * as the run already read it.
  */
 export async function createCommunities(
   services: KgragServices,
@@ -29,11 +33,12 @@ export async function createCommunities(
   const { store, config } = services;
   const view = graph ?? (await loadGraphView(store));
   const previous = await store.listCommunities();
-  const communities = clusterCommunities(config, view, previous, await hierarchy);
+  const { communities, retired } = clusterCommunities(config, view, previous, await hierarchy);
   await store.replaceCommunities(communities);
   const current = new Set(communities.map((c) => c.id));
-  const vanished = previous.map((c) => c.id).filter((id) => !current.has(id));
-  if (vanished.length) await store.deleteVectors("communities", vanished);
+  await rememberRetiredIds(store, retired, current, config.community.retiredIdAliases);
+  const retiredIds = retired.map((c) => c.id);
+  if (retiredIds.length) await store.deleteVectors("communities", retiredIds);
   const levels = communities.reduce((max, c) => Math.max(max, c.level + 1), 0);
   const reused = communities.filter((c) => c.report !== null).length;
   services.progress.info(
@@ -42,9 +47,16 @@ export async function createCommunities(
   return { communities, levels, reused };
 }
 
+export interface ClusteredCommunities {
+  communities: CommunityRecord[];
+  /** Ids of `previous` that no community keeps. */
+  retired: RetiredCommunity[];
+}
+
 /**
- * The hierarchy of `view` as community records, without storing them: a community whose id and
- * content hash match one of `previous` keeps its report.
+ * The hierarchy of `view` as community records, without storing them: a community that overlaps
+ * one of `previous` enough takes its id, and one whose id and content hash match keeps its report
+ * (a kept id over changed members has another content hash, so its report is written again).
  */
 export function clusterCommunities(
   config: Pick<KgragServices["config"], "community">,
@@ -52,16 +64,22 @@ export function clusterCommunities(
   previous: CommunityRecord[],
   /** The hierarchy of `view`'s graph when it was clustered already. */
   clustered?: CommunityNode[],
-): CommunityRecord[] {
-  const nodes =
+): ClusteredCommunities {
+  const { nodes, retired } = continueCommunityIds(
     clustered ??
-    clusterHierarchy(projectGraph(view.entities, view.relationships), {
-      maxClusterSize: config.community.maxClusterSize,
-      seed: config.community.seed,
-    });
+      clusterHierarchy(projectGraph(view.entities, view.relationships), {
+        maxClusterSize: config.community.maxClusterSize,
+        seed: config.community.seed,
+      }),
+    previous,
+    config.community.keepIdOverlap,
+  );
   const index = graphIndexOf(view);
   const previousById = new Map(previous.map((c) => [c.id, c]));
-  return nodes.map((node) => toRecord(node, communityContentHash(node.entityKeys, index), previousById));
+  const communities = nodes.map((node) =>
+    toRecord(node, communityContentHash(node.entityKeys, index), previousById),
+  );
+  return { communities, retired };
 }
 
 function toRecord(

@@ -69,7 +69,7 @@ export async function askReportsAhead(
   ]);
   if (entities.length + relationships.length > 0) return;
   const view = await loadGraphView(store);
-  const communities = clusterCommunities(config, view, await store.listCommunities());
+  const { communities } = clusterCommunities(config, view, await store.listCommunities());
   const stale = communities.filter((c) => needsReport(c, writer));
   if (stale.length === 0) return;
   // Deeper levels' reports come first (a parent may use its children's): only they are known now.

@@ -18,7 +18,9 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
+/** `hint`, when given, says why it may be missing and where to look instead. */
+export const notFound = (what: string, hint?: string) =>
+  new ApiError(404, "not_found", hint ? `${what} not found: ${hint}` : `${what} not found`);
 export const badRequest = (message: string, code = "bad_request") => new ApiError(400, code, message);
 export const unsupportedMediaType = (message: string) => new ApiError(415, "unsupported_media_type", message);
 

@@ -7,7 +7,7 @@ import { createKgrag } from "../../src/kgrag.js";
 import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import { jsonOutput } from "../support/cli-child.js";
 import { runMain } from "../support/cli-in-process.js";
-import { graphSnapshot, workspaceSnapshot } from "../support/graph-snapshot.js";
+import { communityShape, graphSnapshot, workspaceSnapshot } from "../support/graph-snapshot.js";
 import { passage, seededRandom, writeCorpus } from "../support/lifecycle-corpus.js";
 import { type ScriptedServer, startScriptedOpenAI } from "../support/scripted-openai-server.js";
 
@@ -195,9 +195,7 @@ describe("an embedding endpoint that returns the wrong dimension", () => {
     const clean = await createKgrag({ env: env(), config: { workspace: join(root, "clean") } });
     await clean.index(paths);
     const communities = async (store: typeof clean.services.store) =>
-      (await store.listCommunities())
-        .map((c) => `${c.id} ${c.contentHash} ${c.reportHash === c.contentHash}`)
-        .sort();
+      communityShape(await store.listCommunities());
     const cleanCommunities = await communities(clean.services.store);
     await clean.close();
     expect(await workspaceSnapshot(join(root, "ws"))).toEqual(await workspaceSnapshot(join(root, "clean")));

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
 import { openSqliteStore, SQLITE_FILE_NAME } from "../../src/storage/sqlite/sqlite-store.js";
 import { type CliChild, type CliResult, startCli } from "../support/cli-child.js";
-import { integrityCheck, workspaceSnapshot } from "../support/graph-snapshot.js";
+import { communityShape, integrityCheck, workspaceSnapshot } from "../support/graph-snapshot.js";
 import {
   llmEnv,
   promptPassage,
@@ -74,18 +74,11 @@ async function killWhen(child: CliChild, reached: () => boolean, delayMs: number
   return result;
 }
 
-/** The community hierarchy without reports' text: what must match a clean run after a resume. */
-async function communityShape(workspace: string) {
+/** The community hierarchy as communityShape sees it: what must match a clean run after a resume. */
+async function storedCommunityShape(workspace: string) {
   const store = await openSqliteStore(workspace);
   try {
-    return (await store.listCommunities())
-      .map((c) => ({
-        id: c.id,
-        entityKeys: c.entityKeys,
-        contentHash: c.contentHash,
-        reported: c.reportHash === c.contentHash,
-      }))
-      .sort((a, b) => (a.id < b.id ? -1 : 1));
+    return communityShape(await store.listCommunities());
   } finally {
     await store.close();
   }
@@ -146,7 +139,7 @@ describe.concurrent("kill -9 during indexing (child processes)", () => {
       const snapshot = await workspaceSnapshot(ws);
       expect(snapshot.documents.every((d) => d.status === "processed")).toBe(true);
       expect(snapshot).toEqual(await workspaceSnapshot(join(root, "clean")));
-      expect(await communityShape(ws)).toEqual(await communityShape(join(root, "clean")));
+      expect(await storedCommunityShape(ws)).toEqual(await storedCommunityShape(join(root, "clean")));
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -264,7 +257,7 @@ describe("a run that dies at the worst moment (fault injected in process)", () =
     }
     const clean = await cleanIndex(paths.filter((_, i) => i !== 0 && i !== 3));
     expect(await workspaceSnapshot(join(root, "ws"))).toEqual(await workspaceSnapshot(clean));
-    expect(await communityShape(join(root, "ws"))).toEqual(await communityShape(clean));
+    expect(await storedCommunityShape(join(root, "ws"))).toEqual(await storedCommunityShape(clean));
   });
 
   it("re-clusters on the next run when a run died after merging but before its communities", async () => {
@@ -284,6 +277,6 @@ describe("a run that dies at the worst moment (fault injected in process)", () =
     }
     const clean = await cleanIndex(paths);
     expect(await workspaceSnapshot(join(root, "ws"))).toEqual(await workspaceSnapshot(clean));
-    expect(await communityShape(join(root, "ws"))).toEqual(await communityShape(clean));
+    expect(await storedCommunityShape(join(root, "ws"))).toEqual(await storedCommunityShape(clean));
   });
 });

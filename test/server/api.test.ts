@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { rememberRetiredIds } from "../../src/community/community-aliases.js";
 import { runQuery } from "../../src/query/query-engine.js";
 import type { QueryResult } from "../../src/query/result.js";
 import {
@@ -268,7 +269,31 @@ describe("kgrag serve: graph", () => {
     const one = await json(await get(`/api/v1/graph/communities/${items[0]!.id}`));
     expect((one.members as string[]).length).toBe(items[0]!.size);
     expect((one.report as { text: string }).text.length).toBeGreaterThan(0);
-    expect((await get("/api/v1/graph/communities/c9-none")).status).toBe(404);
+    const gone = await get("/api/v1/graph/communities/c9-none");
+    expect(gone.status).toBe(404);
+    expect((await json(gone)).error).toEqual({
+      code: "not_found",
+      message: expect.stringMatching(
+        /^Community c9-none not found: .*merged.*GET \/api\/v1\/graph\/communities/,
+      ),
+    });
+  });
+
+  it("answers a retired community id with the community that took over its members", async () => {
+    const { store } = running.server.context.registry.all[0]!.kgrag.services;
+    const communities = await store.listCommunities();
+    const successor = communities[0]!;
+    const live = new Set(communities.map((c) => c.id));
+    await rememberRetiredIds(store, [{ id: "c0-retired", successorId: successor.id }], live, 10);
+    try {
+      const moved = await json(await get("/api/v1/graph/communities/c0-retired"));
+      expect(moved).toEqual({
+        ...(await json(await get(`/api/v1/graph/communities/${successor.id}`))),
+        movedFrom: "c0-retired",
+      });
+    } finally {
+      await rememberRetiredIds(store, [{ id: "c0-retired", successorId: null }], live, 10);
+    }
   });
 
   it("says what each id a report cites stands for, in names a reader can look up", async () => {

@@ -26,7 +26,7 @@ function unused(name: string) {
 
 /**
  * An in-memory GraphStore with what communities, reports and global search use (graph reads,
- * communities, vectors); every other method throws, so an unexpected dependency shows up at once.
+ * communities, vectors, metadata); every other method throws, so an unexpected dependency shows up at once.
  * It also counts report saves, which the incremental-reuse tests assert on.
  */
 export class CommunityFakeStore implements GraphStore {
@@ -36,6 +36,8 @@ export class CommunityFakeStore implements GraphStore {
   communities: CommunityRecord[] = [];
   readonly vectors = new Map<VectorNamespace, Map<string, VectorItem>>();
   savedReports: string[] = [];
+  /** Workspace metadata (the retired community ids' aliases live there). */
+  readonly meta = new Map<string, string>();
 
   async close() {}
   async listEntities() {
@@ -84,8 +86,12 @@ export class CommunityFakeStore implements GraphStore {
       .slice(0, topK);
   }
 
-  getMeta = unused("getMeta");
-  setMeta = unused("setMeta");
+  async getMeta(key: string) {
+    return this.meta.get(key);
+  }
+  async setMeta(key: string, value: string) {
+    this.meta.set(key, value);
+  }
   upsertDocument = unused("upsertDocument");
   upsertDocuments = unused("upsertDocuments");
   getDocument = unused("getDocument");

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { GraphStore } from "../../src/storage/graph-store.js";
 import { openSqliteStore, SQLITE_FILE_NAME } from "../../src/storage/sqlite/sqlite-store.js";
+import type { CommunityRecord } from "../../src/types.js";
 import { stableStringify } from "../../src/util/hash.js";
 
 /**
@@ -120,4 +121,24 @@ function byId(a: { id: string }, b: { id: string }): number {
 
 function byKey(a: { key: string }, b: { key: string }): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/**
+ * The community hierarchy without reports' text, in a form a clean run and a run that got there
+ * another way can be compared with: each community as its level, members, parent's members, content
+ * hash and whether its report is current. Ids are left out: a workspace that lived through earlier
+ * runs keeps their ids where membership mostly stayed (community/id-continuity.ts), a clean run
+ * has hash ids.
+ */
+export function communityShape(communities: readonly CommunityRecord[]) {
+  const membersOf = new Map(communities.map((c) => [c.id, c.entityKeys.join("|")]));
+  return communities
+    .map((c) => ({
+      level: c.level,
+      entityKeys: c.entityKeys,
+      parent: c.parentId === null ? null : membersOf.get(c.parentId),
+      contentHash: c.contentHash,
+      reported: c.reportHash === c.contentHash,
+    }))
+    .sort((a, b) => a.level - b.level || (a.entityKeys.join("|") < b.entityKeys.join("|") ? -1 : 1));
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import type { GraphStore } from "../../src/storage/graph-store.js";
+import { describeCommunityIdContinuity } from "./storage-contract-community-ids.js";
 import { describeGraphReads, describeMerge, describeScopeAndDelete } from "./storage-contract-graph.js";
 import { describeNeighbourhoodReads } from "./storage-contract-neighbourhood.js";
 import {
@@ -42,5 +43,6 @@ export function describeStorageContract(
     describeRelationshipText(context);
     describeScopeAndDelete(context);
     describeCommunitiesCacheHistory(context);
+    describeCommunityIdContinuity(context);
   });
 }

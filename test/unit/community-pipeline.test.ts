@@ -1,14 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { communityRows } from "../../src/cli/actions/communities.js";
+import { loadCommunityAliases } from "../../src/community/community-aliases.js";
 import { ExtractiveReportWriter } from "../../src/community/extractive-report-writer.js";
 import { LlmReportWriter } from "../../src/community/llm-report-writer.js";
 import type { ReportContext } from "../../src/community/report-context.js";
 import type { ReportWriter } from "../../src/community/report-writer.js";
 import { createCommunities } from "../../src/pipeline/create-communities.js";
 import { createCommunityReports } from "../../src/pipeline/create-community-reports.js";
+import type { CommunityRecord } from "../../src/types.js";
 import { ScriptedChat } from "../support/community-chat.js";
 import { CommunityFakeStore, communityServices, entity, loadGraph } from "../support/community-fake-store.js";
-import { blockModelGraph } from "../support/community-graphs.js";
+import { blockModelGraph, joinedCliques } from "../support/community-graphs.js";
 
 /** Wraps a writer to record the contexts it was given, in order. */
 class RecordingWriter implements ReportWriter {
@@ -105,6 +107,48 @@ describe("createCommunities + createCommunityReports", () => {
     const offlineAgain = await createCommunityReports(services, new ExtractiveReportWriter());
     expect(offlineAgain.written).toBe(0);
     expect(store.communities.every((c) => c.report?.method === "llm")).toBe(true);
+  });
+
+  it("keeps the id of a community that gained a member, and writes and embeds only its report again", async () => {
+    const store = new CommunityFakeStore();
+    loadGraph(store, joinedCliques(3, 5));
+    const services = communityServices(store);
+    await indexCommunities(services, new ExtractiveReportWriter());
+    const before = structuredClone(store.communities);
+    const vectorsBefore = structuredClone(store.vectors.get("communities"));
+    loadGraph(store, [
+      ["k0-1", "k0-new", 1],
+      ["k0-2", "k0-new", 1],
+    ]);
+    store.savedReports = [];
+    const { reports } = await indexCommunities(services, new ExtractiveReportWriter());
+
+    const grown = store.communities.find((c) => c.entityKeys.includes("k0-new"))!;
+    expect(grown.id).toBe(before.find((c) => c.entityKeys.includes("k0-1"))?.id);
+    expect(store.savedReports).toEqual([grown.id]);
+    expect(reports).toEqual({ written: 1, reused: before.length - 1 });
+    expect(grown.reportHash).toBe(grown.contentHash);
+    const others = (communities: CommunityRecord[]) => communities.filter((c) => c.id !== grown.id);
+    expect(others(store.communities)).toEqual(others(before));
+    const vectors = store.vectors.get("communities");
+    expect(vectors?.get(grown.id)?.textHash).not.toBe(vectorsBefore?.get(grown.id)?.textHash);
+    expect([...(vectors?.keys() ?? [])].sort()).toEqual(before.map((c) => c.id).sort());
+  });
+
+  it("remembers a merged-away id with the community that took its members", async () => {
+    const store = new CommunityFakeStore();
+    loadGraph(store, [...joinedCliques(1, 5, "a"), ...joinedCliques(1, 3, "b")]);
+    const services = communityServices(store);
+    await createCommunities(services);
+    const [big, small] = store.communities;
+    const everyone = [...(big?.entityKeys ?? []), ...(small?.entityKeys ?? [])];
+    loadGraph(
+      store,
+      everyone.flatMap((a, i) => everyone.slice(i + 1).map((b): [string, string, number] => [a, b, 1])),
+    );
+    const { communities } = await createCommunities(services);
+    expect(communities.map((c) => c.id)).toEqual([big?.id]);
+    expect(await loadCommunityAliases(store)).toEqual([{ id: small?.id, successorId: big?.id }]);
   });
 
   it("drops the vectors of communities that no longer exist", async () => {

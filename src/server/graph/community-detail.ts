@@ -31,5 +31,7 @@ export const CommunityDetailSchema = z.object({
    * each stands for, so a reader resolves every [E:3] of the text without a request per id.
    */
   citations: z.record(z.string(), ReportCitationSchema),
+  /** Set when the id asked for was retired by a re-clustering: the community that took its members. */
+  movedFrom: z.string().optional(),
 });
 export type CommunityDetail = z.infer<typeof CommunityDetailSchema>;

@@ -1,3 +1,4 @@
+import { successorOfRetiredId } from "../../community/community-aliases.js";
 import { reportCitations } from "../../community/report-citations.js";
 import { entityKey, relationshipKey, splitRelationshipKey } from "../../merge/keys.js";
 import type { EntityLabel, GraphStore } from "../../storage/graph-store.js";
@@ -270,9 +271,20 @@ export class GraphReads {
     return (await this.store.listCommunities()).map(communityItem);
   }
 
+  /**
+   * A community by id. A retired id (its community merged into another when documents changed)
+   * answers the community that took over its members, with `movedFrom` naming the id asked for.
+   */
   async community(id: string): Promise<CommunityDetail | undefined> {
-    const community = (await this.store.listCommunities()).find((c) => c.id === id);
-    if (!community) return undefined;
+    const communities = await this.store.listCommunities();
+    const community = communities.find((c) => c.id === id);
+    if (community) return this.communityDetail(community);
+    const successorId = await successorOfRetiredId(this.store, id);
+    const successor = successorId === undefined ? undefined : communities.find((c) => c.id === successorId);
+    return successor && { ...(await this.communityDetail(successor)), movedFrom: id };
+  }
+
+  private async communityDetail(community: CommunityRecord): Promise<CommunityDetail> {
     const names = await this.namesOf(community.entityKeys);
     const report = community.report;
     const members = community.entityKeys.map((k) => names.get(k) ?? k);

@@ -9,6 +9,10 @@ import { workspaceOf } from "../request-workspace.js";
 
 const workspace = z.string().optional();
 const name = z.string().trim().min(1, "name must not be empty");
+/** Community ids follow membership: a community merged away by a later index run is gone. */
+const COMMUNITY_GONE_HINT =
+  "no current community has this id (a re-index may have merged it into another); " +
+  "GET /api/v1/graph/communities lists the current ones";
 
 export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -122,7 +126,7 @@ export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Pro
     },
     async (request) => {
       const found = await reads(request).community(request.params.id);
-      if (!found) throw notFound(`Community ${request.params.id}`);
+      if (!found) throw notFound(`Community ${request.params.id}`, COMMUNITY_GONE_HINT);
       return found;
     },
   );
