@@ -8,16 +8,18 @@
  * runs built the same graph when every part's hash agrees). Last line: one JSON object.
  *
  * Run: npx tsx bench/index-offline-distinct.ts [--set wiki-vital-en|songci-zh] [--passages N]
- *        [--no-communities] [--no-thread] [--cli] [--cpu-prof DIR] [--keep DIR]
+ *        [--no-communities] [--no-thread] [--cli] [--cpu-prof DIR] [--keep DIR] [--config JSON]
  *   --no-thread the built-ins work on the main thread only (config builtInThread.enabled false)
  *   --cli       also times `kgrag index corpus.jsonl` as a whole CLI process (from sources, via tsx)
  *   --cpu-prof  writes a V8 CPU profile of each in-process run into DIR
  *   --keep      leaves the workspaces in DIR instead of deleting them
+ *   --config    config merged into the run's, e.g. '{"extraction":{"offline":{"maxRelationshipsPerChunk":20}}}'
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import type { KgragConfigInput } from "../src/config.js";
 import { createKgrag } from "../src/kgrag.js";
 import { sqliteFile } from "../src/storage/sqlite/sqlite-store.js";
 import { DEV_SETS } from "./support/dev-sets.js";
@@ -64,7 +66,8 @@ function corpusOf(set: string, passages: number | undefined, root: string): stri
 async function childRun(set: string, corpus: string, workspace: string): Promise<void> {
   const communities = !args.includes("--no-communities");
   const builtInThread = { enabled: !args.includes("--no-thread") };
-  const kgrag = await createKgrag({ env: {}, config: { workspace, builtInThread } });
+  const extra = JSON.parse(option("--config") ?? "{}") as KgragConfigInput;
+  const kgrag = await createKgrag({ env: {}, config: { ...extra, workspace, builtInThread } });
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   const summary = await kgrag.index([corpus], { communities });
@@ -104,6 +107,8 @@ function inProcessRun(set: string, corpus: string, workspace: string): RunFigure
   const profile = option("--cpu-prof");
   const node = ["--import", "tsx", ...(profile ? ["--cpu-prof", "--cpu-prof-dir", profile] : [])];
   const passthrough = ["--no-communities", "--no-thread"].filter((flag) => args.includes(flag));
+  const config = option("--config");
+  if (config) passthrough.push("--config", config);
   const child = spawnSync(
     process.execPath,
     [

@@ -11,8 +11,12 @@
  * the machine's load average beside each figure.
  * --query JSON overrides the workspace's query config (e.g. '{"fusion":{"hashingVector":1}}', the
  * fusion before issue 15) to compare settings on the same index.
- * Run: npx tsx bench/retrieval-sets.ts [--sets a,b] [--modes naive,...] [--query JSON] [--latency] [--fresh]
+ * --extraction JSON sets the index's extraction config (e.g. '{"offline":{"maxRelationshipsPerChunk":20}}');
+ * its workspaces are kept apart from the default ones (a suffix of their folder names).
+ * Run: npx tsx bench/retrieval-sets.ts [--sets a,b] [--modes naive,...] [--query JSON] [--extraction JSON]
+ *   [--latency] [--fresh]
  */
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { loadavg } from "node:os";
@@ -44,6 +48,11 @@ async function main(): Promise<void> {
   const sets = option("--sets")?.split(",") ?? Object.keys(SETS);
   const modes = (option("--modes")?.split(",") ?? [...QUERY_MODES]) as QueryMode[];
   const query = JSON.parse(option("--query") ?? "{}") as KgragConfigInput["query"];
+  const extractionOption = option("--extraction");
+  const extraction = JSON.parse(extractionOption ?? "{}") as KgragConfigInput["extraction"];
+  const suffix = extractionOption
+    ? `-x${createHash("sha256").update(extractionOption).digest("hex").slice(0, 8)}`
+    : "";
   const rows: Row[] = [];
   const latency: string[][] = [];
   for (const set of sets) {
@@ -52,9 +61,9 @@ async function main(): Promise<void> {
       console.log(`${set}: not found at ${dir ?? "?"} (build it first; see bench/datasets/README.md)`);
       continue;
     }
-    const workspace = setWorkspace(set);
+    const workspace = setWorkspace(set) + suffix;
     if (args.includes("--fresh") && existsSync(workspace)) await rm(workspace, { recursive: true });
-    const kgrag = await createKgrag({ env: {}, config: { workspace, ...(query ? { query } : {}) } });
+    const kgrag = await createKgrag({ env: {}, config: { workspace, query, extraction } });
     try {
       await indexSet(kgrag, set, dir);
       const questions = await readEvalQuestions(join(dir, "questions.jsonl"));
