@@ -20,7 +20,7 @@ const QUERY = QueryOptionsSchema.shape;
  * flags), so none has a default here: zod would fill it in and override the batch's.
  */
 const LineOptionsShape = {
-  ...QueryOptionsSchema.omit({ id: true, onToken: true, onContext: true }).shape,
+  ...QueryOptionsSchema.omit({ id: true, onToken: true, onContext: true, signal: true }).shape,
   mode: QUERY.mode.unwrap().optional(),
   contextOnly: QUERY.contextOnly.unwrap().optional(),
   history: QUERY.history.unwrap().optional(),

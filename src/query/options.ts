@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { QueryConfig, RankingConfig } from "../config.js";
 import type { Scope } from "../types.js";
+import { AbortSignalSchema } from "../util/abort-signal-schema.js";
 import { closestName } from "../util/closest-name.js";
 import { parseOptions } from "../util/strict-options.js";
 import { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode } from "./mode-names.js";
@@ -52,6 +53,11 @@ export const QueryOptionsSchema = z.strictObject({
       "onContext must be a function",
     )
     .optional(),
+  /**
+   * Stops the query at its next step (between keywords, retrieval, context and answer) and aborts
+   * its model calls; the query then rejects with the signal's reason.
+   */
+  signal: AbortSignalSchema.optional(),
 });
 
 /** What a query retrieved, handed to `onContext` before the answer is generated. */
@@ -77,6 +83,7 @@ export interface ResolvedQueryOptions {
   /** config query.ranking: PageRank damping, fusion constant, text-hit floor. */
   ranking: RankingConfig;
   onContext: ((context: QueryContextEvent) => void) | undefined;
+  signal: AbortSignal | undefined;
 }
 
 /** Validates the caller's options (an OptionsError says what is wrong) and fills the gaps from the workspace config. */
@@ -102,6 +109,7 @@ export function resolveQueryOptions(
     onToken: o.onToken,
     ranking: config.ranking,
     onContext: o.onContext,
+    signal: o.signal,
   };
 }
 

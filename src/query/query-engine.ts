@@ -1,4 +1,6 @@
+import { withAbortSignal } from "../llm/chat-model.js";
 import { describeGiven, OptionsError } from "../options-error.js";
+import { stopPoint } from "../pipeline/stop-point.js";
 import type { KgragServices } from "../services.js";
 import type { ScoredId } from "../types.js";
 import { answerQuestion, promptOverheadTexts } from "./answer/answer.js";
@@ -63,9 +65,13 @@ async function runQuerySteps(
   options: ResolvedQueryOptions,
 ): Promise<QueryResult> {
   const started = performance.now();
-  const meter = services.chat ? new MeteredChat(services.chat) : null;
+  const { signal } = options;
+  const chat = services.chat && signal ? withAbortSignal(services.chat, signal) : services.chat;
+  const meter = chat ? new MeteredChat(chat) : null;
   const metered: KgragServices = { ...services, chat: meter };
 
+  // Between steps the query stops if its signal was aborted; a model call is aborted by it at once.
+  await stopPoint(signal);
   const keywords = await inSpan(SPANS.queryStep("keywords"), {}, async (span) => {
     const found = await keywordsFor(metered, question, options);
     span.setAttributes({ "kgrag.keywords.high": found.high, "kgrag.keywords.low": found.low });
@@ -76,6 +82,7 @@ async function runQuerySteps(
   const emptyScope = scope !== undefined && scope.chunkIds.size === 0;
   const graph = new QueryGraph(services.store, scope);
   const vectors = await embedQueryTexts(services, question, keywords, options);
+  await stopPoint(signal);
   const retrieval = await inSpan(
     SPANS.queryStep("retrieve"),
     { "kgrag.query.mode": options.mode },
@@ -92,6 +99,7 @@ async function runQuerySteps(
       return found;
     },
   );
+  await stopPoint(signal);
   const reranked = await rerankStep(services, question, options, retrieval.chunks);
   const ranked = { ...retrieval, chunks: reranked.chunks };
   const tokens = answerTokens(options.onToken);
@@ -108,6 +116,7 @@ async function runQuerySteps(
     span.setAttributes(retrievalCounts(context.context));
     return context;
   });
+  await stopPoint(signal);
   const retrievalMs = performance.now() - started;
   options.onContext?.({ mode: options.mode, keywords, context: built.context, references: built.references });
 

@@ -55,6 +55,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
     jobBusyWaitMs: config.jobBusyWaitMs,
     queryWorkers: config.queryWorkers,
     warmQueryWorkers: config.warmQueryWorkers,
+    queryTimeoutMs: config.queryTimeoutMs,
+    queryCancelGraceMs: config.queryCancelGraceMs,
     queryCache: config.queryCache,
     neighbourhoodCache: config.neighbourhoodCache,
   });

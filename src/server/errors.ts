@@ -24,6 +24,14 @@ export const notFound = (what: string, hint?: string) =>
 export const badRequest = (message: string, code = "bad_request") => new ApiError(400, code, message);
 export const unsupportedMediaType = (message: string) => new ApiError(415, "unsupported_media_type", message);
 
+/** A query that ran past its time limit: `limitMs` the server's queryTimeoutMs, or less if the request asked. */
+export const queryTimedOut = (limitMs: number) =>
+  new ApiError(504, "query_timeout", `The query did not finish within its time limit of ${limitMs} ms`);
+
+/** A query whose client went away before its answer was sent (nginx's 499: nobody reads it). */
+export const clientClosedRequest = () =>
+  new ApiError(499, "client_closed_request", "The client closed the connection before the answer was sent");
+
 export function errorBody(code: string, message: string) {
   return { error: { code, message } };
 }

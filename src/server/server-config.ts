@@ -9,6 +9,9 @@ export interface ApiKey {
   workspaces?: string[];
 }
 
+/** What queryCancelGraceMs is unless set. */
+export const DEFAULT_CANCEL_GRACE_MS = 2_000;
+
 /** Settings of `kgrag serve`: from flags, then KGRAG_* environment variables, then these defaults. */
 export const ServerConfigSchema = z.object({
   host: z.string().min(1).default("127.0.0.1"),
@@ -76,6 +79,18 @@ export const ServerConfigSchema = z.object({
    * tokenizer and the keyword model (seconds of CPU per process on a 1,000-passage workspace).
    */
   warmQueryWorkers: z.boolean().default(true),
+  /**
+   * How long a query (POST /query, its stream, the Ollama chat) may take before its caller gets a
+   * 504 `query_timeout` and the query is stopped; 0 sets no limit. A request may ask for less
+   * (`timeoutMs` in its body), never more.
+   */
+  queryTimeoutMs: z.number().int().min(0).default(60_000),
+  /**
+   * How long a query process gets to stop a query that was cancelled (timed out, or its client
+   * left) before it is killed and replaced: a process busy in synchronous work never hears the
+   * cancel. The queries waiting their turn in it are sent to another process, not failed.
+   */
+  queryCancelGraceMs: z.number().int().min(0).default(DEFAULT_CANCEL_GRACE_MS),
   /**
    * Results of POST /query kept per workspace and data generation, for workspaces whose queries
    * call no model (see queries/query-cache.ts); any write to the workspace invalidates them.
@@ -174,6 +189,7 @@ export function serverConfigFrom(overrides: ServerConfigInput = {}, env: Env = p
     corsOrigins: listFromEnv(env.KGRAG_CORS_ORIGINS),
     rateLimitPerMinute: intFromEnv(env, "KGRAG_RATE_LIMIT"),
     queryWorkers: intFromEnv(env, "KGRAG_QUERY_WORKERS"),
+    queryTimeoutMs: intFromEnv(env, "KGRAG_QUERY_TIMEOUT_MS"),
     jobNice: intFromEnv(env, "KGRAG_JOB_NICE"),
     upload:
       maxUploadMb !== undefined || maxFiles !== undefined

@@ -77,7 +77,8 @@ export class WorkspaceRegistry {
   private constructor(
     readonly all: ServedWorkspace[],
     private readonly runner: JobRunner,
-    private readonly queryPool: QueryPool | null,
+    /** The query processes of the workspaces that call no model, if any (diagnostics and tests). */
+    readonly queryPool: QueryPool | null,
   ) {}
 
   static async open(
@@ -89,6 +90,9 @@ export class WorkspaceRegistry {
       jobBusyWaitMs: number;
       queryWorkers: number;
       warmQueryWorkers: boolean;
+      /** See ServerConfig.queryTimeoutMs and queryCancelGraceMs. */
+      queryTimeoutMs: number;
+      queryCancelGraceMs: number;
       queryCache: QueryCacheSettings;
       neighbourhoodCache: NeighbourhoodCacheSettings;
     },
@@ -117,7 +121,7 @@ export class WorkspaceRegistry {
           id: ids[i] as string,
           path: folder,
           kgrag,
-          queries: new WorkspaceQueries(folder, kgrag, null),
+          queries: new WorkspaceQueries(folder, kgrag, { timeoutMs: options.queryTimeoutMs }),
           serverFolder,
           uploadFolder: uploadFolderOf(folder),
           jobs,
@@ -127,14 +131,18 @@ export class WorkspaceRegistry {
       const local = opened.filter((w) => queriesNeedNoModel(w.kgrag));
       if (options.queryWorkers > 0 && local.length > 0) {
         const workspaces = local.map((w) => w.path);
-        pool = new QueryPool(options.queryWorkers, {
-          env: { ...options.env },
-          workspaces,
-          warmUp: options.warmQueryWorkers,
-        });
+        pool = new QueryPool(
+          options.queryWorkers,
+          { env: { ...options.env }, workspaces, warmUp: options.warmQueryWorkers },
+          { cancelGraceMs: options.queryCancelGraceMs },
+        );
       }
       for (const w of local)
-        w.queries = new WorkspaceQueries(w.path, w.kgrag, pool, queryCacheOf(w.kgrag, options.queryCache));
+        w.queries = new WorkspaceQueries(w.path, w.kgrag, {
+          pool,
+          cache: queryCacheOf(w.kgrag, options.queryCache),
+          timeoutMs: options.queryTimeoutMs,
+        });
     } catch (error) {
       for (const w of opened) await w.kgrag.close();
       throw error;

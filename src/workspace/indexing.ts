@@ -12,6 +12,7 @@ import { IndexInterruptedError, progressOf } from "../pipeline/interrupted.js";
 import type { StageTimings } from "../pipeline/stage-timings.js";
 import type { KgragServices } from "../services.js";
 import type { DocumentRecord, SourceDocument } from "../types.js";
+import { AbortSignalSchema } from "../util/abort-signal-schema.js";
 
 export interface IndexOptions {
   /** Build communities and reports when the graph changed (default: config, true). */
@@ -33,17 +34,7 @@ export interface IndexOptions {
 export const IndexOptionsSchema = z.strictObject({
   communities: z.boolean().optional(),
   prune: z.boolean().optional(),
-  // What the pipeline uses of a signal, so one from another realm or a polyfill passes too.
-  signal: z
-    .custom<AbortSignal>(
-      (value) =>
-        typeof value === "object" &&
-        value !== null &&
-        "aborted" in value &&
-        typeof (value as AbortSignal).addEventListener === "function",
-      { error: "must be an AbortSignal" },
-    )
-    .optional(),
+  signal: AbortSignalSchema.optional(),
 }) satisfies z.ZodType<IndexOptions>;
 
 export interface IndexSummary {

@@ -124,6 +124,29 @@ describe("runQuery result", () => {
     expect(answerCall?.messages.at(-1)).toEqual({ role: "user", content: QUESTION });
   });
 
+  it("stops at its signal: the model call under way gets it, and the query rejects with its reason", async () => {
+    const stop = new AbortController();
+    const chat = new StageChat({
+      keywords: () => MULTI_HOP_KEYWORDS,
+      // The answer call waits for the signal it was given, as a model endpoint's request would.
+      answer: (request) =>
+        new Promise<string>((_resolve, reject) => {
+          request.signal?.addEventListener("abort", () => reject(request.signal?.reason));
+          stop.abort(new Error("caller left"));
+        }),
+    });
+    fixture = await buildFixture(MULTI_HOP, { chat });
+    await expect(
+      runQuery(fixture.services, QUESTION, { mode: "local", signal: stop.signal }),
+    ).rejects.toThrow("caller left");
+    // Aborted before it starts, it calls no model at all.
+    const before = chat.requests.length;
+    await expect(
+      runQuery(fixture.services, QUESTION, { mode: "local", signal: stop.signal }),
+    ).rejects.toThrow("caller left");
+    expect(chat.requests.length).toBe(before);
+  });
+
   it("streams the answer through onToken", async () => {
     fixture = await buildFixture(MULTI_HOP, { chat: scriptedChat() });
     const deltas: string[] = [];

@@ -28,6 +28,46 @@ describe("SharedWorkCache", () => {
     expect(await cache.get("k", async () => "ok")).toEqual({ value: "ok", hit: false });
   });
 
+  it("cancels shared work only once every caller of it has left, each caller stopping at once", async () => {
+    const cache = new SharedWorkCache<string>({ maxEntries: 10, maxBytes: 1_000 });
+    let computeSignal: AbortSignal | undefined;
+    const compute = (signal: AbortSignal) => {
+      computeSignal = signal;
+      return new Promise<string>(() => {});
+    };
+    const [first, second] = [new AbortController(), new AbortController()];
+    const one = cache.get("k", compute, first.signal);
+    const two = cache.get("k", compute, second.signal);
+    first.abort(new Error("first left"));
+    await expect(one).rejects.toThrow("first left");
+    expect(computeSignal?.aborted).toBe(false);
+    second.abort(new Error("second left"));
+    await expect(two).rejects.toThrow("second left");
+    expect(computeSignal?.aborted).toBe(true);
+    // The cancelled work is not joined by a later request: it computes afresh.
+    expect(await cache.get("k", async () => "fresh")).toEqual({ value: "fresh", hit: false });
+  });
+
+  it("never cancels work a caller without a signal waits for", async () => {
+    const cache = new SharedWorkCache<string>({ maxEntries: 10, maxBytes: 1_000 });
+    let release: (value: string) => void = () => {};
+    let computeSignal: AbortSignal | undefined;
+    const compute = (signal: AbortSignal) => {
+      computeSignal = signal;
+      return new Promise<string>((resolve) => {
+        release = resolve;
+      });
+    };
+    const leaving = new AbortController();
+    const staying = cache.get("k", compute);
+    const left = cache.get("k", compute, leaving.signal);
+    leaving.abort(new Error("left"));
+    await expect(left).rejects.toThrow("left");
+    expect(computeSignal?.aborted).toBe(false);
+    release("answer");
+    expect(await staying).toEqual({ value: "answer", hit: false });
+  });
+
   it("evicts by count and by bytes, and clear() drops everything", async () => {
     const cache = new SharedWorkCache<string>({ maxEntries: 2, maxBytes: 10 });
     await cache.get("a", async () => "aaaa");

@@ -34,15 +34,18 @@ export class QueryCache {
 
   /**
    * The cached JSON of this request at the current generation, else `compute`'s. The generation
-   * is read before computing: a write landing meanwhile files the result under the old one.
+   * is read before computing: a write landing meanwhile files the result under the old one. The
+   * caller stops waiting when `signal` aborts; the computation, shared by identical requests, is
+   * cancelled (its signal aborted) once all of them have.
    */
   async json(
     question: string,
     options: PlainQueryOptions,
-    compute: () => Promise<Buffer>,
+    compute: (signal: AbortSignal) => Promise<Buffer>,
+    signal?: AbortSignal,
   ): Promise<CachedJson> {
     const key = `${this.generation()}\u0000${requestKey(question, options)}`;
-    const { value, hit } = await this.results.get(key, compute);
+    const { value, hit } = await this.results.get(key, compute, signal);
     return { json: value, hit };
   }
 

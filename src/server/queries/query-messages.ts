@@ -1,7 +1,10 @@
 import type { QueryContextEvent, QueryOptionsInput } from "../../query/options.js";
 
-/** Query options that cross a thread: everything but the callbacks, which become messages. */
-export type PlainQueryOptions = Omit<QueryOptionsInput, "onToken" | "onContext">;
+/**
+ * Query options that cross a process: everything but the callbacks, which become messages, and the
+ * signal, which becomes a "cancel" message.
+ */
+export type PlainQueryOptions = Omit<QueryOptionsInput, "onToken" | "onContext" | "signal">;
 
 /** What a query process starts with: the environment the server was given and the workspaces to open. */
 export interface QueryWorkerData {
@@ -21,6 +24,11 @@ export type ToQueryWorker =
       /** Forward the context and answer tokens as they come (the streaming routes). */
       stream: boolean;
     }
+  /**
+   * Stop the query (its time ran out, or its caller left): a query still waiting its turn is
+   * dropped, a running one stops at its next step. Either way it ends with "failed" (or "done").
+   */
+  | { type: "cancel"; id: number }
   /** The workspaces to open, and maybe warm, before the first query (sent once, after the process starts). */
   | { type: "open"; workspaces: string[]; warmUp: boolean }
   | { type: "close" };

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import type { QueryContextEvent } from "../../query/options.js";
 import { childEntry } from "../../util/child-entry.js";
 import { badRequest } from "../errors.js";
+import { DEFAULT_CANCEL_GRACE_MS } from "../server-config.js";
 import type { FromQueryWorker, PlainQueryOptions, QueryWorkerData, ToQueryWorker } from "./query-messages.js";
 
 /** What a streaming caller hears before the result. */
@@ -11,20 +12,42 @@ export interface QueryEvents {
   onToken?: (text: string) => void;
 }
 
+type QueryRequest = Extract<ToQueryWorker, { type: "query" }>;
+
 interface Pending {
+  request: QueryRequest;
   events: QueryEvents;
   resolve: (json: Buffer) => void;
   reject: (error: Error) => void;
+  /** The process it was sent to (another one when that one was killed before its turn came). */
+  slot: PoolWorker;
+  /** Its caller left or its time ran out: the caller has its error, and the process was told to stop. */
+  cancelled: boolean;
+  /** An event of it reached the caller, so sending it to another process would repeat them. */
+  heard: boolean;
+  /** Kills the process unless it stops this cancelled query first (see watchHead). */
+  killTimer?: NodeJS.Timeout;
 }
 
 interface PoolWorker {
   child: ChildProcess;
+  /** In the order sent, which is the order the process answers them in: the first one is running. */
   pending: Map<number, Pending>;
   /** Queries sent to it (diagnostics and tests). */
   sent: number;
   stderr: string;
   /** Settles when the process has opened (and warmed) the pool's workspaces, or has stopped. */
   ready: Promise<WarmedWorkspace[]>;
+  /** It has opened (and warmed) the workspaces: from then on, the first query it holds is running. */
+  opened: boolean;
+  /** Killed by the pool, for a cancelled query it did not stop: its other queries go elsewhere. */
+  killed: boolean;
+}
+
+/** What the pool does with a cancelled query's process. */
+export interface QueryPoolSettings {
+  /** How long a process gets to stop a cancelled query before it is killed (see ServerConfig.queryCancelGraceMs). */
+  cancelGraceMs: number;
 }
 
 /** A workspace a query process warmed, and the modes its warm-up query was answered in. */
@@ -57,10 +80,13 @@ export class QueryPool {
   private readonly byQuestion = new Map<string, PoolWorker>();
   private nextId = 0;
   private closing = false;
+  private cancelled = 0;
+  private killed = 0;
 
   constructor(
     size: number,
     private readonly data: QueryWorkerData,
+    private readonly settings: QueryPoolSettings = { cancelGraceMs: DEFAULT_CANCEL_GRACE_MS },
   ) {
     for (let i = 0; i < size; i++) this.workers.push(this.spawn());
   }
@@ -74,25 +100,61 @@ export class QueryPool {
     return this.workers.map((w) => w.sent);
   }
 
+  /** Queries cancelled so far: their time ran out, or their caller left (diagnostics and tests). */
+  get cancelledQueries(): number {
+    return this.cancelled;
+  }
+
+  /** Processes killed so far for a cancelled query they did not stop in time (diagnostics and tests). */
+  get killedProcesses(): number {
+    return this.killed;
+  }
+
+  /** The current processes' ids (tests). */
+  get processIds(): (number | undefined)[] {
+    return this.workers.map((w) => w.child.pid);
+  }
+
   /** What each current process warmed, once all of them have opened the workspaces (none for one that stopped first). */
   ready(): Promise<WarmedWorkspace[][]> {
     return Promise.all(this.workers.map((w) => w.ready));
   }
 
-  /** The query's result as JSON, in UTF-8. */
+  /**
+   * The query's result as JSON, in UTF-8. When `signal` aborts, the result rejects at once with its
+   * reason and the process is told to stop the query (see cancel).
+   */
   run(
     workspace: string,
     question: string,
     options: PlainQueryOptions,
     events: QueryEvents = {},
+    signal?: AbortSignal,
   ): Promise<Buffer> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.nextId++;
     const stream = Boolean(events.onContext || events.onToken);
+    const request: QueryRequest = { type: "query", id, workspace, question, options, stream };
     return new Promise<Buffer>((resolve, reject) => {
       const target = this.workerFor(workspace, question);
-      target.sent += 1;
-      target.pending.set(id, { events, resolve, reject });
-      send(target, { type: "query", id, workspace, question, options, stream });
+      const cancel = () => this.cancel(pending, signal?.reason);
+      const pending: Pending = {
+        request,
+        events,
+        slot: target,
+        cancelled: false,
+        heard: false,
+        resolve: (json) => {
+          signal?.removeEventListener("abort", cancel);
+          resolve(json);
+        },
+        reject: (error) => {
+          signal?.removeEventListener("abort", cancel);
+          reject(error);
+        },
+      };
+      signal?.addEventListener("abort", cancel, { once: true });
+      this.dispatch(pending, target);
     });
   }
 
@@ -139,13 +201,26 @@ export class QueryPool {
     const ready = new Promise<WarmedWorkspace[]>((resolve) => {
       markReady = resolve;
     });
-    const slot: PoolWorker = { child, pending: new Map(), sent: 0, stderr: "", ready };
+    const slot: PoolWorker = {
+      child,
+      pending: new Map(),
+      sent: 0,
+      stderr: "",
+      ready,
+      opened: false,
+      killed: false,
+    };
     child.stderr?.on("data", (chunk: Buffer) => {
       slot.stderr = (slot.stderr + chunk.toString()).slice(-4000);
     });
     child.on("message", (message: FromQueryWorker) => {
-      if (message.type === "ready") markReady(message.warmed);
-      else deliver(slot, message);
+      if (message.type !== "ready") {
+        this.deliver(slot, message);
+        return;
+      }
+      slot.opened = true;
+      markReady(message.warmed);
+      this.watchHead(slot);
     });
     child.on("exit", (code, signal) => {
       markReady([]);
@@ -157,16 +232,102 @@ export class QueryPool {
     child.channel?.unref();
     if (this.data.workspaces.length > 0)
       send(slot, { type: "open", workspaces: this.data.workspaces, warmUp: this.data.warmUp ?? false });
-    else markReady([]);
+    else {
+      slot.opened = true;
+      markReady([]);
+    }
     return slot;
   }
 
+  private dispatch(pending: Pending, target: PoolWorker): void {
+    pending.slot = target;
+    target.sent += 1;
+    target.pending.set(pending.request.id, pending);
+    send(target, pending.request);
+  }
+
+  /**
+   * The caller has its error now; the process is told to stop the query, and is killed if it has
+   * not once the query is its running one and the grace period passed (see watchHead).
+   */
+  private cancel(pending: Pending, reason: unknown): void {
+    const { slot, request } = pending;
+    if (pending.cancelled || slot.pending.get(request.id) !== pending) return;
+    pending.cancelled = true;
+    this.cancelled += 1;
+    pending.reject(reason instanceof Error ? reason : new Error("The query was cancelled"));
+    if (slot.child.connected) send(slot, { type: "cancel", id: request.id });
+    this.watchHead(slot);
+  }
+
+  /**
+   * A process answers its queries one after another, so the first one it holds is the one it is
+   * working on. If that one was cancelled, the process gets the grace period to stop it (a query
+   * stops at its next step) before it is killed: it is then stuck in work that does not yield.
+   * One still opening its workspaces is left to finish that.
+   */
+  private watchHead(slot: PoolWorker): void {
+    if (!slot.opened || slot.killed) return;
+    const head = slot.pending.values().next().value;
+    if (!head?.cancelled || head.killTimer) return;
+    head.killTimer = setTimeout(() => this.kill(slot), this.settings.cancelGraceMs);
+    head.killTimer.unref();
+  }
+
+  private kill(slot: PoolWorker): void {
+    if (slot.killed) return;
+    slot.killed = true;
+    this.killed += 1;
+    // The exit handler replaces it (see replace).
+    slot.child.kill("SIGKILL");
+  }
+
+  private deliver(slot: PoolWorker, message: Exclude<FromQueryWorker, { type: "ready" }>): void {
+    const pending = slot.pending.get(message.id);
+    if (!pending) return;
+    switch (message.type) {
+      case "context":
+        if (pending.cancelled) return;
+        pending.heard = true;
+        pending.events.onContext?.(message.context);
+        return;
+      case "token":
+        if (pending.cancelled) return;
+        pending.heard = true;
+        pending.events.onToken?.(message.text);
+        return;
+      case "done":
+      case "failed":
+        slot.pending.delete(message.id);
+        clearTimeout(pending.killTimer);
+        this.watchHead(slot);
+        if (pending.cancelled) return;
+        if (message.type === "done") {
+          // A copy: the message's bytes are a view into the channel's read buffer, which they would
+          // otherwise keep alive (in the query cache, for one).
+          pending.resolve(Buffer.from(message.json));
+        } else {
+          pending.reject(message.callerError ? badRequest(message.message) : new Error(message.message));
+        }
+    }
+  }
+
+  /**
+   * A process stopped: its queries fail with `error`, except when the pool killed it for a
+   * cancelled query: then the ones waiting their turn behind it go to another process.
+   */
   private replace(slot: PoolWorker, error: Error): void {
-    for (const pending of slot.pending.values()) pending.reject(error);
+    const left = [...slot.pending.values()];
     slot.pending.clear();
     const at = this.workers.indexOf(slot);
-    if (at < 0 || this.closing) return;
-    this.workers[at] = this.spawn();
+    if (at >= 0 && !this.closing) this.workers[at] = this.spawn();
+    for (const pending of left) {
+      clearTimeout(pending.killTimer);
+      pending.killTimer = undefined;
+      if (pending.cancelled) continue;
+      if (slot.killed && !pending.heard && !this.closing) this.dispatch(pending, this.leastBusy());
+      else pending.reject(error);
+    }
   }
 }
 
@@ -185,26 +346,4 @@ async function stop(slot: PoolWorker): Promise<void> {
   });
   if (slot.child.connected) send(slot, { type: "close" });
   await exited;
-}
-
-function deliver(slot: PoolWorker, message: Exclude<FromQueryWorker, { type: "ready" }>): void {
-  const pending = slot.pending.get(message.id);
-  if (!pending) return;
-  switch (message.type) {
-    case "context":
-      pending.events.onContext?.(message.context);
-      return;
-    case "token":
-      pending.events.onToken?.(message.text);
-      return;
-    case "done":
-      slot.pending.delete(message.id);
-      // A copy: the message's bytes are a view into the channel's read buffer, which they would
-      // otherwise keep alive (in the query cache, for one).
-      pending.resolve(Buffer.from(message.json));
-      return;
-    case "failed":
-      slot.pending.delete(message.id);
-      pending.reject(message.callerError ? badRequest(message.message) : new Error(message.message));
-  }
 }

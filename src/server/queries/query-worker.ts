@@ -29,12 +29,21 @@ const post = (message: FromQueryWorker) => {
   send(message);
 };
 
-async function answer(request: Extract<ToQueryWorker, { type: "query" }>): Promise<void> {
+/** The queries sent and not yet answered, each with the controller its "cancel" aborts. */
+const unanswered = new Map<number, AbortController>();
+
+async function answer(
+  request: Extract<ToQueryWorker, { type: "query" }>,
+  signal: AbortSignal,
+): Promise<void> {
   const { id, stream } = request;
   try {
+    // One cancelled while it waited its turn ends here, before any work.
+    signal.throwIfAborted();
     const kgrag = await engineFor(request.workspace);
     const result = await runQuery(kgrag.services, request.question, {
       ...request.options,
+      signal,
       ...(stream
         ? {
             onContext: (context: QueryContextEvent) => post({ type: "context", id, context }),
@@ -46,7 +55,16 @@ async function answer(request: Extract<ToQueryWorker, { type: "query" }>): Promi
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     post({ type: "failed", id, message, callerError: isCallerError(error) });
+  } finally {
+    unanswered.delete(id);
   }
+}
+
+/** Queued in order (see `turn`), with a controller a "cancel" message aborts meanwhile. */
+function enqueue(request: Extract<ToQueryWorker, { type: "query" }>): void {
+  const controller = new AbortController();
+  unanswered.set(request.id, controller);
+  turn = turn.then(() => answer(request, controller.signal));
 }
 
 /** Opens the workspaces and, when asked, answers the warm-up question in every mode on each. */
@@ -83,7 +101,9 @@ async function closeAll(): Promise<void> {
 let turn: Promise<void> = Promise.resolve();
 
 process.on("message", (message: ToQueryWorker) => {
-  if (message.type === "query") turn = turn.then(() => answer(message));
+  if (message.type === "query") enqueue(message);
+  // Heard between a running query's steps (runQuery yields to the event loop there), or before a queued one starts.
+  else if (message.type === "cancel") unanswered.get(message.id)?.abort(new Error("The query was cancelled"));
   // Opened (and warmed) up front, in turn, so the first queries wait for it instead of paying for it.
   else if (message.type === "open") turn = turn.then(() => open(message.workspaces, message.warmUp));
   else process.disconnect();

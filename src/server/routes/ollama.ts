@@ -8,6 +8,7 @@ import type { QueryResult } from "../../query/result.js";
 import { citedSources, communitySourceLine } from "../../query/result-text.js";
 import type { ServerContext } from "../context.js";
 import { badRequest, streamFailure } from "../errors.js";
+import { clientGoneSignal } from "../queries/query-limits.js";
 import { workspaceOf } from "../request-workspace.js";
 import type { ServedWorkspace, WorkspaceRegistry } from "../workspaces.js";
 
@@ -268,8 +269,9 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
             m.role === "user" || m.role === "assistant",
         );
       const queries = workspace.queries;
+      const call = { clientGone: clientGoneSignal(reply) };
       if (!stream) {
-        const result = await queries.run(question, { mode, history });
+        const result = await queries.run(question, { mode, history }, {}, call);
         return { ...line(answerWithSources(result), true), done_reason: "stop", ...usageFields(result) };
       }
       reply.hijack();
@@ -288,6 +290,7 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
               write(line(text, false));
             },
           },
+          call,
         );
         const rest = streamed
           ? answerWithSources(result).slice(result.answer.length)

@@ -4,12 +4,19 @@ import { z } from "zod";
 import { QueryOptionsSchema } from "../../query/options.js";
 import type { ServerContext } from "../context.js";
 import { streamFailure } from "../errors.js";
+import { clientGoneSignal } from "../queries/query-limits.js";
 import { workspaceOf } from "../request-workspace.js";
 import { type EventStream, openEventStream } from "../sse.js";
 
 /** Every option of the library's query, as JSON (the callbacks are the server's own). */
-export const QueryBodySchema = QueryOptionsSchema.omit({ onToken: true, onContext: true }).extend({
+export const QueryBodySchema = QueryOptionsSchema.omit({
+  onToken: true,
+  onContext: true,
+  signal: true,
+}).extend({
   question: z.string().trim().min(1, "question must not be empty"),
+  /** A time limit below the server's queryTimeoutMs for this query (a larger one is capped to it). */
+  timeoutMs: z.number().int().min(1).optional(),
 });
 export type QueryBody = z.infer<typeof QueryBodySchema>;
 
@@ -25,8 +32,9 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
       },
     },
     async (request, reply) => {
-      const { question, ...options } = request.body;
-      const { json, hit } = await workspaceOf(request, ctx.registry).queries.json(question, options);
+      const { question, timeoutMs, ...options } = request.body;
+      const call = { clientGone: clientGoneSignal(reply), timeoutMs };
+      const { json, hit } = await workspaceOf(request, ctx.registry).queries.json(question, options, call);
       return reply
         .header("x-kgrag-cache", hit ? "hit" : "miss")
         .type("application/json; charset=utf-8")
@@ -44,8 +52,9 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
       },
     },
     async (request, reply) => {
-      const { question, ...options } = request.body;
+      const { question, timeoutMs, ...options } = request.body;
       const queries = workspaceOf(request, ctx.registry).queries;
+      const call = { clientGone: clientGoneSignal(reply), timeoutMs };
       // Opened with the first event: a query refused before it retrieves anything (an unknown
       // document or metadata value in its scope) answers with its status, as /query does.
       let stream: EventStream | undefined;
@@ -55,10 +64,15 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
       };
       try {
         // The library hands every answer to onToken, an offline one as a single token.
-        const result = await queries.run(question, options, {
-          onContext: (context) => events().send("context", { context }),
-          onToken: (text) => events().send("token", { text }),
-        });
+        const result = await queries.run(
+          question,
+          options,
+          {
+            onContext: (context) => events().send("context", { context }),
+            onToken: (text) => events().send("token", { text }),
+          },
+          call,
+        );
         events().send("done", result);
       } catch (error) {
         if (!stream) throw error;
