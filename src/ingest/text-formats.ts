@@ -1,5 +1,5 @@
 import type { Metadata } from "../types.js";
-import { convertHtml } from "../util/html-to-text.js";
+import { convertHtml, WORDS_AS_WRITTEN } from "../util/html-to-text.js";
 import { readTextFile } from "./read-text.js";
 
 export interface LoadedText {
@@ -60,9 +60,7 @@ export function htmlToText(html: string): string {
   return convertHtml(html, {
     wordwrap: false,
     selectors: [
-      // Link targets and images are noise for entity extraction; their visible text is kept.
-      { selector: "a", options: { ignoreHref: true } },
-      { selector: "img", format: "skip" },
+      ...WORDS_AS_WRITTEN,
       { selector: "script", format: "skip" },
       { selector: "style", format: "skip" },
     ],

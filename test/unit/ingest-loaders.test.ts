@@ -67,6 +67,22 @@ describe("loadSources: whole-file formats", () => {
     expect(document?.text).not.toMatch(/<|var x|example\.org/);
   });
 
+  it("keeps HTML headings and table header cells as written, and a table's cells apart", async () => {
+    const html =
+      "<h1>Harbor notes</h1><p>The Carrow Bay harbor master approved the pier.</p><h3>Pier facts</h3>" +
+      "<table><tr><th>Name</th><th>Founded</th></tr><tr><td>Lumora Optics</td><td>2009</td></tr></table>";
+    const { document } = await loadOne(file("web/notes.html", html));
+    const lines = document?.text.split("\n").filter((line) => line.trim() !== "");
+    expect(lines?.map((line) => line.replace(/\s+/g, " "))).toEqual([
+      "Harbor notes",
+      "The Carrow Bay harbor master approved the pier.",
+      "Pier facts",
+      "Name Founded",
+      "Lumora Optics 2009",
+    ]);
+    expect(document?.title).toBe("Harbor notes");
+  });
+
   it("reads .docx through mammoth", async () => {
     const path = file(
       "office/memo.docx",
