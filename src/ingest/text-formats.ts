@@ -27,11 +27,16 @@ export function plainTextTitle(text: string): string | null {
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
   const at = lines.findIndex((line) => line.trim() !== "");
   const first = lines[at]?.trim() ?? "";
-  if (!first || first.length > MAX_TITLE_CHARS) return null;
-  if (first.split(/\s+/).length > MAX_TITLE_WORDS) return null;
-  if (/[.。!！?？:：;；,，、…]$/u.test(first)) return null;
+  if (!readsAsTitle(first)) return null;
   const hasBody = lines.slice(at + 1).some((line) => line.trim() !== "");
   return hasBody ? first : null;
+}
+
+/** Short, and not ending like a sentence or a clause (".", "。", ":", ","...). */
+export function readsAsTitle(line: string): boolean {
+  if (!line || line.length > MAX_TITLE_CHARS) return false;
+  if (line.split(/\s+/).length > MAX_TITLE_WORDS) return false;
+  return !/[.。!！?？:：;；,，、…]$/u.test(line);
 }
 
 export async function loadMarkdown(path: string): Promise<LoadedText> {
