@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { QueryOptionsSchema } from "../../query/options.js";
+import { READABLE_DESCRIPTIONS } from "../api-notes.js";
 import type { ServerContext } from "../context.js";
 import { streamFailure } from "../errors.js";
 import { workspaceOf } from "../request-workspace.js";
@@ -21,6 +22,7 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
       schema: {
         tags: ["query"],
         summary: "Answer a question (the JSON of `kgrag query --json`)",
+        description: READABLE_DESCRIPTIONS,
         body: QueryBodySchema,
       },
     },
@@ -40,6 +42,7 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
       schema: {
         tags: ["query"],
         summary: "Answer a question as server-sent events: context, token..., done (or error)",
+        description: READABLE_DESCRIPTIONS,
         body: QueryBodySchema,
       },
     },
