@@ -45,6 +45,7 @@ export { LangChainChatModel, type LangChainChatOptions } from "./llm/langchain-c
 export { OpenAIChatModel } from "./llm/openai-chat.js";
 export { RequestTimeoutError, RetriesExhaustedError } from "./llm/retry.js";
 export type { StageUsage } from "./llm/usage.js";
+export { descriptionFragments, readableDescription } from "./merge/description-text.js";
 export type { DescriptionSummarizer } from "./merge/summarizer.js";
 export { OptionsError } from "./options-error.js";
 export type { IndexComponents } from "./pipeline/index-workflow.js";

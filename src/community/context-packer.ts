@@ -1,6 +1,7 @@
 import type { TiktokenEncoding } from "js-tiktoken";
 import { DESCRIPTION_SEPARATOR } from "../merge/keys.js";
 import type { CommunityReport } from "../types.js";
+import { counted } from "../util/counted.js";
 import { countTokens, tokenBound, tokenFloor, truncateToTokens } from "../util/tokens.js";
 import { stripLocalCitations } from "./citations.js";
 
@@ -337,7 +338,8 @@ function relationshipRest(
 function childReportBlock(child: ChildReport): string {
   const { report } = child;
   const findings = report.findings.map((f) => `- ${clean(f.summary)}: ${clean(f.explanation)}\n`).join("");
-  return `[C:${child.id}] (${child.entityKeys.length} entities) ${clean(report.title)}\n${clean(report.summary)}\n${findings}\n`;
+  const size = counted(child.entityKeys.length, "entity", "entities");
+  return `[C:${child.id}] (${size}) ${clean(report.title)}\n${clean(report.summary)}\n${findings}\n`;
 }
 
 /** One table cell: fragments joined readably, on one line, without the column separator. */

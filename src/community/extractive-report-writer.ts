@@ -1,6 +1,7 @@
 import { DESCRIPTION_SEPARATOR } from "../merge/keys.js";
 import { stripMarkup } from "../nlp/markdown-prose.js";
 import type { CommunityFinding, CommunityReport } from "../types.js";
+import { counted } from "../util/counted.js";
 import { toCommunityReport } from "./render-report.js";
 import type { ContextRelationship, ReportContext } from "./report-context.js";
 import type { ReportFields } from "./report-schema.js";
@@ -48,7 +49,7 @@ export function extractiveFields(context: ReportContext): ReportFields {
     title: central.length ? joinNames(central) : `Community ${context.communityId}`,
     summary: summaryOf(context, central, strongest),
     rating,
-    ratingExplanation: `Extractive rating from the community's size (${size} entities); no model judged its importance.`,
+    ratingExplanation: `Extractive rating from the community's size (${entityCount(size)}); no model judged its importance.`,
     findings: [
       ...findings,
       ...context.childReports.map((child) => ({
@@ -60,7 +61,8 @@ export function extractiveFields(context: ReportContext): ReportFields {
 }
 
 function summaryOf(context: ReportContext, central: string[], strongest: ContextRelationship[]): string {
-  const opening = `A community of ${context.members.length} entities${central.length ? ` centred on ${joinNames(central)}` : ""}.`;
+  const centre = central.length ? ` centred on ${joinNames(central)}` : "";
+  const opening = `A community of ${entityCount(context.members.length)}${centre}.`;
   const quoted = distinctQuotes(strongest, (rel) => firstSentence(rel.description))
     .filter((quote) => quote.text)
     .slice(0, SUMMARY_RELATIONSHIPS)
@@ -121,6 +123,8 @@ function firstSentence(text: string): string {
   const sentence = fragment.split(/(?<=[.!?])\s+|(?<=[。！？])/u)[0] ?? "";
   return sentence.length > MAX_SENTENCE_CHARS ? `${sentence.slice(0, MAX_SENTENCE_CHARS - 1)}…` : sentence;
 }
+
+const entityCount = (count: number) => counted(count, "entity", "entities");
 
 function joinNames(names: string[]): string {
   if (names.length <= 1) return names.join("");

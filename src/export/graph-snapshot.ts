@@ -1,4 +1,5 @@
 import { UndirectedGraph } from "graphology";
+import { readableDescription } from "../merge/description-text.js";
 import type { GraphStore } from "../storage/graph-store.js";
 import type {
   ChunkRecord,
@@ -63,8 +64,9 @@ export interface RelationshipEdgeAttributes {
 
 /**
  * The entity graph as a graphology graph for the XML formats: one node per entity, one undirected
- * edge per relationship, list values flattened (keywords with ", ", ids with ";"), and text made
- * XML-safe. Relationship keys (which hold a control character) are not used as edge ids.
+ * edge per relationship, list values flattened (keywords with ", ", ids with ";"), descriptions
+ * readable (one fragment a line), and text made XML-safe. Relationship keys (which hold a control
+ * character) are not used as edge ids.
  */
 export function toGraphology(
   snapshot: GraphSnapshot,
@@ -75,7 +77,7 @@ export function toGraphology(
     graph.addNode(xmlSafe(entity.key), {
       label: xmlSafe(entity.name),
       entityType: xmlSafe(entity.type),
-      description: xmlSafe(entity.description),
+      description: xmlSafe(readableDescription(entity.description)),
       sourceChunkIds: xmlSafe(entity.sourceChunkIds.join(LIST_SEPARATOR)),
       communities: xmlSafe((communitiesOf.get(entity.key) ?? []).join(LIST_SEPARATOR)),
       aliases: xmlSafe((entity.aliases ?? []).join(LIST_SEPARATOR)),
@@ -86,7 +88,7 @@ export function toGraphology(
     if (!graph.hasNode(source) || !graph.hasNode(target)) return;
     graph.addUndirectedEdgeWithKey(`r${index}`, source, target, {
       label: xmlSafe(rel.keywords.join(", ")),
-      description: xmlSafe(rel.description),
+      description: xmlSafe(readableDescription(rel.description)),
       keywords: xmlSafe(rel.keywords.join(", ")),
       weight: rel.weight,
       sourceChunkIds: xmlSafe(rel.sourceChunkIds.join(LIST_SEPARATOR)),

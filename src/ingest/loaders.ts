@@ -7,18 +7,20 @@ import { loadDocx, loadPdf } from "./office-formats.js";
 import { pageStartsMetadata } from "./pdf-pages.js";
 import { skipReason } from "./skip-reason.js";
 import type { LoadEvent, SkippedSource, SourceFormat } from "./source-types.js";
-import { type LoadedText, loadHtml, loadMarkdown, loadPlainText } from "./text-formats.js";
+import { type LoadedText, loadHtml, loadMarkdown, loadPlainText, plainTextTitle } from "./text-formats.js";
 import { collectFiles } from "./walk.js";
 
 type WholeFileLoader = (path: string) => Promise<LoadedText>;
 
-const textOnly =
-  (load: (path: string) => Promise<string>): WholeFileLoader =>
-  async (path) => ({ text: await load(path), title: null });
+/** A Word document's paragraphs are written lines, so its first one may be a title as in a .txt. */
+async function loadDocxWithTitle(path: string): Promise<LoadedText> {
+  const text = await loadDocx(path);
+  return { text, title: plainTextTitle(text) };
+}
 
 async function loadPdfWithPages(path: string): Promise<LoadedText> {
-  const { text, pageStarts } = await loadPdf(path);
-  return { text, title: null, metadata: pageStartsMetadata(pageStarts) };
+  const { text, title, pageStarts } = await loadPdf(path);
+  return { text, title, metadata: pageStartsMetadata(pageStarts) };
 }
 
 /** Formats whose file is one document. .jsonl (one document a line) is handled apart. */
@@ -29,7 +31,7 @@ const WHOLE_FILE_FORMATS: Record<string, { format: SourceFormat; load: WholeFile
   ".html": { format: "html", load: loadHtml },
   ".htm": { format: "html", load: loadHtml },
   ".pdf": { format: "pdf", load: loadPdfWithPages },
-  ".docx": { format: "docx", load: textOnly(loadDocx) },
+  ".docx": { format: "docx", load: loadDocxWithTitle },
 };
 
 export const SUPPORTED_EXTENSIONS = [...Object.keys(WHOLE_FILE_FORMATS), ".jsonl"];

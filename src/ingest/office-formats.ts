@@ -1,3 +1,4 @@
+import { type PdfTextItem, pdfHeading, pdfPageText } from "./pdf-heading.js";
 import { normaliseNewlines, readWholeFile } from "./read-text.js";
 import { type ParsedFormat, unparsableReason } from "./skip-reason.js";
 import { UnreadableSourceError } from "./source-types.js";
@@ -11,24 +12,26 @@ export interface PdfText {
 /**
  * PDF text through unpdf (a maintained, dependency-free build of Mozilla's pdf.js), page by page,
  * pages joined by blank lines; `pageStarts[i]` is where page i + 1 starts in the text, so every
- * chunk can say which page it comes from. An empty page starts where the next one does.
+ * chunk can say which page it comes from. An empty page starts where the next one does. The title
+ * is the heading that opens the document, if any (see pdfHeading).
  */
-export async function loadPdf(path: string): Promise<PdfText> {
+export async function loadPdf(path: string): Promise<PdfText & { title: string | null }> {
   const data = new Uint8Array(await readWholeFile(path));
   const pages = await withConsoleLogOnStderr(() => parseOrExplain("PDF", () => pdfPages(data)));
-  return joinPdfPages(pages);
+  return { ...joinPdfPages(pages.map(pdfPageText)), title: pdfHeading(pages) };
 }
 
 /** pdf.js's VerbosityLevel.ERRORS. */
 const PDF_ERRORS_ONLY = 0;
 
-async function pdfPages(data: Uint8Array): Promise<string[]> {
-  const { extractText, getDocumentProxy } = await import("unpdf");
+/** Each page's text items, with the type size that tells a heading from the body text. */
+async function pdfPages(data: Uint8Array): Promise<PdfTextItem[][]> {
+  const { extractTextItems, getDocumentProxy } = await import("unpdf");
   // Errors only: pdf.js warns on stdout about what it repairs ("Indexing all PDF objects" for a
   // broken cross-reference table), noise between kgrag's own messages once the text is read.
   const pdf = await getDocumentProxy(data, { verbosity: PDF_ERRORS_ONLY });
   try {
-    return (await extractText(pdf, { mergePages: false })).text;
+    return (await extractTextItems(pdf)).items;
   } finally {
     await pdf.destroy();
   }

@@ -1,5 +1,5 @@
 import type { Metadata } from "../types.js";
-import { convertHtml } from "../util/html-to-text.js";
+import { convertHtml, WORDS_AS_WRITTEN } from "../util/html-to-text.js";
 import { readTextFile } from "./read-text.js";
 
 export interface LoadedText {
@@ -27,11 +27,16 @@ export function plainTextTitle(text: string): string | null {
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
   const at = lines.findIndex((line) => line.trim() !== "");
   const first = lines[at]?.trim() ?? "";
-  if (!first || first.length > MAX_TITLE_CHARS) return null;
-  if (first.split(/\s+/).length > MAX_TITLE_WORDS) return null;
-  if (/[.。!！?？:：;；,，、…]$/u.test(first)) return null;
+  if (!readsAsTitle(first)) return null;
   const hasBody = lines.slice(at + 1).some((line) => line.trim() !== "");
   return hasBody ? first : null;
+}
+
+/** Short, and not ending like a sentence or a clause (".", "。", ":", ","...). */
+export function readsAsTitle(line: string): boolean {
+  if (!line || line.length > MAX_TITLE_CHARS) return false;
+  if (line.split(/\s+/).length > MAX_TITLE_WORDS) return false;
+  return !/[.。!！?？:：;；,，、…]$/u.test(line);
 }
 
 export async function loadMarkdown(path: string): Promise<LoadedText> {
@@ -60,9 +65,7 @@ export function htmlToText(html: string): string {
   return convertHtml(html, {
     wordwrap: false,
     selectors: [
-      // Link targets and images are noise for entity extraction; their visible text is kept.
-      { selector: "a", options: { ignoreHref: true } },
-      { selector: "img", format: "skip" },
+      ...WORDS_AS_WRITTEN,
       { selector: "script", format: "skip" },
       { selector: "style", format: "skip" },
     ],

@@ -1,4 +1,5 @@
-import { DESCRIPTION_SEPARATOR, entityKey, splitRelationshipKey } from "../merge/keys.js";
+import { readableDescription } from "../merge/description-text.js";
+import { entityKey, splitRelationshipKey } from "../merge/keys.js";
 import { documentTitles, withPages } from "../query/context/references.js";
 import type { Reference } from "../query/result.js";
 import type { GraphStore } from "../storage/graph-store.js";
@@ -171,7 +172,7 @@ function entitySummary(entity: EntityRecord): EntitySummary {
   return {
     name: entity.name,
     type: entity.type,
-    description: readable(entity.description),
+    description: readableDescription(entity.description),
     mentions: entity.sourceChunkIds.length,
   };
 }
@@ -181,7 +182,7 @@ function relationshipSummary(rel: RelationshipRecord, names: Map<string, string>
   return {
     source: names.get(source) ?? source,
     target: names.get(target) ?? target,
-    description: readable(rel.description),
+    description: readableDescription(rel.description),
     keywords: rel.keywords,
     weight: rel.weight,
   };
@@ -197,9 +198,4 @@ function communitySummary(c: CommunityRecord): CommunitySummary {
     summary: c.report?.summary ?? null,
     rating: c.report?.rating ?? null,
   };
-}
-
-/** Unsummarised descriptions are fragments joined with <SEP>; agents read them as lines. */
-function readable(description: string): string {
-  return description.split(DESCRIPTION_SEPARATOR).join("\n");
 }

@@ -124,6 +124,25 @@ export function isPlaceWord(normal: string): boolean {
 const NOT_PLURAL = /(ss|us|is|ics|series|species|news)$/;
 
 /**
+ * Singular nouns ending in a plain "s" that compromise's lexicon does not know: it takes them for
+ * plurals ("lens" -> "len") and their "-ses" plural for a plural of "-se" ("lenses" -> "lense").
+ */
+const S_ENDING_SINGULARS = new Set([
+  "alias",
+  "atlas",
+  "bias",
+  "canvas",
+  "chaos",
+  "cosmos",
+  "ethos",
+  "gas",
+  "lens",
+  "pancreas",
+  "pathos",
+  "thermos",
+]);
+
+/**
  * Lemmas by word (and verb form): compromise's rules run once per distinct word instead of once per
  * occurrence, since a corpus repeats a few thousand words over and over. Bounded, so a huge run does
  * not keep every word it ever saw.
@@ -132,10 +151,13 @@ const singulars = new BoundedMemo<string, string>(50_000);
 const infinitives = new BoundedMemo<string, string>(50_000);
 
 export function singular(word: string): string {
-  if (NOT_PLURAL.test(word)) return word;
+  if (NOT_PLURAL.test(word) || S_ENDING_SINGULARS.has(word)) return word;
   return singulars.get(word, () => {
-    const result = internals().methods.two.transform.noun.toSingular(word, internals().model);
-    return result || word;
+    const stem = word.slice(0, -2);
+    if (word.endsWith("es") && S_ENDING_SINGULARS.has(stem)) return stem;
+    const result = internals().methods.two.transform.noun.toSingular(word, internals().model) || word;
+    // compromise drops only the "s" of "-zzes" ("buzzes" -> "buzze"; "quizzes" -> "quiz" is right).
+    return result.endsWith("zze") ? result.slice(0, -1) : result;
   });
 }
 

@@ -1,5 +1,5 @@
 import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
-import { convertHtml } from "../util/html-to-text.js";
+import { convertHtml, WORDS_AS_WRITTEN } from "../util/html-to-text.js";
 import { joinCjkLines } from "./line-breaks.js";
 import { looksLikeMarkdown } from "./markdown-detect.js";
 
@@ -49,14 +49,7 @@ export function stripMarkup(text: string): string {
 }
 
 /** Raw HTML in markdown: its words as written (no upper-cased headings, no link targets). */
-const HTML_AS_TEXT = {
-  wordwrap: false as const,
-  selectors: [
-    ...["h1", "h2", "h3", "h4", "h5", "h6"].map((selector) => ({ selector, options: { uppercase: false } })),
-    { selector: "a", options: { ignoreHref: true } },
-    { selector: "img", format: "skip" },
-  ],
-};
+const HTML_AS_TEXT = { wordwrap: false as const, selectors: WORDS_AS_WRITTEN };
 
 /** Stands for a hard line break until soft ones are joined, then ends its line. */
 const HARD_BREAK = "\u2028";

@@ -26,6 +26,7 @@ export interface QueryContext {
 export interface ContextEntity {
   name: string;
   type: string;
+  /** As people read it: one fragment a line (see readableDescription). */
   description: string;
   score: number;
 }
@@ -33,6 +34,7 @@ export interface ContextEntity {
 export interface ContextRelationship {
   source: string;
   target: string;
+  /** As people read it: one fragment a line (see readableDescription). */
   description: string;
   keywords: string[];
   weight: number;

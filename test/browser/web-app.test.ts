@@ -502,6 +502,26 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await dialog.getByRole("button", { name: "Close", exact: true }).click();
   }, 120_000);
 
+  it("shows a description merged from several passages as one paragraph per passage", async () => {
+    // The API sends it readable, one fragment a line; the panel shows each line as a paragraph.
+    const merged = await page.evaluate<{ name: string; description: string } | undefined>(
+      `fetch("/api/v1/graph/entities/popular?limit=200").then((r) => r.json()).then(async (body) => {
+        const row = body.items.find((e) => e.description.includes("\\n"));
+        if (!row) return undefined;
+        const detail = await fetch("/api/v1/graph/entity?name=" + encodeURIComponent(row.name)).then((r) => r.json());
+        return { name: row.name, description: detail.entity.description };
+      })`,
+    );
+    expect(merged).toBeDefined();
+    const { name, description } = merged as { name: string; description: string };
+    await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent(name)}`);
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    await panel.getByRole("heading", { name, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    const parts = panel.locator(".description .description-part");
+    expect(await parts.allTextContents()).toEqual(description.split("\n"));
+    expect(await panel.textContent()).not.toContain("<SEP>");
+  }, 60_000);
+
   it("keeps the entity shown in the address: a reload shows it again, Back the one before", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     const heading = (name: string) => panel.getByRole("heading", { name, exact: true, level: 2 });

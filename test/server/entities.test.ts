@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DESCRIPTION_SEPARATOR } from "../../src/merge/keys.js";
 import type { JobRunner } from "../../src/server/jobs/job-runner.js";
 import type { Job } from "../../src/server/jobs/job-types.js";
 import { parseApiKeys } from "../../src/server/server-config.js";
@@ -262,6 +263,56 @@ describe("kgrag serve: entity curation", () => {
     expect(await json(deleted)).toEqual({ deleted: { key: "canton", name: "Canton" } });
     expect((await get(`/api/v1/graph/entity?${q({ name: "Canton" })}`)).status).toBe(404);
     expect((await library().entities.list()).map((e) => e.key)).not.toContain("canton");
+  });
+
+  it("shows merged descriptions readable, one fragment a line, in every graph and curation view", async () => {
+    const { store } = library().services;
+    const merged = (await store.listEntities()).find((e) => e.description.includes(DESCRIPTION_SEPARATOR));
+    expect(merged).toBeDefined();
+    const lines = (stored: string) =>
+      stored
+        .split(DESCRIPTION_SEPARATOR)
+        .map((f) => f.trim())
+        .join("\n");
+    const expected = lines(merged!.description);
+
+    const shown = await json(await get(`/api/v1/graph/entity?${q({ name: merged!.name })}`));
+    expect((shown.entity as EntityView).description).toBe(expected);
+    const search = await json(await get(`/api/v1/graph/entities?${q({ prefix: merged!.key })}`));
+    expect((search.items as EntityView[]).find((e) => e.name === merged!.name)?.description).toBe(expected);
+    const renamed = await entityOf(
+      await post("/api/v1/entities/rename", { entity: merged!.key, name: merged!.name }),
+    );
+    expect(renamed.description).toBe(expected);
+
+    // A description given by hand for an extracted relationship is a second fragment.
+    const [extracted] = await store.listRelationships();
+    const [source, target] = await Promise.all(
+      [extracted!.sourceKey, extracted!.targetKey].map((k) => library().entities.get(k)),
+    );
+    const ends = { source: source!.name, target: target!.name };
+    const added = await post("/api/v1/relationships", { ...ends, description: "Told by hand." });
+    const [edge] = await store.getRelationships([extracted!.key]);
+    expect(edge?.description).toContain(DESCRIPTION_SEPARATOR);
+    const readable = lines(edge!.description);
+    expect(((await added.json()) as { relationship: { description: string } }).relationship.description).toBe(
+      readable,
+    );
+    const between = await json(await get(`/api/v1/graph/relationship?${q(ends)}`));
+    expect((between.relationship as { description: string }).description).toBe(readable);
+    const around = await get(`/api/v1/graph/neighbourhood?${q({ name: source!.name })}`);
+    expect(await around.text()).not.toContain(DESCRIPTION_SEPARATOR);
+    const history = await get(`/api/v1/entities/history?${q({ name: merged!.name })}`);
+    expect(await history.text()).not.toContain(DESCRIPTION_SEPARATOR);
+    // The OpenAPI document says so where descriptions are shown.
+    const paths = (await json(await get("/openapi.json"))).paths as Record<
+      string,
+      Record<string, { description?: string }>
+    >;
+    for (const path of ["/api/v1/graph/entity", "/api/v1/graph/relationship", "/api/v1/entities/history"]) {
+      expect(paths[path]?.get?.description).toContain("one fragment a line");
+    }
+    expect(paths["/api/v1/query"]?.post?.description).toContain("one fragment a line");
   });
 
   it("lists duplicate candidates with their evidence", async () => {

@@ -38,12 +38,15 @@ export function minimalDocx(paragraphs: string[]): Buffer {
 }
 
 /** A one-page PDF showing each line in Helvetica (ASCII only), with a correct xref table. */
-export function minimalPdf(lines: string[]): Buffer {
+export function minimalPdf(lines: PdfLine[]): Buffer {
   return minimalPdfPages([lines]);
 }
 
+/** A line of a PDF page: its text, in 12 pt unless given a size (a heading's larger type). */
+export type PdfLine = string | { text: string; size: number };
+
 /** A PDF with one page per entry, each showing its lines in Helvetica (ASCII only). */
-export function minimalPdfPages(pages: string[][]): Buffer {
+export function minimalPdfPages(pages: PdfLine[][]): Buffer {
   const pageObject = (i: number) => 4 + i * 2;
   const objects = [
     "<< /Type /Catalog /Pages 2 0 R >>",
@@ -51,7 +54,16 @@ export function minimalPdfPages(pages: string[][]): Buffer {
     "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
   ];
   pages.forEach((lines, i) => {
-    const text = lines.map((line, j) => `${j === 0 ? "" : "0 -16 Td "}(${escapePdf(line)}) Tj`).join(" ");
+    let previousSize = 0;
+    const text = lines
+      .map((line) => {
+        const { text, size } = typeof line === "string" ? { text: line, size: 12 } : line;
+        // The line below the previous one, further down after larger type.
+        const down = previousSize === 0 ? "" : `0 -${Math.max(16, previousSize + 4)} Td `;
+        previousSize = size;
+        return `${down}/F1 ${size} Tf (${escapePdf(text)}) Tj`;
+      })
+      .join(" ");
     const content = `BT /F1 12 Tf 72 720 Td ${text} ET`;
     objects.push(
       `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${pageObject(i) + 1} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`,

@@ -73,6 +73,19 @@ describe("ExtractiveReportWriter", () => {
     expect(report.summary.split(sentence)).toHaveLength(2);
     expect(report.summary).toContain(`${sentence} [R:1, R:2, R:3]`);
     expect(report.findings).toHaveLength(1);
+    expect(report.summary).toMatch(/^A community of 3 entities centred on /);
+  });
+
+  it("counts a one-entity community in the singular", async () => {
+    const ctx = buildReportContext({
+      community: { id: "c0-one", level: 0, entityKeys: ["alice"] },
+      index: new GraphIndex([entity("alice")], []),
+      childReports: [],
+      budget: 2000,
+    });
+    const report = await new ExtractiveReportWriter().write(ctx);
+    expect(report.summary).toBe("A community of 1 entity centred on ALICE.");
+    expect(report.ratingExplanation).toContain("(1 entity)");
   });
 });
 

@@ -10,6 +10,7 @@ import { exportGraph } from "../../src/export/export-graph.js";
 import { xmlSafe } from "../../src/export/graph-snapshot.js";
 import { writeGraphml } from "../../src/export/graphml-writer.js";
 import { ARRAY_DELIMITER } from "../../src/export/neo4j-csv.js";
+import { DESCRIPTION_SEPARATOR } from "../../src/merge/keys.js";
 import type { GraphStore } from "../../src/storage/graph-store.js";
 import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import type { CommunityRecord } from "../../src/types.js";
@@ -24,7 +25,11 @@ import {
 let dir: string;
 let store: GraphStore;
 
-const TRICKY = 'Builds <rockets> & "engines"\nin Texas\u0007.';
+/** Two sources' fragments: markup, quotes and a control character, stored apart with <SEP>. */
+const FRAGMENTS = ['Builds <rockets> & "engines"', "in Texas\u0007."];
+const STORED = FRAGMENTS.join(DESCRIPTION_SEPARATOR);
+/** The description as the readable exports write it: one fragment a line (a newline for the XML writers). */
+const TRICKY = FRAGMENTS.join("\n");
 
 /** A small graph with the text that breaks naive writers: markup, quotes, newlines, CJK, a control char. */
 async function seedGraph(target: GraphStore): Promise<void> {
@@ -32,7 +37,11 @@ async function seedGraph(target: GraphStore): Promise<void> {
     "Acme Corp builds rockets in Texas.",
     "北京大学 位于 北京。",
   ]);
-  const acme = makeEntity("Acme Corp", { description: TRICKY, sourceChunkIds: [c1!.id] });
+  const acme = makeEntity("Acme Corp", {
+    description: STORED,
+    fragments: FRAGMENTS,
+    sourceChunkIds: [c1!.id],
+  });
   const texas = makeEntity("Texas", { type: "location", sourceChunkIds: [c1!.id] });
   const pku = makeEntity("北京大学", { sourceChunkIds: [c2!.id] });
   const beijing = makeEntity("北京", { type: "location", sourceChunkIds: [c2!.id] });
@@ -174,12 +183,16 @@ describe("export --format json", () => {
     const entities = await store.listEntities();
     expect(json.nodes).toHaveLength(entities.length);
     const acme = json.nodes.find((n: { id: string }) => n.id === "acme corp");
+    // For reading, not for import: the description readable, its fragments as stored.
     expect(acme).toEqual({
       id: "acme corp",
       ...entities.find((e) => e.key === "acme corp"),
+      description: TRICKY,
       aliases: [],
       communities: ["c1-0", "c0-0"],
     });
+    expect(acme.fragments).toEqual(FRAGMENTS);
+    expect(chunks.join("")).not.toContain(DESCRIPTION_SEPARATOR);
     const relationships = await store.listRelationships();
     expect(json.edges.map((e: { key: string }) => e.key)).toEqual(relationships.map((r) => r.key));
     expect(json.communities).toEqual(await store.listCommunities());
@@ -227,8 +240,9 @@ describe("export --format neo4j-csv", () => {
     expect(header?.slice(0, 2)).toEqual(["key:ID(Entity)", "workspace"]);
     const column = (name: string) => header!.indexOf(name);
     const acme = entities.find((r) => r[0] === "acme corp")!;
-    expect(acme[column("description")]).toBe(TRICKY);
-    expect(acme[column("fragments:string[]")]?.split(ARRAY_DELIMITER)).toEqual([TRICKY]);
+    // The CSV imports into a kgrag Neo4j workspace: the description as stored, separators and all.
+    expect(acme[column("description")]).toBe(STORED);
+    expect(acme[column("fragments:string[]")]?.split(ARRAY_DELIMITER)).toEqual(FRAGMENTS);
     expect(acme[column("workspace")]).toBe("team-a");
     // A mention of an entity without a record (Ghost) gets an anchor node, so its MENTIONS edge imports.
     const ghost = entities.find((r) => r[0] === "ghost")!;

@@ -67,6 +67,22 @@ describe("loadSources: whole-file formats", () => {
     expect(document?.text).not.toMatch(/<|var x|example\.org/);
   });
 
+  it("keeps HTML headings and table header cells as written, and a table's cells apart", async () => {
+    const html =
+      "<h1>Harbor notes</h1><p>The Carrow Bay harbor master approved the pier.</p><h3>Pier facts</h3>" +
+      "<table><tr><th>Name</th><th>Founded</th></tr><tr><td>Lumora Optics</td><td>2009</td></tr></table>";
+    const { document } = await loadOne(file("web/notes.html", html));
+    const lines = document?.text.split("\n").filter((line) => line.trim() !== "");
+    expect(lines?.map((line) => line.replace(/\s+/g, " "))).toEqual([
+      "Harbor notes",
+      "The Carrow Bay harbor master approved the pier.",
+      "Pier facts",
+      "Name Founded",
+      "Lumora Optics 2009",
+    ]);
+    expect(document?.title).toBe("Harbor notes");
+  });
+
   it("reads .docx through mammoth", async () => {
     const path = file(
       "office/memo.docx",
@@ -87,6 +103,31 @@ describe("loadSources: whole-file formats", () => {
     expect(skipped).toEqual([]);
     expect(document?.text).toBe("Tidewell Robotics (Carrow Bay)\nbuilds survey drones.");
     expect(document?.metadata).toMatchObject({ format: "pdf", pageStarts: "0", pages: 1 });
+    // A first line in the body's type is a wrapped sentence as likely as a heading: no title.
+    expect(document?.title).toBe("brief.pdf");
+  });
+
+  it("titles a .pdf by the heading in larger type that opens its first page with text", async () => {
+    const heading = { text: "Orrin Falls Observatory", size: 20 };
+    const body = ["The Orrin Falls Observatory was founded", "in 1987 by Petra Lindqvist."];
+    const { document } = await loadOne(file("office/orrin.pdf", minimalPdfPages([[], [heading, ...body]])));
+    expect(document?.title).toBe("Orrin Falls Observatory");
+    expect(document?.text).toBe(`Orrin Falls Observatory\n${body.join("\n")}`);
+    // A heading over two lines is one title; larger type that reads as a sentence is none.
+    const twoLines = [{ text: "Orrin Falls", size: 20 }, { text: "Observatory", size: 20 }, ...body];
+    expect((await loadOne(file("office/two.pdf", minimalPdf(twoLines)))).document?.title).toBe(
+      "Orrin Falls Observatory",
+    );
+    const sentence = [{ text: "The observatory opened in 1987.", size: 20 }, ...body];
+    expect((await loadOne(file("office/lead.pdf", minimalPdf(sentence)))).document?.title).toBe("lead.pdf");
+  });
+
+  it("titles a .docx by its first paragraph when it reads as a title", async () => {
+    const path = file(
+      "office/orrin.docx",
+      minimalDocx(["Orrin Falls Observatory", "It was founded in 1987."]),
+    );
+    expect((await loadOne(path)).document?.title).toBe("Orrin Falls Observatory");
   });
 
   it("keeps where each page of a .pdf starts, an empty page starting where the next text does", async () => {

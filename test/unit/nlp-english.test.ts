@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyzeEnglish } from "../../src/nlp/english.js";
+import { singular } from "../../src/nlp/english-tokens.js";
 import type { Mention } from "../../src/nlp/types.js";
 
 function named(text: string): Mention[] {
@@ -85,5 +86,37 @@ describe("analyzeEnglish", () => {
     const words = analyzeEnglish("The film was directed by Nolan and has written credits.").words;
     expect(words.filter((w) => w.pos === "verb").map((w) => w.lemma)).toEqual(["direct", "write"]);
     expect(words.filter((w) => w.pos === "noun").map((w) => w.lemma)).toEqual(["film", "credit"]);
+  });
+
+  it("singularises plurals in -ses, -xes, -ches, -shes and -zzes into words", () => {
+    const nouns = (text: string) =>
+      analyzeEnglish(text)
+        .words.filter((w) => w.pos === "noun")
+        .map((w) => w.lemma);
+    expect(nouns("Lumora Optics is a lens maker. It sells lenses to the buses.")).toEqual([
+      "lens",
+      "maker",
+      "lens",
+      "bus",
+    ]);
+    const plurals = ["lenses", "buses", "analyses", "houses", "cases", "boxes", "churches", "dishes"];
+    expect([...plurals, "buzzes", "quizzes", "atlases", "lens"].map(singular)).toEqual([
+      "lens",
+      "bus",
+      "analysis",
+      "house",
+      "case",
+      "box",
+      "church",
+      "dish",
+      "buzz",
+      "quiz",
+      "atlas",
+      "lens",
+    ]);
+    const phrases = analyzeEnglish("It sells optical lenses and gas atlases.")
+      .mentions.filter((m) => !m.named)
+      .map((m) => m.name);
+    expect(phrases).toEqual(["optical lens", "gas atlas"]);
   });
 });

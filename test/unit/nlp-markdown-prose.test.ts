@@ -71,6 +71,14 @@ describe("markdownProse", () => {
     expect(lines("> Visitors voted the **Gullwing** best product.\n\n<p>Held in <b>Vessen</b>.</p>")).toEqual(
       ["Visitors voted the Gullwing best product.", "Held in Vessen."],
     );
+    // Block HTML: a heading as written, a table's cells apart.
+    const html =
+      "<h2>Harbor notes</h2>\n<table><tr><th>Name</th><th>Year</th></tr><tr><td>Vessen</td><td>2009</td></tr></table>";
+    expect(lines(html).map((line) => line.replace(/\s+/g, " "))).toEqual([
+      "Harbor notes",
+      "Name Year",
+      "Vessen 2009",
+    ]);
   });
 
   it("leaves no markdown syntax in a document using all of it", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyzeText } from "../../src/nlp/analyze.js";
+import { verbsDoneToNames } from "../../src/query/answer/done-to-names.js";
 import { extractiveAnswer } from "../../src/query/answer/extractive-answer.js";
 import { resolveSubjects, subjectName } from "../../src/query/answer/pronoun.js";
 import { isThemeQuestion, questionClauses, questionType } from "../../src/query/answer/question-type.js";
@@ -104,6 +105,35 @@ describe("extractive answer scoring", () => {
       ],
     ]);
     expect(lines[0]).toBe("It was founded in 1987 by Tomas Arkwright. [2]");
+  });
+
+  it("does not answer for a name that a passive sentence about another subject holds in passing", () => {
+    const tidewell: [string, string] = [
+      "Tidewell Robotics",
+      "Tidewell Robotics builds survey drones. It was founded in 2016 by Idris Vale, a former engineer at Lumora Optics.",
+    ];
+    const lumora: [string, string] = ["Lumora Optics", "Lumora Optics is a lens maker in Vessen."];
+    const mara: [string, string] = [
+      "Mara Quell",
+      "Mara Quell grew up in Port Ellery. She founded Lumora Optics in 2009.",
+    ];
+    const lines = quoted("Who founded Lumora Optics?", [tidewell, lumora, mara]);
+    expect(lines[0]).toBe("She founded Lumora Optics in 2009. [3]");
+    expect(lines.join("\n")).not.toContain("Idris Vale");
+    // Asked about its own subject, the same sentence answers.
+    expect(quoted("Who founded Tidewell Robotics?", [tidewell, lumora, mara])[0]).toBe(
+      "It was founded in 2016 by Idris Vale, a former engineer at Lumora Optics. [1]",
+    );
+  });
+
+  it("tells which verbs a question asks about as done to the names it holds", () => {
+    const names = ["Lumora Optics"];
+    const done = (question: string) => [...verbsDoneToNames(question, names)];
+    expect(done("Who founded Lumora Optics?")).toContain("found");
+    expect(done("When was Lumora Optics founded?")).toContain("found");
+    expect(done("Who is the founder of Lumora Optics?")).toEqual(["found"]);
+    expect(done("What did Lumora Optics make?")).toEqual([]);
+    expect(done("Which drones carry lenses from Lumora Optics?")).toEqual([]);
   });
 
   it("prefers the sentence holding the kind of answer asked for", () => {

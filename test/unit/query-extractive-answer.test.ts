@@ -158,6 +158,15 @@ describe("extractive answer without title lines", () => {
     );
   });
 
+  it("never quotes the passage's own title line, subtitle and all", () => {
+    const text =
+      "Mara Quell: a profile\n\nMara Quell was born in 1978 in Port Ellery.\n\nShe founded Lumora Optics.";
+    const { chunks, references } = documentPassages("Mara Quell: a profile", [text], [0]);
+    const answer = extractiveAnswer("Who is Mara Quell?", chunks, references);
+    expect(answer).toContain("Mara Quell was born in 1978 in Port Ellery. [1]");
+    expect(answer).not.toContain("a profile");
+  });
+
   it("quotes short fact lines: list items and key: value lines are not titles", () => {
     const { chunks, references } = context([
       "Vessen Dynamics\n\n- CEO: Maria Lopez\n- Founded: 1990",

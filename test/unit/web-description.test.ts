@@ -3,8 +3,8 @@ import { descriptionParts } from "../../web/src/components/description-parts.js"
 import { mergeByName } from "../../web/src/merge-by-name.js";
 
 describe("web app: merged descriptions", () => {
-  it("shows each source's text as a part, without the raw <SEP> separator", () => {
-    expect(descriptionParts("Founded in Lisbon.<SEP>Builds warehouse robots. <SEP>  ")).toEqual([
+  it("shows each source's text, a line of the API's readable description, as a part", () => {
+    expect(descriptionParts("Founded in Lisbon.\nBuilds warehouse robots. \n  ")).toEqual([
       "Founded in Lisbon.",
       "Builds warehouse robots.",
     ]);

@@ -1,4 +1,5 @@
 import type { Kgrag } from "../../kgrag.js";
+import { readableDescription, readableHistoryEntry } from "../../merge/description-text.js";
 import type { CandidatePair } from "../../resolve/candidates.js";
 import { type EditOptions, type MergeOptions, UnknownEntityError } from "../../resolve/curation.js";
 import type { EntityRecord } from "../../types.js";
@@ -34,13 +35,19 @@ function mergeOptions(opts: EntitiesCommonOptions & { into?: string; name?: stri
   };
 }
 
+/** A record as the CLI shows it: its description readable (see readableDescription). */
+function readable<T extends { description: string }>(record: T): T {
+  return { ...record, description: readableDescription(record.description) };
+}
+
 function printEntity(entity: EntityRecord, opts: EntitiesCommonOptions): void {
   if (opts.json) {
-    printJson(entity);
+    printJson(readable(entity));
     return;
   }
   const aliases = entity.aliases?.length ? `\naliases: ${entity.aliases.join("; ")}` : "";
-  process.stdout.write(`${entity.name} (${entity.type}) [${entity.key}]${aliases}\n${entity.description}\n`);
+  const description = readableDescription(entity.description);
+  process.stdout.write(`${entity.name} (${entity.type}) [${entity.key}]${aliases}\n${description}\n`);
 }
 
 function duplicateRows(pairs: CandidatePair[]): (string | number)[][] {
@@ -76,7 +83,7 @@ export const entityActions = {
         return;
       }
       const entities = await kg.entities.list(filter);
-      if (opts.json) return printJson({ entities });
+      if (opts.json) return printJson({ entities: entities.map(readable) });
       const rows = entities.map((e) => [
         e.name,
         e.type,
@@ -88,7 +95,10 @@ export const entityActions = {
   show: (open: OpenKgrag, entity: string, opts: EntitiesCommonOptions) =>
     withKgrag(open, opts, async (kg) => {
       const record = await kg.entities.get(entity);
-      if (opts.json) return printJson({ entity: record, history: await kg.entities.history(record.key) });
+      if (opts.json) {
+        const history = (await kg.entities.history(record.key)).map(readableHistoryEntry);
+        return printJson({ entity: readable(record), history });
+      }
       printEntity(record, opts);
     }),
   merge: (open: OpenKgrag, names: string[], opts: EntitiesCommonOptions & { into?: string; name?: string }) =>
@@ -152,13 +162,13 @@ export const entityActions = {
         { description: opts.description, keywords, ...(opts.strength ? { strength: opts.strength } : {}) },
         editor(opts),
       );
-      if (opts.json) printJson(record);
+      if (opts.json) printJson(readable(record));
       else process.stdout.write(`Linked "${a}" and "${b}".\n`);
     }),
   history: (open: OpenKgrag, entity: string | undefined, opts: EntitiesCommonOptions) =>
     withKgrag(open, opts, async (kg) => {
       const entries = await kg.entities.history(entity);
-      if (opts.json) return printJson({ history: entries });
+      if (opts.json) return printJson({ history: entries.map(readableHistoryEntry) });
       const rows = entries.map((e) => [e.at, e.kind, e.key.replace("\u001f", " — "), e.action, e.cause]);
       process.stdout.write(`${formatTable(["at", "kind", "key", "action", "cause"], rows)}\n`);
     }),

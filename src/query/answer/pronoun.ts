@@ -17,6 +17,20 @@ export function opensWithReference(sentence: string): boolean {
   return ENGLISH_REFERENCE.test(start) || CHINESE_REFERENCE.test(start);
 }
 
+/**
+ * "It was founded in 2016 by ...", "The company was later sold to ...": the reference is what the
+ * verb was done to. Possessives ("Its glass is ground in Vessen") are not: their noun is.
+ */
+const ENGLISH_PASSIVE =
+  /^(?:it|he|she|they|(?:this|that|the)\s+\p{L}+)\s+(?:was|were|is|are|(?:has|have|had)\s+been)\s+(?:\p{L}+ly\s+)?(\p{L}+)/iu;
+
+/** The verb of a sentence opening with a reference in the passive ("founded" in "It was founded..."). */
+export function passiveVerbOfReference(sentence: string): string | null {
+  const start = sentence.replace(LEADING_PUNCTUATION, "");
+  if (!ENGLISH_REFERENCE.test(start)) return null;
+  return ENGLISH_PASSIVE.exec(start)?.[1] ?? null;
+}
+
 /** A file name stands in for a missing title ("vessen.txt"): it is no subject. */
 const FILE_NAME = /\.[a-z0-9]{1,5}$/i;
 

@@ -2,6 +2,7 @@ import type { ExtractiveAnswerConfig } from "../../config.js";
 import type { Mention } from "../../nlp/types.js";
 import { answerKindsIn } from "./answer-evidence.js";
 import { bridgeTerms } from "./bridge.js";
+import { verbsDoneToNames } from "./done-to-names.js";
 import type { AnswerPassage, AnswerSentence } from "./passages.js";
 import { type QuestionType, questionClauses, questionType } from "./question-type.js";
 import { agentNounVerb, contentTerms, contentWords } from "./terms.js";
@@ -113,11 +114,15 @@ function candidatesFor(
     passages.flatMap((p) => p.sentences),
     wanted,
   );
-  const bridges = bridgeTerms(passages, questionNames(question, passages, mentionsOf));
+  const names = questionNames(question, passages, mentionsOf);
+  const nameTerms = new Set(names.flatMap((name) => contentTerms(name)));
+  const doneToNames = verbsDoneToNames(question, names);
+  const bridges = bridgeTerms(passages, nameTerms);
   const candidates: Candidate[] = [];
   passages.forEach((passage, i) => {
     const bridge = bridges[i] ?? new Set<string>();
     for (const sentence of passage.sentences) {
+      if (saysAskedVerbOfAnother(sentence, nameTerms, doneToNames)) continue;
       const gains = new Map<string, number>();
       for (const [term, forms] of wanted) {
         const gain = termWeight(forms, sentence, bridge, config.bridgeWeight) * (idf.get(term) ?? 0);
@@ -173,14 +178,14 @@ function once(compute: () => number): () => number {
 }
 
 /**
- * The terms of the names the question holds: the entity a two-hop question starts from. A passage
- * title the question contains is a name too, whatever the tagger made of it (青石科技).
+ * The names the question holds: the entity a two-hop question starts from. A passage title the
+ * question contains is a name too, whatever the tagger made of it (青石科技).
  */
 function questionNames(
   question: string,
   passages: AnswerPassage[],
   mentionsOf: (sentence: string) => Mention[],
-): Set<string> {
+): string[] {
   const folded = question.normalize("NFKC").toLowerCase();
   const titles = passages.flatMap((p) =>
     p.subject && folded.includes(p.subject.normalize("NFKC").toLowerCase()) ? [p.subject] : [],
@@ -188,7 +193,25 @@ function questionNames(
   const named = mentionsOf(question)
     .filter((m) => m.named)
     .map((m) => m.name);
-  return new Set([...named, ...titles].flatMap((name) => contentTerms(name)));
+  return [...new Set([...named, ...titles])];
+}
+
+/**
+ * The sentence opens with a reference to another subject than the question's names and says, in
+ * the passive, what the question asks about as done to one of them: "It was founded in 2016 by
+ * Idris Vale, a former engineer at Lumora Optics" (in the passage on Tidewell Robotics) tells who
+ * founded Tidewell, not Lumora Optics, whatever names it holds in passing. An active sentence
+ * ("She founded Lumora Optics" on Mara Quell) says what its subject did, and is kept; so is one
+ * about the unnamed thing of a two-hop question ("Who directed the film shot in Leland?").
+ */
+function saysAskedVerbOfAnother(
+  sentence: AnswerSentence,
+  nameTerms: ReadonlySet<string>,
+  doneToNames: ReadonlySet<string>,
+): boolean {
+  if (sentence.passiveTerms.size === 0 || doneToNames.size === 0) return false;
+  if ([...sentence.subjectTerms].some((t) => nameTerms.has(t))) return false;
+  return [...sentence.passiveTerms].some((t) => doneToNames.has(t));
 }
 
 /** Each question term with the forms that count for it: "founder" is also met by "found(ed)". */

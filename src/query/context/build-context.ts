@@ -1,3 +1,4 @@
+import { readableDescription } from "../../merge/description-text.js";
 import type { ChunkRecord, ScoredId } from "../../types.js";
 import type { QueryGraph } from "../graph/query-graph.js";
 import type { Retrieval } from "../modes/retrieval.js";
@@ -79,7 +80,19 @@ export async function buildContext(
     communities: fitted.reports.communities,
   };
   const text = renderContext({ ...context, references, communityAnalysis: fitted.reports.analysis });
-  return { context, references, text };
+  return { context: withReadableDescriptions(context), references, text };
+}
+
+/** The result shows descriptions as people read them (the prompt has its own one-line form). */
+function withReadableDescriptions(context: QueryContext): QueryContext {
+  return {
+    ...context,
+    entities: context.entities.map((e) => ({ ...e, description: readableDescription(e.description) })),
+    relationships: context.relationships.map((r) => ({
+      ...r,
+      description: readableDescription(r.description),
+    })),
+  };
 }
 
 async function contextCandidates(

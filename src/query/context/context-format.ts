@@ -1,4 +1,4 @@
-import { DESCRIPTION_SEPARATOR } from "../../merge/keys.js";
+import { descriptionFragments } from "../../merge/description-text.js";
 import { BoundedMemo } from "../../util/bounded-memo.js";
 import type {
   ContextChunk,
@@ -65,12 +65,10 @@ const MAX_READABLE = 16_384;
 const readableTexts = new BoundedMemo<string, string>(MAX_READABLE);
 
 /**
- * Folded descriptions keep their fragments apart with <SEP>; a reader wants plain text.
- * Remembered: every candidate's line is rendered to be measured and again to be shown, and the
- * same entities and relationships come back query after query.
+ * A description on one line of the context: its fragments (see descriptionFragments) apart with
+ * " | ". Remembered: every candidate's line is rendered to be measured and again to be shown, and
+ * the same entities and relationships come back query after query.
  */
 function readable(description: string): string {
-  return readableTexts.get(description, () =>
-    description.split(DESCRIPTION_SEPARATOR).join(" | ").replace(/\s+/g, " ").trim(),
-  );
+  return readableTexts.get(description, () => descriptionFragments(description).join(" | "));
 }

@@ -1,5 +1,6 @@
 import { successorOfRetiredId } from "../../community/community-aliases.js";
 import { reportCitations } from "../../community/report-citations.js";
+import { readableDescription } from "../../merge/description-text.js";
 import { entityKey, relationshipKey, splitRelationshipKey } from "../../merge/keys.js";
 import type { EntityLabel, GraphStore } from "../../storage/graph-store.js";
 import type { ChunkRecord, CommunityRecord, EntityRecord, RelationshipRecord } from "../../types.js";
@@ -111,7 +112,7 @@ export class GraphReads {
       name: e.name,
       type: e.type,
       degree: degrees.get(e.key) ?? 0,
-      description: full ? e.description : shorten(e.description),
+      description: full ? readableDescription(e.description) : shorten(readableDescription(e.description)),
       community: communities.get(e.key) ?? null,
     }));
   }
@@ -238,7 +239,7 @@ export class GraphReads {
         id: r.key,
         source: names.get(r.sourceKey) ?? r.sourceKey,
         target: names.get(r.targetKey) ?? r.targetKey,
-        description: r.description,
+        description: readableDescription(r.description),
         weight: r.weight,
       })),
       truncated,
@@ -342,7 +343,7 @@ function relationshipView(r: RelationshipRecord, names: Map<string, string>) {
   return {
     source: names.get(sourceKey) ?? sourceKey,
     target: names.get(targetKey) ?? targetKey,
-    description: r.description,
+    description: readableDescription(r.description),
     weight: r.weight,
     ...(r.keywords.length ? { keywords: r.keywords.join(", ") } : {}),
   };

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { readableDescription, readableHistoryEntry } from "../../merge/description-text.js";
 import type { EntityCuration } from "../../resolve/curation.js";
 import type { EntityRecord, RelationshipRecord } from "../../types.js";
+import { READABLE_DESCRIPTIONS } from "../api-notes.js";
 import type { ServerContext } from "../context.js";
 import { queryNumber } from "../query-number.js";
 import { workspaceOf } from "../request-workspace.js";
@@ -54,7 +56,7 @@ function entityView(entity: EntityRecord) {
     key: entity.key,
     name: entity.name,
     type: entity.type,
-    description: entity.description,
+    description: readableDescription(entity.description),
     aliases: entity.aliases ?? [],
     passages: entity.sourceChunkIds.length,
   };
@@ -67,7 +69,7 @@ function relationshipView(relationship: RelationshipRecord, names: Map<string, s
     target: names.get(relationship.targetKey) ?? relationship.targetKey,
     sourceKey: relationship.sourceKey,
     targetKey: relationship.targetKey,
-    description: relationship.description,
+    description: readableDescription(relationship.description),
     keywords: relationship.keywords,
     weight: relationship.weight,
   };
@@ -120,10 +122,13 @@ export async function entityRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       schema: {
         tags: ["entities"],
         summary: "What changed an entity (or, without name, the workspace), oldest first",
+        description: READABLE_DESCRIPTIONS,
         querystring: z.object({ name: entityName("name").optional(), workspace }),
       },
     },
-    async (request) => ({ items: await reads(request).history(request.query.name) }),
+    async (request) => ({
+      items: (await reads(request).history(request.query.name)).map(readableHistoryEntry),
+    }),
   );
 
   api.post(
@@ -132,6 +137,7 @@ export async function entityRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       schema: {
         tags: ["entities"],
         summary: "Merge entities into one (`into` survives, default the first; `name` renames it)",
+        description: READABLE_DESCRIPTIONS,
         body: MergeBodySchema,
         querystring: z.object({ workspace }),
       },
@@ -154,6 +160,7 @@ export async function entityRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       schema: {
         tags: ["entities"],
         summary: "Give an entity a new display name (the old one stays an alias)",
+        description: READABLE_DESCRIPTIONS,
         body: RenameBodySchema,
         querystring: z.object({ workspace }),
       },
@@ -171,6 +178,7 @@ export async function entityRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       schema: {
         tags: ["entities"],
         summary: "Set an entity's type and/or description",
+        description: READABLE_DESCRIPTIONS,
         body: EditBodySchema,
         querystring: z.object({ workspace }),
       },
@@ -189,6 +197,7 @@ export async function entityRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       schema: {
         tags: ["entities"],
         summary: "Take an alias back out of an entity; returns the entity it becomes again",
+        description: READABLE_DESCRIPTIONS,
         body: SplitBodySchema,
         querystring: z.object({ workspace }),
       },
@@ -227,6 +236,7 @@ export async function entityRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       schema: {
         tags: ["entities"],
         summary: "Add a relationship by hand, with a description (kept through re-indexing)",
+        description: READABLE_DESCRIPTIONS,
         body: LinkBodySchema,
         querystring: z.object({ workspace }),
       },

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { READABLE_DESCRIPTIONS } from "../api-notes.js";
 import type { ServerContext } from "../context.js";
 import { notFound } from "../errors.js";
 import { CommunityDetailSchema } from "../graph/community-detail.js";
@@ -26,6 +27,7 @@ export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Pro
       schema: {
         tags: ["graph"],
         summary: "Entities by full text (q) or name prefix; the most connected without either",
+        description: READABLE_DESCRIPTIONS,
         querystring: z.object({
           q: z.string().optional(),
           prefix: z.string().optional(),
@@ -43,6 +45,7 @@ export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Pro
       schema: {
         tags: ["graph"],
         summary: "The most connected entities",
+        description: READABLE_DESCRIPTIONS,
         querystring: z.object({ limit: limit(50), workspace }),
       },
     },
@@ -55,6 +58,7 @@ export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Pro
       schema: {
         tags: ["graph"],
         summary: "An entity with its relationships and source passages",
+        description: READABLE_DESCRIPTIONS,
         querystring: z.object({ name, workspace }),
       },
     },
@@ -71,6 +75,7 @@ export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Pro
       schema: {
         tags: ["graph"],
         summary: "An entity's neighbourhood to a depth, with caps on nodes and edges",
+        description: READABLE_DESCRIPTIONS,
         querystring: z.object({
           name,
           depth: queryNumber(0, maxDepth, 1),
@@ -98,6 +103,7 @@ export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Pro
       schema: {
         tags: ["graph"],
         summary: "A relationship with its source passages",
+        description: READABLE_DESCRIPTIONS,
         querystring: z.object({ source: name, target: name, workspace }),
       },
     },

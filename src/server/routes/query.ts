@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { QueryOptionsSchema } from "../../query/options.js";
+import { READABLE_DESCRIPTIONS } from "../api-notes.js";
 import type { ServerContext } from "../context.js";
 import { streamFailure } from "../errors.js";
 import { clientGoneSignal } from "../queries/query-limits.js";
@@ -28,6 +29,7 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
       schema: {
         tags: ["query"],
         summary: "Answer a question (the JSON of `kgrag query --json`)",
+        description: READABLE_DESCRIPTIONS,
         body: QueryBodySchema,
       },
     },
@@ -48,6 +50,7 @@ export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Pro
       schema: {
         tags: ["query"],
         summary: "Answer a question as server-sent events: context, token..., done (or error)",
+        description: READABLE_DESCRIPTIONS,
         body: QueryBodySchema,
       },
     },

@@ -1,0 +1,32 @@
+import type { HistoryEntry } from "../types.js";
+import { DESCRIPTION_SEPARATOR } from "./keys.js";
+
+/**
+ * The fragments of a stored description: the text each source gave, kept apart with <SEP> until
+ * a summary replaces them (see fold.ts). Each on one line (its own line breaks and runs of
+ * spaces become one space), without empty ones.
+ */
+export function descriptionFragments(description: string): string[] {
+  return description
+    .split(DESCRIPTION_SEPARATOR)
+    .map((fragment) => fragment.replace(/\s+/g, " ").trim())
+    .filter((fragment) => fragment !== "");
+}
+
+/**
+ * A description as people read it (CLI, REST API, query results, GraphML/GEXF/JSON exports):
+ * one fragment a line, never the stored <SEP>. A summarised description is one line.
+ */
+export function readableDescription(description: string): string {
+  return descriptionFragments(description).join("\n");
+}
+
+/** A history entry with its descriptions readable, for the CLI and the API. */
+export function readableHistoryEntry(entry: HistoryEntry): HistoryEntry {
+  const readable = (text: string | null) => (text === null ? null : readableDescription(text));
+  return {
+    ...entry,
+    oldDescription: readable(entry.oldDescription),
+    newDescription: readable(entry.newDescription),
+  };
+}
