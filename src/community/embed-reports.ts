@@ -5,6 +5,9 @@ import { slices } from "../util/slices.js";
 
 export const EMBED_BATCH = 32;
 
+/** The progress step, named like the other embedding steps ("embed entities"). */
+const STEP = "embed communities";
+
 /**
  * Embeds report markdown into the "communities" vector namespace (for offline global answers and
  * report ranking). Reports whose text hash matches the stored vector are skipped.
@@ -15,13 +18,14 @@ export async function embedCommunityReports(
   /** Vectors written per transaction (a commit per embedding batch is slow on Neo4j). */
   writeSize = EMBED_BATCH,
 ): Promise<number> {
-  const { store, embedder } = services;
+  const { store, embedder, progress } = services;
   const stored = await store.vectorHashes("communities");
   const todo = communities.flatMap((c) => {
     if (!c.report) return [];
     const textHash = hashText(c.report.markdown);
     return stored.get(c.id) === textHash ? [] : [{ id: c.id, text: c.report.markdown, textHash }];
   });
+  progress.start(STEP, todo.length);
   for (let start = 0; start < todo.length; start += writeSize) {
     const items: VectorItem[] = [];
     for (const batch of slices(todo.slice(start, start + writeSize), EMBED_BATCH)) {
@@ -31,6 +35,8 @@ export async function embedCommunityReports(
       );
     }
     await store.upsertVectors("communities", items);
+    progress.advance(STEP, items.length);
   }
+  progress.finish(STEP);
   return todo.length;
 }

@@ -38,6 +38,8 @@ export interface GlobalSearchResult {
   /** The reports the answer was built from. */
   communities: GlobalCommunityRef[];
   points: GlobalPoint[];
+  /** There was no report to answer from: none at the level (the workspace has no communities). */
+  noReports?: true;
 }
 
 /** Smallest share of a batch left for report text, however long the prompt around it grows. */
@@ -62,6 +64,7 @@ export async function globalSearch(
       method: services.chat ? "llm" : "extractive",
       communities: [],
       points: [],
+      noReports: true,
     };
   }
   if (!services.chat) return offlineGlobalSearch(services, question, reports, options);

@@ -4,6 +4,7 @@ import { countTokens, tokenBound } from "../util/tokens.js";
 import { readableCitations, stripLocalCitations } from "./citations.js";
 import type { GlobalCommunityRef, GlobalSearchOptions, GlobalSearchResult } from "./global-search.js";
 import type { ReportedCommunity } from "./select-reports.js";
+import { questionWords, reportSharesAWord } from "./shared-words.js";
 
 const DEFAULT_OFFLINE_REPORTS = 5;
 
@@ -11,6 +12,8 @@ const DEFAULT_OFFLINE_REPORTS = 5;
  * Global answers without an LLM: reports ranked by embedding similarity to the question, and their
  * summaries quoted as an extractive answer within the batch budget. Ties (all zero when a generic
  * question like "main themes?" shares no words with the reports) go to higher rating, then size.
+ * With the lexical hashing embedder, reports that share a content word with the question go
+ * before those that share none (see rankBySimilarity).
  */
 export async function offlineGlobalSearch(
   services: KgragServices,
@@ -83,6 +86,11 @@ const SIMILAR_REPORTS = 64;
  * ("main themes?"), go to higher rating and then larger size. Lazy, since the caller stops after a
  * few: the reports beyond the hits are sorted only if it gets there. Each call of the returned
  * function walks the ranking afresh.
+ *
+ * The hashing embedder's similarity is lexical: an English question meets a Chinese report on the
+ * English words of the report's template ("A community of 11 entities centred on 澄州...") and on
+ * hash collisions, and could rank it first. So with it, the hits that share a content word with
+ * the question go first; a semantic embedder's similarity across languages is kept as it is.
  */
 async function rankBySimilarity(
   services: KgragServices,
@@ -95,7 +103,8 @@ async function rankBySimilarity(
   const limit = Math.min(reports.length, SIMILAR_REPORTS);
   const hits = vector ? await services.store.searchVectors("communities", vector, limit, allow) : [];
   const similarity = new Map(hits.map((hit) => [hit.id, hit.score]));
-  return () => orderedReports(reports, similarity);
+  const words = services.embedder.kind === "hashing" ? questionWords(question) : undefined;
+  return () => orderedReports(reports, similarity, words);
 }
 
 interface ReportIndex {
@@ -120,13 +129,21 @@ function reportIndex(reports: ReportedCommunity[]): ReportIndex {
   return index;
 }
 
+/**
+ * `words`, when given, puts the hits that share one of them first. Only the hits are tested (at
+ * most SIMILAR_REPORTS reports per query, each report's words worked out once): the reports
+ * beyond them keep their order by rating and size.
+ */
 function* orderedReports(
   reports: ReportedCommunity[],
   similarity: Map<string, number>,
+  words: ReadonlySet<string> | undefined,
 ): Generator<GlobalCommunityRef> {
   const score = (c: ReportedCommunity) => similarity.get(c.id) ?? 0;
   const priority = (a: ReportedCommunity, b: ReportedCommunity) =>
     score(b) - score(a) || b.report.rating - a.report.rating || b.entityKeys.length - a.entityKeys.length;
+  const shares = (c: ReportedCommunity) => (words && reportSharesAWord(words, c) ? 1 : 0);
+  const hitPriority = (a: ReportedCommunity, b: ReportedCommunity) => shares(b) - shares(a) || priority(a, b);
   const toRef = (c: ReportedCommunity): GlobalCommunityRef => ({
     id: c.id,
     level: c.level,
@@ -141,7 +158,7 @@ function* orderedReports(
     hitPositions.filter((at) => at >= 0),
     (at) => reports[at] as ReportedCommunity,
   )
-    .sort(priority)
+    .sort(hitPriority)
     .map(toRef);
   yield* reports
     .filter((c) => !similarity.has(c.id))

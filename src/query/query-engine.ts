@@ -125,6 +125,7 @@ async function runQuerySteps(
   const squeezed = ranked.chunks.length > 0 && emptyContext;
   const warnings = [
     ...(emptyScope ? [EMPTY_SCOPE] : []),
+    ...(retrieval.warnings ?? []),
     ...(reranked.warning ? [reranked.warning] : []),
     ...(squeezed ? [budgetTooSmall(options.totalTokens)] : []),
   ];

@@ -302,6 +302,69 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     }
   }, 60_000);
 
+  it("says when the filter leaves no document, with how many there are in all", async () => {
+    const heading = page.getByRole("heading", { name: /^Documents \(/ });
+    await expect.poll(() => heading.textContent()).toMatch(/^Documents \(\d+\)$/);
+    const all = Number(/\((\d+)\)/.exec((await heading.textContent()) ?? "")?.[1]);
+    expect(all).toBeGreaterThan(0);
+    const search = page.getByLabel("Filter documents");
+    try {
+      await search.fill("no-such-document");
+      const empty = page.getByText(/^No document matches/);
+      await empty.waitFor({ timeout: 10_000 });
+      expect(await empty.textContent()).toBe(
+        `No document matches “no-such-document” (of ${all} documents in all): change or clear the filter.`,
+      );
+      expect(await heading.textContent()).toBe(`Documents (0 of ${all})`);
+      expect(await page.getByText("No documents yet.").count()).toBe(0);
+    } finally {
+      await search.fill("");
+    }
+    await expect.poll(() => heading.textContent()).toBe(`Documents (${all})`);
+  }, 60_000);
+
+  it("shows the latest finished jobs above the table, the earlier ones behind a button, and puts a dismissed one away", async () => {
+    const finished = Array.from({ length: 6 }, (_, i) => ({
+      id: `aaaaaaaa-bbbb-cccc-dddd-00000000000${i}`,
+      kind: "index",
+      status: "done",
+      stage: "done",
+      done: 1,
+      total: 1,
+      progress: 1,
+      errors: [],
+      documents: [],
+      files: [`notes-${i}.txt`],
+      createdAt: new Date().toISOString(),
+    }));
+    const jobList = (url: URL) => url.pathname === "/api/v1/jobs";
+    await page.route(jobList, (route) => route.fulfill({ json: { items: finished } }));
+    const cards = page.locator("article.job");
+    const shownIds = () => cards.evaluateAll((all) => all.map((card) => card.getAttribute("data-job-id")));
+    const ids = finished.map((job) => job.id);
+    try {
+      await page.getByRole("link", { name: "Ask" }).click();
+      await page.getByRole("link", { name: "Documents" }).click();
+      await expect.poll(shownIds, { timeout: 10_000 }).toEqual(ids.slice(0, 3));
+      // The table starts on the first screen, under the cards.
+      const table = await page.locator("table.documents").boundingBox();
+      expect(table?.y ?? Number.POSITIVE_INFINITY).toBeLessThan(900);
+      await page.getByRole("button", { name: "Show 3 earlier jobs" }).click();
+      await expect.poll(shownIds).toEqual(ids);
+      await page.getByRole("button", { name: "Hide the earlier jobs" }).click();
+      await expect.poll(shownIds).toEqual(ids.slice(0, 3));
+      await cards.first().getByRole("button", { name: "Dismiss: Index 1 file: notes-0.txt" }).click();
+      await expect.poll(shownIds).toEqual(ids.slice(1, 4));
+      expect(await page.getByRole("button", { name: "Show 2 earlier jobs" }).count()).toBe(1);
+      // Put away for good: a reload does not bring it back.
+      await page.reload();
+      await expect.poll(shownIds, { timeout: 10_000 }).toEqual(ids.slice(1, 4));
+    } finally {
+      await page.unroute(jobList);
+      await page.evaluate("localStorage.removeItem('kgrag.dismissedJobs.ws')");
+    }
+  }, 60_000);
+
   it("streams an answer whose [n] citation opens the cited passage", async () => {
     await page.getByRole("link", { name: "Ask" }).click();
     await page
@@ -324,6 +387,18 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(marks).toHaveLength(1);
     expect(marks[0]).toMatch(/[.!?]$/);
     expect(answer).toContain(marks[0]!.slice(0, -1));
+    // The sources under the answer are the passages it cites, under their numbers, as the CLI lists them.
+    const cited = [...answer.matchAll(/\[(\d+(?:,\s*\d+)*)\]/g)].flatMap((m) =>
+      (m[1] ?? "").split(/,\s*/).map(Number),
+    );
+    const listed = await page
+      .locator(".answer-panel .sources ol.references li")
+      .evaluateAll((items) => items.map((item) => Number(item.getAttribute("value"))));
+    expect(listed).toEqual([...new Set(cited)].sort((a, b) => a - b));
+    // Fewer than it retrieved ("passages (18)"), which the passages tab lists.
+    const passagesTab = (await page.getByRole("tab", { name: /^passages/ }).textContent()) ?? "";
+    expect(listed.length).toBeLessThan(Number(/\((\d+)\)/.exec(passagesTab)?.[1]));
+    expect(await page.locator(".answer-panel .sources-heading").textContent()).toBe("Sources");
     await shot("citation");
     // Focus is in the (modal) dialog and Tab keeps it there; closing gives it back to the citation.
     const focusInDialog = () =>
@@ -553,6 +628,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(routeParams(page.url()).get("workspace")).toBe("ws");
     await expect.poll(() => nodeCount(page)).toBe(0);
     expect(await panel.count()).toBe(0);
+    // No legend box over the empty graph.
+    expect(await page.getByRole("list", { name: "Legend" }).count()).toBe(0);
     // Reloaded, the address still shows nothing: the best connected entities to pick from, none opened.
     await page.reload();
     await page.locator(".graph-view .chips button").first().waitFor({ timeout: 30_000 });
@@ -676,36 +753,45 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await summary.waitFor();
   }, 90_000);
 
-  it("puts each community's bullet beside its title's first line", async () => {
-    // Narrowed, so that titles wrap over two lines or more.
+  it("keeps each community's row on one line: the title cut short, its meta whole, the bullet beside it", async () => {
+    // Narrowed, so that long titles no longer fit beside their meta ("L2 · 16 · ★8").
     const narrow = (width: string) =>
       page.evaluate(`document.querySelector(".community-tree").style.width = "${width}"`);
     await narrow("170px");
     try {
-      const box = await page.evaluate<{
-        item: { x: number; y: number; height: number };
-        title: { y: number; height: number };
-        line: number;
-      } | null>(`(() => {
-        for (const item of document.querySelectorAll(".community-tree li")) {
-          const button = item.querySelector(":scope > button");
-          const line = parseFloat(getComputedStyle(button).lineHeight) || 20;
-          const title = button.getBoundingClientRect();
-          if (title.height < line * 1.8) continue;
-          const meta = item.querySelector(":scope > span").getBoundingClientRect();
-          const top = item.getBoundingClientRect().y;
-          return {
-            item: { x: item.getBoundingClientRect().x, y: top, height: Math.max(title.bottom, meta.bottom) - top },
-            title: { y: title.y, height: title.height },
-            line,
-          };
-        }
-        return null;
-      })()`);
-      expect(box).not.toBeNull();
-      if (!box) return;
-      // The marker is drawn left of the item, in the list's indent.
-      const clip = { x: box.item.x - 16, y: box.item.y, width: 16, height: box.item.height };
+      const rows = await page.evaluate<
+        {
+          row: { x: number; y: number; height: number };
+          meta: { height: number; bottom: number };
+          line: number;
+          cut: boolean;
+          tooltip: boolean;
+        }[]
+      >(`[...document.querySelectorAll(".community-tree li")].map((item) => {
+        const row = item.querySelector(":scope > .tree-row");
+        const button = row.querySelector("button");
+        const meta = row.querySelector(".tree-meta").getBoundingClientRect();
+        const box = row.getBoundingClientRect();
+        return {
+          row: { x: item.getBoundingClientRect().x, y: box.y, height: box.height },
+          meta: { height: meta.height, bottom: meta.bottom },
+          line: parseFloat(getComputedStyle(button).lineHeight) || 20,
+          cut: button.scrollWidth > button.clientWidth,
+          tooltip: button.title === button.textContent,
+        };
+      })`);
+      expect(rows.length).toBeGreaterThan(0);
+      for (const { row, meta, line, tooltip } of rows) {
+        expect(row.height).toBeLessThan(line * 1.6);
+        expect(meta.height).toBeLessThan(line * 1.6);
+        expect(meta.bottom).toBeLessThanOrEqual(row.y + row.height + 1);
+        expect(tooltip).toBe(true);
+      }
+      const cut = rows.find((r) => r.cut);
+      expect(cut).toBeDefined();
+      if (!cut) return;
+      // The marker is drawn left of the item, in the list's indent, beside the row.
+      const clip = { x: cut.row.x - 16, y: cut.row.y, width: 16, height: cut.row.height };
       const png = (await page.screenshot({ clip, scale: "css" })).toString("base64");
       const darkRows = await page.evaluate<number[]>(`(async () => {
         const image = new Image();
@@ -726,10 +812,6 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
         return rows;
       })()`);
       expect(darkRows.length).toBeGreaterThan(0);
-      const middle = clip.y + (darkRows[0]! + darkRows[darkRows.length - 1]!) / 2;
-      // On the title's first line, not its last or the "L0 · 11" line below it.
-      expect(middle).toBeGreaterThanOrEqual(box.title.y);
-      expect(middle).toBeLessThanOrEqual(box.title.y + box.line);
     } finally {
       await narrow("");
     }
@@ -798,6 +880,16 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     } finally {
       await page.setViewportSize({ width: 1400, height: 900 });
     }
+  }, 60_000);
+
+  it("says up front that the Neo4j view needs the Neo4j backend, on a SQLite workspace", async () => {
+    await page.goto(`${server.url}/#/neo4j?workspace=ws`);
+    const notice = page.getByRole("status").filter({ hasText: "need the Neo4j backend" });
+    await notice.waitFor({ timeout: 10_000 });
+    expect(await notice.textContent()).toMatch(/^Workspace “ws” uses the embedded SQLite store/);
+    // No console or chat that would only fail once used.
+    expect(await page.getByLabel("Cypher query").count()).toBe(0);
+    expect(await page.getByLabel("Chat message").count()).toBe(0);
   }, 60_000);
 
   it("made no request outside its server and logged no errors", () => {

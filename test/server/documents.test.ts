@@ -121,6 +121,12 @@ describe("kgrag serve: documents and jobs", () => {
     const progress = events.map((e) => (e.data as Job).progress);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     expect(progress.some((p) => p > 0.1 && p < 0.9)).toBe(true);
+    // All the way only at the end: a job at its last step's last count still runs.
+    const runningProgress = events.flatMap((e) =>
+      (e.data as Job).status === "running" ? [e.data as Job] : [],
+    );
+    expect(runningProgress.some((j) => j.stage === "community reports" && j.done === j.total)).toBe(true);
+    for (const j of runningProgress) expect(j.progress, `${j.stage} ${j.done}/${j.total}`).toBeLessThan(1);
     const list = await documents();
     expect(list.items).toEqual([expect.objectContaining({ title: "okafor.txt", status: "indexed" })]);
     // The file it came from by its upload name: the server's folders are not the client's business.
@@ -176,13 +182,16 @@ describe("kgrag serve: documents and jobs", () => {
     const reindex = await fetch(`${running.url}/api/v1/documents/porto/reindex`, { method: "POST" });
     expect(reindex.status).toBe(202);
     const reindexed = await finished(((await reindex.json()) as { job: Job }).job.id);
-    expect(reindexed).toMatchObject({ status: "done", documents: ["porto"] });
+    expect(reindexed).toMatchObject({ status: "done", documents: ["porto"], titles: { porto: "Porto" } });
     expect((await documents("?q=porto")).items[0]).toMatchObject({ status: "indexed" });
 
     // Which asks are merged into a queued job is tested on the queue itself (server-job-queue).
     const del = await fetch(`${running.url}/api/v1/documents/lisbon`, { method: "DELETE" });
-    const delId = ((await del.json()) as { job: Job }).job.id;
-    expect(await finished(delId)).toMatchObject({ status: "done" });
+    const delJob = ((await del.json()) as { job: Job }).job;
+    const delId = delJob.id;
+    // The job names the document it deletes, which a client can no longer look up once it is gone.
+    expect(delJob.titles).toEqual({ lisbon: "Lisbon" });
+    expect(await finished(delId)).toMatchObject({ status: "done", titles: { lisbon: "Lisbon" } });
     expect((await documents()).items.map((d) => d.id)).not.toContain("lisbon");
     expect((await fetch(`${running.url}/api/v1/documents/lisbon`, { method: "DELETE" })).status).toBe(404);
     expect((await fetch(`${running.url}/api/v1/documents/lisbon/reindex`, { method: "POST" })).status).toBe(
@@ -260,9 +269,9 @@ describe("kgrag serve: documents and jobs", () => {
     const uploads = join(workspace, "server", "uploads");
     const deleteDocument = async (id: string) => {
       const response = await fetch(`${running.url}/api/v1/documents/${id}`, { method: "DELETE" });
-      expect(await finished(((await response.json()) as { job: Job }).job.id)).toMatchObject({
-        status: "done",
-      });
+      const job = await finished(((await response.json()) as { job: Job }).job.id);
+      expect(job).toMatchObject({ status: "done" });
+      return job;
     };
     const lines = [
       { id: "pair-a", text: "Lena Holt keeps bees in Ghent." },
@@ -277,7 +286,8 @@ describe("kgrag serve: documents and jobs", () => {
     const single = job.documents.find((id) => !id.startsWith("pair-"));
     expect(single).toBeDefined();
     expect(existsSync(join(uploads, "single.md"))).toBe(true);
-    await deleteDocument(single as string);
+    // The delete job names an uploaded file's document by its title, not its hash id.
+    expect((await deleteDocument(single as string)).titles).toEqual({ [single as string]: "Single" });
     expect(existsSync(join(uploads, "single.md"))).toBe(false);
     // A file with documents left stays.
     await deleteDocument("pair-a");

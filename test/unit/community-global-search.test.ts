@@ -214,9 +214,84 @@ describe("globalSearch offline", () => {
     expect(ids.slice(-2)).toEqual(["Y", "X"]);
   });
 
+  it("ranks a report sharing a word with an English question above a Chinese one its template words bring close", async () => {
+    // Offline reports as the extractive writer words them: the Chinese report's English template
+    // and structure are most of its Latin words, so the lexical similarity puts it first.
+    const chinese = extractiveReport("Z", "澄州, 维森 and 芯片", ZH_BODY);
+    const english = extractiveReport("E", "Gullwing, Carrow Bay and Tidewell Robotics", EN_BODY);
+    const store = new CommunityFakeStore();
+    store.communities = [chinese, english];
+    const services = communityServices(store);
+    await embedCommunityReports(services, store.communities);
+    const question = "Is Saltmere a village?";
+    const similarity = await services.store.searchVectors(
+      "communities",
+      (await services.embedder.embed([question]))[0] ?? [],
+      2,
+    );
+    // The premise: by similarity alone the Chinese report, which shares no word with the question, comes first.
+    expect(similarity.map((hit) => hit.id)).toEqual(["Z", "E"]);
+    const result = await globalSearch(services, question, { level: 0 });
+    expect(result.communities.map((c) => c.id)).toEqual(["E", "Z"]);
+    expect(result.answer.indexOf("[C:E]")).toBeLessThan(result.answer.indexOf("[C:Z]"));
+  });
+
   it("says how to get reports when there are none", async () => {
     const result = await globalSearch(communityServices(new CommunityFakeStore()), "Main themes?");
     expect(result.communities).toEqual([]);
     expect(result.answer).toContain("kgrag communities --rebuild");
   });
 });
+
+/** A report as the offline extractive writer lays it out: template lines around the community's sentences. */
+function extractiveReport(
+  id: string,
+  title: string,
+  body: { summary: string; findings: string },
+): CommunityRecord {
+  const base = community(id, 0, [id.toLowerCase()], null, [], body.summary);
+  if (!base.report) throw new Error("no report");
+  const rating =
+    "**Rating:** 10/10. Extractive rating from the community's size; no model judged its importance.";
+  base.report = {
+    ...base.report,
+    title,
+    method: "extractive",
+    markdown: `# ${title}\n\n_Extractive report (offline, written without an LLM)._\n\n${body.summary}\n\n${rating}\n\n## Findings\n\n${body.findings}`,
+  };
+  return base;
+}
+
+const ZH_BODY = {
+  summary:
+    "A community of 39 entities centred on 澄州, 维森 and 芯片. 2015年，澄州与维森结为友好城市。 [R:1, R:20] 公司专注于低功耗语音识别芯片，员工约三百人。 [R:40]",
+  findings: [
+    "### 澄州 and 维森\n\n2015年，澄州与维森结为友好城市。 [R:1]",
+    "### 芯片 and 语音\n\n公司专注于低功耗语音识别芯片，员工约三百人。 [R:40]",
+  ].join("\n\n"),
+};
+
+const EN_BODY = {
+  summary:
+    "A community of 58 entities centred on Gullwing, Carrow Bay and Tidewell Robotics. Tidewell Robotics unveiled the Gullwing survey drone with a live flight over the harbour. [R:2, R:18] Since 2021 most Halcyon lenses go to Tidewell Robotics in Carrow Bay, which mounts them on its Gullwing survey drone under a five-year supply agreement. [R:51, R:1]",
+  findings: [
+    "### Carrow Bay and Tidewell Robotics\n\nIdris Vale, the founder of Tidewell Robotics, was born in 1984 in Saltmere, a village of salt pans and wind pumps south of Carrow Bay. Vale left Tidewell Robotics in 2024 to found Saltmere Labs. [R:5]",
+    "### Gullwing and Halcyon\n\nLumora Optics and Tidewell Robotics signed a five-year agreement under which Lumora supplies the Halcyon lenses for every Gullwing. Each Gullwing carries two Halcyon lenses made by Lumora Optics, and it takes spoken commands through the Tingchao voice chip. [R:4, R:61]",
+    "### Gullwing and coastal councils\n\nCouncils along the Ellery coast are Tidewell's largest customers; they use Gullwing flights to measure erosion after winter storms. The money paid for a new assembly hall in Carrow Bay. [R:7, R:9]",
+    "### Tidewell Robotics and Qinglan Technology\n\nIn 2022 Qinglan Technology bought a fifteen percent stake in Tidewell Robotics, its first investment abroad. [R:13]",
+    [
+      "## References",
+      "",
+      "- [R:2] Tidewell Robotics — Gullwing",
+      "- [R:18] Gullwing — live flight",
+      "- [R:51] Tidewell Robotics — survey drone",
+      "- [R:1] Halcyon — Gullwing",
+      "- [R:5] Idris Vale — Tidewell Robotics",
+      "- [R:4] Lumora Optics — Tidewell Robotics",
+      "- [R:61] Gullwing — Tingchao",
+      "- [R:7] coastal councils — Gullwing",
+      "- [R:9] Carrow Bay — assembly hall",
+      "- [R:13] Qinglan Technology — Tidewell Robotics",
+    ].join("\n"),
+  ].join("\n\n"),
+};

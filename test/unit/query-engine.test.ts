@@ -58,6 +58,7 @@ const ResultSchema = z.strictObject({
     completionTokens: z.number().int(),
   }),
   timings: z.strictObject({ retrievalMs: z.number(), totalMs: z.number() }),
+  warnings: z.array(z.string()).optional(),
 });
 
 const QUESTION = "Where does the director of the film Big Stone Gap live?";

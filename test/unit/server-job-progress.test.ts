@@ -43,6 +43,33 @@ describe("a server job's overall progress", () => {
     ).toBeCloseTo(0.65);
   });
 
+  it("stays below 1 while the job runs, its last step finished too, and counts the report vectors", () => {
+    // Every report written: the job still embeds them and settles its documents, so it is not done.
+    const reportsWritten = overallProgress(
+      steps([
+        ["register", 1, 1],
+        ["extract", 1, 1],
+        ["summarize", 1, 1],
+        ["embed entities", 10, 10],
+        ["community reports", 30, 30],
+      ]),
+    );
+    expect(reportsWritten).toBeLessThan(1);
+    // Their vectors are part of the last phase: embedding them is counted, not a full bar.
+    const embedding = overallProgress(
+      steps([
+        ["register", 1, 1],
+        ["extract", 1, 1],
+        ["summarize", 1, 1],
+        ["embed entities", 10, 10],
+        ["community reports", 30, 30],
+        ["embed communities", 0, 30],
+      ]),
+    );
+    expect(embedding).toBeLessThan(reportsWritten);
+    expect(embedding).toBeCloseTo(0.9);
+  });
+
   it("leaves out steps of no phase and never passes 1", () => {
     expect(overallProgress(steps([["copy documents", 5, 10]]))).toBe(0);
     expect(overallProgress(steps([["register", 20, 10]]))).toBeCloseTo(0.05);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerPieces } from "../../web/src/components/citations.js";
+import { answerPieces, answerSources } from "../../web/src/components/citations.js";
 import { highlightPieces } from "../../web/src/components/highlight.js";
 
 describe("web app: answer citations", () => {
@@ -53,5 +53,31 @@ describe("web app: passage highlighting", () => {
       { text: "林晓舟", marked: true },
       { text: "于2012年创立。", marked: false },
     ]);
+  });
+});
+
+describe("web app: the sources under an answer", () => {
+  const refs = [1, 2, 3, 4, 5].map((n) => ({ n, title: `Doc ${n}` }));
+
+  it("lists only the passages and reports the answer cites, under their numbers", () => {
+    const sources = answerSources("Founded in 2009 [1]. Its lens [4, 2]. Themes [C:c0-a].", refs, true);
+    expect(sources?.heading).toBe("Sources");
+    expect(sources?.references.map((r) => r.n)).toEqual([1, 2, 4]);
+    expect(sources?.reports).toEqual(["c0-a"]);
+  });
+
+  it("lists the retrieved passages under another heading when the answer cites none, or there is none", () => {
+    expect(answerSources("Nothing quoted.", refs, true)).toMatchObject({
+      heading: "Retrieved passages",
+      note: "the answer cites none of them",
+      references: refs,
+    });
+    expect(answerSources("", refs, true)).toMatchObject({
+      heading: "Retrieved passages",
+      note: "context only: no answer was written",
+    });
+    // Still streaming: the citations may come yet.
+    expect(answerSources("Founded in", refs, false)).toBeUndefined();
+    expect(answerSources("Nothing matches.", [], true)).toBeUndefined();
   });
 });

@@ -18,6 +18,11 @@ export const WorkspaceSchema = z.looseObject({
 });
 export type Workspace = z.infer<typeof WorkspaceSchema>;
 
+/** Whether the workspace is stored in Neo4j (the Cypher console and Text2Cypher chat need it). */
+export function usesNeo4j(workspace: Workspace | undefined): boolean {
+  return Boolean(workspace && (workspace.neo4j || workspace.storage === "neo4j"));
+}
+
 export const HealthSchema = z.looseObject({
   ok: z.boolean(),
   version: z.string().optional(),

@@ -1,6 +1,15 @@
 import { render } from "preact";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
-import { ApiError, api, type Passage, saveApiKey, savedApiKey, useWorkspace, type Workspace } from "./api";
+import {
+  ApiError,
+  api,
+  type Passage,
+  saveApiKey,
+  savedApiKey,
+  usesNeo4j,
+  useWorkspace,
+  type Workspace,
+} from "./api";
 import { type AppActions, AppContext, type PassageHighlight } from "./app-context";
 import { PassageDialog } from "./components/PassageDialog";
 import { lazyComponent } from "./lazy";
@@ -25,10 +34,6 @@ const GraphView = lazyComponent(() => import("./views/GraphView"));
 const Neo4jView = lazyComponent(() => import("./views/Neo4jView"));
 
 const WORKSPACE_STORAGE = "kgrag.workspace";
-
-function isNeo4j(workspace: Workspace | undefined): boolean {
-  return Boolean(workspace && (workspace.neo4j || workspace.storage === "neo4j"));
-}
 
 function App() {
   const route = useRoute();
@@ -124,7 +129,7 @@ function App() {
     ["ask", "Ask"],
     ["communities", "Communities"],
   ];
-  if (isNeo4j(workspace)) tabs.push(["neo4j", "Neo4j"]);
+  if (usesNeo4j(workspace)) tabs.push(["neo4j", "Neo4j"]);
 
   return (
     <AppContext.Provider value={actions}>

@@ -1,6 +1,7 @@
 import { citedCommunityIds, stripLocalCitations } from "../../community/citations.js";
 import { type GlobalSearchResult, globalSearch } from "../../community/global-search.js";
 import { offlineGlobalSearch } from "../../community/offline-global.js";
+import { questionWords, sharesAWord } from "../../community/shared-words.js";
 import type { GraphStore } from "../../storage/graph-store.js";
 import { questionType } from "../answer/question-type.js";
 import type { RetrievalInput } from "../modes/retrieval.js";
@@ -11,9 +12,12 @@ export interface CommunityContext {
   communities: ContextCommunity[];
   /** The reports' map-reduce answer (GraphRAG global search), when a model wrote one. */
   analysis: string | null;
+  /** The workspace has no community report at all (indexed with --no-communities, or not built yet). */
+  noReports?: true;
 }
 
 const NONE: CommunityContext = { communities: [], analysis: null };
+const NO_REPORTS: CommunityContext = { ...NONE, noReports: true };
 /** Reports a whole-corpus question is answered from, and top-level communities whose hubs seed local. */
 export const BROADEST_THEMES = 5;
 
@@ -32,9 +36,10 @@ export async function communityContext(input: RetrievalInput, useModel: boolean)
   let result: GlobalSearchResult;
   if (withModel) {
     result = await globalSearch(services, input.question, searchOptions);
+    if (result.noReports) return NO_REPORTS;
   } else {
     const reports = await reportsAtLevel(services.store, services.config.query.communityLevel);
-    if (reports.length === 0) return NONE;
+    if (reports.length === 0) return NO_REPORTS;
     // The offline ranking of global search (report similarity), on the cached reports.
     const questionVector = input.vectors.get(input.question);
     result = await offlineGlobalSearch({ ...services, chat: null }, input.question, reports, {
@@ -48,11 +53,18 @@ export async function communityContext(input: RetrievalInput, useModel: boolean)
   );
   // A whole-corpus question ("what are the main themes?") shares no words with any report, or
   // only chance ones ("main product"), so offline it is answered from the broadest themes: the
-  // largest top-level communities. In global mode the reports are the answer to any question, so
-  // it falls back to them too rather than answering from nothing.
+  // largest top-level communities.
   const wholeCorpus = questionType(input.question).theme;
-  if (!withModel && (wholeCorpus || (similar.length === 0 && options.mode === "global"))) {
+  if (!withModel && wholeCorpus) {
     return { communities: await broadestThemes(services.store), analysis: null };
+  }
+  // In global mode the reports are the answer to any question, so below the similarity threshold
+  // it falls back to the closest reports that share a word with the question; none when no report
+  // does ("zzqx flibber"): the answer then says nothing matches, and the context agrees with it.
+  if (!withModel && similar.length === 0 && options.mode === "global") {
+    const words = questionWords(input.question);
+    const related = result.communities.filter((c) => sharesAWord(words, `${c.title} ${c.summary}`));
+    return { communities: related.map(contextCommunity), analysis: null };
   }
   // The analysis cites reports as [C:<id>]: every report it cites belongs in the context, so the
   // reader can look each one up, even one whose own points scored low.

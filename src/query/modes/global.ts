@@ -1,6 +1,7 @@
 import { communityContext } from "../communities/community-context.js";
 import { expandSeeds } from "../graph/graph-expansion.js";
 import { relationshipSeeds } from "../graph/seeds.js";
+import type { QueryMode } from "../options.js";
 import { EMPTY_RETRIEVAL, globalKeywords, type Retrieval, type RetrievalInput } from "./retrieval.js";
 
 /**
@@ -21,5 +22,18 @@ export async function retrieveGlobal(input: RetrievalInput): Promise<Retrieval> 
     ...hits,
     communities: reports.communities,
     communityAnalysis: reports.analysis,
+    ...(reports.noReports ? { warnings: [noReportsWarning(options.mode)] } : {}),
   };
+}
+
+/** Global mode without any report answers from passages alone: said, with how to build them. */
+export function noReportsWarning(mode: QueryMode): string {
+  const missed =
+    mode === "global"
+      ? "global mode answered from the relationships' passages only"
+      : `${mode} mode's context has no reports`;
+  return (
+    `This workspace has no community reports (indexed with --no-communities, or not built yet), so ${missed}. ` +
+    "Build them with `kgrag communities --rebuild`, or index without --no-communities."
+  );
 }

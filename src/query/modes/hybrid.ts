@@ -36,5 +36,6 @@ export function mergeGraphHits(local: Retrieval, global: Retrieval): Retrieval {
     chunks: interleave([local.chunks, global.chunks]),
     communities: global.communities,
     communityAnalysis: global.communityAnalysis,
+    ...(global.warnings ? { warnings: global.warnings } : {}),
   };
 }

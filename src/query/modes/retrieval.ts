@@ -21,6 +21,8 @@ export interface Retrieval extends GraphHits {
   communities: ContextCommunity[];
   /** A model's map-reduce answer over the community reports (global mode with an LLM). */
   communityAnalysis: string | null;
+  /** What the caller should know about the retrieval (the result's `warnings`). */
+  warnings?: string[];
 }
 
 export const EMPTY_RETRIEVAL: Retrieval = {

@@ -14,15 +14,23 @@ const PHASES: { weight: number; steps: RegExp }[] = [
   { weight: 50, steps: /^(extract|embed chunks)$/ },
   { weight: 10, steps: /^summarize$/ },
   { weight: 15, steps: /^(embed (entities|relationships)|full-text index|vector index .*)$/ },
-  { weight: 20, steps: /^community reports$/ },
+  { weight: 20, steps: /^(community reports|embed communities)$/ },
 ];
 
 const TOTAL_WEIGHT = PHASES.reduce((sum, phase) => sum + phase.weight, 0);
 
 /**
+ * The most a running job reports: work after its last counted step (the steps that report no
+ * count, the documents' statuses) is not measured, and a bar full while the job still runs reads
+ * as done. The job queue sets 1 when the job is done.
+ */
+const RUNNING_MAX = 0.99;
+
+/**
  * How far a job is, 0 to 1, from the steps its process reported so far: each phase weighs its
  * share, counted by its steps' done of total; a phase that never started but a later one did had
  * nothing to do (a delete extracts nothing) and counts as done. Steps of no phase are left out.
+ * Below 1 however far the steps are (see RUNNING_MAX).
  */
 export function overallProgress(steps: ReadonlyMap<string, StepCount>): number {
   const fractions = PHASES.map((phase) => phaseFraction(phase.steps, steps));
@@ -31,7 +39,7 @@ export function overallProgress(steps: ReadonlyMap<string, StepCount>): number {
     const fraction = fractions[i] ?? (i < lastStarted ? 1 : 0);
     return total + phase.weight * fraction;
   }, 0);
-  return Math.min(1, sum / TOTAL_WEIGHT);
+  return Math.min(RUNNING_MAX, sum / TOTAL_WEIGHT);
 }
 
 /** The share done of the phase's steps, or undefined when none of them started. */

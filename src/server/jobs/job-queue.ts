@@ -61,8 +61,14 @@ export class JobQueue {
     this.restore();
   }
 
-  /** Queues a job; returns it at once. */
-  add(spec: JobSpec, documents: string[] = []): Job {
+  /**
+   * Queues a job; returns it at once. `titles` names the documents a delete or re-index works on
+   * (an index job of raw texts takes its texts' titles), so a client can say which it is after they are gone.
+   */
+  add(spec: JobSpec, documents: string[] = [], titles: Record<string, string> = {}): Job {
+    const textTitles =
+      spec.kind === "index" ? Object.fromEntries(spec.texts.map((t) => [t.id, t.title])) : {};
+    const named = { ...titles, ...textTitles };
     const job: Job = {
       id: randomUUID(),
       kind: spec.kind,
@@ -76,9 +82,7 @@ export class JobQueue {
       ...(spec.kind === "index" && spec.files.length > 0
         ? { files: spec.files.map((f) => basename(f)) }
         : {}),
-      ...(spec.kind === "index" && spec.texts.length > 0
-        ? { titles: Object.fromEntries(spec.texts.map((t) => [t.id, t.title])) }
-        : {}),
+      ...(Object.keys(named).length > 0 ? { titles: named } : {}),
       createdAt: new Date().toISOString(),
     };
     writeFileSync(this.inputFile(job.id), JSON.stringify(spec));
@@ -96,7 +100,11 @@ export class JobQueue {
    * after it must not be undone by it) and has not started (a running re-index has read the file
    * already, and would miss an edit made since). Index jobs are never merged: their inputs differ.
    */
-  addOnce(spec: Extract<JobSpec, { kind: "delete" | "reindex" }>, documents: string[]): Job {
+  addOnce(
+    spec: Extract<JobSpec, { kind: "delete" | "reindex" }>,
+    documents: string[],
+    titles: Record<string, string> = {},
+  ): Job {
     const touching = [...this.jobs.values()].filter(
       (job) =>
         (job.status === "queued" || job.status === "running") &&
@@ -105,7 +113,7 @@ export class JobQueue {
     const last = touching.at(-1);
     const same =
       last?.status === "queued" && last.kind === spec.kind && sameMembers(last.documents, documents);
-    return same ? { ...last } : this.add(spec, documents);
+    return same ? { ...last } : this.add(spec, documents, titles);
   }
 
   get(id: string): Job | undefined {

@@ -20,7 +20,10 @@ export const JobSchema = z.object({
   documents: z.array(z.string()),
   /** An upload's file names (index jobs of uploaded files), so a client can say what the job reads. */
   files: z.array(z.string()).optional(),
-  /** The titles of the texts an index job of raw texts reads, by id (their ids are often hashes). */
+  /**
+   * Document titles by id (ids are often hashes): of the texts an index job of raw texts reads, and
+   * of the document a delete or re-index works on, so a client names it after it is gone.
+   */
   titles: z.record(z.string(), z.string()).optional(),
   createdAt: z.string(),
   startedAt: z.string().optional(),

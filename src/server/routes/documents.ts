@@ -155,10 +155,10 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
     { schema: { tags: ["documents"], summary: "Delete a document (as a job)", params: IdParamsSchema } },
     async (request, reply) => {
       const workspace = workspaceOf(request, ctx.registry);
-      await mustExist(workspace, request.params.id);
-      const job = workspace.jobs.addOnce({ kind: "delete", docIds: [request.params.id] }, [
-        request.params.id,
-      ]);
+      const doc = await mustExist(workspace, request.params.id);
+      const job = workspace.jobs.addOnce({ kind: "delete", docIds: [doc.id] }, [doc.id], {
+        [doc.id]: shownTitle(doc),
+      });
       return reply.status(202).send({ job });
     },
   );
@@ -170,8 +170,10 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
     },
     async (request, reply) => {
       const workspace = workspaceOf(request, ctx.registry);
-      await mustExist(workspace, request.params.id);
-      const job = workspace.jobs.addOnce({ kind: "reindex", docId: request.params.id }, [request.params.id]);
+      const doc = await mustExist(workspace, request.params.id);
+      const job = workspace.jobs.addOnce({ kind: "reindex", docId: doc.id }, [doc.id], {
+        [doc.id]: shownTitle(doc),
+      });
       return reply.status(202).send({ job });
     },
   );
@@ -274,6 +276,11 @@ function malformedBody(error: unknown): ApiError | undefined {
 function titleOf(text: string): string {
   const line = text.trim().split("\n")[0] ?? "";
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/** A document's name for people: its title, else its file's name (never a server path), else its id. */
+function shownTitle(doc: DocumentRecord): string {
+  return doc.title || (doc.path ? basename(doc.path) : doc.id);
 }
 
 function documentRow(doc: DocumentRecord, workspace: string) {

@@ -24,3 +24,33 @@ export function answerPieces(answer: string): AnswerPiece[] {
   if (at < answer.length) pieces.push({ text: answer.slice(at) });
   return pieces;
 }
+
+/** The list under an answer: the sources it cites, or the passages retrieved when it cites none. */
+export interface AnswerSources<R> {
+  heading: "Sources" | "Retrieved passages";
+  /** Why passages are listed that the answer does not cite. */
+  note?: string;
+  references: R[];
+  /** Community reports the answer cites ([C:id]), in first-cited order. */
+  reports: string[];
+}
+
+/**
+ * As the CLI lists them (citedSources): the passages and reports the answer cites, numbered as
+ * cited. An answer that cites no passage, or no answer at all (context only), lists the passages
+ * retrieved under another heading, once the answer is finished (a streaming one may cite them yet).
+ */
+export function answerSources<R extends { n: number }>(
+  answer: string,
+  references: readonly R[],
+  finished: boolean,
+): AnswerSources<R> | undefined {
+  const pieces = answerPieces(answer);
+  const passages = new Set(pieces.flatMap((piece) => ("cite" in piece ? [piece.cite] : [])));
+  const reports = [...new Set(pieces.flatMap((piece) => ("report" in piece ? [piece.report] : [])))];
+  const cited = references.filter((ref) => passages.has(ref.n));
+  if (cited.length > 0 || reports.length > 0) return { heading: "Sources", references: cited, reports };
+  if (!finished || references.length === 0) return undefined;
+  const note = answer.trim() ? "the answer cites none of them" : "context only: no answer was written";
+  return { heading: "Retrieved passages", note, references: [...references], reports: [] };
+}

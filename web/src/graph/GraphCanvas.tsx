@@ -187,30 +187,33 @@ export default function GraphCanvas(props: GraphCanvasProps) {
           data-layout={layoutRunning ? "running" : "settled"}
         />
       )}
-      <ul class="legend" aria-label="Legend">
-        {legend.slice(0, PALETTE_SIZE).map((entry) => {
-          const label = props.categoryLabels?.get(entry.key) ?? entry.key;
-          return (
-            <li key={entry.key} title={label === entry.key ? label : `${label} (${entry.key})`}>
-              <span class="swatch" style={{ background: entry.colour }} />
-              {label} <span class="muted">({entry.count})</span>
+      {/* No box at all over an empty graph (an entity not found, a cleared view). */}
+      {(legend.length > 0 || fadedCount > 0) && (
+        <ul class="legend" aria-label="Legend">
+          {legend.slice(0, PALETTE_SIZE).map((entry) => {
+            const label = props.categoryLabels?.get(entry.key) ?? entry.key;
+            return (
+              <li key={entry.key} title={label === entry.key ? label : `${label} (${entry.key})`}>
+                <span class="swatch" style={{ background: entry.colour }} />
+                {label} <span class="muted">({entry.count})</span>
+              </li>
+            );
+          })}
+          {others.length > 0 && (
+            <li title={others.map((entry) => props.categoryLabels?.get(entry.key) ?? entry.key).join(", ")}>
+              <span class="swatch" style={{ background: OTHER_COLOUR }} />
+              {others.length} more{" "}
+              <span class="muted">({others.reduce((sum, entry) => sum + entry.count, 0)})</span>
             </li>
-          );
-        })}
-        {others.length > 0 && (
-          <li title={others.map((entry) => props.categoryLabels?.get(entry.key) ?? entry.key).join(", ")}>
-            <span class="swatch" style={{ background: OTHER_COLOUR }} />
-            {others.length} more{" "}
-            <span class="muted">({others.reduce((sum, entry) => sum + entry.count, 0)})</span>
-          </li>
-        )}
-        {fadedCount > 0 && (
-          <li data-faded="">
-            <span class="swatch" style={{ background: FADED_COLOUR }} />
-            {props.fadedLabel ?? "others"} <span class="muted">({fadedCount})</span>
-          </li>
-        )}
-      </ul>
+          )}
+          {fadedCount > 0 && (
+            <li data-faded="">
+              <span class="swatch" style={{ background: FADED_COLOUR }} />
+              {props.fadedLabel ?? "others"} <span class="muted">({fadedCount})</span>
+            </li>
+          )}
+        </ul>
+      )}
       <p class="muted small graph-count">
         {props.nodes.length} nodes · {props.edges.length} edges
       </p>

@@ -1,6 +1,6 @@
 import type { QueryContext, QueryResult, Reference } from "../api";
 import { useApp } from "../app-context";
-import { answerPieces } from "../components/citations";
+import { answerPieces, answerSources } from "../components/citations";
 import { claimOf } from "../components/cited-sentence";
 import { Description } from "../components/Description";
 import type { PassageHighlight } from "../components/highlight";
@@ -58,6 +58,7 @@ export function AnswerPanel({ state, onTab }: { state: AnswerState; onTab: (tab:
   const reportTitle = (id: string) => state.context?.communities.find((c) => c.id === id)?.title;
   const context = state.context;
   const pieces = answerPieces(state.answer);
+  const sources = answerSources(state.answer, state.references, !state.running);
   return (
     <section class="answer-panel" aria-label={`Answer (${state.mode})`} data-mode={state.mode}>
       <h3>
@@ -93,16 +94,36 @@ export function AnswerPanel({ state, onTab }: { state: AnswerState; onTab: (tab:
           return <span key={i}>{piece.text}</span>;
         })}
       </div>
-      {state.references.length > 0 && (
-        <ol class="references small">
-          {state.references.map((ref) => (
-            <li key={ref.n} value={ref.n}>
-              <button type="button" class="link" onClick={() => openCitation(ref.n)}>
-                {ref.title}
-              </button>
-            </li>
-          ))}
-        </ol>
+      {sources && (
+        <section class="sources" aria-label={sources.heading}>
+          <p class="muted small sources-heading">
+            {sources.heading}
+            {sources.note ? ` (${sources.note})` : ""}
+          </p>
+          {sources.references.length > 0 && (
+            <ol class="references small">
+              {sources.references.map((ref) => (
+                <li key={ref.n} value={ref.n}>
+                  <button type="button" class="link" onClick={() => openCitation(ref.n)}>
+                    {ref.title}
+                  </button>
+                </li>
+              ))}
+            </ol>
+          )}
+          {sources.reports.length > 0 && (
+            <ul class="references small report-sources">
+              {sources.reports.map((id) => (
+                <li key={id}>
+                  <button type="button" class="link" onClick={() => openReport(id)}>
+                    {reportTitle(id) ?? id}
+                  </button>{" "}
+                  <span class="muted">(community report)</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
       )}
       {state.result?.warnings?.map((warning) => (
         <p key={warning} class="error small" role="status">

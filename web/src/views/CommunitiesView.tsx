@@ -122,17 +122,21 @@ function Tree(props: { nodes: TreeNode[]; selected?: string; onSelect(id: string
     <ul class="tree">
       {props.nodes.map((node) => (
         <li key={node.item.id}>
-          <button
-            type="button"
-            class={`link${props.selected === node.item.id ? " active" : ""}`}
-            onClick={() => props.onSelect(node.item.id)}
-          >
-            {node.item.title || node.item.id}
-          </button>{" "}
-          <span class="muted small">
-            L{node.item.level} · {node.item.size}
-            {node.item.rating !== undefined && node.item.rating !== null ? ` · ★${node.item.rating}` : ""}
-          </span>
+          {/* One line: a long title is cut with an ellipsis (whole in its tooltip), the meta stays whole. */}
+          <div class="tree-row">
+            <button
+              type="button"
+              class={`link${props.selected === node.item.id ? " active" : ""}`}
+              title={node.item.title || node.item.id}
+              onClick={() => props.onSelect(node.item.id)}
+            >
+              {node.item.title || node.item.id}
+            </button>
+            <span class="muted small tree-meta">
+              L{node.item.level} · {node.item.size}
+              {node.item.rating !== undefined && node.item.rating !== null ? ` · ★${node.item.rating}` : ""}
+            </span>
+          </div>
           {node.children.length > 0 && (
             <Tree nodes={node.children} selected={props.selected} onSelect={props.onSelect} />
           )}

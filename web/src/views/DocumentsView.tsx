@@ -1,7 +1,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type DocumentRow, type Job } from "../api";
+import { useApp } from "../app-context";
 import { errorText } from "../components/errors";
 import { JobCard } from "../components/JobCard";
+import { loadDismissed, saveDismissed } from "../components/job-dismissals";
+import { isFinished, jobsShown } from "../components/job-list";
 import { inBatches, planUpload, replaceQuestion, type SkippedFile } from "../components/upload-plan";
 
 const PAGE_SIZE = 50;
@@ -9,9 +12,21 @@ const STATUSES = ["", "pending", "indexed", "partial", "failed"];
 
 /** Documents: drop files to index them, follow each job live, list, delete and re-index documents. */
 export function DocumentsView() {
+  const workspaceId = useApp().workspace?.id ?? "";
   const [jobs, setJobs] = useState<Job[]>([]);
+  /** Finished job cards put away by the reader, and whether the earlier finished ones are open. */
+  const [dismissed, setDismissed] = useState(() => loadDismissed(workspaceId));
+  const [showEarlier, setShowEarlier] = useState(false);
   const [documents, setDocuments] = useState<DocumentRow[]>([]);
   const [total, setTotal] = useState(0);
+  /**
+   * All the documents whatever the filter (an empty filtered page says how many there are), with
+   * the filter the rows shown came from: set with them, so the words never mix two answers.
+   */
+  const [listed, setListed] = useState<{ all: number; filter: DocumentFilter }>({
+    all: 0,
+    filter: { search: "", status: "" },
+  });
   const [offset, setOffset] = useState(0);
   const [status, setStatus] = useState("");
   const [search, setSearch] = useState("");
@@ -33,13 +48,17 @@ export function DocumentsView() {
   useEffect(() => {
     const request = new AbortController();
     const { signal } = request;
-    api
-      .documents({ offset, limit: PAGE_SIZE, status, q: search.trim() }, signal)
-      .then((page) => {
+    const filter = { search: search.trim(), status };
+    Promise.all([
+      api.documents({ offset, limit: PAGE_SIZE, status, q: filter.search }, signal),
+      isFiltered(filter) ? api.documents({ limit: 1 }, signal).then((all) => all.total) : undefined,
+    ])
+      .then(([page, all]) => {
         if (signal.aborted) return;
         for (const doc of page.items) if (doc.title) titles.current.set(doc.id, doc.title);
         setDocuments(page.items);
         setTotal(page.total);
+        setListed({ all: all ?? page.total, filter });
         // A reload that worked clears what an earlier one (the server away) reported.
         setFailure(undefined);
       })
@@ -80,6 +99,13 @@ export function DocumentsView() {
       followed.current.clear();
     };
   }, []);
+
+  const dismiss = (job: Job) => {
+    const next = new Set(dismissed).add(job.id);
+    setDismissed(next);
+    saveDismissed(workspaceId, next, jobs);
+  };
+  const cards = jobsShown(jobs, dismissed);
 
   function putJob(job: Job) {
     setJobs((current) => [job, ...current.filter((j) => j.id !== job.id)].slice(0, 10));
@@ -203,16 +229,31 @@ export function DocumentsView() {
       </section>
       {failure && <p class="error">{failure}</p>}
       {uploadNote && <SkippedFiles {...uploadNote} />}
-      {jobs.length > 0 && (
+      {(cards.shown.length > 0 || cards.earlier.length > 0) && (
         <section class="jobs" aria-label="Jobs">
-          {jobs.map((job) => (
-            <JobCard key={job.id} job={job} titleOf={(id) => titles.current.get(id)} />
+          {[...cards.shown, ...(showEarlier ? cards.earlier : [])].map((job) => (
+            <JobCard
+              key={job.id}
+              job={job}
+              titleOf={(id) => titles.current.get(id)}
+              onDismiss={isFinished(job) ? () => dismiss(job) : undefined}
+            />
           ))}
+          {cards.earlier.length > 0 && (
+            <button type="button" class="link earlier-jobs" onClick={() => setShowEarlier(!showEarlier)}>
+              {showEarlier
+                ? "Hide the earlier jobs"
+                : `Show ${cards.earlier.length} earlier job${cards.earlier.length === 1 ? "" : "s"}`}
+            </button>
+          )}
         </section>
       )}
       <section aria-label="Documents">
         <div class="toolbar">
-          <h2>Documents ({total})</h2>
+          <h2>
+            Documents ({total}
+            {isFiltered(listed.filter) ? ` of ${listed.all}` : ""})
+          </h2>
           <input
             type="search"
             placeholder="Filter by title or id"
@@ -287,7 +328,7 @@ export function DocumentsView() {
             ))}
           </tbody>
         </table>
-        {documents.length === 0 && <p class="muted">No documents yet.</p>}
+        {documents.length === 0 && <p class="muted">{emptyTableText(listed.filter, listed.all)}</p>}
         {total > PAGE_SIZE && (
           <div class="pager">
             <button
@@ -312,6 +353,28 @@ export function DocumentsView() {
       </section>
     </div>
   );
+}
+
+/** The table's filter: text in the title or id, and a status ("" for any). */
+interface DocumentFilter {
+  search: string;
+  status: string;
+}
+
+function isFiltered(filter: DocumentFilter): boolean {
+  return filter.search !== "" || filter.status !== "";
+}
+
+/** Why the table is empty: no document at all, or none the filter lets through (of how many). */
+function emptyTableText(filter: DocumentFilter, allTotal: number): string {
+  if (allTotal === 0) return "No documents yet.";
+  if (!isFiltered(filter)) return "No documents on this page.";
+  const what = [
+    filter.search ? `matches “${filter.search}”` : "",
+    filter.status ? `is ${filter.status}` : "",
+  ].filter(Boolean);
+  const all = `${allTotal} document${allTotal === 1 ? "" : "s"}`;
+  return `No document ${what.join(" and ")} (of ${all} in all): change or clear the filter.`;
 }
 
 /** The files an upload left out, each with why. */

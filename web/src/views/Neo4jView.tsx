@@ -1,17 +1,35 @@
 import { useMemo, useState } from "preact/hooks";
-import { api, type ChatReply, type CypherResult } from "../api";
+import { api, type ChatReply, type CypherResult, usesNeo4j } from "../api";
+import { useApp } from "../app-context";
 import { errorText } from "../components/errors";
 import { ResultTable } from "../components/ResultTable";
 import { graphOfRows } from "../graph/cypher-graph";
 import GraphCanvas from "../graph/GraphCanvas";
 
-/** Neo4j workspaces: a read-only Cypher console and Text2Cypher chat. */
+/**
+ * Neo4j workspaces: a read-only Cypher console and Text2Cypher chat. Another workspace (an address
+ * typed or kept from one) gets a notice up front instead of tools that would fail on first use.
+ */
 export default function Neo4jView() {
+  const { workspace } = useApp();
+  if (!usesNeo4j(workspace)) return <NeedsNeo4j workspace={workspace?.id ?? ""} />;
   return (
     <div class="neo4j-view">
       <CypherConsole />
       <Text2CypherChat />
     </div>
+  );
+}
+
+function NeedsNeo4j({ workspace }: { workspace: string }) {
+  return (
+    <section class="neo4j-view" aria-label="Neo4j">
+      <p class="notice" role="status">
+        Workspace “{workspace}” uses the embedded SQLite store: the Cypher console and the Text2Cypher chat
+        need the Neo4j backend (KGRAG_STORAGE=neo4j, see docs/neo4j.md). The Graph view explores this
+        workspace's graph, and Ask answers questions about it.
+      </p>
+    </section>
   );
 }
 
