@@ -128,6 +128,35 @@ describe("kgrag delete with unknown ids", () => {
   });
 });
 
+describe("kgrag entities link --strength", () => {
+  it("a strength outside 1-10 is exit 2 in one line, and no rule is added", async () => {
+    for (const strength of ["1e308", "11", "0", "strong"]) {
+      const { stderr, code } = await run([
+        "entities",
+        "link",
+        "Lumen Robotics",
+        "Mara Okafor",
+        "--description",
+        "Mara Okafor founded Lumen Robotics.",
+        "--strength",
+        strength,
+        "--workspace",
+        ws,
+      ]);
+      expect(code).toBe(2);
+      expect(stderr).toBe("kgrag: --strength must be a number from 1 to 10.\n");
+    }
+    const kg = await createKgrag({ env: {}, config: { workspace: ws } });
+    try {
+      expect(await kg.entities.rules()).not.toContainEqual(
+        expect.objectContaining({ kind: "add-relationship" }),
+      );
+    } finally {
+      await kg.close();
+    }
+  });
+});
+
 describe("query flags that would be silently ignored", () => {
   it("a --filter key given twice is exit 2", async () => {
     const { stderr, code } = await run([
