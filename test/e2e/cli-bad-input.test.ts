@@ -179,6 +179,43 @@ describe("query flags that would be silently ignored", () => {
     expect(stderr).toMatch(/Invalid query options/);
   });
 
+  it("a --top-k or --chunk-top-k past 10,000 is exit 2 in one line, not a typed array's RangeError", async () => {
+    for (const flag of ["--top-k", "--chunk-top-k"]) {
+      const { stderr, code } = await run([
+        "query",
+        "x",
+        "-m",
+        "naive",
+        flag,
+        "99999999999",
+        "--workspace",
+        ws,
+      ]);
+      expect(code).toBe(2);
+      expect(stderr.split("\n")[0]).toBe(
+        `kgrag: option '${flag} <n>' argument '99999999999' is invalid. Expected a whole number from 1 to 10,000.`,
+      );
+    }
+  });
+
+  it("a config file's query.topK past its bound is exit 2 naming the key; a --batch line's is that line's error", async () => {
+    const config = join(root, "huge-top-k.json");
+    writeFileSync(config, JSON.stringify({ query: { topK: 99_999_999_999 } }));
+    const configured = await run(["query", "x", "-m", "naive", "--config", config, "--workspace", ws]);
+    expect(configured.code).toBe(2);
+    expect(configured.stderr).toMatch(/query\.topK: Too big: expected number to be <=10000/);
+    const batch = join(root, "huge-top-k.jsonl");
+    writeFileSync(batch, jsonl([{ id: "a", question: "Who founded Lumen Robotics?", topK: 99_999_999_999 }]));
+    const batched = await run(["query", "--batch", batch, "--workspace", ws]);
+    expect(batched.code).toBe(2);
+    expect(JSON.parse(batched.stdout)).toMatchObject({
+      id: "a",
+      line: 1,
+      error: expect.stringMatching(/topK: Too big/),
+    });
+    expect(batched.stderr).not.toMatch(/typed array/);
+  });
+
   it("--jsonl without --batch is exit 2", async () => {
     const { stderr, code } = await run(["query", "x", "--jsonl", "--workspace", ws]);
     expect(code).toBe(2);

@@ -149,6 +149,35 @@ describe("kgrag serve: query", () => {
     expect(matched.references.every((r) => r.docId === "lumen")).toBe(true);
   });
 
+  it("refuses a numeric option past its bound with a 400 naming it, on both routes, in every mode", async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ topK: 99_999_999_999 }, /topK: Too big: expected number to be <=10000/],
+      [{ topK: 5_000_000_000, mode: "local" }, /topK: Too big/],
+      [{ chunkTopK: 10_001, mode: "naive" }, /chunkTopK: Too big/],
+      [{ totalTokens: 2_000_001, mode: "global" }, /totalTokens: Too big: expected number to be <=2000000/],
+      [{ entityTokens: 1e12, mode: "hybrid" }, /entityTokens: Too big/],
+    ];
+    for (const route of ["/api/v1/query", "/api/v1/query/stream"]) {
+      for (const [options, message] of cases) {
+        const refused = await post(route, { question: "Who founded Lumen Robotics?", ...options });
+        expect(refused.status).toBe(400);
+        const { error } = (await refused.json()) as { error: { code: string; message: string } };
+        expect(error.code).toBe("bad_request");
+        expect(error.message).toMatch(message);
+      }
+    }
+    // The bound itself is taken, and ranks no more than there is.
+    const widest = await post("/api/v1/query", {
+      question: "Who founded Lumen Robotics?",
+      mode: "mix",
+      topK: 10_000,
+      chunkTopK: 10_000,
+      contextOnly: true,
+    });
+    expect(widest.status).toBe(200);
+    expect(((await widest.json()) as QueryResult).references.length).toBeGreaterThan(0);
+  });
+
   it("streams context first, then the answer, then the full result", async () => {
     const events = await readEvents(
       await post("/api/v1/query/stream", { question: "Who founded Lumen Robotics?" }),
