@@ -441,11 +441,11 @@ describe("kgrag serve: documents and jobs", () => {
       status: 415,
       code: "unsupported_media_type",
     });
-    // The Ollama routes read JSON whatever the content type (Ollama's clients send none, or a form's).
-    expect(await errorOf(await postTo("/api/chat", "text/plain", "{}"))).toEqual({
-      status: 400,
-      code: "bad_request",
-    });
+    // The Ollama routes read JSON whatever the content type (Ollama's clients send none, or a form's),
+    // and answer in Ollama's error shape.
+    const chat = await postTo("/api/chat", "text/plain", "{}");
+    expect(chat.status).toBe(400);
+    expect(await json(chat)).toEqual({ error: expect.stringMatching(/^Invalid body: messages: /) });
     expect(await errorOf(await postTo("/api/v1/documents", "application/json", "{}"))).toEqual({
       status: 415,
       code: "unsupported_media_type",
