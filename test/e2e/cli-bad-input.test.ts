@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
+import { REPO_ROOT, startCli } from "../support/cli-child.js";
 import { runMain as run } from "../support/cli-in-process.js";
 
 const root = mkdtempSync(join(tmpdir(), "kgrag-cli-bad-input-"));
@@ -239,8 +240,26 @@ describe("kgrag export --out without --format", () => {
     expect(csv.stderr).toMatch(/Cannot tell the format from --out .*csv-folder .*needs --format neo4j-csv/);
     const none = await run(["export", "--workspace", ws]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/Give --format graphml\|gexf\|json\|neo4j-csv, or an --out file ending in/);
+    expect(none.stderr).toMatch(
+      /Give --format graphml\|gexf\|json\|neo4j-csv to write to standard output, or an --out file ending in/,
+    );
   });
+
+  it("--out - writes to standard output, as no --out does, in the --format given", async () => {
+    // A real process: the export writes to the stream and waits for each write to be flushed.
+    const exported = (...args: string[]) => startCli(["export", ...args, "--workspace", ws]).done;
+    const json = await exported("--out", "-", "--format", "json");
+    expect(json.code).toBe(0);
+    expect(json.stdout).toBe((await exported("--format", "json")).stdout);
+    expect(JSON.parse(json.stdout).nodes.length).toBeGreaterThan(0);
+    const graphml = await exported("-o", "-", "--format", "graphml");
+    expect(graphml.code).toBe(0);
+    expect(graphml.stdout).toMatch(/^<\?xml[\s\S]*<graphml/);
+    const formatless = await run(["export", "--out", "-", "--workspace", ws]);
+    expect(formatless.code).toBe(2);
+    expect(formatless.stderr).toMatch(/Give --format .* to write to standard output/);
+    expect(existsSync(join(REPO_ROOT, "-"))).toBe(false);
+  }, 120_000);
 });
 
 describe("configuration from the environment", () => {
