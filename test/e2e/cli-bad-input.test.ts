@@ -304,6 +304,10 @@ describe("nothing indexed", () => {
     expect(first.code).toBe(2);
     expect(first.stderr).toMatch(/Nothing to index/);
     expect(existsSync(fresh)).toBe(false);
+    // The reason comes first; no summary of communities a run without a graph did not build.
+    const said = first.stderr.split("\n").filter((line) => !/no LLM configured/.test(line));
+    expect(said[0]).toBe(`kgrag: skipped ${empty}: empty document: no text to index`);
+    expect(first.stderr).not.toMatch(/Communities:/);
 
     const existing = join(root, "existing-folder");
     mkdirSync(existing);
