@@ -64,6 +64,23 @@ describe("kgrag eval with bad input", () => {
     expect(stderr).not.toMatch(/ENOENT/);
   });
 
+  it("a --k past the deepest query (10,000 passages) is exit 2 in one line, before any question runs", async () => {
+    const { stderr, code, stdout } = await run([
+      "eval",
+      "--questions",
+      questions,
+      "--k",
+      "5,20000",
+      "--workspace",
+      ws,
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      'kgrag: --k expects whole numbers from 1 to 10,000 separated by commas, e.g. 5,8,10; got "5,20000"\n',
+    );
+    expect(stdout).toBe("");
+  });
+
   it("a question line without gold_titles names its line, the field and the line format", async () => {
     const bad = join(root, "no-gold.jsonl");
     writeFileSync(bad, jsonl([QUESTION, { id: "q2", question: "Where was Mara Okafor born?" }]));
