@@ -5,6 +5,14 @@ import { locateConfigFile, readConfigFile, withoutEditorSchema } from "./config-
 import { deepMerge, hasPath, isPlainObject, leafPaths, type Plain, setPath } from "./config-file/layers.js";
 import { knownKeysAt, unknownKeys } from "./config-file/unknown-keys.js";
 import { OFFLINE_EXTRACTION_DEFAULTS } from "./extraction/offline-defaults.js";
+import {
+  MAX_ANSWER_SENTENCES,
+  MAX_COMMUNITY_LEVEL,
+  MAX_QUERY_CACHE_ENTRIES,
+  MAX_QUESTION_CHARS,
+  rankDepth,
+  tokenBudget,
+} from "./query/option-limits.js";
 import { closestName } from "./util/closest-name.js";
 
 export { ConfigError };
@@ -73,7 +81,7 @@ export const CommunitySchema = z.object({
 /** The offline extractive answer (src/query/answer/): how sentences are chosen and weighed. */
 export const ExtractiveAnswerSchema = z.object({
   /** Sentences quoted; three give a multi-hop question room for both of its hops without flooding. */
-  sentences: z.number().int().min(1).default(3),
+  sentences: z.number().int().min(1).max(MAX_ANSWER_SENTENCES).default(3),
   /** Score multiplier added when a sentence holds the kind of answer asked for (a person for "who"). */
   kindBoost: z.number().min(0).default(1),
   /**
@@ -145,13 +153,13 @@ export const FusionSchema = z.object({
    * a passage that says what was asked but whose entities the walks did not reach was missing, and
    * hybrid fell under naive at @8 and @10 on wiki-vital-en (docs/query.md). 0: the walks' only.
    */
-  hybridCorpusPassages: z.number().int().min(0).default(3),
+  hybridCorpusPassages: rankDepth(0).default(3),
   /**
    * hybrid and mix: how far down two rankings look for agreement on the first passage. Local's
    * first passage stays first when the question's BM25 ranks it in this many; otherwise BM25's
    * first passage leads when a graph walk ranks it in this many (passage-evidence.ts). 0: off.
    */
-  agreedLeadDepth: z.number().int().min(0).default(10),
+  agreedLeadDepth: rankDepth(0).default(10),
   /**
    * hybrid and mix: when the question's BM25 does not list local's first passage at all (no word
    * of the question behind the walk's head), the BM25 order goes first in the interleave instead
@@ -175,14 +183,15 @@ export const SmallToBigSchema = z.object({
 export type SmallToBigConfig = z.infer<typeof SmallToBigSchema>;
 
 export const QuerySchema = z.object({
-  topK: z.number().int().min(1).default(40),
-  chunkTopK: z.number().int().min(1).default(20),
-  entityTokens: z.number().int().min(0).default(6000),
-  relationshipTokens: z.number().int().min(0).default(8000),
-  totalTokens: z.number().int().min(256).default(30000),
+  /** Upper bounds of the numeric settings: src/query/option-limits.ts. */
+  topK: rankDepth().default(40),
+  chunkTopK: rankDepth().default(20),
+  entityTokens: tokenBudget(0).default(6000),
+  relationshipTokens: tokenBudget(0).default(8000),
+  totalTokens: tokenBudget(256).default(30000),
   similarityThreshold: z.number().min(-1).max(1).default(0.2),
-  globalBatchTokens: z.number().int().min(256).default(12000),
-  communityLevel: z.number().int().min(0).default(2),
+  globalBatchTokens: tokenBudget(256).default(12000),
+  communityLevel: z.number().int().min(0).max(MAX_COMMUNITY_LEVEL).default(2),
   responseType: z.string().default("Multiple Paragraphs"),
   extractive: ExtractiveAnswerSchema.prefault({}),
   ranking: RankingSchema.prefault({}),
@@ -192,12 +201,12 @@ export const QuerySchema = z.object({
    * Questions whose offline keywords are remembered (0: none): the tagger's answer depends on the
    * text alone, and it is about a tenth of an offline query's CPU. Emptied whole past the cap.
    */
-  offlineKeywordCache: z.number().int().min(0).default(1000),
+  offlineKeywordCache: z.number().int().min(0).max(MAX_QUERY_CACHE_ENTRIES).default(1000),
   /**
    * Longest question taken, in characters: a question is not a document, and a pasted megabyte
    * would tie up keyword extraction, search and tokenizing for a long time. Longer ones are refused.
    */
-  maxQuestionChars: z.number().int().min(1).default(10_000),
+  maxQuestionChars: z.number().int().min(1).max(MAX_QUESTION_CHARS).default(10_000),
 });
 
 /** Price per million tokens, for the cost estimate of `kgrag index --dry-run`. */

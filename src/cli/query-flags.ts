@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "commander";
+import { MAX_TOP_K } from "../query/option-limits.js";
 import type { GraphRanking, QueryMode, QueryOptionsInput } from "../query/options.js";
 import { UsageError } from "./usage-error.js";
 
@@ -78,9 +79,10 @@ export function parseFilters(pairs: string[]): Record<string, string> {
   return Object.fromEntries(metadata);
 }
 
-export function positiveInt(value: string): number {
+/** --top-k and --chunk-top-k: a whole number from 1 to MAX_TOP_K, the bound the query options keep. */
+export function rankDepthFlag(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new InvalidArgumentError(`Expected a whole number of at least 1, got "${value}"`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_TOP_K)
+    throw new InvalidArgumentError(`Expected a whole number from 1 to ${MAX_TOP_K.toLocaleString("en-US")}.`);
   return n;
 }

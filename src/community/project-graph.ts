@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { UndirectedGraph } from "graphology";
+import { MAX_STRENGTH } from "../merge/strength.js";
 import type { EntityRecord, RelationshipRecord } from "../types.js";
 import { loadLouvain } from "./louvain.js";
 
@@ -52,7 +53,7 @@ export function projectGraph(
       rel.sourceKey < rel.targetKey ? [rel.sourceKey, rel.targetKey] : [rel.targetKey, rel.sourceKey];
     const pairKey = `${source}\u0000${target}`;
     const entry = weights.get(pairKey) ?? { source, target, weight: 0 };
-    entry.weight += positiveWeight(rel.weight);
+    entry.weight = Math.min(entry.weight + positiveWeight(rel.weight), MAX_EDGE_WEIGHT);
     weights.set(pairKey, entry);
   }
   const graph: ProjectedGraph = emptyGraph();
@@ -62,9 +63,18 @@ export function projectGraph(
   return graph;
 }
 
-/** Strengths are 1-10, so a non-positive weight is bad data; it still counts as a link. */
+/**
+ * The heaviest edge clustering takes: a relationship's weight is the sum of its mentions' strengths
+ * (at most MAX_STRENGTH each, one mention per passage), so this is a relationship stated strongly
+ * in 100,000 passages. Strengths are validated where they enter; this guards Louvain against a
+ * weight stored before they were (1e308 made its sums overflow to Infinity and put most of the
+ * graph in one community).
+ */
+const MAX_EDGE_WEIGHT = MAX_STRENGTH * 100_000;
+
+/** A non-positive or non-finite weight is bad data (it still counts as a link); a huge one is capped. */
 function positiveWeight(weight: number): number {
-  return Number.isFinite(weight) && weight > 0 ? weight : 1;
+  return Number.isFinite(weight) && weight > 0 ? Math.min(weight, MAX_EDGE_WEIGHT) : 1;
 }
 
 /** The subgraph induced by `members`, again in sorted order so re-clustering it is order-free. */

@@ -1,5 +1,6 @@
 import type { EntityMention, ExtractedRelationship, Extraction, RelationshipMention } from "../types.js";
 import { canonicalPair, entityKey, relationshipKey } from "./keys.js";
+import { clampStrength } from "./strength.js";
 
 /** Placeholder type of an entity known only as the endpoint of a relationship. */
 export const UNKNOWN_TYPE = "unknown";
@@ -64,7 +65,7 @@ function relationshipMention(chunkId: string, extracted: ExtractedRelationship):
     chunkId,
     description: cleanText(extracted.description),
     keywords: uniqueKeywords(extracted.keywords),
-    strength: validStrength(extracted.strength),
+    strength: clampStrength(extracted.strength),
   };
 }
 
@@ -109,9 +110,4 @@ function uniqueKeywords(keywords: string[]): string[] {
     }
   }
   return out;
-}
-
-/** Strengths are 1-10 by contract; a missing or broken one counts as the weakest link. */
-function validStrength(strength: number): number {
-  return Number.isFinite(strength) && strength > 0 ? strength : 1;
 }

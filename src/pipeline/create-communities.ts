@@ -41,9 +41,13 @@ export async function createCommunities(
   if (retiredIds.length) await store.deleteVectors("communities", retiredIds);
   const levels = communities.reduce((max, c) => Math.max(max, c.level + 1), 0);
   const reused = communities.filter((c) => c.report !== null).length;
-  services.progress.info(
-    `Communities: ${communities.length} on ${levels} level(s); ${reused} unchanged keep their reports.`,
-  );
+  // A graph without relationships, before and after (a new workspace whose inputs were all skipped),
+  // has nothing to report: the line would precede the reasons the run gives for having no graph.
+  if (communities.length > 0 || previous.length > 0) {
+    services.progress.info(
+      `Communities: ${communities.length} on ${levels} level(s); ${reused} unchanged keep their reports.`,
+    );
+  }
   return { communities, levels, reused };
 }
 

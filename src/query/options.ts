@@ -5,6 +5,7 @@ import { AbortSignalSchema } from "../util/abort-signal-schema.js";
 import { closestName } from "../util/closest-name.js";
 import { parseOptions } from "../util/strict-options.js";
 import { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode } from "./mode-names.js";
+import { rankDepth, tokenBudget } from "./option-limits.js";
 import type { QueryResult } from "./result.js";
 
 export { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode };
@@ -22,11 +23,12 @@ export type HistoryMessage = z.infer<typeof HistoryMessageSchema>;
 export const QueryOptionsSchema = z.strictObject({
   id: z.string().optional(),
   mode: z.enum(QUERY_MODES).default("mix"),
-  topK: z.number().int().min(1).optional(),
-  chunkTopK: z.number().int().min(1).optional(),
-  entityTokens: z.number().int().min(0).optional(),
-  relationshipTokens: z.number().int().min(0).optional(),
-  totalTokens: z.number().int().min(256).optional(),
+  /** Bounded as in the workspace config (option-limits.ts): no value reaches an allocation sized by it. */
+  topK: rankDepth().optional(),
+  chunkTopK: rankDepth().optional(),
+  entityTokens: tokenBudget(0).optional(),
+  relationshipTokens: tokenBudget(0).optional(),
+  totalTokens: tokenBudget(256).optional(),
   similarityThreshold: z.number().min(-1).max(1).optional(),
   /** Restrict retrieval to these documents (applied before ranking). */
   docIds: z.array(z.string().min(1)).optional(),

@@ -1,6 +1,7 @@
 import { userInfo } from "node:os";
 import { z } from "zod";
 import { entityKey, relationshipKey } from "../merge/keys.js";
+import { MIN_STRENGTH, StrengthSchema } from "../merge/strength.js";
 import type { IndexComponents } from "../pipeline/index-workflow.js";
 import { settleGraph } from "../pipeline/index-workflow.js";
 import type { KgragServices } from "../services.js";
@@ -43,6 +44,7 @@ export interface MergeOptions extends EditOptions {
 export interface RelationshipInput {
   description: string;
   keywords?: string[];
+  /** 1 (a passing link) to 10 (as strong as links get); default 1. */
   strength?: number;
 }
 
@@ -59,7 +61,7 @@ const EditFieldsSchema = z.strictObject({ type: z.string().optional(), descripti
 const RelationshipInputSchema = z.strictObject({
   description: z.string(),
   keywords: z.array(z.string()).optional(),
-  strength: z.number().optional(),
+  strength: StrengthSchema.optional(),
 }) satisfies z.ZodType<RelationshipInput>;
 
 /** A curation call's options, checked: `what` is the method as callers know it (`entities.merge`). */
@@ -277,7 +279,7 @@ export function createEntityCuration(
         target: eb.key,
         description: input.description,
         keywords: input.keywords ?? [],
-        strength: input.strength ?? 1,
+        strength: input.strength ?? MIN_STRENGTH,
         ...p,
       };
       await apply([rule], [ea.key, eb.key], "add relationship", p.by);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clampStrength } from "../merge/strength.js";
 import type { GraphStore } from "../storage/graph-store.js";
 
 /**
@@ -39,7 +40,12 @@ export const EntityRuleSchema = z.discriminatedUnion("kind", [
     target: z.string().min(1),
     description: z.string().min(1),
     keywords: z.array(z.string()).default([]),
-    strength: z.number().positive().default(1),
+    /**
+     * Read leniently: a rule stored before strengths were held to 1-10 (or a hand-edited one) is
+     * brought into range rather than refused, which would leave the workspace unreadable. New
+     * rules are checked where they are made (kg.entities.addRelationship).
+     */
+    strength: z.number().optional().transform(clampStrength),
     ...Provenance,
   }),
 ]);

@@ -13,7 +13,7 @@ import { packagePath } from "../util/paths.js";
 import { findKey, presentedKey, requireApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";
 import { allowedOrigin } from "./cors.js";
-import { errorBody, handleError, unsupportedMediaType } from "./errors.js";
+import { ApiError, errorBody, handleError, ollamaErrorBody, unsupportedMediaType } from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
 import { cypherRoutes } from "./routes/cypher.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -21,7 +21,7 @@ import { entityRoutes } from "./routes/entities.js";
 import { graphRoutes } from "./routes/graph.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { metaRoutes } from "./routes/meta.js";
-import { ollamaRoutes } from "./routes/ollama.js";
+import { isOllamaPath, ollamaRoutes } from "./routes/ollama.js";
 import { queryRoutes } from "./routes/query.js";
 import { type ServerConfigInput, serverConfigFrom } from "./server-config.js";
 import { WorkspaceRegistry, workspaceFolders } from "./workspaces.js";
@@ -114,9 +114,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
       throw unsupportedMediaType("This route takes a JSON body (Content-Type: application/json)");
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply
-      .status(404)
-      .send(errorBody("not_found", `No route ${request.method} ${request.url.split("?")[0]}`));
+    void reply.status(404).send(noRouteBody(request.method, request.url.split("?")[0] ?? "/"));
   });
   if (config.corsOrigins.length > 0) await app.register(cors, { origin: config.corsOrigins });
   app.addHook("onRequest", requireApiKey(config.apiKeys));
@@ -127,13 +125,13 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
       const key = findKey(config.apiKeys, presentedKey(request));
       return key ? `key:${key.key}` : `ip:${request.ip}`;
     },
-    errorResponseBuilder: (_request, context) => ({
-      statusCode: 429,
-      ...errorBody(
+    // Thrown to the error handler, which answers in the shape of the route (REST or Ollama).
+    errorResponseBuilder: (_request, context) =>
+      new ApiError(
+        429,
         "rate_limited",
         `Rate limit reached: ${context.max} requests per minute; retry in ${context.after}`,
       ),
-    }),
   });
   await app.register(multipart, {
     // Names arrive as sent, so that a name with a folder part is refused rather than cut down.
@@ -183,7 +181,9 @@ function refuseUnroutable(corsOrigins: readonly string[]) {
       const origin = allowedOrigin(request.headers.origin, corsOrigins);
       if (origin) void reply.header("access-control-allow-origin", origin);
     }
-    void reply.status(400).send(errorBody("bad_request", `Bad request: ${error.message}`));
+    const message = `Bad request: ${error.message}`;
+    const ollama = isOllamaPath(request.url.split("?")[0] ?? "/");
+    void reply.status(400).send(ollama ? ollamaErrorBody(message) : errorBody("bad_request", message));
   };
 }
 
@@ -224,6 +224,12 @@ function refuseMalformedRequest(error: Error & { code?: string }, socket: Duplex
   socket.destroy(error);
 }
 
+/** A request no route takes: the REST shape, or Ollama's under its paths (an Ollama client asking for /api/pull). */
+function noRouteBody(method: string, path: string) {
+  const message = `No route ${method} ${path}`;
+  return isOllamaPath(path) ? ollamaErrorBody(message) : errorBody("not_found", message);
+}
+
 /** The built web app at `/`, when it was built; unknown non-API paths fall back to its index.html. */
 async function serveWebApp(app: FastifyInstance, dir: string): Promise<void> {
   if (!existsSync(join(dir, "index.html"))) return;
@@ -231,7 +237,7 @@ async function serveWebApp(app: FastifyInstance, dir: string): Promise<void> {
   app.get("/*", { schema: { hide: true } }, (request, reply) => {
     const path = request.url.split("?")[0] ?? "/";
     if (path.startsWith("/api/")) {
-      void reply.status(404).send(errorBody("not_found", `No route ${request.method} ${path}`));
+      void reply.status(404).send(noRouteBody(request.method, path));
       return;
     }
     void reply.sendFile("index.html");

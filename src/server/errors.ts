@@ -76,13 +76,20 @@ function withSuggestions(message: string): string {
   });
 }
 
-/** Every error leaves as `{error: {code, message}}`; a stack trace never does. */
-export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+/** What a failed request answers: its status, our error code, and a message for the caller. */
+interface ErrorReply {
+  status: number;
+  code: string;
+  message: string;
+}
+
+/**
+ * What `error` answers: a known error as it says, a caller's mistake as a 4xx naming what is wrong,
+ * anything else as a generic 500 (its detail written to the log, never sent).
+ */
+function errorReply(error: FastifyError, request: FastifyRequest): ErrorReply {
   const known = error instanceof ApiError ? error : writeError(error);
-  if (known) {
-    void reply.status(known.status).send(errorBody(known.code, known.message));
-    return;
-  }
+  if (known) return { status: known.status, code: known.code, message: known.message };
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? "request";
     const onQuery = request.url.startsWith("/api/v1/query");
@@ -93,28 +100,37 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
         return field ? `${field}: ${message}` : message;
       })
       .join("; ");
-    void reply.status(400).send(errorBody("bad_request", `Invalid ${where}: ${details}`));
-    return;
+    return { status: 400, code: "bad_request", message: `Invalid ${where}: ${details}` };
   }
   const framework = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
-  if (framework) {
-    void reply.status(framework.status).send(errorBody(framework.code, error.message));
-    return;
-  }
-  if (error.statusCode === 429) {
-    void reply.status(429).send(errorBody("rate_limited", error.message));
-    return;
-  }
-  if (isCallerError(error)) {
-    void reply.status(400).send(errorBody("bad_request", error.message));
-    return;
-  }
+  if (framework) return { ...framework, message: error.message };
+  if (error.statusCode === 429) return { status: 429, code: "rate_limited", message: error.message };
+  if (isCallerError(error)) return { status: 400, code: "bad_request", message: error.message };
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-    void reply.status(error.statusCode).send(errorBody("bad_request", error.message));
-    return;
+    return { status: error.statusCode, code: "bad_request", message: error.message };
   }
   logUnexpected(request, error);
-  void reply.status(500).send(errorBody("internal_error", `Internal server error; ${SEE_THE_LOG}`));
+  return { status: 500, code: "internal_error", message: `Internal server error; ${SEE_THE_LOG}` };
+}
+
+/** Every error leaves as `{error: {code, message}}`; a stack trace never does. */
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, code, message } = errorReply(error, request);
+  void reply.status(status).send(errorBody(code, message));
+}
+
+/** Ollama's error shape, `{error: "<message>"}`: its clients read `error` as a string. */
+export function ollamaErrorBody(message: string): { error: string } {
+  return { error: message };
+}
+
+/**
+ * The error handler of the Ollama-compatible routes: the same statuses and messages as the REST
+ * routes' (a refused body, a missing key, a 500), in Ollama's shape.
+ */
+export function handleOllamaError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, message } = errorReply(error, request);
+  void reply.status(status).send(ollamaErrorBody(message));
 }
 
 /** Where a generic message sends the reader for the detail. */

@@ -515,6 +515,10 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       await expect.poll(() => options.getAttribute("open")).not.toBeNull();
       expect(await problem.textContent()).toBe("topK must be a whole number of at least 1, not -5.");
       await expect.poll(focusedId).toBe("ask-topK");
+      // Above the most the server takes: said here, not answered with the server's 400.
+      await page.getByLabel("topK", { exact: true }).fill("99999999999");
+      await question.press("Enter");
+      await expect.poll(() => problem.textContent()).toBe("topK must be at most 10,000, not 99999999999.");
       await page.getByLabel("topK", { exact: true }).fill("");
       // Text the browser cannot read as a number leaves the input's value empty: it is reported
       // too, not sent as if the option were left empty.

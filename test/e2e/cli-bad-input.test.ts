@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
+import { REPO_ROOT, startCli } from "../support/cli-child.js";
 import { runMain as run } from "../support/cli-in-process.js";
 
 const root = mkdtempSync(join(tmpdir(), "kgrag-cli-bad-input-"));
@@ -61,6 +62,23 @@ describe("kgrag eval with bad input", () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/--questions file not found: .*nope .*"gold_titles"/);
     expect(stderr).not.toMatch(/ENOENT/);
+  });
+
+  it("a --k past the deepest query (10,000 passages) is exit 2 in one line, before any question runs", async () => {
+    const { stderr, code, stdout } = await run([
+      "eval",
+      "--questions",
+      questions,
+      "--k",
+      "5,20000",
+      "--workspace",
+      ws,
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      'kgrag: --k expects whole numbers from 1 to 10,000 separated by commas, e.g. 5,8,10; got "5,20000"\n',
+    );
+    expect(stdout).toBe("");
   });
 
   it("a question line without gold_titles names its line, the field and the line format", async () => {
@@ -128,6 +146,35 @@ describe("kgrag delete with unknown ids", () => {
   });
 });
 
+describe("kgrag entities link --strength", () => {
+  it("a strength outside 1-10 is exit 2 in one line, and no rule is added", async () => {
+    for (const strength of ["1e308", "11", "0", "strong"]) {
+      const { stderr, code } = await run([
+        "entities",
+        "link",
+        "Lumen Robotics",
+        "Mara Okafor",
+        "--description",
+        "Mara Okafor founded Lumen Robotics.",
+        "--strength",
+        strength,
+        "--workspace",
+        ws,
+      ]);
+      expect(code).toBe(2);
+      expect(stderr).toBe("kgrag: --strength must be a number from 1 to 10.\n");
+    }
+    const kg = await createKgrag({ env: {}, config: { workspace: ws } });
+    try {
+      expect(await kg.entities.rules()).not.toContainEqual(
+        expect.objectContaining({ kind: "add-relationship" }),
+      );
+    } finally {
+      await kg.close();
+    }
+  });
+});
+
 describe("query flags that would be silently ignored", () => {
   it("a --filter key given twice is exit 2", async () => {
     const { stderr, code } = await run([
@@ -148,6 +195,43 @@ describe("query flags that would be silently ignored", () => {
     const { stderr, code } = await run(["query", "x", "--response-type", "", "--workspace", ws]);
     expect(code).toBe(2);
     expect(stderr).toMatch(/Invalid query options/);
+  });
+
+  it("a --top-k or --chunk-top-k past 10,000 is exit 2 in one line, not a typed array's RangeError", async () => {
+    for (const flag of ["--top-k", "--chunk-top-k"]) {
+      const { stderr, code } = await run([
+        "query",
+        "x",
+        "-m",
+        "naive",
+        flag,
+        "99999999999",
+        "--workspace",
+        ws,
+      ]);
+      expect(code).toBe(2);
+      expect(stderr.split("\n")[0]).toBe(
+        `kgrag: option '${flag} <n>' argument '99999999999' is invalid. Expected a whole number from 1 to 10,000.`,
+      );
+    }
+  });
+
+  it("a config file's query.topK past its bound is exit 2 naming the key; a --batch line's is that line's error", async () => {
+    const config = join(root, "huge-top-k.json");
+    writeFileSync(config, JSON.stringify({ query: { topK: 99_999_999_999 } }));
+    const configured = await run(["query", "x", "-m", "naive", "--config", config, "--workspace", ws]);
+    expect(configured.code).toBe(2);
+    expect(configured.stderr).toMatch(/query\.topK: Too big: expected number to be <=10000/);
+    const batch = join(root, "huge-top-k.jsonl");
+    writeFileSync(batch, jsonl([{ id: "a", question: "Who founded Lumen Robotics?", topK: 99_999_999_999 }]));
+    const batched = await run(["query", "--batch", batch, "--workspace", ws]);
+    expect(batched.code).toBe(2);
+    expect(JSON.parse(batched.stdout)).toMatchObject({
+      id: "a",
+      line: 1,
+      error: expect.stringMatching(/topK: Too big/),
+    });
+    expect(batched.stderr).not.toMatch(/typed array/);
   });
 
   it("--jsonl without --batch is exit 2", async () => {
@@ -173,8 +257,26 @@ describe("kgrag export --out without --format", () => {
     expect(csv.stderr).toMatch(/Cannot tell the format from --out .*csv-folder .*needs --format neo4j-csv/);
     const none = await run(["export", "--workspace", ws]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/Give --format graphml\|gexf\|json\|neo4j-csv, or an --out file ending in/);
+    expect(none.stderr).toMatch(
+      /Give --format graphml\|gexf\|json\|neo4j-csv to write to standard output, or an --out file ending in/,
+    );
   });
+
+  it("--out - writes to standard output, as no --out does, in the --format given", async () => {
+    // A real process: the export writes to the stream and waits for each write to be flushed.
+    const exported = (...args: string[]) => startCli(["export", ...args, "--workspace", ws]).done;
+    const json = await exported("--out", "-", "--format", "json");
+    expect(json.code).toBe(0);
+    expect(json.stdout).toBe((await exported("--format", "json")).stdout);
+    expect(JSON.parse(json.stdout).nodes.length).toBeGreaterThan(0);
+    const graphml = await exported("-o", "-", "--format", "graphml");
+    expect(graphml.code).toBe(0);
+    expect(graphml.stdout).toMatch(/^<\?xml[\s\S]*<graphml/);
+    const formatless = await run(["export", "--out", "-", "--workspace", ws]);
+    expect(formatless.code).toBe(2);
+    expect(formatless.stderr).toMatch(/Give --format .* to write to standard output/);
+    expect(existsSync(join(REPO_ROOT, "-"))).toBe(false);
+  }, 120_000);
 });
 
 describe("configuration from the environment", () => {
@@ -219,6 +321,10 @@ describe("nothing indexed", () => {
     expect(first.code).toBe(2);
     expect(first.stderr).toMatch(/Nothing to index/);
     expect(existsSync(fresh)).toBe(false);
+    // The reason comes first; no summary of communities a run without a graph did not build.
+    const said = first.stderr.split("\n").filter((line) => !/no LLM configured/.test(line));
+    expect(said[0]).toBe(`kgrag: skipped ${empty}: empty document: no text to index`);
+    expect(first.stderr).not.toMatch(/Communities:/);
 
     const existing = join(root, "existing-folder");
     mkdirSync(existing);

@@ -149,6 +149,35 @@ describe("kgrag serve: query", () => {
     expect(matched.references.every((r) => r.docId === "lumen")).toBe(true);
   });
 
+  it("refuses a numeric option past its bound with a 400 naming it, on both routes, in every mode", async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ topK: 99_999_999_999 }, /topK: Too big: expected number to be <=10000/],
+      [{ topK: 5_000_000_000, mode: "local" }, /topK: Too big/],
+      [{ chunkTopK: 10_001, mode: "naive" }, /chunkTopK: Too big/],
+      [{ totalTokens: 2_000_001, mode: "global" }, /totalTokens: Too big: expected number to be <=2000000/],
+      [{ entityTokens: 1e12, mode: "hybrid" }, /entityTokens: Too big/],
+    ];
+    for (const route of ["/api/v1/query", "/api/v1/query/stream"]) {
+      for (const [options, message] of cases) {
+        const refused = await post(route, { question: "Who founded Lumen Robotics?", ...options });
+        expect(refused.status).toBe(400);
+        const { error } = (await refused.json()) as { error: { code: string; message: string } };
+        expect(error.code).toBe("bad_request");
+        expect(error.message).toMatch(message);
+      }
+    }
+    // The bound itself is taken, and ranks no more than there is.
+    const widest = await post("/api/v1/query", {
+      question: "Who founded Lumen Robotics?",
+      mode: "mix",
+      topK: 10_000,
+      chunkTopK: 10_000,
+      contextOnly: true,
+    });
+    expect(widest.status).toBe(200);
+    expect(((await widest.json()) as QueryResult).references.length).toBeGreaterThan(0);
+  });
+
   it("streams context first, then the answer, then the full result", async () => {
     const events = await readEvents(
       await post("/api/v1/query/stream", { question: "Who founded Lumen Robotics?" }),
@@ -374,6 +403,43 @@ describe("kgrag serve: Ollama-compatible API", () => {
     expect(content.startsWith(naive.answer.trimEnd())).toBe(true);
   });
 
+  it("answers every error in Ollama's shape, a string under `error`, with the REST routes' statuses", async () => {
+    const cases: [string, unknown, number, RegExp][] = [
+      ["/api/chat", { model: "kgrag:latest", messages: [] }, 400, /^Invalid body: messages: /],
+      ["/api/chat", { model: "kgrag", messages: [{ role: "robot", content: "hi" }] }, 400, /^Invalid body: /],
+      ["/api/chat", { messages: [{ role: "system", content: "hi" }] }, 400, /no user message/],
+      [
+        "/api/chat",
+        { model: 7, messages: [{ role: "user", content: "Who?" }] },
+        400,
+        /^Invalid body: model: /,
+      ],
+      ["/api/show", { model: 7 }, 400, /^Invalid body: model: /],
+      ["/api/show", {}, 400, /^model is required$/],
+      [
+        "/api/chat",
+        { model: "nope", messages: [{ role: "user", content: "Who?" }] },
+        404,
+        /^model 'nope' not found$/,
+      ],
+    ];
+    for (const [path, body, status, message] of cases) {
+      const response = await post(path, body);
+      expect(response.status, JSON.stringify(body)).toBe(status);
+      expect(await json(response), JSON.stringify(body)).toEqual({ error: expect.stringMatching(message) });
+    }
+    const empty = await fetch(`${running.url}/api/chat`, { method: "POST" });
+    expect(empty.status).toBe(400);
+    expect(typeof (await json(empty)).error).toBe("string");
+    // A path kgrag does not serve under Ollama's prefix too; the REST API keeps its own shape.
+    const pull = await post("/api/pull", { model: "kgrag" });
+    expect(pull.status).toBe(404);
+    expect(await json(pull)).toEqual({ error: "No route POST /api/pull" });
+    const rest = await post("/api/v1/query", { question: 7 });
+    expect(rest.status).toBe(400);
+    expect((await json(rest)).error).toMatchObject({ code: "bad_request", message: expect.any(String) });
+  });
+
   it("answers without streaming and refuses a conversation without a user message", async () => {
     const answer = await json(
       await post("/api/chat", {
@@ -394,7 +460,7 @@ describe("kgrag serve: Ollama-compatible API", () => {
       messages: [{ role: "user", content: "/local" }],
     });
     expect(prefixOnly.status).toBe(400);
-    expect(((await json(prefixOnly)).error as { message: string }).message).toMatch(/no question/);
+    expect((await json(prefixOnly)).error).toMatch(/no question/);
   });
 
   it("reads a JSON body whatever its content type, as Ollama's documented curl sends it", async () => {
@@ -412,7 +478,7 @@ describe("kgrag serve: Ollama-compatible API", () => {
     expect(await json(response)).toMatchObject({ done: true, message: { role: "assistant" } });
     const notJson = await fetch(`${running.url}/api/chat`, { method: "POST", body: "{nope" });
     expect(notJson.status).toBe(400);
-    expect((await json(notJson)).error).toMatchObject({ code: "bad_json" });
+    expect(await json(notJson)).toEqual({ error: expect.stringMatching(/^The body is not JSON: /) });
     // The REST routes still take JSON only.
     const rest = await fetch(`${running.url}/api/v1/query`, {
       method: "POST",

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,13 +35,14 @@ afterAll(async () => {
 const BOUNDARY = "kgrag-test-boundary";
 
 /** A multipart body written by hand, so file names reach the server exactly as given. */
-function multipart(files: { name: string; text: string }[]): {
+/** Files as a multipart body, each under the field `files` unless it names another. */
+function multipart(files: { name: string; text: string; field?: string }[]): {
   body: Buffer;
   headers: Record<string, string>;
 } {
   const parts = files.map(
     (f) =>
-      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="${f.name}"\r\n` +
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${f.field ?? "files"}"; filename="${f.name}"\r\n` +
       `Content-Type: text/plain\r\n\r\n${f.text}\r\n`,
   );
   return {
@@ -50,7 +51,7 @@ function multipart(files: { name: string; text: string }[]): {
   };
 }
 
-const upload = (files: { name: string; text: string }[]) => {
+const upload = (files: { name: string; text: string; field?: string }[]) => {
   const { body, headers } = multipart(files);
   return fetch(`${running.url}/api/v1/documents`, { method: "POST", headers, body });
 };
@@ -392,6 +393,34 @@ describe("kgrag serve: documents and jobs", () => {
     expect((await json(binary)).error).toMatchObject({ code: "unsupported_file_type" });
   });
 
+  it("refuses a file under another field than `files` with a 400 naming the field, keeping nothing", async () => {
+    const jobsNow = async () =>
+      ((await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[]).length;
+    const before = await jobsNow();
+    const uploadsBefore = await json(await fetch(`${running.url}/api/v1/uploads`));
+    for (const files of [
+      [{ name: "other.txt", text: "Filed elsewhere.", field: "other" }],
+      [
+        { name: "first.txt", text: "Under the right field." },
+        { name: "second.txt", text: "Under a wrong one.", field: "file" },
+      ],
+    ]) {
+      const response = await upload(files);
+      expect(response.status).toBe(400);
+      expect((await json(response)).error).toEqual({
+        code: "bad_request",
+        message: expect.stringMatching(
+          /^A file part is named "(other|file)"; send files in the multipart field `files`$/,
+        ),
+      });
+    }
+    expect(await jobsNow()).toBe(before);
+    expect(await json(await fetch(`${running.url}/api/v1/uploads`))).toEqual(uploadsBefore);
+    const folder = running.server.context.registry.all[0]!.uploadFolder;
+    const left = existsSync(folder) ? readdirSync(folder) : [];
+    expect(left.filter((name) => /other|first|second/.test(name))).toEqual([]);
+  });
+
   it("refuses uploads past the size and count limits, keeping nothing of them", async () => {
     const before = (await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[];
     const big = await upload([{ name: "big.txt", text: "x".repeat(10_000) }]);
@@ -441,11 +470,11 @@ describe("kgrag serve: documents and jobs", () => {
       status: 415,
       code: "unsupported_media_type",
     });
-    // The Ollama routes read JSON whatever the content type (Ollama's clients send none, or a form's).
-    expect(await errorOf(await postTo("/api/chat", "text/plain", "{}"))).toEqual({
-      status: 400,
-      code: "bad_request",
-    });
+    // The Ollama routes read JSON whatever the content type (Ollama's clients send none, or a form's),
+    // and answer in Ollama's error shape.
+    const chat = await postTo("/api/chat", "text/plain", "{}");
+    expect(chat.status).toBe(400);
+    expect(await json(chat)).toEqual({ error: expect.stringMatching(/^Invalid body: messages: /) });
     expect(await errorOf(await postTo("/api/v1/documents", "application/json", "{}"))).toEqual({
       status: 415,
       code: "unsupported_media_type",

@@ -229,6 +229,20 @@ describe("kgrag serve: entity curation", () => {
     expect(history.some((h) => /edit by api$/.test(h.cause))).toBe(true);
   });
 
+  it("refuses a relationship strength outside 1-10 with a 400 naming the field, adding nothing", async () => {
+    const link = { source: "Ada Quill", target: "Leeds", description: "Ada Quill opened the Leeds office." };
+    for (const strength of [1e308, 11, 0]) {
+      const refused = await post("/api/v1/relationships", { ...link, strength });
+      expect(refused.status).toBe(400);
+      const { error } = (await refused.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("bad_request");
+      expect(error.message).toMatch(/strength: strength must be from 1 to 10/);
+    }
+    expect(await library().entities.rules()).not.toContainEqual(
+      expect.objectContaining({ kind: "add-relationship" }),
+    );
+  });
+
   it("adds a relationship with a description, deletes it, and deletes an entity", async () => {
     const added = await post("/api/v1/relationships", {
       source: "Ada M. Quill",

@@ -92,8 +92,16 @@ describe("kgrag serve: API keys", () => {
     for (const [path, init] of routes) {
       const anonymous = await call(path, init);
       expect(anonymous.status, path).toBe(401);
-      expect((await json(anonymous)).error, path).toMatchObject({ code: "unauthorized" });
-      expect((await call(path, { ...init, key: "wrong-key-0000000" })).status, path).toBe(401);
+      // The Ollama-compatible routes answer in Ollama's shape: `error` is a string its clients show.
+      const ollama = path.startsWith("/api/") && !path.startsWith("/api/v1/");
+      expect((await json(anonymous)).error, path).toEqual(
+        ollama
+          ? expect.stringMatching(/^An API key is required/)
+          : expect.objectContaining({ code: "unauthorized" }),
+      );
+      const wrong = await call(path, { ...init, key: "wrong-key-0000000" });
+      expect(wrong.status, path).toBe(401);
+      if (ollama) expect(await json(wrong), path).toEqual({ error: "The API key is not valid" });
       const allowed = await call(path, { ...init, key: ADMIN });
       expect(allowed.status, path).toBe(200);
       // Read to the end: /api/chat streams, and a stream left open would hold the server's shutdown.
@@ -259,7 +267,14 @@ describe("kgrag serve: rate limit and CORS allow-list", () => {
       for (let i = 0; i < 3; i++) expect((await get("first-key-00000000")).status).toBe(200);
       const over = await get("first-key-00000000");
       expect(over.status).toBe(429);
-      expect((await json(over)).error).toMatchObject({ code: "rate_limited" });
+      expect((await json(over)).error).toEqual({
+        code: "rate_limited",
+        message: expect.stringMatching(/^Rate limit reached: 3 requests per minute; retry in /),
+      });
+      // An Ollama route says the same in Ollama's shape.
+      const tags = await fetch(`${limited.url}/api/tags`, { headers: { "x-api-key": "first-key-00000000" } });
+      expect(tags.status).toBe(429);
+      expect(await json(tags)).toEqual({ error: expect.stringMatching(/^Rate limit reached: /) });
       const other = await get("second-key-0000000", "https://app.example");
       expect(other.status).toBe(200);
       expect(other.headers.get("access-control-allow-origin")).toBe("https://app.example");

@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import {
   checkInvocation,
   parseFilters,
-  positiveInt,
   type QueryFlags,
   queryOptions,
+  rankDepthFlag,
 } from "../../src/cli/query-flags.js";
 import { UsageError } from "../../src/cli/usage-error.js";
 
@@ -56,8 +56,10 @@ describe("kgrag query flags", () => {
     expect(queryOptions(flags()).metadata).toBeUndefined();
   });
 
-  it("accepts whole numbers of at least 1 only", () => {
-    expect(positiveInt("12")).toBe(12);
-    for (const bad of ["0", "1.5", "x"]) expect(() => positiveInt(bad)).toThrow(InvalidArgumentError);
+  it("accepts whole numbers from 1 to 10,000 only", () => {
+    expect(rankDepthFlag("12")).toBe(12);
+    expect(rankDepthFlag("10000")).toBe(10_000);
+    for (const bad of ["0", "1.5", "x", "10001", "99999999999", "1e300"])
+      expect(() => rankDepthFlag(bad)).toThrow(InvalidArgumentError);
   });
 });

@@ -112,6 +112,19 @@ describe("clusterHierarchy", () => {
     expect(new Set(level0).size).toBe(nodesOf(edges).length);
   });
 
+  it("clusters a graph holding an absurd stored weight with finite sums: the heaviest edge's ends stay together", () => {
+    // Two copies of a 1e308 relationship summed to Infinity, and Louvain then cut both ends loose.
+    const edges: EdgeList = [...joinedCliques(4, 5), ["k0-1", "k2-3", 1e308], ["k2-3", "k0-1", 1e308]];
+    const graph = projectGraph(
+      nodesOf(edges).map((key) => ({ key })),
+      edges.map(([sourceKey, targetKey, weight]) => ({ sourceKey, targetKey, weight })),
+    );
+    expect(Number.isFinite(graph.getEdgeAttribute("k0-1", "k2-3", "weight"))).toBe(true);
+    const nodes = clusterHierarchy(graph, { maxClusterSize: 10, seed: 42 });
+    const level0 = nodes.filter((n) => n.level === 0);
+    expect(level0.find((n) => n.entityKeys.includes("k0-1"))?.entityKeys).toContain("k2-3");
+  });
+
   it("leaves entities without relationships out of every community", () => {
     const nodes = cluster(joinedCliques(1, 3), { isolated: ["lonely"] });
     expect(nodes.flatMap((n) => n.entityKeys)).not.toContain("lonely");

@@ -158,6 +158,23 @@ describe("the instance's methods refuse unknown options, as query does", () => {
       );
     });
   });
+
+  it("entity curation: a relationship's strength outside 1-10 is an OptionsError naming it, and nothing is added", async () => {
+    await withKgrag(async (kg) => {
+      await kg.index([
+        { id: "porto", title: "Porto", text: "Ines Varga repairs clocks in Porto with Tomas Reis." },
+      ]);
+      const [a, b] = (await kg.entities.list()).map((e) => e.name);
+      for (const strength of [1e308, 11, 0, 0.5, -3]) {
+        const linking = kg.entities.addRelationship(a!, b!, { description: "works with", strength });
+        await expect(linking).rejects.toBeInstanceOf(OptionsError);
+        await expect(linking).rejects.toThrow(/strength must be from 1 to 10[\s\S]*at strength/);
+      }
+      expect(await kg.entities.rules()).toEqual([]);
+      const added = await kg.entities.addRelationship(a!, b!, { description: "works with", strength: 10 });
+      expect(added.weight).toBeGreaterThanOrEqual(10);
+    });
+  });
 });
 
 describe("mistakes get a clear error, not an internal one", () => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { QuerySchema } from "../../src/config.js";
 import { createKgrag } from "../../src/kgrag.js";
+import { OptionsError } from "../../src/options-error.js";
 import { type QueryOptionsInput, resolveQueryOptions, suggestQueryOption } from "../../src/query/options.js";
 
 const config = QuerySchema.parse({});
@@ -27,6 +28,35 @@ describe("query options are strict", () => {
       /Unknown query options "colour", "topk" \(did you mean "topK"\?\)\. Known options: id, mode, topK,/,
     );
     expect(suggestQueryOption("colour")).toBeUndefined();
+  });
+
+  it.each([
+    [{ topK: 99_999_999_999 }, /Too big: expected number to be <=10000[\s\S]*at topK/],
+    [{ chunkTopK: 10_001 }, /at chunkTopK/],
+    [{ entityTokens: 2_000_001 }, /Too big: expected number to be <=2000000[\s\S]*at entityTokens/],
+    [{ relationshipTokens: 1e12 }, /at relationshipTokens/],
+    [{ totalTokens: 5_000_000 }, /at totalTokens/],
+  ])("%o past its bound is an OptionsError naming it", (options, message) => {
+    const attempt = () => resolveQueryOptions(config, options);
+    expect(attempt).toThrow(OptionsError);
+    expect(attempt).toThrow(message);
+  });
+
+  it("bounds the workspace config's numeric query settings alike, and takes each bound itself", () => {
+    for (const key of ["topK", "chunkTopK", "hybridCorpusPassages"] as const) {
+      const settings = key === "hybridCorpusPassages" ? { fusion: { [key]: 10_001 } } : { [key]: 10_001 };
+      expect(QuerySchema.safeParse(settings).success).toBe(false);
+    }
+    expect(QuerySchema.safeParse({ totalTokens: 2_000_001 }).success).toBe(false);
+    expect(QuerySchema.safeParse({ globalBatchTokens: 2_000_001 }).success).toBe(false);
+    expect(QuerySchema.safeParse({ communityLevel: 101 }).success).toBe(false);
+    const widest = QuerySchema.parse({ topK: 10_000, chunkTopK: 10_000, totalTokens: 2_000_000 });
+    expect(resolveQueryOptions(widest, { entityTokens: 2_000_000 })).toMatchObject({
+      topK: 10_000,
+      chunkTopK: 10_000,
+      totalTokens: 2_000_000,
+      entityTokens: 2_000_000,
+    });
   });
 
   it("accepts the known options, also when a caller leaves some undefined", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { relationshipKey, splitRelationshipKey } from "../../src/merge/keys.js";
 import { Resolution } from "../../src/resolve/resolution.js";
-import type { EntityRule } from "../../src/resolve/rules.js";
+import { type EntityRule, loadRules } from "../../src/resolve/rules.js";
 import type { EntityMention, EntityRecord, RelationshipRecord } from "../../src/types.js";
 
 const at = "2026-01-01T00:00:00.000Z";
@@ -134,5 +134,25 @@ describe("rules replayed", () => {
     expect(r.finishRelationship(rel("fred", "topper"))).toBeNull();
     expect(r.manualMentions(relationshipKey("fan", "fred"))).toHaveLength(1);
     expect(r.finishRelationship(rel("fan", "fred", ["manual:0"]))?.sourceChunkIds).toEqual([]);
+  });
+});
+
+describe("stored rules", () => {
+  it("bring a hand-added relationship's strength stored out of range into 1-10 instead of refusing the workspace", async () => {
+    const stored = [1e308, 11, 0, undefined, 4].map((strength, i) => ({
+      kind: "add-relationship",
+      source: `a${i}`,
+      target: `b${i}`,
+      description: "Linked.",
+      ...(strength === undefined ? {} : { strength }),
+      by: "t",
+      at,
+    }));
+    const rules = await loadRules({ getMeta: async () => JSON.stringify(stored) });
+    expect(rules.map((rule) => (rule.kind === "add-relationship" ? rule.strength : undefined))).toEqual([
+      10, 10, 1, 1, 4,
+    ]);
+    const r = new Resolution(rules);
+    expect(r.manualMentions(relationshipKey("a0", "b0")).map((m) => m.strength)).toEqual([10]);
   });
 });

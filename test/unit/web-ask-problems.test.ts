@@ -35,6 +35,16 @@ describe("web app: what stops a question from being asked", () => {
     expect(askProblem("Who?", NO_OPTIONS, { topK: readable, chunkTopK: null })).toBeUndefined();
   });
 
+  it("names an option above the most the server takes, which it would refuse", () => {
+    expect(askProblem("Who?", { ...NO_OPTIONS, topK: "99999999999" })).toEqual({
+      field: "topK",
+      message: "topK must be at most 10,000, not 99999999999.",
+    });
+    expect(askProblem("Who?", { ...NO_OPTIONS, chunkTopK: "10001" })?.field).toBe("chunkTopK");
+    expect(askProblem("Who?", { ...NO_OPTIONS, totalTokens: "2000001" })?.field).toBe("totalTokens");
+    expect(askProblem("Who?", { topK: "10000", chunkTopK: "10000", totalTokens: "2000000" })).toBeUndefined();
+  });
+
   it("lets a question with options left empty or in range be asked", () => {
     expect(askProblem("Who?", NO_OPTIONS)).toBeUndefined();
     expect(askProblem("Who?", { topK: "1", chunkTopK: " 20 ", totalTokens: "256" })).toBeUndefined();

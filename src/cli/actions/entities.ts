@@ -1,5 +1,6 @@
 import type { Kgrag } from "../../kgrag.js";
 import { readableDescription, readableHistoryEntry } from "../../merge/description-text.js";
+import { isValidStrength, MAX_STRENGTH, MIN_STRENGTH } from "../../merge/strength.js";
 import type { CandidatePair } from "../../resolve/candidates.js";
 import { type EditOptions, type MergeOptions, UnknownEntityError } from "../../resolve/curation.js";
 import type { EntityRecord } from "../../types.js";
@@ -141,16 +142,17 @@ export const entityActions = {
       if (opts.json) printJson({ deleted: [a, b] });
       else process.stdout.write(`Deleted the relationship between "${a}" and "${b}".\n`);
     }),
-  addRelationship: (
+  addRelationship: async (
     open: OpenKgrag,
     a: string,
     b: string,
     opts: EntitiesCommonOptions & { description: string; keywords?: string; strength?: number },
-  ) =>
-    withKgrag(open, opts, async (kg) => {
-      if (opts.strength !== undefined && !(opts.strength > 0)) {
-        throw new UsageError("--strength must be a positive number.");
-      }
+  ) => {
+    // Before the workspace is opened: a refused value should cost nothing.
+    if (opts.strength !== undefined && !isValidStrength(opts.strength)) {
+      throw new UsageError(`--strength must be a number from ${MIN_STRENGTH} to ${MAX_STRENGTH}.`);
+    }
+    return withKgrag(open, opts, async (kg) => {
       const keywords =
         opts.keywords
           ?.split(",")
@@ -159,12 +161,17 @@ export const entityActions = {
       const record = await kg.entities.addRelationship(
         a,
         b,
-        { description: opts.description, keywords, ...(opts.strength ? { strength: opts.strength } : {}) },
+        {
+          description: opts.description,
+          keywords,
+          ...(opts.strength !== undefined ? { strength: opts.strength } : {}),
+        },
         editor(opts),
       );
       if (opts.json) printJson(readable(record));
       else process.stdout.write(`Linked "${a}" and "${b}".\n`);
-    }),
+    });
+  },
   history: (open: OpenKgrag, entity: string | undefined, opts: EntitiesCommonOptions) =>
     withKgrag(open, opts, async (kg) => {
       const entries = await kg.entities.history(entity);

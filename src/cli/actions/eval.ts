@@ -6,6 +6,7 @@ import {
   unmatchedGoldTitles,
 } from "../../query/eval/questions.js";
 import { type EvalReport, runEval } from "../../query/eval/run-eval.js";
+import { MAX_TOP_K } from "../../query/option-limits.js";
 import { QUERY_MODES, type QueryMode } from "../../query/options.js";
 import type { KgragServices } from "../../services.js";
 import type { EvalFlags, OpenEvalWorkspace } from "../commands/eval.js";
@@ -110,10 +111,13 @@ function parseModes(modes: string[] | undefined): QueryMode[] {
   return list as QueryMode[];
 }
 
+/** Each K is a passage depth the query retrieves (its chunkTopK), so it keeps that option's bound. */
 function parseKs(list: string): number[] {
   const ks = list.split(",").map((k) => Number(k.trim()));
-  if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1)) {
-    throw new UsageError(`--k expects whole numbers separated by commas, e.g. 5,8,10; got "${list}"`);
+  if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1 || k > MAX_TOP_K)) {
+    throw new UsageError(
+      `--k expects whole numbers from 1 to ${MAX_TOP_K.toLocaleString("en-US")} separated by commas, e.g. 5,8,10; got "${list}"`,
+    );
   }
   return ks;
 }

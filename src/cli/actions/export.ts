@@ -6,8 +6,13 @@ import type { OpenServices } from "../open.js";
 import { checkOutPath } from "../output-path.js";
 import { UsageError } from "../usage-error.js";
 
+/** `--out -` names standard output, as leaving --out out does. */
+const STANDARD_OUTPUT = "-";
+
 /** `kgrag export`: checks --format and --out first, then writes the graph. */
-export async function exportAction(open: OpenServices, opts: ExportOptions): Promise<void> {
+export async function exportAction(open: OpenServices, given: ExportOptions): Promise<void> {
+  const { out, ...rest } = given;
+  const opts: ExportOptions = out === STANDARD_OUTPUT ? rest : given;
   const format = opts.format ?? formatFromOut(opts.out);
   checkOut(format, opts);
   const { services, close } = await open({ ...opts, usesModel: false });
@@ -38,7 +43,9 @@ const FORMAT_OF_EXTENSION: Record<string, ExportFormat> = {
 function formatFromOut(out: string | undefined): ExportFormat {
   const choices = `--format ${EXPORT_FORMATS.join("|")}`;
   if (!out) {
-    throw new UsageError(`Give ${choices}, or an --out file ending in .graphml, .gexf or .json.`);
+    throw new UsageError(
+      `Give ${choices} to write to standard output, or an --out file ending in .graphml, .gexf or .json.`,
+    );
   }
   const format = FORMAT_OF_EXTENSION[extname(out).toLowerCase()];
   if (format) return format;

@@ -1,7 +1,7 @@
 import { type Command, Option } from "commander";
 import { GRAPH_RANKINGS, QUERY_MODES } from "../../query/mode-names.js";
 import type { KgragServices } from "../../services.js";
-import { positiveInt, type QueryFlags } from "../query-flags.js";
+import { type QueryFlags, rankDepthFlag } from "../query-flags.js";
 
 /** Opens a workspace's services for one command and lets go of them afterwards. */
 export type OpenServices = (opts: {
@@ -15,8 +15,8 @@ export function registerQueryCommand(program: Command, open: OpenServices): void
     .description("Answer a question from the indexed documents, citing the passages used")
     .argument("[question]", "the question (omit with --batch)")
     .addOption(new Option("-m, --mode <mode>", "retrieval mode").choices(QUERY_MODES).default("mix"))
-    .option("--top-k <n>", "entities / relationships retrieved (default 40)", positiveInt)
-    .option("--chunk-top-k <n>", "passages kept in the context (default 20)", positiveInt)
+    .option("--top-k <n>", "entities / relationships retrieved (default 40)", rankDepthFlag)
+    .option("--chunk-top-k <n>", "passages kept in the context (default 20)", rankDepthFlag)
     .option("--context-only", "return the retrieved context; no LLM call for an answer")
     .option("--stream", "print the answer as the model writes it (default on a terminal)")
     .option("--json", "print the result as one JSON object")

@@ -69,14 +69,14 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
     {
       schema: {
         tags: ["documents"],
-        summary: "Upload files (multipart field `files`) and index them in a background job",
+        summary: `Upload files (multipart field \`${UPLOAD_FIELD}\`) and index them in a background job`,
         consumes: ["multipart/form-data"],
       },
     },
     async (request, reply) => {
       const workspace = workspaceOf(request, ctx.registry);
       if (!request.isMultipart())
-        throw unsupportedMediaType("Send the files as multipart/form-data, field `files`");
+        throw unsupportedMediaType(`Send the files as multipart/form-data, field \`${UPLOAD_FIELD}\``);
       const saved = await saveUploads(workspace, request.files(), ctx.config.upload);
       const job = workspace.jobs.add({ kind: "index", files: saved, texts: [] }, saved.map(fileDocumentId));
       return reply.status(202).send({ job });
@@ -204,8 +204,12 @@ async function mustExist(workspace: ServedWorkspace, id: string): Promise<Docume
   return doc;
 }
 
+/** The multipart field that carries an upload's files (docs/api.md; the web app sends them so). */
+const UPLOAD_FIELD = "files";
+
 interface UploadPart {
   type: "file";
+  fieldname: string;
   filename: string;
   file: NodeJS.ReadableStream;
 }
@@ -223,6 +227,7 @@ async function saveUploads(
   const written: { temp: string; final: string }[] = [];
   try {
     for await (const part of parts) {
+      mustBeUploadField(part);
       const final = uploadPath(workspace.uploadFolder, part.filename);
       const temp = `${final}.${process.pid}.${Date.now()}.part`;
       written.push({ temp, final });
@@ -233,11 +238,23 @@ async function saveUploads(
     throw limitReached(error, limits) ?? malformedBody(error) ?? error;
   }
   if (written.length === 0)
-    throw badRequest("No file in the upload: send them in the multipart field `files`");
+    throw badRequest(`No file in the upload: send them in the multipart field \`${UPLOAD_FIELD}\``);
   // Renamed at once, and the caller queues their job with no pause in between: a job that ends
   // meanwhile and removes unused uploads (JobQueue.removeUploads) sees the new job queued.
   for (const w of written) renameSync(w.temp, w.final);
   return [...new Set(written.map((w) => w.final))];
+}
+
+/**
+ * A file under another field is refused, not indexed: a client that names the field wrongly (or
+ * sends a file meant for something else beside the upload) hears so instead of indexing it.
+ */
+function mustBeUploadField(part: UploadPart): void {
+  if (part.fieldname === UPLOAD_FIELD) return;
+  part.file.resume();
+  throw badRequest(
+    `A file part is named ${JSON.stringify(part.fieldname)}; send files in the multipart field \`${UPLOAD_FIELD}\``,
+  );
 }
 
 /** An upload past a limit, with the limit and the setting that raises it named. */

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { readableDescription, readableHistoryEntry } from "../../merge/description-text.js";
+import { StrengthSchema } from "../../merge/strength.js";
 import type { EntityCuration } from "../../resolve/curation.js";
 import type { EntityRecord, RelationshipRecord } from "../../types.js";
 import { READABLE_DESCRIPTIONS } from "../api-notes.js";
@@ -45,7 +46,7 @@ const LinkBodySchema = z
     target: entityName("target"),
     description: z.string().trim().min(1, "description must not be empty"),
     keywords: z.array(z.string().trim().min(1)).optional(),
-    strength: z.number().positive().optional(),
+    strength: StrengthSchema.optional(),
     by,
   })
   .strict();
@@ -244,7 +245,11 @@ export async function entityRoutes(app: FastifyInstance, ctx: ServerContext): Pr
     async (request, reply) => {
       const { source, target, description, keywords, strength } = request.body;
       const by = editor(request, request.body.by);
-      const input = { description, ...(keywords ? { keywords } : {}), ...(strength ? { strength } : {}) };
+      const input = {
+        description,
+        ...(keywords ? { keywords } : {}),
+        ...(strength !== undefined ? { strength } : {}),
+      };
       const { relationship, names } = await curate(request, async (kg) => {
         const relationship = await kg.addRelationship(source, target, input, { by });
         const ends = [await kg.get(relationship.sourceKey), await kg.get(relationship.targetKey)];

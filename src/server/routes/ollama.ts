@@ -7,7 +7,7 @@ import { QUERY_MODES, type QueryMode } from "../../query/options.js";
 import type { QueryResult } from "../../query/result.js";
 import { citedSources, communitySourceLine } from "../../query/result-text.js";
 import type { ServerContext } from "../context.js";
-import { badRequest, streamFailure } from "../errors.js";
+import { badRequest, handleOllamaError, ollamaErrorBody, streamFailure } from "../errors.js";
 import { clientGoneSignal } from "../queries/query-limits.js";
 import { workspaceOf } from "../request-workspace.js";
 import type { ServedWorkspace, WorkspaceRegistry } from "../workspaces.js";
@@ -94,9 +94,16 @@ export function idOfModel(named: string, ids: readonly string[]): string | undef
   return alike.length === 1 ? alike[0] : undefined;
 }
 
-/** Ollama's error shape, `{error: "..."}`, as its clients read it. */
 function modelNotFound(reply: FastifyReply, model: string) {
-  return reply.status(404).send({ error: `model '${model}' not found` });
+  return reply.status(404).send(ollamaErrorBody(`model '${model}' not found`));
+}
+
+/**
+ * Whether a path is the Ollama-compatible API's (`/api/...` outside the REST API's `/api/v1`),
+ * whose errors answer in Ollama's shape, a route kgrag does not serve included.
+ */
+export function isOllamaPath(path: string): boolean {
+  return path.startsWith("/api/") && path !== "/api/v1" && !path.startsWith("/api/v1/");
 }
 
 /**
@@ -117,6 +124,9 @@ export async function ollamaRoutes(app: FastifyInstance, ctx: ServerContext): Pr
   // A scope of their own: here a body is JSON whatever its Content-Type (Ollama's documented
   // `curl -d '{...}'` sends a form's), while the REST routes keep refusing what is not JSON.
   await app.register(async (scope) => {
+    // Ollama's clients read `error` as a string: every error of these routes, a refused body and a
+    // missing key included, answers `{error: "<message>"}`; the REST routes keep `{error: {code, message}}`.
+    scope.setErrorHandler(handleOllamaError);
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
       const text = String(body);
@@ -197,7 +207,7 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
     },
     async (request, reply) => {
       const model = request.body.model ?? request.body.name;
-      if (!model?.trim()) return reply.status(400).send({ error: "model is required" });
+      if (!model?.trim()) return reply.status(400).send(ollamaErrorBody("model is required"));
       const workspace = workspaceOfModel(model, request, ctx.registry);
       if (!workspace) return modelNotFound(reply, model);
       const { services } = workspace.kgrag;
@@ -298,7 +308,7 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
         if (rest) write(line(rest, false));
         write({ ...line("", true), done_reason: "stop", ...usageFields(result) });
       } catch (error) {
-        write({ error: streamFailure(request, error, "query_failed").error.message });
+        write(ollamaErrorBody(streamFailure(request, error, "query_failed").error.message));
       }
       reply.raw.end();
     },

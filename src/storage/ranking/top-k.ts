@@ -1,18 +1,26 @@
-/** Keeps the k best (score, row) pairs in a min-heap: O(n log k) instead of sorting all n. */
+/** Room a heap starts with; it doubles as pairs come, up to k. */
+const INITIAL_CAPACITY = 64;
+
+/**
+ * Keeps the k best (score, row) pairs in a min-heap: O(n log k) instead of sorting all n. The heap
+ * grows with what is offered, not with k: a k far above the number of candidates (a caller's topK)
+ * allocates only what the candidates fill.
+ */
 export class TopK {
-  private readonly scores: Float64Array;
-  private readonly rows: Int32Array;
+  private scores: Float64Array;
+  private rows: Int32Array;
   private readonly k: number;
   private size = 0;
 
   constructor(k: number) {
     this.k = Math.max(0, Math.floor(k));
-    this.scores = new Float64Array(this.k);
-    this.rows = new Int32Array(this.k);
+    this.scores = new Float64Array(Math.min(this.k, INITIAL_CAPACITY));
+    this.rows = new Int32Array(this.scores.length);
   }
 
   offer(score: number, row: number): void {
     if (this.size < this.k) {
+      if (this.size === this.scores.length) this.grow();
       this.scores[this.size] = score;
       this.rows[this.size] = row;
       this.siftUp(this.size++);
@@ -28,6 +36,16 @@ export class TopK {
     for (let i = 0; i < this.size; i++)
       out.push({ row: this.rows[i] as number, score: this.scores[i] as number });
     return out.sort((a, b) => b.score - a.score || a.row - b.row);
+  }
+
+  private grow(): void {
+    const capacity = Math.min(this.k, this.scores.length * 2);
+    const scores = new Float64Array(capacity);
+    const rows = new Int32Array(capacity);
+    scores.set(this.scores);
+    rows.set(this.rows);
+    this.scores = scores;
+    this.rows = rows;
   }
 
   private siftUp(at: number): void {

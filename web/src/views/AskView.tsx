@@ -7,6 +7,7 @@ import {
   askProblem,
   type NumberInput,
   type NumberOption,
+  OPTION_MAXIMUM,
   OPTION_MINIMUM,
 } from "./ask-problems";
 import { type AskOptions, type AskSession, type AskStore, useAskSession } from "./ask-session";
@@ -161,6 +162,7 @@ export function AskView({ store }: { store: AskStore }) {
                 id={`ask-${key}`}
                 type="number"
                 min={OPTION_MINIMUM[key]}
+                max={OPTION_MAXIMUM[key]}
                 step={1}
                 value={options[key]}
                 onInput={setOption(key)}

@@ -4,6 +4,13 @@
 export const OPTION_MINIMUM = { topK: 1, chunkTopK: 1, totalTokens: 256 } as const;
 export type NumberOption = keyof typeof OPTION_MINIMUM;
 
+/** The most each takes, as the server's src/query/option-limits.ts says (it refuses more with a 400). */
+export const OPTION_MAXIMUM: Readonly<Record<NumberOption, number>> = {
+  topK: 10_000,
+  chunkTopK: 10_000,
+  totalTokens: 2_000_000,
+};
+
 export interface AskProblem {
   field: "question" | NumberOption;
   message: string;
@@ -24,7 +31,7 @@ export function unreadableNumber(input: NumberInput | null | undefined): boolean
 
 /**
  * The first thing wrong with a question and its options, or undefined when it can be asked: the
- * question is empty, or an option filled in is not a whole number at least its minimum (or not a
+ * question is empty, or an option filled in is not a whole number from its minimum to its maximum (or not a
  * number the browser could read, as its input in `inputs` tells). Ask and Enter both check with
  * this, so neither sends what the server would refuse, nor the server's default for what was typed.
  */
@@ -46,6 +53,9 @@ export function askProblem(
     const minimum = OPTION_MINIMUM[field];
     if (!Number.isInteger(value) || value < minimum)
       return { field, message: `${field} must be a whole number of at least ${minimum}, not ${text}.` };
+    const maximum = OPTION_MAXIMUM[field];
+    if (value > maximum)
+      return { field, message: `${field} must be at most ${maximum.toLocaleString("en-US")}, not ${text}.` };
   }
   return undefined;
 }
