@@ -24,6 +24,8 @@ const STALL = "(stall)";
 const ANSWER = "Mara Okafor founded Lumen Robotics [1].";
 /** How long the pooled server's query process gets to stop a cancelled query before it is killed. */
 const GRACE_MS = 250;
+/** How long a test waits for the pool to get somewhere: generous, for a busy machine. */
+const WAIT = { timeout: 10_000 };
 
 const dirs: string[] = [];
 let pooled: Running;
@@ -126,7 +128,7 @@ describe("kgrag serve: a query's time limit", () => {
     expect(await response.json()).toEqual({
       error: { code: "query_timeout", message: expect.stringContaining("300 ms") },
     });
-    await vi.waitFor(() => expect(answerCallsFor(question)).toEqual([{ closed: true }]), { timeout: 10_000 });
+    await vi.waitFor(() => expect(answerCallsFor(question)).toEqual([{ closed: true }]), WAIT);
 
     const next = await post(withModel, "/api/v1/query", {
       question: "Who founded Lumen Robotics?",
@@ -148,7 +150,7 @@ describe("kgrag serve: a query's time limit", () => {
     expect(response.status).toBe(504);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("query_timeout");
     // Killed, then replaced once it has exited.
-    await vi.waitFor(() => expect(pool.processIds).not.toContain(stuck), { timeout: 10_000 });
+    await vi.waitFor(() => expect(pool.processIds).not.toContain(stuck), WAIT);
     expect(pool.killedProcesses).toBe(killed + 1);
 
     const next = await post(pooled, "/api/v1/query", {
@@ -174,7 +176,7 @@ describe("kgrag serve: a query whose client went away", () => {
     await readUntil(response, "event: token");
     expect(answerCallsFor(question)).toEqual([{ closed: false }]);
     client.abort();
-    await vi.waitFor(() => expect(answerCallsFor(question)).toEqual([{ closed: true }]), { timeout: 10_000 });
+    await vi.waitFor(() => expect(answerCallsFor(question)).toEqual([{ closed: true }]), WAIT);
   });
 
   it("is cancelled when an Ollama chat client disconnects mid-way", async () => {
@@ -189,7 +191,7 @@ describe("kgrag serve: a query whose client went away", () => {
     await readUntil(response, '"done":false');
     expect(answerCallsFor(question)).toEqual([{ closed: false }]);
     client.abort();
-    await vi.waitFor(() => expect(answerCallsFor(question)).toEqual([{ closed: true }]), { timeout: 10_000 });
+    await vi.waitFor(() => expect(answerCallsFor(question)).toEqual([{ closed: true }]), WAIT);
   });
 
   it("in a stuck query process, is cancelled; the process is replaced and the queries queued behind it are answered", async () => {
@@ -204,18 +206,18 @@ describe("kgrag serve: a query whose client went away", () => {
       { question: "Who studied in Porto?" },
       client.signal,
     );
-    await vi.waitFor(() => expect(pool.sentPerProcess).toEqual([sent + 1]));
+    await vi.waitFor(() => expect(pool.sentPerProcess).toEqual([sent + 1]), WAIT);
     const queuedJson = post(pooled, "/api/v1/query", { question: "Where is the University of Porto?" });
     const queuedStream = post(pooled, "/api/v1/query/stream", {
       question: "What does Lumen Robotics build?",
     });
-    await vi.waitFor(() => expect(pool.sentPerProcess).toEqual([sent + 3]));
+    await vi.waitFor(() => expect(pool.sentPerProcess).toEqual([sent + 3]), WAIT);
 
     client.abort();
     await expect(leaving).rejects.toThrow();
-    await vi.waitFor(() => expect(pool.cancelledQueries).toBe(cancelled + 1));
+    await vi.waitFor(() => expect(pool.cancelledQueries).toBe(cancelled + 1), WAIT);
     // Killed, then replaced once it has exited.
-    await vi.waitFor(() => expect(pool.processIds).not.toContain(stuck), { timeout: 10_000 });
+    await vi.waitFor(() => expect(pool.processIds).not.toContain(stuck), WAIT);
     expect(pool.killedProcesses).toBe(killed + 1);
 
     const json = await queuedJson;
@@ -238,7 +240,7 @@ describe("kgrag serve: a query whose client went away", () => {
       question: "Who founded Lumen Robotics?",
       mode: "hybrid",
     });
-    await vi.waitFor(() => expect(pool.sentPerProcess).toEqual([sent + 1]));
+    await vi.waitFor(() => expect(pool.sentPerProcess).toEqual([sent + 1]), WAIT);
     const client = new AbortController();
     const leaving = post(
       pooled,
@@ -246,10 +248,10 @@ describe("kgrag serve: a query whose client went away", () => {
       { question: "Where was Mara Okafor trained?" },
       client.signal,
     );
-    await vi.waitFor(() => expect(pool.sentPerProcess).toEqual([sent + 2]));
+    await vi.waitFor(() => expect(pool.sentPerProcess).toEqual([sent + 2]), WAIT);
     client.abort();
     await expect(leaving).rejects.toThrow();
-    await vi.waitFor(() => expect(pool.cancelledQueries).toBe(cancelled + 1));
+    await vi.waitFor(() => expect(pool.cancelledQueries).toBe(cancelled + 1), WAIT);
     // Past the grace period the process is still there: it was never answering the cancelled query.
     await new Promise((resolve) => setTimeout(resolve, 3 * GRACE_MS));
     expect(pool.killedProcesses).toBe(killed);
