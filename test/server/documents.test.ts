@@ -534,6 +534,23 @@ describe("kgrag serve: documents and jobs", () => {
     expect(notMultipart.status).toBe(415);
     expect((await fetch(`${running.url}/api/v1/jobs/nope`)).status).toBe(404);
   });
+  it("names an untitled document's delete job by its file's name, never its folders, whatever the separators", async () => {
+    const kgrag = running.server.context.registry.all[0]?.kgrag;
+    if (!kgrag) throw new Error("no workspace");
+    // Indexed on Windows: the path a POSIX basename would hand back whole.
+    await kgrag.index([
+      {
+        id: "field-notes",
+        title: "",
+        text: "Ines Vale keeps bees in Braga.",
+        path: "C:\\Users\\ines\\notes\\field.txt",
+      },
+    ]);
+    const response = await fetch(`${running.url}/api/v1/documents/field-notes`, { method: "DELETE" });
+    const job = ((await response.json()) as { job: Job }).job;
+    expect(job.titles).toEqual({ "field-notes": "field.txt" });
+    expect(await finished(job.id)).toMatchObject({ status: "done" });
+  });
 });
 
 describe("kgrag serve: a restart", () => {

@@ -161,6 +161,38 @@ describe("the query pool's choice of process", () => {
   }, 60_000);
 });
 
+describe("a query process killed for a cancelled query it did not stop", () => {
+  it("is replaced at once: a query asked before the killed one has exited goes to its successor", async () => {
+    const workspace = dirs[0] as string;
+    const grace = 1_000;
+    const pool = new QueryPool(1, { env: {}, workspaces: [workspace] }, { cancelGraceMs: grace });
+    try {
+      await pool.ready();
+      const [stuck] = pool.processIds as [number];
+      // As stuck as a process deep in synchronous work: it hears no cancel.
+      process.kill(stuck, "SIGSTOP");
+      // The grace period's timer only, so the test runs between the kill and the process's exit.
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      const client = new AbortController();
+      const leaving = pool.run(workspace, "Who studied in Porto?", {}, {}, client.signal);
+      client.abort(new Error("the client left"));
+      await expect(leaving).rejects.toThrow("the client left");
+      vi.advanceTimersByTime(grace);
+      expect(pool.killedProcesses).toBe(1);
+
+      const next = pool.run(workspace, "Who founded Lumen Robotics?", { mode: "local" });
+      // Sent to the new process, not written to the one being killed.
+      expect(pool.processIds).not.toContain(stuck);
+      expect(pool.sentPerProcess).toEqual([1]);
+      vi.useRealTimers();
+      expect((JSON.parse((await next).toString()) as QueryResult).answer).toContain("Mara Okafor");
+    } finally {
+      vi.useRealTimers();
+      await pool.close();
+    }
+  }, 60_000);
+});
+
 describe("which workspaces' queries may run on workers", () => {
   it("those that call no model; a configured chat model keeps them on the request loop", async () => {
     const dir = await tempDir("query-workers-model");

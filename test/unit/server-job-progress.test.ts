@@ -27,7 +27,7 @@ describe("a server job's overall progress", () => {
         ["community reports", 1, 10],
       ]),
     );
-    expect(reports).toBeCloseTo(0.82);
+    expect(reports).toBeCloseTo(0.815);
   });
 
   it("counts a phase that never started as done once a later one did, and one with nothing to do as done", () => {
@@ -54,8 +54,9 @@ describe("a server job's overall progress", () => {
         ["community reports", 30, 30],
       ]),
     );
-    expect(reportsWritten).toBeLessThan(1);
-    // Their vectors are part of the last phase: embedding them is counted, not a full bar.
+    expect(reportsWritten).toBeCloseTo(0.95);
+    // Their vectors, embedded after the last report, are counted on from there: the job queue keeps
+    // the highest progress seen, so a count that fell back at their start would not show.
     const embedding = overallProgress(
       steps([
         ["register", 1, 1],
@@ -63,11 +64,11 @@ describe("a server job's overall progress", () => {
         ["summarize", 1, 1],
         ["embed entities", 10, 10],
         ["community reports", 30, 30],
-        ["embed communities", 0, 30],
+        ["embed communities", 15, 30],
       ]),
     );
-    expect(embedding).toBeLessThan(reportsWritten);
-    expect(embedding).toBeCloseTo(0.9);
+    expect(embedding).toBeGreaterThan(reportsWritten);
+    expect(embedding).toBeCloseTo(0.975);
   });
 
   it("leaves out steps of no phase and never passes 1", () => {

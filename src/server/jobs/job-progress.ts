@@ -14,7 +14,10 @@ const PHASES: { weight: number; steps: RegExp }[] = [
   { weight: 50, steps: /^(extract|embed chunks)$/ },
   { weight: 10, steps: /^summarize$/ },
   { weight: 15, steps: /^(embed (entities|relationships)|full-text index|vector index .*)$/ },
-  { weight: 20, steps: /^(community reports|embed communities)$/ },
+  // The reports' vectors are embedded once every report is written: a phase of their own, or the
+  // reports' phase would read as done (the bar at its cap) before their embedding started.
+  { weight: 15, steps: /^community reports$/ },
+  { weight: 5, steps: /^embed communities$/ },
 ];
 
 const TOTAL_WEIGHT = PHASES.reduce((sum, phase) => sum + phase.weight, 0);

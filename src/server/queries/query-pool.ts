@@ -256,7 +256,8 @@ export class QueryPool {
     pending.cancelled = true;
     this.cancelled += 1;
     pending.reject(reason instanceof Error ? reason : new Error("The query was cancelled"));
-    if (slot.child.connected) send(slot, { type: "cancel", id: request.id });
+    // A killed process hears nothing more (a write to it may fail): its exit drops the query.
+    if (slot.child.connected && !slot.killed) send(slot, { type: "cancel", id: request.id });
     this.watchHead(slot);
   }
 
@@ -274,12 +275,18 @@ export class QueryPool {
     head.killTimer.unref();
   }
 
+  /**
+   * Kills the process and puts a new one in its place at once: until the killed one has exited, a
+   * query sent to it would only wait there (or fail to be written). Its exit sends the queries
+   * waiting in it to the others (see replace).
+   */
   private kill(slot: PoolWorker): void {
     if (slot.killed) return;
     slot.killed = true;
     this.killed += 1;
-    // The exit handler replaces it (see replace).
     slot.child.kill("SIGKILL");
+    const at = this.workers.indexOf(slot);
+    if (at >= 0 && !this.closing) this.workers[at] = this.spawn();
   }
 
   private deliver(slot: PoolWorker, message: Exclude<FromQueryWorker, { type: "ready" }>): void {
@@ -314,7 +321,8 @@ export class QueryPool {
 
   /**
    * A process stopped: its queries fail with `error`, except when the pool killed it for a
-   * cancelled query: then the ones waiting their turn behind it go to another process.
+   * cancelled query: then the ones waiting their turn behind it go to another process. A killed
+   * process was replaced when it was killed; one that died of itself is replaced here.
    */
   private replace(slot: PoolWorker, error: Error): void {
     const left = [...slot.pending.values()];
@@ -331,8 +339,15 @@ export class QueryPool {
   }
 }
 
+/**
+ * A message that cannot be written (the process is dying: EPIPE, or its channel closed) is let
+ * go: the process's exit, which follows, fails or resends its queries. Without the callback the
+ * error would be emitted on the child process, and, unheard, end the server.
+ */
 function send(slot: PoolWorker, message: ToQueryWorker): void {
-  slot.child.send(message);
+  slot.child.send(message, (error) => {
+    if (error) slot.stderr = `${slot.stderr}\n${error.message}`.slice(-4000);
+  });
 }
 
 async function stop(slot: PoolWorker): Promise<void> {

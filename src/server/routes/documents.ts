@@ -6,6 +6,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { fileDocumentId, SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
+import { referenceTitle } from "../../query/context/references.js";
 import type { DocumentRecord } from "../../types.js";
 import { hashText } from "../../util/hash.js";
 import type { ServerContext } from "../context.js";
@@ -157,7 +158,7 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
       const workspace = workspaceOf(request, ctx.registry);
       const doc = await mustExist(workspace, request.params.id);
       const job = workspace.jobs.addOnce({ kind: "delete", docIds: [doc.id] }, [doc.id], {
-        [doc.id]: shownTitle(doc),
+        [doc.id]: referenceTitle(doc),
       });
       return reply.status(202).send({ job });
     },
@@ -172,7 +173,7 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
       const workspace = workspaceOf(request, ctx.registry);
       const doc = await mustExist(workspace, request.params.id);
       const job = workspace.jobs.addOnce({ kind: "reindex", docId: doc.id }, [doc.id], {
-        [doc.id]: shownTitle(doc),
+        [doc.id]: referenceTitle(doc),
       });
       return reply.status(202).send({ job });
     },
@@ -293,11 +294,6 @@ function malformedBody(error: unknown): ApiError | undefined {
 function titleOf(text: string): string {
   const line = text.trim().split("\n")[0] ?? "";
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
-}
-
-/** A document's name for people: its title, else its file's name (never a server path), else its id. */
-function shownTitle(doc: DocumentRecord): string {
-  return doc.title || (doc.path ? basename(doc.path) : doc.id);
 }
 
 function documentRow(doc: DocumentRecord, workspace: string) {
