@@ -13,11 +13,16 @@ export function descriptionFragments(description: string): string[] {
     .filter((fragment) => fragment !== "");
 }
 
+/** What readableDescription changes: a separator, a line break, tab or run of spaces, outer space. */
+const NEEDS_READING = new RegExp(`${DESCRIPTION_SEPARATOR}|\\s\\s|[^\\S ]|^\\s|\\s$`);
+
 /**
  * A description as people read it (CLI, REST API, query results, GraphML/GEXF/JSON exports):
  * one fragment a line, never the stored <SEP>. A summarised description is one line.
  */
 export function readableDescription(description: string): string {
+  // Most descriptions (every summarised one) are read as stored: no splitting per query result.
+  if (!NEEDS_READING.test(description)) return description;
   return descriptionFragments(description).join("\n");
 }
 
