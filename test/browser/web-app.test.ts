@@ -647,6 +647,22 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(await nodeCount(page)).toBeGreaterThan(0);
   }, 90_000);
 
+  it("followed from within the app to an entity that does not exist, shows no graph and says so", async () => {
+    expect(await nodeCount(page)).toBeGreaterThan(0);
+    const errorsBefore = consoleErrors.length;
+    await page.evaluate(`location.hash = "#/graph?workspace=ws&entity=NoSuchEntity"`);
+    await page
+      .getByText(/NoSuchEntity/)
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await expect.poll(() => nodeCount(page)).toBe(0);
+    expect(await page.getByRole("complementary", { name: "Entity details" }).count()).toBe(0);
+    // The browser logs the server's 404 for the missing entity: that one is expected here.
+    expect(consoleErrors.splice(errorsBefore)).toEqual([expect.stringMatching(/404/)]);
+    await page.goBack();
+    await expect.poll(() => nodeCount(page), { timeout: 30_000 }).toBeGreaterThan(0);
+  }, 90_000);
+
   it("selects the entity expanded last when an earlier expansion answers after it", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     await panel.locator(".relationships li button.link").nth(1).waitFor({ timeout: 60_000 });

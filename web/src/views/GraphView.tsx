@@ -85,6 +85,12 @@ export default function GraphView(props: { entity?: string }) {
       setGraph((current) => mergeNeighbourhood(replace ? EMPTY : current, hood));
       if (askId === asked.current) setSelected(name);
     } catch (error) {
+      // A new graph that cannot start (an entity gone, a mistyped address) leaves none on screen,
+      // not the previous one under the error.
+      if (replace && graphId === shown.current) {
+        setGraph(EMPTY);
+        setSelected(undefined);
+      }
       if (askId === asked.current) setFailure(errorText(error));
     } finally {
       if (askId === asked.current) setLoading(false);
