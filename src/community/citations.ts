@@ -5,8 +5,9 @@
 const LOCAL_CITATION = /\s*\[(?:[ER]:\d+)(?:\s*[,;]\s*(?:[ER]:)?\d+)*\]/g;
 const CITED_ID = /\b([ERC]):([A-Za-z0-9-]+)/g;
 const BRACKETED = /\[([^\]]+)\]/g;
-/** A bracket holding only citation ids, e.g. " [C:c1-0a, C:c2-1b]" or " [E:1, R:4, 5]". */
-const CITATION_BRACKET = /(\s*)\[\s*([ERC]:[A-Za-z0-9-]+(?:\s*[,;]\s*(?:[ERC]:)?[A-Za-z0-9-]+)*)\s*\]/g;
+/** A bracket holding only citation ids, e.g. " [C:c1-0a, C:c2-1b]", " [E:1, R:4, 5]" or " [2, 42]". */
+const CITATION_BRACKET =
+  /(\s*)\[\s*((?:[ERC]:[A-Za-z0-9-]+|\d+)(?:\s*[,;]\s*(?:[ERC]:)?[A-Za-z0-9-]+)*)\s*\]/g;
 
 /** Removes [E:n]/[R:n] markers: they mean nothing outside the context they were written from. */
 export function stripLocalCitations(text: string): string {
@@ -14,15 +15,25 @@ export function stripLocalCitations(text: string): string {
 }
 
 /**
- * Report text as a reader sees it outside the report: [E:n]/[R:n] are removed, and a [C:<id>] is
- * kept only for the communities in `shown` (the ones the reader can look up, e.g. the query
- * context's communities); a bracket left with no id goes whole.
+ * Report or answer text as a reader sees it outside its context: [E:n]/[R:n] are removed, a
+ * [C:<id>] is kept only for the communities in `shown` (the ones the reader can look up, e.g. the
+ * query context's communities) and, when `passages` is given (an answer's references), a passage
+ * number [n] only for those passages; a bracket left with no id goes whole, with the space before it.
  */
-export function readableCitations(text: string, shown: ReadonlySet<string>): string {
-  return text.replace(CITATION_BRACKET, (_, space: string, inside: string) => {
-    const kept = bracketIds(inside).filter(
-      (id) => isPassage(id) || (id.startsWith("C:") && shown.has(id.slice(2))),
+export function readableCitations(
+  text: string,
+  shown: ReadonlySet<string>,
+  passages?: ReadonlySet<number>,
+): string {
+  return text.replace(CITATION_BRACKET, (bracket: string, space: string, inside: string) => {
+    const ids = bracketIds(inside);
+    const bare = ids.every((id) => !id.includes(":"));
+    // "[2, abc]" is text, not a citation.
+    if (bare && !ids.every(isPassage)) return bracket;
+    const kept = ids.filter((id) =>
+      isPassage(id) ? !passages || passages.has(Number(id)) : id.startsWith("C:") && shown.has(id.slice(2)),
     );
+    if (bare && kept.length === ids.length) return bracket;
     return kept.length ? `${space}[${kept.join(", ")}]` : "";
   });
 }

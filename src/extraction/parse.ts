@@ -43,7 +43,12 @@ export function isCompleteExtraction(raw: string): boolean {
 
 function extractionOf(value: unknown): Extraction {
   const extraction = toExtraction(value);
-  if (!extraction) throw new Error('The JSON has no "entities" or "relationships" list.');
+  if (!extraction) {
+    throw new Error(
+      'The JSON is not of the asked shape: "entities" and "relationships" must be lists of objects ' +
+        "(empty lists when there are none).",
+    );
+  }
   return capExtraction(extraction);
 }
 

@@ -102,13 +102,25 @@ function listOf(value: unknown): unknown[] {
 }
 
 /**
+ * Missing or null (none), or a list holding records (or nothing). Anything else, such as
+ * "entities": "none" or a list of bare strings, is an answer of another shape: taking it as an
+ * empty list would record a chunk as having nothing in it, and cache that as a good answer.
+ */
+function isRecordListOrNone(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  return Array.isArray(value) && (value.length === 0 || value.some(isRecord));
+}
+
+/**
  * Validates one parsed answer item by item: a malformed record is dropped, not the whole answer.
- * Returns null when the value has neither an entity nor a relationship list.
+ * Returns null when the value has neither an entity nor a relationship list, or when either is
+ * something other than a list of records.
  */
 export function normaliseExtraction(value: Record<string, unknown>): Extraction | null {
   const rawEntities = pick(value, "entities", "nodes");
   const rawRelationships = pick(value, "relationships", "relations", "edges");
   if (rawEntities === undefined && rawRelationships === undefined) return null;
+  if (!isRecordListOrNone(rawEntities) || !isRecordListOrNone(rawRelationships)) return null;
   const entities: ExtractedEntity[] = [];
   for (const item of listOf(rawEntities)) {
     const parsed = LenientEntity.safeParse(item);

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 
 /**
  * What a model's JSON reply holds. `cutShort` says the JSON stopped before it was closed (open
- * brackets or an open string at the end) and repair had to close it: the value is whatever came
+ * brackets or an open string at the end), valid up to there, and repair had to close it: the value is whatever came
  * before the cut, so it must not count as a complete answer, whatever the finish reason said.
  */
 export type JsonReply<T> = { ok: true; value: T; cutShort: boolean } | { ok: false; error: string };
@@ -12,15 +12,24 @@ export type JsonReply<T> = { ok: true; value: T; cutShort: boolean } | { ok: fal
  * what models actually send: reasoning blocks, code fences, prose before or after the JSON, single
  * quotes and trailing commas, and JSON cut short (closed by jsonrepair, and flagged). `read` turns
  * the JSON into the stage's shape and throws, with the reason, when it is not of that shape; each
- * opening bracket is tried in turn, since prose may hold brackets of its own ("[1]", "{see below}").
+ * opening bracket outside JSON already read is tried in turn, since prose may hold brackets of its
+ * own ("[1]", "{see below}").
  */
 export function readJsonReply<T>(raw: string, read: (value: unknown) => T): JsonReply<T> {
   const body = stripReasoning(raw).trim();
   if (!body) return { ok: false, error: "The answer is empty." };
   const text = unfence(body);
   let error = "The answer contains no JSON object or array.";
+  let readUpTo = 0;
   for (const start of openingBrackets(text)) {
+    // A bracket inside JSON already read (of the wrong shape) opens a fragment of it, not an answer:
+    // '{"entities": "none", "relationships": []}' must not pass as its inner "[]".
+    if (start < readUpTo) continue;
     const candidate = jsonCandidate(text, start);
+    // Unclosed JSON is a cut-short answer only when it is valid as far as it goes. Broken JSON
+    // ('"type": oops ] garbage') is unreadable, whatever repair would make of it; and every later
+    // bracket lies inside it, so reading one would pass a fragment of the broken answer as whole.
+    if (!candidate.closed && !stopsCleanly(candidate.text)) return { ok: false, error: BROKEN_JSON };
     const value = parseOrRepair(candidate.text);
     if (value === undefined) {
       error = "The answer's JSON could not be read or repaired.";
@@ -30,6 +39,7 @@ export function readJsonReply<T>(raw: string, read: (value: unknown) => T): Json
       return { ok: true, value: read(value), cutShort: !candidate.closed };
     } catch (shapeError) {
       error = shapeError instanceof Error ? shapeError.message : String(shapeError);
+      readUpTo = start + candidate.text.length;
     }
   }
   return { ok: false, error };
@@ -93,6 +103,25 @@ function jsonCandidate(body: string, start: number): { text: string; closed: boo
 function isOpeningSingleQuote(body: string, at: number): boolean {
   const before = body.slice(0, at).trimEnd();
   return /[[{,:]$/.test(before);
+}
+
+const BROKEN_JSON = "The answer's JSON is broken: it is not valid JSON even before the point where it stops.";
+
+/**
+ * Whether unclosed JSON is a valid beginning of a JSON value, i.e. it was cut short rather than
+ * broken. JSON.parse says where it gave up: at the end of the text (or "end of JSON input") for a
+ * clean cut, earlier for a syntax error.
+ */
+function stopsCleanly(candidate: string): boolean {
+  try {
+    JSON.parse(candidate);
+    return true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/end of JSON input/i.test(message)) return true;
+    const at = /at position (\d+)/.exec(message);
+    return at !== null && Number(at[1]) >= candidate.trimEnd().length;
+  }
 }
 
 /** jsonrepair is loaded by the first reply that is not valid JSON as it stands: offline runs never need it. */

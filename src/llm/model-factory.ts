@@ -1,6 +1,7 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { KgragConfig } from "../config.js";
+import { ConfigError } from "../config-error.js";
 import type { Embedder } from "../embedding/embedder.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { LangChainEmbedder, type LangChainEmbedderOptions } from "../embedding/langchain-embedder.js";
@@ -30,6 +31,7 @@ async function configuredChat(
   tuning: RetryTuning,
 ): Promise<ChatModel | null> {
   if (!config.llm) return null;
+  requireNamedKey(config.llm, "llm");
   // The OpenAI client (and the limiter, which reads its errors) load only when a model is configured.
   const { OpenAIChatModel } = await import("./openai-chat.js");
   const { RateLimiters } = await import("./rate-limiter.js");
@@ -38,6 +40,7 @@ async function configuredChat(
   const routes = {} as Record<Stage, StageRoute>;
   for (const stage of STAGES) {
     const settings = stageSettings(config, stage) ?? config.llm;
+    requireNamedKey(settings, `the model of stage ${stage}`);
     const key = clientKey(settings);
     let chat = clients.get(key);
     if (!chat) {
@@ -55,8 +58,21 @@ async function configuredEmbedder(config: KgragConfig, tuning: RetryTuning): Pro
     const thread = sharedBuiltInThread(config.builtInThread);
     return new ThreadedHashingEmbedder(thread, config.builtInThread, config.hashingDimension);
   }
+  requireNamedKey(config.embedding, "embedding");
   const { OpenAIEmbedder } = await import("../embedding/openai-embedder.js");
   return OpenAIEmbedder.create(config.embedding, tuning);
+}
+
+/**
+ * An endpoint whose `apiKeyEnv` names a variable that is not set would be sent requests with no
+ * key, each refused (or worse, accepted by a gateway as anonymous): refused here, before any.
+ */
+function requireNamedKey(endpoint: { apiKey?: string; apiKeyEnv?: string }, where: string): void {
+  if (endpoint.apiKeyEnv === undefined || endpoint.apiKey) return;
+  throw new ConfigError(
+    `${where}: apiKeyEnv names the environment variable ${endpoint.apiKeyEnv}, which is not set. ` +
+      "Set it to the API key, or remove apiKeyEnv for a server that needs no key.",
+  );
 }
 
 /**

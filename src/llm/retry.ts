@@ -39,13 +39,23 @@ interface FailureVerdict {
 
 /** A request that got no complete answer within its time limit. */
 export class RequestTimeoutError extends Error {
-  constructor(label: string, timeoutMs: number) {
-    super(`${label}: no complete answer within ${timeoutMs} ms`);
+  constructor(
+    label: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`${label} ${timedOut(timeoutMs)}`);
     this.name = "RequestTimeoutError";
   }
 }
 
-/** Every attempt failed with a transient error; `status` is the last HTTP status, if any. */
+function timedOut(timeoutMs: number): string {
+  return `timed out after ${timeoutMs} ms with no complete answer`;
+}
+
+/**
+ * Every attempt failed with a transient error; `status` is the last HTTP status, if any, and
+ * `cause` the last attempt's error (a RequestTimeoutError when that one timed out).
+ */
 export class RetriesExhaustedError extends Error {
   constructor(
     label: string,
@@ -92,12 +102,13 @@ function errorCode(error: unknown): string | undefined {
 
 /** Rate limits, server errors, timeouts and dropped connections are worth another try; the rest is not. */
 export function classifyFailure(error: unknown): FailureVerdict {
-  if (error instanceof RequestTimeoutError) return { retryable: true, reason: error.message };
+  // The label is left out of a reason: RetriesExhaustedError names the request once.
+  if (error instanceof RequestTimeoutError) return { retryable: true, reason: timedOut(error.timeoutMs) };
   if (error instanceof APIConnectionError) return { retryable: true, reason: error.message };
   if (error instanceof APIError && typeof error.status === "number") {
     return {
       retryable: RETRYABLE_STATUS(error.status),
-      reason: `HTTP ${error.status} ${error.message}`,
+      reason: `HTTP ${error.status}: ${withoutStatus(error.message, error.status)}`,
       status: error.status,
       retryAfterMs: retryAfterMs(error.headers),
     };
@@ -109,6 +120,12 @@ export function classifyFailure(error: unknown): FailureVerdict {
     return { retryable: true, reason: code ? `${code} ${message}` : message };
   }
   return { retryable: false, reason: message };
+}
+
+/** The openai client's messages start with the status ("500 boom"); the reason says it once. */
+function withoutStatus(message: string, status: number): string {
+  const rest = message.startsWith(`${status}`) ? message.slice(`${status}`.length).trim() : message;
+  return rest || "no message";
 }
 
 /** Waits `ms`, or less when `signal` aborts (then throws its reason). */

@@ -207,6 +207,35 @@ describe("LLM indexing against an OpenAI-compatible server", () => {
     }
   });
 
+  it("fails a chunk answered with JSON of the wrong shape, caches nothing of it, and re-extracts it next run", async () => {
+    const wrongShape = '{"entities": "none", "relationships": 5}';
+    chatScript.extract = (call) => {
+      const text = (call.body.messages ?? []).map((m) => m.content).join("\n");
+      return text.includes("GAMMA ") ? { content: wrongShape } : extractReply(call);
+    };
+    const kgrag = await open();
+    try {
+      const summary = await kgrag.index([root]);
+      expect(summary.failures).toHaveLength(1);
+      const failedDoc = summary.failures[0]?.docId ?? "";
+      const states = await kgrag.services.store.getChunkStates(failedDoc);
+      expect(states[0]?.status).toBe("failed");
+      expect(states[0]?.rawOutput).toBe(wrongShape);
+      expect(summary.failures[0]?.error).toMatch(/shape/);
+
+      chatScript.extract = extractReply;
+      const extractsBefore = server.count("extract");
+      const retry = await kgrag.index([root]);
+      expect(retry.failures).toEqual([]);
+      expect(server.count("extract") - extractsBefore).toBe(1);
+      expect((await kgrag.services.store.getDocument(failedDoc))?.status).toBe("processed");
+      const mentions = await kgrag.services.store.getChunkMentions([states[0]?.chunkId ?? ""]);
+      expect(mentions.entities.map((m) => m.entityKey)).toContain(entityKey("Mara Okafor"));
+    } finally {
+      await kgrag.close();
+    }
+  });
+
   it("embeds the chunks while the model is still extracting", async () => {
     // The GAMMA chunk's extraction is held until an embeddings request arrives (or 5 s pass).
     let embeddedDuringExtraction = false;

@@ -21,6 +21,8 @@ const DOCS: Record<string, string> = {
 };
 
 const ANSWER = "Mara Okafor, who founded Lumen Robotics [1], was born in Ibadan [2].";
+/** Asked with "cite freely": an answer citing passages the context does not have. */
+const OVER_CITED = "Mara Okafor was born in Ibadan [2]. Invented citation [42]. Both [1, 42].";
 
 /** The map step cites the first report id it was shown, as a model following the prompt would. */
 function mapPoints(call: ChatCall) {
@@ -53,7 +55,7 @@ describe("querying through an OpenAI-compatible server (scripted)", () => {
           content:
             '```json\n{"high_level_keywords": ["founded", "born"], "low_level_keywords": ["Lumen Robotics"]}\n```',
         },
-        answer: { content: ANSWER },
+        answer: (call) => ({ content: lastUserMessage(call).includes("cite freely") ? OVER_CITED : ANSWER }),
         "global-map": mapPoints,
         "global-reduce": { content: "The reports describe a robotics company [C:x]." },
       }),
@@ -117,6 +119,18 @@ describe("querying through an OpenAI-compatible server (scripted)", () => {
     expect(deltas.join("")).toBe(ANSWER);
     expect(result.usage.llmCalls).toBe(1);
     expect(result.usage.promptTokens).toBeGreaterThan(0);
+  });
+
+  it("drops citations of passages the context does not have, streamed and returned alike", async () => {
+    const deltas: string[] = [];
+    const result = await kgrag.query("Where was Mara Okafor born? (cite freely)", {
+      mode: "naive",
+      onToken: (d) => deltas.push(d),
+    });
+    expect(result.references.map((r) => r.n)).toContain(2);
+    expect(result.references.map((r) => r.n)).not.toContain(42);
+    expect(result.answer).toBe("Mara Okafor was born in Ibadan [2]. Invented citation. Both [1].");
+    expect(deltas.join("")).toBe(result.answer);
   });
 
   it("with contextOnly makes no answer or report calls", async () => {

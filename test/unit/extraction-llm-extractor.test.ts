@@ -230,6 +230,24 @@ describe("LlmExtractor", () => {
     expect(chat.stages()).toEqual(["extract", "extract", "extract"]);
   });
 
+  it("asks again after JSON of the wrong shape, then fails with it as the raw output", async () => {
+    const wrongShape = '{"entities": "none", "relationships": 5}';
+    const chat = new StageScriptedChat({ extract: [wrongShape, wrongShape] });
+    const outcome = await new LlmExtractor(chat, options({ parseAttempts: 2 })).extract(CHUNK, { title: "" });
+    expect(outcome).toEqual({ ok: false, error: expect.stringContaining("shape"), rawOutput: wrongShape });
+    expect(chat.requests[1]?.messages.at(-1)?.content).toContain("lists of objects");
+    expect(chat.requests[0]?.acceptAnswer?.(wrongShape)).toBe(false);
+    expect(chat.requests[0]?.acceptAnswer?.('{"entities":[],"relationships":[]}')).toBe(true);
+  });
+
+  it("fails on JSON broken before its end, even marked finished, keeping nothing of it", async () => {
+    const broken = '{"entities": [{"name": "Broken", "type": oops ] garbage';
+    const chat = new StageScriptedChat({ extract: [broken, broken] });
+    const outcome = await new LlmExtractor(chat, options({ parseAttempts: 2 })).extract(CHUNK, { title: "" });
+    expect(outcome).toEqual({ ok: false, error: expect.stringContaining("broken"), rawOutput: broken });
+    expect(outcome.ok || outcome.error).not.toMatch(/cut short|cut off/);
+  });
+
   it("makes a single call when gleaning is 0", async () => {
     const chat = new StageScriptedChat({ extract: [FIRST] });
     const outcome = await new LlmExtractor(chat, options({ gleaning: 0 })).extract(CHUNK, { title: "t" });

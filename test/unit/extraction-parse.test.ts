@@ -93,6 +93,15 @@ describe("parseExtraction", () => {
       ok: false,
       error: expect.stringContaining("no JSON"),
     });
+    for (const wrongShape of [
+      '{"entities": "none", "relationships": 5}',
+      '{"entities": [], "relationships": "none"}',
+      '{"entities": ["Paris", "France"], "relationships": []}',
+    ]) {
+      expect(parseExtraction(wrongShape)).toEqual({ ok: false, error: expect.stringContaining("shape") });
+      expect(isCompleteExtraction(wrongShape)).toBe(false);
+    }
+    expect(parsed('{"entities": [], "relationships": null}')).toEqual({ entities: [], relationships: [] });
     expect(parseExtraction('{"answer": 42}')).toEqual({
       ok: false,
       error: expect.stringContaining('"entities"'),

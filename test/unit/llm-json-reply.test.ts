@@ -19,6 +19,15 @@ describe("readJsonReply", () => {
     expect(readJsonReply(`\`\`\`json\n${FULL.slice(0, 30)}`, anything)).toMatchObject({ cutShort: true });
   });
 
+  it("reads JSON broken before its end as unreadable, not as cut short, and reads no fragment of it", () => {
+    const broken = '{"entities": [{"name": "Broken", "type": oops ] garbage';
+    expect(readJsonReply(broken, anything)).toEqual({ ok: false, error: expect.stringContaining("broken") });
+    expect(isCompleteJsonReply(broken, anything)).toBe(false);
+    // A clean cut stays a cut, even inside a string, a number or an escape.
+    for (const cut of ['{"a": [1, 2', '{"a": "x', '{"a": 1.', '{"a": tr', '{"a": "\\u00'])
+      expect(readJsonReply(cut, anything)).toMatchObject({ ok: true, cutShort: true });
+  });
+
   it("does not flag harmless repairs: fences, prose, trailing commas, single quotes", () => {
     const replies = [
       `\`\`\`json\n${FULL}\n\`\`\``,

@@ -1,6 +1,7 @@
 import { FakeListChatModel, SyntheticEmbeddings } from "@langchain/core/utils/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../src/config.js";
+import { ConfigSchema, loadConfig } from "../../src/config.js";
+import { ConfigError } from "../../src/config-error.js";
 import type { LlmCache } from "../../src/llm/cached-chat.js";
 import { STAGES } from "../../src/llm/chat-model.js";
 import { createModels, fromLangChain } from "../../src/llm/model-factory.js";
@@ -36,6 +37,22 @@ describe("createModels", () => {
     expect(chat).toBeNull();
     expect(embedder.kind).toBe("hashing");
     expect(embedder.dimension).toBe(128);
+  });
+
+  it("refuses an endpoint whose apiKeyEnv names an unset variable, naming it, before any request", async () => {
+    server = await startScriptedOpenAI({ chat: () => ({ content: "hello" }) });
+    const llm = (apiKeyEnv: string) => ({ model: "m", baseURL: server?.baseURL, apiKeyEnv });
+    const embedding = (apiKeyEnv: string) => ({ ...llm(apiKeyEnv), model: "e", dimension: 8 });
+    const open = (llmKey: string, embeddingKey: string) => {
+      const overrides = { llm: llm(llmKey), embedding: embedding(embeddingKey) };
+      return createModels(loadConfig({ MY_KEY: "k" }, overrides).config, memoryCache(), new UsageTracker());
+    };
+    const unset = /apiKeyEnv names the environment variable UNSET_KEY, which is not set/;
+    await expect(open("UNSET_KEY", "MY_KEY")).rejects.toBeInstanceOf(ConfigError);
+    await expect(open("UNSET_KEY", "MY_KEY")).rejects.toThrow(new RegExp(`^llm: ${unset.source}`));
+    await expect(open("MY_KEY", "UNSET_KEY")).rejects.toThrow(new RegExp(`^embedding: ${unset.source}`));
+    await expect(open("MY_KEY", "MY_KEY")).resolves.toBeDefined();
+    expect(server.requests).toHaveLength(0);
   });
 
   it("builds a cached OpenAI chat model and a probed OpenAI embedder", async () => {

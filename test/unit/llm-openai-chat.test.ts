@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { LlmSchema } from "../../src/config.js";
 import type { ChatRequest } from "../../src/llm/chat-model.js";
 import { OpenAIChatModel } from "../../src/llm/openai-chat.js";
-import { RetriesExhaustedError } from "../../src/llm/retry.js";
+import { RequestTimeoutError, RetriesExhaustedError } from "../../src/llm/retry.js";
 import {
   type ChatHandler,
   type ScriptedServer,
@@ -103,6 +103,28 @@ describe("OpenAIChatModel against the scripted server", () => {
     expect(error).toBeInstanceOf(RetriesExhaustedError);
     expect((error as Error).message).toMatch(/stage summarize.*after 3 attempts.*HTTP 500/);
     expect(server.count("summarize")).toBe(3);
+  });
+
+  it("says the endpoint's status once in the error", async () => {
+    const { model } = await setup(
+      { chat: () => ({ status: 500, body: { error: { message: "boom" } } }) },
+      { maxRetries: 1 },
+    );
+    const error = await model.chat(ask("summarize")).catch((e: unknown) => e);
+    expect((error as Error).message).toContain("last error: HTTP 500: boom.");
+  });
+
+  it("says the request timed out when every attempt did, with the timeout as the cause", async () => {
+    const { server, model } = await setup(
+      { chat: () => ({ hang: true }) },
+      { timeoutMs: 300, maxRetries: 1 },
+    );
+    const error = await model.chat(ask("extract")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RetriesExhaustedError);
+    expect((error as Error).message).toMatch(/after 2 attempts; last error: timed out after 300 ms/);
+    expect((error as Error).cause).toBeInstanceOf(RequestTimeoutError);
+    expect(((error as Error).cause as Error).message).toMatch(/stage extract.* timed out after 300 ms/);
+    expect(server.count("extract")).toBe(2);
   });
 
   it("does not retry a plain bad request", async () => {

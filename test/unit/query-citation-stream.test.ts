@@ -25,6 +25,25 @@ describe("citation filter for streamed answers", () => {
     for (const size of [1, 2, 3, 5, 7, 16, answer.length]) expect(streamed(answer, shown, size)).toBe(final);
   });
 
+  it("drops passage numbers that are not among the references, however the tokens are cut", () => {
+    const passages = new Set([1, 2, 3, 4]);
+    const text = "Ada wrote it [2]. Invented [42]. Both [2, 42] and [4;7], not [2, abc].";
+    const expected = "Ada wrote it [2]. Invented. Both [2] and [4], not [2, abc].";
+    for (const size of [1, 2, 3, 5, text.length]) {
+      let out = "";
+      const filter = citationFilter(
+        (delta) => {
+          out += delta;
+        },
+        shown,
+        passages,
+      );
+      for (let i = 0; i < text.length; i += size) filter.push(text.slice(i, i + size));
+      filter.end();
+      expect(out).toBe(expected);
+    }
+  });
+
   it("lets a long bracket through as text instead of holding it back", () => {
     const text = `Note [${"x".repeat(100)} and more`;
     let out = "";

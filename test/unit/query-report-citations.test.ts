@@ -116,6 +116,16 @@ describe("readableCitations", () => {
     expect(readableCitations("Erosion grows [C:c9-9, 4].", shown)).toBe("Erosion grows [4].");
     expect(readableCitations("Ships [E:1, 4].", shown)).toBe("Ships.");
   });
+
+  it("keeps only the passage numbers an answer's references hold, when it is given them", () => {
+    const shown = new Set(["c0-1"]);
+    const passages = new Set([1, 2, 3]);
+    expect(readableCitations("[2]. Invented [42].", shown, passages)).toBe("[2]. Invented.");
+    expect(readableCitations("Both [2, 42] and [1,3].", shown, passages)).toBe("Both [2] and [1,3].");
+    expect(readableCitations("Grows [C:c0-1, 9].", shown, passages)).toBe("Grows [C:c0-1].");
+    // Without references (report text), a bare number is left alone.
+    expect(readableCitations("Invented [42].", shown)).toBe("Invented [42].");
+  });
 });
 
 describe("fitCommunities", () => {

@@ -31,17 +31,18 @@ export async function answerQuestion(
 ): Promise<string> {
   if (built.context.chunks.length === 0 && built.context.communities.length === 0) return NOTHING_FOUND;
   if (!services.chat) return offlineAnswer(question, built, services.config.query.extractive);
-  // The model may copy a report's own [E:n]/[R:n] or name a report the context does not hold:
-  // both the streamed and the returned answer are cleaned of them.
+  // The model may copy a report's own [E:n]/[R:n], or cite a report or a passage number the
+  // context does not hold: both the streamed and the returned answer are cleaned of them.
   const shown = new Set(built.context.communities.map((c) => c.id));
-  const stream = options.onToken ? citationFilter(options.onToken, shown) : undefined;
+  const passages = new Set(built.references.map((r) => r.n));
+  const stream = options.onToken ? citationFilter(options.onToken, shown, passages) : undefined;
   const reply = await services.chat.chat({
     stage: "answer",
     messages: answerMessages(question, built.text, options),
     onToken: stream ? (delta) => stream.push(delta) : undefined,
   });
   stream?.end();
-  return readableCitations(reply.text, shown).trim();
+  return readableCitations(reply.text, shown, passages).trim();
 }
 
 /**

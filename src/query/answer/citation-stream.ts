@@ -10,14 +10,18 @@ export interface TokenFilter {
 }
 
 /**
- * Cleans citation markers out of an answer while it streams, so the terminal shows what the final
- * answer holds: text from an unclosed "[" is held back until its "]" arrives (or it grows too long
+ * Cleans citation markers out of an answer while it streams (see readableCitations), so the
+ * terminal shows what the final answer holds: text from an unclosed "[" is held back until its "]" arrives (or it grows too long
  * to be a marker), and so is trailing whitespace, which a removed marker takes with it.
  */
-export function citationFilter(emit: (delta: string) => void, shown: ReadonlySet<string>): TokenFilter {
+export function citationFilter(
+  emit: (delta: string) => void,
+  shown: ReadonlySet<string>,
+  passages?: ReadonlySet<number>,
+): TokenFilter {
   let pending = "";
   const send = (text: string) => {
-    const clean = readableCitations(text, shown);
+    const clean = readableCitations(text, shown, passages);
     if (clean) emit(clean);
   };
   return {
