@@ -79,7 +79,7 @@ export type {
   MergeOptions,
   RelationshipInput,
 } from "./resolve/curation.js";
-export { UnknownEntityError } from "./resolve/curation.js";
+export { CurationInputError, UnknownEntityError } from "./resolve/curation.js";
 export type { NameEvidence, NameRelation } from "./resolve/name-evidence.js";
 export type { EntityRule } from "./resolve/rules.js";
 export type { KgragServices } from "./services.js";

@@ -83,3 +83,14 @@ export function citedCommunityIds(text: string, known: ReadonlySet<string>): str
     .map((id) => id.slice(2))
     .filter((id) => known.has(id));
 }
+
+/**
+ * Each citation bracket of `text` ([E:1, R:4], [C:c0-a]) as `render` writes its ids, e.g. as the
+ * names they stand for; a bracket `render` leaves empty goes whole, with the space before it.
+ */
+export function rewriteCitationBrackets(text: string, render: (ids: string[]) => string[]): string {
+  return text.replace(CITATION_BRACKET, (_, space: string, inside: string) => {
+    const shown = render(bracketIds(inside));
+    return shown.length ? `${space}[${shown.join("; ")}]` : "";
+  });
+}

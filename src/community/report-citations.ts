@@ -1,3 +1,4 @@
+import { rewriteCitationBrackets } from "./citations.js";
 import { PAIR_SEPARATOR, referenceLabels } from "./render-report.js";
 
 /** What one citation id of a report stands for, as a reader can look it up. */
@@ -39,4 +40,21 @@ function splitPair(
     splits.push({ source: label.slice(0, at), target: label.slice(at + PAIR_SEPARATOR.length) });
   }
   return splits.find((s) => members.has(s.source) && members.has(s.target)) ?? splits[0];
+}
+
+/**
+ * Report prose (its summary, a finding) with its [E:n]/[R:n]/[C:id] markers as the names they
+ * stand for ("[Alice; Alice — Acme]"), for readers without the report's reference list (an MCP
+ * agent); ids the list does not label are dropped. `markdown` is the report's, which holds the list.
+ */
+export function withNamedCitations(text: string, markdown: string): string {
+  const citations = reportCitations(markdown, new Set());
+  return rewriteCitationBrackets(text, (ids) => ids.flatMap((id) => citationName(citations[id])));
+}
+
+function citationName(citation: ReportCitation | undefined): string[] {
+  if (!citation) return [];
+  if (citation.kind === "entity") return [citation.name];
+  if (citation.kind === "community") return [citation.title];
+  return [`${citation.source}${PAIR_SEPARATOR}${citation.target}`];
 }

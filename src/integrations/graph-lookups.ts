@@ -1,3 +1,4 @@
+import { withNamedCitations } from "../community/report-citations.js";
 import { readableDescription } from "../merge/description-text.js";
 import { entityKey, splitRelationshipKey } from "../merge/keys.js";
 import { documentTitles, withPages } from "../query/context/references.js";
@@ -195,7 +196,8 @@ function communitySummary(c: CommunityRecord): CommunitySummary {
     parent: c.parentId,
     size: c.entityKeys.length,
     title: c.report?.title ?? null,
-    summary: c.report?.summary ?? null,
+    // The summary's [E:n]/[R:n] markers mean nothing without the report's reference list.
+    summary: c.report ? withNamedCitations(c.report.summary, c.report.markdown) : null,
     rating: c.report?.rating ?? null,
   };
 }

@@ -1,7 +1,9 @@
 import { userInfo } from "node:os";
 import { z } from "zod";
+import { readableDescription, readableHistoryEntry } from "../merge/description-text.js";
 import { entityKey, relationshipKey } from "../merge/keys.js";
 import { MIN_STRENGTH, StrengthSchema } from "../merge/strength.js";
+import { OptionsError } from "../options-error.js";
 import type { IndexComponents } from "../pipeline/index-workflow.js";
 import { settleGraph } from "../pipeline/index-workflow.js";
 import type { KgragServices } from "../services.js";
@@ -9,7 +11,7 @@ import type { EntityRecord, HistoryEntry, RelationshipRecord } from "../types.js
 import { parseOptions } from "../util/strict-options.js";
 import { addRules, loadResolution } from "./apply-rules.js";
 import { type CandidatePair, findCandidates } from "./candidates.js";
-import type { EntityRule } from "./rules.js";
+import { checkNewRules, type EntityRule, NonEmptyText } from "./rules.js";
 import { findSimilarPairs, similarityTuning } from "./similar-pairs.js";
 
 /**
@@ -18,14 +20,30 @@ import { findSimilarPairs, similarityTuning } from "./similar-pairs.js";
  */
 export type CurationErrorReason = "not_found" | "ambiguous" | "invalid" | "conflict";
 
-/** A curation call refused for bad input: nothing is changed. */
+/** A curation call naming no entity, or several: nothing is changed. */
 export class UnknownEntityError extends Error {
   constructor(
     message: string,
-    readonly reason: CurationErrorReason = "not_found",
+    readonly reason: Extract<CurationErrorReason, "not_found" | "ambiguous"> = "not_found",
   ) {
     super(message);
     this.name = "UnknownEntityError";
+  }
+}
+
+/**
+ * A curation call that names its entities but cannot be carried out as asked (an empty value, a
+ * merge of one entity, `into` outside the merge) or would give a name to two entities: the
+ * caller's mistake, so an OptionsError (the CLI exits 2, the server answers 400, or 409 for a
+ * name taken). Nothing is changed.
+ */
+export class CurationInputError extends OptionsError {
+  constructor(
+    message: string,
+    readonly reason: Extract<CurationErrorReason, "invalid" | "conflict"> = "invalid",
+  ) {
+    super(message);
+    this.name = "CurationInputError";
   }
 }
 
@@ -52,14 +70,17 @@ export interface RelationshipInput {
  * Strict, like the query's options: a misspelt `intoo` would otherwise be dropped and the merge
  * kept the first entity, a misspelt `keyword` left the relationship without its keywords.
  */
-const EditOptionsSchema = z.strictObject({ by: z.string().optional() }) satisfies z.ZodType<EditOptions>;
+const EditOptionsSchema = z.strictObject({ by: NonEmptyText.optional() }) satisfies z.ZodType<EditOptions>;
 const MergeOptionsSchema = EditOptionsSchema.extend({
-  into: z.string().optional(),
-  name: z.string().optional(),
+  into: NonEmptyText.optional(),
+  name: NonEmptyText.optional(),
 }) satisfies z.ZodType<MergeOptions>;
-const EditFieldsSchema = z.strictObject({ type: z.string().optional(), description: z.string().optional() });
+const EditFieldsSchema = z.strictObject({
+  type: NonEmptyText.optional(),
+  description: NonEmptyText.optional(),
+});
 const RelationshipInputSchema = z.strictObject({
-  description: z.string(),
+  description: NonEmptyText,
   keywords: z.array(z.string()).optional(),
   strength: StrengthSchema.optional(),
 }) satisfies z.ZodType<RelationshipInput>;
@@ -72,7 +93,8 @@ const editOptions = (options: EditOptions | undefined, what: string) =>
  * Hand curation of the graph: every edit becomes a rule, so a re-index or a delete folds the
  * graph again with it; it is applied at once (history with who and when, re-embedded, the
  * description summarised when the merge made it long) and marks the communities stale, to be
- * rebuilt by the next index or `kgrag communities --rebuild`.
+ * rebuilt by the next index or `kgrag communities --rebuild`. Entities, relationships and history
+ * are returned with their descriptions readable (description-text.ts), aliases always a list.
  */
 export interface EntityCuration {
   /** Entities by name, with aliases; `query` keeps those whose name or an alias contains it. */
@@ -133,7 +155,7 @@ export function createEntityCuration(
 
   /** A new name may not be another entity's name or alias: it would name two entities (merge them instead). */
   const mustBeFreeName = async (name: string, own: string[]) => {
-    if (!name.trim()) throw new UnknownEntityError("A name must not be empty.", "invalid");
+    if (!name.trim()) throw new CurationInputError("A name must not be empty.");
     const wanted = entityKey(name);
     const holder = (await store.listEntities()).find(
       (e) =>
@@ -143,17 +165,20 @@ export function createEntityCuration(
           (e.aliases ?? []).some((a) => entityKey(a) === wanted)),
     );
     if (holder) {
-      throw new UnknownEntityError(
+      throw new CurationInputError(
         `"${name}" already names another entity ("${holder.name}", ${holder.key}); merge them instead.`,
         "conflict",
       );
     }
   };
 
-  /** Records the rules, re-folds what they touch, then summarises and re-embeds what changed. */
-  const apply = (rules: EntityRule[], touched: string[], action: string, by: string) =>
+  /**
+   * Records the rules, re-folds what they touch, then summarises and re-embeds what changed. The
+   * rules are checked as they will be read back first: one that could not be read would be stored.
+   */
+  const apply = (what: string, rules: EntityRule[], touched: string[], action: string, by: string) =>
     writing(async () => {
-      await addRules(services, rules, touched, `${action} by ${by}`);
+      await addRules(services, checkNewRules(rules, `entities.${what}`), touched, `${action} by ${by}`);
       await settleGraph(services, components, true, { communities: false });
     });
 
@@ -165,11 +190,13 @@ export function createEntityCuration(
   return {
     list: async (query) => {
       const all = await store.listEntities();
-      if (!query) return all;
-      const needle = query.toLowerCase();
-      return all.filter((e) => [e.name, ...(e.aliases ?? [])].some((n) => n.toLowerCase().includes(needle)));
+      const needle = query?.toLowerCase();
+      const wanted = needle
+        ? all.filter((e) => [e.name, ...(e.aliases ?? [])].some((n) => n.toLowerCase().includes(needle)))
+        : all;
+      return wanted.map(readableEntity);
     },
-    get: find,
+    get: async (nameOrKey) => readableEntity(await find(nameOrKey)),
     duplicates: async () => {
       const resolution = await loadResolution(store);
       const entities = await store.listEntities();
@@ -193,38 +220,62 @@ export function createEntityCuration(
     },
     merge: async (names, given) => {
       const options = parseOptions(MergeOptionsSchema, given, { what: "entities.merge" });
-      if (names.length < 2) throw new UnknownEntityError("Merging needs at least two entities.", "invalid");
+      if (names.length < 2) throw new CurationInputError("Merging needs at least two entities.");
       const entities = await Promise.all(names.map(find));
+      const keys = unique(entities.map((e) => e.key));
+      if (keys.length < 2) {
+        throw new CurationInputError(
+          `${names.map((n) => `"${n}"`).join(" and ")} all name one entity ("${entities[0]!.name}", ${keys[0]}): nothing to merge.`,
+        );
+      }
       const survivor = options.into ? await find(options.into) : entities[0]!;
-      const others = unique(entities.map((e) => e.key)).filter((key) => key !== survivor.key);
+      if (!keys.includes(survivor.key)) {
+        throw new CurationInputError(
+          `into: "${options.into}" is not among the entities merged; give one of them ` +
+            "(to give the survivor a new name, use name).",
+        );
+      }
+      const others = keys.filter((key) => key !== survivor.key);
       if (options.name !== undefined) await mustBeFreeName(options.name, [survivor.key, ...others]);
       const p = provenance(options);
       const rules: EntityRule[] = others.map((from) => ({ kind: "merge", from, into: survivor.key, ...p }));
       if (options.name) rules.push({ kind: "rename", key: survivor.key, name: options.name, ...p });
-      await apply(rules, [survivor.key, ...others], `merge ${others.join(", ")} into ${survivor.key}`, p.by);
-      return find(survivor.key);
+      await apply(
+        "merge",
+        rules,
+        [survivor.key, ...others],
+        `merge ${others.join(", ")} into ${survivor.key}`,
+        p.by,
+      );
+      return readableEntity(await find(survivor.key));
     },
     rename: async (nameOrKey, newName, given) => {
       const options = editOptions(given, "rename");
       const entity = await find(nameOrKey);
       await mustBeFreeName(newName, [entity.key]);
       const p = provenance(options);
-      await apply([{ kind: "rename", key: entity.key, name: newName, ...p }], [entity.key], "rename", p.by);
-      return find(entity.key);
+      await apply(
+        "rename",
+        [{ kind: "rename", key: entity.key, name: newName, ...p }],
+        [entity.key],
+        "rename",
+        p.by,
+      );
+      return readableEntity(await find(entity.key));
     },
     edit: async (nameOrKey, givenFields, given) => {
       const fields = parseOptions(EditFieldsSchema, givenFields, { what: "entities.edit", noun: "field" });
       const options = editOptions(given, "edit");
-      if (!fields.type?.trim() && fields.description === undefined) {
-        throw new UnknownEntityError("An edit needs a type or a description.", "invalid");
+      if (fields.type === undefined && fields.description === undefined) {
+        throw new CurationInputError("An edit needs a type or a description.");
       }
       const entity = await find(nameOrKey);
       const p = provenance(options);
       const rule: EntityRule = { kind: "edit", key: entity.key, ...p };
-      if (fields.type) rule.type = fields.type.toLowerCase();
+      if (fields.type !== undefined) rule.type = fields.type.toLowerCase();
       if (fields.description !== undefined) rule.description = fields.description;
-      await apply([rule], [entity.key], "edit", p.by);
-      return find(entity.key);
+      await apply("edit", [rule], [entity.key], "edit", p.by);
+      return readableEntity(await find(entity.key));
     },
     split: async (nameOrKey, alias, given) => {
       const options = editOptions(given, "split");
@@ -232,21 +283,24 @@ export function createEntityCuration(
       const resolution = await loadResolution(store);
       const aliasKey = entityKey(alias);
       if (resolution.canonical(aliasKey) !== entity.key || aliasKey === entity.key) {
-        throw new UnknownEntityError(
-          `"${alias}" is not an alias of "${entity.name}" (${entity.key}).`,
-          "invalid",
-        );
+        throw new CurationInputError(`"${alias}" is not an alias of "${entity.name}" (${entity.key}).`);
       }
       const p = provenance(options);
       const rule: EntityRule = { kind: "split", alias: aliasKey, from: entity.key, ...p };
-      await apply([rule], [entity.key, aliasKey], `split ${aliasKey} from ${entity.key}`, p.by);
-      return find(aliasKey);
+      await apply("split", [rule], [entity.key, aliasKey], `split ${aliasKey} from ${entity.key}`, p.by);
+      return readableEntity(await find(aliasKey));
     },
     deleteEntity: async (nameOrKey, given) => {
       const options = editOptions(given, "deleteEntity");
       const entity = await find(nameOrKey);
       const p = provenance(options);
-      await apply([{ kind: "delete-entity", key: entity.key, ...p }], [entity.key], "delete entity", p.by);
+      await apply(
+        "deleteEntity",
+        [{ kind: "delete-entity", key: entity.key, ...p }],
+        [entity.key],
+        "delete entity",
+        p.by,
+      );
     },
     deleteRelationship: async (a, b, given) => {
       const options = editOptions(given, "deleteRelationship");
@@ -257,7 +311,7 @@ export function createEntityCuration(
       }
       const p = provenance(options);
       const rule: EntityRule = { kind: "delete-relationship", source: ea.key, target: eb.key, ...p };
-      await apply([rule], [ea.key, eb.key], "delete relationship", p.by);
+      await apply("deleteRelationship", [rule], [ea.key, eb.key], "delete relationship", p.by);
     },
     addRelationship: async (a, b, givenInput, given) => {
       const input = parseOptions(RelationshipInputSchema, givenInput, {
@@ -267,10 +321,9 @@ export function createEntityCuration(
       const options = editOptions(given, "addRelationship");
       const [ea, eb] = [await find(a), await find(b)];
       if (ea.key === eb.key) {
-        throw new UnknownEntityError("A relationship needs two different entities.", "invalid");
-      }
-      if (!input.description.trim()) {
-        throw new UnknownEntityError("A relationship needs a description.", "invalid");
+        throw new CurationInputError(
+          `A relationship needs two different entities; "${a}" and "${b}" both name "${ea.name}" (${ea.key}).`,
+        );
       }
       const p = provenance(options);
       const rule: EntityRule = {
@@ -282,14 +335,17 @@ export function createEntityCuration(
         strength: input.strength ?? MIN_STRENGTH,
         ...p,
       };
-      await apply([rule], [ea.key, eb.key], "add relationship", p.by);
+      await apply("addRelationship", [rule], [ea.key, eb.key], "add relationship", p.by);
       const [record] = await store.getRelationships([relationshipKey(ea.key, eb.key)]);
       if (!record) throw new Error("The relationship was not added.");
-      return record;
+      return { ...record, description: readableDescription(record.description) };
     },
     history: async (nameOrKey) => {
-      if (nameOrKey === undefined) return store.listHistory();
-      return store.listHistory((await find(nameOrKey)).key);
+      const entries =
+        nameOrKey === undefined
+          ? await store.listHistory()
+          : await store.listHistory((await find(nameOrKey)).key);
+      return entries.map(readableHistoryEntry);
     },
     rules: async () => (await loadResolution(store)).rules,
   };
@@ -301,6 +357,14 @@ function currentUser(): string {
   } catch {
     return "unknown";
   }
+}
+
+/**
+ * An entity as the curation API returns it: its description readable (fragments on lines, no
+ * stored separator) as everywhere else in the API, and its aliases always a list.
+ */
+function readableEntity(entity: EntityRecord): EntityRecord {
+  return { ...entity, description: readableDescription(entity.description), aliases: entity.aliases ?? [] };
 }
 
 function unique(values: string[]): string[] {

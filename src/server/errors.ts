@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { suggestQueryOption } from "../query/options.js";
-import { UnknownEntityError } from "../resolve/curation.js";
+import { CurationInputError, UnknownEntityError } from "../resolve/curation.js";
 import { Neo4jWorkspaceBusyError } from "../storage/neo4j/busy-error.js";
 import { WorkspaceBusyError } from "../workspace/lock.js";
 import { isCallerError } from "./caller-errors.js";
@@ -53,8 +53,10 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string }> = {
 function writeError(error: unknown): ApiError | undefined {
   const message = error instanceof Error ? error.message : "";
   if (error instanceof UnknownEntityError) {
-    if (error.reason === "not_found") return new ApiError(404, "not_found", message);
     if (error.reason === "ambiguous") return new ApiError(409, "ambiguous_entity", message);
+    return new ApiError(404, "not_found", message);
+  }
+  if (error instanceof CurationInputError) {
     if (error.reason === "conflict") return new ApiError(409, "name_taken", message);
     return new ApiError(400, "bad_request", message);
   }

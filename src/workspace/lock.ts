@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import lockfile from "proper-lockfile";
 import { isRunning } from "../util/process-alive.js";
+import { describeWriterHolder } from "../util/writer-holder.js";
 
 const LOCK_NAME = "kgrag.lock";
 /** Written inside the lock folder, so it disappears with the lock it describes. */
@@ -17,9 +18,8 @@ interface LockOwner {
 
 export class WorkspaceBusyError extends Error {
   constructor(workspace: string, owner?: LockOwner) {
-    const holder = owner ? ` (pid ${owner.pid} on ${owner.host}, since ${owner.since})` : "";
     super(
-      `Workspace ${workspace} is being written by another kgrag process${holder}. ` +
+      `Workspace ${workspace} is being written by ${describeWriterHolder(owner)}. ` +
         `Wait for it to finish and run the command again (lock: ${join(workspace, LOCK_NAME)}).`,
     );
     this.name = "WorkspaceBusyError";

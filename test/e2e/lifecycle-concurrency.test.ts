@@ -4,6 +4,8 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Embedder } from "../../src/embedding/embedder.js";
+import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import { createKgrag } from "../../src/kgrag.js";
 import { WorkspaceBusyError, withWorkspaceLock } from "../../src/workspace/lock.js";
 import { REPO_ROOT, startCli } from "../support/cli-child.js";
@@ -106,10 +108,51 @@ describe("two writers on one workspace", () => {
 
   it("refuses a lock held by a live process, naming it", async () => {
     const ws = join(root, "ws");
-    plantLock(ws, { pid: process.pid, host: hostname() });
+    // The parent (vitest's) runs while this test does; this process's own pid is another instance.
+    plantLock(ws, { pid: process.ppid, host: hostname() });
     const attempt = withWorkspaceLock(ws, async () => "ran");
     await expect(attempt).rejects.toBeInstanceOf(WorkspaceBusyError);
-    await expect(attempt).rejects.toThrow(`pid ${process.pid} on ${hostname()}`);
+    await expect(attempt).rejects.toThrow(`another kgrag process (pid ${process.ppid} on ${hostname()}`);
+  });
+
+  it("a second instance in this process is told so, not pointed at its own pid", async () => {
+    const ws = join(root, "two-instances");
+    let openGate = () => {};
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    let embedding = () => {};
+    const started = new Promise<void>((resolve) => {
+      embedding = resolve;
+    });
+    const hashing = new HashingEmbedder();
+    const held: Embedder = {
+      model: hashing.model,
+      dimension: hashing.dimension,
+      kind: hashing.kind,
+      embed: async (texts) => {
+        embedding();
+        await gate;
+        return hashing.embed(texts);
+      },
+    };
+    const first = await createKgrag({ env: {}, config: { workspace: ws }, embedder: held });
+    const second = await createKgrag({ env: {}, config: { workspace: ws } });
+    try {
+      const docs = [{ id: "a", title: "A", text: "Ines Varga repairs clocks in Porto." }];
+      const indexing = first.index(docs, { communities: false });
+      await started;
+      const attempt = second.index(docs, { communities: false });
+      await expect(attempt).rejects.toBeInstanceOf(WorkspaceBusyError);
+      await expect(attempt).rejects.toThrow(/by another kgrag instance in this same process/);
+      await expect(attempt).rejects.not.toThrow(`pid ${process.pid}`);
+      openGate();
+      await indexing;
+    } finally {
+      openGate();
+      await first.close();
+      await second.close();
+    }
   });
 
   it("takes over at once a lock left by a killed process of this host", async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
-import { DESCRIPTION_SEPARATOR } from "../../src/merge/keys.js";
+import { DESCRIPTION_SEPARATOR, entityKey } from "../../src/merge/keys.js";
 import type { QueryResult } from "../../src/query/result.js";
 import type { EntityRecord } from "../../src/types.js";
 import { runMain } from "../support/cli-in-process.js";
@@ -26,7 +26,8 @@ describe("descriptions as people read them (offline workspace, CLI)", () => {
     expect((await runMain(["index", root, "--no-communities"], env)).code).toBe(0);
     const kgrag = await createKgrag({ env: {}, config: { workspace: join(root, "ws") } });
     try {
-      stored = await kgrag.entities.get("Mara Quell");
+      // The store's record: kg.entities returns descriptions readable.
+      [stored] = (await kgrag.services.store.getEntities([entityKey("Mara Quell")])) as [EntityRecord];
     } finally {
       await kgrag.close();
     }

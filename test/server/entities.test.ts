@@ -127,6 +127,24 @@ describe("kgrag serve: entity curation", () => {
     };
     await refused(await post("/api/v1/entities/merge", { names: ["Bristol"] }), 400, "bad_request", /names/);
     await refused(
+      await post("/api/v1/entities/merge", { names: ["Bristol", "bristol"] }),
+      400,
+      "bad_request",
+      /name one entity/,
+    );
+    await refused(
+      await post("/api/v1/entities/merge", { names: ["Bristol", "Leeds"], into: "Ada Quill" }),
+      400,
+      "bad_request",
+      /"Ada Quill" is not among the entities merged/,
+    );
+    await refused(
+      await post("/api/v1/entities/edit", { entity: "Bristol", description: "" }),
+      400,
+      "bad_request",
+      /description/,
+    );
+    await refused(
       await post("/api/v1/entities/merge", { names: ["Bristol", "Nobody Here"] }),
       404,
       "not_found",

@@ -1,5 +1,4 @@
 import type { Kgrag } from "../../kgrag.js";
-import { readableDescription, readableHistoryEntry } from "../../merge/description-text.js";
 import { isValidStrength, MAX_STRENGTH, MIN_STRENGTH } from "../../merge/strength.js";
 import type { CandidatePair } from "../../resolve/candidates.js";
 import { type EditOptions, type MergeOptions, UnknownEntityError } from "../../resolve/curation.js";
@@ -36,19 +35,14 @@ function mergeOptions(opts: EntitiesCommonOptions & { into?: string; name?: stri
   };
 }
 
-/** A record as the CLI shows it: its description readable (see readableDescription). */
-function readable<T extends { description: string }>(record: T): T {
-  return { ...record, description: readableDescription(record.description) };
-}
-
 function printEntity(entity: EntityRecord, opts: EntitiesCommonOptions): void {
   if (opts.json) {
-    printJson(readable(entity));
+    printJson(entity);
     return;
   }
   const aliases = entity.aliases?.length ? `\naliases: ${entity.aliases.join("; ")}` : "";
-  const description = readableDescription(entity.description);
-  process.stdout.write(`${entity.name} (${entity.type}) [${entity.key}]${aliases}\n${description}\n`);
+  // kg.entities returns descriptions readable already (and reading twice would join their lines).
+  process.stdout.write(`${entity.name} (${entity.type}) [${entity.key}]${aliases}\n${entity.description}\n`);
 }
 
 function duplicateRows(pairs: CandidatePair[]): (string | number)[][] {
@@ -84,7 +78,7 @@ export const entityActions = {
         return;
       }
       const entities = await kg.entities.list(filter);
-      if (opts.json) return printJson({ entities: entities.map(readable) });
+      if (opts.json) return printJson({ entities });
       const rows = entities.map((e) => [
         e.name,
         e.type,
@@ -97,8 +91,7 @@ export const entityActions = {
     withKgrag(open, opts, async (kg) => {
       const record = await kg.entities.get(entity);
       if (opts.json) {
-        const history = (await kg.entities.history(record.key)).map(readableHistoryEntry);
-        return printJson({ entity: readable(record), history });
+        return printJson({ entity: record, history: await kg.entities.history(record.key) });
       }
       printEntity(record, opts);
     }),
@@ -168,14 +161,14 @@ export const entityActions = {
         },
         editor(opts),
       );
-      if (opts.json) printJson(readable(record));
+      if (opts.json) printJson(record);
       else process.stdout.write(`Linked "${a}" and "${b}".\n`);
     });
   },
   history: (open: OpenKgrag, entity: string | undefined, opts: EntitiesCommonOptions) =>
     withKgrag(open, opts, async (kg) => {
       const entries = await kg.entities.history(entity);
-      if (opts.json) return printJson({ history: entries.map(readableHistoryEntry) });
+      if (opts.json) return printJson({ history: entries });
       const rows = entries.map((e) => [e.at, e.kind, e.key.replace("\u001f", " — "), e.action, e.cause]);
       process.stdout.write(`${formatTable(["at", "kind", "key", "action", "cause"], rows)}\n`);
     }),

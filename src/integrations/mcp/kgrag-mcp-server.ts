@@ -3,6 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Kgrag } from "../../kgrag.js";
 import { QUERY_MODES } from "../../query/mode-names.js";
+import { unknownNamesMessage } from "../../util/closest-name.js";
 import { getEntity, listCommunities, neighbourhood, searchEntities } from "../graph-lookups.js";
 import { queryForAgents } from "../query-for-agents.js";
 import { type CypherAccess, registerCypherTools } from "./cypher-tools.js";
@@ -38,6 +39,31 @@ export function createKgragMcpServer(kgrag: Kgrag, options: KgragMcpOptions = {}
   return server;
 }
 
+const QUERY_TOOL_ARGS = {
+  question: z.string().min(1).describe("the question to answer"),
+  mode: z.enum(QUERY_MODES).default("mix").describe("retrieval mode"),
+  docIds: z.array(z.string()).optional().describe("only these documents (scope)"),
+  metadata: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("only documents whose metadata has all these key=value pairs (scope)"),
+  contextOnly: z.boolean().default(false).describe("return the passages without writing an answer"),
+};
+
+/**
+ * Strict, as the library's and the REST API's query options are: a misspelt `mdoe` or an option
+ * this tool does not take (`topK`) would otherwise be dropped, and the query run without it.
+ */
+const QueryToolArgsSchema = z.strictObject(QUERY_TOOL_ARGS, {
+  error: (issue) =>
+    issue.code === "unrecognized_keys"
+      ? unknownNamesMessage(issue.keys, Object.keys(QUERY_TOOL_ARGS), {
+          what: "query tool",
+          noun: "argument",
+        })
+      : undefined,
+});
+
 function registerQueryTool(server: McpServer, kgrag: Kgrag): void {
   server.registerTool(
     "query",
@@ -47,16 +73,7 @@ function registerQueryTool(server: McpServer, kgrag: Kgrag): void {
         "Answer a question from the indexed documents, with numbered passage citations [n]. Modes: " +
         "naive (passages only), local (entities around the question), global (community reports), " +
         "hybrid (local + global), mix (graph + passages, the default).",
-      inputSchema: {
-        question: z.string().min(1).describe("the question to answer"),
-        mode: z.enum(QUERY_MODES).default("mix").describe("retrieval mode"),
-        docIds: z.array(z.string()).optional().describe("only these documents (scope)"),
-        metadata: z
-          .record(z.string(), z.string())
-          .optional()
-          .describe("only documents whose metadata has all these key=value pairs (scope)"),
-        contextOnly: z.boolean().default(false).describe("return the passages without writing an answer"),
-      },
+      inputSchema: QueryToolArgsSchema,
       annotations: { readOnlyHint: true },
     },
     async ({ question, mode, docIds, metadata, contextOnly }) =>

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { readableDescription, readableHistoryEntry } from "../../merge/description-text.js";
 import { StrengthSchema } from "../../merge/strength.js";
 import type { EntityCuration } from "../../resolve/curation.js";
 import type { EntityRecord, RelationshipRecord } from "../../types.js";
@@ -51,13 +50,13 @@ const LinkBodySchema = z
   })
   .strict();
 
-/** An entity as the curation routes return it. */
+/** An entity as the curation routes return it (kg.entities gives descriptions readable already). */
 function entityView(entity: EntityRecord) {
   return {
     key: entity.key,
     name: entity.name,
     type: entity.type,
-    description: readableDescription(entity.description),
+    description: entity.description,
     aliases: entity.aliases ?? [],
     passages: entity.sourceChunkIds.length,
   };
@@ -70,7 +69,7 @@ function relationshipView(relationship: RelationshipRecord, names: Map<string, s
     target: names.get(relationship.targetKey) ?? relationship.targetKey,
     sourceKey: relationship.sourceKey,
     targetKey: relationship.targetKey,
-    description: readableDescription(relationship.description),
+    description: relationship.description,
     keywords: relationship.keywords,
     weight: relationship.weight,
   };
@@ -128,7 +127,7 @@ export async function entityRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       },
     },
     async (request) => ({
-      items: (await reads(request).history(request.query.name)).map(readableHistoryEntry),
+      items: await reads(request).history(request.query.name),
     }),
   );
 

@@ -1,3 +1,5 @@
+import { describeWriterHolder } from "../../util/writer-holder.js";
+
 /** The writer who holds a Neo4j workspace's lease. */
 export interface LeaseHolder {
   owner: string;
@@ -13,9 +15,10 @@ export interface LeaseHolder {
 export class Neo4jWorkspaceBusyError extends Error {
   constructor(workspace: string, holder: LeaseHolder) {
     super(
-      `Workspace ${workspace} on Neo4j is being written by another kgrag process ` +
-        `(pid ${holder.pid} on ${holder.host}, since ${new Date(holder.since).toISOString()}). ` +
-        "Wait for it to finish and run the command again.",
+      `Workspace ${workspace} on Neo4j is being written by ${describeWriterHolder({
+        ...holder,
+        since: new Date(holder.since).toISOString(),
+      })}. Wait for it to finish and run the command again.`,
     );
     this.name = "Neo4jWorkspaceBusyError";
   }
