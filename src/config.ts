@@ -203,6 +203,17 @@ export const QuerySchema = z.object({
    */
   offlineKeywordCache: z.number().int().min(0).max(MAX_QUERY_CACHE_ENTRIES).default(1000),
   /**
+   * Offline keywords keep the workspace's entity names whole in a Chinese question (jieba would cut
+   * 青岚科技 into 青岚 / 科技): spans of up to `maxChars` Han characters, at most `maxCandidates` of
+   * them per question, are looked up as entity names in one store read.
+   */
+  questionNames: z
+    .object({
+      maxChars: z.number().int().min(2).max(64).default(12),
+      maxCandidates: z.number().int().min(0).max(100_000).default(2000),
+    })
+    .prefault({}),
+  /**
    * Longest question taken, in characters: a question is not a document, and a pasted megabyte
    * would tie up keyword extraction, search and tokenizing for a long time. Longer ones are refused.
    */

@@ -33,7 +33,7 @@ import {
 } from "./workspace/indexing.js";
 import { withWorkspaceLock } from "./workspace/lock.js";
 import { openServices } from "./workspace/open-services.js";
-import { type StatusReport, storeContents } from "./workspace/status.js";
+import { indexRunReport, type StatusReport, storeContents } from "./workspace/status.js";
 
 export type { StatusReport } from "./workspace/status.js";
 
@@ -144,17 +144,21 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
       const sources = parseSourceDocuments(isLangChainList(inputs) ? fromLangChainDocuments(inputs) : inputs);
       return writing(() => indexSources(run.services, run.components, sources, [], indexOptions));
     },
-    status: async () => ({
-      workspace,
-      storage: services.config.storage,
-      extractor: components.extractor.kind,
-      embedding: {
-        model: services.embedder.model,
-        dimension: services.embedder.dimension,
-        kind: services.embedder.kind,
-      },
-      ...(await storeContents(store)),
-    }),
+    status: async () => {
+      const contents = await storeContents(store);
+      return {
+        workspace,
+        storage: services.config.storage,
+        extractor: components.extractor.kind,
+        embedding: {
+          model: services.embedder.model,
+          dimension: services.embedder.dimension,
+          kind: services.embedder.kind,
+        },
+        ...contents,
+        indexRun: indexRunReport(services.config.storage, workspace, contents.documents),
+      };
+    },
     // Loaded on the first query: an index run reaches its first model request without it.
     query: async (question, queryOptions = {}) =>
       (await import("./query/query-engine.js")).runQuery(services, question, queryOptions),

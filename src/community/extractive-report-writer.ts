@@ -1,9 +1,9 @@
 import { DESCRIPTION_SEPARATOR } from "../merge/keys.js";
 import { stripMarkup } from "../nlp/markdown-prose.js";
 import type { CommunityFinding, CommunityReport } from "../types.js";
-import { counted } from "../util/counted.js";
 import { toCommunityReport } from "./render-report.js";
 import type { ContextRelationship, ReportContext } from "./report-context.js";
+import { type ReportPhrases, reportLanguage, reportPhrases } from "./report-language.js";
 import type { ReportFields } from "./report-schema.js";
 import type { ReportWriter } from "./report-writer.js";
 
@@ -28,10 +28,13 @@ export class ExtractiveReportWriter implements ReportWriter {
 }
 
 export function extractiveReport(context: ReportContext): CommunityReport {
-  return toCommunityReport(extractiveFields(context), "extractive", context);
+  const language = reportLanguage(context);
+  return toCommunityReport(extractiveFields(context, language), "extractive", context, language);
 }
 
-export function extractiveFields(context: ReportContext): ReportFields {
+/** `language`: of the fixed phrases around the quoted sentences (the community's own, by default). */
+export function extractiveFields(context: ReportContext, language = reportLanguage(context)): ReportFields {
+  const phrases = reportPhrases(language);
   const names = new Map(context.entities.map((e) => [e.key, e.name]));
   const strongest = [...context.relationships].sort(
     (a, b) => b.weight - a.weight || b.combinedDegree - a.combinedDegree || (a.id < b.id ? -1 : 1),
@@ -41,15 +44,15 @@ export function extractiveFields(context: ReportContext): ReportFields {
   const rating = Math.min(10, Math.round(2 * Math.log2(1 + size)));
   const findings = distinctQuotes(strongest, (rel) => excerpt(rel.description)).map(
     ({ text, rels }): CommunityFinding => ({
-      summary: pairName(rels[0] as ContextRelationship, names),
-      explanation: `${text || "Related."} ${cite(rels)}`,
+      summary: pairName(rels[0] as ContextRelationship, names, phrases),
+      explanation: `${text || phrases.related} ${cite(rels)}`,
     }),
   );
   return {
-    title: central.length ? joinNames(central) : `Community ${context.communityId}`,
-    summary: summaryOf(context, central, strongest),
+    title: central.length ? phrases.joinNames(central) : phrases.untitled(context.communityId),
+    summary: summaryOf(context, central, strongest, phrases),
     rating,
-    ratingExplanation: `Extractive rating from the community's size (${entityCount(size)}); no model judged its importance.`,
+    ratingExplanation: phrases.ratingExplanation(size),
     findings: [
       ...findings,
       ...context.childReports.map((child) => ({
@@ -60,9 +63,13 @@ export function extractiveFields(context: ReportContext): ReportFields {
   };
 }
 
-function summaryOf(context: ReportContext, central: string[], strongest: ContextRelationship[]): string {
-  const centre = central.length ? ` centred on ${joinNames(central)}` : "";
-  const opening = `A community of ${entityCount(context.members.length)}${centre}.`;
+function summaryOf(
+  context: ReportContext,
+  central: string[],
+  strongest: ContextRelationship[],
+  phrases: ReportPhrases,
+): string {
+  const opening = phrases.opening(context.members.length, central);
   const quoted = distinctQuotes(strongest, (rel) => firstSentence(rel.description))
     .filter((quote) => quote.text)
     .slice(0, SUMMARY_RELATIONSHIPS)
@@ -111,8 +118,8 @@ function excerpt(description: string): string {
   return end > MAX_EXPLANATION_CHARS / 3 ? cut.slice(0, end + 1) : `${cut.slice(0, -1)}…`;
 }
 
-function pairName(rel: ContextRelationship, names: Map<string, string>): string {
-  return `${names.get(rel.sourceKey) ?? rel.sourceKey} and ${names.get(rel.targetKey) ?? rel.targetKey}`;
+function pairName(rel: ContextRelationship, names: Map<string, string>, phrases: ReportPhrases): string {
+  return phrases.pair(names.get(rel.sourceKey) ?? rel.sourceKey, names.get(rel.targetKey) ?? rel.targetKey);
 }
 
 /** First sentence of the first description fragment (Latin or CJK punctuation), capped in length. */
@@ -122,11 +129,4 @@ function firstSentence(text: string): string {
     .trim();
   const sentence = fragment.split(/(?<=[.!?])\s+|(?<=[。！？])/u)[0] ?? "";
   return sentence.length > MAX_SENTENCE_CHARS ? `${sentence.slice(0, MAX_SENTENCE_CHARS - 1)}…` : sentence;
-}
-
-const entityCount = (count: number) => counted(count, "entity", "entities");
-
-function joinNames(names: string[]): string {
-  if (names.length <= 1) return names.join("");
-  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }

@@ -1,6 +1,7 @@
 import type { CommunityReport } from "../types.js";
 import { citedIds } from "./citations.js";
 import type { ReportContext } from "./report-context.js";
+import { type ReportLanguage, reportPhrases } from "./report-language.js";
 import type { ReportFields } from "./report-schema.js";
 
 /**
@@ -11,16 +12,14 @@ export function renderReport(
   fields: ReportFields,
   method: CommunityReport["method"],
   context: ReportContext,
+  language: ReportLanguage = "en",
 ): string {
+  const phrases = reportPhrases(language);
   const lines = [`# ${fields.title}`, ""];
-  if (method === "extractive") lines.push("_Extractive report (offline, written without an LLM)._", "");
-  lines.push(
-    fields.summary,
-    "",
-    `**Rating:** ${formatRating(fields.rating)}/10. ${fields.ratingExplanation}`.trim(),
-  );
+  if (method === "extractive") lines.push(phrases.extractiveNote, "");
+  lines.push(fields.summary, "", phrases.rating(formatRating(fields.rating), fields.ratingExplanation));
   if (fields.findings.length) {
-    lines.push("", "## Findings");
+    lines.push("", phrases.findingsHeading);
     for (const finding of fields.findings) lines.push("", `### ${finding.summary}`, "", finding.explanation);
   }
   const references = referenceLines(fields, context);
@@ -28,12 +27,14 @@ export function renderReport(
   return `${lines.join("\n").trim()}\n`;
 }
 
+/** `language`: of the markdown's fixed lines (headings, rating, the extractive note). */
 export function toCommunityReport(
   fields: ReportFields,
   method: CommunityReport["method"],
   context: ReportContext,
+  language: ReportLanguage = "en",
 ): CommunityReport {
-  return { ...fields, markdown: renderReport(fields, method, context), method };
+  return { ...fields, markdown: renderReport(fields, method, context, language), method };
 }
 
 function referenceLines(fields: ReportFields, context: ReportContext): string[] {

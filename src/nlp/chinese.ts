@@ -107,11 +107,15 @@ function originalSpan(sentence: JoinedText, start: number, end: number, offset: 
   return [offset + sentence.origin[start]!, offset + (end > start ? last + 1 : last)];
 }
 
-/** Runs of nouns ("跨国 科技 公司" → 跨国科技公司) outside names, capped in words and characters. */
+/**
+ * Runs of nouns ("跨国 科技 公司" → 跨国科技公司) outside names, capped in words and characters. A
+ * generic noun ending a run only says which respect ("中文分词方面" → 中文分词), so it is left off.
+ */
 function phrasesIn(words: Word[], inName: ReadonlySet<Word>, sentence: number): Mention[] {
   const found: Mention[] = [];
   let run: Word[] = [];
   const flush = () => {
+    while (run.length > 1 && GENERIC_NOUNS.has(run.at(-1)!.word)) run.pop();
     const name = run.map((w) => w.word).join("");
     if (name.length >= 2 && !GENERIC_NOUNS.has(name)) {
       found.push(mention(name, "concept", false, sentence, run[0]!.start, run[run.length - 1]!.end));

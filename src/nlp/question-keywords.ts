@@ -11,10 +11,11 @@ export interface QuestionKeywords {
 /**
  * Offline query keywords, the counterpart of the LLM "keywords" stage: low-level keywords find
  * entities by name, high-level ones find relationships by theme. A question with neither (e.g.
- * only stopwords) is its own low-level keyword.
+ * only stopwords) is its own low-level keyword. `knownNames` (entity names the question spells
+ * out) are kept whole where the Chinese segmenter would cut them into words.
  */
-export function questionKeywords(question: string): QuestionKeywords {
-  const analysis = analyzeText(question);
+export function questionKeywords(question: string, knownNames: readonly string[] = []): QuestionKeywords {
+  const analysis = analyzeText(question, knownNames);
   const named = analysis.mentions.filter((m) => m.named).map((m) => m.name);
   const phrases = analysis.mentions.filter((m) => !m.named).map((m) => m.name);
   const low = unique([...named, ...phrases]);

@@ -7,6 +7,7 @@ import type { KgragServices } from "../services.js";
 import { BoundedMemo } from "../util/bounded-memo.js";
 import { formatHistory } from "./answer/history.js";
 import type { HistoryMessage } from "./options.js";
+import { entityNamesInQuestion } from "./question-entity-names.js";
 
 /** Low-level: the specific entities a question names; high-level: its themes. */
 export interface QueryKeywords {
@@ -46,26 +47,34 @@ export async function extractKeywords(
   history: HistoryMessage[] = [],
 ): Promise<QueryKeywords> {
   const found = services.chat ? await llmKeywords(services, question, history) : null;
-  return orQuestion(
-    found ?? rememberedOfflineKeywords(question, services.config.query.offlineKeywordCache),
-    question,
-  );
+  if (found) return orQuestion(found, question);
+  const { offlineKeywordCache, questionNames } = services.config.query;
+  const knownNames = await entityNamesInQuestion(services.store, question, questionNames);
+  return orQuestion(rememberedOfflineKeywords(question, knownNames, offlineKeywordCache), question);
 }
 
-export function offlineKeywords(question: string): QueryKeywords {
-  return cleanKeywords(questionKeywords(question));
+/** `knownNames`: entity names the question spells out, kept whole (see entityNamesInQuestion). */
+export function offlineKeywords(question: string, knownNames: readonly string[] = []): QueryKeywords {
+  return cleanKeywords(questionKeywords(question, knownNames));
 }
 
 /**
- * Offline keywords by question text, shared by every workspace of the process (they depend on the
- * text alone); the capacity comes from each call (the workspace's query.offlineKeywordCache).
+ * Offline keywords by question text and the entity names found in it, shared by every workspace of
+ * the process (they depend on those alone); the capacity comes from each call (the workspace's
+ * query.offlineKeywordCache).
  */
 const offlineKeywordsByQuestion = new BoundedMemo<string, QueryKeywords>(1_000);
 
 /** offlineKeywords, remembered for up to `cacheSize` questions (config query.offlineKeywordCache); copies handed out. */
-function rememberedOfflineKeywords(question: string, cacheSize: number): QueryKeywords {
-  if (cacheSize <= 0) return offlineKeywords(question);
-  const keywords = offlineKeywordsByQuestion.get(question, () => offlineKeywords(question), cacheSize);
+function rememberedOfflineKeywords(
+  question: string,
+  knownNames: readonly string[],
+  cacheSize: number,
+): QueryKeywords {
+  if (cacheSize <= 0) return offlineKeywords(question, knownNames);
+  // Names cannot hold a NUL, so the key is unambiguous.
+  const key = knownNames.length ? `${knownNames.join("\u0000")}\u0000\u0000${question}` : question;
+  const keywords = offlineKeywordsByQuestion.get(key, () => offlineKeywords(question, knownNames), cacheSize);
   return { high: [...keywords.high], low: [...keywords.low] };
 }
 

@@ -77,6 +77,7 @@ async function runQuerySteps(
     span.setAttributes({ "kgrag.keywords.high": found.high, "kgrag.keywords.low": found.low });
     return found;
   });
+  const unfinished = await services.store.unfinishedDocumentCount();
   const scope = await resolveScope(services.store, options.scope);
   // Each filter names something that exists, but together they leave no passage (see checkScope).
   const emptyScope = scope !== undefined && scope.chunkIds.size === 0;
@@ -124,6 +125,7 @@ async function runQuerySteps(
   const emptyContext = built.context.chunks.length === 0 && built.context.communities.length === 0;
   const squeezed = ranked.chunks.length > 0 && emptyContext;
   const warnings = [
+    ...(unfinished > 0 ? [notFullyIndexed(unfinished)] : []),
     ...(emptyScope ? [EMPTY_SCOPE] : []),
     ...(retrieval.warnings ?? []),
     ...(reranked.warning ? [reranked.warning] : []),
@@ -185,6 +187,15 @@ const EMPTY_SCOPE =
 /** The answer when passages matched but none fit the context budget (see the warning). */
 export const NO_ROOM_FOR_PASSAGES =
   "Passages match this question, but none fit within the context budget, so there is nothing to cite.";
+
+/** A run under way or stopped (kill, crash, Ctrl-C) left documents the answer may not know. */
+export function notFullyIndexed(documents: number): string {
+  const these = documents === 1 ? "1 document is" : `${documents} documents are`;
+  return (
+    `${these} not fully indexed yet (an index run is under way or was stopped), so the answer may miss ` +
+    "what they say. Run `kgrag index` again to finish them."
+  );
+}
 
 function budgetTooSmall(totalTokens: number): string {
   return (

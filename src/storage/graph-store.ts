@@ -269,6 +269,11 @@ export interface GraphStore {
   entitiesNeedingSummary(): Promise<EntityRecord[]>;
   relationshipsNeedingSummary(): Promise<RelationshipRecord[]>;
   counts(): Promise<GraphCounts>;
+  /**
+   * Documents not fully indexed yet (pending or processing): an index run is under way or was
+   * stopped. Cheap enough for every query (an indexed count, or cached per data version).
+   */
+  unfinishedDocumentCount(): Promise<number>;
 
   // ---- delete ----
   /**

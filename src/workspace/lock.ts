@@ -10,7 +10,7 @@ const LOCK_NAME = "kgrag.lock";
 /** Written inside the lock folder, so it disappears with the lock it describes. */
 const OWNER_FILE = "owner.json";
 
-interface LockOwner {
+export interface LockOwner {
   pid: number;
   host: string;
   since: string;
@@ -121,6 +121,20 @@ async function reclaimFromDeadOwner(workspace: string): Promise<(() => Promise<v
   } finally {
     await releaseMutex();
   }
+}
+
+/**
+ * The process writing the workspace now, judged like a reclaimer judges the lock: a holder of this
+ * host while it runs, one elsewhere while it refreshes the lock. "unnamed": a live lock whose
+ * holder has not written its name (yet). Null when no run holds the lock, such as after kill -9.
+ */
+export function activeWriter(workspace: string): LockOwner | "unnamed" | null {
+  const age = lockAgeMs(workspace);
+  if (age === null) return null;
+  const owner = readOwner(workspace);
+  if (!owner) return age < STALE_MS ? "unnamed" : null;
+  if (owner.host === hostname()) return isRunning(owner.pid) ? owner : null;
+  return age < STALE_MS ? owner : null;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { KgragConfig } from "../config.js";
 import type { GraphStore, VectorIndexStatus } from "../storage/graph-store.js";
 import type { DocumentRecord, GraphCounts } from "../types.js";
+import { activeWriter, type LockOwner } from "./lock.js";
 
 export interface StatusReport {
   workspace: string;
@@ -11,6 +12,39 @@ export interface StatusReport {
   counts: GraphCounts;
   /** How each vector namespace is searched (exact or an HNSW file, its size and freshness). */
   vectorIndexes?: VectorIndexStatus[];
+  /** Documents left half-indexed, and whether a run is working on them. */
+  indexRun: IndexRunReport;
+}
+
+export interface IndexRunReport {
+  /** Documents pending or processing. */
+  unfinishedDocuments: number;
+  /**
+   * "running": a run holds the workspace; "interrupted": none does, yet documents are unfinished
+   * (kill -9, crash, power loss: running `kgrag index` again resumes); "idle": nothing to finish;
+   * "unknown": unfinished documents, and a store whose writer is not seen from here (Neo4j).
+   */
+  state: "running" | "interrupted" | "idle" | "unknown";
+  /** The process holding the workspace, when it is known. */
+  writer?: LockOwner;
+}
+
+/** Whether an index run holds the workspace, and what it left unfinished if none does. */
+export function indexRunReport(
+  storage: KgragConfig["storage"],
+  workspace: string,
+  documents: DocumentRecord[],
+): IndexRunReport {
+  const unfinishedDocuments = documents.filter(
+    (d) => d.status === "pending" || d.status === "processing",
+  ).length;
+  // Only the embedded store's writer holds a lock file in the workspace folder.
+  const writer = storage === "sqlite" ? activeWriter(workspace) : undefined;
+  if (writer === undefined)
+    return { unfinishedDocuments, state: unfinishedDocuments > 0 ? "unknown" : "idle" };
+  if (writer === null)
+    return { unfinishedDocuments, state: unfinishedDocuments > 0 ? "interrupted" : "idle" };
+  return { unfinishedDocuments, state: "running", ...(writer === "unnamed" ? {} : { writer }) };
 }
 
 /** What the store holds: its documents, the graph totals and the state of its vector indexes. */

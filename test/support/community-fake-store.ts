@@ -120,6 +120,7 @@ export class CommunityFakeStore implements GraphStore {
   entitiesNeedingSummary = unused("entitiesNeedingSummary");
   relationshipsNeedingSummary = unused("relationshipsNeedingSummary");
   counts = unused("counts");
+  unfinishedDocumentCount = unused("unfinishedDocumentCount");
   deleteDocuments = unused("deleteDocuments");
   searchChunkText = unused("searchChunkText");
   searchEntityText = unused("searchEntityText");

@@ -89,6 +89,53 @@ describe("ExtractiveReportWriter", () => {
   });
 });
 
+describe("ExtractiveReportWriter on Chinese text", () => {
+  /** The trial's graph: 青岚科技, its founder and its product, described in Chinese. */
+  function chineseContext() {
+    const entities = [
+      entity("青岚科技", "青岚科技是一家位于杭州的人工智能公司，由王小明于2015年创立。"),
+      entity("王小明", "王小明出生于1985年，毕业于清华大学计算机系。"),
+      entity("青岚助手", "公司的主要产品是智能客服系统“青岚助手”。"),
+      entity("杭州", "Hangzhou, a city in Zhejiang."),
+    ];
+    const relationships = [
+      relationship("青岚科技", "王小明", 9, "青岚科技是一家位于杭州的人工智能公司，由王小明于2015年创立。"),
+      relationship("青岚科技", "青岚助手", 6, "公司的主要产品是智能客服系统“青岚助手”。"),
+      relationship("青岚科技", "杭州", 3, ""),
+    ];
+    return buildReportContext({
+      community: { id: "c0-zh", level: 0, entityKeys: entities.map((e) => e.key) },
+      index: new GraphIndex(entities, relationships),
+      childReports: [],
+      budget: 4000,
+    });
+  }
+
+  it("writes its fixed phrases in Chinese around the quoted sentences", async () => {
+    const report = await new ExtractiveReportWriter().write(chineseContext());
+    // The three most connected, most connected first.
+    expect(report.title).toMatch(/^青岚科技、(王小明|杭州|青岚助手)和(王小明|杭州|青岚助手)$/);
+    expect(report.summary.startsWith(`由 4 个实体组成的社区，以${report.title}为中心。`)).toBe(true);
+    expect(report.summary).toContain("由王小明于2015年创立。 [R:");
+    expect(report.ratingExplanation).toContain("（4 个实体）");
+    expect(report.findings.map((f) => f.summary)).toContain("王小明与青岚科技");
+    expect(report.findings.some((f) => f.explanation.startsWith("相关。"))).toBe(true);
+    expect(report.markdown).toContain("_抽取式报告（离线生成，未使用 LLM）。_");
+    expect(report.markdown).toContain("**评分：**");
+    expect(report.markdown).toContain("## 要点");
+    // No English template words are left.
+    expect(`${report.title} ${report.summary} ${report.ratingExplanation}`).not.toMatch(/[A-Za-z]{3,}/);
+    // The references list keeps the heading the query side reads its labels by.
+    expect(report.markdown).toMatch(/## References\n\n- \[R:\d+\] /);
+  });
+
+  it("stays in English for an English community", async () => {
+    const report = await new ExtractiveReportWriter().write(context());
+    expect(report.summary).toMatch(/^A community of 4 entities centred on /);
+    expect(report.markdown).toContain("**Rating:**");
+  });
+});
+
 describe("LlmReportWriter", () => {
   it("asks stage 'report' for the JSON schema and repairs a sloppy reply", async () => {
     const chat = new ScriptedChat(() => goodReply);

@@ -49,6 +49,15 @@ describe("analyzeChinese", () => {
     expect(concepts).not.toContain("集团");
     expect(concepts).not.toContain("公司");
   });
+
+  it("leaves a generic noun that ends a noun run out of the concept", () => {
+    const text = "浙江大学的李华教授介绍了联合实验室在中文分词方面的成果。";
+    const analysis = analyzeChinese(text);
+    const concepts = analysis.mentions.filter((m) => !m.named);
+    expect(concepts.map((m) => m.name)).toContain("中文分词");
+    expect(concepts.map((m) => m.name)).not.toContain("中文分词方面");
+    for (const m of concepts) expect(text.slice(m.start, m.end)).toBe(m.name);
+  });
 });
 
 describe("Chinese organisation and product names jieba does not know", () => {

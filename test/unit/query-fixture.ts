@@ -54,6 +54,8 @@ export async function buildFixture(
       own[0]?.metadata ?? {},
     );
     chunks.push(...records);
+    // Indexed documents: a pending one would add a "not fully indexed" warning to every query.
+    await store.setDocumentStatus(doc, "processed", null);
   }
   const chunkOf = (text: string) => {
     const found = chunks.find((c) => c.text === text);

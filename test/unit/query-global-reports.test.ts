@@ -68,6 +68,8 @@ describe("global, hybrid and mix on a workspace without community reports", () =
       const result = await runQuery(services, "Who runs the harbour ferries?", { mode });
       const warning = result.warnings?.find((w) => /no community reports/.test(w));
       expect(warning, mode).toMatch(/--no-communities/);
+      // It does not blame --no-communities alone: a stopped run leaves none either.
+      expect(warning, mode).toMatch(/was stopped/);
       expect(warning, mode).toContain("kgrag communities --rebuild");
       expect(warning, mode).toContain(`${mode} mode`);
     }
@@ -105,5 +107,25 @@ describe("offline global mode's reports", () => {
     const result = await runQuery(services, "What are the main themes?", { mode: "global" });
     expect(result.context.communities.map((c) => c.id).sort()).toEqual(["c0-ferries", "c0-orchards"]);
     expect(result.answer).toContain("[C:c0-ferries]");
+  });
+});
+
+describe("a query on a workspace whose index run was stopped", () => {
+  it("warns how many documents are not fully indexed, in every mode", async () => {
+    const { services } = await workspace({ withReports: true });
+    const warned = async (mode: "naive" | "local" | "mix") =>
+      (await runQuery(services, "Who runs the harbour ferries?", { mode })).warnings?.find((w) =>
+        /not fully indexed/.test(w),
+      );
+    expect(await warned("local")).toBeUndefined();
+    await services.store.setDocumentStatus("harbour", "processing", null);
+    await services.store.setDocumentStatus("orchard", "pending", null);
+    for (const mode of ["naive", "local", "mix"] as const) {
+      const warning = await warned(mode);
+      expect(warning, mode).toMatch(/^2 documents are not fully indexed/);
+      expect(warning, mode).toContain("kgrag index");
+    }
+    await services.store.setDocumentStatus("orchard", "processed", null);
+    expect(await warned("local")).toMatch(/^1 document is not fully indexed/);
   });
 });

@@ -2,17 +2,35 @@ import { describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config.js";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import { UsageTracker } from "../../src/llm/usage.js";
+import { entityKey } from "../../src/merge/keys.js";
 import { extractKeywords, offlineKeywords, parseKeywordsReply } from "../../src/query/keywords.js";
+import { hanSpanKeys } from "../../src/query/question-entity-names.js";
 import type { KgragServices } from "../../src/services.js";
 import type { GraphStore } from "../../src/storage/graph-store.js";
 import { silentProgress } from "../../src/util/progress.js";
 import { StageChat } from "./query-fixture.js";
 
-function services(chat: StageChat | null, offlineKeywordCache?: number): KgragServices {
+/** A store holding only entity labels: offline keywords look up the names a Chinese question spells out. */
+function labelStore(names: string[], lookups: string[][] = []): GraphStore {
+  const labels = new Map(
+    names.map((name) => [entityKey(name), { key: entityKey(name), name, type: "organization" }]),
+  );
+  return {
+    entityLabels: async (keys: string[]) => {
+      lookups.push(keys);
+      return keys.flatMap((key) => labels.get(key) ?? []);
+    },
+  } as unknown as GraphStore;
+}
+
+function services(
+  chat: StageChat | null,
+  offlineKeywordCache?: number,
+  store = labelStore([]),
+): KgragServices {
   return {
     config: ConfigSchema.parse({ query: { offlineKeywordCache } }),
-    // Keyword extraction never touches the store.
-    store: {} as GraphStore,
+    store,
     embedder: new HashingEmbedder(32),
     chat,
     usage: new UsageTracker(),
@@ -76,6 +94,44 @@ describe("query keywords", () => {
     expect(en.high.length).toBeGreaterThan(0);
     const zh = await extractKeywords(services(null), "鲁迅在北京写了哪些小说？");
     expect(zh.low.join(" ")).toMatch(/鲁迅|北京/);
+  });
+
+  it("offline: an entity name of the workspace in a Chinese question stays one keyword", async () => {
+    const question = "青岚科技是谁创立的？";
+    // jieba alone cuts the company into two common words.
+    expect(offlineKeywords(question).low).not.toContain("青岚科技");
+    for (const cacheSize of [0, 1000]) {
+      const lookups: string[][] = [];
+      const store = labelStore(["青岚科技", "王小明"], lookups);
+      const keywords = await extractKeywords(services(null, cacheSize, store), question);
+      expect(keywords.low).toEqual(["青岚科技"]);
+      expect(keywords.high).not.toContain("科技");
+      // One store read per question, with the question's spans as keys.
+      expect(lookups).toHaveLength(1);
+      expect(lookups[0]).toContain(entityKey("青岚科技"));
+      // The same question on a workspace without that entity is not served the remembered keywords.
+      const elsewhere = await extractKeywords(services(null, cacheSize, labelStore([])), question);
+      expect(elsewhere.low).not.toContain("青岚科技");
+    }
+  });
+
+  it("offline: an English question reads no entity names from the store", async () => {
+    const lookups: string[][] = [];
+    await extractKeywords(services(null, 0, labelStore(["Apple"], lookups)), "Who founded Apple?");
+    expect(lookups).toEqual([]);
+  });
+
+  it("a question's Han spans are bounded in length and number", () => {
+    expect(hanSpanKeys("青岚科技?", { maxChars: 12, maxCandidates: 100 })).toEqual([
+      "青岚",
+      "青岚科",
+      "青岚科技",
+      "岚科",
+      "岚科技",
+      "科技",
+    ]);
+    expect(hanSpanKeys("青岚科技", { maxChars: 2, maxCandidates: 100 })).toEqual(["青岚", "岚科", "科技"]);
+    expect(hanSpanKeys("青岚科技", { maxChars: 12, maxCandidates: 2 })).toHaveLength(2);
   });
 
   it("offline: a remembered question gets the same keywords, as copies, and 0 remembers none", async () => {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { extname } from "node:path";
 import { SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
 import type { SkippedSource } from "../../ingest/source-types.js";
-import { IndexInterruptedError, type IndexProgress } from "../../pipeline/interrupted.js";
+import { IndexInterruptedError, type IndexProgress, notChunkedPart } from "../../pipeline/interrupted.js";
 import type { IndexSummary } from "../../workspace/indexing.js";
 import type { IndexFlags } from "../commands/index-command.js";
 import { INTERRUPTED_EXIT_CODE, runStoppable } from "../interrupt.js";
@@ -154,11 +154,12 @@ function jsonSummary(s: IndexSummary) {
   };
 }
 
-function interruptedSummary({ documents, chunks }: IndexProgress): string {
+function interruptedSummary(progress: IndexProgress): string {
+  const { documents, chunks } = progress;
   return (
     `Interrupted: ${documents.done} of ${documents.done + documents.pending} document(s) done, ` +
-    `${documents.pending} left; ${chunks.done} chunk(s) merged, ${chunks.pending} pending ` +
-    "(documents not reached yet have no chunks counted).\n" +
+    `${documents.pending} left; ${chunks.done} chunk(s) merged, ${chunks.pending} pending` +
+    `${notChunkedPart(progress)}.\n` +
     "Everything done is kept: run the same `kgrag index` again to resume.\n"
   );
 }

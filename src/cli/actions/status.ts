@@ -1,5 +1,11 @@
 import type { VectorIndexStatus } from "../../storage/graph-store.js";
-import { recordedModels, type StatusReport, storeContents } from "../../workspace/status.js";
+import {
+  type IndexRunReport,
+  indexRunReport,
+  recordedModels,
+  type StatusReport,
+  storeContents,
+} from "../../workspace/status.js";
 import { openWorkspaceStore } from "../open-store.js";
 import { formatTable, truncateToWidth } from "../output.js";
 import { printJson } from "../print-json.js";
@@ -11,11 +17,13 @@ import { printJson } from "../print-json.js";
 export async function statusAction(opts: { workspace?: string; json?: boolean }): Promise<void> {
   const { config, workspace, store } = await openWorkspaceStore(opts);
   try {
+    const contents = await storeContents(store);
     const status: StatusReport = {
       workspace,
       storage: config.storage,
       ...((await recordedModels(store)) ?? NOTHING_RECORDED),
-      ...(await storeContents(store)),
+      ...contents,
+      indexRun: indexRunReport(config.storage, workspace, contents.documents),
     };
     if (opts.json) {
       printJson({
@@ -24,6 +32,7 @@ export async function statusAction(opts: { workspace?: string; json?: boolean })
         extractor: status.extractor,
         embedding: status.embedding,
         counts: status.counts,
+        indexRun: status.indexRun,
         ...(status.vectorIndexes ? { vectorIndexes: status.vectorIndexes } : {}),
         documents: status.documents.map((d) => ({
           id: d.id,
@@ -47,6 +56,8 @@ export async function statusAction(opts: { workspace?: string; json?: boolean })
     );
     if (status.vectorIndexes)
       process.stdout.write(`vectors: ${status.vectorIndexes.map(describeIndex).join("; ")}\n`);
+    const run = describeIndexRun(status.indexRun);
+    if (run) process.stdout.write(`${run}\n`);
   } finally {
     await store.close();
   }
@@ -56,6 +67,32 @@ const NOTHING_RECORDED = {
   extractor: "none yet",
   embedding: { model: "none yet", dimension: 0, kind: "none yet" },
 } as const;
+
+/** What the documents' "pending" / "processing" mean now: a run at work, or one that was stopped. */
+export function describeIndexRun(run: IndexRunReport): string | null {
+  const n = run.unfinishedDocuments;
+  const unfinished = n === 1 ? "1 document is" : `${n} documents are`;
+  switch (run.state) {
+    case "idle":
+      return null;
+    case "running": {
+      const writer = run.writer
+        ? ` (pid ${run.writer.pid} on ${run.writer.host}, since ${run.writer.since})`
+        : "";
+      return `An index run is in progress${writer}; ${n === 0 ? "no document is" : unfinished} still to finish.`;
+    }
+    case "interrupted":
+      return (
+        `The last index run was interrupted: ${unfinished} not fully indexed and no run is active. ` +
+        "Run `kgrag index` again to resume; finished work is kept."
+      );
+    case "unknown":
+      return (
+        `${unfinished} not fully indexed: an index run is in progress or was interrupted. ` +
+        "If none is running, run `kgrag index` again to resume; finished work is kept."
+      );
+  }
+}
 
 /** "chunks 120000 hnsw 190 MB, fresh" or "entities 800 exact". */
 function describeIndex(index: VectorIndexStatus): string {

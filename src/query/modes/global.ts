@@ -32,8 +32,10 @@ export function noReportsWarning(mode: QueryMode): string {
     mode === "global"
       ? "global mode answered from the relationships' passages only"
       : `${mode} mode's context has no reports`;
+  // Reports are built at the end of a run: a stopped run leaves none, like --no-communities.
   return (
-    `This workspace has no community reports (indexed with --no-communities, or not built yet), so ${missed}. ` +
-    "Build them with `kgrag communities --rebuild`, or index without --no-communities."
+    `This workspace has no community reports yet (an index run builds them at its end, so a run that ` +
+    `was stopped or used --no-communities leaves none), so ${missed}. Finish indexing with \`kgrag index\` ` +
+    "(without --no-communities), or build them with `kgrag communities --rebuild`."
   );
 }

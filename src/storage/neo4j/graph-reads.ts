@@ -100,6 +100,11 @@ export async function allDegrees(db: Neo4jConnection): Promise<Map<string, numbe
   return new Map(rows.map((r) => [String(r.key), asNumber(r.degree, "degree")]));
 }
 
+export async function unfinishedDocumentCount(db: Neo4jConnection): Promise<number> {
+  const [row] = await db.read("store/documents-unfinished-count");
+  return asNumber(row?.unfinished, "unfinished documents");
+}
+
 export async function counts(db: Neo4jConnection): Promise<GraphCounts> {
   const [row] = await db.read("store/counts");
   const field = (name: keyof GraphCounts) => asNumber(row?.[name], `${name} count`);

@@ -360,6 +360,10 @@ export class Neo4jGraphStore implements GraphStore {
     return { ...(await this.cached.get("counts", () => reads.counts(this.connection))) };
   }
 
+  async unfinishedDocumentCount(): Promise<number> {
+    return this.cached.get("unfinishedDocuments", () => reads.unfinishedDocumentCount(this.connection));
+  }
+
   async deleteDocuments(docIds: string[]): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
     this.vectorDimensions.delete("chunks");
     const lost = await documents.deleteDocuments(this.connection, docIds);

@@ -442,6 +442,14 @@ export class SqliteGraphStore implements GraphStore {
     ) as GraphCounts;
   }
 
+  async unfinishedDocumentCount(): Promise<number> {
+    // documents_by_status answers this from the index alone.
+    const row = this.sql.get<{ n: number }>(
+      `SELECT count(*) AS n FROM documents WHERE status IN ('pending', 'processing')`,
+    );
+    return row?.n ?? 0;
+  }
+
   async deleteDocuments(docIds: string[]): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
     return this.sql.transaction(() => {
       const chunkRefs = this.chunks.refsOfDocuments(docIds);
