@@ -18,7 +18,7 @@ const LOCK = "kgrag.lock";
 
 interface InterruptedJson {
   interrupted: true;
-  documents: { done: number; pending: number };
+  documents: { done: number; pending: number; notChunked: number };
   chunks: { done: number; pending: number };
 }
 
@@ -158,7 +158,7 @@ describe("interrupting `kgrag index`", () => {
     expect(result.signal, result.stderr).toBeNull();
     expect(result.code, result.stderr).toBe(130);
     const stopped = JSON.parse(result.stdout) as InterruptedJson;
-    expect(stopped.documents).toEqual({ done: 0, pending: DOCS });
+    expect(stopped.documents).toEqual({ done: 0, pending: DOCS, notChunked: 0 });
     // Extraction starts on the first registered documents (indexOverlap.firstRegistrationChunks):
     // the stop may come before the others are registered, and they have no chunks yet.
     expect(stopped.chunks.done + stopped.chunks.pending).toBeLessThanOrEqual(DOCS);
@@ -206,7 +206,7 @@ describe("interrupting `kgrag index`", () => {
       const stopped = await kgrag.index([folder], { signal: controller.signal }).catch((error) => error);
       expect(stopped).toBeInstanceOf(IndexInterruptedError);
       const { documents, chunks } = (stopped as IndexInterruptedError).progress;
-      expect(documents).toEqual({ done: 0, pending: DOCS });
+      expect(documents).toEqual({ done: 0, pending: DOCS, notChunked: 0 });
       // The chunks extracted before the stop were merged (the batch in hand is committed).
       expect(chunks.done).toBeGreaterThanOrEqual(4);
       expect(chunks.done + chunks.pending).toBe(DOCS);
