@@ -26,6 +26,18 @@ export function readableDescription(description: string): string {
   return descriptionFragments(description).join("\n");
 }
 
+/**
+ * The stored form of a description a person wrote or edited as the API shows descriptions: each
+ * non-empty line one fragment, so what was read with readableDescription comes back as it was.
+ */
+export function storedDescription(written: string): string {
+  return written
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .join(DESCRIPTION_SEPARATOR);
+}
+
 /** A history entry with its descriptions readable, for the CLI and the API. */
 export function readableHistoryEntry(entry: HistoryEntry): HistoryEntry {
   const readable = (text: string | null) => (text === null ? null : readableDescription(text));

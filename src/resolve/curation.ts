@@ -1,6 +1,6 @@
 import { userInfo } from "node:os";
 import { z } from "zod";
-import { readableDescription, readableHistoryEntry } from "../merge/description-text.js";
+import { readableDescription, readableHistoryEntry, storedDescription } from "../merge/description-text.js";
 import { entityKey, relationshipKey } from "../merge/keys.js";
 import { MIN_STRENGTH, StrengthSchema } from "../merge/strength.js";
 import { OptionsError } from "../options-error.js";
@@ -273,7 +273,8 @@ export function createEntityCuration(
       const p = provenance(options);
       const rule: EntityRule = { kind: "edit", key: entity.key, ...p };
       if (fields.type !== undefined) rule.type = fields.type.toLowerCase();
-      if (fields.description !== undefined) rule.description = fields.description;
+      // Written as the API shows descriptions (one fragment a line), stored with <SEP> between them.
+      if (fields.description !== undefined) rule.description = storedDescription(fields.description);
       await apply("edit", [rule], [entity.key], "edit", p.by);
       return readableEntity(await find(entity.key));
     },

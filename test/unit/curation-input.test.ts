@@ -184,4 +184,17 @@ describe("curation refusals have the right class and message", () => {
     expect(linked.description).toContain("She repairs clocks there.");
     expect(linked.description.split("\n").length).toBeGreaterThan(1);
   });
+
+  it("an edited description comes back as it was written: one fragment a line", async () => {
+    const [a] = await twoEntities();
+    const shown = (await kg.entities.get(a))?.description ?? "";
+    expect(shown.split("\n").length).toBeGreaterThan(1);
+    // A client sends back the description as the API showed it, with a line added.
+    const written = `${shown}\nShe also mends watches.`;
+    const edited = await kg.entities.edit(a, { description: written });
+    expect(edited.description).toBe(written);
+    expect((await kg.entities.get(a))?.description).toBe(written);
+    const [stored] = await kg.services.store.getEntities([edited.key]);
+    expect(stored?.description.split(DESCRIPTION_SEPARATOR)).toEqual(written.split("\n"));
+  });
 });
