@@ -1,4 +1,5 @@
 import { readableCitations } from "../../community/citations.js";
+import { questionWords, sharesAWord } from "../../community/shared-words.js";
 import type { ExtractiveAnswerConfig } from "../../config.js";
 import type { ChatMessage } from "../../llm/chat-model.js";
 import { renderPrompt } from "../../llm/prompts.js";
@@ -9,7 +10,6 @@ import { citationFilter } from "./citation-stream.js";
 import { extractiveQuotes, extractiveText } from "./extractive-answer.js";
 import { formatHistory } from "./history.js";
 import { questionType } from "./question-type.js";
-import { contentTerms } from "./terms.js";
 
 export interface AnswerOptions {
   responseType: string;
@@ -56,7 +56,7 @@ function offlineAnswer(question: string, built: BuiltContext, config: Extractive
   const theme = questionType(question).theme;
   const quotes = chunks.length > 0 ? extractiveQuotes(question, chunks, built.references, config) : [];
   // A question no passage sentence and no report shares a word with is not answered from them.
-  if (!theme && quotes.length === 0 && !sharesAWord(question, communities)) return NOTHING_FOUND;
+  if (!theme && quotes.length === 0 && !aReportSharesAWord(question, communities)) return NOTHING_FOUND;
   const passages = chunks.length > 0 ? [extractiveText(quotes)] : [];
   const reports =
     communities.length > 0
@@ -72,9 +72,9 @@ function offlineAnswer(question: string, built: BuiltContext, config: Extractive
 }
 
 /** Whether a report's title or summary shares a content word with the question. */
-function sharesAWord(question: string, communities: BuiltContext["context"]["communities"]): boolean {
-  const asked = new Set(contentTerms(question));
-  return communities.some((c) => contentTerms(`${c.title} ${c.summary}`).some((t) => asked.has(t)));
+function aReportSharesAWord(question: string, communities: BuiltContext["context"]["communities"]): boolean {
+  const asked = questionWords(question);
+  return communities.some((c) => sharesAWord(asked, `${c.title} ${c.summary}`));
 }
 
 export function answerMessages(question: string, context: string, options: AnswerOptions): ChatMessage[] {
