@@ -597,7 +597,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     await panel.getByRole("heading", { name, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
     const parts = panel.locator(".description .description-part");
-    expect(await parts.allTextContents()).toEqual(description.split("\n"));
+    // The heading can show before the entity's details have arrived: wait for the parts.
+    await expect.poll(() => parts.allTextContents(), { timeout: 30_000 }).toEqual(description.split("\n"));
     expect(await panel.textContent()).not.toContain("<SEP>");
   }, 60_000);
 
