@@ -612,7 +612,7 @@ export const IndexOverlapSchema = z.object({
   chunkTextRowsPerSlice: z.number().int().min(0).default(2),
   /**
    * Pause after each slice, so the requests of the replies that came meanwhile go out first; and
-   * before the first slice (and the clustering libraries' load), after the first extraction result.
+   * before the first slice (and the clustering libraries' load), after the first extraction starts.
    */
   chunkTextPauseMs: z.number().int().min(0).default(20),
   /**

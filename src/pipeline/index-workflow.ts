@@ -122,17 +122,19 @@ async function indexWorkflow(
       : registration,
   );
   // The chunks' full-text rows too, a few chunks per step between the replies (left for the run's
-  // end, that synchronous work held back the last report requests), from the first extraction
-  // result on (started at once, its steps held back the first requests) until extraction is over:
-  // what is left then is indexed in one go with the other search indexes, without pauses.
-  const firstResult = settleOnce();
+  // end, that synchronous work held back the last report requests), from a pause after the first
+  // extraction request on (started at once, its steps held back the first requests) until
+  // extraction is over: what is left then is indexed in one go with the other search indexes.
+  const firstRequest = settleOnce();
   const extractionOver = new AbortController();
   const chunkTextUntil = signal ? AbortSignal.any([signal, extractionOver.signal]) : extractionOver.signal;
   const chunkText = holdFailure(
     plan.toProcess.length > 0
-      ? firstResult.settled.then(async () => {
-          // The first round's replies come back together: after a pause, once their next requests
-          // are out, rather than in the way of them (a request takes several turns to go out).
+      ? firstRequest.settled.then(async () => {
+          // A request takes several turns of the event loop to go out: after a pause the first
+          // round is in flight, and the first slice's one-off costs (the sentence segmenter's
+          // locale data, 40-80 ms) and the clustering libraries' load use the wait for its replies
+          // instead of holding back the next requests when those replies come back together.
           await pause(services.config.indexOverlap.chunkTextPauseMs, chunkTextUntil);
           // Left out of start-up, loaded here rather than between the last reply and the reports.
           if (options.communities ?? services.config.community.enabled) loadClusteringLibraries();
@@ -140,7 +142,7 @@ async function indexWorkflow(
         })
       : Promise.resolve(),
   );
-  const extractor = signallingResults(components.extractor, firstResult.settle);
+  const extractor = signallingFirstCall(components.extractor, firstRequest.settle);
   let extracted: Awaited<ReturnType<typeof extractGraph>>;
   try {
     extracted = await stage(
@@ -150,7 +152,7 @@ async function indexWorkflow(
     );
   } finally {
     extractionOver.abort();
-    firstResult.settle();
+    firstRequest.settle();
     await Promise.all([chunkVectors, chunkText]);
   }
   // A failure of the chunk vectors (or text) fails the run where the settling step would have.
@@ -257,13 +259,16 @@ function settleOnce(): { settled: Promise<void>; settle: () => void } {
   return { settled, settle };
 }
 
-/** The extractor, calling `onResult` as each of its results comes back. */
-function signallingResults(extractor: Extractor, onResult: () => void): Extractor {
+/** The extractor, calling `onCall` as each extraction starts. */
+function signallingFirstCall(extractor: Extractor, onCall: () => void): Extractor {
   return {
     kind: extractor.kind,
     ...(extractor.inFlight === undefined ? {} : { inFlight: extractor.inFlight }),
     beginRun: () => extractor.beginRun?.(),
-    extract: (chunk, context) => extractor.extract(chunk, context).finally(onResult),
+    extract: (chunk, context) => {
+      onCall();
+      return extractor.extract(chunk, context);
+    },
   };
 }
 

@@ -148,6 +148,35 @@ describe("an index run keeps the model busy between stages", () => {
     }
   });
 
+  it("starts indexing the chunks' text while the first extraction replies are awaited", async () => {
+    // The chunk text index's first steps carry one-off costs (the sentence segmenter's locale data):
+    // done while the first round is in flight, they no longer hold back the requests its replies
+    // free. Extraction replies wait here until that index starts: a run that started it only after
+    // the first reply would wait for the gate's safety delay.
+    const gate = new Gate();
+    const server = await startScriptedOpenAI({
+      chat: async (call) => {
+        if (call.stage === "extract") await gate.hold();
+        return plausibleReplies(call);
+      },
+    });
+    try {
+      const run = await harbourWorkspace(server.baseURL, 4);
+      const { store } = run.kg.services;
+      const indexChunkText = store.indexChunkText?.bind(store);
+      expect(indexChunkText).toBeDefined();
+      store.indexChunkText = (slices, signal) => {
+        gate.open("chunk text");
+        return indexChunkText?.(slices, signal) ?? Promise.resolve();
+      };
+      expect((await run.kg.index(HARBOURS)).failures).toEqual([]);
+      expect(await gate.released).toBe("chunk text");
+      await run.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it("sends the first extraction request while later documents are still being chunked", async () => {
     // Nothing holds the registration here: chunking and the embedded store are synchronous, so the
     // request goes out only if registration gives the event loop a turn between documents.
