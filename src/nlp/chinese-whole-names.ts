@@ -1,11 +1,20 @@
 import type { Word } from "./chinese-names.js";
-import { endsWithAny, ORGANIZATION_SUFFIXES, PLACE_SUFFIXES, SURNAMES } from "./chinese-words.js";
+import {
+  endsWithAny,
+  LEADING_FUNCTION_CHARS,
+  ORGANIZATION_SUFFIXES,
+  PLACE_SUFFIXES,
+  SURNAMES,
+  TRADE_WORDS,
+  TRAILING_FUNCTION_CHARS,
+} from "./chinese-words.js";
 
 /**
  * jieba's dictionary does not know new organisation and product names, and cuts them into common
  * words ("星河动力" → 星河 / 动力), which then become entities of their own. A name is kept whole
  * when the document's title names it, or when the same run of two or three noun-like words comes
- * back in the passage: a repeated run of words the dictionary does not hold as one is a name.
+ * back in the passage: a repeated run of words the dictionary does not hold as one is a name. A
+ * coined word followed by a trade word ("青岚" + "科技") is a company's short name even said once.
  * Decided per passage, from the passage and its title only, so results never depend on what else
  * was indexed before.
  */
@@ -17,15 +26,45 @@ const MIN_NAME_CHARS = 3;
 const MAX_NAME_CHARS = 8;
 const MAX_NAME_WORDS = 3;
 
-/** Names to keep whole in this passage: the title's, and runs that occur at least twice. */
+/**
+ * Names to keep whole in this passage: the title's, runs that occur at least twice, and coined
+ * words with a trade word after them.
+ */
 export function wholeNames(sentences: Word[][], knownNames: readonly string[]): Set<string> {
   const names = new Set(knownNames.filter((name) => HAN_ONLY.test(name) && name.length >= 2));
   const counts = new Map<string, number>();
   for (const words of sentences) {
     for (const run of candidateRuns(words)) counts.set(run, (counts.get(run) ?? 0) + 1);
+    for (const name of companyShortNames(words)) names.add(name);
   }
   for (const [run, count] of counts) if (count >= 2) names.add(run);
   return names;
+}
+
+/**
+ * A word jieba did not know (tag x) made of Han characters, with no function character glued on
+ * ("由林晓", "建了" are also tagged x).
+ */
+function isCoinedWord(word: Word): boolean {
+  return (
+    word.tag === "x" &&
+    HAN_ONLY.test(word.word) &&
+    word.word.length >= 2 &&
+    word.word.length <= 3 &&
+    !LEADING_FUNCTION_CHARS.has(word.word[0]!) &&
+    !TRAILING_FUNCTION_CHARS.has(word.word.at(-1)!) &&
+    !/[了着过]/u.test(word.word)
+  );
+}
+
+/** "青岚" + "科技": a coined word and the trade word right after it, joined. */
+function companyShortNames(words: Word[]): string[] {
+  const found: string[] = [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    const [coined, trade] = [words[i]!, words[i + 1]!];
+    if (isCoinedWord(coined) && TRADE_WORDS.has(trade.word)) found.push(coined.word + trade.word);
+  }
+  return found;
 }
 
 /** Runs of 2-3 adjacent name-part words, each run as its joined text. */
@@ -79,6 +118,7 @@ function longestNameAt(words: Word[], i: number, names: ReadonlySet<string>): nu
 /** The jieba tag the joined name gets, so the name finder classes it: person, place, organisation or brand. */
 function nameTag(name: string, parts: Word[]): string {
   if (endsWithAny(name, ORGANIZATION_SUFFIXES)) return "nt";
+  if (parts.length === 2 && isCoinedWord(parts[0]!) && TRADE_WORDS.has(parts[1]!.word)) return "nt";
   if (endsWithAny(name, PLACE_SUFFIXES) && parts.at(-1)?.tag === "ns") return "ns";
   if (parts[0]?.tag === "nr" && SURNAMES.has(name[0]!) && name.length <= 3) return "nr";
   // Transliterated-name tag: a name whose class the words do not tell.

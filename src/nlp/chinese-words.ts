@@ -54,6 +54,15 @@ export const ORGANIZATION_SUFFIXES = [
   "队",
   "厂",
 ];
+/**
+ * Trade words a Chinese company's short name ends with ("青岚科技", "墨川生物"): after a coined word
+ * jieba does not know, the two together are the company's name.
+ */
+export const TRADE_WORDS = new Set(
+  "科技 生物 智能 动力 电子 能源 医药 制药 汽车 网络 软件 传媒 资本 物流 通信 材料 半导体 机器人 航天 航空 控股 证券 保险 地产 置业 食品 教育 咨询 化工 环保 光电 微电子 信息 数据 互娱 影业 娱乐 创投 实业 重工 机械 精密 纺织 农业 医疗 健康 光学 芯片 新能源 储能 云计算 航运 海运 药业 建设 工程 投资 金融 电力 矿业 钢铁 电器 家居 服饰".split(
+    " ",
+  ),
+);
 export const PLACE_SUFFIXES = [..."省市县区镇乡村州山河江湖海岛路街港湾"];
 
 /** Nouns too general to be concepts of their own. */

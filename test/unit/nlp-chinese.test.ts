@@ -84,6 +84,19 @@ describe("Chinese organisation and product names jieba does not know", () => {
     );
   });
 
+  it("keep a coined word and the trade word after it as one company, even said once", () => {
+    const entities = extractor.extractText(
+      "青岚科技由林晓创立于杭州。墨川生物在苏州建了新工厂。",
+      "zh.txt",
+    ).entities;
+    const found = entities.map((e) => e.name);
+    expect(found).toEqual(expect.arrayContaining(["青岚科技", "墨川生物", "林晓", "杭州", "苏州"]));
+    for (const part of ["青岚", "科技", "墨川", "生物"]) expect(found).not.toContain(part);
+    expect(entities.find((e) => e.name === "青岚科技")?.type).toBe("organization");
+    // A verb jieba glued to its aspect mark ("建了") is no coined name.
+    expect(names("他们建了机器人工厂。", "zh.txt").some((name) => name.startsWith("建了"))).toBe(false);
+  });
+
   it("leave dictionary words and runs said once as jieba cut them", () => {
     const found = names("公司在北京设立了研发中心。", "zh.txt");
     expect(found).toContain("北京");
