@@ -99,7 +99,7 @@ describe("the built-ins' worker thread", () => {
     // The run's settings and where the chunk starts travel with it.
     const lean = { ...OFFLINE_EXTRACTION_DEFAULTS, maxRelationshipsPerChunk: 2, sentencesPerEntity: 1 };
     const [first] = PASSAGES;
-    const inside = "met Ada in Paris. " + (first?.text ?? "");
+    const inside = `met Ada in Paris. ${first?.text ?? ""}`;
     const leanThere = await thread.extract({
       ...chunkRequest(inside, "Lean"),
       startsInside: true,
