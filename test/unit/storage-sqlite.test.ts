@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +30,24 @@ afterAll(async () => {
 });
 
 describeStorageContract("sqlite", async () => openSqliteStore(await tempWorkspace()));
+
+describe("SQLite refreshIndexes", () => {
+  it("copies the write-ahead log into the database file, so closing has little left to copy", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    await seedDocument(
+      store,
+      "d1",
+      Array.from({ length: 40 }, (_, i) => `passage ${i} about the harbour and its lanterns `.repeat(20)),
+    );
+    const size = () => statSync(sqliteFile(workspace)).size;
+    const beforeCheckpoint = size();
+    await store.refreshIndexes();
+    // In WAL mode new pages live in the log until a checkpoint writes them to the database file.
+    expect(size()).toBeGreaterThan(beforeCheckpoint);
+    await store.close();
+  });
+});
 
 describe("SQLite chunk text indexed in slices", () => {
   const pendingAndIndexed = (workspace: string) => {

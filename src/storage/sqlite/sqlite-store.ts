@@ -176,12 +176,23 @@ export class SqliteGraphStore implements GraphStore {
   async refreshIndexes(): Promise<void> {
     this.flushFullText();
     this.relationships.pruneChangeLog();
-    if (!this.ann) return;
-    for (const ns of VECTOR_NAMESPACES) {
-      if (this.vectors.searchPath(ns) === "ann") this.ann.refresh(ns);
-      this.sql.transaction(() => this.ann?.pruneRemovals(ns));
+    if (this.ann) {
+      for (const ns of VECTOR_NAMESPACES) {
+        if (this.vectors.searchPath(ns) === "ann") this.ann.refresh(ns);
+        this.sql.transaction(() => this.ann?.pruneRemovals(ns));
+      }
+      this.ann.startDueFolds();
     }
-    this.ann.startDueFolds();
+    this.checkpointLog();
+  }
+
+  /**
+   * Copies the write-ahead log into the database file now (a passive checkpoint: it waits for no
+   * reader or writer), after a run's bulk is written: an index run then still waits for its last
+   * model replies, and closing the workspace, which would otherwise do it, has little left to copy.
+   */
+  private checkpointLog(): void {
+    if (this.sql.hasWritten()) this.db.pragma("wal_checkpoint(PASSIVE)");
   }
 
   /** The background folds this connection started (a bench waits for them to end). */
