@@ -1,4 +1,5 @@
 import type { KgragConfig } from "../config.js";
+import { embeddingCost } from "../embedding/embedding-cost.js";
 import { extractMessages, gleanMessages } from "../extraction/llm-messages.js";
 import { chunkDocument } from "../ingest/chunker.js";
 import { setAsideEmpty } from "../ingest/empty-input.js";
@@ -154,8 +155,7 @@ export async function estimateIndexing(
 /** Embedding calls only happen with an embedding model; the offline hashing embedder costs nothing. */
 function embeddingEstimate(config: KgragConfig, counted: EmbeddingCount): DryRunReport["embedding"] {
   const model = config.embedding?.model ?? null;
-  const price = config.embedding?.price;
-  const cost = price ? (counted.tokens * price.inputPerMillion) / 1e6 : 0;
+  const cost = embeddingCost(config, counted.tokens);
   return { model, inputs: counted.inputs, calls: model ? counted.calls : 0, tokens: counted.tokens, cost };
 }
 

@@ -3,7 +3,7 @@ import { loadConfig } from "../../config.js";
 import { type DryRunReport, dryRunIndex } from "../../estimate/dry-run.js";
 import { usePromptOverrides } from "../../llm/prompts.js";
 import type { IndexFlags } from "../commands/index-command.js";
-import { formatTable } from "../output.js";
+import { formatTable, money } from "../output.js";
 import { printJson } from "../print-json.js";
 import { UsageError } from "../usage-error.js";
 
@@ -25,8 +25,6 @@ export async function indexDryRunAction(paths: string[], opts: IndexFlags): Prom
   if (opts.json) printJson(report);
   else process.stdout.write(humanReport(report));
 }
-
-const money = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`;
 
 function humanReport(r: DryRunReport): string {
   const rows = Object.entries(r.stages).map(([stage, s]) => [
