@@ -886,9 +886,7 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       expect(await notice.textContent()).toBe(
         `Community c0-retired was re-clustered; showing ${title}, which took its members.`,
       );
-      expect(await page.evaluate(() => location.hash)).toBe(
-        `#/communities?workspace=ws&community=${successor?.id}`,
-      );
+      expect(new URL(page.url()).hash).toBe(`#/communities?workspace=ws&community=${successor?.id}`);
       expect(await page.locator("article.report h2").textContent()).toBe(title);
       const tree = page.getByRole("navigation", { name: "Community hierarchy" });
       expect(await tree.locator("button.link.active").getAttribute("title")).toBe(
@@ -901,7 +899,7 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
         .filter({ hasText: other?.title || other?.id })
         .first()
         .click();
-      await expect.poll(() => page.evaluate(() => location.hash)).toContain(`community=${other?.id}`);
+      await expect.poll(() => new URL(page.url()).hash).toContain(`community=${other?.id}`);
       await page.locator("article.report h2").waitFor();
       expect(await notice.count()).toBe(0);
     } finally {
