@@ -117,6 +117,8 @@ console.log(
       estimateSeconds: Number(estimateSeconds.toFixed(1)),
       runSeconds: Number(seconds.toFixed(1)),
       serverCalls: server.countByStage(),
+      // The run's own account of its embedding requests (IndexSummary.embedding), beside the estimate's split.
+      embedding: { summary: summary.embedding, estimatedByStage: estimate.embedding.stages },
       graph: {
         estimated: estimate.assumed,
         actual: { entities: summary.entities, relationships: summary.relationships },

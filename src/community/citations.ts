@@ -14,6 +14,15 @@ export function stripLocalCitations(text: string): string {
   return text.replace(LOCAL_CITATION, "");
 }
 
+/** Text cleaned of citations its reader cannot look up, and the passage and report ids that were cited anyway. */
+export interface CleanedCitations {
+  text: string;
+  /** Passage numbers [n] cited that are not among `passages`, in first-seen order. */
+  unknownPassages: number[];
+  /** Report ids [C:<id>] cited that are not in `shown`, in first-seen order. */
+  unknownReports: string[];
+}
+
 /**
  * Report or answer text as a reader sees it outside its context: [E:n]/[R:n] are removed, a
  * [C:<id>] is kept only for the communities in `shown` (the ones the reader can look up, e.g. the
@@ -25,17 +34,41 @@ export function readableCitations(
   shown: ReadonlySet<string>,
   passages?: ReadonlySet<number>,
 ): string {
-  return text.replace(CITATION_BRACKET, (bracket: string, space: string, inside: string) => {
+  return cleanCitations(text, shown, passages).text;
+}
+
+/**
+ * readableCitations, also telling which removed ids were passages or reports the text had no
+ * business citing (an answer citing a source it was not given). [E:n]/[R:n] are not among them:
+ * they are a report's own, removed by design.
+ */
+export function cleanCitations(
+  text: string,
+  shown: ReadonlySet<string>,
+  passages?: ReadonlySet<number>,
+): CleanedCitations {
+  const unknownPassages = new Set<number>();
+  const unknownReports = new Set<string>();
+  const cleaned = text.replace(CITATION_BRACKET, (bracket: string, space: string, inside: string) => {
     const ids = bracketIds(inside);
     const bare = ids.every((id) => !id.includes(":"));
     // "[2, abc]" is text, not a citation.
     if (bare && !ids.every(isPassage)) return bracket;
-    const kept = ids.filter((id) =>
-      isPassage(id) ? !passages || passages.has(Number(id)) : id.startsWith("C:") && shown.has(id.slice(2)),
-    );
+    const kept = ids.filter((id) => {
+      if (isPassage(id)) {
+        const known = !passages || passages.has(Number(id));
+        if (!known) unknownPassages.add(Number(id));
+        return known;
+      }
+      if (!id.startsWith("C:")) return false;
+      const known = shown.has(id.slice(2));
+      if (!known) unknownReports.add(id.slice(2));
+      return known;
+    });
     if (bare && kept.length === ids.length) return bracket;
     return kept.length ? `${space}[${kept.join(", ")}]` : "";
   });
+  return { text: cleaned, unknownPassages: [...unknownPassages], unknownReports: [...unknownReports] };
 }
 
 /**

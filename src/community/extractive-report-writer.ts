@@ -1,5 +1,6 @@
 import { DESCRIPTION_SEPARATOR } from "../merge/keys.js";
 import { stripMarkup } from "../nlp/markdown-prose.js";
+import { opensWithReference } from "../nlp/reference-opening.js";
 import type { CommunityFinding, CommunityReport } from "../types.js";
 import { toCommunityReport } from "./render-report.js";
 import type { ContextRelationship, ReportContext } from "./report-context.js";
@@ -50,7 +51,7 @@ export function extractiveFields(context: ReportContext, language = reportLangua
   );
   return {
     title: central.length ? phrases.joinNames(central) : phrases.untitled(context.communityId),
-    summary: summaryOf(context, central, strongest, phrases),
+    summary: summaryOf(context, central, strongest, names, phrases),
     rating,
     ratingExplanation: phrases.ratingExplanation(size),
     findings: [
@@ -67,10 +68,11 @@ function summaryOf(
   context: ReportContext,
   central: string[],
   strongest: ContextRelationship[],
+  names: Map<string, string>,
   phrases: ReportPhrases,
 ): string {
   const opening = phrases.opening(context.members.length, central);
-  const quoted = distinctQuotes(strongest, (rel) => firstSentence(rel.description))
+  const quoted = distinctQuotes(strongest, (rel) => quotedSentence(rel, names))
     .filter((quote) => quote.text)
     .slice(0, SUMMARY_RELATIONSHIPS)
     .map(({ text, rels }) => `${text} ${cite(rels)}`);
@@ -108,14 +110,32 @@ function cite(rels: ContextRelationship[]): string {
     .join(", ")}]`;
 }
 
-/** A description as readable prose, cut at a sentence end near the length limit. */
+/**
+ * A description as readable prose, cut at a sentence end near the length limit. A fragment's
+ * opening sentences that start with a pronoun ("He founded...", "它...") are left out: the fragment
+ * came from another passage, so the sentence before this one is not its subject. When every
+ * fragment opens so, the text is kept whole, as the only account there is.
+ */
 function excerpt(description: string): string {
   const fragments = description.split(DESCRIPTION_SEPARATOR).map(stripMarkup);
-  const text = fragments.join(" ").replace(/\s+/g, " ").trim();
+  const named = fragments.map(withoutLeadingReferences).filter(Boolean);
+  const text = (named.length > 0 ? named : fragments).join(" ").replace(/\s+/g, " ").trim();
   if (text.length <= MAX_EXPLANATION_CHARS) return text;
   const cut = text.slice(0, MAX_EXPLANATION_CHARS);
   const end = Math.max(cut.lastIndexOf(". "), cut.lastIndexOf("。"));
   return end > MAX_EXPLANATION_CHARS / 3 ? cut.slice(0, end + 1) : `${cut.slice(0, -1)}…`;
+}
+
+/** The fragment from its first sentence that does not open with a pronoun; empty when none. */
+function withoutLeadingReferences(fragment: string): string {
+  const sentences = sentencesOf(fragment);
+  const first = sentences.findIndex((sentence) => !opensWithReference(sentence));
+  if (first <= 0) return first === 0 ? fragment : "";
+  // Cut the prose itself, not re-joined sentences: CJK sentences have no space between them.
+  const prose = readableProse(fragment);
+  let from = 0;
+  for (const sentence of sentences.slice(0, first)) from = prose.indexOf(sentence, from) + sentence.length;
+  return prose.slice(from).trim();
 }
 
 function pairName(rel: ContextRelationship, names: Map<string, string>, phrases: ReportPhrases): string {
@@ -124,9 +144,36 @@ function pairName(rel: ContextRelationship, names: Map<string, string>, phrases:
 
 /** First sentence of the first description fragment (Latin or CJK punctuation), capped in length. */
 function firstSentence(text: string): string {
-  const fragment = stripMarkup(text.split(DESCRIPTION_SEPARATOR)[0] ?? "")
-    .replace(/\s+/g, " ")
-    .trim();
-  const sentence = fragment.split(/(?<=[.!?])\s+|(?<=[。！？])/u)[0] ?? "";
+  return capped(sentencesOf(text.split(DESCRIPTION_SEPARATOR)[0] ?? "")[0] ?? "");
+}
+
+/**
+ * The sentence a summary quotes for a relationship: the first of its description, unless that one
+ * opens with a pronoun ("He founded...", "他创立了..."), whose subject is lost out of its passage.
+ * Then the first sentence naming one of the pair, else the first opening otherwise, else (nothing
+ * else to say) the first after all.
+ */
+function quotedSentence(rel: ContextRelationship, names: Map<string, string>): string {
+  const sentences = rel.description.split(DESCRIPTION_SEPARATOR).flatMap(sentencesOf);
+  const first = sentences[0] ?? "";
+  if (!opensWithReference(first)) return capped(first);
+  const pair = [rel.sourceKey, rel.targetKey].map((key) => (names.get(key) ?? key).toLowerCase());
+  const namesThePair = (sentence: string) => pair.some((name) => sentence.toLowerCase().includes(name));
+  const clear = sentences.filter((sentence) => !opensWithReference(sentence));
+  return capped(clear.find(namesThePair) ?? clear[0] ?? first);
+}
+
+/** A description fragment's sentences (Latin or CJK punctuation), as readable prose. */
+function sentencesOf(fragment: string): string[] {
+  return readableProse(fragment)
+    .split(/(?<=[.!?])\s+|(?<=[。！？])/u)
+    .filter(Boolean);
+}
+
+function readableProse(fragment: string): string {
+  return stripMarkup(fragment).replace(/\s+/g, " ").trim();
+}
+
+function capped(sentence: string): string {
   return sentence.length > MAX_SENTENCE_CHARS ? `${sentence.slice(0, MAX_SENTENCE_CHARS - 1)}…` : sentence;
 }

@@ -1,4 +1,6 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import type { EmbeddingUsageSink } from "../llm/usage.js";
+import { countTokens } from "../util/tokens.js";
 import { EmbeddingDimensionError } from "./dimension-error.js";
 import type { Embedder } from "./embedder.js";
 
@@ -17,9 +19,17 @@ function nameOf(embeddings: EmbeddingsInterface): string {
   return embeddings.constructor.name;
 }
 
+/** Texts per request the object sends (LangChain's OpenAIEmbeddings: `batchSize`); all at once without one. */
+function batchSizeOf(embeddings: EmbeddingsInterface): number {
+  const value: unknown = Reflect.get(embeddings, "batchSize");
+  return typeof value === "number" && value >= 1 ? value : Number.POSITIVE_INFINITY;
+}
+
 /**
  * Lets any LangChain embeddings object (OpenAIEmbeddings, OllamaEmbeddings...) serve as a kgrag
- * Embedder. Batching and retries are the LangChain object's own (its batchSize and caller).
+ * Embedder. Batching and retries are the LangChain object's own (its batchSize and caller). LangChain
+ * reports no usage: each call's requests (by its batchSize) and tokens (counted as the dry run
+ * counts them) go to `usage`.
  */
 export class LangChainEmbedder implements Embedder {
   readonly kind = "langchain" as const;
@@ -28,22 +38,28 @@ export class LangChainEmbedder implements Embedder {
     private readonly embeddings: EmbeddingsInterface,
     readonly model: string,
     readonly dimension: number,
+    private readonly usage?: EmbeddingUsageSink,
   ) {}
 
   /** Asks for one vector to learn the dimension unless it is given. */
   static async create(
     embeddings: EmbeddingsInterface,
     options: LangChainEmbedderOptions = {},
+    usage?: EmbeddingUsageSink,
   ): Promise<LangChainEmbedder> {
     const model = options.model ?? nameOf(embeddings);
     const dimension = options.dimension ?? (await embeddings.embedQuery("dimension probe")).length;
     if (dimension < 1) throw new Error(`Embeddings ${model} returned an empty vector`);
-    return new LangChainEmbedder(embeddings, model, dimension);
+    return new LangChainEmbedder(embeddings, model, dimension, usage);
   }
 
   async embed(texts: string[]): Promise<number[][]> {
     if (texts.length === 0) return [];
     const vectors = await this.embeddings.embedDocuments(texts);
+    this.usage?.recordEmbedding(
+      Math.ceil(texts.length / Math.min(texts.length, batchSizeOf(this.embeddings))),
+      texts.reduce((sum, text) => sum + countTokens(text), 0),
+    );
     if (vectors.length !== texts.length) {
       throw new Error(
         `Embeddings ${this.model} returned ${vectors.length} vectors for ${texts.length} texts`,

@@ -5,11 +5,20 @@ import { withDeadline } from "../llm/deadline.js";
 import { STAGE_HEADER } from "../llm/openai-chat.js";
 import { RateLimiter } from "../llm/rate-limiter.js";
 import { type RetryTuning, withRetry } from "../llm/retry.js";
+import type { EmbeddingUsageSink } from "../llm/usage.js";
 import { countTokens } from "../util/tokens.js";
 import { EmbeddingDimensionError } from "./dimension-error.js";
 import type { Embedder } from "./embedder.js";
 
 export type EmbeddingConfig = NonNullable<KgragConfig["embedding"]>;
+
+/**
+ * The request's input tokens as the endpoint counted them; endpoints that send no usage (some local
+ * servers) get each text counted as the dry run counts it.
+ */
+function inputTokens(response: { usage?: { prompt_tokens?: number } }, batch: string[]): number {
+  return response.usage?.prompt_tokens ?? batch.reduce((sum, text) => sum + countTokens(text), 0);
+}
 
 function chunked<T>(items: T[], size: number): T[][] {
   const batches: T[][] = [];
@@ -34,6 +43,7 @@ export class OpenAIEmbedder implements Embedder {
     private readonly config: EmbeddingConfig,
     readonly dimension: number,
     private readonly tuning: RetryTuning,
+    private readonly usage?: EmbeddingUsageSink,
   ) {
     this.model = config.model;
     this.limit = pLimit(config.concurrency);
@@ -41,13 +51,20 @@ export class OpenAIEmbedder implements Embedder {
     this.client = OpenAIEmbedder.clientFor(config);
   }
 
-  /** Uses the configured dimension, or asks the endpoint once when none is configured. */
-  static async create(config: EmbeddingConfig, tuning: RetryTuning = {}): Promise<OpenAIEmbedder> {
-    if (config.dimension !== undefined) return new OpenAIEmbedder(config, config.dimension, tuning);
-    const probe = new OpenAIEmbedder(config, 0, tuning);
+  /**
+   * Uses the configured dimension, or asks the endpoint once when none is configured. Each request
+   * answered is reported to `usage` with its input tokens.
+   */
+  static async create(
+    config: EmbeddingConfig,
+    tuning: RetryTuning = {},
+    usage?: EmbeddingUsageSink,
+  ): Promise<OpenAIEmbedder> {
+    if (config.dimension !== undefined) return new OpenAIEmbedder(config, config.dimension, tuning, usage);
+    const probe = new OpenAIEmbedder(config, 0, tuning, usage);
     const [vector] = await probe.request(["dimension probe"]);
     if (!vector?.length) throw new Error(`Embedding model ${config.model} returned an empty vector`);
-    return new OpenAIEmbedder(config, vector.length, tuning);
+    return new OpenAIEmbedder(config, vector.length, tuning, usage);
   }
 
   private static clientFor(config: EmbeddingConfig): OpenAI {
@@ -77,7 +94,7 @@ export class OpenAIEmbedder implements Embedder {
     return vectors;
   }
 
-  private request(batch: string[]): Promise<number[][]> {
+  private async request(batch: string[]): Promise<number[][]> {
     const label = `embedding request (model ${this.model}, ${batch.length} texts)`;
     const send = async () => {
       await this.limiter.acquire(this.limiter.countsTokens ? countTokens(batch.join("\n")) : 0);
@@ -88,10 +105,12 @@ export class OpenAIEmbedder implements Embedder {
         throw error;
       }
     };
-    return withRetry(send, { ...this.tuning, maxRetries: this.config.maxRetries, label });
+    const answered = await withRetry(send, { ...this.tuning, maxRetries: this.config.maxRetries, label });
+    this.usage?.recordEmbedding(1, answered.tokens);
+    return answered.vectors;
   }
 
-  private sendBatch(batch: string[], label: string): Promise<number[][]> {
+  private sendBatch(batch: string[], label: string): Promise<{ vectors: number[][]; tokens: number }> {
     return withDeadline(label, this.config.timeoutMs, async (signal) => {
       const response = await this.client.embeddings.create(
         {
@@ -103,7 +122,10 @@ export class OpenAIEmbedder implements Embedder {
         },
         { headers: { [STAGE_HEADER]: "embed" }, signal },
       );
-      return this.inInputOrder(response.data, batch.length);
+      return {
+        vectors: this.inInputOrder(response.data, batch.length),
+        tokens: inputTokens(response, batch),
+      };
     });
   }
 

@@ -1,4 +1,5 @@
 import type { KgragConfig } from "../config.js";
+import { embeddingCost } from "../embedding/embedding-cost.js";
 import { extractMessages, gleanMessages } from "../extraction/llm-messages.js";
 import { chunkDocument } from "../ingest/chunker.js";
 import { setAsideEmpty } from "../ingest/empty-input.js";
@@ -10,8 +11,10 @@ import { type ChunkMentions, mentionsFromExtraction } from "../merge/fold.js";
 import type { ChunkRecord, Extraction, SourceDocument } from "../types.js";
 import { countTokens } from "../util/tokens.js";
 import {
+  addEmbeddingCounts,
   type Counted,
   type EmbeddingCount,
+  type EmbeddingStages,
   embeddingStage,
   fillerOf,
   reportStage,
@@ -28,6 +31,14 @@ export interface StageEstimate {
   cost: number;
 }
 
+/** Embedding requests, their texts and tokens, and their cost at `embedding.price`. */
+export interface EmbeddingEstimate {
+  inputs: number;
+  calls: number;
+  tokens: number;
+  cost: number;
+}
+
 export interface DryRunReport {
   documents: number;
   chunks: number;
@@ -36,7 +47,11 @@ export interface DryRunReport {
   /** False when no chat model is configured: the offline built-ins would run, and these calls would not. */
   llmConfigured: boolean;
   stages: Partial<Record<Stage, StageEstimate>>;
-  embedding: { model: string | null; inputs: number; calls: number; tokens: number; cost: number };
+  embedding: EmbeddingEstimate & {
+    model: string | null;
+    /** The same by index stage: `resolve` only when entity resolution embeds the entities. */
+    stages: { embed: EmbeddingEstimate; resolve?: EmbeddingEstimate };
+  };
   totals: { calls: number; inputTokens: number; outputTokens: number; cost: number };
   /** The graph the estimate assumed: the stand-in extractor's, merged and clustered (config `estimate`). */
   assumed: { entities: number; relationships: number; reports: number };
@@ -152,11 +167,18 @@ export async function estimateIndexing(
 }
 
 /** Embedding calls only happen with an embedding model; the offline hashing embedder costs nothing. */
-function embeddingEstimate(config: KgragConfig, counted: EmbeddingCount): DryRunReport["embedding"] {
+function embeddingEstimate(config: KgragConfig, stages: EmbeddingStages): DryRunReport["embedding"] {
   const model = config.embedding?.model ?? null;
-  const price = config.embedding?.price;
-  const cost = price ? (counted.tokens * price.inputPerMillion) / 1e6 : 0;
-  return { model, inputs: counted.inputs, calls: model ? counted.calls : 0, tokens: counted.tokens, cost };
+  const priced = (counted: EmbeddingCount): EmbeddingEstimate => ({
+    inputs: counted.inputs,
+    calls: model ? counted.calls : 0,
+    tokens: counted.tokens,
+    cost: embeddingCost(config, counted.tokens),
+  });
+  const { embed, resolve } = stages;
+  const total = resolve ? addEmbeddingCounts(embed, resolve) : embed;
+  const byStage = resolve ? { embed: priced(embed), resolve: priced(resolve) } : { embed: priced(embed) };
+  return { model, ...priced(total), stages: byStage };
 }
 
 /** Loads the paths as `kgrag index` would and estimates them. */

@@ -9,6 +9,7 @@ import { renderPrompt } from "../llm/prompts.js";
 import { splitRelationshipKey } from "../merge/keys.js";
 import { LlmDescriptionSummarizer } from "../merge/llm-summarizer.js";
 import { entityEmbeddingText, relationshipEmbeddingText, WRITE_BATCH } from "../pipeline/embed-graph.js";
+import { resolutionEmbedsEntities } from "../pipeline/resolve-entities.js";
 import type { ChunkRecord } from "../types.js";
 import { countTokens } from "../util/tokens.js";
 import type { StandInGraph } from "./stand-in-graph.js";
@@ -112,25 +113,53 @@ function batchedCalls(n: number, step: number, batch: number): number {
   return fullSteps * Math.ceil(step / batch) + Math.ceil((n % step) / batch);
 }
 
-/** What the embed stage and the report embeddings would send: the texts a run builds from the graph. */
+/** What a namespace of `texts` costs when embedded `step` at a time in batches of `batch`. */
+function countTexts(texts: string[], step: number, batch: number): EmbeddingCount {
+  return {
+    inputs: texts.length,
+    calls: batchedCalls(texts.length, step, batch),
+    tokens: texts.reduce((sum, text) => sum + countTokens(text), 0),
+  };
+}
+
+export function addEmbeddingCounts(a: EmbeddingCount, b: EmbeddingCount): EmbeddingCount {
+  return { inputs: a.inputs + b.inputs, calls: a.calls + b.calls, tokens: a.tokens + b.tokens };
+}
+
+/** Embedding requests by the index stage that sends them. */
+export interface EmbeddingStages {
+  /** Chunks, entities, relationships (the embed stages) and the community reports. */
+  embed: EmbeddingCount;
+  /** The entities, when entity resolution embeds them first (for its similar pairs). */
+  resolve?: EmbeddingCount;
+}
+
+/**
+ * What the embed stages, entity resolution and the report embeddings would send: the texts a run
+ * builds from the graph. Resolution, when it looks for similar entities, embeds every entity before
+ * the embed stage, which then has none left to embed; the entities it merges, re-embedded after,
+ * are not counted (the stand-in graph cannot say which merge).
+ */
 export function embeddingStage(
   config: KgragConfig,
   chunks: ChunkRecord[],
   graph: StandInGraph,
   reports: number,
-): EmbeddingCount {
+): EmbeddingStages {
   const batch = config.embedding?.batchSize ?? 32;
   const names = new Map(graph.entities.map((e) => [e.key, e.name]));
-  const texts = [
-    ...chunks.map((c) => c.text),
-    ...graph.entities.map(entityEmbeddingText),
-    ...graph.relationships.map((r) => relationshipEmbeddingText(r, names)),
-  ];
-  const tokens =
-    texts.reduce((sum, text) => sum + countTokens(text), 0) + reports * config.estimate.reportOutputTokens;
-  const namespaces = [chunks.length, graph.entities.length, graph.relationships.length];
-  const calls =
-    namespaces.reduce((sum, n) => sum + batchedCalls(n, WRITE_BATCH, batch), 0) +
-    batchedCalls(reports, EMBED_BATCH, batch);
-  return { inputs: texts.length + reports, calls, tokens };
+  const count = (texts: string[]) => countTexts(texts, WRITE_BATCH, batch);
+  const entities = count(graph.entities.map(entityEmbeddingText));
+  const reportCount: EmbeddingCount = {
+    inputs: reports,
+    calls: batchedCalls(reports, EMBED_BATCH, batch),
+    tokens: reports * config.estimate.reportOutputTokens,
+  };
+  const rest = [
+    count(chunks.map((c) => c.text)),
+    count(graph.relationships.map((r) => relationshipEmbeddingText(r, names))),
+    reportCount,
+  ].reduce(addEmbeddingCounts);
+  const resolves = graph.entities.length > 0 && resolutionEmbedsEntities(config, config.llm !== undefined);
+  return resolves ? { embed: rest, resolve: entities } : { embed: addEmbeddingCounts(rest, entities) };
 }

@@ -52,7 +52,11 @@ async function configuredChat(
   return new StageRoutedChat(routes, config.llm.model);
 }
 
-async function configuredEmbedder(config: KgragConfig, tuning: RetryTuning): Promise<Embedder> {
+async function configuredEmbedder(
+  config: KgragConfig,
+  tuning: RetryTuning,
+  usage: UsageTracker,
+): Promise<Embedder> {
   if (!config.embedding) {
     if (!config.builtInThread.enabled) return new HashingEmbedder(config.hashingDimension);
     const thread = sharedBuiltInThread(config.builtInThread);
@@ -60,7 +64,7 @@ async function configuredEmbedder(config: KgragConfig, tuning: RetryTuning): Pro
   }
   requireNamedKey(config.embedding, "embedding");
   const { OpenAIEmbedder } = await import("../embedding/openai-embedder.js");
-  return OpenAIEmbedder.create(config.embedding, tuning);
+  return OpenAIEmbedder.create(config.embedding, tuning, usage);
 }
 
 /**
@@ -77,7 +81,8 @@ function requireNamedKey(endpoint: { apiKey?: string; apiKeyEnv?: string }, wher
 
 /**
  * The models a workspace uses: the OpenAI-compatible chat model behind the LLM cache when
- * `config.llm` is set, and the OpenAI-compatible embedder or else the offline hashing one.
+ * `config.llm` is set, and the OpenAI-compatible embedder or else the offline hashing one. Both
+ * report what they send to `usage`.
  */
 export async function createModels(
   config: KgragConfig,
@@ -87,7 +92,7 @@ export async function createModels(
 ): Promise<Models> {
   return {
     chat: await configuredChat(config, cache, usage, tuning),
-    embedder: await configuredEmbedder(config, tuning),
+    embedder: await configuredEmbedder(config, tuning, usage),
   };
 }
 
@@ -113,7 +118,7 @@ export async function fromLangChain(
     ? new CachedChatModel(new LangChainChatModel(models.chat, models.chatOptions), cache, usage)
     : await configuredChat(config, cache, usage, tuning);
   const embedder = models.embeddings
-    ? await LangChainEmbedder.create(models.embeddings, models.embeddingOptions)
-    : await configuredEmbedder(config, tuning);
+    ? await LangChainEmbedder.create(models.embeddings, models.embeddingOptions, usage)
+    : await configuredEmbedder(config, tuning, usage);
   return { chat, embedder };
 }

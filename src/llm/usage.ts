@@ -7,9 +7,21 @@ export interface StageUsage {
   completionTokens: number;
 }
 
+/** Requests sent to the embedding model and their input tokens. */
+export interface EmbeddingUsage {
+  requests: number;
+  tokens: number;
+}
+
+/** Where an embedder reports each request it sent: the UsageTracker, or a test's own. */
+export interface EmbeddingUsageSink {
+  recordEmbedding(requests: number, tokens: number): void;
+}
+
 /** Token usage totalled per pipeline stage, so users see what extraction or reports cost. */
-export class UsageTracker {
+export class UsageTracker implements EmbeddingUsageSink {
   private readonly byStage = new Map<Stage, StageUsage>();
+  private readonly embeddingTotals: EmbeddingUsage = { requests: 0, tokens: 0 };
 
   record(stage: Stage, usage: TokenUsage, cached: boolean): void {
     const entry = this.byStage.get(stage) ?? {
@@ -25,6 +37,16 @@ export class UsageTracker {
       entry.completionTokens += usage.completionTokens;
     }
     this.byStage.set(stage, entry);
+  }
+
+  /** Embedding requests are counted apart from chat calls: they have no stage and no completion. */
+  recordEmbedding(requests: number, tokens: number): void {
+    this.embeddingTotals.requests += requests;
+    this.embeddingTotals.tokens += tokens;
+  }
+
+  embedding(): EmbeddingUsage {
+    return { ...this.embeddingTotals };
   }
 
   stages(): Partial<Record<Stage, StageUsage>> {

@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import pLimit from "p-limit";
+import type { KgragConfig } from "../config.js";
 import { addRules, loadResolution } from "../resolve/apply-rules.js";
 import { borderlineVouching, type CandidatePair, findCandidates } from "../resolve/candidates.js";
 import { mergesFromPairs } from "../resolve/clusters.js";
@@ -41,8 +42,21 @@ export async function resolveEntities(services: KgragServices, signal?: AbortSig
 
 /** Whether index runs resolve entities: `entityResolution` on, or `auto` with a chat model. */
 export function resolutionRuns(services: Pick<KgragServices, "config" | "chat">): boolean {
-  const setting = services.config.entityResolution;
-  return setting === "on" || (setting === "auto" && Boolean(services.chat));
+  return resolutionRunsWith(services.config, Boolean(services.chat));
+}
+
+/** resolutionRuns from the config alone, for a run that would (`withChat`) or would not have a chat model. */
+export function resolutionRunsWith(config: KgragConfig, withChat: boolean): boolean {
+  const setting = config.entityResolution;
+  return setting === "on" || (setting === "auto" && withChat);
+}
+
+/**
+ * Whether resolution embeds the entities before the embed stage does (for its similar pairs):
+ * from scratch, their vectors are then written by the resolve stage instead.
+ */
+export function resolutionEmbedsEntities(config: KgragConfig, withChat: boolean): boolean {
+  return resolutionRunsWith(config, withChat) && config.resolution.similarity.enabled;
 }
 
 async function resolveRound(services: KgragServices, signal?: AbortSignal): Promise<ResolveResult> {

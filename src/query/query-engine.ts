@@ -131,17 +131,18 @@ async function runQuerySteps(
     ...(reranked.warning ? [reranked.warning] : []),
     ...(squeezed ? [budgetTooSmall(options.totalTokens)] : []),
   ];
-  const answer = options.contextOnly
-    ? ""
+  const { text: answer, warnings: answerWarnings } = options.contextOnly
+    ? { text: "", warnings: [] }
     : emptyScope && emptyContext
-      ? NOTHING_IN_SCOPE
+      ? { text: NOTHING_IN_SCOPE, warnings: [] }
       : squeezed
-        ? NO_ROOM_FOR_PASSAGES
+        ? { text: NO_ROOM_FOR_PASSAGES, warnings: [] }
         : await inSpan(SPANS.queryStep("answer"), {}, async (span) => {
-            const text = await answerQuestion(metered, question, built, answerOptions);
-            span.setAttribute("kgrag.answer.chars", text.length);
-            return text;
+            const written = await answerQuestion(metered, question, built, answerOptions);
+            span.setAttribute("kgrag.answer.chars", written.text.length);
+            return written;
           });
+  warnings.push(...answerWarnings);
   tokens.deliverUnstreamed(answer);
   return {
     ...(options.id === undefined ? {} : { id: options.id }),

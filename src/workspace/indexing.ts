@@ -1,11 +1,12 @@
 import { statSync } from "node:fs";
 import { resolve, sep } from "node:path";
 import { z } from "zod";
+import { embeddingCost } from "../embedding/embedding-cost.js";
 import { isEmptySource, setAsideEmpty } from "../ingest/empty-input.js";
 import { loadSources } from "../ingest/loaders.js";
 import type { SkippedSource } from "../ingest/source-types.js";
 import { stillPresent } from "../ingest/still-present.js";
-import type { StageUsage } from "../llm/usage.js";
+import type { EmbeddingUsage, StageUsage } from "../llm/usage.js";
 import { removeDocuments } from "../pipeline/delete-documents.js";
 import { type IndexComponents, runIndexWorkflow } from "../pipeline/index-workflow.js";
 import { IndexInterruptedError, progressOf } from "../pipeline/interrupted.js";
@@ -48,6 +49,12 @@ export interface IndexSummary {
   /** Model calls made by this run (cache hits excluded) and their tokens. */
   llmCalls: number;
   tokens: number;
+  /**
+   * Requests this run sent to the embedding model and their input tokens, as the endpoint counted
+   * them, with their cost at config `embedding.price` (0 without one): what `index --dry-run`
+   * estimates as `embedding`. None with the offline hashing embedder.
+   */
+  embedding: EmbeddingUsage & { cost: number };
   durationMs: number;
   /** Wall time of each pipeline stage of this run (see StageTimings). */
   stages: StageTimings;
@@ -123,6 +130,7 @@ async function indexAll(
 ): Promise<IndexSummary> {
   const started = Date.now();
   const before = services.usage.totals();
+  const embeddedBefore = services.usage.embedding();
   const { withText, empty } = setAsideEmpty(sources);
   const inputIds = new Set([...sources.map((s) => s.id), ...skipped.flatMap((s) => s.docId ?? [])]);
   const missing = await findGoneDocuments(services, inputIds, skipped, roots);
@@ -135,6 +143,7 @@ async function indexAll(
     signal: options.signal,
   });
   const after = services.usage.totals();
+  const embedded = embeddingSince(services, embeddedBefore);
   return {
     documents: run.counts.documents,
     chunks: run.counts.chunks,
@@ -143,6 +152,7 @@ async function indexAll(
     failed: run.counts.failedDocuments,
     llmCalls: after.calls - before.calls,
     tokens: after.promptTokens + after.completionTokens - (before.promptTokens + before.completionTokens),
+    embedding: { ...embedded, cost: embeddingCost(services.config, embedded.tokens) },
     durationMs: Date.now() - started,
     stages: run.stages,
     added: run.added,
@@ -155,6 +165,12 @@ async function indexAll(
     failures: run.failures,
     usage: services.usage.stages(),
   };
+}
+
+/** The embedding requests of this run: the tracker totals the whole process (queries too). */
+function embeddingSince(services: KgragServices, before: EmbeddingUsage): EmbeddingUsage {
+  const now = services.usage.embedding();
+  return { requests: now.requests - before.requests, tokens: now.tokens - before.tokens };
 }
 
 function folderRoots(paths: string[]): string[] {

@@ -865,6 +865,48 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     }
   }, 60_000);
 
+  it("says when the address names a re-clustered community, and names the one that took its members instead", async () => {
+    const items = await page.evaluate<{ id: string; title: string }[]>(
+      `fetch("/api/v1/graph/communities").then((r) => r.json()).then((body) => body.items)`,
+    );
+    const successor = items[0];
+    expect(successor).toBeDefined();
+    const detail = await page.evaluate<{ report?: { title: string } | null }>(
+      `fetch("/api/v1/graph/communities/${successor?.id}").then((r) => r.json())`,
+    );
+    const title = detail.report?.title || successor?.title;
+    // The server answers a retired id with its successor and movedFrom (test/server/api.test.ts);
+    // here one such answer stands in for an index run that re-clustered the communities.
+    const retired = (url: URL) => url.pathname === "/api/v1/graph/communities/c0-retired";
+    await page.route(retired, (route) => route.fulfill({ json: { ...detail, movedFrom: "c0-retired" } }));
+    try {
+      await page.goto(`${server.url}/#/communities?workspace=ws&community=c0-retired`);
+      const notice = page.locator(".community-detail .notice");
+      await notice.waitFor();
+      expect(await notice.textContent()).toBe(
+        `Community c0-retired was re-clustered; showing ${title}, which took its members.`,
+      );
+      expect(new URL(page.url()).hash).toBe(`#/communities?workspace=ws&community=${successor?.id}`);
+      expect(await page.locator("article.report h2").textContent()).toBe(title);
+      const tree = page.getByRole("navigation", { name: "Community hierarchy" });
+      expect(await tree.locator("button.link.active").getAttribute("title")).toBe(
+        successor?.title || successor?.id,
+      );
+      // Picking another community reads it without the notice.
+      const other = items.find((item) => item.id !== successor?.id);
+      await tree
+        .locator("button.link")
+        .filter({ hasText: other?.title || other?.id })
+        .first()
+        .click();
+      await expect.poll(() => new URL(page.url()).hash).toContain(`community=${other?.id}`);
+      await page.locator("article.report h2").waitFor();
+      expect(await notice.count()).toBe(0);
+    } finally {
+      await page.unroute(retired);
+    }
+  }, 60_000);
+
   it("finds an entity from the first letters of its name, and says when nothing matches", async () => {
     await page.getByRole("link", { name: "Graph" }).click();
     const search = page.getByLabel("Search entities");

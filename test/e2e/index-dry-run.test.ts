@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { DryRunReport } from "../../src/estimate/dry-run.js";
 import { createKgrag } from "../../src/kgrag.js";
 import { packagePath } from "../../src/util/paths.js";
+import { countTokens } from "../../src/util/tokens.js";
 import { runMain } from "../support/cli-in-process.js";
 import { plausibleReplies } from "../support/plausible-replies.js";
 import { type ScriptedServer, startScriptedOpenAI } from "../support/scripted-openai-server.js";
@@ -119,5 +120,39 @@ describe("kgrag index --dry-run", () => {
       .filter((r) => r.path === "/v1/embeddings")
       .flatMap((r) => r.body.input as string[]);
     near(dry.embedding.inputs, embedded.length);
+  });
+
+  it("reports a real run's embedding requests, tokens and cost as the dry run estimates them", async () => {
+    const file = join(dir, "embed.config.json");
+    const price = { inputPerMillion: 0.5 };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        workspace: "ws-embed",
+        llm: { baseURL: server.baseURL, model: "scripted", concurrency: 4 },
+        embedding: { baseURL: server.baseURL, model: "scripted-embed", dimension: 64, batchSize: 16, price },
+        chunking: { size: 300, overlap: 30 },
+        community: { enabled: false },
+      }),
+    );
+    const run = await runMain(["index", ...CORPUS, "--json"], { KGRAG_CONFIG: file });
+    expect(run.code).toBe(0);
+    const sent = server.requests.filter((r) => r.path === "/v1/embeddings");
+    const tokens = sent.flatMap((r) => r.body.input as string[]).reduce((sum, t) => sum + countTokens(t), 0);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(JSON.parse(run.stdout).embedding).toEqual({
+      requests: sent.length,
+      tokens,
+      cost: (tokens * price.inputPerMillion) / 1e6,
+    });
+
+    const extra = join(dir, "extra.md");
+    writeFileSync(
+      extra,
+      "Ada Lovelace wrote the first program for the Analytical Engine of Charles Babbage.",
+    );
+    const human = await runMain(["index", extra], { KGRAG_CONFIG: file });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^Embedding requests: [1-9]\d* \(\d+ tokens, \$0\.\d{4}\)\.$/m);
   });
 });

@@ -136,6 +136,62 @@ describe("ExtractiveReportWriter on Chinese text", () => {
   });
 });
 
+describe("ExtractiveReportWriter and sentences opening with a pronoun", () => {
+  function contextOf(relationships: ReturnType<typeof relationship>[], keys: string[]) {
+    return buildReportContext({
+      community: { id: "c0-p", level: 0, entityKeys: keys },
+      index: new GraphIndex(
+        keys.map((key) => entity(key)),
+        relationships,
+      ),
+      childReports: [],
+      budget: 4000,
+    });
+  }
+
+  it("quotes a sentence naming the entity instead of one opening with a pronoun", async () => {
+    const description = [
+      "He founded the mill in 1843.",
+      "It was the largest in the county.",
+      "Gideon Vale built the mill at Ashford with his brother.",
+    ].join("<SEP>");
+    const report = await new ExtractiveReportWriter().write(
+      contextOf(
+        [relationship("gideon vale", "ashford mill", 5, description)],
+        ["gideon vale", "ashford mill"],
+      ),
+    );
+    expect(report.summary).toContain("Gideon Vale built the mill at Ashford with his brother. [R:1]");
+    expect(report.summary).not.toMatch(/He founded|It was/);
+    expect(report.findings[0]?.explanation).toBe(
+      "Gideon Vale built the mill at Ashford with his brother. [R:1]",
+    );
+  });
+
+  it("keeps a pronoun's sentence that follows the name it refers to, and one with nothing else to quote", async () => {
+    const follows = "Gideon Vale owned the mill. He sold it in 1860.";
+    const alone = "She wrote to him every week.";
+    const report = await new ExtractiveReportWriter().write(
+      contextOf(
+        [relationship("gideon vale", "mill", 5, follows), relationship("ada", "gideon vale", 3, alone)],
+        ["gideon vale", "mill", "ada"],
+      ),
+    );
+    expect(report.findings.map((f) => f.explanation)).toEqual([`${follows} [R:1]`, `${alone} [R:2]`]);
+    expect(report.summary).toContain(`${alone} [R:2]`);
+  });
+
+  it("does the same in Chinese: 他/它 sentences give way to one naming the entity", async () => {
+    const description = ["他于2015年创立了公司。", "它总部位于杭州。王小明创立了青岚科技。"].join("<SEP>");
+    const report = await new ExtractiveReportWriter().write(
+      contextOf([relationship("王小明", "青岚科技", 5, description)], ["王小明", "青岚科技"]),
+    );
+    expect(report.summary).toContain("王小明创立了青岚科技。 [R:1]");
+    expect(report.summary).not.toMatch(/他于|它总部/);
+    expect(report.findings[0]?.explanation).toBe("王小明创立了青岚科技。 [R:1]");
+  });
+});
+
 describe("LlmReportWriter", () => {
   it("asks stage 'report' for the JSON schema and repairs a sloppy reply", async () => {
     const chat = new ScriptedChat(() => goodReply);

@@ -2,6 +2,8 @@ import { FakeEmbeddings, SyntheticEmbeddings } from "@langchain/core/utils/testi
 import { describe, expect, it } from "vitest";
 import { EmbeddingDimensionError } from "../../src/embedding/dimension-error.js";
 import { LangChainEmbedder } from "../../src/embedding/langchain-embedder.js";
+import { UsageTracker } from "../../src/llm/usage.js";
+import { countTokens } from "../../src/util/tokens.js";
 
 describe("LangChainEmbedder", () => {
   it("probes the dimension and embeds documents", async () => {
@@ -26,5 +28,18 @@ describe("LangChainEmbedder", () => {
   it("fails clearly when vectors do not match the dimension", async () => {
     const embedder = await LangChainEmbedder.create(new FakeEmbeddings(), { dimension: 8 });
     await expect(embedder.embed(["x"])).rejects.toBeInstanceOf(EmbeddingDimensionError);
+  });
+
+  it("reports its requests, by the object's batchSize, and their tokens to the usage tracker", async () => {
+    const usage = new UsageTracker();
+    const batched = Object.assign(new FakeEmbeddings(), { batchSize: 2 });
+    const embedder = await LangChainEmbedder.create(batched, { dimension: 4 }, usage);
+    const texts = ["alpha beta", "gamma", "delta epsilon zeta"];
+    await embedder.embed(texts);
+    const tokens = texts.reduce((sum, t) => sum + countTokens(t), 0);
+    expect(usage.embedding()).toEqual({ requests: 2, tokens });
+    const unbatched = await LangChainEmbedder.create(new FakeEmbeddings(), { dimension: 4 }, usage);
+    await unbatched.embed(texts);
+    expect(usage.embedding()).toEqual({ requests: 3, tokens: 2 * tokens });
   });
 });

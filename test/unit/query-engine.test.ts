@@ -155,6 +155,35 @@ describe("runQuery result", () => {
     expect(deltas.join("")).toBe("She lives in Greenwich Village [2].");
   });
 
+  it("warns of citations to sources the answer was not given, streamed or not, and removes them", async () => {
+    const chat = new StageChat({
+      keywords: () => MULTI_HOP_KEYWORDS,
+      answer: () => "She lives in Greenwich Village [2, 42]. It is in Manhattan [C:c9-9] [57].",
+    });
+    fixture = await buildFixture(MULTI_HOP, { chat });
+    const deltas: string[] = [];
+    const streamed = await runQuery(fixture.services, QUESTION, {
+      mode: "naive",
+      onToken: (d) => deltas.push(d),
+    });
+    const whole = await runQuery(fixture.services, QUESTION, { mode: "naive" });
+    const expected = [
+      "the answer cited [42], [57], which are not among the sources; removed",
+      "the answer cited [C:c9-9], a community report that is not among the sources; removed",
+    ];
+    for (const result of [streamed, whole]) {
+      expect(result.answer).toBe("She lives in Greenwich Village [2]. It is in Manhattan.");
+      expect(result.warnings).toEqual(expected);
+    }
+    expect(deltas.join("")).toBe(streamed.answer);
+  });
+
+  it("adds no warning when every citation is among the sources", async () => {
+    fixture = await buildFixture(MULTI_HOP, { chat: scriptedChat() });
+    const result = await runQuery(fixture.services, QUESTION, { mode: "naive" });
+    expect(result.warnings).toBeUndefined();
+  });
+
   it("hands an answer written at once to onToken as one token, after onContext: offline, or nothing found", async () => {
     fixture = await buildFixture(MULTI_HOP, { chat: null });
     const heard: string[] = [];

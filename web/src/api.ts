@@ -260,6 +260,8 @@ export const CommunityDetailSchema = z.object({
   members: z.array(z.string()).default([]),
   /** What each citation id of the report ("E:3", "R:7", "C:c1-ab12") stands for. */
   citations: z.record(z.string(), ReportCitationSchema).default({}),
+  /** The id asked for, when it was retired by a re-clustering and this community took its members. */
+  movedFrom: z.string().optional(),
 });
 export type CommunityDetail = z.infer<typeof CommunityDetailSchema>;
 

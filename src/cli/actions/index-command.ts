@@ -7,6 +7,7 @@ import type { IndexSummary } from "../../workspace/indexing.js";
 import type { IndexFlags } from "../commands/index-command.js";
 import { INTERRUPTED_EXIT_CODE, runStoppable } from "../interrupt.js";
 import { type OpenKgrag, undoCreatedWorkspace, workspaceToCreate } from "../open.js";
+import { money } from "../output.js";
 import { printJson } from "../print-json.js";
 import { USAGE_EXIT_CODE, UsageError } from "../usage-error.js";
 
@@ -141,6 +142,7 @@ function jsonSummary(s: IndexSummary) {
     failed: s.failed,
     llmCalls: s.llmCalls,
     tokens: s.tokens,
+    embedding: s.embedding,
     durationMs: s.durationMs,
     stagesMs: s.stages,
     added: s.added.length,
@@ -169,6 +171,12 @@ function resumedPart(s: IndexSummary): string {
   return s.resumed.length > 0 ? `${s.resumed.length} resumed, ` : "";
 }
 
+/** As the dry run's embedding row: requests, tokens and, at a configured price, the cost. */
+function embeddingLine(e: IndexSummary["embedding"]): string {
+  const cost = e.cost > 0 ? `, ${money(e.cost)}` : "";
+  return `Embedding requests: ${e.requests} (${e.tokens} tokens${cost}).`;
+}
+
 function humanSummary(s: IndexSummary): string {
   const lines = [
     `Indexed in ${(s.durationMs / 1000).toFixed(1)} s: ${s.added.length} new, ${s.updated.length} updated, ` +
@@ -176,6 +184,7 @@ function humanSummary(s: IndexSummary): string {
       `${s.skipped.length} input(s) skipped.`,
     `Workspace: ${s.documents} documents, ${s.chunks} chunks, ${s.entities} entities, ${s.relationships} relationships.`,
     `LLM calls: ${s.llmCalls} (${s.tokens} tokens).`,
+    embeddingLine(s.embedding),
   ];
   for (const m of s.missing)
     lines.push(`file gone: ${m.path} (document ${m.docId}); run with --prune to remove it`);

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { loadConfig } from "../../config.js";
-import { type DryRunReport, dryRunIndex } from "../../estimate/dry-run.js";
+import { type DryRunReport, dryRunIndex, type EmbeddingEstimate } from "../../estimate/dry-run.js";
 import { usePromptOverrides } from "../../llm/prompts.js";
 import type { IndexFlags } from "../commands/index-command.js";
-import { formatTable } from "../output.js";
+import { formatTable, money } from "../output.js";
 import { printJson } from "../print-json.js";
 import { UsageError } from "../usage-error.js";
 
@@ -26,7 +26,15 @@ export async function indexDryRunAction(paths: string[], opts: IndexFlags): Prom
   else process.stdout.write(humanReport(report));
 }
 
-const money = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`;
+/** One embedding row, or one per stage when entity resolution embeds the entities first. */
+function embeddingRows(e: DryRunReport["embedding"]): (string | number)[][] {
+  const model = e.model ?? "hashing";
+  const row = (label: string, s: EmbeddingEstimate) => [label, model, s.calls, s.tokens, 0, money(s.cost)];
+  const { embed, resolve } = e.stages;
+  return resolve
+    ? [row("embedding (resolve)", resolve), row("embedding (embed)", embed)]
+    : [row("embedding", e)];
+}
 
 function humanReport(r: DryRunReport): string {
   const rows = Object.entries(r.stages).map(([stage, s]) => [
@@ -37,14 +45,7 @@ function humanReport(r: DryRunReport): string {
     s?.outputTokens ?? 0,
     money(s?.cost ?? 0),
   ]);
-  rows.push([
-    "embedding",
-    r.embedding.model ?? "hashing",
-    r.embedding.calls,
-    r.embedding.tokens,
-    0,
-    money(r.embedding.cost),
-  ]);
+  rows.push(...embeddingRows(r.embedding));
   rows.push(["total", "", r.totals.calls, r.totals.inputTokens, r.totals.outputTokens, money(r.totals.cost)]);
   const lines = [
     `Dry run: ${r.documents} document(s), ${r.chunks} chunk(s) (${r.chunkTokens} tokens), ${r.skipped.length} input(s) skipped.`,

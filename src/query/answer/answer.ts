@@ -1,4 +1,4 @@
-import { readableCitations } from "../../community/citations.js";
+import { type CleanedCitations, cleanCitations } from "../../community/citations.js";
 import { questionWords, sharesAWord } from "../../community/shared-words.js";
 import type { ExtractiveAnswerConfig } from "../../config.js";
 import type { ChatMessage } from "../../llm/chat-model.js";
@@ -19,6 +19,12 @@ export interface AnswerOptions {
 
 export const NOTHING_FOUND = "Nothing in the indexed documents matches this question.";
 
+export interface Answer {
+  text: string;
+  /** What the reader should know about the answer, e.g. citations removed from it (the result's `warnings`). */
+  warnings: string[];
+}
+
 /**
  * The answer: from the LLM (stage "answer") with [n] citations when one is configured, else the
  * offline extractive answer. Without any passage there is nothing to cite, so no model is asked.
@@ -28,11 +34,14 @@ export async function answerQuestion(
   question: string,
   built: BuiltContext,
   options: AnswerOptions,
-): Promise<string> {
-  if (built.context.chunks.length === 0 && built.context.communities.length === 0) return NOTHING_FOUND;
-  if (!services.chat) return offlineAnswer(question, built, services.config.query.extractive);
+): Promise<Answer> {
+  if (built.context.chunks.length === 0 && built.context.communities.length === 0)
+    return { text: NOTHING_FOUND, warnings: [] };
+  if (!services.chat)
+    return { text: offlineAnswer(question, built, services.config.query.extractive), warnings: [] };
   // The model may copy a report's own [E:n]/[R:n], or cite a report or a passage number the
-  // context does not hold: both the streamed and the returned answer are cleaned of them.
+  // context does not hold: both the streamed and the returned answer are cleaned of them, and the
+  // warnings, read from the whole reply, name the sources it cited that it was not given.
   const shown = new Set(built.context.communities.map((c) => c.id));
   const passages = new Set(built.references.map((r) => r.n));
   const stream = options.onToken ? citationFilter(options.onToken, shown, passages) : undefined;
@@ -42,7 +51,25 @@ export async function answerQuestion(
     onToken: stream ? (delta) => stream.push(delta) : undefined,
   });
   stream?.end();
-  return readableCitations(reply.text, shown, passages).trim();
+  const cleaned = cleanCitations(reply.text, shown, passages);
+  return { text: cleaned.text.trim(), warnings: removedCitationWarnings(cleaned) };
+}
+
+/** One warning per kind of source cited that the answer was not given: the reader sees a citation went. */
+function removedCitationWarnings(cleaned: CleanedCitations): string[] {
+  const warnings: string[] = [];
+  const { unknownPassages, unknownReports } = cleaned;
+  if (unknownPassages.length > 0) {
+    const cited = unknownPassages.map((n) => `[${n}]`).join(", ");
+    const which = unknownPassages.length === 1 ? "which is" : "which are";
+    warnings.push(`the answer cited ${cited}, ${which} not among the sources; removed`);
+  }
+  if (unknownReports.length > 0) {
+    const cited = unknownReports.map((id) => `[C:${id}]`).join(", ");
+    const which = unknownReports.length === 1 ? "a community report that is" : "community reports that are";
+    warnings.push(`the answer cited ${cited}, ${which} not among the sources; removed`);
+  }
+  return warnings;
 }
 
 /**

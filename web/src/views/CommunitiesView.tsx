@@ -6,6 +6,7 @@ import { errorText } from "../components/errors";
 import { ReportText } from "../components/ReportText";
 import type { GraphEdgeData, GraphNodeData } from "../graph/types";
 import { lazyComponent } from "../lazy";
+import { replaceRoute, routeHash } from "../route";
 
 const GraphCanvas = lazyComponent(() => import("../graph/GraphCanvas"));
 
@@ -36,10 +37,17 @@ interface MembersGraph {
 
 const NO_GRAPH: MembersGraph = { nodes: [], edges: [] };
 
+/** A retired community id the address named, and the community answered for it. */
+interface Moved {
+  from: string;
+  to: string;
+}
+
 /**
  * Communities: the hierarchy as a tree, the selected community's report and its members on the
  * graph. The selection is in the route (`#/communities?community=<id>`), so a [C:id] citation can
- * open a report and the back button returns to the one read before.
+ * open a report and the back button returns to the one read before. An address naming a community
+ * retired by a later index run shows the one that took its members, says so, and names it instead.
  */
 export function CommunitiesView({ selected }: { selected?: string }) {
   const { navigate } = useApp();
@@ -48,6 +56,7 @@ export function CommunitiesView({ selected }: { selected?: string }) {
   const [graph, setGraph] = useState<MembersGraph>(NO_GRAPH);
   const [failure, setFailure] = useState<string>();
   const [detailFailure, setDetailFailure] = useState<string>();
+  const [moved, setMoved] = useState<Moved>();
   const tree = useMemo(() => buildTree(items), [items]);
 
   useEffect(() => {
@@ -63,6 +72,8 @@ export function CommunitiesView({ selected }: { selected?: string }) {
     setDetail(undefined);
     setGraph(NO_GRAPH);
     setDetailFailure(undefined);
+    // The notice stays for the community the retired id led to, and goes with the next pick.
+    setMoved((before) => (before?.to === selected ? before : undefined));
     if (!selected) return;
     const request = new AbortController();
     const { signal } = request;
@@ -70,6 +81,12 @@ export function CommunitiesView({ selected }: { selected?: string }) {
       .community(selected, signal)
       .then(async (found) => {
         if (signal.aborted) return;
+        if (found.movedFrom !== undefined) {
+          // The address names what is shown, so a reload or a shared link asks for it directly.
+          setMoved({ from: found.movedFrom, to: found.community.id });
+          replaceRoute(routeHash("communities", { community: found.community.id }));
+          return;
+        }
         setDetail(found);
         const drawn = await membersGraph(found.members.slice(0, MEMBERS_ON_GRAPH), signal);
         if (!signal.aborted) setGraph(drawn);
@@ -98,6 +115,12 @@ export function CommunitiesView({ selected }: { selected?: string }) {
         {detailFailure && <p class="error">{detailFailure}</p>}
         {!detail && !detailFailure && (
           <p class="muted">{selected ? "Loading the report…" : "Pick a community to read its report."}</p>
+        )}
+        {detail && moved?.to === detail.community.id && (
+          <p class="notice" role="status">
+            Community {moved.from} was re-clustered; showing{" "}
+            {detail.report?.title || detail.community.title || detail.community.id}, which took its members.
+          </p>
         )}
         {detail && (
           <CommunityReport detail={detail}>
