@@ -12,7 +12,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fast
 import { packagePath } from "../util/paths.js";
 import { findKey, presentedKey, requireApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";
-import { allowedOrigin } from "./cors.js";
+import { allowedOrigin, corsOptions } from "./cors.js";
 import { ApiError, errorBody, handleError, ollamaErrorBody, unsupportedMediaType } from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
 import { cypherRoutes } from "./routes/cypher.js";
@@ -116,7 +116,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send(noRouteBody(request.method, request.url.split("?")[0] ?? "/"));
   });
-  if (config.corsOrigins.length > 0) await app.register(cors, { origin: config.corsOrigins });
+  if (config.corsOrigins.length > 0) await app.register(cors, corsOptions(config.corsOrigins));
   app.addHook("onRequest", requireApiKey(config.apiKeys));
   await app.register(rateLimit, {
     max: config.rateLimitPerMinute,
