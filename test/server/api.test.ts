@@ -252,6 +252,13 @@ describe("kgrag serve: graph", () => {
     expect((byText.items as { name: string }[]).map((i) => i.name)).toContain("Lumen Robotics");
     const byPrefix = await json(await get("/api/v1/graph/entities?prefix=mara"));
     expect((byPrefix.items as { name: string }[]).map((i) => i.name)).toContain("Mara Okafor");
+    // Both at once is refused, not answered by the full text alone as if the prefix were not there.
+    const both = await get("/api/v1/graph/entities?q=robots&prefix=mara");
+    expect(both.status).toBe(400);
+    expect((await json(both)).error).toEqual({
+      code: "bad_request",
+      message: "Invalid querystring: prefix: give q (full text) or prefix (start of a name), not both",
+    });
     const popular = (await json(await get("/api/v1/graph/entities/popular?limit=3"))).items as {
       degree: number;
     }[];
