@@ -4,8 +4,12 @@ import type { ContextCommunity, QueryResult, Reference } from "./result.js";
 
 /** One source line: where [n] points, down to the character span. */
 export function referenceLine(ref: Reference): string {
-  const pages = ref.page === undefined ? "" : `, page ${ref.page}${ref.pageEnd ? `-${ref.pageEnd}` : ""}`;
-  return `[${ref.n}] ${ref.title} (document ${ref.docId}${pages}, chunk ${ref.chunkId}, chars ${ref.start}-${ref.end})`;
+  return `[${ref.n}] ${ref.title} (document ${ref.docId}${pagesPart(ref)}, chunk ${ref.chunkId}, chars ${ref.start}-${ref.end})`;
+}
+
+/** `, page 3` or `, page 3-4` for a passage of a PDF, else nothing. */
+export function pagesPart(ref: Pick<Reference, "page" | "pageEnd">): string {
+  return ref.page === undefined ? "" : `, page ${ref.page}${ref.pageEnd ? `-${ref.pageEnd}` : ""}`;
 }
 
 /** One community source line: where [C:<id>] points. */

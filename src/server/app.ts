@@ -12,7 +12,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fast
 import { packagePath } from "../util/paths.js";
 import { findKey, presentedKey, requireApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";
-import { allowedOrigin } from "./cors.js";
+import { allowedOrigin, corsOptions } from "./cors.js";
 import { ApiError, errorBody, handleError, ollamaErrorBody, unsupportedMediaType } from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
 import { cypherRoutes } from "./routes/cypher.js";
@@ -116,7 +116,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send(noRouteBody(request.method, request.url.split("?")[0] ?? "/"));
   });
-  if (config.corsOrigins.length > 0) await app.register(cors, { origin: config.corsOrigins });
+  if (config.corsOrigins.length > 0) await app.register(cors, corsOptions(config.corsOrigins));
   app.addHook("onRequest", requireApiKey(config.apiKeys));
   await app.register(rateLimit, {
     max: config.rateLimitPerMinute,
@@ -230,7 +230,13 @@ function noRouteBody(method: string, path: string) {
   return isOllamaPath(path) ? ollamaErrorBody(message) : errorBody("not_found", message);
 }
 
-/** The built web app at `/`, when it was built; unknown non-API paths fall back to its index.html. */
+/**
+ * The built web app at `/`, when it was built; unknown non-API paths fall back to its index.html.
+ * A file path (`/assets/index-<hash>.js`) is looked up when asked for, not only among the files
+ * there at start: after a rebuild beside a running server, index.html names new assets, which
+ * the fallback answered with index.html itself (a blank app: HTML is no module script); a
+ * file that is not there is a 404.
+ */
 async function serveWebApp(app: FastifyInstance, dir: string): Promise<void> {
   if (!existsSync(join(dir, "index.html"))) return;
   await app.register(fastifyStatic, { root: dir, prefix: "/", wildcard: false });
@@ -240,6 +246,12 @@ async function serveWebApp(app: FastifyInstance, dir: string): Promise<void> {
       void reply.status(404).send(noRouteBody(request.method, path));
       return;
     }
-    void reply.sendFile("index.html");
+    // send (under sendFile) decodes the path and refuses one that climbs out of the folder.
+    void reply.sendFile(isFilePath(path) ? path.slice(1) : "index.html");
   });
+}
+
+/** A path that names a file (`/assets/x.js`, `/favicon.ico`) rather than an app route (`/graph`). */
+function isFilePath(path: string): boolean {
+  return /\.[A-Za-z0-9]+$/.test(path);
 }

@@ -7,3 +7,20 @@ export function allowedOrigin(origin: string | undefined, allowList: readonly st
   if (allowList.includes("*")) return "*";
   return origin !== undefined && allowList.includes(origin) ? origin : undefined;
 }
+
+/**
+ * @fastify/cors's options for the allow-list. Its preflight allows GET, HEAD and POST only by
+ * default, so a page of an allowed origin could not delete a document, an entity or a
+ * relationship; and a page reads only the headers it is told it may (the query cache's).
+ */
+export function corsOptions(allowList: readonly string[]): {
+  origin: string[];
+  methods: string[];
+  exposedHeaders: string[];
+} {
+  return {
+    origin: [...allowList],
+    methods: ["GET", "HEAD", "POST", "DELETE"],
+    exposedHeaders: ["x-kgrag-cache"],
+  };
+}

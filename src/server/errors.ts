@@ -1,11 +1,11 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { suggestQueryOption } from "../query/options.js";
 import { CurationInputError, UnknownEntityError } from "../resolve/curation.js";
 import { Neo4jWorkspaceBusyError } from "../storage/neo4j/busy-error.js";
 import { WorkspaceBusyError } from "../workspace/lock.js";
 import { isCallerError } from "./caller-errors.js";
 import { JobRunningError } from "./jobs/job-queue.js";
+import { queryBodyFieldNote } from "./queries/query-body.js";
 
 /** An error the API reports as is: `{error: {code, message}}` with its status. */
 export class ApiError extends Error {
@@ -67,14 +67,15 @@ function writeError(error: unknown): ApiError | undefined {
   return busy ? new ApiError(409, "workspace_busy", message) : undefined;
 }
 
-/** `Unrecognized key: "filter"` -> `... "filter" (did you mean "metadata"?)`, as the library says it. */
+/**
+ * `Unrecognized key: "filter"` -> `... "filter" (did you mean "metadata"?)`, among the body's own
+ * fields (question and timeoutMs included, the library's callbacks not: they are the server's).
+ */
 function withSuggestions(message: string): string {
   if (!/^Unrecognized keys?:/.test(message)) return message;
   return message.replace(/"([^"]+)"/g, (quoted, name: string) => {
-    const meant = suggestQueryOption(name);
-    // Over HTTP a stream is a route of its own, not an option.
-    if (meant === "onToken") return `${quoted} (to stream, POST /api/v1/query/stream)`;
-    return meant ? `${quoted} (did you mean "${meant}"?)` : quoted;
+    const note = queryBodyFieldNote(name);
+    return note ? `${quoted} (${note})` : quoted;
   });
 }
 

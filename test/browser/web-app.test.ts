@@ -400,6 +400,12 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(listed.length).toBeLessThan(Number(/\((\d+)\)/.exec(passagesTab)?.[1]));
     expect(await page.locator(".answer-panel .sources-heading").textContent()).toBe("Sources");
     await shot("citation");
+    // The passages tab (shown first, under the dialog) names each passage by its document's title,
+    // as the sources do, not by its id alone.
+    const titles = await page.locator(".answer-panel .sources ol.references li button").allTextContents();
+    const labels = await page.locator(".answer-panel ol.context .passage-source strong").allTextContents();
+    expect(labels.length).toBe(Number(/\((\d+)\)/.exec(passagesTab)?.[1]));
+    for (const title of titles) expect(labels).toContain(title);
     // Focus is in the (modal) dialog and Tab keeps it there; closing gives it back to the citation.
     const focusInDialog = () =>
       page.evaluate<boolean>(
@@ -708,6 +714,22 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await panel.getByRole("heading", { name: `${current} (renamed)`, exact: true, level: 2 }).waitFor();
     await shot("graph-curation");
   }, 120_000);
+
+  it("shows an entity reached by an alias or in another case under its own name, its relationships by their other end", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    const current = (await panel.locator("h2").textContent()) ?? "";
+    const alias = current.replace(/ \(renamed\)$/, "");
+    expect(alias).not.toBe(current);
+    for (const asked of [alias, current.toLowerCase()]) {
+      await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent(asked)}`);
+      await panel.getByRole("heading", { name: current, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+      await panel.locator(".relationships li").first().waitFor({ timeout: 30_000 });
+      const others = await panel.locator(".relationships li button.link").allTextContents();
+      expect(others.length).toBeGreaterThan(0);
+      // The entity itself is no relationship's other end (it was, for every relationship it starts).
+      expect(others).not.toContain(current);
+    }
+  }, 90_000);
 
   it("shows the community tree, a report and its members on the graph", async () => {
     await page.getByRole("link", { name: "Communities" }).click();

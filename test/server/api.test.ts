@@ -126,6 +126,19 @@ describe("kgrag serve: query", () => {
     expect(((await json(stream)).error as { message: string }).message).toMatch(
       /"stream" \(to stream, POST \/api\/v1\/query\/stream\)/,
     );
+    // The body's own fields are suggested too, and a library callback is never: it is no field.
+    const messageOf = async (body: object) =>
+      ((await json(await post("/api/v1/query", body))).error as { message: string }).message;
+    expect(await messageOf({ question: "x", timeoutms: 5 })).toMatch(
+      /"timeoutms" \(did you mean "timeoutMs"\?\)/,
+    );
+    expect(await messageOf({ query: "x" })).toMatch(/"query" \(did you mean "question"\?\)/);
+    const signal = await messageOf({ question: "x", signal: 1 });
+    expect(signal).not.toMatch(/did you mean/);
+    expect(signal).toMatch(/"signal" \(a query stops when its request closes or after timeoutMs\)/);
+    expect(await messageOf({ question: "x", onContext: 1 })).toMatch(
+      /"onContext" \(the context comes first in POST \/api\/v1\/query\/stream\)/,
+    );
     // A question longer than the config allows is refused before any work is done on it.
     const long = await post("/api/v1/query", { question: `Who founded ${"Lumen ".repeat(2000)}?` });
     expect(long.status).toBe(400);
@@ -239,6 +252,13 @@ describe("kgrag serve: graph", () => {
     expect((byText.items as { name: string }[]).map((i) => i.name)).toContain("Lumen Robotics");
     const byPrefix = await json(await get("/api/v1/graph/entities?prefix=mara"));
     expect((byPrefix.items as { name: string }[]).map((i) => i.name)).toContain("Mara Okafor");
+    // Both at once is refused, not answered by the full text alone as if the prefix were not there.
+    const both = await get("/api/v1/graph/entities?q=robots&prefix=mara");
+    expect(both.status).toBe(400);
+    expect((await json(both)).error).toEqual({
+      code: "bad_request",
+      message: "Invalid querystring: prefix: give q (full text) or prefix (start of a name), not both",
+    });
     const popular = (await json(await get("/api/v1/graph/entities/popular?limit=3"))).items as {
       degree: number;
     }[];

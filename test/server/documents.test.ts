@@ -421,6 +421,23 @@ describe("kgrag serve: documents and jobs", () => {
     expect(left.filter((name) => /other|first|second/.test(name))).toEqual([]);
   });
 
+  it("refuses a name sent twice in one upload (the first file would be lost), keeping nothing", async () => {
+    const jobsBefore = ((await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[]).length;
+    const response = await upload([
+      { name: "twice.txt", text: "Orrin Vale charted the north shore." },
+      { name: "twice.txt", text: "Talv Mirel sailed to Pellwick." },
+    ]);
+    expect(response.status).toBe(400);
+    expect((await json(response)).error).toEqual({
+      code: "bad_file_name",
+      message: expect.stringMatching(/^File name "twice.txt" is sent twice in this upload/),
+    });
+    expect(((await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[]).length).toBe(jobsBefore);
+    const folder = running.server.context.registry.all[0]!.uploadFolder;
+    const left = existsSync(folder) ? readdirSync(folder) : [];
+    expect(left.filter((name) => name.startsWith("twice"))).toEqual([]);
+  });
+
   it("refuses uploads past the size and count limits, keeping nothing of them", async () => {
     const before = (await json(await fetch(`${running.url}/api/v1/jobs`))).items as Job[];
     const big = await upload([{ name: "big.txt", text: "x".repeat(10_000) }]);

@@ -50,6 +50,25 @@ describe("kgrag serve: what it is given", () => {
     );
   });
 
+  it("names the pages of a cited PDF passage in an Ollama answer's Sources, as the CLI does", () => {
+    const result: QueryResult = {
+      mode: "naive",
+      answer: "Mara Quell surveyed Carrow Bay [1] and founded Lumora Optics [2].",
+      keywords: { high: [], low: [] },
+      context: { entities: [], relationships: [], chunks: [], communities: [] },
+      references: [
+        { n: 1, docId: "brief", title: "brief.pdf", chunkId: "k1", start: 0, end: 10, page: 1, pageEnd: 2 },
+        { n: 2, docId: "memo", title: "memo.pdf", chunkId: "k2", start: 0, end: 10, page: 3 },
+      ],
+      usage: { llmCalls: 0, promptTokens: 0, completionTokens: 0 },
+      timings: { retrievalMs: 1, totalMs: 1 },
+    };
+    expect(answerWithSources(result)).toBe(
+      `${result.answer}\n\nSources:\n[1] brief.pdf (brief, page 1-2, passage k1)\n` +
+        "[2] memo.pdf (memo, page 3, passage k2)",
+    );
+  });
+
   it("reads an Ollama message's mode prefix, alone or before a question", () => {
     expect(modeAndQuestion("/local  Who founded Lumen?")).toEqual({
       mode: "local",

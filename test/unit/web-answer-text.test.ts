@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { answerPieces, answerSources } from "../../web/src/components/citations.js";
+import { answerPieces, answerSources, referenceLabel } from "../../web/src/components/citations.js";
 import { highlightPieces } from "../../web/src/components/highlight.js";
 
 describe("web app: answer citations", () => {
@@ -79,5 +79,11 @@ describe("web app: the sources under an answer", () => {
     // Still streaming: the citations may come yet.
     expect(answerSources("Founded in", refs, false)).toBeUndefined();
     expect(answerSources("Nothing matches.", [], true)).toBeUndefined();
+  });
+
+  it("names a reference by its document's title, with a PDF passage's pages", () => {
+    expect(referenceLabel({ title: "Lumora Optics" })).toBe("Lumora Optics");
+    expect(referenceLabel({ title: "brief.pdf", page: 3 })).toBe("brief.pdf, page 3");
+    expect(referenceLabel({ title: "brief.pdf", page: 1, pageEnd: 2 })).toBe("brief.pdf, pages 1-2");
   });
 });

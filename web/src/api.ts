@@ -113,6 +113,9 @@ export const ReferenceSchema = z.looseObject({
   chunkId: z.string(),
   start: z.number().optional(),
   end: z.number().optional(),
+  /** A PDF passage's page, and the page it ends on when it runs onto the next. */
+  page: z.number().optional(),
+  pageEnd: z.number().optional(),
 });
 export type Reference = z.infer<typeof ReferenceSchema>;
 

@@ -230,6 +230,7 @@ async function saveUploads(
     for await (const part of parts) {
       mustBeUploadField(part);
       const final = uploadPath(workspace.uploadFolder, part.filename);
+      mustBeNew(part, final, written);
       const temp = `${final}.${process.pid}.${Date.now()}.part`;
       written.push({ temp, final });
       await pipeline(part.file, createWriteStream(temp));
@@ -243,7 +244,20 @@ async function saveUploads(
   // Renamed at once, and the caller queues their job with no pause in between: a job that ends
   // meanwhile and removes unused uploads (JobQueue.removeUploads) sees the new job queued.
   for (const w of written) renameSync(w.temp, w.final);
-  return [...new Set(written.map((w) => w.final))];
+  return written.map((w) => w.final);
+}
+
+/**
+ * A name sent twice in one upload is refused: both parts would be stored at one path, the last
+ * silently replacing the first (the web app leaves such a file out, saying why).
+ */
+function mustBeNew(part: UploadPart, final: string, written: readonly { final: string }[]): void {
+  if (!written.some((w) => w.final === final)) return;
+  part.file.resume();
+  throw badRequest(
+    `File name ${JSON.stringify(part.filename)} is sent twice in this upload; a name is one document, so send each name once`,
+    "bad_file_name",
+  );
 }
 
 /**

@@ -28,12 +28,18 @@ export async function graphRoutes(app: FastifyInstance, ctx: ServerContext): Pro
         tags: ["graph"],
         summary: "Entities by full text (q) or name prefix; the most connected without either",
         description: READABLE_DESCRIPTIONS,
-        querystring: z.object({
-          q: z.string().optional(),
-          prefix: z.string().optional(),
-          limit: limit(20),
-          workspace,
-        }),
+        // Two searches in one request are refused rather than one of them silently dropped.
+        querystring: z
+          .object({
+            q: z.string().optional(),
+            prefix: z.string().optional(),
+            limit: limit(20),
+            workspace,
+          })
+          .refine((query) => !(query.q?.trim() && query.prefix?.trim()), {
+            path: ["prefix"],
+            message: "give q (full text) or prefix (start of a name), not both",
+          }),
       },
     },
     async (request) => ({ items: await reads(request).search(request.query) }),

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { HistoryMessage } from "../../query/options.js";
 import { QUERY_MODES, type QueryMode } from "../../query/options.js";
 import type { QueryResult } from "../../query/result.js";
-import { citedSources, communitySourceLine } from "../../query/result-text.js";
+import { citedSources, communitySourceLine, pagesPart } from "../../query/result-text.js";
 import type { ServerContext } from "../context.js";
 import { badRequest, handleOllamaError, ollamaErrorBody, streamFailure } from "../errors.js";
 import { clientGoneSignal } from "../queries/query-limits.js";
@@ -113,7 +113,7 @@ export function isOllamaPath(path: string): boolean {
 export function answerWithSources(result: QueryResult): string {
   const { references, communities } = citedSources(result);
   const lines = [
-    ...references.map((r) => `[${r.n}] ${r.title} (${r.docId}, passage ${r.chunkId})`),
+    ...references.map((r) => `[${r.n}] ${r.title} (${r.docId}${pagesPart(r)}, passage ${r.chunkId})`),
     ...communities.map(communitySourceLine),
   ];
   if (lines.length === 0) return result.answer;

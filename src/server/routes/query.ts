@@ -1,25 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { QueryOptionsSchema } from "../../query/options.js";
 import { READABLE_DESCRIPTIONS } from "../api-notes.js";
 import type { ServerContext } from "../context.js";
 import { streamFailure } from "../errors.js";
+import { QueryBodySchema } from "../queries/query-body.js";
 import { clientGoneSignal } from "../queries/query-limits.js";
 import { workspaceOf } from "../request-workspace.js";
 import { type EventStream, openEventStream } from "../sse.js";
-
-/** Every option of the library's query, as JSON (the callbacks are the server's own). */
-export const QueryBodySchema = QueryOptionsSchema.omit({
-  onToken: true,
-  onContext: true,
-  signal: true,
-}).extend({
-  question: z.string().trim().min(1, "question must not be empty"),
-  /** A time limit below the server's queryTimeoutMs for this query (a larger one is capped to it). */
-  timeoutMs: z.number().int().min(1).optional(),
-});
-export type QueryBody = z.infer<typeof QueryBodySchema>;
 
 export async function queryRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();

@@ -54,3 +54,11 @@ export function answerSources<R extends { n: number }>(
   const note = answer.trim() ? "the answer cites none of them" : "context only: no answer was written";
   return { heading: "Retrieved passages", note, references: [...references], reports: [] };
 }
+
+/** A reference as a reader looks it up: its document's title, and a PDF passage's pages. */
+export function referenceLabel(ref: { title: string; page?: number; pageEnd?: number }): string {
+  if (ref.page === undefined) return ref.title;
+  const pages =
+    ref.pageEnd && ref.pageEnd !== ref.page ? `pages ${ref.page}-${ref.pageEnd}` : `page ${ref.page}`;
+  return `${ref.title}, ${pages}`;
+}

@@ -1,6 +1,6 @@
 import type { QueryContext, QueryResult, Reference } from "../api";
 import { useApp } from "../app-context";
-import { answerPieces, answerSources } from "../components/citations";
+import { answerPieces, answerSources, referenceLabel } from "../components/citations";
 import { claimOf } from "../components/cited-sentence";
 import { Description } from "../components/Description";
 import type { PassageHighlight } from "../components/highlight";
@@ -105,7 +105,7 @@ export function AnswerPanel({ state, onTab }: { state: AnswerState; onTab: (tab:
               {sources.references.map((ref) => (
                 <li key={ref.n} value={ref.n}>
                   <button type="button" class="link" onClick={() => openCitation(ref.n)}>
-                    {ref.title}
+                    {referenceLabel(ref)}
                   </button>
                 </li>
               ))}
@@ -156,6 +156,7 @@ export function AnswerPanel({ state, onTab }: { state: AnswerState; onTab: (tab:
           </div>
           <ContextTab
             context={context}
+            references={state.references}
             tab={tab}
             onPassage={(id) => openPassage(id, { terms: highlightTerms })}
             onReport={openReport}
@@ -180,6 +181,7 @@ function termsOf(result: QueryResult | undefined): string[] {
 
 function ContextTab(props: {
   context: QueryContext;
+  references: readonly Reference[];
   tab: ContextTabName;
   onPassage(chunkId: string): void;
   onReport(communityId: string): void;
@@ -240,16 +242,24 @@ function ContextTab(props: {
       </ul>
     );
   }
+  // A passage is named as its reference is (its document's title), its document's id beside it.
+  const referenceOf = new Map(props.references.map((ref) => [ref.chunkId, ref]));
   return (
     <ol class="context">
-      {context.chunks.map((chunk) => (
-        <li key={chunk.id}>
-          <button type="button" class="passage-button" onClick={() => props.onPassage(chunk.id)}>
-            <span class="muted small">{chunk.docId}</span>
-            <span class="snippet">{chunk.text}</span>
-          </button>
-        </li>
-      ))}
+      {context.chunks.map((chunk) => {
+        const reference = referenceOf.get(chunk.id);
+        return (
+          <li key={chunk.id}>
+            <button type="button" class="passage-button" onClick={() => props.onPassage(chunk.id)}>
+              <span class="small passage-source">
+                {reference ? <strong>{referenceLabel(reference)}</strong> : null}{" "}
+                <span class="muted">{chunk.docId}</span>
+              </span>
+              <span class="snippet">{chunk.text}</span>
+            </button>
+          </li>
+        );
+      })}
     </ol>
   );
 }

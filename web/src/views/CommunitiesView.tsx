@@ -2,6 +2,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, type CommunityDetail, type CommunityItem } from "../api";
 import { useApp } from "../app-context";
+import { communityMeta } from "../components/community-meta";
 import { errorText } from "../components/errors";
 import { ReportText } from "../components/ReportText";
 import type { GraphEdgeData, GraphNodeData } from "../graph/types";
@@ -155,9 +156,8 @@ function Tree(props: { nodes: TreeNode[]; selected?: string; onSelect(id: string
             >
               {node.item.title || node.item.id}
             </button>
-            <span class="muted small tree-meta">
-              L{node.item.level} · {node.item.size}
-              {node.item.rating !== undefined && node.item.rating !== null ? ` · ★${node.item.rating}` : ""}
+            <span class="muted small tree-meta" title={communityMeta(node.item).long}>
+              {communityMeta(node.item).short}
             </span>
           </div>
           {node.children.length > 0 && (

@@ -42,9 +42,12 @@ export function EntityPanel({
     return () => request.abort();
   }, [name]);
 
+  // Reached by an alias or in another case, the entity goes by its own name: the heading says it,
+  // and a relationship's other end is the end that is not that name.
+  const entityName = detail?.entity.name ?? name;
   return (
     <aside class="side-panel" aria-label="Entity details">
-      <h2>{name}</h2>
+      <h2>{entityName}</h2>
       {failure && <p class="error">{failure}</p>}
       {!detail && !failure && <p class="muted">Loading…</p>}
       {detail && (
@@ -72,7 +75,7 @@ export function EntityPanel({
           <h3>Relationships ({detail.relationships.length})</h3>
           <ul class="relationships">
             {detail.relationships.map((rel) => {
-              const other = rel.source === name ? rel.target : rel.source;
+              const other = rel.source === entityName ? rel.target : rel.source;
               return (
                 <li key={`${rel.source}|${rel.target}`}>
                   <button type="button" class="link" onClick={() => onExpand(other)}>
