@@ -109,15 +109,22 @@ export function withoutKgragGraph(schema: GraphSchema): GraphSchema {
   );
 }
 
+/**
+ * kgrag's graph as a workspace's questions see it: without bookkeeping labels and vectors, and
+ * without a graph of the user's own in the same database (asked with `--external`; its nodes
+ * carry no workspace, so a workspace-filtered query on them would find nothing).
+ */
 function withoutInternals(schema: GraphSchema): GraphSchema {
+  const labels = new Set<string>(GRAPH_MODEL.labels);
+  const types = new Set<string>(GRAPH_MODEL.relationshipTypes);
   const dropVectors = (properties: Record<string, string>) =>
     Object.fromEntries(
       Object.entries(properties).filter(([name]) => !/^embedding/.test(name) && name !== "anchor"),
     );
   return filterSchema(
     schema,
-    (label) => !KGRAG_INTERNAL_LABELS.has(label),
-    () => true,
+    (label) => labels.has(label) && !KGRAG_INTERNAL_LABELS.has(label),
+    (type) => types.has(type),
     dropVectors,
   );
 }
