@@ -128,7 +128,7 @@ export async function runReadOnlyCypher(
   if (queryType !== "r") {
     throw new ReadOnlyRefusal(
       `Refused: Neo4j plans this query as ${QUERY_TYPES[queryType] ?? `"${queryType}"`}; ` +
-        "`kgrag cypher` only runs read-only queries.",
+        "kgrag runs only read-only Cypher.",
     );
   }
   return session.run(trimmed, values, limits);

@@ -162,7 +162,12 @@ describe.skipIf(!liveNeo4j)(`kgrag serve on a Neo4j workspace (${liveNeo4j ? "li
       query: "MATCH (e:Entity {workspace: $workspace}) DETACH DELETE e",
     });
     expect(write.status).toBe(400);
-    expect((await json(write)).error).toMatchObject({ code: "cypher_refused" });
+    const refusal = (await json(write)).error as { code: string; message: string };
+    expect(refusal.code).toBe("cypher_refused");
+    // Said to the web console and API callers too, so it names no CLI command.
+    expect(refusal.message).toBe(
+      "Refused: Neo4j plans this query as write-only; kgrag runs only read-only Cypher.",
+    );
     expect(before.nodes).toBeGreaterThan(0);
     expect(await workspaceCounts(driver, basename(folder))).toEqual(before);
     const withoutModel = await post(offline, "/api/v1/cypher/ask", { question: "How many entities?" });
