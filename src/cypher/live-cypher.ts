@@ -51,6 +51,11 @@ export function isKgragGraph(schema: GraphSchema): boolean {
   return ["Document", "Chunk", "Entity"].every((label) => schema.labels.includes(label));
 }
 
+/** Without the filter a query on kgrag's graph reads every workspace that shares the database. */
+const WORKSPACE_FILTER_MISSING =
+  "No workspace filter: give the nodes you match {workspace: $workspace}, " +
+  "or the query reads every workspace in the database";
+
 /** Bookkeeping labels of kgrag's graph that no question is about. */
 const KGRAG_INTERNAL_LABELS = new Set([
   "Meta",
@@ -70,7 +75,10 @@ export function text2CypherSetup(
   schema: GraphSchema,
   workspace: string | undefined,
   target: CypherTarget = "workspace",
-): { schema: GraphSchema; options: Pick<TextToCypherOptions, "instructions" | "parameters"> } {
+): {
+  schema: GraphSchema;
+  options: Pick<TextToCypherOptions, "instructions" | "parameters" | "requiredParameters">;
+} {
   if (target === "external") return { schema: withoutKgragGraph(schema), options: {} };
   if (workspace === undefined || !isKgragGraph(schema)) return { schema, options: {} };
   return {
@@ -78,6 +86,7 @@ export function text2CypherSetup(
     options: {
       instructions: loadPrompt("text2cypher-workspace").trim(),
       parameters: { workspace },
+      requiredParameters: { workspace: WORKSPACE_FILTER_MISSING },
     },
   };
 }
@@ -100,15 +109,22 @@ export function withoutKgragGraph(schema: GraphSchema): GraphSchema {
   );
 }
 
+/**
+ * kgrag's graph as a workspace's questions see it: without bookkeeping labels and vectors, and
+ * without a graph of the user's own in the same database (asked with `--external`; its nodes
+ * carry no workspace, so a workspace-filtered query on them would find nothing).
+ */
 function withoutInternals(schema: GraphSchema): GraphSchema {
+  const labels = new Set<string>(GRAPH_MODEL.labels);
+  const types = new Set<string>(GRAPH_MODEL.relationshipTypes);
   const dropVectors = (properties: Record<string, string>) =>
     Object.fromEntries(
       Object.entries(properties).filter(([name]) => !/^embedding/.test(name) && name !== "anchor"),
     );
   return filterSchema(
     schema,
-    (label) => !KGRAG_INTERNAL_LABELS.has(label),
-    () => true,
+    (label) => labels.has(label) && !KGRAG_INTERNAL_LABELS.has(label),
+    (type) => types.has(type),
     dropVectors,
   );
 }

@@ -45,6 +45,58 @@ export class CypherTimeout extends Error {
   }
 }
 
+/**
+ * Neo4j refused or failed the query itself (a syntax error, a missing parameter, an unknown
+ * procedure, a runtime error such as / by zero): the caller's query is at fault, not the server.
+ */
+export class CypherQueryError extends Error {
+  constructor(
+    message: string,
+    /** Neo4j's status code, e.g. Neo.ClientError.Statement.SyntaxError. */
+    readonly neo4jCode: string,
+  ) {
+    super(message);
+    this.name = "CypherQueryError";
+  }
+
+  get missingParameter(): boolean {
+    return this.neo4jCode === "Neo.ClientError.Statement.ParameterMissing";
+  }
+}
+
+/** Statement and procedure errors are about the query; other client errors (auth, timeouts) are not. */
+function queryErrorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== "string") return undefined;
+  return /^Neo\.ClientError\.(Statement|Procedure)\./.test(code) ? code : undefined;
+}
+
+const EXPLAIN = "EXPLAIN ";
+
+/**
+ * Neo4j's message for `EXPLAIN <query>` as if the query had been sent alone: the positions it
+ * gives and the line it quotes (with its caret) lose the EXPLAIN that kgrag put in front.
+ */
+export function withoutExplainPrefix(message: string): string {
+  const shift = EXPLAIN.length;
+  const lines = message
+    .replace(/\(line (\d+), column (\d+) \(offset: (\d+)\)\)/g, (whole, line, column, offset) => {
+      if (Number(offset) < shift) return whole;
+      const onFirstLine = line === "1" && Number(column) > shift;
+      const shownColumn = onFirstLine ? Number(column) - shift : Number(column);
+      return `(line ${line}, column ${shownColumn} (offset: ${Number(offset) - shift}))`;
+    })
+    .split("\n");
+  return lines
+    .map((line, i) => {
+      if (line.startsWith(`"${EXPLAIN}`)) return `"${line.slice(shift + 1)}`;
+      const quoted = lines[i - 1] ?? "";
+      const caret = /^ +\^$/.test(line) && quoted.startsWith(`"${EXPLAIN}`);
+      return caret ? line.slice(shift) : line;
+    })
+    .join("\n");
+}
+
 /** Neo4j's codes for a transaction it terminated at its timeout. */
 function isTimeout(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
@@ -71,14 +123,15 @@ export async function runReadOnlyCypher(
       "Leave out EXPLAIN/PROFILE: kgrag runs EXPLAIN itself to check the query is read-only.",
     );
   }
-  const queryType = await session.explain(trimmed, params);
+  const values = cypherParams(params);
+  const queryType = await session.explain(trimmed, values);
   if (queryType !== "r") {
     throw new ReadOnlyRefusal(
       `Refused: Neo4j plans this query as ${QUERY_TYPES[queryType] ?? `"${queryType}"`}; ` +
-        "`kgrag cypher` only runs read-only queries.",
+        "kgrag runs only read-only Cypher.",
     );
   }
-  return session.run(trimmed, params, limits);
+  return session.run(trimmed, values, limits);
 }
 
 /** The driver side: READ sessions, EXPLAIN's queryType, streamed rows cut at the cap. */
@@ -88,8 +141,12 @@ export function driverReadOnlySession(driver: Driver, database: string | undefin
     async explain(query, params) {
       const session = readSession();
       try {
-        const result = await session.executeRead((tx) => tx.run(`EXPLAIN ${query}`, params));
+        const result = await session.executeRead((tx) => tx.run(`${EXPLAIN}${query}`, params));
         return result.summary.queryType;
+      } catch (error) {
+        const code = queryErrorCode(error);
+        if (code) throw new CypherQueryError(withoutExplainPrefix((error as Error).message), code);
+        throw error;
       } finally {
         await session.close();
       }
@@ -115,6 +172,8 @@ export function driverReadOnlySession(driver: Driver, database: string | undefin
         );
       } catch (error) {
         if (isTimeout(error)) throw new CypherTimeout(limits.timeoutMs);
+        const code = queryErrorCode(error);
+        if (code) throw new CypherQueryError((error as Error).message.trim(), code);
         throw error;
       } finally {
         await session.close();
@@ -138,9 +197,18 @@ export function parseCypherParams(pairs: string[]): Record<string, unknown> {
         `--param takes key=value with a Cypher parameter name as key, got ${JSON.stringify(pair)}`,
       );
     }
-    params[key] = toCypherValue(parseValue(pair.slice(at + 1)));
+    params[key] = parseValue(pair.slice(at + 1));
   }
-  return params;
+  return cypherParams(params);
+}
+
+/**
+ * Parameter values as Cypher needs them: whole numbers become INTEGERs (LIMIT, SKIP, range() and
+ * list indexes refuse the FLOAT a JavaScript number is sent as), whoever supplied them (the CLI's
+ * --param, an HTTP body, an MCP call).
+ */
+export function cypherParams(params: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(params).map(([key, value]) => [key, toCypherValue(value)]));
 }
 
 function parseValue(text: string): unknown {
@@ -154,7 +222,8 @@ function parseValue(text: string): unknown {
 function toCypherValue(value: unknown): unknown {
   if (typeof value === "number" && Number.isSafeInteger(value)) return neo4j.int(value);
   if (Array.isArray(value)) return value.map(toCypherValue);
-  if (value && typeof value === "object") {
+  if (neo4j.isInt(value)) return value;
+  if (value && Object.getPrototypeOf(value) === Object.prototype) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toCypherValue(v)]));
   }
   return value;

@@ -1,6 +1,7 @@
 import type { ChatModel } from "../llm/chat-model.js";
 import { cleanGeneratedCypher } from "./clean-cypher.js";
 import { answerFromRows } from "./cypher-answer.js";
+import { usedParameters } from "./cypher-files.js";
 import { fixPrompt, generatePrompt, type HistoryTurn, type PromptContext } from "./cypher-prompts.js";
 import type { GraphSchema } from "./schema.js";
 import { TEXT2CYPHER_DEFAULTS } from "./text2cypher-defaults.js";
@@ -48,6 +49,11 @@ export interface TextToCypherOptions {
    * $parameter is a validation error, since nothing would supply it.
    */
   parameters?: Record<string, unknown>;
+  /**
+   * Parameters every query must use, each with the error a query without it gets (the workspace
+   * filter of kgrag's own graph: without it a query reads every workspace in the database).
+   */
+  requiredParameters?: Record<string, string>;
   /** Notes for the model about this database, e.g. a workspace filter every query needs. */
   instructions?: string;
   schemaTokens?: number;
@@ -140,10 +146,11 @@ export async function generateCypher(
     instructions: options.instructions ?? "",
     schemaTokens: options.schemaTokens ?? 2500,
   };
-  const validate = memoisedValidator(deps.schema, {
-    ...options.validation,
-    parameters: Object.keys(options.parameters ?? {}),
-  });
+  const validate = memoisedValidator(
+    deps.schema,
+    { ...options.validation, parameters: Object.keys(options.parameters ?? {}) },
+    options.requiredParameters ?? {},
+  );
   // The LLM cache keeps only replies that pass, so asking again never replays a rejected query.
   const acceptAnswer = (text: string) => {
     const generated = cleanGeneratedCypher(text);
@@ -175,14 +182,29 @@ export async function generateCypher(
 function memoisedValidator(
   schema: GraphSchema,
   options: ValidateOptions,
+  required: Record<string, string>,
 ): (cypher: string) => CypherValidation {
   const seen = new Map<string, CypherValidation>();
   return (cypher) => {
     let verdict = seen.get(cypher);
     if (!verdict) {
-      verdict = validateCypher(cypher, schema, options);
+      verdict = withRequiredParameters(cypher, validateCypher(cypher, schema, options), required);
       seen.set(cypher, verdict);
     }
     return verdict;
   };
+}
+
+/** A query that leaves out a required parameter is rejected with that parameter's message. */
+function withRequiredParameters(
+  cypher: string,
+  verdict: CypherValidation,
+  required: Record<string, string>,
+): CypherValidation {
+  const used = new Set(usedParameters(cypher));
+  const missing = Object.entries(required)
+    .filter(([name]) => !used.has(name))
+    .map(([, message]) => message);
+  if (missing.length === 0) return verdict;
+  return { ...verdict, valid: false, errors: [...verdict.errors, ...missing] };
 }

@@ -162,12 +162,45 @@ describe.skipIf(!liveNeo4j)(`kgrag serve on a Neo4j workspace (${liveNeo4j ? "li
       query: "MATCH (e:Entity {workspace: $workspace}) DETACH DELETE e",
     });
     expect(write.status).toBe(400);
-    expect((await json(write)).error).toMatchObject({ code: "cypher_refused" });
+    const refusal = (await json(write)).error as { code: string; message: string };
+    expect(refusal.code).toBe("cypher_refused");
+    // Said to the web console and API callers too, so it names no CLI command.
+    expect(refusal.message).toBe(
+      "Refused: Neo4j plans this query as write-only; kgrag runs only read-only Cypher.",
+    );
     expect(before.nodes).toBeGreaterThan(0);
     expect(await workspaceCounts(driver, basename(folder))).toEqual(before);
     const withoutModel = await post(offline, "/api/v1/cypher/ask", { question: "How many entities?" });
     expect(withoutModel.status).toBe(400);
     expect((await json(withoutModel)).error).toMatchObject({ code: "llm_required" });
+  });
+
+  it("answers a query Neo4j cannot run with 400 cypher_error and Neo4j's message for the query as sent", async () => {
+    const typo = await post(offline, "/api/v1/cypher", { query: "MATCH (e:Entity) RETURN e.name LIMT 2" });
+    expect(typo.status).toBe(400);
+    const error = (await json(typo)).error as { code: string; message: string };
+    expect(error.code).toBe("cypher_error");
+    const { message } = error;
+    // Positions and the quoted line are those of the query sent, not of kgrag's `EXPLAIN <query>`.
+    expect(message).toContain("Invalid input 'LIMT'");
+    expect(message).toContain("(line 1, column 32 (offset: 31))");
+    expect(message).toContain('"MATCH (e:Entity) RETURN e.name LIMT 2"');
+    expect(message).not.toContain("EXPLAIN");
+    const missing = await post(offline, "/api/v1/cypher", { query: "RETURN $name AS name" });
+    expect(missing.status).toBe(400);
+    expect((await json(missing)).error).toMatchObject({ code: "cypher_error", message: /name/ });
+    const divided = await post(offline, "/api/v1/cypher", { query: "RETURN 1 / 0 AS x" });
+    expect(divided.status).toBe(400);
+    expect((await json(divided)).error).toMatchObject({ code: "cypher_error", message: /by zero/ });
+  });
+
+  it("sends whole numbers in params as INTEGER, so LIMIT $n runs", async () => {
+    const limited = await post(offline, "/api/v1/cypher", {
+      query: "UNWIND range(1, 10) AS i RETURN i LIMIT $n",
+      params: { n: 2 },
+    });
+    expect(limited.status).toBe(200);
+    expect(((await limited.json()) as { rows: unknown[] }).rows).toEqual([{ i: 1 }, { i: 2 }]);
   });
 
   describe("with a chat model", () => {

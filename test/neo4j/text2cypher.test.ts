@@ -94,4 +94,48 @@ describe.skipIf(!uri)("Text2Cypher on a live Neo4j (skipped: NEO4J_URI not set)"
     const left = await run("MATCH (e:Entity {workspace: $workspace}) RETURN count(e) AS n");
     expect(left.records[0]?.get("n").toNumber()).toBe(2);
   });
+
+  it("rejects a query without the workspace filter, which would read every workspace, and corrects it", async () => {
+    // Another workspace in the same database, holding its own Alice.
+    const other = `${workspace}-other`;
+    await driver.executeQuery(
+      "CREATE (:Entity {workspace: $other, key: 'alice', name: 'Alice', type: 'person'})",
+      { other },
+      { database },
+    );
+    try {
+      const { schema, options } = text2CypherSetup(
+        await introspectSchema(driver, database, { refresh: true }),
+        workspace,
+      );
+      const prompts: string[] = [];
+      const replies = [
+        "MATCH (e:Entity) WHERE e.name = 'Alice' RETURN count(e) AS alices",
+        "MATCH (e:Entity {workspace: $workspace}) WHERE e.name = 'Alice' RETURN count(e) AS alices",
+        "One Alice.",
+      ];
+      const chat: ChatModel = {
+        model: "scripted",
+        async chat(request: ChatRequest): Promise<ChatResponse> {
+          prompts.push(request.messages.at(-1)?.content ?? "");
+          return {
+            text: replies.shift() ?? "",
+            usage: { promptTokens: 0, completionTokens: 0 },
+            cached: false,
+          };
+        },
+      };
+      const result = await answerWithCypher(
+        "How many entities are called Alice?",
+        { chat, schema, execute: liveExecutor({ driver, database, workspace }) },
+        options,
+      );
+      expect(result).toMatchObject({ valid: true, attempts: 2, rows: [{ alices: 1 }] });
+      // The correction names the missing filter and does not forbid the parameter it needs.
+      expect(prompts[1]).toMatch(/No workspace filter: give the nodes you match \{workspace: \$workspace\}/);
+      expect(prompts[1]).toMatch(/not \$parameters, except those the notes about this database supply/);
+    } finally {
+      await driver.executeQuery("MATCH (n {workspace: $other}) DETACH DELETE n", { other }, { database });
+    }
+  });
 });

@@ -8,7 +8,12 @@ import { findCypherFile, formatCypherRows, resolveQuery } from "../../src/cli/ac
 import { registerCypherCommand } from "../../src/cli/commands/cypher.js";
 import { UsageError } from "../../src/cli/usage-error.js";
 import { configFromEnv } from "../../src/config.js";
-import { parseCypherParams, type ReadOnlySession, runReadOnlyCypher } from "../../src/cypher/run-cypher.js";
+import {
+  parseCypherParams,
+  type ReadOnlySession,
+  runReadOnlyCypher,
+  withoutExplainPrefix,
+} from "../../src/cypher/run-cypher.js";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import { UsageTracker } from "../../src/llm/usage.js";
 import type { KgragServices } from "../../src/services.js";
@@ -30,11 +35,17 @@ function scriptedSession(queryType: string) {
 }
 
 describe("runReadOnlyCypher", () => {
-  it("runs a query whose EXPLAIN plan is read-only", async () => {
+  it("runs a query whose EXPLAIN plan is read-only, whole numbers sent as INTEGER", async () => {
     const { session, ran } = scriptedSession("r");
-    const rows = await runReadOnlyCypher(session, " MATCH (n) RETURN 1 AS n ", { a: 1 }, limits);
+    const given = { a: 1, b: 1.5, c: [2], d: { e: 3 }, s: "x" };
+    const rows = await runReadOnlyCypher(session, " MATCH (n) RETURN 1 AS n ", given, limits);
     expect(rows.rows).toEqual([{ n: 1 }]);
-    expect(ran).toEqual([{ query: "MATCH (n) RETURN 1 AS n", params: { a: 1 } }]);
+    expect(ran).toEqual([
+      {
+        query: "MATCH (n) RETURN 1 AS n",
+        params: { a: neo4j.int(1), b: 1.5, c: [neo4j.int(2)], d: { e: neo4j.int(3) }, s: "x" },
+      },
+    ]);
   });
 
   it.each([
@@ -200,5 +211,27 @@ describe("kgrag cypher command", () => {
       /needs the Neo4j backend/,
     );
     expect(close).toHaveBeenCalledOnce();
+  });
+});
+
+describe("withoutExplainPrefix", () => {
+  it("gives Neo4j's positions and quoted line for the query as sent, not for EXPLAIN <query>", () => {
+    const firstLine =
+      "Invalid input 'LIMT': expected 'LIMIT' (line 1, column 28 (offset: 27))\n" +
+      '"EXPLAIN MATCH (n) RETURN n LIMT 5"\n' +
+      `${" ".repeat(28)}^`;
+    expect(withoutExplainPrefix(firstLine)).toBe(
+      "Invalid input 'LIMT': expected 'LIMIT' (line 1, column 20 (offset: 19))\n" +
+        '"MATCH (n) RETURN n LIMT 5"\n' +
+        `${" ".repeat(20)}^`,
+    );
+  });
+
+  it("keeps the column of a later line and only moves the offset", () => {
+    const laterLine =
+      "Variable `m` not defined (line 2, column 8 (offset: 17))\n" + '"RETURN m"\n' + "        ^";
+    expect(withoutExplainPrefix(laterLine)).toBe(
+      "Variable `m` not defined (line 2, column 8 (offset: 9))\n" + '"RETURN m"\n' + "        ^",
+    );
   });
 });

@@ -37,6 +37,13 @@ describe("toPlain", () => {
     expect(toPlain(new Duration(0, 2, 3600, 0))).toBe("P2DT1H");
   });
 
+  it("writes a duration without a time part as Neo4j does, with no dangling T", () => {
+    expect(toPlain(new Duration(0, 1, 0, 0))).toBe("P1D");
+    expect(toPlain(new Duration(14, 0, 0, 0))).toBe("P1Y2M");
+    expect(toPlain(new Duration(0, 0, 0, 0))).toBe("PT0S");
+    expect(toPlain([new Duration(0, 3, 0, 0)])).toEqual(["P3D"]);
+  });
+
   it("turns nodes, relationships and paths into small objects with plain properties", () => {
     const alice = new Node(neo4j.int(1), ["Entity"], { key: "alice", degree: neo4j.int(3) }, "4:x:1");
     const bob = new Node(neo4j.int(2), ["Entity"], { key: "bob" }, "4:x:2");

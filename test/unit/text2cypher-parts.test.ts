@@ -178,6 +178,19 @@ describe("text2CypherSetup on kgrag's own graph", () => {
     expect(renderSchema(schema)).not.toMatch(/LlmCache|embedding/);
   });
 
+  it("leaves out a graph of the user's own in the same database (asked with --external)", () => {
+    const shared = parseGraphSchema({
+      ...GRAPH_MODEL,
+      patterns: [...GRAPH_MODEL.patterns, { start: "Person", type: "ACTED_IN", end: "Movie" }],
+      nodeProperties: { ...GRAPH_MODEL.nodeProperties, Person: { name: "STRING" } },
+    });
+    const { schema } = text2CypherSetup(shared, "ws-1");
+    expect(schema.labels).toEqual(["Document", "Chunk", "Entity", "Community"]);
+    expect(schema.relationshipTypes).not.toContain("ACTED_IN");
+    expect(schema.nodeProperties).not.toHaveProperty("Person");
+    expect(renderSchema(schema)).not.toMatch(/Person|Movie|ACTED_IN/);
+  });
+
   it("leaves any other graph as it is", () => {
     const movies = parseGraphSchema({ patterns: [{ start: "Person", type: "ACTED_IN", end: "Movie" }] });
     expect(text2CypherSetup(movies, "ws-1")).toEqual({ schema: movies, options: {} });

@@ -10,6 +10,7 @@ import {
   usedParameters,
 } from "../../cypher/cypher-files.js";
 import {
+  CypherQueryError,
   type CypherRows,
   driverReadOnlySession,
   parseCypherParams,
@@ -47,12 +48,19 @@ export async function cypherAction(
   }
 }
 
-/** A refused query is a usage error (exit code 2), like a wrong invocation. */
+/**
+ * A refused query, or one Neo4j cannot run (syntax, a missing parameter), is a usage error (exit
+ * code 2), like a wrong invocation.
+ */
 async function asUsageError<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof ReadOnlyRefusal) throw new UsageError(error.message);
+    if (error instanceof CypherQueryError) {
+      const hint = error.missingParameter ? "\nPass them with --param name=value." : "";
+      throw new UsageError(`Neo4j cannot run this query: ${error.message}${hint}`);
+    }
     throw error;
   }
 }

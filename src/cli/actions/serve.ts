@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { createServer as createProbe } from "node:net";
 import { resolve } from "node:path";
 import { createServer } from "../../server/app.js";
+import type { ServedWorkspace } from "../../server/workspaces.js";
 import type { ServeFlags } from "../commands/serve.js";
 import { runStoppable } from "../interrupt.js";
 
@@ -24,7 +25,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     throw listenError(error, flags);
   }
   const { registry, config } = server.context;
-  for (const dir of missing)
+  for (const dir of await stillEmpty(missing, registry.all))
     process.stderr.write(
       `kgrag: NOTE: ${dir} did not exist: created a NEW, EMPTY workspace there (nothing indexed yet).\n` +
         "kgrag: if you meant an existing workspace, stop (Ctrl-C) and check the --workspace path.\n",
@@ -50,6 +51,20 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     "stopping the server; a running job is finished first",
   );
   await server.close();
+}
+
+/**
+ * The folders that were missing and whose workspace holds nothing: on Neo4j the folder is only
+ * where the server keeps its files, and the workspace of that name may be indexed already.
+ */
+async function stillEmpty(missing: string[], served: ServedWorkspace[]): Promise<string[]> {
+  const empty: string[] = [];
+  for (const dir of missing) {
+    const workspace = served.find((w) => w.path === dir);
+    const counts = workspace ? await workspace.kgrag.services.store.counts() : undefined;
+    if (!counts || counts.documents === 0) empty.push(dir);
+  }
+  return empty;
 }
 
 /** A failure to listen, said plainly: a port in use or refused names the way out (--port). */

@@ -4,7 +4,13 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { CypherChatSession } from "../../cypher/chat-session.js";
 import { liveCypherOf, liveExecutor, resolveSchema, text2CypherSetup } from "../../cypher/live-cypher.js";
-import { driverReadOnlySession, ReadOnlyRefusal, runReadOnlyCypher } from "../../cypher/run-cypher.js";
+import {
+  CypherQueryError,
+  CypherTimeout,
+  driverReadOnlySession,
+  ReadOnlyRefusal,
+  runReadOnlyCypher,
+} from "../../cypher/run-cypher.js";
 import { answerWithCypher, type TextToCypherDeps } from "../../cypher/text2cypher.js";
 import { runQuery } from "../../query/query-engine.js";
 import type { ServerContext } from "../context.js";
@@ -64,6 +70,8 @@ export async function cypherRoutes(app: FastifyInstance, ctx: ServerContext): Pr
         return { ...result, elapsedMs: Math.round(performance.now() - started) };
       } catch (error) {
         if (error instanceof ReadOnlyRefusal) throw new ApiError(400, "cypher_refused", error.message);
+        if (error instanceof CypherQueryError) throw new ApiError(400, "cypher_error", error.message);
+        if (error instanceof CypherTimeout) throw new ApiError(504, "query_timeout", error.message);
         throw error;
       }
     },

@@ -26,6 +26,7 @@ export function toPlain(value: unknown): PlainValue {
   if (typeof value === "bigint") return bigintToPlain(value);
   if (neo4j.isInt(value)) return integerToPlain(value);
   if (Array.isArray(value)) return value.map(toPlain);
+  if (neo4j.isDuration(value)) return durationText(value);
   if (isTemporal(value)) return String(value);
   if (neo4j.isPoint(value)) return pointToPlain(value);
   if (neo4j.isNode(value)) return nodeToPlain(value);
@@ -48,6 +49,14 @@ function integerToPlain(value: Integer): number | string {
 function bigintToPlain(value: bigint): number | string {
   const asNumber = Number(value);
   return Number.isSafeInteger(asNumber) ? asNumber : value.toString();
+}
+
+/**
+ * ISO-8601 as Neo4j writes it: the driver leaves a "T" with no time after it ("P1DT" for one day,
+ * "P1Y2MT"), which date libraries refuse.
+ */
+function durationText(value: unknown): string {
+  return String(value).replace(/T$/, "");
 }
 
 function isTemporal(value: unknown): boolean {

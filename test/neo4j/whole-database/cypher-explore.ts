@@ -101,6 +101,18 @@ describe.skipIf(!liveNeo4j)(`kgrag cypher on a live Neo4j (${liveNeo4j ? "live" 
     expect(result.stderr).toMatch(/ran longer than its 300 ms time limit/);
   });
 
+  it("reports a query Neo4j cannot run as bad input (exit 2), positioned in the query as typed", async () => {
+    const typo = await cypher("MATCH (n) RETURN n LIMT 5");
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("Neo4j cannot run this query: Invalid input 'LIMT'");
+    expect(typo.stderr).toContain("(line 1, column 20 (offset: 19))");
+    expect(typo.stderr).toContain('"MATCH (n) RETURN n LIMT 5"');
+    expect(typo.stderr).not.toContain("EXPLAIN");
+    const missing = await cypher("MATCH (e:Entity {name: $name}) RETURN e.name");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/Expected parameter\(s\): name\nPass them with --param name=value/);
+  });
+
   it("cuts a result at the row cap and says so", async () => {
     const json = await rowsOf("UNWIND range(1, 50) AS x RETURN x", "--max-rows", "10");
     expect(json.rows.length).toBe(10);
