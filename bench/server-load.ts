@@ -18,7 +18,13 @@
  * Run: npx tsx bench/server-load.ts [--clients 50] [--seconds 30] [--query-workers N] [--fresh]
  *        [--skip-index-job] [--data DIR] [--query-cache ENTRIES] [--job-nice N] [--during-seconds 600]
  *        [--index-job-only] [--neighbourhood-only] [--neighbourhood-rounds 4] [--neighbourhood-cache ENTRIES]
- *        [--edge-pieces N]
+ *        [--edge-pieces N] [--distinct-only] [--cpu-prof DIR] [--query-node-options "FLAGS"]
+ *        [--query-affinity-slack N]
+ * --distinct-only runs part 1's distinct load alone (the repeating load, the neighbourhoods and the
+ * index job left out). --cpu-prof DIR writes a CPU profile of each query process into DIR when it
+ * exits, from the measured load's first query on (support/cpu-profile-child.mjs).
+ * --query-node-options gives the query processes NODE_OPTIONS (heap flags, say), to try them
+ * before they become a setting.
  * --neighbourhood-only runs part 2 alone (no query load before it, no index job after), with no
  * query workers unless --query-workers is given: the route does not use them, and their warm-up
  * would otherwise run during the measurement, in its CPU time.
@@ -45,6 +51,10 @@ const QUERY_WORKERS = args.includes("--query-workers") ? flag("--query-workers",
 /** The server's query cache size (0 turns it off) and the job processes' niceness; defaults when not given. */
 const QUERY_CACHE = args.includes("--query-cache") ? flag("--query-cache", 0) : undefined;
 const JOB_NICE = args.includes("--job-nice") ? flag("--job-nice", 0) : undefined;
+/** The server's queryAffinitySlack; its default when not given. */
+const AFFINITY_SLACK = args.includes("--query-affinity-slack")
+  ? flag("--query-affinity-slack", 0)
+  : undefined;
 /** The server's neighbourhood cache size (0 turns it off: every round cold); the default when not given. */
 const NEIGHBOURHOOD_CACHE = args.includes("--neighbourhood-cache")
   ? flag("--neighbourhood-cache", 0)
@@ -56,6 +66,21 @@ const DURING_SECONDS = flag("--during-seconds", 600);
 /** Rounds over the 50 most connected entities in part 2 (each round asks every one once). */
 const NEIGHBOURHOOD_ROUNDS = flag("--neighbourhood-rounds", 4);
 const ROOT = join(tmpdir(), "kgrag-bench-server");
+/** Requests before the measured load (20 questions twice, 4 clients): the query processes' first queries. */
+const WARM_UP_REQUESTS = 40;
+const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+/**
+ * NODE_OPTIONS of the server's child processes (its query processes): --cpu-prof (through a
+ * preloaded module: Node refuses --cpu-prof in NODE_OPTIONS) and --query-node-options.
+ */
+function childNodeOptions(): string | undefined {
+  const profiler = join(import.meta.dirname, "support/cpu-profile-child.mjs");
+  const given = [
+    ...(option("--cpu-prof") ? [`--import ${profiler}`] : []),
+    ...(option("--query-node-options") ? [option("--query-node-options")] : []),
+  ];
+  return given.length > 0 ? given.join(" ") : undefined;
+}
 
 /** The dataset beside the repository (a worktree sits one folder deeper than the main checkout). */
 function dataset(): string {
@@ -388,6 +413,7 @@ async function loadAndNeighbourhoods(url: string, questions: string[]): Promise<
     `query, ${CLIENTS} clients, ${SECONDS} s, mix context-only, every request distinct (load ${loadAverage()}):`,
     load,
   );
+  if (args.includes("--distinct-only")) return;
   const cached = await queryLoad(url, questions, CLIENTS, { seconds: SECONDS }, false);
   console.log(
     `query, ${CLIENTS} clients, ${SECONDS} s, the ${questions.length} questions repeating, query cache on (load ${loadAverage()}):`,
@@ -405,7 +431,17 @@ async function main(): Promise<void> {
   await cp(base, served, { recursive: true, filter: (src) => !src.includes(`${join(base, "server")}`) });
   const server = await createServer({
     workspaces: [served],
-    env: { PATH: process.env.PATH },
+    env: {
+      PATH: process.env.PATH,
+      ...(childNodeOptions() ? { NODE_OPTIONS: childNodeOptions() } : {}),
+      // The profiles start with the measured load: the warm-up's 40 queries are numbered 0 to 39.
+      ...(option("--cpu-prof")
+        ? {
+            KGRAG_BENCH_CPU_PROFILE_DIR: option("--cpu-prof"),
+            KGRAG_BENCH_CPU_PROFILE_FROM: String(WARM_UP_REQUESTS),
+          }
+        : {}),
+    },
     server: {
       port: 0,
       rateLimitPerMinute: 1_000_000_000,
@@ -413,6 +449,7 @@ async function main(): Promise<void> {
       ...(QUERY_WORKERS === undefined && args.includes("--neighbourhood-only") ? { queryWorkers: 0 } : {}),
       ...(QUERY_CACHE === undefined ? {} : { queryCache: { maxEntries: QUERY_CACHE } }),
       ...(JOB_NICE === undefined ? {} : { jobNice: JOB_NICE }),
+      ...(AFFINITY_SLACK === undefined ? {} : { queryAffinitySlack: AFFINITY_SLACK }),
       neighbourhoodCache: {
         ...(NEIGHBOURHOOD_CACHE === undefined ? {} : { maxEntries: NEIGHBOURHOOD_CACHE }),
         ...(EDGE_PIECES === undefined ? {} : { maxEdgePieces: EDGE_PIECES }),
@@ -422,7 +459,7 @@ async function main(): Promise<void> {
   timeServerHandling(server.app);
   const url = await server.listen();
   console.log(
-    `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; neighbourhood cache entries: ${server.context.config.neighbourhoodCache?.maxEntries}, edge pieces: ${server.context.config.neighbourhoodCache?.maxEdgePieces}; job nice: ${server.context.config.jobNice}; load average at start: ${loadAverage()}`,
+    `query workers: ${server.context.config.queryWorkers}; query cache entries: ${server.context.config.queryCache.maxEntries}; neighbourhood cache entries: ${server.context.config.neighbourhoodCache?.maxEntries}, edge pieces: ${server.context.config.neighbourhoodCache?.maxEdgePieces}; job nice: ${server.context.config.jobNice}; query affinity slack: ${server.context.config.queryAffinitySlack}; load average at start: ${loadAverage()}`,
   );
   try {
     if (args.includes("--neighbourhood-only")) {
@@ -432,9 +469,9 @@ async function main(): Promise<void> {
     }
     const questions = questionsOf(data);
     loadClients = new LoadClients();
-    await queryLoad(url, questions.slice(0, 20), 4, { maxRequests: 40 });
+    await queryLoad(url, questions.slice(0, 20), 4, { maxRequests: WARM_UP_REQUESTS });
     if (!args.includes("--index-job-only")) await loadAndNeighbourhoods(url, questions);
-    if (args.includes("--skip-index-job")) return;
+    if (args.includes("--skip-index-job") || args.includes("--distinct-only")) return;
     const idle = await queryLoad(url, questions, 1, { seconds: 20 });
     const { during, job, jobSeconds } = await duringIndexJob(url, data, questions);
     console.log("query, 1 client, idle:", idle);

@@ -57,6 +57,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
     warmQueryWorkers: config.warmQueryWorkers,
     queryTimeoutMs: config.queryTimeoutMs,
     queryCancelGraceMs: config.queryCancelGraceMs,
+    queryAffinitySlack: config.queryAffinitySlack,
     queryCache: config.queryCache,
     neighbourhoodCache: config.neighbourhoodCache,
   });

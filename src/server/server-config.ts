@@ -12,6 +12,9 @@ export interface ApiKey {
 /** What queryCancelGraceMs is unless set. */
 export const DEFAULT_CANCEL_GRACE_MS = 2_000;
 
+/** What queryAffinitySlack is unless set. */
+export const DEFAULT_QUERY_AFFINITY_SLACK = 8;
+
 /** Settings of `kgrag serve`: from flags, then KGRAG_* environment variables, then these defaults. */
 export const ServerConfigSchema = z.object({
   host: z.string().min(1).default("127.0.0.1"),
@@ -91,6 +94,15 @@ export const ServerConfigSchema = z.object({
    * cancel. The queries waiting their turn in it are sent to another process, not failed.
    */
   queryCancelGraceMs: z.number().int().min(0).default(DEFAULT_CANCEL_GRACE_MS),
+  /**
+   * A question asked again goes back to the query process that answered it (which kept what the
+   * question cost the first time: its keywords, full-text postings, token counts) while that one
+   * holds at most this many queries more than the least busy process; past it, the least busy one
+   * takes it. 0 sends it back only when that process is among the least busy: under steady load
+   * the processes' queues differ by a query or two most of the time, so every process then paid
+   * every question's first pass.
+   */
+  queryAffinitySlack: z.number().int().min(0).max(1000).default(DEFAULT_QUERY_AFFINITY_SLACK),
   /**
    * Results of POST /query kept per workspace and data generation, for workspaces whose queries
    * call no model (see queries/query-cache.ts); any write to the workspace invalidates them.

@@ -12,7 +12,7 @@ import type { JobRunner } from "./jobs/job-runner.js";
 import { QueryCache, type QueryCacheSettings } from "./queries/query-cache.js";
 import { QueryPool } from "./queries/query-pool.js";
 import { queriesNeedNoModel, WorkspaceQueries } from "./queries/workspace-queries.js";
-import type { ApiKey } from "./server-config.js";
+import { type ApiKey, DEFAULT_QUERY_AFFINITY_SLACK } from "./server-config.js";
 import { uploadFolderOf } from "./upload-folder.js";
 
 /** One workspace served: its engine (for reads and queries), its job queue and its upload folder. */
@@ -90,9 +90,10 @@ export class WorkspaceRegistry {
       jobBusyWaitMs: number;
       queryWorkers: number;
       warmQueryWorkers: boolean;
-      /** See ServerConfig.queryTimeoutMs and queryCancelGraceMs. */
+      /** See ServerConfig.queryTimeoutMs, queryCancelGraceMs and queryAffinitySlack. */
       queryTimeoutMs: number;
       queryCancelGraceMs: number;
+      queryAffinitySlack?: number;
       queryCache: QueryCacheSettings;
       neighbourhoodCache: NeighbourhoodCacheSettings;
     },
@@ -134,7 +135,10 @@ export class WorkspaceRegistry {
         pool = new QueryPool(
           options.queryWorkers,
           { env: { ...options.env }, workspaces, warmUp: options.warmQueryWorkers },
-          { cancelGraceMs: options.queryCancelGraceMs },
+          {
+            cancelGraceMs: options.queryCancelGraceMs,
+            affinitySlack: options.queryAffinitySlack ?? DEFAULT_QUERY_AFFINITY_SLACK,
+          },
         );
       }
       for (const w of local)

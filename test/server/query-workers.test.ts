@@ -159,6 +159,27 @@ describe("the query pool's choice of process", () => {
       await pool.close();
     }
   }, 60_000);
+
+  it("keeps a question on its process while that one holds at most the slack beyond the least busy", async () => {
+    const workspace = dirs[0] as string;
+    const pool = new QueryPool(
+      2,
+      { env: { ...process.env }, workspaces: [workspace] },
+      { cancelGraceMs: 2_000, affinitySlack: 2 },
+    );
+    try {
+      await pool.ready();
+      const ask = (question: string) => pool.run(workspace, question, { mode: "mix", contextOnly: true });
+      await Promise.all([ask("Where is the University of Porto?"), ask("Who founded Lumen Robotics?")]);
+      expect(pool.sentPerProcess).toEqual([1, 1]);
+      // Four at once: the first three stay on the first process (0, 1, then 2 in hand against
+      // none), the fourth would make it 3 beyond the idle second process, which takes it.
+      await Promise.all(Array.from({ length: 4 }, () => ask("Where is the University of Porto?")));
+      expect(pool.sentPerProcess).toEqual([4, 2]);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
 });
 
 describe("a query process killed for a cancelled query it did not stop", () => {

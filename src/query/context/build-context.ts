@@ -21,8 +21,8 @@ export interface ContextBudget {
 export interface BuiltContext {
   context: QueryContext;
   references: Reference[];
-  /** The context as the answer prompt shows it. */
-  text: string;
+  /** The context as the answer prompt shows it (rendered when first read). */
+  readonly text: string;
 }
 
 /** Everything that may enter the context, in rank order, before any budget is applied. */
@@ -79,8 +79,17 @@ export async function buildContext(
     })),
     communities: fitted.reports.communities,
   };
-  const text = renderContext({ ...context, references, communityAnalysis: fitted.reports.analysis });
-  return { context: withReadableDescriptions(context), references, text };
+  const parts = { ...context, references, communityAnalysis: fitted.reports.analysis };
+  let text: string | undefined;
+  return {
+    context: withReadableDescriptions(context),
+    references,
+    // Rendered on first read: only the answer's prompt reads it, so a context-only query skips it.
+    get text() {
+      text ??= renderContext(parts);
+      return text;
+    },
+  };
 }
 
 /** The result shows descriptions as people read them (the prompt has its own one-line form). */

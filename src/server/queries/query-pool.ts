@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { QueryContextEvent } from "../../query/options.js";
 import { childEntry } from "../../util/child-entry.js";
 import { badRequest } from "../errors.js";
-import { DEFAULT_CANCEL_GRACE_MS } from "../server-config.js";
+import { DEFAULT_CANCEL_GRACE_MS, DEFAULT_QUERY_AFFINITY_SLACK } from "../server-config.js";
 import type { FromQueryWorker, PlainQueryOptions, QueryWorkerData, ToQueryWorker } from "./query-messages.js";
 
 /** What a streaming caller hears before the result. */
@@ -44,10 +44,12 @@ interface PoolWorker {
   killed: boolean;
 }
 
-/** What the pool does with a cancelled query's process. */
+/** What the pool does with a cancelled query's process, and how it places a question asked again. */
 export interface QueryPoolSettings {
   /** How long a process gets to stop a cancelled query before it is killed (see ServerConfig.queryCancelGraceMs). */
   cancelGraceMs: number;
+  /** How many queries more than the least busy process the one that answered a question may hold and still get it again (see ServerConfig.queryAffinitySlack). */
+  affinitySlack?: number;
 }
 
 /** A workspace a query process warmed, and the modes its warm-up query was answered in. */
@@ -71,9 +73,9 @@ const workerEntry = () => childEntry(import.meta.url, "query-worker");
  * and a crash stays in it; a process that dies fails its queries and is replaced.
  *
  * A question asked again (another mode, scope or id) goes back to the process that answered it,
- * unless that one has more in hand than the least busy: what a question costs the first time
- * (its keywords, the full-text postings of its words, the token counts of its context lines) is
- * kept per process, and is about four times a warm answer's CPU.
+ * unless that one has more than `affinitySlack` queries in hand beyond the least busy: what a
+ * question costs the first time (its keywords, the full-text postings of its words, the token
+ * counts of its context lines) is kept per process, and is about four times a warm answer's CPU.
  */
 export class QueryPool {
   private readonly workers: PoolWorker[] = [];
@@ -164,14 +166,17 @@ export class QueryPool {
     this.workers.length = 0;
   }
 
-  /** The process that answered the question before, unless it is busier than another; else the least busy. */
+  /** The process that answered the question before, unless it is busier than the least busy by more than the slack; else the least busy. */
   private workerFor(workspace: string, text: string): PoolWorker {
     const least = this.leastBusy();
     // A digest, so that long questions do not make the memory long.
     const question = createHash("sha1").update(workspace).update("\0").update(text).digest("base64");
     const before = this.byQuestion.get(question);
+    const slack = this.settings.affinitySlack ?? DEFAULT_QUERY_AFFINITY_SLACK;
     const chosen =
-      before && this.workers.includes(before) && before.pending.size <= least.pending.size ? before : least;
+      before && this.workers.includes(before) && before.pending.size <= least.pending.size + slack
+        ? before
+        : least;
     this.byQuestion.delete(question);
     this.byQuestion.set(question, chosen);
     if (this.byQuestion.size > MAX_REMEMBERED_QUESTIONS) {
