@@ -41,9 +41,18 @@ export class OpenAIEmbedder implements Embedder {
     this.client = OpenAIEmbedder.clientFor(config);
   }
 
-  /** Uses the configured dimension, or asks the endpoint once when none is configured. */
-  static async create(config: EmbeddingConfig, tuning: RetryTuning = {}): Promise<OpenAIEmbedder> {
+  /**
+   * Uses the configured dimension, else `knownDimension` (what the workspace recorded for this
+   * model), or asks the endpoint once when neither is known. Only a configured one is sent as the
+   * request's `dimensions` (a model that cannot shorten its vectors refuses it).
+   */
+  static async create(
+    config: EmbeddingConfig,
+    tuning: RetryTuning = {},
+    knownDimension?: number,
+  ): Promise<OpenAIEmbedder> {
     if (config.dimension !== undefined) return new OpenAIEmbedder(config, config.dimension, tuning);
+    if (knownDimension !== undefined) return new OpenAIEmbedder(config, knownDimension, tuning);
     const probe = new OpenAIEmbedder(config, 0, tuning);
     const [vector] = await probe.request(["dimension probe"]);
     if (!vector?.length) throw new Error(`Embedding model ${config.model} returned an empty vector`);
