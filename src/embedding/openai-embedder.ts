@@ -5,6 +5,7 @@ import { withDeadline } from "../llm/deadline.js";
 import { STAGE_HEADER } from "../llm/openai-chat.js";
 import { RateLimiter } from "../llm/rate-limiter.js";
 import { type RetryTuning, withRetry } from "../llm/retry.js";
+import { counted } from "../util/counted.js";
 import { countTokens } from "../util/tokens.js";
 import { EmbeddingDimensionError } from "./dimension-error.js";
 import type { Embedder } from "./embedder.js";
@@ -87,7 +88,7 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   private request(batch: string[]): Promise<number[][]> {
-    const label = `embedding request (model ${this.model}, ${batch.length} texts)`;
+    const label = `embedding request (model ${this.model}, ${counted(batch.length, "text")})`;
     const send = async () => {
       await this.limiter.acquire(this.limiter.countsTokens ? countTokens(batch.join("\n")) : 0);
       try {
