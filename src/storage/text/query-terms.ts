@@ -86,8 +86,8 @@ function plainTokens(text: string): string[] {
 /**
  * Single characters that only shape a question or a clause (是, 谁, 吗, 的...). The segmenter
  * leaves them alone like the characters of an unknown name, so in a run of singles they would
- * join the name's phrase ("林 晓 峰 是 谁"), which no passage contains: they end the run instead,
- * and are no term of their own (every passage has them).
+ * join the name's phrase ("林 晓 峰 是 谁"), which no passage contains: they end the run instead
+ * and are terms of their own, as the words the segmenter knows are (BM25 weighs them little).
  */
 const QUESTION_CHARACTERS = new Set([..."是谁吗呢吧啊呀么的了"]);
 
@@ -101,6 +101,7 @@ function cjkTerms(run: string): string[] {
   for (const word of cjkWords(run)) {
     if (QUESTION_CHARACTERS.has(word)) {
       flushSingles();
+      terms.push(word);
     } else if ([...word].length === 1) {
       singles.push(word);
     } else {
