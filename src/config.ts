@@ -301,6 +301,8 @@ export const EstimateSchema = z.object({
   summaryOutputTokens: z.number().int().min(1).default(300),
   /** Tokens of one community report's answer. */
   reportOutputTokens: z.number().int().min(1).default(450),
+  /** Tokens of one entity-resolution verdict ({"same", "reason"}). */
+  resolveOutputTokens: z.number().int().min(1).default(40),
 });
 
 export const EmbeddingSchema = z.object({

@@ -236,6 +236,8 @@ export interface GraphCounts {
   communities: number;
   failedDocuments: number;
   failedChunks: number;
+  /** Chunks merged from an answer cut short, asked again by the next run (their document failed). */
+  partialChunks: number;
 }
 
 /** Restricts retrieval to some documents; applied before ranking. */

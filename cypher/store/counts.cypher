@@ -10,4 +10,5 @@ RETURN
   } AS relationships,
   COUNT { MATCH (c:Community {workspace: $workspace}) WHERE c.anchor IS NULL } AS communities,
   COUNT { MATCH (d:Document {workspace: $workspace}) WHERE d.status = 'failed' } AS failedDocuments,
-  COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.status = 'failed' } AS failedChunks
+  COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.status = 'failed' } AS failedChunks,
+  COUNT { MATCH (c:Chunk {workspace: $workspace}) WHERE c.status = 'partial' } AS partialChunks

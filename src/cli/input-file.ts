@@ -8,12 +8,17 @@ import { UsageError } from "./usage-error.js";
  * be read is a UsageError in one line saying what to fix, not Node's ENOENT text.
  */
 export async function readInputFile(path: string, option: string, format: string): Promise<string> {
-  if (path === "-") return readStdin();
+  if (path === "-") return withoutByteOrderMark(await readStdin());
   try {
-    return await readFile(path, "utf8");
+    return withoutByteOrderMark(await readFile(path, "utf8"));
   } catch (error) {
     throw new UsageError(describeReadProblem(error, path, option, format));
   }
+}
+
+/** A file saved with a UTF-8 byte order mark (Windows editors) would fail its first JSON line. */
+function withoutByteOrderMark(text: string): string {
+  return text.replace(/^\uFEFF/, "");
 }
 
 /**

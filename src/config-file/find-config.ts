@@ -29,14 +29,27 @@ export function locateConfigFile(env: Env, workspace: string | undefined): strin
 /** The file's settings, without the `$schema` key editors use for completion. */
 export function readConfigFile(path: string): Plain {
   let parsed: unknown;
+  // Editors on Windows may save UTF-8 with a byte order mark, which JSON.parse refuses.
+  const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
   try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
+    parsed = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new ConfigError(`Config file ${path} is not valid JSON: ${reason}`);
+    throw new ConfigError(`Config file ${path} is not valid JSON: ${reason}${lineAndColumn(text, reason)}`);
   }
   if (!isPlainObject(parsed)) throw new ConfigError(`Config file ${path} must hold one JSON object`);
   return withoutEditorSchema(parsed);
+}
+
+/**
+ * " (line 3, column 5)" for a parse error that gives only a position (Node 20: "... in JSON at
+ * position 41"), so a hand-edited file's mistake can be found; "" when the reason has none.
+ */
+function lineAndColumn(text: string, reason: string): string {
+  const position = /at position (\d+)/.exec(reason)?.[1];
+  if (position === undefined || /\bline\b/.test(reason)) return "";
+  const before = text.slice(0, Number(position)).split("\n");
+  return ` (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
 }
 
 /** Settings without the `$schema` key editors use for completion (a config file's, or its object passed as options). */

@@ -6,6 +6,7 @@ import { STAGE_HEADER } from "../llm/openai-chat.js";
 import { RateLimiter } from "../llm/rate-limiter.js";
 import { type RetryTuning, withRetry } from "../llm/retry.js";
 import type { EmbeddingUsageSink } from "../llm/usage.js";
+import { counted } from "../util/counted.js";
 import { countTokens } from "../util/tokens.js";
 import { EmbeddingDimensionError } from "./dimension-error.js";
 import type { Embedder } from "./embedder.js";
@@ -52,15 +53,19 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   /**
-   * Uses the configured dimension, or asks the endpoint once when none is configured. Each request
+   * Uses the configured dimension, else `knownDimension` (what the workspace recorded for this
+   * model), or asks the endpoint once when neither is known. Only a configured one is sent as the
+   * request's `dimensions` (a model that cannot shorten its vectors refuses it). Each request
    * answered is reported to `usage` with its input tokens.
    */
   static async create(
     config: EmbeddingConfig,
     tuning: RetryTuning = {},
     usage?: EmbeddingUsageSink,
+    knownDimension?: number,
   ): Promise<OpenAIEmbedder> {
     if (config.dimension !== undefined) return new OpenAIEmbedder(config, config.dimension, tuning, usage);
+    if (knownDimension !== undefined) return new OpenAIEmbedder(config, knownDimension, tuning, usage);
     const probe = new OpenAIEmbedder(config, 0, tuning, usage);
     const [vector] = await probe.request(["dimension probe"]);
     if (!vector?.length) throw new Error(`Embedding model ${config.model} returned an empty vector`);
@@ -95,7 +100,7 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   private async request(batch: string[]): Promise<number[][]> {
-    const label = `embedding request (model ${this.model}, ${batch.length} texts)`;
+    const label = `embedding request (model ${this.model}, ${counted(batch.length, "text")})`;
     const send = async () => {
       await this.limiter.acquire(this.limiter.countsTokens ? countTokens(batch.join("\n")) : 0);
       try {

@@ -18,6 +18,7 @@ import {
   embeddingStage,
   fillerOf,
   reportStage,
+  resolveStage,
   summaryStage,
 } from "./graph-stages.js";
 import { foldStandInGraph, StandInExtractor } from "./stand-in-graph.js";
@@ -138,11 +139,14 @@ export async function estimateIndexing(
     }
   }
   const graph = foldStandInGraph(mentions, config.merge);
+  // Resolution asks about the graph as extracted, before summaries replace its descriptions.
+  const resolve = await resolveStage(config, graph);
   const summarize = await summaryStage(config, graph);
   const report = reportStage(config, graph);
   const stages: Partial<Record<Stage, StageEstimate>> = {
     extract: priced(config, "extract", extract),
     glean: priced(config, "glean", glean),
+    resolve: priced(config, "resolve", resolve),
     summarize: priced(config, "summarize", summarize),
     report: priced(config, "report", report),
   };

@@ -10,6 +10,8 @@ import { splitRelationshipKey } from "../merge/keys.js";
 import { LlmDescriptionSummarizer } from "../merge/llm-summarizer.js";
 import { entityEmbeddingText, relationshipEmbeddingText, WRITE_BATCH } from "../pipeline/embed-graph.js";
 import { resolutionEmbedsEntities } from "../pipeline/resolve-entities.js";
+import { findCandidates } from "../resolve/candidates.js";
+import { confirmPair } from "../resolve/confirm.js";
 import type { ChunkRecord } from "../types.js";
 import { countTokens } from "../util/tokens.js";
 import type { StandInGraph } from "./stand-in-graph.js";
@@ -66,6 +68,24 @@ export async function summaryStage(config: KgragConfig, graph: StandInGraph): Pr
     const name = `${names.get(a) ?? a} — ${names.get(b) ?? b}`;
     rel.description = await summarizer.summarize({ kind: "relationship", name }, rel.fragments);
   }
+  return chat.counted;
+}
+
+/**
+ * Entity resolution's confirmation calls (stage resolve) on the stand-in graph: one per pair its
+ * names and the graph leave open, as the run's first round asks them with a chat model. Pairs that
+ * only embedding similarity proposes need the model's vectors, so they are not counted.
+ */
+export async function resolveStage(config: KgragConfig, graph: StandInGraph): Promise<Counted> {
+  const chat = new CountingChat(config.estimate.resolveOutputTokens);
+  const asks =
+    config.llm !== undefined && config.entityResolution !== "off" && config.resolution.confirmWithModel;
+  if (!asks) return chat.counted;
+  const byKey = new Map(graph.entities.map((e) => [e.key, e]));
+  const open = findCandidates(graph.entities, graph.relationships, config.resolution).filter(
+    (pair) => pair.decision === "confirm",
+  );
+  for (const pair of open) await confirmPair(chat, pair, byKey);
   return chat.counted;
 }
 

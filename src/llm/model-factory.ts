@@ -6,6 +6,7 @@ import type { Embedder } from "../embedding/embedder.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import { LangChainEmbedder, type LangChainEmbedderOptions } from "../embedding/langchain-embedder.js";
 import { sharedBuiltInThread, ThreadedHashingEmbedder } from "../threads/threaded-built-ins.js";
+import { EmbeddingMismatchError, mismatchMessage } from "../workspace/embedding-guard.js";
 import { CachedChatModel, type LlmCache } from "./cached-chat.js";
 import { type ChatModel, STAGES, type Stage } from "./chat-model.js";
 import { LangChainChatModel, type LangChainChatOptions } from "./langchain-chat.js";
@@ -56,6 +57,7 @@ async function configuredEmbedder(
   config: KgragConfig,
   tuning: RetryTuning,
   usage: UsageTracker,
+  recorded?: RecordedEmbedding,
 ): Promise<Embedder> {
   if (!config.embedding) {
     if (!config.builtInThread.enabled) return new HashingEmbedder(config.hashingDimension);
@@ -64,7 +66,26 @@ async function configuredEmbedder(
   }
   requireNamedKey(config.embedding, "embedding");
   const { OpenAIEmbedder } = await import("../embedding/openai-embedder.js");
-  return OpenAIEmbedder.create(config.embedding, tuning, usage);
+  return OpenAIEmbedder.create(config.embedding, tuning, usage, knownDimension(config.embedding, recorded));
+}
+
+/** The workspace's embedding model and dimension, as its first writer recorded them. */
+export interface RecordedEmbedding {
+  model: string;
+  dimension: number;
+}
+
+/**
+ * The dimension to use without asking the endpoint: the recorded one when the configured model is
+ * the recorded model. Another model is refused here, before any request: its probe would only
+ * find out what the model name already says, after retries when the endpoint is down.
+ */
+function knownDimension(embedding: { model: string; dimension?: number }, recorded?: RecordedEmbedding) {
+  if (!recorded) return undefined;
+  if (recorded.model !== embedding.model) {
+    throw new EmbeddingMismatchError(mismatchMessage(recorded, embedding));
+  }
+  return recorded.dimension;
 }
 
 /**
@@ -89,10 +110,11 @@ export async function createModels(
   cache: LlmCache,
   usage: UsageTracker,
   tuning: RetryTuning = {},
+  recorded?: RecordedEmbedding,
 ): Promise<Models> {
   return {
     chat: await configuredChat(config, cache, usage, tuning),
-    embedder: await configuredEmbedder(config, tuning, usage),
+    embedder: await configuredEmbedder(config, tuning, usage, recorded),
   };
 }
 

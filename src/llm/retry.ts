@@ -65,7 +65,8 @@ export class RetriesExhaustedError extends Error {
     options: { cause: unknown },
   ) {
     super(
-      `${label} failed after ${attempts} attempt${attempts === 1 ? "" : "s"}; last error: ${reason}. ` +
+      // The reason's own full stop ("Connection error.") is the sentence's.
+      `${label} failed after ${attempts} attempt${attempts === 1 ? "" : "s"}; last error: ${reason.replace(/\.+$/, "")}. ` +
         "Check that the endpoint is up and its rate limits, or raise the timeout or retry limit.",
       options,
     );

@@ -63,7 +63,7 @@ export function mention(
 
 export function namesIn(words: Word[], sentence: number): Mention[] {
   const found: Mention[] = [];
-  words.forEach((w, i) => {
+  joinLatinNames(words).forEach((w, i, words) => {
     const kind = NAME_TAG_KINDS[w.tag];
     if (kind) {
       found.push(mention(w.word, kind, true, sentence, w.start, w.end));
@@ -77,6 +77,34 @@ export function namesIn(words: Word[], sentence: number): Mention[] {
     }
   });
   return found;
+}
+
+/**
+ * jieba keeps each Latin word apart, with the space between as a word of its own: capitalised
+ * words (or numbers after them) one space apart are one name again ("New York", "Quayside
+ * Analytics", "GPT 4"), as the English analyzer reads them.
+ */
+function joinLatinNames(words: Word[]): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const previous = out[out.length - 1];
+    const next = words[i + 1];
+    const continues =
+      next?.tag === "eng" ? /^\p{Lu}/u.test(next.word) : next?.tag === "m" && /^\d+$/.test(next.word);
+    if (previous?.tag === "eng" && /^\p{Lu}/u.test(previous.word) && w.word === " " && next && continues) {
+      out[out.length - 1] = {
+        word: `${previous.word} ${next.word}`,
+        tag: "eng",
+        start: previous.start,
+        end: next.end,
+      };
+      i++;
+    } else {
+      out.push(w);
+    }
+  }
+  return out;
 }
 
 /** "阿里巴巴" + "集团": the name with the organisation or place word after it, as its own mention. */

@@ -32,9 +32,15 @@ function isNameSyllable(token: Token): boolean {
 }
 
 /**
+ * A tab or a run of three spaces: the gap between two cells of a table row as text (HTML tables
+ * are laid out so), which no name spans ("Heliotrope Robotics   2020" is a name and a year).
+ */
+const COLUMN_GAP = /\t| {3}/;
+
+/**
  * Whether a name may continue from `a` to the word after it: a plain space or a hyphen joins
  * ("Jean-Luc", "GPT-4"); so does the dot of an abbreviation or initial ("St. Louis", "J. R. R.");
- * any other punctuation, a line break, or an opening quote or bracket ends the name. A possessive
+ * any other punctuation, a line break, a table's column gap, or an opening quote or bracket ends the name. A possessive
  * continues a common word ("Woman's Viewpoint"), not a person or place ("Nolan's Inception").
  */
 function joins(a: Token, b: Token): boolean {
@@ -42,7 +48,7 @@ function joins(a: Token, b: Token): boolean {
   if (isPossessive(a) && (hasAny(a.tags, PERSON_TAGS) || hasAny(a.tags, PLACE_TAGS))) return false;
   const post = a.post;
   if (post === "-") return true;
-  if (/^[^\S\n]*$/.test(post)) return post.length > 0;
+  if (/^[^\S\n]*$/.test(post)) return post.length > 0 && !COLUMN_GAP.test(post);
   if (/^\.[^\S\n]+$/.test(post)) return a.tags.has("Abbreviation") || /^\p{Lu}$/u.test(a.text);
   return false;
 }

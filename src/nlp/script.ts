@@ -18,8 +18,14 @@ export function detectScript(text: string): Script {
   if (han === 0) return "en";
   const latin = count(text, LATIN_WORD);
   if (latin === 0) return "zh";
-  const hanShare = han / 1.5 / (han / 1.5 + latin);
-  return hanShare >= 0.8 ? "zh" : hanShare <= 0.2 ? "en" : "mixed";
+  const share = hanShare(text);
+  return share >= 0.8 ? "zh" : share <= 0.2 ? "en" : "mixed";
+}
+
+/** Chinese words (about 1.5 characters each) as a share of all words. */
+function hanShare(text: string): number {
+  const han = count(text, HAN_CHAR) / 1.5;
+  return han / (han + count(text, LATIN_WORD));
 }
 
 export interface ScriptRun {
@@ -39,7 +45,7 @@ export function scriptRuns(text: string): ScriptRun[] {
   const runs: ScriptRun[] = [];
   for (const match of text.matchAll(PIECE)) {
     if (!match[0]) continue;
-    const script = detectScript(match[0]) === "zh" ? "zh" : "en";
+    const script = runScript(match[0]);
     const start = match.index;
     const end = start + match[0].length;
     const previous = runs[runs.length - 1];
@@ -47,4 +53,16 @@ export function scriptRuns(text: string): ScriptRun[] {
     else runs.push({ script, start, end });
   }
   return runs;
+}
+
+/**
+ * The analyzer of one sentence-sized piece. A piece mostly in Chinese with several Latin names
+ * ("公司使用Microsoft Azure OpenAI服务和GPT 4模型。") is Chinese: jieba keeps its Latin words apart,
+ * while the English analyzer cannot cut Chinese and read "OpenAI服务和GPT" as one name. An English
+ * sentence glossing a few characters ("Qinglan (青岚科技) was founded...") stays English.
+ */
+function runScript(piece: string): "en" | "zh" {
+  const script = detectScript(piece);
+  if (script !== "mixed") return script;
+  return hanShare(piece) >= 0.5 ? "zh" : "en";
 }

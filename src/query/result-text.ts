@@ -1,4 +1,5 @@
 import { citedCommunityIds, citedPassageNumbers } from "../community/citations.js";
+import { counted } from "../util/counted.js";
 import { NOTHING_FOUND } from "./answer/answer.js";
 import type { ContextCommunity, QueryResult, Reference } from "./result.js";
 
@@ -59,8 +60,9 @@ export function resultText(result: QueryResult, options: { answerShown?: boolean
 function contextSummary(result: QueryResult): string {
   const c = result.context;
   const head =
-    `Context (${result.mode}): ${c.entities.length} entities, ${c.relationships.length} relationships, ` +
-    `${c.communities.length} community reports, ${c.chunks.length} passages`;
+    `Context (${result.mode}): ${counted(c.entities.length, "entity", "entities")}, ` +
+    `${counted(c.relationships.length, "relationship")}, ${counted(c.communities.length, "community report")}, ` +
+    `${counted(c.chunks.length, "passage")}`;
   const passages = c.chunks.map((chunk, i) => `[${i + 1}] ${oneLine(chunk.text, 160)}`);
   return [head, ...passages].join("\n");
 }

@@ -1,5 +1,6 @@
 import { UNKNOWN_TYPE } from "../merge/mentions.js";
 import type { EntityRecord, RelationshipRecord } from "../types.js";
+import { counted } from "../util/counted.js";
 import { compareNames, type NameEvidence } from "./name-evidence.js";
 import { analyzeName, blockingKeys, isProperName, type NameForm } from "./names.js";
 import type { SimilarPair } from "./similar-pairs.js";
@@ -185,7 +186,7 @@ function compareNameSets(a: NameForm[], b: NameForm[]): NameEvidence {
  */
 export function decide(p: Evidence, tuning: ResolutionTuning): { decision: Decision; why: string } {
   const context = p.sharedNeighbours.length > 0 || p.sharedChunks > 0;
-  const shared = `${p.sharedNeighbours.length} shared neighbours, ${p.sharedChunks} shared passages`;
+  const shared = sharedInGraph(p);
   if (p.name.relation === "conflict") return { decision: "apart", why: p.name.reason };
   if (!p.typesAgree) return { decision: "apart", why: "types differ" };
   // "back pain" and "pain", "census ," and "census": noun phrases, not names, are never merged.
@@ -217,7 +218,7 @@ export function decide(p: Evidence, tuning: ResolutionTuning): { decision: Decis
  * extracted relationship between them, a model (or a person) is asked; otherwise they stay apart.
  */
 function decideSimilar(p: Evidence, similar: string): { decision: Decision; why: string } {
-  const shared = `${p.sharedNeighbours.length} shared neighbours, ${p.sharedChunks} shared passages`;
+  const shared = sharedInGraph(p);
   if (!p.typesAgree) return { decision: "apart", why: `${similar}; types differ` };
   if (!p.names.every(isProperName)) return { decision: "apart", why: `${similar}; not proper names` };
   if (p.related) return { decision: "apart", why: `${similar}; an extracted relationship links them` };
@@ -255,4 +256,9 @@ export function borderlineVouching(pairs: CandidatePair[]): (a: string, b: strin
 
 function pairId(a: string, b: string): string {
   return a < b ? `${a}\u001f${b}` : `${b}\u001f${a}`;
+}
+
+/** "1 shared neighbour, 2 shared passages": what a pair shares, for the pair's reason. */
+function sharedInGraph(p: Evidence): string {
+  return `${counted(p.sharedNeighbours.length, "shared neighbour")}, ${counted(p.sharedChunks, "shared passage")}`;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { clampStrength } from "../merge/strength.js";
 import { OptionsError } from "../options-error.js";
 import type { GraphStore } from "../storage/graph-store.js";
+import { issuesLine } from "../util/zod-messages.js";
 
 /**
  * Rules are what entity resolution and hand curation add on top of the extracted mentions. The
@@ -78,7 +79,7 @@ export async function loadRules(store: Pick<GraphStore, "getMeta">): Promise<Ent
     if (parsed.success) return [parsed.data];
     warnOnce(
       `Entity rule ${index + 1} of ${stored.length} (${describeStoredRule(entry)}) cannot be read and is ` +
-        `ignored (${issuesOf(parsed.error)}); the next write of the rules (a curation edit, or an index ` +
+        `ignored (${issuesLine(parsed.error)}); the next write of the rules (a curation edit, or an index ` +
         "run that merges entities) removes it. " +
         "Redo the edit with kgrag entities if it is still wanted.",
     );
@@ -93,16 +94,9 @@ export async function loadRules(store: Pick<GraphStore, "getMeta">): Promise<Ent
 export function checkNewRules(rules: EntityRule[], what: string): EntityRule[] {
   for (const rule of rules) {
     const parsed = EntityRuleSchema.safeParse(rule);
-    if (!parsed.success) throw new OptionsError(`Invalid ${what} input: ${issuesOf(parsed.error)}.`);
+    if (!parsed.success) throw new OptionsError(`Invalid ${what} input: ${issuesLine(parsed.error)}.`);
   }
   return rules;
-}
-
-/** "by: must not be empty; strength: ..." */
-function issuesOf(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
-    .join("; ");
 }
 
 /** "edit of 北京 by alice": what a stored rule is, as far as it can be read. */

@@ -14,16 +14,34 @@ export class EmbeddingMismatchError extends Error {
  * Only reads: the first writer records the model (recordWorkspaceModels), so a reader writes nothing.
  */
 export async function checkEmbeddingModel(store: GraphStore, embedder: Embedder): Promise<void> {
+  const recorded = await recordedEmbedding(store);
+  if (!recorded) return;
+  if (recorded.model !== embedder.model || recorded.dimension !== embedder.dimension) {
+    throw new EmbeddingMismatchError(mismatchMessage(recorded, embedder));
+  }
+}
+
+/** The workspace's embedding model and dimension as recorded, or undefined before the first write. */
+export async function recordedEmbedding(
+  store: Pick<GraphStore, "getMeta">,
+): Promise<{ model: string; dimension: number } | undefined> {
   const model = await store.getMeta("embedding.model");
   const dimension = await store.getMeta("embedding.dimension");
-  if (model === undefined || dimension === undefined) return;
-  if (model !== embedder.model || Number(dimension) !== embedder.dimension) {
-    throw new EmbeddingMismatchError(
-      `This workspace was indexed with embedding model "${model}" (dimension ${dimension}), ` +
-        `but the configured one is "${embedder.model}" (dimension ${embedder.dimension}). ` +
-        "Configure the original model (KGRAG_EMBEDDING_MODEL / KGRAG_EMBEDDING_DIM), or index into a new workspace.",
-    );
-  }
+  if (model === undefined || dimension === undefined) return undefined;
+  return { model, dimension: Number(dimension) };
+}
+
+/** What the workspace was built with against what is configured (a dimension not known yet is left out). */
+export function mismatchMessage(
+  recorded: { model: string; dimension: number },
+  configured: { model: string; dimension?: number },
+): string {
+  const dimension = configured.dimension === undefined ? "" : ` (dimension ${configured.dimension})`;
+  return (
+    `This workspace was indexed with embedding model "${recorded.model}" (dimension ${recorded.dimension}), ` +
+    `but the configured one is "${configured.model}"${dimension}. ` +
+    "Configure the original model (KGRAG_EMBEDDING_MODEL / KGRAG_EMBEDDING_DIM), or index into a new workspace."
+  );
 }
 
 /** Called by a writer before it writes: records the embedding model and the extractor in use. */

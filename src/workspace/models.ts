@@ -6,6 +6,7 @@ import { createModels } from "../llm/model-factory.js";
 import type { UsageTracker } from "../llm/usage.js";
 import type { GraphStore } from "../storage/graph-store.js";
 import { recordRetry, TracedChatModel } from "../telemetry/traced-chat.js";
+import { recordedEmbedding } from "./embedding-guard.js";
 
 /**
  * The configured models, or those the caller brought. A caller's chat model is wrapped with the
@@ -21,7 +22,7 @@ export async function openModels(
   const configured =
     given.chat !== undefined && given.embedder
       ? null
-      : await createModels(config, store, usage, { onRetry: recordRetry });
+      : await createModels(config, store, usage, { onRetry: recordRetry }, await recordedEmbedding(store));
   const chat =
     given.chat === undefined
       ? (configured?.chat ?? null)

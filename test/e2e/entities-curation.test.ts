@@ -100,7 +100,7 @@ describe("entity resolution and curation (SQLite, scripted LLM extraction of A C
     expect(code).toBe(0);
     const pairs = (JSON.parse(stdout) as { duplicates: { names: string[]; why: string }[] }).duplicates;
     const tim = pairs.find((p) => p.names.includes("TIM CRATCHIT") && p.names.includes("TINY TIM"));
-    expect(tim?.why).toMatch(/1 shared neighbours/);
+    expect(tim?.why).toMatch(/1 shared neighbour,/);
     expect(pairs.some((p) => p.names.includes("MR. FEZZIWIG") && p.names.includes("MRS. FEZZIWIG"))).toBe(
       false,
     );

@@ -109,6 +109,19 @@ describe("kgrag index --dry-run", () => {
       expect(server.count(stage)).toBeGreaterThan(0);
       near(dry.stages[stage]?.calls, server.count(stage));
     }
+    // Entity resolution's confirmations: the pairs names and the graph leave open are counted
+    // (they were left out); those only embedding similarity proposes cannot be, so at most the run's.
+    expect(dry.stages.resolve?.calls).toBeGreaterThan(0);
+    expect(dry.stages.resolve?.calls).toBeLessThanOrEqual(server.count("resolve"));
+    const unresolved = JSON.parse(
+      (
+        await runMain(["index", "--dry-run", ...CORPUS, "--json"], {
+          KGRAG_CONFIG: file,
+          KGRAG_ENTITY_RESOLUTION: "off",
+        })
+      ).stdout,
+    ) as DryRunReport;
+    expect(unresolved.stages.resolve?.calls).toBe(0);
     // --no-communities: the same estimate without reports.
     const without = JSON.parse(
       (await runMain(["index", "--dry-run", "--no-communities", ...CORPUS, "--json"], { KGRAG_CONFIG: file }))

@@ -116,6 +116,10 @@ describe("indexing through a model that cuts JSON short (scripted server, CLI)",
       const partial = states.filter((s) => s.status === "partial");
       const partialDocs = await Promise.all(partial.map((s) => store.getDocument(s.docId)));
       expect(partialDocs.map((d) => d?.path).sort()).toEqual(ALWAYS_CUT.map((r) => paths[r]).sort());
+      // kgrag status counts them beside the failed ones (it said "24 chunks (0 failed)" under failed documents).
+      expect((await store.counts()).partialChunks).toBe(partial.length);
+      const status = await runCli(["status", "--workspace", ws], env);
+      expect(status.stdout).toContain(`chunks (0 failed, ${partial.length} cut short)`);
       expect(states.filter((s) => s.status === "merged")).toHaveLength(24 - ALWAYS_CUT.length);
       // The partial extraction is used meanwhile: its chunk has mentions in the graph.
       const mentions = await store.getChunkMentions(partial.map((s) => s.chunkId));

@@ -53,4 +53,10 @@ describe("the sources a terminal, the demo and the Ollama API list", () => {
     expect(contextOnly.references).toHaveLength(4);
     expect(contextOnly.communities.map((c) => c.id)).toEqual(["c0-a", "c1-b"]);
   });
+
+  it("counts the context of --context-only in the right number", () => {
+    const one = result("");
+    one.context.communities = one.context.communities.slice(0, 1);
+    expect(resultText(one)).toContain(": 0 entities, 0 relationships, 1 community report, 0 passages\n");
+  });
 });

@@ -55,6 +55,18 @@ describe("kgrag.config.json", () => {
     expect(() => loadConfig({ KGRAG_CONFIG: join(dir, "missing.json") })).toThrow(/Config file not found/);
   });
 
+  it("is read when saved with a byte order mark, as editors on Windows may save it", () => {
+    const file = join(dir, "bom.json");
+    writeFileSync(file, `\uFEFF${JSON.stringify({ query: { topK: 8 } })}`);
+    expect(loadConfig({ KGRAG_CONFIG: file }).config.query.topK).toBe(8);
+  });
+
+  it("says on which line and column its JSON breaks", () => {
+    const file = join(dir, "broken.json");
+    writeFileSync(file, '{\n  "query": {\n    "topK": 5,\n  }\n}\n');
+    expect(() => loadConfig({ KGRAG_CONFIG: file })).toThrow(/is not valid JSON: .*\(?line 4,? column 3\)/);
+  });
+
   it("gives way to environment variables, which say where they came from", () => {
     const file = writeConfig({
       llm: { model: "from-file", baseURL: "http://127.0.0.1:1/v1", concurrency: 2 },

@@ -83,4 +83,14 @@ describe("withRetry", () => {
     expect(exhausted.status).toBe(503);
     expect(exhausted.message).toMatch(/test call failed after 3 attempts.*HTTP 503/);
   });
+
+  it("ends the last error's sentence with one full stop (the client's 'Connection error.')", async () => {
+    const failures = Array.from(
+      { length: 3 },
+      () => new APIConnectionError({ message: "Connection error." }),
+    );
+    const error = (await runWith(failures, 1).catch((e: unknown) => e)) as RetriesExhaustedError;
+    expect(error.message).toContain("last error: Connection error. Check that the endpoint is up");
+    expect(error.message).not.toContain("..");
+  });
 });

@@ -56,6 +56,7 @@ const countsOf = (relationships: number) =>
     communities: 0,
     failedDocuments: 0,
     failedChunks: 0,
+    partialChunks: 0,
   });
 
 describe("Neo4j relationship full text: search", () => {

@@ -542,6 +542,7 @@ const countsOf = (chunks: number, others: { entities?: number; relationships?: n
     communities: 0,
     failedDocuments: 0,
     failedChunks: 0,
+    partialChunks: 0,
   });
 
 describe("Neo4j store: vector search", () => {

@@ -103,3 +103,24 @@ describe("Chinese organisation and product names jieba does not know", () => {
     expect(found.some((name) => name.includes("北京设立"))).toBe(false);
   });
 });
+
+describe("Latin names in Chinese sentences", () => {
+  const named = (text: string) =>
+    analyzeText(text)
+      .mentions.filter((m) => m.named)
+      .map((m) => m.name);
+
+  it("are whole across their spaces, as jieba leaves each word apart", () => {
+    expect(named("2023年，青岚科技与比利时的Quayside Analytics签署合作协议。")).toContain(
+      "Quayside Analytics",
+    );
+    expect(named("他在New York工作。")).toEqual(["New York"]);
+  });
+
+  it("never take Chinese characters in: a sentence mostly Chinese is read as Chinese", () => {
+    const names = named("公司使用Microsoft Azure OpenAI服务和GPT 4模型。");
+    expect(names).toEqual(["Microsoft Azure OpenAI", "GPT 4"]);
+    // An English sentence glossing a name in characters stays English.
+    expect(named("Qinglan Technology (青岚科技) was founded in Hangzhou.")).toContain("Qinglan Technology");
+  });
+});

@@ -120,3 +120,13 @@ describe("analyzeEnglish", () => {
     expect(phrases).toEqual(["optical lens", "gas atlas"]);
   });
 });
+
+describe("names in a table row as text", () => {
+  it("end at the gap between cells: a supplier and its year are two things", () => {
+    // html-to-text lays a table out in columns three or more spaces apart, one row a line.
+    const text = "Supplier              Since\nHeliotrope Robotics   2020\nQuayside Analytics\t2022\n";
+    expect(names(text)).toEqual(["Heliotrope Robotics", "Quayside Analytics"]);
+    // One space still joins a name and its number.
+    expect(names("The Apollo 11 crew landed.")).toContain("Apollo 11");
+  });
+});

@@ -91,3 +91,22 @@ describe("text as the full-text index stores it", () => {
     for (const text of [...texts, ...texts.reverse()]) expect(segmentForIndex(text)).toBe(fresh(text));
   });
 });
+
+describe("Chinese question terms", () => {
+  it("keeps a name the dictionary lacks apart from the question characters after it", () => {
+    // ICU cuts 林晓峰是谁 into single characters; as one phrase "林 晓 峰 是 谁" no passage matched.
+    expect(queryTerms("林晓峰是谁？")).toEqual(["林 晓 峰", "是", "谁"]);
+    expect(queryTerms("谁是林晓峰？")).toContain("林 晓 峰");
+  });
+
+  it("finds the passage naming the person a question asks about", () => {
+    const db = new Database(":memory:");
+    db.exec("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'unicode61 remove_diacritics 2')");
+    db.prepare("INSERT INTO t VALUES (?)").run(segmentForIndex("青岚科技由林晓峰和陈雨桐于2016年创立。"));
+    const match = queryTerms("林晓峰是谁？")
+      .map((term) => `"${term}"`)
+      .join(" OR ");
+    expect(db.prepare("SELECT count(*) FROM t WHERE t MATCH ?").pluck().get(match)).toBe(1);
+    db.close();
+  });
+});

@@ -80,6 +80,13 @@ describe("decisions", () => {
     expect(pair("BOB", "BOB CRATCHIT", 3, { related: true }).decision).toBe("confirm");
   });
 
+  it("says what a pair shares in the right number", () => {
+    expect(pair("JOE", "JOE MILLER", 1).why).toMatch(/; 1 shared neighbour, 0 shared passages$/);
+    expect(pair("TIM", "TINY TIM", 2, { sharedChunks: 1 }).why).toMatch(
+      /; 2 shared neighbours, 1 shared passage$/,
+    );
+  });
+
   it("merges part of a name only for people, and never noun phrases", () => {
     expect(pair("Baltimore", "Baltimore County", 3, { types: ["location", "location"] }).decision).toBe(
       "confirm",

@@ -98,7 +98,7 @@ describe("embedding-similarity candidates", () => {
     const [pair] = findCandidates([fred, nephew], [], tuning, undefined, similar(fred, nephew));
     expect(pair).toMatchObject({ foundBy: "similarity", similarity: 0.95, decision: "confirm" });
     expect(pair!.why).toMatch(
-      /similar name and description \(0\.95\); 0 shared neighbours, 1 shared passages/,
+      /similar name and description \(0\.95\); 0 shared neighbours, 1 shared passage$/,
     );
   });
 

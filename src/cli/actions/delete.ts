@@ -1,4 +1,5 @@
 import type { Kgrag } from "../../kgrag.js";
+import { counted } from "../../util/counted.js";
 import type { OpenKgrag } from "../open.js";
 import { printJson } from "../print-json.js";
 import { UsageError } from "../usage-error.js";
@@ -17,7 +18,9 @@ export async function deleteAction(
     if (opts.json) printJson({ ...result, counts });
     else {
       process.stdout.write(`Deleted ${result.deleted.length} document(s).\n`);
-      process.stdout.write(`Workspace: ${counts.documents} documents, ${counts.entities} entities.\n`);
+      process.stdout.write(
+        `Workspace: ${counted(counts.documents, "document")}, ${counted(counts.entities, "entity", "entities")}.\n`,
+      );
     }
   } finally {
     await kgrag.close();

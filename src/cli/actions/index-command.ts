@@ -3,6 +3,7 @@ import { extname } from "node:path";
 import { SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
 import type { SkippedSource } from "../../ingest/source-types.js";
 import { IndexInterruptedError, type IndexProgress, notChunkedPart } from "../../pipeline/interrupted.js";
+import { counted } from "../../util/counted.js";
 import type { IndexSummary } from "../../workspace/indexing.js";
 import type { IndexFlags } from "../commands/index-command.js";
 import { INTERRUPTED_EXIT_CODE, runStoppable } from "../interrupt.js";
@@ -182,7 +183,8 @@ function humanSummary(s: IndexSummary): string {
     `Indexed in ${(s.durationMs / 1000).toFixed(1)} s: ${s.added.length} new, ${s.updated.length} updated, ` +
       `${resumedPart(s)}${s.unchanged.length} unchanged, ${s.removed.length} removed document(s), ` +
       `${s.skipped.length} input(s) skipped.`,
-    `Workspace: ${s.documents} documents, ${s.chunks} chunks, ${s.entities} entities, ${s.relationships} relationships.`,
+    `Workspace: ${counted(s.documents, "document")}, ${counted(s.chunks, "chunk")}, ` +
+      `${counted(s.entities, "entity", "entities")}, ${counted(s.relationships, "relationship")}.`,
     `LLM calls: ${s.llmCalls} (${s.tokens} tokens).`,
     embeddingLine(s.embedding),
   ];

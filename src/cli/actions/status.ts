@@ -49,7 +49,7 @@ export async function statusAction(opts: { workspace?: string; json?: boolean })
     process.stdout.write(`${formatTable(["id", "title", "status", "error"], rows)}\n\n`);
     const c = status.counts;
     process.stdout.write(
-      `${c.documents} documents (${c.failedDocuments} failed), ${c.chunks} chunks (${c.failedChunks} failed), ` +
+      `${c.documents} documents (${c.failedDocuments} failed), ${c.chunks} chunks (${chunkProblems(c)}), ` +
         `${c.entities} entities, ${c.relationships} relationships, ${c.communities} communities\n` +
         `storage ${status.storage} at ${status.workspace}; extractor ${status.extractor}; ` +
         `embeddings ${status.embedding.model} (${status.embedding.kind}, ${status.embedding.dimension}-d)\n`,
@@ -112,4 +112,10 @@ function describeIndex(index: VectorIndexStatus): string {
 function foldNote(index: VectorIndexStatus): string {
   if (index.folding) return "; folding its segments in the background";
   return index.foldError ? `; the last background fold failed: ${index.foldError}` : "";
+}
+
+/** "2 failed", and the chunks cut short when there are any: they fail their documents too. */
+function chunkProblems(counts: StatusReport["counts"]): string {
+  const partial = counts.partialChunks > 0 ? `, ${counts.partialChunks} cut short` : "";
+  return `${counts.failedChunks} failed${partial}`;
 }

@@ -116,5 +116,6 @@ export async function counts(db: Neo4jConnection): Promise<GraphCounts> {
     communities: field("communities"),
     failedDocuments: field("failedDocuments"),
     failedChunks: field("failedChunks"),
+    partialChunks: field("partialChunks"),
   };
 }

@@ -449,7 +449,8 @@ export class SqliteGraphStore implements GraphStore {
          (SELECT count(*) FROM relationships) AS relationships,
          (SELECT count(*) FROM communities) AS communities,
          (SELECT count(*) FROM documents WHERE status = 'failed') AS failedDocuments,
-         (SELECT count(*) FROM chunks WHERE status = 'failed') AS failedChunks`,
+         (SELECT count(*) FROM chunks WHERE status = 'failed') AS failedChunks,
+         (SELECT count(*) FROM chunks WHERE status = 'partial') AS partialChunks`,
     ) as GraphCounts;
   }
 

@@ -83,6 +83,14 @@ function plainTokens(text: string): string[] {
   return text.match(TOKEN) ?? [];
 }
 
+/**
+ * Single characters that only shape a question or a clause (是, 谁, 吗, 的...). The segmenter
+ * leaves them alone like the characters of an unknown name, so in a run of singles they would
+ * join the name's phrase ("林 晓 峰 是 谁"), which no passage contains: they end the run instead
+ * and are terms of their own, as the words the segmenter knows are (BM25 weighs them little).
+ */
+const QUESTION_CHARACTERS = new Set([..."是谁吗呢吧啊呀么的了"]);
+
 function cjkTerms(run: string): string[] {
   const terms: string[] = [];
   let singles: string[] = [];
@@ -91,7 +99,10 @@ function cjkTerms(run: string): string[] {
     singles = [];
   };
   for (const word of cjkWords(run)) {
-    if ([...word].length === 1) {
+    if (QUESTION_CHARACTERS.has(word)) {
+      flushSingles();
+      terms.push(word);
+    } else if ([...word].length === 1) {
       singles.push(word);
     } else {
       flushSingles();
