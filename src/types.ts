@@ -206,6 +206,12 @@ export interface CommunityRecord {
 }
 
 export type VectorNamespace = "chunks" | "entities" | "relationships" | "communities";
+export const VECTOR_NAMESPACES: readonly VectorNamespace[] = [
+  "chunks",
+  "entities",
+  "relationships",
+  "communities",
+];
 
 export interface VectorItem {
   id: string;

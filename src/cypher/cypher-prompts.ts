@@ -30,11 +30,36 @@ export function generatePrompt(context: PromptContext, history: HistoryTurn[]): 
   });
 }
 
-export function fixPrompt(context: PromptContext, cypher: string, errors: string[]): string {
+/** Where a query failed: the validator rejected it, or Neo4j failed it while running it. */
+export type FailureStage = "validation" | "run";
+
+const FAILURE_WORDING: Record<
+  FailureStage,
+  { failure: string; query_heading: string; errors_heading: string }
+> = {
+  validation: {
+    failure: "was rejected before it ran",
+    query_heading: "Rejected query:",
+    errors_heading: "Why it was rejected:",
+  },
+  run: {
+    failure: "passed the checks but failed when Neo4j ran it",
+    query_heading: "Failed query:",
+    errors_heading: "Neo4j's error:",
+  },
+};
+
+export function fixPrompt(
+  context: PromptContext,
+  cypher: string,
+  errors: string[],
+  stage: FailureStage = "validation",
+): string {
   return renderPrompt("text2cypher-fix", {
     schema: renderSchema(context.schema, context.question, { maxTokens: context.schemaTokens }),
     instructions: context.instructions || "none",
     question: context.question,
+    ...FAILURE_WORDING[stage],
     cypher,
     errors: errors.map((error) => `- ${error}`).join("\n"),
   });

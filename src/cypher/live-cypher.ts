@@ -27,11 +27,12 @@ export function liveCypherOf(store: Pick<GraphStore, "kind">): LiveCypher | unde
 /**
  * Runs validated queries the read-only way `kgrag cypher` does: EXPLAIN must report a read-only
  * plan ("r"), then a READ transaction with READ routing, the timeout and the row cap.
+ * `raiseTimeout` says how the caller's surface allows more time (see ReadOnlyLimits).
  */
-export function liveExecutor(live: LiveCypher): CypherExecutor {
+export function liveExecutor(live: LiveCypher, raiseTimeout?: string): CypherExecutor {
   const session = driverReadOnlySession(live.driver, live.database);
   return async (cypher, limits, params) => {
-    const result = await runReadOnlyCypher(session, cypher, params, limits);
+    const result = await runReadOnlyCypher(session, cypher, params, { ...limits, raiseTimeout });
     return { rows: result.rows, truncated: result.truncated };
   };
 }

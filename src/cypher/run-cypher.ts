@@ -11,7 +11,15 @@ import { type PlainRecord, recordToPlain } from "../storage/neo4j/record-mapping
 export interface ReadOnlyLimits {
   timeoutMs: number;
   maxRows: number;
+  /**
+   * How this caller can allow a query more time, for the timeout message: a CLI flag, a request
+   * field. Left out where the caller cannot, so no message points at a setting that is not there.
+   */
+  raiseTimeout?: string;
 }
+
+/** How the CLI commands (`kgrag cypher`, `ask`, `chat`) allow more time. */
+export const CLI_RAISE_TIMEOUT = "raise --timeout";
 
 export interface CypherRows {
   columns: string[];
@@ -36,10 +44,10 @@ export class ReadOnlyRefusal extends Error {
 
 /** The query ran past its time limit and the server stopped it. */
 export class CypherTimeout extends Error {
-  constructor(timeoutMs: number) {
+  constructor(timeoutMs: number, raiseTimeout?: string) {
     super(
       `Stopped: the query ran longer than its ${timeoutMs} ms time limit. ` +
-        "Narrow it (a LIMIT, a label, an indexed property) or raise --timeout.",
+        `Narrow it (a LIMIT, a label, an indexed property)${raiseTimeout ? ` or ${raiseTimeout}` : ""}.`,
     );
     this.name = "CypherTimeout";
   }
@@ -125,13 +133,27 @@ export async function runReadOnlyCypher(
   }
   const values = cypherParams(params);
   const queryType = await session.explain(trimmed, values);
-  if (queryType !== "r") {
-    throw new ReadOnlyRefusal(
-      `Refused: Neo4j plans this query as ${QUERY_TYPES[queryType] ?? `"${queryType}"`}; ` +
-        "kgrag runs only read-only Cypher.",
+  if (queryType !== "r") throw new ReadOnlyRefusal(notReadOnlyMessage(trimmed, queryType));
+  return session.run(trimmed, values, limits);
+}
+
+/**
+ * Neo4j plans every DBMS procedure (dbms.components(), dbms.listConfig(), ...) as "s", reading ones
+ * too: "schema-changing" would be wrong for them, so they are named for what they are. The text is
+ * only searched to word the refusal; the refusal itself rests on the plan.
+ */
+function notReadOnlyMessage(query: string, queryType: string): string {
+  const dbmsProcedure = /\bCALL\s+(dbms\.[\w.]+)/i.exec(query)?.[1];
+  if (dbmsProcedure) {
+    return (
+      `Refused: ${dbmsProcedure} is a DBMS procedure; kgrag runs only read-only Cypher, ` +
+      "and DBMS procedures are not allowed."
     );
   }
-  return session.run(trimmed, values, limits);
+  return (
+    `Refused: Neo4j plans this query as ${QUERY_TYPES[queryType] ?? `"${queryType}"`}; ` +
+    "kgrag runs only read-only Cypher."
+  );
 }
 
 /** The driver side: READ sessions, EXPLAIN's queryType, streamed rows cut at the cap. */
@@ -171,7 +193,7 @@ export function driverReadOnlySession(driver: Driver, database: string | undefin
           { timeout: limits.timeoutMs },
         );
       } catch (error) {
-        if (isTimeout(error)) throw new CypherTimeout(limits.timeoutMs);
+        if (isTimeout(error)) throw new CypherTimeout(limits.timeoutMs, limits.raiseTimeout);
         const code = queryErrorCode(error);
         if (code) throw new CypherQueryError((error as Error).message.trim(), code);
         throw error;

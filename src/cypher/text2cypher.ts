@@ -2,7 +2,14 @@ import type { ChatModel } from "../llm/chat-model.js";
 import { cleanGeneratedCypher } from "./clean-cypher.js";
 import { answerFromRows } from "./cypher-answer.js";
 import { usedParameters } from "./cypher-files.js";
-import { fixPrompt, generatePrompt, type HistoryTurn, type PromptContext } from "./cypher-prompts.js";
+import {
+  type FailureStage,
+  fixPrompt,
+  generatePrompt,
+  type HistoryTurn,
+  type PromptContext,
+} from "./cypher-prompts.js";
+import { CypherQueryError, ReadOnlyRefusal } from "./run-cypher.js";
 import type { GraphSchema } from "./schema.js";
 import { TEXT2CYPHER_DEFAULTS } from "./text2cypher-defaults.js";
 import { type CypherValidation, type ValidateOptions, validateCypher } from "./validator.js";
@@ -38,7 +45,10 @@ export interface TextToCypherDeps {
 }
 
 export interface TextToCypherOptions {
-  /** Correction rounds after a rejected query (default 1). */
+  /**
+   * Correction rounds after a query the validator rejected or Neo4j failed at run time (default 1;
+   * both kinds share the budget).
+   */
   maxCorrections?: number;
   timeoutMs?: number;
   maxRows?: number;
@@ -61,6 +71,13 @@ export interface TextToCypherOptions {
   rowTokens?: number;
 }
 
+/** A query that did not make it: rejected by the validator, or failed by Neo4j when it ran. */
+export interface FailedAttempt {
+  cypher: string;
+  stage: FailureStage;
+  errors: string[];
+}
+
 export interface TextToCypherResult {
   question: string;
   /** The last query generated (null when the model said Cypher cannot answer). */
@@ -70,6 +87,8 @@ export interface TextToCypherResult {
   warnings: string[];
   /** Generations made: 1 plus the correction rounds used. */
   attempts: number;
+  /** Every query that failed, in order, each with why: what a correction round was about. */
+  failedAttempts: FailedAttempt[];
   rows: Record<string, unknown>[];
   truncated: boolean;
   executed: boolean;
@@ -84,6 +103,7 @@ interface Generation {
   errors: string[];
   warnings: string[];
   attempts: number;
+  failedAttempts: FailedAttempt[];
   noCypherReason?: string;
 }
 
@@ -99,34 +119,64 @@ export async function answerWithCypher(
     maxRows: options.maxRows ?? TEXT2CYPHER_DEFAULTS.maxRows,
     rowTokens: options.rowTokens ?? TEXT2CYPHER_DEFAULTS.rowTokens,
   };
-  const generation = await generateCypher(question, deps, options, history);
-  const base = { question, ...generation, rows: [], truncated: false, executed: false };
-  if (generation.noCypherReason !== undefined) {
-    return { ...base, answer: `Cypher cannot answer this question: ${generation.noCypherReason}` };
+  const generator = cypherGenerator(question, deps, options);
+  let generation = await generator.generate(generatePrompt(generator.context, history), 1, []);
+  const limits = { timeoutMs: settings.timeoutMs, maxRows: settings.maxRows };
+  for (;;) {
+    const base = { question, ...generation, rows: [], truncated: false, executed: false };
+    if (generation.noCypherReason !== undefined) {
+      return { ...base, answer: `Cypher cannot answer this question: ${generation.noCypherReason}` };
+    }
+    if (!generation.valid || generation.cypher === null) {
+      const answer = `No answer: the generated Cypher was rejected and not run (${generation.errors.join("; ")})`;
+      return { ...base, answer };
+    }
+    const cypher = generation.cypher;
+    try {
+      const execution = await deps.execute(cypher, limits, options.parameters ?? {});
+      return { ...base, ...(await answerExecution(deps.chat, question, cypher, execution, settings)) };
+    } catch (error) {
+      const message = `The query failed when it ran: ${(error as Error).message}`;
+      const failedAttempts = [
+        ...generation.failedAttempts,
+        { cypher, stage: "run" as const, errors: [message] },
+      ];
+      if (!isQueryFault(error) || generation.attempts > generator.maxCorrections) {
+        const errors = [...generation.errors, message];
+        return { ...base, failedAttempts, errors, answer: `No answer: ${message}` };
+      }
+      // Neo4j's own message (a / by zero, a type error) is what the model needs to correct it.
+      const fix = fixPrompt(generator.context, cypher, [(error as Error).message], "run");
+      generation = await generator.generate(fix, generation.attempts + 1, failedAttempts);
+    }
   }
-  if (!generation.valid || generation.cypher === null) {
-    const answer = `No answer: the generated Cypher was rejected and not run (${generation.errors.join("; ")})`;
-    return { ...base, answer };
-  }
-  const cypher = generation.cypher;
-  let execution: CypherExecution;
-  try {
-    const limits = { timeoutMs: settings.timeoutMs, maxRows: settings.maxRows };
-    execution = await deps.execute(cypher, limits, options.parameters ?? {});
-  } catch (error) {
-    const message = `The query failed when it ran: ${(error as Error).message}`;
-    return { ...base, errors: [...generation.errors, message], answer: `No answer: ${message}` };
-  }
+}
+
+/**
+ * Errors a rewritten query can avoid: Neo4j failed or refused the query itself. A timeout, a lost
+ * connection or an auth error would fail the next query too, so they get no correction round.
+ */
+function isQueryFault(error: unknown): boolean {
+  return error instanceof CypherQueryError || error instanceof ReadOnlyRefusal;
+}
+
+async function answerExecution(
+  chat: ChatModel,
+  question: string,
+  cypher: string,
+  execution: CypherExecution,
+  settings: { maxRows: number; rowTokens: number },
+): Promise<Pick<TextToCypherResult, "rows" | "truncated" | "executed" | "answer">> {
   const rows = execution.rows.slice(0, settings.maxRows);
   const truncated = Boolean(execution.truncated) || execution.rows.length > settings.maxRows;
-  const answer = await answerFromRows(deps.chat, {
+  const answer = await answerFromRows(chat, {
     question,
     cypher,
     rows,
     truncated,
     rowTokens: settings.rowTokens,
   });
-  return { ...base, rows, truncated, executed: true, answer };
+  return { rows, truncated, executed: true, answer };
 }
 
 /**
@@ -139,6 +189,25 @@ export async function generateCypher(
   options: TextToCypherOptions = {},
   history: HistoryTurn[] = [],
 ): Promise<Generation> {
+  const generator = cypherGenerator(question, deps, options);
+  return generator.generate(generatePrompt(generator.context, history), 1, []);
+}
+
+interface CypherGenerator {
+  context: PromptContext;
+  maxCorrections: number;
+  /**
+   * Generations from `prompt` on, numbered from `attempt`, correcting rejected queries while the
+   * correction budget (attempt - 1 rounds used so far) lasts.
+   */
+  generate(prompt: string, attempt: number, failedAttempts: FailedAttempt[]): Promise<Generation>;
+}
+
+function cypherGenerator(
+  question: string,
+  deps: Pick<TextToCypherDeps, "chat" | "schema">,
+  options: TextToCypherOptions,
+): CypherGenerator {
   const maxCorrections = options.maxCorrections ?? TEXT2CYPHER_DEFAULTS.maxCorrections;
   const context: PromptContext = {
     schema: deps.schema,
@@ -156,26 +225,36 @@ export async function generateCypher(
     const generated = cleanGeneratedCypher(text);
     return generated.kind === "no-cypher" || validate(generated.cypher).valid;
   };
-  let prompt = generatePrompt(context, history);
-  for (let attempt = 1; ; attempt++) {
-    const messages = [{ role: "user" as const, content: prompt }];
-    const reply = await deps.chat.chat({ stage: "text2cypher", temperature: 0, messages, acceptAnswer });
-    const generated = cleanGeneratedCypher(reply.text);
-    if (generated.kind === "no-cypher") {
-      return {
-        cypher: null,
-        valid: false,
-        errors: [],
-        warnings: [],
-        attempts: attempt,
-        noCypherReason: generated.reason,
-      };
+  const generate = async (
+    firstPrompt: string,
+    firstAttempt: number,
+    failedBefore: FailedAttempt[],
+  ): Promise<Generation> => {
+    let prompt = firstPrompt;
+    const failedAttempts = [...failedBefore];
+    for (let attempt = firstAttempt; ; attempt++) {
+      const messages = [{ role: "user" as const, content: prompt }];
+      const reply = await deps.chat.chat({ stage: "text2cypher", temperature: 0, messages, acceptAnswer });
+      const generated = cleanGeneratedCypher(reply.text);
+      if (generated.kind === "no-cypher") {
+        return {
+          cypher: null,
+          valid: false,
+          errors: [],
+          warnings: [],
+          attempts: attempt,
+          failedAttempts,
+          noCypherReason: generated.reason,
+        };
+      }
+      const { valid, errors, warnings } = validate(generated.cypher);
+      if (!valid) failedAttempts.push({ cypher: generated.cypher, stage: "validation", errors });
+      if (valid || attempt > maxCorrections)
+        return { cypher: generated.cypher, valid, errors, warnings, attempts: attempt, failedAttempts };
+      prompt = fixPrompt(context, generated.cypher, errors);
     }
-    const { valid, errors, warnings } = validate(generated.cypher);
-    if (valid || attempt > maxCorrections)
-      return { cypher: generated.cypher, valid, errors, warnings, attempts: attempt };
-    prompt = fixPrompt(context, generated.cypher, errors);
-  }
+  };
+  return { context, maxCorrections, generate };
 }
 
 /** Validation costs ~100 ms (Neo4j's semantic analysis); the cache check and the loop share it. */

@@ -1,14 +1,8 @@
 import type { GraphStore } from "../storage/graph-store.js";
-import type {
-  ChunkState,
-  EntityMention,
-  GraphChanges,
-  RelationshipMention,
-  VectorNamespace,
-} from "../types.js";
+import type { ChunkState, EntityMention, GraphChanges, RelationshipMention } from "../types.js";
+import { VECTOR_NAMESPACES } from "../types.js";
 import { type ProgressReporter, silentProgress } from "../util/progress.js";
 
-const VECTOR_NAMESPACES: VectorNamespace[] = ["chunks", "entities", "relationships", "communities"];
 /** Records per write call: keeps each target transaction a manageable size. */
 const BATCH = 2000;
 /** Chunks whose mentions one copy transaction stores: a few thousand mention rows at most. */

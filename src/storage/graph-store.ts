@@ -103,7 +103,8 @@ export interface DocumentStatusUpdate {
 /** How a vector namespace is searched; for an HNSW file, its size and whether it is up to date. */
 export interface VectorIndexStatus {
   namespace: VectorNamespace;
-  kind: "exact" | "hnsw";
+  /** "neo4j": searched through the Neo4j server's vector index (see neo4jIndex). */
+  kind: "exact" | "hnsw" | "neo4j";
   vectors: number;
   fresh: boolean;
   /** Bytes of the HNSW file (absent for exact search or a missing file). */
@@ -116,6 +117,17 @@ export interface VectorIndexStatus {
   folding?: boolean;
   /** Why the last background fold failed (the segments stay in use; the next fold tries again). */
   foldError?: string;
+  /** The Neo4j vector index of the namespace (shared by the database's workspaces), when it has one. */
+  neo4jIndex?: Neo4jVectorIndexState;
+}
+
+export interface Neo4jVectorIndexState {
+  name: string;
+  /** ONLINE, POPULATING or FAILED. */
+  state: string;
+  populationPercent: number;
+  /** The dimension the index was created for (null when Neo4j did not record one). */
+  dimension: number | null;
 }
 
 /**

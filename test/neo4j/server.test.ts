@@ -29,6 +29,26 @@ const PASSAGES = [
 
 /** What the scripted model writes for the Text2Cypher question. */
 const COUNT_ENTITIES = "MATCH (e:Entity {workspace: $workspace}) RETURN count(e) AS entities";
+/** Passes the validator, fails when Neo4j runs it: / by zero. */
+const DIVIDE_BY_ZERO = "MATCH (e:Entity {workspace: $workspace}) RETURN count(e) / 0 AS entities";
+
+/**
+ * The scripted model's Text2Cypher: a question about a "ratio" first gets a query that divides by
+ * zero and, once Neo4j's error is in the prompt, the count; one "always" dividing never recovers.
+ */
+function text2CypherReply(prompt: string): string {
+  if (/Question: .*always/.test(prompt)) return DIVIDE_BY_ZERO;
+  if (/Question: .*ratio/.test(prompt) && !prompt.includes("/ by zero")) return DIVIDE_BY_ZERO;
+  return COUNT_ENTITIES;
+}
+
+type AskReply = {
+  cypher: string;
+  executed: boolean;
+  attempts: number;
+  validation: { ok: boolean; messages: string[] };
+  failedAttempts: { cypher: string; stage: string; errors: string[] }[];
+};
 
 /**
  * `kgrag serve` on a workspace stored in the live Neo4j the suite started: documents indexed
@@ -203,6 +223,18 @@ describe.skipIf(!liveNeo4j)(`kgrag serve on a Neo4j workspace (${liveNeo4j ? "li
     expect(((await limited.json()) as { rows: unknown[] }).rows).toEqual([{ i: 1 }, { i: 2 }]);
   });
 
+  it("words a timeout for the API: the request's timeoutMs, not a CLI flag", async () => {
+    const slow = await post(offline, "/api/v1/cypher", {
+      query: "UNWIND range(1, 1000000000) AS i RETURN sum(i) AS total",
+      timeoutMs: 50,
+    });
+    expect(slow.status).toBe(504);
+    const { error } = (await json(slow)) as { error: { code: string; message: string } };
+    expect(error.code).toBe("query_timeout");
+    expect(error.message).toContain("send a larger timeoutMs in the request body");
+    expect(error.message).not.toContain("--timeout");
+  });
+
   describe("with a chat model", () => {
     let model: ScriptedServer;
     let withModel: Running;
@@ -212,7 +244,7 @@ describe.skipIf(!liveNeo4j)(`kgrag serve on a Neo4j workspace (${liveNeo4j ? "li
       if (!liveNeo4j) return;
       model = await startScriptedOpenAI({
         chat: scriptByStage({
-          text2cypher: { content: COUNT_ENTITIES },
+          text2cypher: (call) => ({ content: text2CypherReply(lastUserMessage(call)) }),
           answer: (call) => {
             answerPrompts.push(lastUserMessage(call));
             return { content: "Counted from the rows." };
@@ -256,6 +288,40 @@ describe.skipIf(!liveNeo4j)(`kgrag serve on a Neo4j workspace (${liveNeo4j ? "li
       expect(model.count("text2cypher")).toBe(1);
       // The answer was written from the rows the database returned.
       expect(answerPrompts.at(-1)).toContain(String(stored));
+    });
+
+    it("gives a query Neo4j fails at run time a correction round, and lists the failed run", async () => {
+      const response = await post(withModel, "/api/v1/cypher/ask", { question: "What is the entity ratio?" });
+      expect(response.status).toBe(200);
+      const body = (await json(response)) as AskReply;
+      expect(body).toMatchObject({ cypher: COUNT_ENTITIES, executed: true, attempts: 2 });
+      expect(body.validation).toEqual({ ok: true, messages: [] });
+      expect(body.failedAttempts).toEqual([
+        { cypher: DIVIDE_BY_ZERO, stage: "run", errors: [expect.stringMatching(/by zero/)] },
+      ]);
+    });
+
+    it("reports a query that still fails at run time as not ok, with Neo4j's message", async () => {
+      const response = await post(withModel, "/api/v1/cypher/ask", { question: "Divide always?" });
+      const body = (await json(response)) as AskReply;
+      expect(body).toMatchObject({ cypher: DIVIDE_BY_ZERO, executed: false, attempts: 2 });
+      expect(body.validation.ok).toBe(false);
+      expect(body.validation.messages.join()).toMatch(/by zero/);
+      expect(body.failedAttempts.map((a) => a.stage)).toEqual(["run", "run"]);
+    });
+
+    it("tells a chat turn's attempts and validation as /cypher/ask does", async () => {
+      const session = (await json(await post(withModel, "/api/v1/chat/sessions", {}))) as { id: string };
+      const response = await post(withModel, `/api/v1/chat/sessions/${session.id}/messages`, {
+        message: "What is the entity ratio?",
+      });
+      expect(response.status).toBe(200);
+      const body = (await json(response)) as AskReply & { route: string };
+      expect(body).toMatchObject({ route: "cypher", cypher: COUNT_ENTITIES, attempts: 2 });
+      expect(body.validation).toEqual({ ok: true, messages: [] });
+      expect(body.failedAttempts).toEqual([
+        { cypher: DIVIDE_BY_ZERO, stage: "run", errors: [expect.stringMatching(/by zero/)] },
+      ]);
     });
   });
 });

@@ -158,6 +158,39 @@ if (!liveNeo4j) {
       expect(hits[0]?.score).toBeCloseTo(1, 3);
     });
 
+    it("reports its vectors for `kgrag status`: the workspace's counts and the Neo4j vector index", async () => {
+      // So small a memory budget that 8 vectors already need the server's index.
+      const indexed = await openNeo4jStore(
+        { ...settings, inMemoryVectorFloats: 10 },
+        `kgrag-test-${randomUUID()}`,
+      );
+      try {
+        const items = Array.from({ length: 8 }, (_, i) => ({
+          id: `c${i}`,
+          vector: [1, i, 0.5],
+          textHash: `h${i}`,
+        }));
+        await indexed.upsertVectors("communities", items);
+        const status = await indexed.vectorIndexStatus();
+        expect(status.map((s) => s.namespace)).toEqual([
+          "chunks",
+          "entities",
+          "relationships",
+          "communities",
+        ]);
+        expect(status.find((s) => s.namespace === "communities")).toMatchObject({
+          kind: "neo4j",
+          vectors: 8,
+          fresh: true,
+          neo4jIndex: { name: "kgrag_community_embedding", state: "ONLINE", dimension: expect.any(Number) },
+        });
+        expect(status.find((s) => s.namespace === "chunks")).toMatchObject({ vectors: 0 });
+      } finally {
+        await dropWorkspace(indexed);
+        await indexed.close();
+      }
+    });
+
     it("receives a migrated embedded workspace unchanged", async () => {
       const dir = mkdtempSync(join(tmpdir(), "kgrag-neo4j-migrate-"));
       const source = await openSqliteStore(dir);

@@ -9,6 +9,8 @@ import { registerCypherCommand } from "../../src/cli/commands/cypher.js";
 import { UsageError } from "../../src/cli/usage-error.js";
 import { configFromEnv } from "../../src/config.js";
 import {
+  CLI_RAISE_TIMEOUT,
+  CypherTimeout,
   parseCypherParams,
   type ReadOnlySession,
   runReadOnlyCypher,
@@ -58,6 +60,24 @@ describe("runReadOnlyCypher", () => {
       message,
     );
     expect(ran).toEqual([]);
+  });
+
+  it("refuses a DBMS procedure (planned as schema-changing) as what it is, not as a schema change", async () => {
+    const { session, ran } = scriptedSession("s");
+    const refusal = runReadOnlyCypher(session, "CALL dbms.components() YIELD name RETURN name", {}, limits);
+    await expect(refusal).rejects.toThrow(
+      "Refused: dbms.components is a DBMS procedure; kgrag runs only read-only Cypher, and DBMS procedures are not allowed.",
+    );
+    expect(ran).toEqual([]);
+  });
+
+  it("says how to allow more time only where the caller can", () => {
+    expect(new CypherTimeout(5000).message).toBe(
+      "Stopped: the query ran longer than its 5000 ms time limit. Narrow it (a LIMIT, a label, an indexed property).",
+    );
+    expect(new CypherTimeout(5000, CLI_RAISE_TIMEOUT).message).toMatch(
+      /indexed property\) or raise --timeout\.$/,
+    );
   });
 
   it("refuses EXPLAIN/PROFILE prefixes and empty queries", async () => {

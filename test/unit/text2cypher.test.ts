@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { CypherChatSession } from "../../src/cypher/chat-session.js";
 import { NO_DATA_ANSWER } from "../../src/cypher/cypher-answer.js";
+import { CypherQueryError, CypherTimeout } from "../../src/cypher/run-cypher.js";
 import { parseGraphSchema } from "../../src/cypher/schema.js";
 import { answerWithCypher, type CypherExecutor } from "../../src/cypher/text2cypher.js";
 import { validateCypher } from "../../src/cypher/validator.js";
@@ -154,6 +155,62 @@ describe("answerWithCypher", () => {
       "The query failed when it ran: The transaction has been terminated (timeout 10000 ms)",
     ]);
     expect(result.answer).toMatch(/^No answer: /);
+  });
+
+  it("gives a timeout no correction round: a rewrite would not make the server faster", async () => {
+    const chat = new ScriptedChat({ text2cypher: [MATRIX_CAST] });
+    const execute = vi.fn<CypherExecutor>(async () => {
+      throw new CypherTimeout(10_000);
+    });
+    const result = await answerWithCypher("Who acted in The Matrix?", { chat, schema, execute });
+    expect(result).toMatchObject({ attempts: 1, executed: false });
+    expect(result.failedAttempts).toEqual([
+      { cypher: MATRIX_CAST, stage: "run", errors: [expect.stringMatching(/time limit/)] },
+    ]);
+    expect(execute).toHaveBeenCalledTimes(1);
+  });
+
+  it("gives a query Neo4j fails at run time a correction round with Neo4j's message", async () => {
+    const divides = "MATCH (m:Movie) RETURN m.title AS title, m.released / 0 AS ratio";
+    const fixed = "MATCH (m:Movie) RETURN m.title AS title, m.released AS released";
+    const chat = new ScriptedChat({ text2cypher: [divides, fixed], answer: ["The Matrix, 1999."] });
+    const execute = vi.fn<CypherExecutor>(async (cypher) => {
+      if (cypher === divides)
+        throw new CypherQueryError("/ by zero", "Neo.ClientError.Statement.ArithmeticError");
+      return { rows: [{ title: "The Matrix", released: 1999 }] };
+    });
+    const result = await answerWithCypher("List movies", { chat, schema, execute });
+    expect(result).toMatchObject({
+      cypher: fixed,
+      valid: true,
+      executed: true,
+      errors: [],
+      attempts: 2,
+      answer: "The Matrix, 1999.",
+      failedAttempts: [
+        { cypher: divides, stage: "run", errors: ["The query failed when it ran: / by zero"] },
+      ],
+    });
+    const fix = chat.prompts("text2cypher")[1] ?? "";
+    expect(fix).toContain("failed when Neo4j ran it");
+    expect(fix).toContain(divides);
+    expect(fix).toContain("- / by zero");
+  });
+
+  it("reports a run failure after the correction rounds are spent, listing every failed query", async () => {
+    const wrong = "MATCH (m:Movie {title: 'The Matrix'})-[:ACTED_IN]->(p:Person) RETURN p.name AS actor";
+    const chat = new ScriptedChat({ text2cypher: [wrong, MATRIX_CAST] });
+    const execute = vi.fn<CypherExecutor>(async () => {
+      throw new CypherQueryError("Type mismatch", "Neo.ClientError.Statement.TypeError");
+    });
+    const result = await answerWithCypher("Who acted in The Matrix?", { chat, schema, execute });
+    expect(result).toMatchObject({ cypher: MATRIX_CAST, valid: true, executed: false, attempts: 2 });
+    expect(result.failedAttempts.map((a) => [a.cypher, a.stage])).toEqual([
+      [wrong, "validation"],
+      [MATRIX_CAST, "run"],
+    ]);
+    expect(result.errors).toEqual(["The query failed when it ran: Type mismatch"]);
+    expect(execute).toHaveBeenCalledTimes(1);
   });
 
   it("lets queries use only the parameters it supplies, and hands their values to the executor", async () => {

@@ -291,6 +291,12 @@ export const ChatReplySchema = z.looseObject({
   validation: z.looseObject({ ok: z.boolean(), messages: z.array(z.string()) }).nullish(),
   rows: z.array(RowSchema).nullish(),
   answer: z.string(),
+  /** Generations made: more than 1 when a correction round ran. */
+  attempts: z.number().nullish(),
+  /** Each query the validator rejected or Neo4j failed, and why. */
+  failedAttempts: z
+    .array(z.looseObject({ cypher: z.string(), stage: z.string(), errors: z.array(z.string()) }))
+    .nullish(),
 });
 export type ChatReply = z.infer<typeof ChatReplySchema>;
 

@@ -1,5 +1,6 @@
 import { configFromEnv } from "../../config.js";
 import { liveCypherOf, liveExecutor, resolveSchema, text2CypherSetup } from "../../cypher/live-cypher.js";
+import { CLI_RAISE_TIMEOUT } from "../../cypher/run-cypher.js";
 import {
   answerWithCypher,
   type TextToCypherDeps,
@@ -37,7 +38,11 @@ export async function openTextToCypher(open: OpenForCypher, opts: TextToCypherCl
       live.workspace,
       opts.external ? "external" : "workspace",
     );
-    const deps: TextToCypherDeps = { chat: opened.services.chat, schema, execute: liveExecutor(live) };
+    const deps: TextToCypherDeps = {
+      chat: opened.services.chat,
+      schema,
+      execute: liveExecutor(live, CLI_RAISE_TIMEOUT),
+    };
     const settings: TextToCypherOptions = {
       ...options,
       timeoutMs: opts.timeout,
@@ -77,8 +82,8 @@ export async function askAction(
 }
 
 export function askJson(result: TextToCypherResult) {
-  const { question, cypher, valid, errors, attempts, rows, answer } = result;
-  return { question, cypher, valid, errors, attempts, rows, answer };
+  const { question, cypher, valid, errors, attempts, failedAttempts, rows, answer } = result;
+  return { question, cypher, valid, errors, attempts, failedAttempts, rows, answer };
 }
 
 /** The Cypher (always shown), the rows as a table, then the answer. */

@@ -10,6 +10,7 @@ import {
   usedParameters,
 } from "../../cypher/cypher-files.js";
 import {
+  CLI_RAISE_TIMEOUT,
   CypherQueryError,
   type CypherRows,
   driverReadOnlySession,
@@ -39,7 +40,11 @@ export async function cypherAction(
     if (!session) throw new UsageError(NEEDS_NEO4J);
     const rows = await asUsageError(() => {
       const { text, params } = resolveQuery(query, opts, workspaceOf(services.store));
-      return runReadOnlyCypher(session, text, params, { timeoutMs: opts.timeout, maxRows: opts.maxRows });
+      return runReadOnlyCypher(session, text, params, {
+        timeoutMs: opts.timeout,
+        maxRows: opts.maxRows,
+        raiseTimeout: CLI_RAISE_TIMEOUT,
+      });
     });
     if (opts.json) printJson(rows);
     else process.stdout.write(`${formatCypherRows(rows, opts.maxRows)}\n`);

@@ -1,4 +1,4 @@
-import type { VectorIndexStatus } from "../../storage/graph-store.js";
+import type { Neo4jVectorIndexState, VectorIndexStatus } from "../../storage/graph-store.js";
 import {
   type IndexRunReport,
   indexRunReport,
@@ -54,8 +54,7 @@ export async function statusAction(opts: { workspace?: string; json?: boolean })
         `storage ${status.storage} at ${status.workspace}; extractor ${status.extractor}; ` +
         `embeddings ${status.embedding.model} (${status.embedding.kind}, ${status.embedding.dimension}-d)\n`,
     );
-    if (status.vectorIndexes)
-      process.stdout.write(`vectors: ${status.vectorIndexes.map(describeIndex).join("; ")}\n`);
+    if (status.vectorIndexes) process.stdout.write(`${vectorsLine(status.vectorIndexes)}\n`);
     const run = describeIndexRun(status.indexRun);
     if (run) process.stdout.write(`${run}\n`);
   } finally {
@@ -94,10 +93,16 @@ export function describeIndexRun(run: IndexRunReport): string | null {
   }
 }
 
-/** "chunks 120000 hnsw 190 MB, fresh" or "entities 800 exact". */
+/** The "vectors:" line of `kgrag status`, one part per namespace, on either backend. */
+export function vectorsLine(indexes: VectorIndexStatus[]): string {
+  return `vectors: ${indexes.map(describeIndex).join("; ")}`;
+}
+
+/** "chunks 120000 hnsw 190 MB, fresh", "entities 800 exact" or "chunks 9000 neo4j index ...". */
 function describeIndex(index: VectorIndexStatus): string {
   const head = `${index.namespace} ${index.vectors} ${index.kind}`;
   if (index.kind === "exact") return head;
+  if (index.neo4jIndex) return `${head} index ${describeNeo4jIndex(index.neo4jIndex)}`;
   if (index.bytes === undefined) return `${head}, no file yet (built at the first search)`;
   const segments = index.segments
     ? ` (main file + ${index.segments} segment${index.segments > 1 ? "s" : ""})`
@@ -107,6 +112,13 @@ function describeIndex(index: VectorIndexStatus): string {
     ? "fresh"
     : `stale: ${index.pending ?? 0} changes scored exactly until the next write refreshes it`;
   return `${head} ${size}, ${state}${foldNote(index)}`;
+}
+
+/** "kgrag_chunk_embedding 384-d ONLINE" or "... POPULATING 40%". */
+function describeNeo4jIndex(index: Neo4jVectorIndexState): string {
+  const dimension = index.dimension === null ? "" : ` ${index.dimension}-d`;
+  const progress = index.state === "POPULATING" ? ` ${Math.round(index.populationPercent)}%` : "";
+  return `${index.name}${dimension} ${index.state}${progress}`;
 }
 
 function foldNote(index: VectorIndexStatus): string {

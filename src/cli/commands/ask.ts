@@ -38,7 +38,10 @@ export function registerAskCommand(program: Command, open: OpenForCypher): void 
       .command("ask")
       .description("Answer a question with one validated, read-only Cypher query on the Neo4j backend")
       .argument("<question>", "the question, in any language")
-      .option("--json", 'print {"question","cypher","valid","errors","attempts","rows","answer"}'),
+      .option(
+        "--json",
+        'print {"question","cypher","valid","errors","attempts","failedAttempts","rows","answer"}',
+      ),
   ).action(async (question: string, opts: TextToCypherCliOptions & { json?: boolean }) =>
     (await import("../actions/ask.js")).askAction(open, question, opts),
   );

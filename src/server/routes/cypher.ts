@@ -11,7 +11,11 @@ import {
   ReadOnlyRefusal,
   runReadOnlyCypher,
 } from "../../cypher/run-cypher.js";
-import { answerWithCypher, type TextToCypherDeps } from "../../cypher/text2cypher.js";
+import {
+  answerWithCypher,
+  type TextToCypherDeps,
+  type TextToCypherResult,
+} from "../../cypher/text2cypher.js";
 import { runQuery } from "../../query/query-engine.js";
 import type { ServerContext } from "../context.js";
 import { ApiError, badRequest, notFound } from "../errors.js";
@@ -21,6 +25,12 @@ import type { ServedWorkspace } from "../workspaces.js";
 /** The limits of `kgrag cypher` (its --timeout and --max-rows defaults). */
 const CYPHER_TIMEOUT_MS = 30_000;
 const CYPHER_MAX_ROWS = 1000;
+/** The most a request may ask for with `timeoutMs`. */
+const MAX_CYPHER_TIMEOUT_MS = 600_000;
+const timeoutField = z.number().int().min(1).max(MAX_CYPHER_TIMEOUT_MS).default(CYPHER_TIMEOUT_MS);
+/** How a REST caller (and the web app, which calls the same routes) allows a query more time. */
+const REQUEST_RAISE_TIMEOUT = "send a larger timeoutMs in the request body";
+const SESSION_RAISE_TIMEOUT = "start a new chat session with a larger timeoutMs";
 /** Chat sessions kept per workspace; the oldest goes first. */
 const MAX_SESSIONS = 100;
 
@@ -52,12 +62,13 @@ export async function cypherRoutes(app: FastifyInstance, ctx: ServerContext): Pr
           query: z.string().trim().min(1, "query must not be empty"),
           params: z.record(z.string(), z.unknown()).default({}),
           limit: z.number().int().min(1).max(CYPHER_MAX_ROWS).default(CYPHER_MAX_ROWS),
+          timeoutMs: timeoutField,
         }),
       },
     },
     async (request) => {
       const { live } = liveOf(request);
-      const { query, params, limit } = request.body;
+      const { query, params, limit, timeoutMs } = request.body;
       const withWorkspace = /\$workspace\b/.test(query) && params.workspace === undefined;
       const started = performance.now();
       try {
@@ -65,7 +76,7 @@ export async function cypherRoutes(app: FastifyInstance, ctx: ServerContext): Pr
           driverReadOnlySession(live.driver, live.database),
           query,
           withWorkspace ? { ...params, workspace: live.workspace } : params,
-          { timeoutMs: CYPHER_TIMEOUT_MS, maxRows: limit },
+          { timeoutMs, maxRows: limit, raiseTimeout: REQUEST_RAISE_TIMEOUT },
         );
         return { ...result, elapsedMs: Math.round(performance.now() - started) };
       } catch (error) {
@@ -83,29 +94,36 @@ export async function cypherRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       schema: {
         tags: ["neo4j"],
         summary: "Text2Cypher: a question answered by one validated read-only query",
-        body: z.object({ question: z.string().trim().min(1), external: z.boolean().default(false) }),
+        body: z.object({
+          question: z.string().trim().min(1),
+          external: z.boolean().default(false),
+          timeoutMs: timeoutField,
+        }),
       },
     },
     async (request) => {
       const { workspace, live } = liveOf(request);
-      const { deps, options } = await textToCypher(workspace, live, request.body.external);
-      const result = await answerWithCypher(request.body.question, deps, options);
-      return {
-        cypher: result.cypher ?? "",
-        validation: { ok: result.valid, messages: [...result.errors, ...result.warnings] },
-        rows: result.rows,
-        answer: result.answer,
-        attempts: result.attempts,
-      };
+      const { question, external, timeoutMs } = request.body;
+      const limits = { timeoutMs, raiseTimeout: REQUEST_RAISE_TIMEOUT };
+      const { deps, options } = await textToCypher(workspace, live, external, limits);
+      const result = await answerWithCypher(question, deps, options);
+      return { ...queryReport(result), answer: result.answer };
     },
   );
 
   api.post(
     "/api/v1/chat/sessions",
-    { schema: { tags: ["neo4j"], summary: "Start a graph chat session" } },
+    {
+      schema: {
+        tags: ["neo4j"],
+        summary: "Start a graph chat session",
+        body: z.object({ timeoutMs: timeoutField }).default({ timeoutMs: CYPHER_TIMEOUT_MS }),
+      },
+    },
     async (request) => {
       const { workspace, live } = liveOf(request);
-      const { deps, options } = await textToCypher(workspace, live, false);
+      const limits = { timeoutMs: request.body.timeoutMs, raiseTimeout: SESSION_RAISE_TIMEOUT };
+      const { deps, options } = await textToCypher(workspace, live, false, limits);
       const services = workspace.kgrag.services;
       const chat = new CypherChatSession(
         {
@@ -140,17 +158,34 @@ export async function cypherRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       const cypher = turn.cypherResult;
       return {
         route: turn.route === "rag" ? "graphrag" : "cypher",
-        ...(cypher?.cypher ? { cypher: cypher.cypher, rows: cypher.rows } : {}),
+        ...(cypher?.cypher ? queryReport(cypher) : {}),
         answer: turn.answer,
       };
     },
   );
 }
 
+/**
+ * What /cypher/ask and a chat turn say about the query: the last one, whether it passed the checks
+ * and ran (ok is false for a query Neo4j failed at run time, with Neo4j's message among the
+ * messages), and every failed attempt a correction round was about.
+ */
+function queryReport(result: TextToCypherResult) {
+  return {
+    cypher: result.cypher ?? "",
+    validation: { ok: result.valid && result.executed, messages: [...result.errors, ...result.warnings] },
+    executed: result.executed,
+    rows: result.rows,
+    attempts: result.attempts,
+    failedAttempts: result.failedAttempts,
+  };
+}
+
 async function textToCypher(
   workspace: ServedWorkspace,
   live: NonNullable<ReturnType<typeof liveCypherOf>>,
   external: boolean,
+  limits: { timeoutMs: number; raiseTimeout: string },
 ) {
   const chat = workspace.kgrag.services.chat;
   if (!chat)
@@ -163,6 +198,6 @@ async function textToCypher(
     live.workspace,
     external ? "external" : "workspace",
   );
-  const deps: TextToCypherDeps = { chat, schema, execute: liveExecutor(live) };
-  return { deps, options: { ...options, timeoutMs: CYPHER_TIMEOUT_MS, maxRows: CYPHER_MAX_ROWS } };
+  const deps: TextToCypherDeps = { chat, schema, execute: liveExecutor(live, limits.raiseTimeout) };
+  return { deps, options: { ...options, timeoutMs: limits.timeoutMs, maxRows: CYPHER_MAX_ROWS } };
 }

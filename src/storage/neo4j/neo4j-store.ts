@@ -17,6 +17,7 @@ import type {
   VectorItem,
   VectorNamespace,
 } from "../../types.js";
+import { VECTOR_NAMESPACES } from "../../types.js";
 import type {
   DescribedEdge,
   DocumentRegistration,
@@ -24,6 +25,7 @@ import type {
   GraphStore,
   GraphView,
   ReportSave,
+  VectorIndexStatus,
 } from "../graph-store.js";
 import { CoalescingWriter } from "./change-queue.js";
 import * as communities from "./communities.js";
@@ -41,7 +43,7 @@ import {
   commitChunkMerges,
 } from "./graph-writes.js";
 import { KeyBatcher } from "./key-batcher.js";
-import { ensureSchema, VectorIndexes } from "./schema-setup.js";
+import { ensureSchema, VectorIndexes, vectorIndexStates } from "./schema-setup.js";
 import * as search from "./search.js";
 import { backfillRelationshipSearchText } from "./search-text-backfill.js";
 import { InMemoryTextSearch } from "./text-search.js";
@@ -358,6 +360,28 @@ export class Neo4jGraphStore implements GraphStore {
 
   async counts(): Promise<GraphCounts> {
     return { ...(await this.cached.get("counts", () => reads.counts(this.connection))) };
+  }
+
+  /**
+   * Per namespace, the workspace's vectors and the Neo4j vector index that serves them; a
+   * namespace without one (small enough to rank in this process) is searched exactly.
+   */
+  async vectorIndexStatus(): Promise<VectorIndexStatus[]> {
+    const indexes = await vectorIndexStates(this.connection);
+    return Promise.all(
+      VECTOR_NAMESPACES.map(async (namespace): Promise<VectorIndexStatus> => {
+        const { count } = await vectors.vectorStats(this.connection, namespace, Number.MAX_SAFE_INTEGER);
+        const index = indexes.get(namespace);
+        if (!index) return { namespace, kind: "exact", vectors: count, fresh: true };
+        return {
+          namespace,
+          kind: "neo4j",
+          vectors: count,
+          fresh: index.state === "ONLINE",
+          neo4jIndex: index,
+        };
+      }),
+    );
   }
 
   async unfinishedDocumentCount(): Promise<number> {

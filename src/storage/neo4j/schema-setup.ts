@@ -1,5 +1,6 @@
 import { bindCypherParams, loadCypher, splitStatements } from "../../cypher/cypher-files.js";
 import type { VectorNamespace } from "../../types.js";
+import type { Neo4jVectorIndexState } from "../graph-store.js";
 import { int, type Neo4jConnection } from "./connection.js";
 import { asNumber } from "./read-rows.js";
 
@@ -104,4 +105,29 @@ export class VectorIndexes {
 function runSchemaStatement(connection: Neo4jConnection, name: string, params: Record<string, unknown>) {
   const statement = loadCypher(name);
   return connection.schema(name, statement.text, bindCypherParams(statement, params));
+}
+
+/** kgrag's vector indexes that exist, by namespace, as SHOW VECTOR INDEXES reports them. */
+export async function vectorIndexStates(
+  connection: Neo4jConnection,
+): Promise<Map<VectorNamespace, Neo4jVectorIndexState>> {
+  const namespaces = Object.entries(VECTOR_INDEX_NAMES) as [VectorNamespace, string][];
+  const rows = await connection.read("schema/show-vector-indexes", {
+    names: namespaces.map(([, name]) => name),
+  });
+  const states = new Map<VectorNamespace, Neo4jVectorIndexState>();
+  for (const [ns, name] of namespaces) {
+    const row = rows.find((r) => r.name === name);
+    if (!row) continue;
+    states.set(ns, {
+      name,
+      state: String(row.state),
+      populationPercent: asNumber(row.populationPercent ?? 0, "index population"),
+      dimension:
+        row.dimension === null || row.dimension === undefined
+          ? null
+          : asNumber(row.dimension, "index dimension"),
+    });
+  }
+  return states;
 }

@@ -29,6 +29,7 @@ import type {
   VectorItem,
   VectorNamespace,
 } from "../../types.js";
+import { VECTOR_NAMESPACES } from "../../types.js";
 import { type ProgressReporter, silentProgress } from "../../util/progress.js";
 import type {
   ChunkTextSlices,
@@ -75,8 +76,6 @@ export interface SqliteStoreOptions {
   /** Shows a bar while an HNSW file is rebuilt. */
   progress?: ProgressReporter;
 }
-
-const VECTOR_NAMESPACES: readonly VectorNamespace[] = ["chunks", "entities", "relationships", "communities"];
 
 /**
  * Opens (creating if missing) the embedded store of a workspace: one SQLite file in WAL mode, and

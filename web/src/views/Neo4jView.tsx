@@ -154,11 +154,39 @@ function Text2CypherChat() {
   );
 }
 
+/** The queries a correction round replaced, collapsed: the answer above them is what counts. */
+function Corrections({ reply }: { reply: ChatReply }) {
+  const failed = reply.failedAttempts ?? [];
+  const attempts = reply.attempts ?? 1;
+  if (attempts < 2 || failed.length === 0) return null;
+  return (
+    <details class="corrections small">
+      <summary>
+        {reply.validation?.ok
+          ? `corrected after ${attempts} attempts`
+          : `${attempts} attempts, none succeeded`}
+      </summary>
+      <ol>
+        {failed.map((attempt, i) => (
+          <li key={i}>
+            <pre class="cypher">{attempt.cypher}</pre>
+            <p class="error">
+              {attempt.stage === "validation" ? "Rejected before it ran: " : ""}
+              {attempt.errors.join("; ")}
+            </p>
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
+
 function ChatAnswer({ reply }: { reply: ChatReply }) {
   return (
     <div class="chat-answer">
       <p class="muted small">route: {reply.route}</p>
       {reply.cypher && <pre class="cypher">{reply.cypher}</pre>}
+      <Corrections reply={reply} />
       {reply.validation && (
         <ul class={reply.validation.ok ? "muted small" : "error small"}>
           {reply.validation.ok && reply.validation.messages.length === 0 && <li>validated</li>}
