@@ -9,12 +9,16 @@ import { UsageError } from "./usage-error.js";
 
 /**
  * Only the store of a workspace, for commands that read what it holds and call no model (status):
- * neither the models nor the indexing and query pipelines are loaded.
+ * neither the models nor the indexing and query pipelines are loaded. The prompt overrides are
+ * checked all the same, as every command checks them.
  */
 export async function openWorkspaceStore(opts: {
   workspace?: string;
 }): Promise<{ config: KgragConfig; workspace: string; store: GraphStore }> {
   const config = refuseMissingWorkspace(opts.workspace);
+  // Checks the prompt folder as every other command does: a missing or broken one is an error here too.
+  const { usePromptOverrides } = await import("../llm/prompts.js");
+  usePromptOverrides(config.prompts);
   const workspace = resolve(config.workspace);
   return { config, workspace, store: await openStore(config, workspace, terminalProgress()) };
 }

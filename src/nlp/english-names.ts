@@ -10,6 +10,7 @@ import {
   PERSON_TAGS,
   PLACE_TAGS,
   SENTENCE_START_TAGS,
+  STOP_ADJECTIVES,
 } from "./english-words.js";
 
 const MAX_NAME_TOKENS = 8;
@@ -116,9 +117,9 @@ function startsSentence(tokens: Token[], index: number): boolean {
  * Finds the proper names of one sentence: runs of capitalised words (with connectors such as "of"
  * between them), minus leading function words ("The", "In"). A capitalised word that only starts
  * the sentence counts as a name when compromise knows it as one, or when the text capitalises it
- * elsewhere too (`midSentenceCaps`).
+ * elsewhere too (`evidence`).
  */
-export function findNames(tokens: Token[], text: string, midSentenceCaps: ReadonlySet<string>): NameSpan[] {
+export function findNames(tokens: Token[], text: string, evidence: NameEvidence): NameSpan[] {
   const spans: NameSpan[] = [];
   let i = 0;
   while (i < tokens.length) {
@@ -128,7 +129,7 @@ export function findNames(tokens: Token[], text: string, midSentenceCaps: Readon
     }
     const quoted = quotedTitleEnd(tokens, i);
     const last = quoted >= 0 ? quoted : nameEnd(tokens, i);
-    const span = trimName(tokens, i, last, midSentenceCaps);
+    const span = trimName(tokens, i, last, evidence);
     if (span) spans.push(describeName(tokens, span.first, span.last, text, tokens[last + 1]));
     i = last + 1;
   }
@@ -139,9 +140,9 @@ function trimName(
   tokens: Token[],
   start: number,
   last: number,
-  caps: ReadonlySet<string>,
+  evidence: NameEvidence,
 ): { first: number; last: number } | null {
-  const atSentenceStart = startsSentence(tokens, start);
+  const atSentenceStart = startsSentence(tokens, start) && !opensKnownName(tokens, start, last, evidence);
   let first = start;
   while (first <= last && stripsAtStart(tokens[first]!, atSentenceStart && first === start)) first++;
   // A title such as "Dr." starts the name after it: "Yesterday Dr. Smith" → "Smith".
@@ -160,8 +161,30 @@ function trimName(
     return null;
   if (!isCapitalised(words[0]!)) return null;
   const lone = first === last && atSentenceStart && first === start;
-  if (lone && !hasAny(words[0]!.tags, NAME_TAGS) && !caps.has(words[0]!.text)) return null;
+  if (lone && !hasAny(words[0]!.tags, NAME_TAGS) && !evidence.midSentenceCaps.has(words[0]!.text))
+    return null;
   return { first, last };
+}
+
+/**
+ * Whether an ordinary word opening a sentence ("Verdant" in "Verdant Markets opened a store") is
+ * the first word of the capitalised run after it, not just the sentence's first word: the text
+ * writes the two inside a sentence too ("at Verdant Markets"), or the same run, an ordinary
+ * adjective before capitalised words, opens several sentences. Vague adjectives ("Early",
+ * "Many") and runs ending in a demonym ("Ancient Greek") stay left out: "Early Roman history" is
+ * a period's history, not a name.
+ */
+function opensKnownName(tokens: Token[], start: number, last: number, evidence: NameEvidence): boolean {
+  const opening = tokens[start]!;
+  const next = tokens[start + 1];
+  if (last === start || !next || !isCapitalised(next) || hasAny(opening.tags, FUNCTION_TAGS)) return false;
+  if (evidence.midSentencePairs.has(pairKey(opening, next))) return true;
+  return (
+    (evidence.openingRuns.get(runKey(tokens, start, last)) ?? 0) >= 2 &&
+    opening.tags.has("Adjective") &&
+    !STOP_ADJECTIVES.has(opening.normal) &&
+    !tokens.slice(start + 1, last + 1).some((t) => t.tags.has("Demonym"))
+  );
 }
 
 /**
@@ -175,13 +198,43 @@ function stripsAtStart(token: Token, sentenceStart: boolean): boolean {
   return hasAny(token.tags, FUNCTION_TAGS) || hasAny(token.tags, SENTENCE_START_TAGS);
 }
 
-/** Capitalised words that are not the first word of their sentence: evidence that a word is a name. */
-export function midSentenceCapitals(sentences: Token[][]): Set<string> {
-  const caps = new Set<string>();
+/** What the whole text shows of its capitalised words, read before any sentence's names. */
+export interface NameEvidence {
+  /** Capitalised words that are not the first word of their sentence: evidence that a word is a name. */
+  midSentenceCaps: ReadonlySet<string>;
+  /** Two capitalised words in a row, not opening their sentence ("at Verdant Markets"). */
+  midSentencePairs: ReadonlySet<string>;
+  /** The capitalised runs that open sentences, with the number of sentences each opens. */
+  openingRuns: ReadonlyMap<string, number>;
+}
+
+function pairKey(a: Token, b: Token): string {
+  return `${a.text} ${b.text}`;
+}
+
+function runKey(tokens: Token[], first: number, last: number): string {
+  return tokens
+    .slice(first, last + 1)
+    .map((t) => t.text)
+    .join(" ");
+}
+
+export function nameEvidence(sentences: Token[][]): NameEvidence {
+  const midSentenceCaps = new Set<string>();
+  const midSentencePairs = new Set<string>();
+  const openingRuns = new Map<string, number>();
   for (const tokens of sentences) {
     tokens.forEach((token, index) => {
-      if (!startsSentence(tokens, index) && isCapitalised(token)) caps.add(token.text);
+      if (!isCapitalised(token)) return;
+      if (startsSentence(tokens, index)) {
+        const key = runKey(tokens, index, nameEnd(tokens, index));
+        openingRuns.set(key, (openingRuns.get(key) ?? 0) + 1);
+        return;
+      }
+      midSentenceCaps.add(token.text);
+      const next = tokens[index + 1];
+      if (next && isCapitalised(next) && joins(token, next)) midSentencePairs.add(pairKey(token, next));
     });
   }
-  return caps;
+  return { midSentenceCaps, midSentencePairs, openingRuns };
 }

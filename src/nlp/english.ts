@@ -1,4 +1,4 @@
-import { findNames, midSentenceCapitals } from "./english-names.js";
+import { findNames, nameEvidence } from "./english-names.js";
 import { contentWords, findPhrases } from "./english-phrases.js";
 import { tagEnglish } from "./english-tokens.js";
 import { unwrapLines } from "./line-breaks.js";
@@ -11,12 +11,12 @@ import type { Mention, TextAnalysis } from "./types.js";
  */
 export function analyzeEnglish(text: string, reading = unwrapLines(text)): TextAnalysis {
   const tagged = tagEnglish(reading);
-  const caps = midSentenceCapitals(tagged.map((s) => s.tokens));
+  const evidence = nameEvidence(tagged.map((s) => s.tokens));
   const analysis: TextAnalysis = { sentences: [], mentions: [], words: [], salient: [] };
   tagged.forEach(({ tokens, start, end }, sentence) => {
     analysis.sentences.push({ text: text.slice(start, end), start, end });
     const inName = new Set<number>();
-    for (const span of findNames(tokens, text, caps)) {
+    for (const span of findNames(tokens, text, evidence)) {
       for (let k = span.first; k <= span.last; k++) inName.add(k);
       const mention: Mention = {
         name: span.name,

@@ -8,7 +8,7 @@ import type { SkippedSource } from "../ingest/source-types.js";
 import { stillPresent } from "../ingest/still-present.js";
 import type { EmbeddingUsage, StageUsage } from "../llm/usage.js";
 import { removeDocuments } from "../pipeline/delete-documents.js";
-import { type IndexComponents, runIndexWorkflow } from "../pipeline/index-workflow.js";
+import { type IndexComponents, type IndexRunResult, runIndexWorkflow } from "../pipeline/index-workflow.js";
 import { IndexInterruptedError, progressOf } from "../pipeline/interrupted.js";
 import type { StageTimings } from "../pipeline/stage-timings.js";
 import type { KgragServices } from "../services.js";
@@ -138,10 +138,15 @@ async function indexAll(
   if (pruned.length) await removeDocuments(services, pruned, "prune: file removed");
   const emptied = await settleSkippedDocuments(services, withText, [...skipped, ...empty], options);
 
-  const run = await runIndexWorkflow(services, components, withText, {
-    communities: options.communities,
-    signal: options.signal,
-  });
+  // Every input refused and nothing removed: the graph is left as it was (stale communities are
+  // not rebuilt by a run that indexed nothing; `kgrag communities --rebuild` does that).
+  const nothingToDo = withText.length === 0 && pruned.length === 0 && emptied.removed.length === 0;
+  const run = nothingToDo
+    ? await untouchedRun(services)
+    : await runIndexWorkflow(services, components, withText, {
+        communities: options.communities,
+        signal: options.signal,
+      });
   const after = services.usage.totals();
   const embedded = embeddingSince(services, embeddedBefore);
   return {
@@ -164,6 +169,20 @@ async function indexAll(
     skipped: emptied.skipped,
     failures: run.failures,
     usage: services.usage.stages(),
+  };
+}
+
+/** The result of a run that had nothing to index: the graph's counts as they are. */
+async function untouchedRun(services: KgragServices): Promise<IndexRunResult> {
+  return {
+    added: [],
+    updated: [],
+    resumed: [],
+    unchanged: [],
+    failures: [],
+    graphChanged: false,
+    counts: await services.store.counts(),
+    stages: {},
   };
 }
 

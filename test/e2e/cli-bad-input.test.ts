@@ -337,6 +337,26 @@ describe("nothing indexed", () => {
     expect(query.stderr).toMatch(/No kgrag workspace at/);
   });
 
+  it("every input refused leaves an existing graph untouched and prints only the reason", async () => {
+    const stale = join(root, "stale-communities");
+    // Indexed without communities: they are stale, and a run that settles the graph builds them.
+    expect((await run(["index", corpus, "--workspace", stale, "--no-communities"])).code).toBe(0);
+    const table = join(root, "table.csv");
+    writeFileSync(table, "x,y\n1,2\n");
+    const { stdout, stderr, code } = await run(["index", table, "--workspace", stale]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).not.toMatch(/Communities:/);
+    expect(stderr).toMatch(/skipped .*table\.csv: unsupported file type \.csv/);
+    expect(stderr).toMatch(/Nothing to index/);
+    const kgrag = await createKgrag({ env: {}, config: { workspace: stale } });
+    try {
+      expect(await kgrag.services.store.listCommunities()).toEqual([]);
+    } finally {
+      await kgrag.close();
+    }
+  });
+
   it("a query on a workspace without documents says so, exit 2", async () => {
     const bare = join(root, "bare");
     const kgrag = await createKgrag({ env: {}, config: { workspace: bare } });

@@ -78,6 +78,42 @@ describe("the MCP tools' arguments and answers", () => {
     expect(tools.find((t) => t.name === "query")?.inputSchema.additionalProperties).toBe(false);
   });
 
+  it("the graph tools refuse an unknown argument naming the one meant, as query does", async () => {
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      [
+        "search_entities",
+        { query: "Lumen" },
+        /Unknown search_entities tool argument "query" \(did you mean "text"\?\)\. Known arguments: text, limit\./,
+      ],
+      [
+        "search_entities",
+        { text: "Lumen", limt: 2 },
+        /search_entities tool argument "limt" \(did you mean "limit"\?\)/,
+      ],
+      ["get_entity", { entity: "Lumen" }, /get_entity tool argument "entity" \(did you mean "name"\?\)/],
+      [
+        "neighbourhood",
+        { name: "Lumen", hops: 2 },
+        /neighbourhood tool argument "hops" \(did you mean "depth"\?\)/,
+      ],
+      ["communities", { levle: 0 }, /communities tool argument "levle" \(did you mean "level"\?\)/],
+    ];
+    for (const [name, args, message] of cases) {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError, name).toBe(true);
+      expect(textOf(result)).toMatch(message);
+    }
+    const tools = (await client.listTools()).tools;
+    for (const name of ["search_entities", "get_entity", "neighbourhood", "communities"])
+      expect(tools.find((t) => t.name === name)?.inputSchema.additionalProperties, name).toBe(false);
+  });
+
+  it("search_entities still answers with the arguments it knows", async () => {
+    const result = await client.callTool({ name: "search_entities", arguments: { text: "Lumen", limit: 2 } });
+    expect(result.isError).toBeFalsy();
+    expect(JSON.parse(textOf(result)).entities.length).toBeGreaterThan(0);
+  });
+
   it("query still answers with the arguments it knows", async () => {
     const result = await client.callTool({
       name: "query",

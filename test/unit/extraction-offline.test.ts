@@ -237,6 +237,22 @@ describe("OfflineNlpExtractor on markdown", () => {
     for (const description of descriptions(extraction)) expect(description).not.toContain("Founding");
   });
 
+  it("keeps a name opening with an adjective whole, and its heading out of its description", async () => {
+    const text = [
+      "# Verdant Markets",
+      "",
+      "Verdant Markets is a grocery chain based in Leeds. Verdant Markets opened its first store in 2019.",
+    ].join("\n");
+    const extraction = await extract(text, "verdant.md");
+    const names = extraction.entities.map((e) => e.name);
+    expect(names).toContain("Verdant Markets");
+    expect(names).not.toContain("Markets");
+    const verdant = extraction.entities.find((e) => e.name === "Verdant Markets");
+    expect(verdant?.description).toBe(
+      "Verdant Markets is a grocery chain based in Leeds. Verdant Markets opened its first store in 2019.",
+    );
+  });
+
   it("leaves the chunk as written, so citations keep pointing at the source", async () => {
     const record = chunk(TIDEWELL_MD);
     const before = structuredClone(record);

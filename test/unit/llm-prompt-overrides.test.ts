@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -57,6 +65,25 @@ describe("prompt overrides", () => {
     const result = await runMain(["config", "--config", config]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/answer\.md: missing placeholder/);
+  });
+
+  it("stop kgrag status with exit 2 when the folder is missing or broken, as config and query", async () => {
+    const workspace = join(dir, "ws");
+    const kgrag = await createKgrag({ env: {}, config: { workspace } });
+    await kgrag.close();
+    const config = join(dir, "k.json");
+    writeFileSync(config, JSON.stringify({ workspace, prompts: "missing-prompts" }));
+    for (const command of ["status", "config"]) {
+      const result = await runMain([command, "--config", config]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/cannot read the prompt folder .*missing-prompts/);
+    }
+    mkdirSync(join(dir, "broken"));
+    writeFileSync(join(dir, "broken", "answer.md"), "no placeholders at all");
+    writeFileSync(config, JSON.stringify({ workspace, prompts: "broken" }));
+    const broken = await runMain(["status", "--config", config]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/answer\.md: missing placeholder/);
   });
 });
 

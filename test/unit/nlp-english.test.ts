@@ -121,6 +121,35 @@ describe("analyzeEnglish", () => {
   });
 });
 
+describe("a name whose first word is an ordinary adjective opening every sentence it is in", () => {
+  it("keeps the adjective when the same capitalised run opens several sentences", () => {
+    expect(names("Verdant Markets opened a store. Verdant Markets hired staff.")).toEqual([
+      "Verdant Markets",
+      "Verdant Markets",
+    ]);
+    expect(names("Quiet Harbor Books opened in 2019. Quiet Harbor Books sells novels.")).toEqual([
+      "Quiet Harbor Books",
+      "Quiet Harbor Books",
+    ]);
+  });
+
+  it("keeps it when the text writes the pair inside a sentence too", () => {
+    expect(names("Verdant Markets opened a store. Later, Verdant Markets hired staff.")).toEqual([
+      "Verdant Markets",
+      "Verdant Markets",
+    ]);
+  });
+
+  it("leaves out vague adjectives and demonyms, and a run said only once", () => {
+    expect(names("Early Roman history is complex. Early Roman history was written late.")).not.toContain(
+      "Early Roman",
+    );
+    expect(names("Ancient Greek philosophy is old. Ancient Greek philosophy was taught.")).toEqual([]);
+    expect(names("Many French writers came. Many French writers left.")).toEqual([]);
+    expect(names("Verdant Markets opened a store. It hired staff.")).toEqual(["Markets"]);
+  });
+});
+
 describe("names in a table row as text", () => {
   it("end at the gap between cells: a supplier and its year are two things", () => {
     // html-to-text lays a table out in columns three or more spaces apart, one row a line.

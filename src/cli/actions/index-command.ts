@@ -33,7 +33,8 @@ export async function indexAction(open: OpenKgrag, paths: string[], opts: IndexF
     for (const line of skippedLines(skipped)) process.stderr.write(`kgrag: ${line}\n`);
     for (const b of badLines) process.stderr.write(`kgrag: ${JSON.stringify(b)}\n`);
     if (opts.json) printJson({ ...jsonSummary(summary), skipped, badLines });
-    else process.stdout.write(humanSummary(summary));
+    // A run that indexed nothing has no summary worth reading: only the reason is said.
+    else if (!nothingIndexable(summary)) process.stdout.write(humanSummary(summary));
     // A run with failures still keeps everything that worked; the exit code tells scripts.
     // Skipped inputs are reported, not failed: an empty or unsupported file is no error, and
     // an unreadable one needs the file fixed, not a retry. Input with nothing to index at all

@@ -8,6 +8,7 @@ import { answerWithCypher, type CypherExecutor, TEXT2CYPHER_DEFAULTS } from "../
 import { validateCypher } from "../../cypher/validator.js";
 import type { ChatModel } from "../../llm/chat-model.js";
 import type { GraphStore } from "../../storage/graph-store.js";
+import { strictToolArgs } from "./tool-args.js";
 import { guarded, json, toolError } from "./tool-results.js";
 
 /** The Neo4j database behind a workspace, as the cypher and ask tools use it (tests script it). */
@@ -44,11 +45,11 @@ export function registerCypherTools(server: McpServer, access: CypherAccess, cha
       description:
         "Run one read-only Cypher query on the Neo4j graph. kgrag's own graph is shared by workspaces: " +
         "filter with $workspace (filled in). Writes, procedures that write and file access are refused.",
-      inputSchema: {
+      inputSchema: strictToolArgs("cypher", {
         query: z.string().min(1).describe("one Cypher statement"),
         params: z.record(z.string(), z.unknown()).default({}).describe("query parameters"),
         maxRows: z.number().int().min(1).max(1000).default(TEXT2CYPHER_DEFAULTS.maxRows),
-      },
+      }),
       annotations: { readOnlyHint: true },
     },
     async ({ query, params, maxRows }) => guarded(() => runCypherTool(access, query, params, maxRows)),
@@ -62,7 +63,7 @@ export function registerCypherTools(server: McpServer, access: CypherAccess, cha
         "Answer a factual lookup (counts, lists, who-is-related-to-whom) by writing one validated " +
         "read-only Cypher query, running it and answering from the rows. A query that would write, " +
         "or that fails validation after a correction, is refused and never run.",
-      inputSchema: { question: z.string().min(1) },
+      inputSchema: strictToolArgs("ask", { question: z.string().min(1) }),
       annotations: { readOnlyHint: true },
     },
     async ({ question }) =>

@@ -3,10 +3,10 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Kgrag } from "../../kgrag.js";
 import { QUERY_MODES } from "../../query/mode-names.js";
-import { unknownNamesMessage } from "../../util/closest-name.js";
 import { getEntity, listCommunities, neighbourhood, searchEntities } from "../graph-lookups.js";
 import { queryForAgents } from "../query-for-agents.js";
 import { type CypherAccess, registerCypherTools } from "./cypher-tools.js";
+import { strictToolArgs } from "./tool-args.js";
 import { guarded, json, toolError } from "./tool-results.js";
 
 /** How much one tool answer may carry: agents pay for every token of it. */
@@ -50,20 +50,6 @@ const QUERY_TOOL_ARGS = {
   contextOnly: z.boolean().default(false).describe("return the passages without writing an answer"),
 };
 
-/**
- * Strict, as the library's and the REST API's query options are: a misspelt `mdoe` or an option
- * this tool does not take (`topK`) would otherwise be dropped, and the query run without it.
- */
-const QueryToolArgsSchema = z.strictObject(QUERY_TOOL_ARGS, {
-  error: (issue) =>
-    issue.code === "unrecognized_keys"
-      ? unknownNamesMessage(issue.keys, Object.keys(QUERY_TOOL_ARGS), {
-          what: "query tool",
-          noun: "argument",
-        })
-      : undefined,
-});
-
 function registerQueryTool(server: McpServer, kgrag: Kgrag): void {
   server.registerTool(
     "query",
@@ -73,7 +59,7 @@ function registerQueryTool(server: McpServer, kgrag: Kgrag): void {
         "Answer a question from the indexed documents, with numbered passage citations [n]. Modes: " +
         "naive (passages only), local (entities around the question), global (community reports), " +
         "hybrid (local + global), mix (graph + passages, the default).",
-      inputSchema: QueryToolArgsSchema,
+      inputSchema: strictToolArgs("query", QUERY_TOOL_ARGS),
       annotations: { readOnlyHint: true },
     },
     async ({ question, mode, docIds, metadata, contextOnly }) =>
@@ -90,10 +76,10 @@ function registerGraphTools(server: McpServer, kgrag: Kgrag, limits: McpLimits):
     {
       title: "Search entities",
       description: "Entities (people, organisations, places, concepts...) whose name or description matches.",
-      inputSchema: {
+      inputSchema: strictToolArgs("search_entities", {
         text: z.string().min(1).describe("a name or words to look for"),
         limit: z.number().int().min(1).max(100).default(limits.entities),
-      },
+      }),
       annotations: { readOnlyHint: true },
     },
     async ({ text, limit }) =>
@@ -105,7 +91,9 @@ function registerGraphTools(server: McpServer, kgrag: Kgrag, limits: McpLimits):
       title: "Get an entity",
       description:
         "One entity by name: its description, strongest relationships and the passages that mention it.",
-      inputSchema: { name: z.string().min(1).describe("the entity's name (case-insensitive)") },
+      inputSchema: strictToolArgs("get_entity", {
+        name: z.string().min(1).describe("the entity's name (case-insensitive)"),
+      }),
       annotations: { readOnlyHint: true },
     },
     async ({ name }) =>
@@ -119,11 +107,11 @@ function registerGraphTools(server: McpServer, kgrag: Kgrag, limits: McpLimits):
     {
       title: "Entity neighbourhood",
       description: "The entities and relationships within a few hops of an entity, strongest edges first.",
-      inputSchema: {
+      inputSchema: strictToolArgs("neighbourhood", {
         name: z.string().min(1).describe("the entity at the centre"),
         depth: z.number().int().min(1).max(3).default(1).describe("hops from the centre"),
         limit: z.number().int().min(1).max(200).default(limits.neighbours).describe("most entities returned"),
-      },
+      }),
       annotations: { readOnlyHint: true },
     },
     async ({ name, depth, limit }) =>
@@ -137,7 +125,9 @@ function registerGraphTools(server: McpServer, kgrag: Kgrag, limits: McpLimits):
     {
       title: "Communities",
       description: "The graph's communities (Louvain clusters) with their report titles and summaries.",
-      inputSchema: { level: z.number().int().min(0).optional().describe("only this level (0 = top)") },
+      inputSchema: strictToolArgs("communities", {
+        level: z.number().int().min(0).optional().describe("only this level (0 = top)"),
+      }),
       annotations: { readOnlyHint: true },
     },
     async ({ level }) => guarded(async () => json({ communities: await listCommunities(store, level) })),
