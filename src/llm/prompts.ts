@@ -72,7 +72,9 @@ export function usePromptOverrides(folder: string | undefined): void {
   const dir = resolve(folder);
   let files: string[];
   try {
-    files = readdirSync(dir).filter((file) => !file.startsWith("."));
+    files = readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => !entry.name.startsWith("."))
+      .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name));
   } catch {
     throw new ConfigError(`prompts: cannot read the prompt folder ${dir}`);
   }
@@ -80,6 +82,10 @@ export function usePromptOverrides(folder: string | undefined): void {
   const loaded = new Map<string, string>();
   const problems: string[] = [];
   for (const file of files) {
+    if (file.endsWith("/")) {
+      problems.push(`${file}: a folder; prompt overrides are ${PROMPT_EXTENSION} files directly in ${dir}`);
+      continue;
+    }
     const text = readFileSync(join(dir, file), "utf8");
     const found = overrideProblems(file, text, known);
     problems.push(...found);

@@ -49,6 +49,13 @@ describe("prompt overrides", () => {
     expect(() => usePromptOverrides(dir)).toThrow(/extraction\.md: no built-in prompt has this name/);
   });
 
+  it("refuse a folder inside the prompt folder as a config error, not a crash", () => {
+    mkdirSync(join(dir, "drafts"));
+    const check = () => usePromptOverrides(dir);
+    expect(check).toThrow(ConfigError);
+    expect(check).toThrow(/drafts\/: a folder; prompt overrides are \.md files/);
+  });
+
   it("stop createKgrag before the workspace opens, not at the first chunk", async () => {
     writeFileSync(join(dir, "extract.md"), "Extract from {text} only");
     const workspace = join(dir, "ws");
