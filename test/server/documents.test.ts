@@ -365,6 +365,20 @@ describe("kgrag serve: documents and jobs", () => {
     expect((await documents("?q=gone")).items).toEqual([expect.objectContaining({ status: "indexed" })]);
   }, 60_000);
 
+  it("refuses a name beginning or ending with a space, keeping nothing, rather than trimming it", async () => {
+    for (const name of [" spaced.txt", "spaced.txt ", "spaced .txt "]) {
+      const response = await upload([{ name, text: "Ilse Marrow mapped the Corran delta." }]);
+      expect(response.status, name).toBe(400);
+      expect((await json(response)).error, name).toEqual({
+        code: "bad_file_name",
+        message: `File name ${JSON.stringify(name)} begins or ends with a space; rename the file without it`,
+      });
+    }
+    const folder = running.server.context.registry.all[0]!.uploadFolder;
+    const left = existsSync(folder) ? readdirSync(folder) : [];
+    expect(left.filter((name) => name.includes("spaced"))).toEqual([]);
+  });
+
   it("refuses file names that would leave the upload folder, and files of no supported type", async () => {
     for (const name of [
       "../escape.txt",
