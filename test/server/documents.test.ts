@@ -200,6 +200,24 @@ describe("kgrag serve: documents and jobs", () => {
     );
   }, 90_000);
 
+  it("lists the newest documents first unless asked for the oldest, so a new one is on page 1", async () => {
+    const addText = async (id: string, text: string) => {
+      const response = await fetch(`${running.url}/api/v1/documents/texts`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ documents: [{ id, text }] }),
+      });
+      expect(await finished(((await response.json()) as { job: Job }).job.id)).toMatchObject({ status: "done" });
+    };
+    await addText("older-note", "Wren Aldous kept the Saltmarsh ledger.");
+    await addText("newer-note", "Cato Brisk rebuilt the Saltmarsh mill.");
+    const newest = await documents("?limit=2");
+    expect(newest.items.map((d) => d.id)).toEqual(["newer-note", "older-note"]);
+    const oldest = await documents(`?sort=oldest&offset=${newest.total - 2}`);
+    expect(oldest.items.map((d) => d.id)).toEqual(["older-note", "newer-note"]);
+    expect((await fetch(`${running.url}/api/v1/documents?sort=title`)).status).toBe(400);
+  }, 60_000);
+
   it("re-indexes one line of an uploaded JSONL file without bringing back a deleted sibling", async () => {
     const lines = [
       { id: "note-a", title: "Note A", text: "Ines Varga repairs clocks in Porto." },
