@@ -1,5 +1,5 @@
-import { stripMarkup } from "../nlp/markdown-prose.js";
 import { joinProse } from "../nlp/line-breaks.js";
+import { stripMarkup } from "../nlp/markdown-prose.js";
 import { splitSentences } from "../nlp/sentence-split.js";
 import { BoundedMemo } from "../util/bounded-memo.js";
 import { lazySegmenter } from "../util/lazy-segmenter.js";

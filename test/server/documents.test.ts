@@ -207,7 +207,9 @@ describe("kgrag serve: documents and jobs", () => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ documents: [{ id, text }] }),
       });
-      expect(await finished(((await response.json()) as { job: Job }).job.id)).toMatchObject({ status: "done" });
+      expect(await finished(((await response.json()) as { job: Job }).job.id)).toMatchObject({
+        status: "done",
+      });
     };
     await addText("older-note", "Wren Aldous kept the Saltmarsh ledger.");
     await addText("newer-note", "Cato Brisk rebuilt the Saltmarsh mill.");
