@@ -20,6 +20,7 @@ function runnerBusyFor(busyRuns: number): JobRunner & { calls: number } {
       if (runner.calls <= busyRuns) return { type: "failed" as const, message: BUSY, busy: true };
       return { type: "finished" as const, documents: ["d1"], errors: [], message: "1 document(s) deleted" };
     },
+    stop: () => {},
     close: async () => {},
   };
   return runner;
@@ -40,7 +41,11 @@ describe("kgrag serve: a job meeting another writer", () => {
     expect(await ended(queue, job.id)).toMatchObject({ status: "done", documents: ["d1"] });
     expect(runner.calls).toBe(3);
     expect(
-      stages.some((s) => s.startsWith("waiting: waiting for another writer") && s.includes("pid 4242")),
+      stages.some(
+        (s) =>
+          s.startsWith("waiting: waiting for the workspace lock, held by another writer") &&
+          s.includes("pid 4242"),
+      ),
     ).toBe(true);
   });
 
@@ -56,6 +61,7 @@ describe("kgrag serve: a job meeting another writer", () => {
         calls += 1;
         return { type: "failed", message: "disk full" };
       },
+      stop: () => {},
       close: async () => {},
     };
     const queue = new JobQueue(join(root, "ws-c"), join(root, "ws-c", "server"), broken, 10, 30_000);
