@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { activeWriter, WorkspaceBusyError } from "../../workspace/lock.js";
 import { hideServerPaths } from "../server-paths.js";
 import { overallProgress, type StepCount } from "./job-progress.js";
-import type { JobRunner } from "./job-runner.js";
+import type { JobRunner, Outcome } from "./job-runner.js";
 import { type Job, JobSchema, type JobSpec, JobSpecSchema, type WorkerMessage } from "./job-types.js";
 
 /** A write asked for while a job runs in the workspace: the job holds the workspace's writer lock. */
@@ -270,7 +271,9 @@ export class JobQueue {
   private async runWaitingForWriter(job: Job, spec: JobSpec) {
     const giveUpAt = Date.now() + this.busyWaitMs;
     for (;;) {
-      const outcome = await this.runner.run(this.workspace, spec, (message) => this.progress(job, message));
+      const outcome =
+        this.otherWriter() ??
+        (await this.runner.run(this.workspace, spec, (message) => this.progress(job, message)));
       if (outcome.type !== "failed" || !outcome.busy || Date.now() >= giveUpAt) return outcome;
       // The server stops while the job waits: it has not started, so it runs on the next start.
       if (this.closed) return { type: "interrupted" as const, message: outcome.message };
@@ -280,6 +283,18 @@ export class JobQueue {
       });
       await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
     }
+  }
+
+  /**
+   * The lock another process holds (a `kgrag index`, the job process of a server killed mid-job)
+   * as a busy outcome, found before a job process starts: the job says at once that it waits for
+   * the lock, instead of "starting" while a process loads only to meet it.
+   */
+  private otherWriter(): Outcome | undefined {
+    const writer = activeWriter(this.workspace);
+    if (!writer) return undefined;
+    const owner = writer === "unnamed" ? undefined : writer;
+    return { type: "failed", busy: true, message: new WorkspaceBusyError(this.workspace, owner).message };
   }
 
   private progress(job: Job, message: WorkerMessage): void {
