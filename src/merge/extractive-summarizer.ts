@@ -1,3 +1,4 @@
+import { joinProse } from "../nlp/line-breaks.js";
 import { stripMarkup } from "../nlp/markdown-prose.js";
 import { splitSentences } from "../nlp/sentence-split.js";
 import { BoundedMemo } from "../util/bounded-memo.js";
@@ -151,11 +152,7 @@ function sharedWords(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return shared;
 }
 
-/** Spaces between sentences, except after CJK text, which is written without them. */
+/** Sentences as prose: spaced, except between two Chinese or Japanese ones. */
 function joinSentences(sentences: string[]): string {
-  return sentences.reduce((out, sentence) => {
-    if (!out) return sentence;
-    const cjkEnd = /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]$/.test(out);
-    return `${out}${cjkEnd ? "" : " "}${sentence}`;
-  }, "");
+  return sentences.reduce(joinProse, "");
 }

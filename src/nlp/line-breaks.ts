@@ -136,6 +136,19 @@ export function joinCjkLines(text: string): string {
   return text.replace(CJK_LINE_BREAK, "");
 }
 
+const ENDS_CJK = new RegExp(`${CJK}$`, "u");
+const STARTS_CJK = new RegExp(`^${CJK}`, "u");
+
+/**
+ * Two sentences (or fragments) joined as prose: without a space only where both sides are Chinese
+ * or Japanese, which is written without them; "城市。" then "Lumora Optics is" needs one.
+ */
+export function joinProse(before: string, after: string): string {
+  if (!before) return after;
+  if (!after) return before;
+  return ENDS_CJK.test(before) && STARTS_CJK.test(after) ? `${before}${after}` : `${before} ${after}`;
+}
+
 /** One sentence as a single line: wrapped Chinese joined without a space, other whitespace one space. */
 export function singleLine(sentence: string): string {
   return joinCjkLines(sentence).replace(/\s+/g, " ").trim();

@@ -53,7 +53,10 @@ export interface EditOptions {
 }
 
 export interface MergeOptions extends EditOptions {
-  /** The entity that survives (a name or key among those merged); default the first. */
+  /**
+   * The entity that survives (a name or key among those merged); default the best-connected:
+   * most relationships, then most source passages, then the longest name.
+   */
   into?: string;
   /** A new display name for the survivor. */
   name?: string;
@@ -228,7 +231,7 @@ export function createEntityCuration(
           `${names.map((n) => `"${n}"`).join(" and ")} all name one entity ("${entities[0]!.name}", ${keys[0]}): nothing to merge.`,
         );
       }
-      const survivor = options.into ? await find(options.into) : entities[0]!;
+      const survivor = options.into ? await find(options.into) : await bestConnected(store, entities);
       if (!keys.includes(survivor.key)) {
         throw new CurationInputError(
           `into: "${options.into}" is not among the entities merged; give one of them ` +
@@ -366,6 +369,21 @@ function currentUser(): string {
  */
 function readableEntity(entity: EntityRecord): EntityRecord {
   return { ...entity, description: readableDescription(entity.description), aliases: entity.aliases ?? [] };
+}
+
+/**
+ * The survivor of a merge given no `into`: the entity with the most relationships, then the most
+ * source passages, then the longest name ("Lumora Optics", linked everywhere, over a passing
+ * "Lumora"); ties to the first given. Its name and type are what the merge keeps.
+ */
+async function bestConnected(store: KgragServices["store"], entities: EntityRecord[]): Promise<EntityRecord> {
+  const degrees = await store.degrees(unique(entities.map((e) => e.key)));
+  const rank = (e: EntityRecord) => [degrees.get(e.key) ?? 0, e.sourceChunkIds.length, e.name.length];
+  return entities.reduce((best, entity) => {
+    const [a, b] = [rank(entity), rank(best)];
+    const i = a.findIndex((value, at) => value !== b[at]);
+    return i >= 0 && a[i]! > b[i]! ? entity : best;
+  });
 }
 
 function unique(values: string[]): string[] {

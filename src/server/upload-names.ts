@@ -4,8 +4,9 @@ import { badRequest } from "./errors.js";
 
 /**
  * The path an uploaded file is stored at. The name must be a plain file name: no folder part, no
- * `..`, not absolute, no NUL or control character, and of a type the CLI reads. Refused, not
- * cleaned up: a client sending `../x` has a bug or an intent that the caller should hear about.
+ * `..`, not absolute, no NUL or control character, no space at either end, and of a type the CLI
+ * reads. Refused, not cleaned up: a client sending `../x` has a bug or an intent that the caller
+ * should hear about.
  */
 export function uploadPath(folder: string, name: string): string {
   if (!name) throw badRequest("An uploaded file has no name", "bad_file_name");
@@ -29,6 +30,12 @@ export function uploadPath(folder: string, name: string): string {
   )
     throw badRequest(
       `File name ${JSON.stringify(name)} is blank${ending ? ` before its extension ${ending}` : ""}: give the file a name`,
+      "bad_file_name",
+    );
+  // Lists and tables show " x.txt" as "x.txt": a name kept with its space would look renamed.
+  if (name.trim() !== name)
+    throw badRequest(
+      `File name ${JSON.stringify(name)} begins or ends with a space; rename the file without it`,
       "bad_file_name",
     );
   const extension = extname(name).toLowerCase();

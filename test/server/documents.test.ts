@@ -200,6 +200,26 @@ describe("kgrag serve: documents and jobs", () => {
     );
   }, 90_000);
 
+  it("lists the newest documents first unless asked for the oldest, so a new one is on page 1", async () => {
+    const addText = async (id: string, text: string) => {
+      const response = await fetch(`${running.url}/api/v1/documents/texts`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ documents: [{ id, text }] }),
+      });
+      expect(await finished(((await response.json()) as { job: Job }).job.id)).toMatchObject({
+        status: "done",
+      });
+    };
+    await addText("older-note", "Wren Aldous kept the Saltmarsh ledger.");
+    await addText("newer-note", "Cato Brisk rebuilt the Saltmarsh mill.");
+    const newest = await documents("?limit=2");
+    expect(newest.items.map((d) => d.id)).toEqual(["newer-note", "older-note"]);
+    const oldest = await documents(`?sort=oldest&offset=${newest.total - 2}`);
+    expect(oldest.items.map((d) => d.id)).toEqual(["older-note", "newer-note"]);
+    expect((await fetch(`${running.url}/api/v1/documents?sort=title`)).status).toBe(400);
+  }, 60_000);
+
   it("re-indexes one line of an uploaded JSONL file without bringing back a deleted sibling", async () => {
     const lines = [
       { id: "note-a", title: "Note A", text: "Ines Varga repairs clocks in Porto." },
@@ -364,6 +384,20 @@ describe("kgrag serve: documents and jobs", () => {
     expect(await json(await fetch(`${running.url}/api/v1/jobs/${job.id}`))).toMatchObject({ status: "done" });
     expect((await documents("?q=gone")).items).toEqual([expect.objectContaining({ status: "indexed" })]);
   }, 60_000);
+
+  it("refuses a name beginning or ending with a space, keeping nothing, rather than trimming it", async () => {
+    for (const name of [" spaced.txt", "spaced.txt ", "spaced .txt "]) {
+      const response = await upload([{ name, text: "Ilse Marrow mapped the Corran delta." }]);
+      expect(response.status, name).toBe(400);
+      expect((await json(response)).error, name).toEqual({
+        code: "bad_file_name",
+        message: `File name ${JSON.stringify(name)} begins or ends with a space; rename the file without it`,
+      });
+    }
+    const folder = running.server.context.registry.all[0]!.uploadFolder;
+    const left = existsSync(folder) ? readdirSync(folder) : [];
+    expect(left.filter((name) => name.includes("spaced"))).toEqual([]);
+  });
 
   it("refuses file names that would leave the upload folder, and files of no supported type", async () => {
     for (const name of [

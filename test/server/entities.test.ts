@@ -380,6 +380,7 @@ describe("kgrag serve: curation with keys, workspaces and a running job", () => 
         await held;
         return { type: "finished", documents: [], errors: [], message: "held" };
       },
+      stop: () => {},
       close: async () => {},
     };
     guarded = await startServer({

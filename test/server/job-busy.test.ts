@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { JobQueue } from "../../src/server/jobs/job-queue.js";
 import type { JobRunner } from "../../src/server/jobs/job-runner.js";
 import type { Job } from "../../src/server/jobs/job-types.js";
+import { withWorkspaceLock } from "../../src/workspace/lock.js";
 
 const root = mkdtempSync(join(tmpdir(), "kgrag-job-busy-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -20,6 +21,7 @@ function runnerBusyFor(busyRuns: number): JobRunner & { calls: number } {
       if (runner.calls <= busyRuns) return { type: "failed" as const, message: BUSY, busy: true };
       return { type: "finished" as const, documents: ["d1"], errors: [], message: "1 document(s) deleted" };
     },
+    stop: () => {},
     close: async () => {},
   };
   return runner;
@@ -40,8 +42,49 @@ describe("kgrag serve: a job meeting another writer", () => {
     expect(await ended(queue, job.id)).toMatchObject({ status: "done", documents: ["d1"] });
     expect(runner.calls).toBe(3);
     expect(
-      stages.some((s) => s.startsWith("waiting: waiting for another writer") && s.includes("pid 4242")),
+      stages.some(
+        (s) =>
+          s.startsWith("waiting: waiting for the workspace lock, held by another writer") &&
+          s.includes("pid 4242"),
+      ),
     ).toBe(true);
+  });
+
+  it("says it waits for the lock another process holds before starting a job process", async () => {
+    const workspace = join(root, "ws-held");
+    const runner = runnerBusyFor(0);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holding = withWorkspaceLock(workspace, async () => {
+      locked();
+      await held;
+    });
+    await lockTaken;
+    const queue = new JobQueue(workspace, join(workspace, "server"), runner, 10, 30_000);
+    const job = queue.add({ kind: "delete", docIds: ["d1"] }, ["d1"]);
+    const waiting = new Promise<Job>((resolve) =>
+      queue.subscribe(job.id, (update) => {
+        if (update.stage === "waiting") resolve({ ...update });
+      }),
+    );
+    expect(await waiting).toMatchObject({
+      status: "running",
+      message: expect.stringMatching(
+        /^waiting for the workspace lock, held by another writer: .* is being written by /,
+      ),
+    });
+    // No job process was started only to meet the lock.
+    expect(runner.calls).toBe(0);
+    release();
+    await holding;
+    expect(await ended(queue, job.id)).toMatchObject({ status: "done" });
+    expect(runner.calls).toBe(1);
   });
 
   it("fails with the lock's message once the wait is over, and fails other errors at once", async () => {
@@ -56,6 +99,7 @@ describe("kgrag serve: a job meeting another writer", () => {
         calls += 1;
         return { type: "failed", message: "disk full" };
       },
+      stop: () => {},
       close: async () => {},
     };
     const queue = new JobQueue(join(root, "ws-c"), join(root, "ws-c", "server"), broken, 10, 30_000);

@@ -39,7 +39,9 @@ describe("kgrag serve (CLI)", () => {
     const result = await child.done;
     expect(result.code).toBe(0);
     // It says what stopping a server means, not the indexer's "after the current batch".
-    expect(result.stderr).toContain("kgrag: SIGTERM: stopping the server; a running job is finished first");
+    expect(result.stderr).toContain(
+      "kgrag: SIGTERM: stopping the server; a running job stops at its next safe point and resumes on the next start",
+    );
     expect(result.stderr).not.toContain("current batch");
   }, 90_000);
 

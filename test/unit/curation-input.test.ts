@@ -169,6 +169,19 @@ describe("curation refusals have the right class and message", () => {
     expect(merged.name).toBe(b);
   });
 
+  it("keeps the better-connected entity when a merge names no `into`, whichever is given first", async () => {
+    const [a, b] = await twoEntities();
+    const keyOf = async (name: string) => (await kg.entities.get(name)).key;
+    const degreeOf = async (name: string) =>
+      (await kg.services.store.degrees([await keyOf(name)])).get(await keyOf(name)) ?? 0;
+    // Both are linked to Porto by the text; taking a's link away leaves b the better-connected.
+    await kg.entities.deleteRelationship(a, "Porto");
+    expect(await degreeOf(b)).toBeGreaterThan(await degreeOf(a));
+    const merged = await kg.entities.merge([a, b]);
+    expect(merged.name).toBe(b);
+    expect(merged.aliases).toEqual([a]);
+  });
+
   it("returns descriptions readable (no stored separator) and aliases as a list", async () => {
     const [a, b] = await twoEntities();
     const merged = await kg.entities.merge([a, b]);

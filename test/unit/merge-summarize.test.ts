@@ -113,6 +113,12 @@ describe("ExtractiveSummarizer", () => {
     expect(summary).toBe("青岚科技位于澄州。青岚科技生产听潮芯片。听潮芯片由青岚科技在澄州生产。");
   });
 
+  it("puts a space between sentences of different scripts, even after Chinese punctuation", async () => {
+    const input = ["澄州与洛川结为友好城市。", "Lumora Optics is based in Chengzhou.", "它生产镜头。"];
+    const summary = await new ExtractiveSummarizer({ summaryMaxTokens: 1000 }).summarize(subject, input);
+    expect(summary).toBe("澄州与洛川结为友好城市。 Lumora Optics is based in Chengzhou. 它生产镜头。");
+  });
+
   it("leaves out near-duplicates of a sentence already chosen when over the target", async () => {
     const input = [
       "Lumora Optics makes Halcyon lenses in Vessen.",

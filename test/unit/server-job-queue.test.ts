@@ -3,14 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { JobQueue } from "../../src/server/jobs/job-queue.js";
-import type { JobRunner } from "../../src/server/jobs/job-runner.js";
+import type { JobRunner, Outcome } from "../../src/server/jobs/job-runner.js";
 import type { JobSpec, WorkerMessage } from "../../src/server/jobs/job-types.js";
-
-type Outcome = Extract<WorkerMessage, { type: "finished" | "failed" }>;
 
 /** Runs no process: each job waits until the test finishes it, and can report steps meanwhile. */
 class ScriptedRunner implements JobRunner {
   readonly started: JobSpec[] = [];
+  readonly stopped: string[] = [];
   private current?: { onMessage: (m: WorkerMessage) => void; resolve: (o: Outcome) => void };
 
   run(_workspace: string, spec: JobSpec, onMessage: (m: WorkerMessage) => void): Promise<Outcome> {
@@ -26,6 +25,12 @@ class ScriptedRunner implements JobRunner {
 
   finish(): void {
     this.current?.resolve({ type: "finished", documents: [], errors: [], message: "done" });
+  }
+
+  /** As the job process does: an index job stops at its next safe point, interrupted. */
+  stop(workspace: string): void {
+    this.stopped.push(workspace);
+    this.current?.resolve({ type: "interrupted", message: "Indexing interrupted: 0 of 1 documents done." });
   }
 
   async close(): Promise<void> {}
@@ -50,6 +55,34 @@ afterEach(async () => {
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("the server's job queue", () => {
+  it("stops its running job when it closes, and runs it again on the next start", async () => {
+    const spec: JobSpec = {
+      kind: "index",
+      files: [],
+      texts: [{ id: "porto", title: "Porto", text: "Porto." }],
+    };
+    const job = queue.add(spec, ["porto"]);
+    await tick();
+    runner.report("extract", 1, 3);
+    await queue.close();
+    // Stopped with the server, not left to finish unseen: what it says is what happened.
+    expect(runner.stopped).toEqual(["ws"]);
+    expect(queue.get(job.id)).toMatchObject({
+      status: "interrupted",
+      message: "the server stopped during this job; it was queued again",
+    });
+    const restarted = new JobQueue("ws", folder, runner, 20, 0);
+    const again = restarted.list().find((j) => j.id !== job.id);
+    expect(again).toMatchObject({ kind: "index", documents: ["porto"] });
+    await tick();
+    expect(runner.started.at(-1)).toEqual(spec);
+    const closing = restarted.close();
+    runner.finish();
+    await closing;
+    // Queued again once only: a third start finds nothing left to run.
+    expect(new JobQueue("ws", folder, runner, 20, 0).list().filter((j) => j.status === "queued")).toEqual([]);
+  });
+
   it("answers a delete or re-index asked again while the first is still queued with that job", async () => {
     // Runs first and holds the queue, so the jobs below stay queued.
     queue.add({ kind: "index", files: [], texts: [] }, ["other"]);

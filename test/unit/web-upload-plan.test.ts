@@ -37,6 +37,7 @@ describe("web app: what an upload sends", () => {
         file("dir\\c.txt"),
         file("bell\u0007.txt"),
         file(`${"n".repeat(252)}.txt`),
+        file(" lead.txt"),
       ],
       RULES,
     );
@@ -45,6 +46,7 @@ describe("web app: what an upload sends", () => {
       "the name holds a folder separator",
       "the name holds a control character",
       "the server takes names of at most 255 characters",
+      "the name begins or ends with a space",
     ]);
     expect(plan.skipped.slice(0, 4)).toEqual([
       { name: "tool.exe", reason: ".exe files are not indexed (supported: .txt .md .jsonl)" },

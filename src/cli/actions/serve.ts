@@ -6,7 +6,10 @@ import type { ServedWorkspace } from "../../server/workspaces.js";
 import type { ServeFlags } from "../commands/serve.js";
 import { runStoppable } from "../interrupt.js";
 
-/** `kgrag serve`: runs until SIGINT or SIGTERM, then lets running jobs finish and closes the workspaces. */
+/**
+ * `kgrag serve`: runs until SIGINT or SIGTERM, then stops running jobs at their next safe point
+ * (they run again, resuming, on the next start) and closes the workspaces.
+ */
 export async function serveAction(flags: ServeFlags): Promise<void> {
   // A port in use is found before the workspaces open and the query processes start.
   await probePort(flags);
@@ -48,7 +51,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
   await runStoppable(
     (signal) =>
       new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true })),
-    "stopping the server; a running job is finished first",
+    "stopping the server; a running job stops at its next safe point and resumes on the next start",
   );
   await server.close();
 }

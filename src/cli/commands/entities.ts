@@ -39,7 +39,10 @@ export function registerEntitiesCommand(program: Command, open: OpenKgrag): void
       .description('Merge entities: kgrag entities merge "Scrooge" "Ebenezer Scrooge"'),
   )
     .argument("<entities...>", "names, aliases or keys (two or more)")
-    .option("--into <entity>", "the entity that survives, one of those given (default the first)")
+    .option(
+      "--into <entity>",
+      "the entity that survives, one of those given (default the one with most relationships, then passages, then the longest name)",
+    )
     .option("--name <name>", "the survivor's display name")
     .action((names: string[], opts: EntitiesCommonOptions & { into?: string; name?: string }) =>
       run((a) => a.merge(open, names, opts)),

@@ -1,13 +1,15 @@
 /**
  * The child process that runs a workspace's jobs, one at a time: for each it opens the workspace
  * with the same library as the CLI and reports the pipeline's progress to the server over IPC. It
- * ends when the server disconnects. Keeping indexing out of the server's process keeps queries
- * answered while a large job runs.
+ * stops with the server: asked to stop, or left by a server that ended, it stops its job at the
+ * next safe point (what it committed is resumed by the next run) and, left, exits. Keeping
+ * indexing out of the server's process keeps queries answered while a large job runs.
  */
 import { createKgrag } from "../../kgrag.js";
+import { IndexInterruptedError } from "../../pipeline/interrupted.js";
 import type { ProgressReporter } from "../../util/progress.js";
 import { WorkspaceBusyError } from "../../workspace/lock.js";
-import type { WorkerMessage, WorkerStart } from "./job-types.js";
+import type { WorkerMessage, WorkerStart, WorkerStop } from "./job-types.js";
 import { runJobSpec } from "./job-work.js";
 
 function send(message: WorkerMessage): Promise<void> {
@@ -49,25 +51,54 @@ function ipcProgress(): ProgressReporter {
   };
 }
 
+/** The running job's stop switch; null between jobs. */
+let running: AbortController | null = null;
+/** Set once the server is gone: the process exits when its job has stopped. */
+let left = false;
+
 async function run(start: WorkerStart): Promise<void> {
+  const stop = new AbortController();
+  running = stop;
   try {
     const kgrag = await createKgrag({ config: { workspace: start.workspace }, progress: ipcProgress() });
     try {
-      await send(await runJobSpec(kgrag, start.spec));
+      await send(await runJobSpec(kgrag, start.spec, stop.signal));
     } finally {
       await kgrag.close();
     }
   } catch (error) {
-    await send({
-      type: "failed",
-      message: error instanceof Error ? error.message : String(error),
-      ...(error instanceof WorkspaceBusyError ? { busy: true } : {}),
-    });
+    await send(outcomeOf(error));
+  } finally {
+    running = null;
+    if (left) process.exit(0);
   }
 }
 
-// The server sends one job at a time and waits for its outcome; disconnecting ends the process.
-process.on("message", (start: WorkerStart) => {
-  void run(start);
+function outcomeOf(error: unknown): WorkerMessage {
+  if (error instanceof IndexInterruptedError) return { type: "interrupted", message: error.message };
+  return {
+    type: "failed",
+    message: error instanceof Error ? error.message : String(error),
+    ...(error instanceof WorkspaceBusyError ? { busy: true } : {}),
+  };
+}
+
+function stopJob(why: string): void {
+  running?.abort(new Error(why));
+}
+
+// The server sends one job at a time and waits for its outcome, or asks the running job to stop.
+process.on("message", (message: WorkerStart | WorkerStop) => {
+  if ("spec" in message) void run(message);
+  else stopJob("the server asked the job to stop");
 });
-process.on("disconnect", () => process.exit(0));
+// A server that ended (killed, or quit at once) leaves no job running behind it.
+process.on("disconnect", () => {
+  left = true;
+  if (running) stopJob("the server is gone");
+  else process.exit(0);
+});
+// A Ctrl-C in the server's terminal reaches this process too: the job stops at a safe point, as
+// the server asks it to, rather than dying mid-step.
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => stopJob(`interrupted by ${signal}`));

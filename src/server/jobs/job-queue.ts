@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { activeWriter, WorkspaceBusyError } from "../../workspace/lock.js";
 import { hideServerPaths } from "../server-paths.js";
 import { overallProgress, type StepCount } from "./job-progress.js";
-import type { JobRunner } from "./job-runner.js";
+import type { JobRunner, Outcome } from "./job-runner.js";
 import { type Job, JobSchema, type JobSpec, JobSpecSchema, type WorkerMessage } from "./job-types.js";
 
 /** A write asked for while a job runs in the workspace: the job holds the workspace's writer lock. */
@@ -21,6 +22,9 @@ export class JobRunningError extends Error {
 
 /** How often a job whose workspace another process is writing tries again. */
 const BUSY_RETRY_MS = 1_000;
+
+/** What an interrupted job says; its run again names what it resumed. */
+const INTERRUPTED_MESSAGE = "the server stopped during this job; it was queued again";
 
 /** Event name of "a job ended" (job ids are UUIDs, so it cannot clash with one). */
 const FINISHED = "finished";
@@ -164,9 +168,14 @@ export class JobQueue {
     while (this.running) await this.running;
   }
 
-  /** Stops taking jobs; the running one finishes in its own process. */
+  /**
+   * Stops taking jobs and asks the running one to stop at its next safe point: it ends
+   * "interrupted" and runs again, resuming, when the server next starts. No job process outlives
+   * the server to finish work the server would not know of.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.running) this.runner.stop(this.workspace);
     await this.idle();
   }
 
@@ -197,6 +206,13 @@ export class JobQueue {
     this.update(job, { status: "running", stage: "starting", startedAt: new Date().toISOString() });
     const outcome = await this.runWaitingForWriter(job, spec);
     const finishedAt = new Date().toISOString();
+    if (outcome.type === "interrupted") {
+      this.log(job, outcome.message);
+      // Its input stays: the next start queues the job again (see restore).
+      this.update(job, { status: "interrupted", message: INTERRUPTED_MESSAGE, finishedAt });
+      this.events.emit(FINISHED, { ...job });
+      return;
+    }
     if (outcome.type === "failed") {
       if (outcome.detail) this.log(job, `${outcome.message}: ${outcome.detail}`);
       const message = this.shown(job, outcome.message);
@@ -255,14 +271,30 @@ export class JobQueue {
   private async runWaitingForWriter(job: Job, spec: JobSpec) {
     const giveUpAt = Date.now() + this.busyWaitMs;
     for (;;) {
-      const outcome = await this.runner.run(this.workspace, spec, (message) => this.progress(job, message));
-      if (outcome.type !== "failed" || !outcome.busy || Date.now() >= giveUpAt || this.closed) return outcome;
+      const outcome =
+        this.otherWriter() ??
+        (await this.runner.run(this.workspace, spec, (message) => this.progress(job, message)));
+      if (outcome.type !== "failed" || !outcome.busy || Date.now() >= giveUpAt) return outcome;
+      // The server stops while the job waits: it has not started, so it runs on the next start.
+      if (this.closed) return { type: "interrupted" as const, message: outcome.message };
       this.update(job, {
         stage: "waiting",
-        message: `waiting for another writer: ${this.shown(job, outcome.message)}`,
+        message: `waiting for the workspace lock, held by another writer: ${this.shown(job, outcome.message)}`,
       });
       await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
     }
+  }
+
+  /**
+   * The lock another process holds (a `kgrag index`, the job process of a server killed mid-job)
+   * as a busy outcome, found before a job process starts: the job says at once that it waits for
+   * the lock, instead of "starting" while a process loads only to meet it.
+   */
+  private otherWriter(): Outcome | undefined {
+    const writer = activeWriter(this.workspace);
+    if (!writer) return undefined;
+    const owner = writer === "unnamed" ? undefined : writer;
+    return { type: "failed", busy: true, message: new WorkspaceBusyError(this.workspace, owner).message };
   }
 
   private progress(job: Job, message: WorkerMessage): void {
@@ -304,7 +336,10 @@ export class JobQueue {
     this.events.emit(job.id, job);
   }
 
-  /** Jobs from an earlier run: the one that was running is marked interrupted and queued again. */
+  /**
+   * Jobs from an earlier run: the one that was running is marked interrupted and queued again, as
+   * is one the server stopped at a safe point (its input kept for this).
+   */
   private restore(): void {
     let saved: Job[] = [];
     try {
@@ -320,10 +355,10 @@ export class JobQueue {
       if (job.status === "queued") this.waiting.push(job.id);
       if (job.status === "running") {
         job.status = "interrupted";
-        job.message = "the server stopped during this job; it was queued again";
+        job.message = INTERRUPTED_MESSAGE;
         job.finishedAt = new Date().toISOString();
-        again.push(job);
       }
+      if (job.status === "interrupted" && existsSync(this.inputFile(job.id))) again.push(job);
     }
     for (const job of again) this.requeue(job);
     this.save();

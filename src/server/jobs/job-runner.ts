@@ -1,13 +1,18 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { getPriority, setPriority } from "node:os";
 import { childEntry } from "../../util/child-entry.js";
-import type { JobSpec, WorkerMessage } from "./job-types.js";
+import type { JobSpec, WorkerMessage, WorkerStop } from "./job-types.js";
 
-type Outcome = Extract<WorkerMessage, { type: "finished" | "failed" }>;
+export type Outcome = Extract<WorkerMessage, { type: "finished" | "failed" | "interrupted" }>;
 
 /** Runs jobs away from the request loop; progress arrives through `onMessage`, the outcome as the result. */
 export interface JobRunner {
   run(workspace: string, spec: JobSpec, onMessage: (message: WorkerMessage) => void): Promise<Outcome>;
+  /**
+   * Asks the workspace's running job to stop at its next safe point (an index job then ends
+   * "interrupted"; a delete or re-index finishes). Nothing when no job runs.
+   */
+  stop(workspace: string): void;
   /** Ends the processes it started (after their job, since queues run one job at a time). */
   close(): Promise<void>;
 }
@@ -79,6 +84,10 @@ export function childProcessRunner(
         slot.current = { onMessage, resolve };
         slot.child.send({ workspace, spec });
       }),
+    stop: (workspace) => {
+      const slot = children.get(workspace);
+      if (slot?.current && slot.child.connected) slot.child.send({ type: "stop" } satisfies WorkerStop);
+    },
     close: async () => {
       const exits = [...children.values()].map(({ child }) => exitOrKill(child, closeGraceMs));
       for (const { child } of children.values()) if (child.connected) child.disconnect();

@@ -74,10 +74,17 @@ export type WorkerMessage =
    * `busy`: another process held the workspace's writer lock (a CLI run, a job process left behind).
    * `detail`: for the server's log only (a dead job process's stderr).
    */
-  | { type: "failed"; message: string; busy?: boolean; detail?: string };
+  | { type: "failed"; message: string; busy?: boolean; detail?: string }
+  /** The job stopped at a safe point when asked (the server stopping); a run again resumes it. */
+  | { type: "interrupted"; message: string };
 
 /** What the server sends the job process to start it. */
 export interface WorkerStart {
   workspace: string;
   spec: JobSpec;
+}
+
+/** What the server sends the job process to stop its job at the next safe point. */
+export interface WorkerStop {
+  type: "stop";
 }

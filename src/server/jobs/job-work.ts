@@ -9,13 +9,18 @@ import type { JobError, JobSpec, WorkerMessage } from "./job-types.js";
 
 type Finished = Extract<WorkerMessage, { type: "finished" }>;
 
-/** Runs one job on an open workspace (in the job process); what it returns ends the job. */
-export async function runJobSpec(kgrag: Kgrag, spec: JobSpec): Promise<Finished> {
+/**
+ * Runs one job on an open workspace (in the job process); what it returns ends the job. `signal`
+ * stops an index job at its next safe point (IndexInterruptedError); deletes and re-indexes are
+ * short and finish.
+ */
+export async function runJobSpec(kgrag: Kgrag, spec: JobSpec, signal?: AbortSignal): Promise<Finished> {
   if (spec.kind === "delete") return deleteJob(kgrag, spec.docIds);
   if (spec.kind === "reindex") return reindexJob(kgrag, spec.docId);
   const summaries: IndexSummary[] = [];
-  if (spec.files.length > 0) summaries.push(await kgrag.index(spec.files));
-  if (spec.texts.length > 0) summaries.push(await kgrag.index(spec.texts));
+  const options = signal ? { signal } : {};
+  if (spec.files.length > 0) summaries.push(await kgrag.index(spec.files, options));
+  if (spec.texts.length > 0) summaries.push(await kgrag.index(spec.texts, options));
   // An upload that made no document (an empty file) is not kept.
   return { ...finishedFrom(summaries), unusedUploads: await unusedUploads(kgrag, spec.files) };
 }

@@ -57,6 +57,8 @@ const ListQuerySchema = z.object({
   limit: queryNumber(1, 2000, 50),
   status: StatusFilterSchema.optional(),
   q: z.string().optional(),
+  /** Newest first by default, so a new upload is on the first page of a large workspace. */
+  sort: z.enum(["newest", "oldest"]).default("newest"),
   workspace: z.string().optional(),
 });
 
@@ -137,11 +139,11 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
     },
     async (request) => {
       const workspace = workspaceOf(request, ctx.registry);
-      const { offset, limit, status, q } = request.query;
+      const { offset, limit, status, q, sort } = request.query;
       const needle = q?.trim().toLowerCase();
-      const rows = (await workspace.kgrag.services.store.listDocuments()).map((doc) =>
-        documentRow(doc, workspace.path),
-      );
+      const docs = byCreation(await workspace.kgrag.services.store.listDocuments());
+      if (sort === "newest") docs.reverse();
+      const rows = docs.map((doc) => documentRow(doc, workspace.path));
       const matching = rows.filter(
         (row) =>
           (!status || row.status === status) &&
@@ -308,6 +310,11 @@ function malformedBody(error: unknown): ApiError | undefined {
 function titleOf(text: string): string {
   const line = text.trim().split("\n")[0] ?? "";
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/** Oldest first: by when each was first added, ties by id, whatever order the store lists them in. */
+function byCreation(docs: DocumentRecord[]): DocumentRecord[] {
+  return docs.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }
 
 function documentRow(doc: DocumentRecord, workspace: string) {

@@ -136,7 +136,7 @@ export async function entityRoutes(app: FastifyInstance, ctx: ServerContext): Pr
     {
       schema: {
         tags: ["entities"],
-        summary: "Merge entities into one (`into` survives, default the first; `name` renames it)",
+        summary: "Merge entities into one (`into` survives, default the best-connected; `name` renames it)",
         description: READABLE_DESCRIPTIONS,
         body: MergeBodySchema,
         querystring: z.object({ workspace }),

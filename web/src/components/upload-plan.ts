@@ -67,6 +67,7 @@ function skipReason(
   if (file.name.length > 255) return "the server takes names of at most 255 characters";
   if (/\p{Cc}/u.test(file.name)) return "the name holds a control character";
   if (file.name.includes("\\") || file.name.includes("/")) return "the name holds a folder separator";
+  if (file.name.trim() !== file.name) return "the name begins or ends with a space";
   const extension = extensionOf(file.name);
   if (!rules.extensions.includes(extension)) {
     const what = extension ? `${extension} files are` : "a file without an extension is";
