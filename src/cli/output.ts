@@ -59,6 +59,3 @@ function graphemes(text: string): Iterable<string> {
 function padToWidth(text: string, width: number): string {
   return text + " ".repeat(Math.max(0, width - stringWidth(text)));
 }
-
-/** A cost in dollars: four decimals under a dollar, where estimates of small runs fall. */
-export const money = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`;

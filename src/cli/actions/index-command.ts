@@ -7,8 +7,8 @@ import { counted } from "../../util/counted.js";
 import type { IndexSummary } from "../../workspace/indexing.js";
 import type { IndexFlags } from "../commands/index-command.js";
 import { INTERRUPTED_EXIT_CODE, runStoppable } from "../interrupt.js";
+import { money } from "../money.js";
 import { type OpenKgrag, undoCreatedWorkspace, workspaceToCreate } from "../open.js";
-import { money } from "../output.js";
 import { printJson } from "../print-json.js";
 import { USAGE_EXIT_CODE, UsageError } from "../usage-error.js";
 

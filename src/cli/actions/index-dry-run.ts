@@ -3,7 +3,8 @@ import { loadConfig } from "../../config.js";
 import { type DryRunReport, dryRunIndex, type EmbeddingEstimate } from "../../estimate/dry-run.js";
 import { usePromptOverrides } from "../../llm/prompts.js";
 import type { IndexFlags } from "../commands/index-command.js";
-import { formatTable, money } from "../output.js";
+import { money } from "../money.js";
+import { formatTable } from "../output.js";
 import { printJson } from "../print-json.js";
 import { UsageError } from "../usage-error.js";
 
