@@ -206,8 +206,8 @@ export function driverReadOnlySession(driver: Driver, database: string | undefin
 
 /**
  * `--param key=value` values: JSON when the text parses as JSON (numbers, booleans, null, lists,
- * maps; quote a number to keep it text), otherwise the text itself. Whole numbers become Cypher
- * INTEGERs, as LIMIT and list indexes require.
+ * maps; quote a number to keep it text), otherwise the text itself. Plain values: runReadOnlyCypher
+ * makes whole numbers INTEGERs as it does for every caller's parameters.
  */
 export function parseCypherParams(pairs: string[]): Record<string, unknown> {
   const params: Record<string, unknown> = {};
@@ -221,7 +221,7 @@ export function parseCypherParams(pairs: string[]): Record<string, unknown> {
     }
     params[key] = parseValue(pair.slice(at + 1));
   }
-  return cypherParams(params);
+  return params;
 }
 
 /**
@@ -244,7 +244,6 @@ function parseValue(text: string): unknown {
 function toCypherValue(value: unknown): unknown {
   if (typeof value === "number" && Number.isSafeInteger(value)) return neo4j.int(value);
   if (Array.isArray(value)) return value.map(toCypherValue);
-  if (neo4j.isInt(value)) return value;
   if (value && Object.getPrototypeOf(value) === Object.prototype) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toCypherValue(v)]));
   }

@@ -90,7 +90,7 @@ describe("runReadOnlyCypher", () => {
 });
 
 describe("parseCypherParams", () => {
-  it("reads JSON values, keeps other text, and sends whole numbers as INTEGER", () => {
+  it("reads JSON values as plain values and keeps other text", () => {
     const params = parseCypherParams([
       "limit=10",
       "ratio=0.5",
@@ -98,13 +98,14 @@ describe("parseCypherParams", () => {
       "name=Acme Corp",
       'code="007"',
     ]);
-    expect(neo4j.isInt(params.limit)).toBe(true);
-    expect(String(params.limit)).toBe("10");
-    expect(params.ratio).toBe(0.5);
-    expect((params.names as unknown[])[0]).toBe("a");
-    expect(neo4j.isInt((params.names as unknown[])[1])).toBe(true);
-    expect(params.name).toBe("Acme Corp");
-    expect(params.code).toBe("007");
+    expect(params).toEqual({ limit: 10, ratio: 0.5, names: ["a", 2], name: "Acme Corp", code: "007" });
+  });
+
+  it("leaves the INTEGER conversion to the run, which converts each whole number once", async () => {
+    const { session, ran } = scriptedSession("r");
+    const params = parseCypherParams(["limit=10", 'names=["a",2]', "map={\"k\":3}"]);
+    await runReadOnlyCypher(session, "RETURN $limit AS n", params, limits);
+    expect(ran[0]?.params).toEqual({ limit: neo4j.int(10), names: ["a", neo4j.int(2)], map: { k: neo4j.int(3) } });
   });
 
   it("refuses a pair without a parameter name", () => {
