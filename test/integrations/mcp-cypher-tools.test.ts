@@ -125,7 +125,8 @@ describe("the MCP cypher tool (Neo4j workspaces)", () => {
     const fixed = "MATCH (e:Entity) RETURN e.name AS name";
     const { access } = scriptedAccess();
     access.execute = async (cypher) => {
-      if (cypher === divides) throw new CypherQueryError("/ by zero", "Neo.ClientError.Statement.ArithmeticError");
+      if (cypher === divides)
+        throw new CypherQueryError("/ by zero", "Neo.ClientError.Statement.ArithmeticError");
       return { rows: [{ name: "Lumen Robotics" }] };
     };
     const client = await connected(
@@ -141,7 +142,9 @@ describe("the MCP cypher tool (Neo4j workspaces)", () => {
       errors: [],
       executed: true,
       attempts: 2,
-      failedAttempts: [{ cypher: divides, stage: "run", errors: ["The query failed when it ran: / by zero"] }],
+      failedAttempts: [
+        { cypher: divides, stage: "run", errors: ["The query failed when it ran: / by zero"] },
+      ],
       rows: [{ name: "Lumen Robotics" }],
       answer: "Lumen Robotics.",
     });
