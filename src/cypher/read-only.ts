@@ -1,7 +1,19 @@
 import { type CypherNode, findRules, isRule, tokenText } from "./parse-tree.js";
 
+/**
+ * DBMS procedures that only report (the server's version and edition, the database's id, who is
+ * connected). Neo4j plans every DBMS procedure as a schema write ("s"), these too; the others
+ * (dbms.listConfig, dbms.routing.*, ...) are refused.
+ */
+export const READ_ONLY_DBMS_PROCEDURES: readonly string[] = [
+  "dbms.components",
+  "dbms.info",
+  "dbms.showCurrentUser",
+];
+
 /** Built-in, read-only procedures a generated query may call. Everything else is refused. */
 export const DEFAULT_ALLOWED_PROCEDURES: readonly string[] = [
+  ...READ_ONLY_DBMS_PROCEDURES,
   "db.labels",
   "db.relationshipTypes",
   "db.propertyKeys",
@@ -42,12 +54,21 @@ const REFUSED_CLAUSES: Record<string, string> = {
   loadCSVClause: "LOAD CSV reads files and URLs",
   subqueryInTransactionsParameters: "CALL { } IN TRANSACTIONS runs its own write transactions",
   command: "schema and administration commands (indexes, constraints, databases, users) are not allowed",
-  composableCommandClauses: "SHOW and TERMINATE commands are not allowed",
-  // The grammar of language-support 2.0.0-next.20 parses SHOW / TERMINATE as commands of their own.
-  showCommand: "SHOW and TERMINATE commands are not allowed",
-  terminateCommand: "SHOW and TERMINATE commands are not allowed",
   localDefinition: "DEFINE PROCEDURE/FUNCTION is not allowed",
 };
+
+/**
+ * SHOW commands that list what the database holds or offers (the grammar's rule for each, as
+ * language-support 2.0.0-next.20 parses them). SHOW SETTINGS, TRANSACTIONS, USERS, DATABASES...
+ * are refused: they read the server's configuration and other users' work, not the graph.
+ */
+const READ_ONLY_SHOW_COMMANDS = new Set([
+  "showProcedures",
+  "showFunctions",
+  "showIndexCommand",
+  "showConstraintCommand",
+]);
+const READ_ONLY_SHOW_LIST = "SHOW PROCEDURES, FUNCTIONS, INDEXES and CONSTRAINTS";
 
 /** Statement parts that are not writes but are not ours to accept either. */
 const OTHER_REFUSALS: Record<string, string> = {
@@ -78,6 +99,7 @@ export function checkReadOnly(tree: CypherNode, policy: ReadOnlyPolicy = {}): Re
     const other = OTHER_REFUSALS[node.name];
     if (other && isRule(node, node.name)) errors.add(other);
   });
+  for (const refusal of refusedCommands(tree)) violations.add(`Not allowed: ${refusal}`);
   for (const option of findRules(tree, "preparserOption")) {
     const keyword = tokenText(option).toUpperCase();
     if (keyword === "EXPLAIN" || keyword === "PROFILE") {
@@ -96,10 +118,47 @@ export function checkReadOnly(tree: CypherNode, policy: ReadOnlyPolicy = {}): Re
   return { violations: [...violations], errors: [...errors] };
 }
 
-/** A command node around SHOW or TERMINATE: its child is refused with the more precise reason. */
+/** A command node around SHOW or TERMINATE: refusedCommands judges those. */
 function isShowOrTerminate(node: CypherNode): boolean {
   const child = node.children[0]?.name;
   return node.name === "command" && (child === "showCommand" || child === "terminateCommand");
+}
+
+/**
+ * Why SHOW commands outside the read-only list and every TERMINATE are refused, alone or composed
+ * after another command (SHOW TRANSACTIONS YIELD ... TERMINATE TRANSACTIONS ...). Neo4j plans TERMINATE as a
+ * read ("r") and runs it in a READ transaction, so the plan alone would let it through.
+ */
+export function refusedCommands(tree: CypherNode): string[] {
+  const refusals = new Set<string>();
+  visit(tree, (node) => {
+    if (isRule(node, "terminateCommand")) refusals.add("TERMINATE stops running transactions");
+    if (!isRule(node, "showCommand") && !isRule(node, "composableShowCommandClauses")) return;
+    const kind = node.children.find((child) => child.children.length > 0);
+    if (kind && READ_ONLY_SHOW_COMMANDS.has(kind.name)) return;
+    refusals.add(
+      `${showCommandText(node)} is not among the read-only SHOW commands (${READ_ONLY_SHOW_LIST})`,
+    );
+  });
+  return [...refusals];
+}
+
+/**
+ * "SHOW SETTINGS", "SHOW CURRENT USER": the command's leading keywords. An empty optional rule is
+ * a childless node too, named in camelCase (namesAndClauses): it ends the words, as YIELD does.
+ */
+function showCommandText(node: CypherNode): string {
+  const words: string[] = [];
+  for (const token of leaves(node)) {
+    const keyword = /^[A-Za-z]+$/.test(token) && !/[a-z][A-Z]/.test(token);
+    if (!keyword || /^(YIELD|WHERE)$/i.test(token) || words.length === 4) break;
+    words.push(token);
+  }
+  return words.join(" ");
+}
+
+function leaves(node: CypherNode): string[] {
+  return node.children.length === 0 ? [node.name] : node.children.flatMap(leaves);
 }
 
 function visit(node: CypherNode, onNode: (node: CypherNode) => void): void {

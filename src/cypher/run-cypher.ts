@@ -1,11 +1,13 @@
 import neo4j, { type Driver } from "neo4j-driver";
 import { type PlainRecord, recordToPlain } from "../storage/neo4j/record-mapping.js";
+import { commandRefusals, schemaPlanRefusal } from "./introspection.js";
 
 /**
  * Runs a user's Cypher against Neo4j, read-only three times over: EXPLAIN must report a read-only
  * plan (queryType "r") before anything runs, the query runs in a READ transaction (which the
  * server refuses to let write), with READ routing (replicas in a cluster). A timeout and a row cap
- * keep an exploratory query from running away.
+ * keep an exploratory query from running away. Where the plan misjudges (TERMINATE planned as a
+ * read, read-only DBMS procedures as schema writes) the parse tree decides: see introspection.ts.
  */
 
 export interface ReadOnlyLimits {
@@ -131,29 +133,24 @@ export async function runReadOnlyCypher(
       "Leave out EXPLAIN/PROFILE: kgrag runs EXPLAIN itself to check the query is read-only.",
     );
   }
+  const commands = commandRefusals(trimmed);
+  if (commands.length > 0) throw new ReadOnlyRefusal(refusal(commands.join("; ")));
   const values = cypherParams(params);
   const queryType = await session.explain(trimmed, values);
-  if (queryType !== "r") throw new ReadOnlyRefusal(notReadOnlyMessage(trimmed, queryType));
+  if (queryType !== "r") {
+    // Neo4j plans every DBMS procedure as "s": the read-only ones on the list run all the same.
+    const why = queryType === "s" ? schemaPlanRefusal(trimmed, plannedAs(queryType)) : plannedAs(queryType);
+    if (why !== undefined) throw new ReadOnlyRefusal(refusal(why));
+  }
   return session.run(trimmed, values, limits);
 }
 
-/**
- * Neo4j plans every DBMS procedure (dbms.components(), dbms.listConfig(), ...) as "s", reading ones
- * too: "schema-changing" would be wrong for them, so they are named for what they are. The text is
- * only searched to word the refusal; the refusal itself rests on the plan.
- */
-function notReadOnlyMessage(query: string, queryType: string): string {
-  const dbmsProcedure = /\bCALL\s+(dbms\.[\w.]+)/i.exec(query)?.[1];
-  if (dbmsProcedure) {
-    return (
-      `Refused: ${dbmsProcedure} is a DBMS procedure; kgrag runs only read-only Cypher, ` +
-      "and DBMS procedures are not allowed."
-    );
-  }
-  return (
-    `Refused: Neo4j plans this query as ${QUERY_TYPES[queryType] ?? `"${queryType}"`}; ` +
-    "kgrag runs only read-only Cypher."
-  );
+function plannedAs(queryType: string): string {
+  return `Neo4j plans this query as ${QUERY_TYPES[queryType] ?? `"${queryType}"`}`;
+}
+
+function refusal(why: string): string {
+  return `Refused: ${why}; kgrag runs only read-only Cypher.`;
 }
 
 /** The driver side: READ sessions, EXPLAIN's queryType, streamed rows cut at the cap. */
@@ -206,8 +203,8 @@ export function driverReadOnlySession(driver: Driver, database: string | undefin
 
 /**
  * `--param key=value` values: JSON when the text parses as JSON (numbers, booleans, null, lists,
- * maps; quote a number to keep it text), otherwise the text itself. Whole numbers become Cypher
- * INTEGERs, as LIMIT and list indexes require.
+ * maps; quote a number to keep it text), otherwise the text itself. Plain values: runReadOnlyCypher
+ * makes whole numbers INTEGERs as it does for every caller's parameters.
  */
 export function parseCypherParams(pairs: string[]): Record<string, unknown> {
   const params: Record<string, unknown> = {};
@@ -221,7 +218,7 @@ export function parseCypherParams(pairs: string[]): Record<string, unknown> {
     }
     params[key] = parseValue(pair.slice(at + 1));
   }
-  return cypherParams(params);
+  return params;
 }
 
 /**
@@ -244,7 +241,6 @@ function parseValue(text: string): unknown {
 function toCypherValue(value: unknown): unknown {
   if (typeof value === "number" && Number.isSafeInteger(value)) return neo4j.int(value);
   if (Array.isArray(value)) return value.map(toCypherValue);
-  if (neo4j.isInt(value)) return value;
   if (value && Object.getPrototypeOf(value) === Object.prototype) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toCypherValue(v)]));
   }

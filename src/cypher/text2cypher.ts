@@ -97,6 +97,15 @@ export interface TextToCypherResult {
   noCypherReason?: string;
 }
 
+/**
+ * The answer as `kgrag ask --json` and the MCP ask tool report it: the last query and its checks,
+ * whether it ran, and every failed attempt a correction round was about.
+ */
+export function textToCypherReport(result: TextToCypherResult) {
+  const { question, cypher, valid, errors, executed, attempts, failedAttempts, rows, answer } = result;
+  return { question, cypher, valid, errors, executed, attempts, failedAttempts, rows, answer };
+}
+
 interface Generation {
   cypher: string | null;
   valid: boolean;

@@ -6,4 +6,6 @@ export interface Embedder {
   /** "hashing" marks the offline built-in so nobody mistakes it for a semantic model. */
   readonly kind: "openai" | "langchain" | "hashing" | "test";
   embed(texts: string[]): Promise<number[][]>;
+  /** Requests one embed call of this many texts sends, for usage counts (one when left out). */
+  requestsFor?(texts: number): number;
 }

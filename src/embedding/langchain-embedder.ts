@@ -53,11 +53,15 @@ export class LangChainEmbedder implements Embedder {
     return new LangChainEmbedder(embeddings, model, dimension, usage);
   }
 
+  requestsFor(texts: number): number {
+    return Math.ceil(texts / Math.min(texts, batchSizeOf(this.embeddings)));
+  }
+
   async embed(texts: string[]): Promise<number[][]> {
     if (texts.length === 0) return [];
     const vectors = await this.embeddings.embedDocuments(texts);
     this.usage?.recordEmbedding(
-      Math.ceil(texts.length / Math.min(texts.length, batchSizeOf(this.embeddings))),
+      this.requestsFor(texts.length),
       texts.reduce((sum, text) => sum + countTokens(text), 0),
     );
     if (vectors.length !== texts.length) {

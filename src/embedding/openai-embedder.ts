@@ -82,6 +82,10 @@ export class OpenAIEmbedder implements Embedder {
     });
   }
 
+  requestsFor(texts: number): number {
+    return Math.ceil(texts / this.config.batchSize);
+  }
+
   async embed(texts: string[]): Promise<number[][]> {
     if (texts.length === 0) return [];
     const batches = chunked(texts, this.config.batchSize);

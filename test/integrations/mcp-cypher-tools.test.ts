@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it } from "vitest";
-import type { ReadOnlySession } from "../../src/cypher/run-cypher.js";
+import { CypherQueryError, type ReadOnlySession } from "../../src/cypher/run-cypher.js";
 import { parseGraphSchema } from "../../src/index.js";
 import { type CypherAccess, registerCypherTools } from "../../src/integrations/mcp/cypher-tools.js";
 import type { ChatModel, ChatRequest, ChatResponse, Stage } from "../../src/llm/chat-model.js";
@@ -38,12 +38,13 @@ function scriptedAccess(): {
   return { access, ran };
 }
 
-/** A chat model that writes one query for text2cypher and one answer from the rows. */
-function scriptedChat(replies: Partial<Record<Stage, string>>): ChatModel {
+/** A chat model that answers each stage with its scripted reply, or its next one of a list. */
+function scriptedChat(replies: Partial<Record<Stage, string | string[]>>): ChatModel {
   return {
     model: "scripted",
     chat: async (request: ChatRequest): Promise<ChatResponse> => {
-      const text = replies[request.stage];
+      const scripted = replies[request.stage];
+      const text = Array.isArray(scripted) ? scripted.shift() : scripted;
       if (text === undefined) throw new Error(`no reply scripted for ${request.stage}`);
       return { text, usage: { promptTokens: 1, completionTokens: 1 }, cached: false };
     },
@@ -119,6 +120,37 @@ describe("the MCP cypher tool (Neo4j workspaces)", () => {
     expect(executed).toEqual([query]);
     await client.close();
   });
+  it("reports through ask, as kgrag ask --json does, a query Neo4j failed at run time and its correction", async () => {
+    const divides = "MATCH (e:Entity) RETURN e.name AS name, 1 / size(e.name) AS ratio";
+    const fixed = "MATCH (e:Entity) RETURN e.name AS name";
+    const { access } = scriptedAccess();
+    access.execute = async (cypher) => {
+      if (cypher === divides)
+        throw new CypherQueryError("/ by zero", "Neo.ClientError.Statement.ArithmeticError");
+      return { rows: [{ name: "Lumen Robotics" }] };
+    };
+    const client = await connected(
+      access,
+      scriptedChat({ text2cypher: [divides, fixed], answer: "Lumen Robotics." }),
+    );
+    const result = await client.callTool({ name: "ask", arguments: { question: "Which entities?" } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(JSON.parse(textOf(result))).toEqual({
+      question: "Which entities?",
+      cypher: fixed,
+      valid: true,
+      errors: [],
+      executed: true,
+      attempts: 2,
+      failedAttempts: [
+        { cypher: divides, stage: "run", errors: ["The query failed when it ran: / by zero"] },
+      ],
+      rows: [{ name: "Lumen Robotics" }],
+      answer: "Lumen Robotics.",
+    });
+    await client.close();
+  });
+
   it("refuses through ask a write the model proposes, with isError, and runs nothing", async () => {
     const { access } = scriptedAccess();
     const executed: string[] = [];
@@ -130,7 +162,16 @@ describe("the MCP cypher tool (Neo4j workspaces)", () => {
     const client = await connected(access, scriptedChat({ text2cypher: write, answer: "Done." }));
     const result = await client.callTool({ name: "ask", arguments: { question: "Delete everything." } });
     expect(result.isError).toBe(true);
-    expect(JSON.parse(textOf(result))).toMatchObject({ cypher: write, valid: false, rows: [] });
+    expect(JSON.parse(textOf(result))).toMatchObject({
+      cypher: write,
+      valid: false,
+      executed: false,
+      rows: [],
+      failedAttempts: [
+        { cypher: write, stage: "validation" },
+        { cypher: write, stage: "validation" },
+      ],
+    });
     expect(executed).toEqual([]);
     await client.close();
   });

@@ -195,6 +195,34 @@ describe.skipIf(!liveNeo4j)(`kgrag serve on a Neo4j workspace (${liveNeo4j ? "li
     expect((await json(withoutModel)).error).toMatchObject({ code: "llm_required" });
   });
 
+  it("runs read-only DBMS introspection, and refuses a DBMS procedure off the list with 400 cypher_refused", async () => {
+    const components = await post(offline, "/api/v1/cypher", {
+      query: "CALL dbms.components() YIELD name, edition RETURN name, edition",
+    });
+    expect(components.status).toBe(200);
+    expect(((await components.json()) as { rows: unknown[] }).rows).toEqual([
+      { name: "Neo4j Kernel", edition: expect.any(String) },
+    ]);
+    const procedures = await post(offline, "/api/v1/cypher", {
+      query: "SHOW PROCEDURES YIELD name WHERE name = 'db.schema.visualization' RETURN name",
+    });
+    expect(((await procedures.json()) as { rows: unknown[] }).rows).toEqual([
+      { name: "db.schema.visualization" },
+    ]);
+    const config = await post(offline, "/api/v1/cypher", { query: "CALL dbms.listConfig()" });
+    expect(config.status).toBe(400);
+    expect((await json(config)).error).toEqual({
+      code: "cypher_refused",
+      message:
+        "Refused: dbms.listConfig is not one of the read-only DBMS procedures kgrag runs (dbms.components, dbms.info, dbms.showCurrentUser); kgrag runs only read-only Cypher.",
+    });
+    const terminate = await post(offline, "/api/v1/cypher", {
+      query: "TERMINATE TRANSACTIONS 'neo4j-transaction-1'",
+    });
+    expect(terminate.status).toBe(400);
+    expect((await json(terminate)).error).toMatchObject({ code: "cypher_refused", message: /TERMINATE/ });
+  });
+
   it("answers a query Neo4j cannot run with 400 cypher_error and Neo4j's message for the query as sent", async () => {
     const typo = await post(offline, "/api/v1/cypher", { query: "MATCH (e:Entity) RETURN e.name LIMT 2" });
     expect(typo.status).toBe(400);

@@ -36,6 +36,14 @@ describe("validateCypher accepts valid read queries", () => {
     "CALL db.labels() YIELD label RETURN label",
     "CALL db.schema.nodeTypeProperties() YIELD nodeLabels, propertyName RETURN nodeLabels, propertyName",
     "WITH {title: 'x'} AS row RETURN row.whatever",
+    // Read-only introspection: Neo4j plans DBMS procedures as schema writes, these only report.
+    "CALL dbms.components() YIELD name, versions, edition RETURN name, versions[0] AS version, edition",
+    "CALL dbms.info()",
+    "CALL db.schema.visualization()",
+    "SHOW PROCEDURES YIELD name, mode WHERE mode = 'READ' RETURN name",
+    "SHOW FUNCTIONS",
+    "SHOW INDEXES",
+    "SHOW UNIQUE CONSTRAINTS",
   ])("%s", (query) => {
     const result = validateCypher(query, movies);
     expect(result.errors).toEqual([]);
@@ -133,7 +141,10 @@ describe("validateCypher rejects", () => {
     ["DROP INDEX person_name", /schema and administration commands/],
     ["CREATE CONSTRAINT FOR (p:Person) REQUIRE p.name IS UNIQUE", /schema and administration commands/],
     ["CREATE USER bob SET PASSWORD 'secret123'", /schema and administration commands/],
-    ["SHOW INDEXES", /SHOW and TERMINATE/],
+    ["SHOW SETTINGS", /SHOW SETTINGS is not among the read-only SHOW commands/],
+    ["SHOW TRANSACTIONS", /SHOW TRANSACTIONS is not among the read-only SHOW commands/],
+    ["TERMINATE TRANSACTIONS 'neo4j-transaction-7'", /TERMINATE stops running transactions/],
+    ["CALL dbms.listConfig() YIELD name RETURN name", /procedure dbms\.listConfig is not on the allow list/],
     [
       "CALL apoc.load.json('https://example.com/x') YIELD value RETURN value",
       /APOC procedure apoc\.load\.json/,

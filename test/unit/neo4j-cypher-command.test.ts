@@ -62,13 +62,75 @@ describe("runReadOnlyCypher", () => {
     expect(ran).toEqual([]);
   });
 
-  it("refuses a DBMS procedure (planned as schema-changing) as what it is, not as a schema change", async () => {
+  it.each([
+    "CALL dbms.components() YIELD name, versions, edition RETURN name, versions[0] AS version, edition",
+    "CALL dbms.info()",
+    "CALL dbms.showCurrentUser()",
+  ])("runs a read-only DBMS procedure although Neo4j plans it as schema-changing: %s", async (query) => {
     const { session, ran } = scriptedSession("s");
-    const refusal = runReadOnlyCypher(session, "CALL dbms.components() YIELD name RETURN name", {}, limits);
-    await expect(refusal).rejects.toThrow(
-      "Refused: dbms.components is a DBMS procedure; kgrag runs only read-only Cypher, and DBMS procedures are not allowed.",
-    );
+    await runReadOnlyCypher(session, query, {}, limits);
+    expect(ran.map((r) => r.query)).toEqual([query]);
+  });
+
+  it.each([
+    [
+      "CALL dbms.listConfig() YIELD name RETURN name",
+      "Refused: dbms.listConfig is not one of the read-only DBMS procedures kgrag runs (dbms.components, dbms.info, dbms.showCurrentUser); kgrag runs only read-only Cypher.",
+    ],
+    [
+      "CALL dbms.components() YIELD name CALL dbms.routing.getRoutingTable({}) YIELD ttl RETURN name, ttl",
+      "Refused: dbms.routing.getRoutingTable is not one of the read-only DBMS procedures kgrag runs (dbms.components, dbms.info, dbms.showCurrentUser); kgrag runs only read-only Cypher.",
+    ],
+    [
+      "CALL dbms.components() YIELD name CREATE (:Copy {name: name})",
+      "Refused: Neo4j plans this query as schema-changing; kgrag runs only read-only Cypher.",
+    ],
+    [
+      "CALL tx.setMetaData({a: 1})",
+      "Refused: Neo4j plans this query as schema-changing; kgrag runs only read-only Cypher.",
+    ],
+  ])("refuses what the DBMS list does not cover, planned as schema-changing: %s", async (query, message) => {
+    const { session, ran } = scriptedSession("s");
+    await expect(runReadOnlyCypher(session, query, {}, limits)).rejects.toThrow(message);
     expect(ran).toEqual([]);
+  });
+
+  it.each([
+    [
+      "TERMINATE TRANSACTIONS 'neo4j-transaction-7'",
+      "Refused: TERMINATE stops running transactions; kgrag runs only read-only Cypher.",
+    ],
+    [
+      "SHOW TRANSACTIONS YIELD transactionId AS id TERMINATE TRANSACTIONS id YIELD message RETURN message",
+      "Refused: SHOW TRANSACTIONS is not among the read-only SHOW commands (SHOW PROCEDURES, FUNCTIONS, INDEXES and CONSTRAINTS); TERMINATE stops running transactions; kgrag runs only read-only Cypher.",
+    ],
+    [
+      "show settings",
+      "Refused: show settings is not among the read-only SHOW commands (SHOW PROCEDURES, FUNCTIONS, INDEXES and CONSTRAINTS); kgrag runs only read-only Cypher.",
+    ],
+  ])("refuses a command Neo4j plans as a read before asking it: %s", async (query, message) => {
+    const explained: string[] = [];
+    const { session, ran } = scriptedSession("r");
+    session.explain = async (q) => {
+      explained.push(q);
+      return "r";
+    };
+    await expect(runReadOnlyCypher(session, query, {}, limits)).rejects.toThrow(message);
+    expect(explained).toEqual([]);
+    expect(ran).toEqual([]);
+  });
+
+  it("runs the read-only SHOW commands, and a query that only mentions SHOW in a string", async () => {
+    const { session, ran } = scriptedSession("r");
+    const queries = [
+      "SHOW PROCEDURES YIELD name, mode WHERE mode = 'READ' RETURN name",
+      "SHOW FUNCTIONS",
+      "SHOW RANGE INDEXES",
+      "SHOW CONSTRAINTS",
+      "MATCH (m:Movie) WHERE m.title = 'Show me TERMINATE' RETURN m",
+    ];
+    for (const query of queries) await runReadOnlyCypher(session, query, {}, limits);
+    expect(ran.map((r) => r.query)).toEqual(queries);
   });
 
   it("says how to allow more time only where the caller can", () => {
@@ -90,7 +152,7 @@ describe("runReadOnlyCypher", () => {
 });
 
 describe("parseCypherParams", () => {
-  it("reads JSON values, keeps other text, and sends whole numbers as INTEGER", () => {
+  it("reads JSON values as plain values and keeps other text", () => {
     const params = parseCypherParams([
       "limit=10",
       "ratio=0.5",
@@ -98,13 +160,18 @@ describe("parseCypherParams", () => {
       "name=Acme Corp",
       'code="007"',
     ]);
-    expect(neo4j.isInt(params.limit)).toBe(true);
-    expect(String(params.limit)).toBe("10");
-    expect(params.ratio).toBe(0.5);
-    expect((params.names as unknown[])[0]).toBe("a");
-    expect(neo4j.isInt((params.names as unknown[])[1])).toBe(true);
-    expect(params.name).toBe("Acme Corp");
-    expect(params.code).toBe("007");
+    expect(params).toEqual({ limit: 10, ratio: 0.5, names: ["a", 2], name: "Acme Corp", code: "007" });
+  });
+
+  it("leaves the INTEGER conversion to the run, which converts each whole number once", async () => {
+    const { session, ran } = scriptedSession("r");
+    const params = parseCypherParams(["limit=10", 'names=["a",2]', 'map={"k":3}']);
+    await runReadOnlyCypher(session, "RETURN $limit AS n", params, limits);
+    expect(ran[0]?.params).toEqual({
+      limit: neo4j.int(10),
+      names: ["a", neo4j.int(2)],
+      map: { k: neo4j.int(3) },
+    });
   });
 
   it("refuses a pair without a parameter name", () => {

@@ -6,6 +6,7 @@ import {
   type TextToCypherDeps,
   type TextToCypherOptions,
   type TextToCypherResult,
+  textToCypherReport,
 } from "../../cypher/text2cypher.js";
 import type { OpenForCypher, TextToCypherCliOptions } from "../commands/ask.js";
 import { needsNeo4jMessage } from "../needs-neo4j.js";
@@ -73,17 +74,12 @@ export async function askAction(
   const { deps, settings, opened } = await openTextToCypher(open, opts, "ask");
   try {
     const result = await answerWithCypher(question, deps, settings);
-    if (opts.json) printJson(askJson(result));
+    if (opts.json) printJson(textToCypherReport(result));
     else process.stdout.write(`${formatTextToCypher(result, opts.maxRows)}\n`);
     if (result.errors.length > 0) process.exitCode = 1;
   } finally {
     await opened.close();
   }
-}
-
-export function askJson(result: TextToCypherResult) {
-  const { question, cypher, valid, errors, attempts, failedAttempts, rows, answer } = result;
-  return { question, cypher, valid, errors, attempts, failedAttempts, rows, answer };
 }
 
 /** The Cypher (always shown), the rows as a table, then the answer. */

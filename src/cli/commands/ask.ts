@@ -40,7 +40,7 @@ export function registerAskCommand(program: Command, open: OpenForCypher): void 
       .argument("<question>", "the question, in any language")
       .option(
         "--json",
-        'print {"question","cypher","valid","errors","attempts","failedAttempts","rows","answer"}',
+        'print {"question","cypher","valid","errors","executed","attempts","failedAttempts","rows","answer"}',
       ),
   ).action(async (question: string, opts: TextToCypherCliOptions & { json?: boolean }) =>
     (await import("../actions/ask.js")).askAction(open, question, opts),

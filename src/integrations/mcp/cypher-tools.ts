@@ -4,7 +4,12 @@ import { z } from "zod";
 import { liveCypherOf, liveExecutor, resolveSchema, text2CypherSetup } from "../../cypher/live-cypher.js";
 import { driverReadOnlySession, type ReadOnlySession, runReadOnlyCypher } from "../../cypher/run-cypher.js";
 import type { GraphSchema } from "../../cypher/schema.js";
-import { answerWithCypher, type CypherExecutor, TEXT2CYPHER_DEFAULTS } from "../../cypher/text2cypher.js";
+import {
+  answerWithCypher,
+  type CypherExecutor,
+  TEXT2CYPHER_DEFAULTS,
+  textToCypherReport,
+} from "../../cypher/text2cypher.js";
 import { validateCypher } from "../../cypher/validator.js";
 import type { ChatModel } from "../../llm/chat-model.js";
 import type { GraphStore } from "../../storage/graph-store.js";
@@ -74,10 +79,9 @@ export function registerCypherTools(server: McpServer, access: CypherAccess, cha
           { chat, schema: setup.schema, execute: access.execute },
           setup.options,
         );
-        const { cypher, valid, errors, rows, answer, executed } = result;
-        const reply = json({ question, cypher, valid, errors, rows, answer });
+        const reply = json(textToCypherReport(result));
         // A refused or failed query is an error the agent can act on, not an empty answer.
-        const failed = result.noCypherReason === undefined && (!valid || !executed);
+        const failed = result.noCypherReason === undefined && (!result.valid || !result.executed);
         return failed ? { ...reply, isError: true } : reply;
       }),
   );

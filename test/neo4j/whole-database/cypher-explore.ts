@@ -91,6 +91,35 @@ describe.skipIf(!liveNeo4j)(`kgrag cypher on a live Neo4j (${liveNeo4j ? "live" 
     expect(names.rows).toEqual([]);
   });
 
+  it("runs read-only introspection, DBMS procedures included, and refuses the commands that change state", async () => {
+    const components = await rowsOf(
+      "CALL dbms.components() YIELD name, versions RETURN name, versions[0] AS version",
+    );
+    expect(components.rows).toEqual([{ name: "Neo4j Kernel", version: expect.stringMatching(/^5\.26\./) }]);
+    const procedures = await rowsOf("SHOW PROCEDURES YIELD name WHERE name = 'db.labels' RETURN name");
+    expect(procedures.rows).toEqual([{ name: "db.labels" }]);
+    const labels = await rowsOf("CALL db.labels() YIELD label WHERE label = 'Entity' RETURN label");
+    expect(labels.rows).toEqual([{ label: "Entity" }]);
+    const schema = await rowsOf("CALL db.schema.visualization() YIELD nodes RETURN size(nodes) > 0 AS any");
+    expect(schema.rows).toEqual([{ any: true }]);
+    const refused: [string, string][] = [
+      [
+        "CALL dbms.listConfig() YIELD name RETURN name",
+        "dbms.listConfig is not one of the read-only DBMS procedures",
+      ],
+      ["TERMINATE TRANSACTIONS 'neo4j-transaction-1'", "TERMINATE stops running transactions"],
+      ["SHOW SETTINGS", "SHOW SETTINGS is not among the read-only SHOW commands"],
+      ["CREATE INDEX intruder FOR (n:Intruder) ON (n.name)", "Neo4j plans this query as schema-changing"],
+    ];
+    for (const [query, reason] of refused) {
+      const result = await cypher(query);
+      expect(result.code, `${query} was not refused`).toBe(2);
+      expect(result.stderr).toContain(`Refused: ${reason}`);
+    }
+    const indexes = await driver.executeQuery("SHOW INDEXES YIELD name WHERE name = 'intruder' RETURN name");
+    expect(indexes.records).toEqual([]);
+  });
+
   it("stops a query that runs past its timeout, with a clear message", async () => {
     const result = await cypher(
       "UNWIND range(1, 200000000) AS x WITH x WHERE x % 7 = 3 RETURN count(x) AS n",

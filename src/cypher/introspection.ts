@@ -1,0 +1,55 @@
+import { type CypherNode, findRules, parseCypherTree, tokenText } from "./parse-tree.js";
+import { checkReadOnly, READ_ONLY_DBMS_PROCEDURES, refusedCommands } from "./read-only.js";
+
+/**
+ * What the EXPLAIN plan alone gets wrong, for the read-only runner: Neo4j plans TERMINATE
+ * TRANSACTIONS as a read ("r") and every DBMS procedure as a schema write ("s"), the ones that
+ * only report (dbms.components()) too. Both are judged from the parse tree, the validator's rules.
+ */
+
+/** The front end crashed: nothing it could not read runs, as in the validator. */
+const FRONT_END_FAILED = "the Cypher front end could not read this query";
+
+/**
+ * Why the query's SHOW or TERMINATE commands are refused (empty when it has none or only
+ * read-only SHOW commands). The front end loads in seconds, so only a query whose text has
+ * either word is parsed: every such command has it.
+ */
+export function commandRefusals(query: string): string[] {
+  if (!/\b(SHOW|TERMINATE)\b/i.test(query)) return [];
+  const tree = parsed(query);
+  return tree ? refusedCommands(tree) : [FRONT_END_FAILED];
+}
+
+/**
+ * Undefined when a query Neo4j plans as "s" may run all the same: it calls only read-only DBMS
+ * procedures (READ_ONLY_DBMS_PROCEDURES) and passes the validator's read-only rules. Otherwise
+ * why not: an unlisted DBMS procedure named when there is one, else `planned` (the plan's word).
+ */
+export function schemaPlanRefusal(query: string, planned: string): string | undefined {
+  const tree = parsed(query);
+  if (!tree) return FRONT_END_FAILED;
+  const dbms = procedureNames(tree).filter((name) => /^dbms\./i.test(name));
+  const unlisted = dbms.find((name) => !READ_ONLY_DBMS_PROCEDURES.includes(name));
+  if (unlisted) {
+    return (
+      `${unlisted} is not one of the read-only DBMS procedures kgrag runs ` +
+      `(${READ_ONLY_DBMS_PROCEDURES.join(", ")})`
+    );
+  }
+  const { violations, errors } = checkReadOnly(tree);
+  if (dbms.length > 0 && violations.length === 0 && errors.length === 0) return undefined;
+  return planned;
+}
+
+function procedureNames(tree: CypherNode): string[] {
+  return findRules(tree, "procedureName").map(tokenText);
+}
+
+function parsed(query: string): CypherNode | undefined {
+  try {
+    return parseCypherTree(query);
+  } catch {
+    return undefined;
+  }
+}
