@@ -6,7 +6,7 @@
 // provider registered through the application's own copy still receives the CLI's spans). The
 // library entry (dist/src, from tsc) is not bundled.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { createRequire, isBuiltin } from "node:module";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -17,7 +17,17 @@ const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url),
 // command (status) would otherwise resolve and load one by one. And the OpenAI client: some 130 ES
 // modules that every command calling a model loaded before its first request (about 90 ms of CPU
 // against about 10 ms bundled), and p-limit with yocto-queue, two more on the way there.
-const bundled = new Set(["zod", "@opentelemetry/api", "string-width", "openai", "p-limit"]);
+// commander and proper-lockfile (with graceful-fs, retry and signal-exit) are CommonJS: loaded through
+// the ES module loader's CommonJS path, file by file, they cost every command about 20 ms of CPU.
+const bundled = new Set([
+  "zod",
+  "@opentelemetry/api",
+  "string-width",
+  "openai",
+  "p-limit",
+  "commander",
+  "proper-lockfile",
+]);
 const external = Object.keys(pkg.dependencies)
   .filter((name) => !bundled.has(name))
   .flatMap((name) => [name, `${name}/*`]);
@@ -39,6 +49,26 @@ const withoutZodLocales = {
     );
     builder.onLoad({ filter: /.*/, namespace: "without-zod-locales" }, () => ({
       contents: "export {};",
+      loader: "js",
+    }));
+  },
+};
+
+/**
+ * The bundled CommonJS packages `require` Node's own modules, which an ES module bundle cannot do
+ * (there is no `require` in it): each such call gets a small module that imports the built-in
+ * and exports it whole, as `require` would have returned it.
+ */
+const builtinsForBundledCommonJs = {
+  name: "builtins-for-bundled-commonjs",
+  setup(builder) {
+    builder.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) =>
+      args.kind === "require-call" && isBuiltin(args.path)
+        ? { path: args.path.replace(/^node:/, ""), namespace: "builtin-for-commonjs" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "builtin-for-commonjs" }, (args) => ({
+      contents: `import builtin from "node:${args.path}"; module.exports = builtin;`,
       loader: "js",
     }));
   },
@@ -66,7 +96,7 @@ await build({
   chunkNames: "[name]-[hash]",
   external,
   logLevel: "warning",
-  plugins: [withoutZodLocales],
+  plugins: [withoutZodLocales, builtinsForBundledCommonJs],
 });
 
 // The tokenizer's ranks as ready-made tables beside the bundle (src/util/tokens.ts loadCounter): read

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { relationshipKey } from "../../src/merge/keys.js";
+import { openDatabase } from "../../src/storage/sqlite/connection.js";
 import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
 import { openSqliteStore, sqliteFile } from "../../src/storage/sqlite/sqlite-store.js";
 import { describeStorageContract } from "../support/storage-contract.js";
@@ -149,6 +150,23 @@ describe("SQLite store file", () => {
       String(SCHEMA_VERSION),
     );
     db.close();
+  });
+
+  it("writes with synchronous NORMAL once open, whether it created the file or found it", async () => {
+    // A new file is set up without fsyncs (synchronous OFF); its connection must not stay so.
+    const file = join(await tempWorkspace(), "kgrag.sqlite");
+    const created = openDatabase(file, 16384);
+    const NORMAL = 1;
+    expect(created.migrated).toBe(true);
+    expect(created.db.pragma("synchronous", { simple: true })).toBe(NORMAL);
+    expect(created.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(created.db.pragma("page_size", { simple: true })).toBe(16384);
+    created.db.close();
+    const reopened = openDatabase(file, 4096);
+    expect(reopened.migrated).toBe(false);
+    expect(reopened.db.pragma("synchronous", { simple: true })).toBe(NORMAL);
+    expect(reopened.db.pragma("page_size", { simple: true })).toBe(16384);
+    reopened.db.close();
   });
 
   it("keeps everything across close and reopen", async () => {
