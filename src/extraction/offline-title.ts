@@ -55,8 +55,10 @@ const HTML_ENTITY = /&(?:amp|quot|apos|lt|gt|#\d+);/g;
  * ("Christopher Edward Nolan" for "Christopher Nolan"), give or take the capital a title gives its
  * first word ("The Sonata in C major for flute" for "Flute Sonata in C major"), an initial ("Ann
  * Bradford Davis" for "Ann B. Davis"), a given name's short form before a surname the text
- * writes ("Edmund Irvine" for "Eddie Irvine"), and lower-case words that describe a name the text
- * writes ("draft history" in "Tampa Bay Buccaneers draft history"). A title the text never names, such as a report's
+ * writes ("Edmund Irvine" for "Eddie Irvine"), a first word the text writes in another form
+ * ("Israel" for "Israeli"), and lower-case words that describe a name or number the text writes
+ * ("draft history" in "Tampa Bay Buccaneers draft history", "presidential election" in "Israeli
+ * presidential election, 2000"). A title the text never names, such as a report's
  * "Quarterly Report" or a news item's headline, describes the document instead.
  */
 export function titleNamedIn(name: string, sentences: readonly string[]): boolean {
@@ -67,18 +69,25 @@ export function titleNamedIn(name: string, sentences: readonly string[]): boolea
   const lowerCase = new Set(written.map((word) => word.toLowerCase()));
   const words = wordsOf(name).filter((word) => !FUNCTION_WORDS.has(word.toLowerCase()));
   const surnameWritten = asWritten.has(words.at(-1) ?? "");
-  const nameWritten = words.slice(1).some((word) => /^\p{Lu}/u.test(word) && asWritten.has(word));
+  const nameWritten = words.slice(1).some((word) => /^[\p{Lu}\p{N}]/u.test(word) && asWritten.has(word));
   return (
     words.length > 0 &&
     words.every(
       (word, i) =>
         asWritten.has(word) ||
-        (i === 0 && lowerCase.has(word.toLowerCase())) ||
+        (i === 0 && (lowerCase.has(word.toLowerCase()) || written.some((w) => sharesStem(word, w)))) ||
         (i > 0 && nameWritten && /^\p{Ll}/u.test(word)) ||
         (isInitial(word) && written.some((w) => w.length > 1 && w.startsWith(word))) ||
         (surnameWritten && i < words.length - 1 && written.some((w) => isShortFormOf(word, w))),
     )
   );
+}
+
+/** "Israeli" and "Israel", "Elections" and "election": one word ends the other by a letter or two. */
+function sharesStem(a: string, b: string): boolean {
+  const [short, long] =
+    a.length <= b.length ? [a.toLowerCase(), b.toLowerCase()] : [b.toLowerCase(), a.toLowerCase()];
+  return short.length >= 5 && long.length - short.length <= 2 && long.startsWith(short);
 }
 
 function isInitial(word: string): boolean {
