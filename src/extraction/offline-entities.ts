@@ -1,8 +1,6 @@
 import { entityKey } from "../merge/keys.js";
 import type { Mention, MentionKind, TextAnalysis } from "../nlp/types.js";
 
-const HAN = /\p{Script=Han}/u;
-
 /** One entity of a chunk with everything the offline extractor needs to describe and relate it. */
 export interface ChunkEntity {
   key: string;
@@ -74,7 +72,7 @@ export function chunkEntities(
  * up as false duplicates. Their words still give the relationships their keywords.
  */
 function namesAnEntity(mention: Mention): boolean {
-  return mention.named || !HAN.test(mention.name);
+  return !mention.chineseCommonNoun;
 }
 
 function addTitle(byKey: Map<string, ChunkEntity>, title: string): void {
@@ -116,13 +114,29 @@ export function isInformative(sentence: string, entity: ChunkEntity, headings: R
   return key !== entity.key && !headings.has(key);
 }
 
-/** Indices of the sentences that are one of the `headings` (entity keys): the title line, markdown headings. */
-export function headingSentences(analysis: TextAnalysis, headings: ReadonlySet<string>): Set<number> {
+/**
+ * Indices of the sentences of `text` (the analysed text) that are one of the `headings` (entity
+ * keys: the title line, markdown headings) on a line of their own. "Pick Me Up!" opening a
+ * paragraph about the magazine is a sentence, not its title line.
+ */
+export function headingSentences(
+  text: string,
+  analysis: TextAnalysis,
+  headings: ReadonlySet<string>,
+): Set<number> {
   const found = new Set<number>();
   analysis.sentences.forEach((sentence, i) => {
-    if (sentence.text.length <= 200 && headings.has(lineKey(sentence.text))) found.add(i);
+    if (sentence.text.length <= 200 && headings.has(lineKey(sentence.text)) && isWholeLine(text, sentence))
+      found.add(i);
   });
   return found;
+}
+
+function isWholeLine(text: string, span: { start: number; end: number }): boolean {
+  const lineStart = text.lastIndexOf("\n", span.start - 1) + 1;
+  const lineEnd = text.indexOf("\n", span.end);
+  const rest = text.slice(span.end, lineEnd < 0 ? text.length : lineEnd);
+  return text.slice(lineStart, span.start).trim() === "" && rest.trim() === "";
 }
 
 /** A line compared as a name: normalised, without its closing punctuation. */

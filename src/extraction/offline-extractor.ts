@@ -54,7 +54,7 @@ export class OfflineNlpExtractor implements Extractor {
     const headings = new Set(
       [title, titleName ?? "", ...reading.headings].map(entityKey).filter((key) => key !== ""),
     );
-    const headingLines = headingSentences(analysis, headings);
+    const headingLines = headingSentences(reading.prose, analysis, headings);
     // A title names an entity only when the passage names it too (in a sentence, not its heading):
     // "Lilu (mythology)" does, a document called "Quarterly Report" does not.
     const runningText = analysis.sentences.filter((_, i) => !headingLines.has(i)).map((s) => s.text);

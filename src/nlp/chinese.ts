@@ -72,6 +72,10 @@ export function analyzeChinese(
   return analysis;
 }
 
+function commonNoun(name: string, sentence: number, start: number, end: number): Mention {
+  return { ...mention(name, "concept", false, sentence, start, end), chineseCommonNoun: true };
+}
+
 /** Titles of works set between 《》 ("《三体》", "《流浪地球》"): names, whatever words they are made of. */
 function worksIn(sentence: Sentence, index: number): Mention[] {
   return [...sentence.text.matchAll(WORK_TITLE)].map((match) => {
@@ -115,7 +119,7 @@ function salientConcepts(analysis: TextAnalysis, joined: JoinedText[]): Mention[
       const at = sentence.text.indexOf(keyword);
       if (at < 0) return;
       const [start, end] = originalSpan(sentence, at, at + keyword.length, analysis.sentences[index]!.start);
-      found.push(mention(keyword, "concept", false, index, start, end));
+      found.push(commonNoun(keyword, index, start, end));
     });
   }
   return found;
@@ -151,7 +155,7 @@ function phrasesIn(words: Word[], inName: ReadonlySet<Word>, sentence: number): 
     while (run.length > 1 && GENERIC_NOUNS.has(run.at(-1)!.word)) run.pop();
     const name = run.map((w) => w.word).join("");
     if (name.length >= 2 && !GENERIC_NOUNS.has(name)) {
-      found.push(mention(name, "concept", false, sentence, run[0]!.start, run[run.length - 1]!.end));
+      found.push(commonNoun(name, sentence, run[0]!.start, run[run.length - 1]!.end));
     }
     run = [];
   };

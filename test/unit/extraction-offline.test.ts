@@ -127,6 +127,23 @@ describe("OfflineNlpExtractor on English", () => {
     expect(unnamed.entities.map((e) => entityKey(e.name))).not.toContain("inception");
   });
 
+  it("reads a sentence that only says the title as a sentence, not as the title line", async () => {
+    const extraction = await extract(
+      "Pick Me Up! is a British weekly women's magazine published by IPC Media.",
+      "Pick Me Up (magazine)",
+    );
+    expect(extraction.entities[0]?.name).toBe("Pick Me Up");
+    expect(related(extraction, "Pick Me Up", "IPC Media")).toBe(true);
+  });
+
+  it("keeps a name glossed in Chinese characters in an English sentence", async () => {
+    const extraction = await extract(
+      "The Jingdezhen Ceramic Institute (景德镇陶瓷大学) is situated in Jingdezhen in Jiangxi province.",
+      "Jingdezhen Ceramic Institute",
+    );
+    expect(extraction.entities.map((e) => e.name)).toContain("景德镇陶瓷大学");
+  });
+
   it("makes no entity of a document's title or headings that only head it", async () => {
     const report = [
       "# Quarterly Report",
