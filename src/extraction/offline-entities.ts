@@ -1,5 +1,5 @@
 import { entityKey } from "../merge/keys.js";
-import type { MentionKind, TextAnalysis } from "../nlp/types.js";
+import type { Mention, MentionKind, TextAnalysis } from "../nlp/types.js";
 
 /** One entity of a chunk with everything the offline extractor needs to describe and relate it. */
 export interface ChunkEntity {
@@ -20,13 +20,19 @@ export interface ChunkEntity {
  * Groups the analysis's mentions by normalised name, adds the title entity, ranks them (names
  * over noun phrases, then frequency, salience and phrase length, then first appearance) and keeps
  * the best `limit`. The title entity is always kept: short passages often name their subject only
- * in the title.
+ * in the title (the caller passes it only when the passage names it too). What only a heading line
+ * (`headingLines`, sentence indices) says is no entity: "Revenue Overview" names a section.
  */
-export function chunkEntities(analysis: TextAnalysis, title: string | null, limit: number): ChunkEntity[] {
+export function chunkEntities(
+  analysis: TextAnalysis,
+  title: string | null,
+  limit: number,
+  headingLines: ReadonlySet<number> = new Set(),
+): ChunkEntity[] {
   const byKey = new Map<string, ChunkEntity>();
   for (const mention of analysis.mentions) {
     const key = entityKey(mention.name);
-    if (!key || mention.name.length > 80) continue;
+    if (!key || mention.name.length > 80 || !namesAnEntity(mention)) continue;
     const entity = byKey.get(key);
     if (!entity) {
       byKey.set(key, {
@@ -49,12 +55,24 @@ export function chunkEntities(analysis: TextAnalysis, title: string | null, limi
       Object.assign(entity, { name: mention.name, named: true, kind: mention.kind });
     else if (entity.kind === "concept" && mention.kind !== "concept") entity.kind = mention.kind;
   }
+  for (const [key, entity] of byKey)
+    if (entity.sentences.every((s) => headingLines.has(s))) byKey.delete(key);
   if (title) addTitle(byKey, title);
   const salient = new Set(analysis.salient.map(entityKey));
   const entities = [...byKey.values()];
   for (const entity of entities) entity.score = rankScore(entity, salient.has(entity.key));
   entities.sort((a, b) => b.score - a.score || a.firstAt - b.firstAt || (a.key < b.key ? -1 : 1));
   return entities.slice(0, limit);
+}
+
+/**
+ * Names make entities, and so do English noun phrases ("quantum annealing"). Chinese noun runs and
+ * keywords are left out: jieba's tags do not tell a term from a bare title (首席执行官), a generic
+ * activity (市场销售) or any other common noun, and such entities only crowd the graph and pair
+ * up as false duplicates. Their words still give the relationships their keywords.
+ */
+function namesAnEntity(mention: Mention): boolean {
+  return !mention.chineseCommonNoun;
 }
 
 function addTitle(byKey: Map<string, ChunkEntity>, title: string): void {
@@ -92,6 +110,36 @@ function rankScore(entity: ChunkEntity, salient: boolean): number {
 /** Sentences that say something: not a bare heading or title line holding only the name. */
 export function isInformative(sentence: string, entity: ChunkEntity, headings: ReadonlySet<string>): boolean {
   if (sentence.length > 200) return true;
-  const key = entityKey(sentence.replace(/[.!?。！？;；:]+$/, ""));
+  const key = lineKey(sentence);
   return key !== entity.key && !headings.has(key);
+}
+
+/**
+ * Indices of the sentences of `text` (the analysed text) that are one of the `headings` (entity
+ * keys: the title line, markdown headings) on a line of their own. "Pick Me Up!" opening a
+ * paragraph about the magazine is a sentence, not its title line.
+ */
+export function headingSentences(
+  text: string,
+  analysis: TextAnalysis,
+  headings: ReadonlySet<string>,
+): Set<number> {
+  const found = new Set<number>();
+  analysis.sentences.forEach((sentence, i) => {
+    if (sentence.text.length <= 200 && headings.has(lineKey(sentence.text)) && isWholeLine(text, sentence))
+      found.add(i);
+  });
+  return found;
+}
+
+function isWholeLine(text: string, span: { start: number; end: number }): boolean {
+  const lineStart = text.lastIndexOf("\n", span.start - 1) + 1;
+  const lineEnd = text.indexOf("\n", span.end);
+  const rest = text.slice(span.end, lineEnd < 0 ? text.length : lineEnd);
+  return text.slice(lineStart, span.start).trim() === "" && rest.trim() === "";
+}
+
+/** A line compared as a name: normalised, without its closing punctuation. */
+function lineKey(sentence: string): string {
+  return entityKey(sentence.replace(/[.!?。！？;；:]+$/, ""));
 }

@@ -1,14 +1,14 @@
 import type { OfflineExtractionConfig } from "../config.js";
 import { entityKey } from "../merge/keys.js";
 import { analyzeText } from "../nlp/analyze.js";
-import { proseForAnalysis } from "../nlp/markdown-prose.js";
+import { analysisReading } from "../nlp/markdown-prose.js";
 import type { ChunkRecord, ExtractedEntity, Extraction } from "../types.js";
 import type { ExtractionOutcome, Extractor } from "./extractor.js";
 import { OFFLINE_EXTRACTION_DEFAULTS } from "./offline-defaults.js";
-import { type ChunkEntity, chunkEntities, isInformative } from "./offline-entities.js";
+import { type ChunkEntity, chunkEntities, headingSentences, isInformative } from "./offline-entities.js";
 import { cooccurrences } from "./offline-relationships.js";
 import { type ChunkSentences, prepareSentences } from "./offline-text.js";
-import { titleEntityName } from "./offline-title.js";
+import { titleEntityName, titleNamedIn } from "./offline-title.js";
 
 /** Config `extraction.offline`, and how markdown is read. */
 export interface OfflineExtractorOptions extends Partial<OfflineExtractionConfig> {
@@ -49,13 +49,18 @@ export class OfflineNlpExtractor implements Extractor {
   extractText(text: string, title: string, startsInside = false): Extraction {
     // The chunk itself stays as written: citations point at exact spans of the source document.
     const titleName = titleEntityName(title);
-    const analysis = analyzeText(
-      this.options.readMarkdown ? proseForAnalysis(text) : text,
-      titleName ? [titleName] : [],
+    const reading = this.options.readMarkdown ? analysisReading(text) : { prose: text, headings: [] };
+    const analysis = analyzeText(reading.prose, titleName ? [titleName] : []);
+    const headings = new Set(
+      [title, titleName ?? "", ...reading.headings].map(entityKey).filter((key) => key !== ""),
     );
-    const entities = chunkEntities(analysis, titleName, this.options.maxEntitiesPerChunk);
+    const headingLines = headingSentences(reading.prose, analysis, headings);
+    // A title names an entity only when the passage names it too (in a sentence, not its heading):
+    // "Lilu (mythology)" does, a document called "Quarterly Report" does not.
+    const runningText = analysis.sentences.filter((_, i) => !headingLines.has(i)).map((s) => s.text);
+    const subject = titleName && titleNamedIn(titleName, runningText) ? titleName : null;
+    const entities = chunkEntities(analysis, subject, this.options.maxEntitiesPerChunk, headingLines);
     const sentences = prepareSentences(analysis, startsInside);
-    const headings = new Set([entityKey(title), titleName ? entityKey(titleName) : ""].filter(Boolean));
     return {
       entities: entities.map((entity) => this.describe(entity, sentences, headings)),
       relationships: cooccurrences(sentences, entities, this.options.maxRelationshipsPerChunk),

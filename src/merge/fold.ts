@@ -2,6 +2,7 @@ import type { KgragConfig } from "../config.js";
 import type { EntityMention, EntityRecord, RelationshipMention, RelationshipRecord } from "../types.js";
 import { hashJson } from "../util/hash.js";
 import { countTokens, tokenBound } from "../util/tokens.js";
+import { withoutContainedFragments } from "./contained-fragments.js";
 import { DESCRIPTION_SEPARATOR, splitRelationshipKey } from "./keys.js";
 import { UNKNOWN_TYPE } from "./mentions.js";
 
@@ -95,7 +96,10 @@ function sortByChunk<T extends { chunkId: string; description: string }>(mention
   );
 }
 
-/** Non-empty descriptions, first occurrence kept, repeats (by case and spacing) dropped. */
+/**
+ * Non-empty descriptions, first occurrence kept, repeats (by case and spacing) dropped, and so is
+ * a fragment that only repeats the start or end of another.
+ */
 function uniqueFragments(descriptions: string[]): string[] {
   const seen = new Set<string>();
   const fragments: string[] = [];
@@ -107,7 +111,7 @@ function uniqueFragments(descriptions: string[]): string[] {
       fragments.push(fragment);
     }
   }
-  return fragments;
+  return withoutContainedFragments(fragments);
 }
 
 /** Most frequent value; ties go to the one seen first. */

@@ -66,9 +66,11 @@ export function namesIn(words: Word[], sentence: number): Mention[] {
   joinLatinNames(words).forEach((w, i, words) => {
     const kind = NAME_TAG_KINDS[w.tag];
     if (kind) {
-      found.push(mention(w.word, kind, true, sentence, w.start, w.end));
-      const suffixed = withSuffix(words, i);
-      if (suffixed) found.push(suffixed(sentence));
+      const suffixed = withSuffix(words, i)?.(sentence);
+      // A name whose class jieba leaves open takes the one its suffix gives: 星河动力 of 星河动力公司.
+      const own = kind === "concept" && suffixed ? suffixed.kind : kind;
+      found.push(mention(w.word, own, true, sentence, w.start, w.end));
+      if (suffixed) found.push(suffixed);
     } else if (w.tag === "x" && HAN.test(w.word)) {
       const guess = unknownName(w);
       if (guess) found.push(mention(guess.name, guess.kind, true, sentence, guess.start, guess.end));

@@ -13,8 +13,10 @@ import {
  * jieba's dictionary does not know new organisation and product names, and cuts them into common
  * words ("星河动力" → 星河 / 动力), which then become entities of their own. A name is kept whole
  * when the document's title names it, or when the same run of two or three noun-like words comes
- * back in the passage: a repeated run of words the dictionary does not hold as one is a name. A
- * coined word followed by a trade word ("青岚" + "科技") is a company's short name even said once.
+ * back in the passage: a repeated run of words the dictionary does not hold as one is a name,
+ * provided one of its words is a name or a rare word ("星河"): a run of everyday words said twice
+ * (首席 + 执行官, 市场 + 份额) is a title or a common term. A coined word followed by a trade word
+ * ("青岚" + "科技") is a company's short name even said once.
  * Decided per passage, from the passage and its title only, so results never depend on what else
  * was indexed before.
  */
@@ -25,20 +27,44 @@ const HAN_ONLY = /^\p{Script=Han}+$/u;
 const MIN_NAME_CHARS = 3;
 const MAX_NAME_CHARS = 8;
 const MAX_NAME_WORDS = 3;
+/** Tags of everyday nouns (and abbreviations): a run of them is a name only with a rare one among them. */
+const COMMON_NOUN_TAGS = new Set(["n", "ng", "j"]);
+
+/** Whether the dictionary seldom or never sees a word (by its IDF), as in coined names. */
+export type RareWord = (word: string) => boolean;
 
 /**
- * Names to keep whole in this passage: the title's, runs that occur at least twice, and coined
- * words with a trade word after them.
+ * Names to keep whole in this passage: the title's, runs that occur at least twice and hold a name
+ * or a rare word, and coined words with a trade word after them.
  */
-export function wholeNames(sentences: Word[][], knownNames: readonly string[]): Set<string> {
+export function wholeNames(
+  sentences: Word[][],
+  knownNames: readonly string[],
+  isRare: RareWord,
+): Set<string> {
   const names = new Set(knownNames.filter((name) => HAN_ONLY.test(name) && name.length >= 2));
-  const counts = new Map<string, number>();
+  const counts = new Map<string, { count: number; parts: Word[] }>();
   for (const words of sentences) {
-    for (const run of candidateRuns(words)) counts.set(run, (counts.get(run) ?? 0) + 1);
+    for (const parts of candidateRuns(words)) {
+      const text = joinedText(parts);
+      counts.set(text, { count: (counts.get(text)?.count ?? 0) + 1, parts });
+    }
     for (const name of companyShortNames(words)) names.add(name);
   }
-  for (const [run, count] of counts) if (count >= 2) names.add(run);
+  for (const [run, { count, parts }] of counts)
+    if (count >= 2 && holdsNameWord(parts, isRare)) names.add(run);
   return names;
+}
+
+/** A run with a name, an unknown word or a rare one among its words; everyday nouns alone name nothing. */
+function holdsNameWord(parts: Word[], isRare: RareWord): boolean {
+  return parts.some(
+    (part) => !COMMON_NOUN_TAGS.has(part.tag) || (part.word.length >= 2 && isRare(part.word)),
+  );
+}
+
+function joinedText(words: Word[]): string {
+  return words.map((w) => w.word).join("");
 }
 
 /**
@@ -67,15 +93,15 @@ function companyShortNames(words: Word[]): string[] {
   return found;
 }
 
-/** Runs of 2-3 adjacent name-part words, each run as its joined text. */
-function candidateRuns(words: Word[]): string[] {
-  const runs: string[] = [];
+/** Runs of 2-3 adjacent name-part words. */
+function candidateRuns(words: Word[]): Word[][] {
+  const runs: Word[][] = [];
   for (let i = 0; i < words.length; i++) {
     for (let n = 2; n <= MAX_NAME_WORDS && i + n <= words.length; n++) {
       const parts = words.slice(i, i + n);
       if (!parts.every(isNamePart)) break;
-      const text = parts.map((w) => w.word).join("");
-      if (text.length >= MIN_NAME_CHARS && text.length <= MAX_NAME_CHARS) runs.push(text);
+      const length = joinedText(parts).length;
+      if (length >= MIN_NAME_CHARS && length <= MAX_NAME_CHARS) runs.push(parts);
     }
   }
   return runs;
@@ -97,7 +123,7 @@ export function joinWholeNames(words: Word[], names: ReadonlySet<string>): Word[
       continue;
     }
     const parts = words.slice(i, i + n);
-    const word = parts.map((w) => w.word).join("");
+    const word = joinedText(parts);
     out.push({ word, tag: nameTag(word, parts), start: parts[0]!.start, end: parts[n - 1]!.end });
     i += n;
   }
@@ -106,11 +132,7 @@ export function joinWholeNames(words: Word[], names: ReadonlySet<string>): Word[
 
 function longestNameAt(words: Word[], i: number, names: ReadonlySet<string>): number {
   for (let n = Math.min(MAX_NAME_WORDS + 1, words.length - i); n >= 2; n--) {
-    const text = words
-      .slice(i, i + n)
-      .map((w) => w.word)
-      .join("");
-    if (names.has(text)) return n;
+    if (names.has(joinedText(words.slice(i, i + n)))) return n;
   }
   return 0;
 }

@@ -20,8 +20,10 @@ export const SURNAMES = new Set([
   ..."王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤",
 ]);
 
-/** Function characters jieba's unknown-word model sometimes glues onto a name ("由马云"). */
-export const LEADING_FUNCTION_CHARS = new Set([..."由在于和与及的了是被把从向对给等将为以让就都也而其这那"]);
+/** Function characters (and pronouns) jieba's unknown-word model sometimes glues onto a name ("由马云", "他读"). */
+export const LEADING_FUNCTION_CHARS = new Set([
+  ..."由在于和与及的了是被把从向对给等将为以让就都也而其这那他她它我你您",
+]);
 export const TRAILING_FUNCTION_CHARS = new Set([..."的了等说是于在和与及也都就"]);
 
 /** Question words jieba's HMM glues to a measure word ("哪座", "哪家"): they ask, they name nothing. */
@@ -54,6 +56,9 @@ export const ORGANIZATION_SUFFIXES = [
   "队",
   "厂",
 ];
+/** Words that end a company's full name ("星河动力公司"): without them it is the company's short name. */
+export const COMPANY_WORDS = ["股份有限公司", "有限责任公司", "有限公司", "公司", "集团"];
+
 /**
  * Trade words a Chinese company's short name ends with ("青岚科技", "墨川生物"): after a coined word
  * jieba does not know, the two together are the company's name.

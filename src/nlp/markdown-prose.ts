@@ -8,7 +8,20 @@ import { looksLikeMarkdown } from "./markdown-detect.js";
  * Only what the NLP sees changes; chunk text and offsets (which citations point into) never do.
  */
 export function proseForAnalysis(text: string): string {
-  return looksLikeMarkdown(text) ? markdownProse(text) : text;
+  return analysisReading(text).prose;
+}
+
+/** The prose the offline NLP reads, with the lines of it that are headings (they name, they state nothing). */
+export interface AnalysisReading {
+  prose: string;
+  headings: string[];
+}
+
+/** proseForAnalysis, with the headings of markdown text as its prose lines spell them. */
+export function analysisReading(text: string): AnalysisReading {
+  if (!looksLikeMarkdown(text)) return { prose: text, headings: [] };
+  const headings: string[] = [];
+  return { prose: proseOf(text, { ...WHOLE, seenHeadings: headings }), headings };
 }
 
 /**
@@ -18,7 +31,14 @@ export function proseForAnalysis(text: string): string {
  * whole, as code is no prose to describe entities with. Works on a chunk cut anywhere in a file.
  */
 export function markdownProse(markdown: string, options: ProseOptions = {}): string {
-  return blockLines(Lexer.lex(markdown, { gfm: true }), { ...WHOLE, ...options })
+  return proseOf(markdown, { ...WHOLE, ...options });
+}
+
+/** How one text is read: the options, and where its heading lines are collected, if anywhere. */
+type Reading = Required<ProseOptions> & { seenHeadings?: string[] };
+
+function proseOf(markdown: string, options: Reading): string {
+  return blockLines(Lexer.lex(markdown, { gfm: true }), options)
     .flatMap((block) => block.split(HARD_BREAK))
     .map((line) => scrubLeftovers(line))
     .filter((line) => line.length > 0)
@@ -57,14 +77,18 @@ const HARD_BREAK = "\u2028";
 // marked's lexer, without extensions, only yields its own token kinds (Tokens.Generic is for extensions).
 const known = (token: Token) => token as MarkedToken;
 
-function blockLines(tokens: Token[], options: Required<ProseOptions>): string[] {
+function blockLines(tokens: Token[], options: Reading): string[] {
   return tokens.flatMap((token) => blockLinesOf(known(token), options));
 }
 
-function blockLinesOf(token: MarkedToken, options: Required<ProseOptions>): string[] {
+function blockLinesOf(token: MarkedToken, options: Reading): string[] {
   switch (token.type) {
-    case "heading":
-      return options.headings ? [oneLine(inlineText(token.tokens))] : [];
+    case "heading": {
+      if (!options.headings) return [];
+      const line = oneLine(inlineText(token.tokens));
+      options.seenHeadings?.push(scrubLeftovers(line));
+      return [line];
+    }
     case "paragraph":
       return TABLE_ROW.test(token.text) ? headerlessRows(token.text) : [oneLine(inlineText(token.tokens))];
     case "text":

@@ -14,6 +14,11 @@ export interface Mention {
   kind: MentionKind;
   /** A proper name (capitalised span, NER class) rather than a common noun phrase. */
   named: boolean;
+  /**
+   * A noun run or keyword of Chinese text: jieba's tags do not tell a term from a bare title
+   * (首席执行官) or a generic activity (市场销售), so it serves keywords, not entities.
+   */
+  chineseCommonNoun?: boolean;
   /** Index into TextAnalysis.sentences. */
   sentence: number;
   start: number;

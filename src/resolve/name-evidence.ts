@@ -1,4 +1,4 @@
-import { acronymOf, chineseSurname, type NameForm } from "./names.js";
+import { acronymOf, chineseSurname, companyShortName, type NameForm } from "./names.js";
 
 /**
  * What two names alone say about naming one thing:
@@ -73,6 +73,10 @@ function compareChinese(a: NameForm, b: NameForm): NameEvidence {
   const [short, long] = coreA.length <= coreB.length ? [a, b] : [b, a];
   const shortCore = short.core[0]!;
   const longCore = long.core[0]!;
+  if (companyShortName(longCore) === shortCore) {
+    // Like "Northwind" and "Northwind Traders": often the firm, sometimes another one of the group.
+    return { relation: "weak", reason: "company name without its company word" };
+  }
   const surname = chineseSurname(longCore);
   if (surname && shortCore === surname && short.title && short.title !== "neutral") {
     return { relation: "borderline", reason: "surname and title vs a full name" };

@@ -1,5 +1,5 @@
 import { entityKey } from "../merge/keys.js";
-import { SURNAMES } from "../nlp/chinese-words.js";
+import { COMPANY_WORDS, SURNAMES } from "../nlp/chinese-words.js";
 
 /** What a title says about the person it names; "neutral" titles (Dr., 教授) say nothing. */
 export type Gender = "male" | "female" | "neutral";
@@ -105,6 +105,12 @@ export function chineseSurname(core: string): string | null {
   return first && core.length <= 4 && SURNAMES.has(first) ? first : null;
 }
 
+/** A Chinese company's name without the company word that ends it (星河动力公司 → 星河动力), or null. */
+export function companyShortName(core: string): string | null {
+  const word = COMPANY_WORDS.find((w) => core.length >= w.length + 2 && core.endsWith(w));
+  return word ? core.slice(0, -word.length) : null;
+}
+
 /** Words too small to make an acronym of ("Bank of America" is BOA, "AT&T" aside). */
 const ACRONYM_SKIP = new Set(["of", "and", "for", "the", "in", "on", "at", "to", "&"]);
 
@@ -123,6 +129,8 @@ export function blockingKeys(form: NameForm): string[] {
     const keys = [`zh:${core}`];
     if (surname && core.length > 1) keys.push(`zh:${core.slice(1)}`, `zh-surname:${surname}`);
     if (core.length === 1) keys.push(`zh-surname:${core}`);
+    const short = companyShortName(core);
+    if (short) keys.push(`zh:${short}`);
     return keys;
   }
   const keys = form.core.map((w) => `w:${w}`);

@@ -108,14 +108,14 @@ describe("indexing input", () => {
     expect(await kgrag.services.store.listDocuments()).toEqual([]);
   });
 
-  it("makes no entity of a file name, and still one of an explicit title", async () => {
+  it("makes no entity of a file name, and one of an explicit title the text names", async () => {
     const docs = join(root, "docs");
     mkdirSync(docs);
     writeFileSync(join(docs, "priya.txt"), PRIYA);
     writeFileSync(join(docs, "zh.txt"), ZH);
     writeFileSync(
       join(docs, "notes.jsonl"),
-      `${JSON.stringify({ id: "n1", title: "Gullwing drone", text: "It flies for ninety minutes on one charge." })}\n`,
+      `${JSON.stringify({ id: "n1", title: "Gullwing drone", text: "The Gullwing drone flies for ninety minutes on one charge." })}\n`,
     );
     await kgrag.index([docs]);
     const keys = await entityKeys();

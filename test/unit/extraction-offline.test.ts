@@ -109,14 +109,64 @@ describe("OfflineNlpExtractor on English", () => {
     }
   });
 
-  it("always includes the title entity, even when the text never names it", async () => {
-    const extraction = await extract(
+  it("makes the title an entity only when the text names it, in its words or its own case", async () => {
+    const named = await extract(
+      "Christopher Edward Nolan is a film director. His films include Inception.",
+      "Christopher Nolan",
+    );
+    expect(named.entities[0]?.name).toBe("Christopher Nolan");
+    expect(related(named, "Christopher Nolan", "Inception")).toBe(true);
+    const lowerCase = await extract("The demon algorithm is a Monte Carlo method.", "Demon algorithm");
+    expect(lowerCase.entities[0]?.name).toBe("Demon algorithm");
+    // Only a pronoun: the title names the document, and the text no entity of that name.
+    const unnamed = await extract(
       "It is a 2010 science fiction film directed by Christopher Nolan.",
       "Inception (film)",
     );
-    const title = extraction.entities.find((e) => e.name === "Inception");
-    expect(title?.description).toContain("science fiction film");
-    expect(related(extraction, "Inception", "Christopher Nolan")).toBe(true);
+    expect(unnamed.entities.map((e) => e.name)).toContain("Christopher Nolan");
+    expect(unnamed.entities.map((e) => entityKey(e.name))).not.toContain("inception");
+  });
+
+  it("reads a sentence that only says the title as a sentence, not as the title line", async () => {
+    const extraction = await extract(
+      "Pick Me Up! is a British weekly women's magazine published by IPC Media.",
+      "Pick Me Up (magazine)",
+    );
+    expect(extraction.entities[0]?.name).toBe("Pick Me Up");
+    expect(related(extraction, "Pick Me Up", "IPC Media")).toBe(true);
+  });
+
+  it("keeps a name glossed in Chinese characters in an English sentence", async () => {
+    const extraction = await extract(
+      "The Jingdezhen Ceramic Institute (景德镇陶瓷大学) is situated in Jingdezhen in Jiangxi province.",
+      "Jingdezhen Ceramic Institute",
+    );
+    expect(extraction.entities.map((e) => e.name)).toContain("景德镇陶瓷大学");
+  });
+
+  it("makes no entity of a document's title or headings that only head it", async () => {
+    const report = [
+      "# Quarterly Report",
+      "",
+      "## Revenue Overview",
+      "",
+      "Northwind Traders grew revenue by 12% in the third quarter.",
+      "",
+      "## Outlook",
+      "",
+      "Maria Lopez expects Northwind Traders to open a store in Portland.",
+    ].join("\n");
+    const names = (await extract(report, "Quarterly Report")).entities.map((e) => entityKey(e.name));
+    expect(names).toEqual(expect.arrayContaining(["northwind traders", "maria lopez", "portland"]));
+    for (const heading of ["quarterly report", "report", "revenue overview", "outlook"])
+      expect(names).not.toContain(heading);
+    // Another passage that names the report as a thing makes it an entity there.
+    const review = await extract(
+      "Anna Berg wrote a review of the Quarterly Report published by Northwind Traders.",
+      "Reading list",
+    );
+    expect(review.entities.map((e) => e.name)).toContain("Quarterly Report");
+    expect(review.entities.map((e) => e.name)).not.toContain("Reading list");
   });
 
   it("does not make a file name into an entity", async () => {
@@ -144,10 +194,11 @@ describe("OfflineNlpExtractor on English", () => {
     const outcome = await new OfflineNlpExtractor({
       maxEntitiesPerChunk: 25,
       maxRelationshipsPerChunk: 30,
-    }).extract(chunk(sentences.join(" ")), { title: "Meetings" });
+    }).extract(chunk(sentences.join(" ")), { title: "Delta39 City" });
     expect(outcome.ok && outcome.extraction.entities.length).toBe(25);
     expect(outcome.ok && outcome.extraction.relationships.length).toBe(30);
-    expect(outcome.ok && outcome.extraction.entities[0]?.name).toBe("Meetings");
+    // The title entity is kept first, though named once, in the last sentence.
+    expect(outcome.ok && outcome.extraction.entities[0]?.name).toBe("Delta39 City");
   });
 
   it("is deterministic", async () => {

@@ -45,9 +45,14 @@ describe("the offline extractor and file-name titles", () => {
     expect(keysOf("火箭在成都发射。", titleFromFileName("/d/zh.txt"))).not.toContain(entityKey("zh"));
   });
 
-  it("still adds the entity an explicit title names, even when the text never writes it", () => {
-    const keys = keysOf("It was founded in 1998 in Vessen.", "Lumora Optics");
-    expect(keys).toContain(entityKey("Lumora Optics"));
+  it("adds the entity an explicit title names when the text names it too", () => {
+    expect(keysOf("Lumora Optics was founded in 1998 in Vessen.", "Lumora Optics")).toContain(
+      entityKey("Lumora Optics"),
+    );
+    // A title the text never writes heads the document; it names no entity.
+    expect(keysOf("It was founded in 1998 in Vessen.", "Lumora Optics")).not.toContain(
+      entityKey("Lumora Optics"),
+    );
   });
 });
 

@@ -146,6 +146,57 @@ describe("foldEntity", () => {
     expect(fold.needsSummary).toBe(false);
   });
 
+  it("drops a fragment that only repeats the start of another, and keeps both passages", () => {
+    // "Lumora" merged into "Lumora Optics" (its mentions read under the survivor's key): one
+    // passage described it by its first sentence, the other by that sentence and the next.
+    const opening = "Lumora Optics, known as Lumora, opened a lab in Vessen.";
+    const merged = [
+      entity("chunk-a", "Lumora Optics", "organization", opening),
+      {
+        ...entity("chunk-b", "Lumora", "organization", `${opening} Lumora hired Mara Quell.`),
+        entityKey: "lumora optics",
+      },
+      entity("chunk-c", "Lumora Optics", "organization", opening),
+    ];
+    for (const order of permutations(merged)) {
+      const fold = foldEntity("lumora optics", order, opts)!;
+      expect(fold.fragments).toEqual([`${opening} Lumora hired Mara Quell.`]);
+      expect(fold.sourceChunkIds).toEqual(["chunk-a", "chunk-b", "chunk-c"]);
+    }
+  });
+
+  it("drops a clipped or chunk-cut fragment the whole sentence holds, but not a word's first letters", () => {
+    const whole = "Maria Lopez expects Northwind Traders to open a store in Portland next year.";
+    const fold = foldEntity(
+      "maria lopez",
+      [
+        entity("chunk-a", "Maria Lopez", "person", "Maria Lopez expects Northwind Traders to open a store…"),
+        entity("chunk-b", "Maria Lopez", "person", whole),
+        entity("chunk-c", "Maria Lopez", "person", "…to open a store in Portland next year."),
+        entity("chunk-d", "Maria Lopez", "person", "Maria Lopez"),
+        entity("chunk-e", "Maria Lopez", "person", "Maria Lopezian studies began in Oslo."),
+      ],
+      opts,
+    )!;
+    expect(fold.fragments).toEqual([whole, "Maria Lopezian studies began in Oslo."]);
+    expect(fold.sourceChunkIds).toHaveLength(5);
+  });
+
+  it("drops a Chinese fragment that starts or ends another", () => {
+    const first = "星河动力今天在北京发布了第三季度财报。";
+    const second = "王建国表示，收入增长了百分之二十。";
+    const fold = foldEntity(
+      "星河动力",
+      [
+        entity("chunk-a", "星河动力", "organization", first),
+        entity("chunk-b", "星河动力", "organization", `${first}${second}`),
+        entity("chunk-c", "星河动力", "organization", `…${second}`),
+      ],
+      opts,
+    )!;
+    expect(fold.fragments).toEqual([`${first}${second}`]);
+  });
+
   it("takes the most frequent name (ties: earliest) and type (ignoring unknown; ties: alphabetical)", () => {
     const fold = foldEntity("lumora optics", mentions, opts)!;
     expect(fold.name).toBe("Lumora Optics");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { looksLikeMarkdown } from "../../src/nlp/markdown-detect.js";
-import { markdownProse, proseForAnalysis } from "../../src/nlp/markdown-prose.js";
+import { analysisReading, markdownProse, proseForAnalysis } from "../../src/nlp/markdown-prose.js";
 
 /** Markdown syntax that must never reach the NLP: markers, emphasis, link targets, pipes, fences. */
 const SYNTAX = /^#|^\s*[-*+] |\*\*|__|`|\]\(|\||^>|https?:/m;
@@ -100,6 +100,22 @@ describe("markdownProse", () => {
     expect(prose).not.toMatch(SYNTAX);
     expect(prose).toContain("Founded in Carrow Bay");
     expect(prose).not.toContain("new Gullwing");
+  });
+});
+
+describe("analysisReading", () => {
+  it("lists the headings among the prose lines, as the lines spell them", () => {
+    const reading = analysisReading(
+      "# Quarterly *Report*\n\nRevenue grew.\n\n## 市场 展望\n\n- a list item\n",
+    );
+    expect(reading.prose.split(/\n+/)).toEqual([
+      "Quarterly Report",
+      "Revenue grew.",
+      "市场 展望",
+      "a list item",
+    ]);
+    expect(reading.headings).toEqual(["Quarterly Report", "市场 展望"]);
+    expect(analysisReading("Quarterly Report\n\nRevenue grew.").headings).toEqual([]);
   });
 });
 

@@ -3,7 +3,7 @@ import type { CandidatePair } from "../../src/resolve/candidates.js";
 import { borderlineVouching, decide } from "../../src/resolve/candidates.js";
 import { mergesFromPairs } from "../../src/resolve/clusters.js";
 import { compareNames } from "../../src/resolve/name-evidence.js";
-import { analyzeName } from "../../src/resolve/names.js";
+import { analyzeName, blockingKeys } from "../../src/resolve/names.js";
 
 const relation = (a: string, b: string) => compareNames(analyzeName(a), analyzeName(b)).relation;
 const tuning = { minSharedNeighbours: 2, maxBlockSize: 200 };
@@ -45,6 +45,15 @@ describe("name evidence", () => {
 
   it("matches a Chinese given name to the full name", () => {
     expect(relation("小明", "王小明")).toBe("weak");
+  });
+
+  it("matches a Chinese company's short name to its full name, as a weak match", () => {
+    expect(relation("星河动力", "星河动力公司")).toBe("weak");
+    expect(relation("星河动力集团", "星河动力")).toBe("weak");
+    expect(relation("星河动力", "蓝箭航天公司")).toBe("none");
+    // Compared at all: the full name is blocked with its short one.
+    const keys = blockingKeys(analyzeName("星河动力有限公司"));
+    expect(keys).toEqual(expect.arrayContaining(blockingKeys(analyzeName("星河动力"))));
   });
 
   it("matches initials and acronyms", () => {
