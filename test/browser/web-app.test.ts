@@ -608,6 +608,30 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(await panel.textContent()).not.toContain("<SEP>");
   }, 60_000);
 
+  it("shows each source passage's mention within its few-line preview, deep in a passage and in Chinese too", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    // Both are mentioned past the fourth line of every passage they come from.
+    for (const name of ["Tingchao", "维森"]) {
+      await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent(name)}`);
+      await panel.getByRole("heading", { name, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+      const previews = panel.locator(".sources .snippet");
+      await previews.first().waitFor({ timeout: 30_000 });
+      const seen = await previews.evaluateAll((spans) =>
+        spans.map((span) => {
+          const mark = span.querySelector("mark");
+          if (!mark) return "no mark";
+          const box = span.getBoundingClientRect();
+          const marked = mark.getBoundingClientRect();
+          return marked.top >= box.top && marked.bottom <= box.bottom + 1 ? mark.textContent : "hidden";
+        }),
+      );
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.every((text) => text?.toLowerCase() === name.toLowerCase())).toBe(true);
+      await previews.first().scrollIntoViewIfNeeded();
+      await shot(`graph-preview-${name === "维森" ? "zh" : "en"}`);
+    }
+  }, 60_000);
+
   it("keeps the entity shown in the address: a reload shows it again, Back the one before", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     const heading = (name: string) => panel.getByRole("heading", { name, exact: true, level: 2 });

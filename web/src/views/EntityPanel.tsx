@@ -5,6 +5,7 @@ import { Description } from "../components/Description";
 import { EntityCuration } from "../components/EntityCuration";
 import { errorText } from "../components/errors";
 import { HighlightedText } from "../components/HighlightedText";
+import { excerptAroundMark } from "../components/highlight";
 import { routeHash } from "../route";
 
 /** Side panel: an entity's description, type, relationships and source passages (mentions marked). */
@@ -91,6 +92,8 @@ export function EntityPanel({
           <ul class="sources">
             {detail.sources.map((source) => {
               const highlight = source.mentions?.length ? { ranges: source.mentions } : { terms: [name] };
+              // The preview shows a few lines: from just before the mention, so it is among them.
+              const preview = excerptAroundMark(source.text, highlight);
               return (
                 <li key={source.chunkId}>
                   <button
@@ -102,7 +105,7 @@ export function EntityPanel({
                   >
                     <strong class="small">{source.title || source.documentId}</strong>
                     <span class="snippet">
-                      <HighlightedText text={source.text} highlight={highlight} />
+                      <HighlightedText text={preview.text} highlight={preview.highlight} />
                     </span>
                   </button>
                 </li>
