@@ -632,6 +632,36 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     }
   }, 60_000);
 
+  it("asks a large neighbourhood's relationships in proportion to its nodes, so none is drawn without its edges", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);
+    await panel.getByRole("heading", { name: "澄州", exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    await page.getByLabel("Max nodes").selectOption("2000");
+    // The server answers the strongest relationships first, up to maxEdges: 1,500 strong ones
+    // among 60 core nodes, then 599 weak ones, each the only edge of a leaf.
+    const hood = largeNeighbourhood("澄州");
+    const asked = (url: URL) => url.pathname === "/api/v1/graph/neighbourhood";
+    await page.route(asked, (route) => {
+      const maxEdges = Number(new URL(route.request().url()).searchParams.get("maxEdges"));
+      const edges = hood.edges.slice(0, maxEdges);
+      return route.fulfill({
+        json: { nodes: hood.nodes, edges, truncated: edges.length < hood.edges.length },
+      });
+    });
+    try {
+      await panel.getByRole("button", { name: "Expand", exact: true }).click();
+      await expect.poll(() => nodeCount(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(hood.nodes.length);
+      const edgesDrawn = Number(/(\d+) edges/.exec((await page.locator(".graph-count").textContent()) ?? "")?.[1]);
+      expect(edgesDrawn).toBeGreaterThanOrEqual(hood.edges.length);
+      expect(await page.getByText("The server capped this neighbourhood").count()).toBe(0);
+    } finally {
+      await page.unroute(asked);
+      // The next tests start from the real neighbourhood, at the default size.
+      await page.reload();
+      await panel.getByRole("heading", { name: "澄州", exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    }
+  }, 60_000);
+
   it("keeps the entity shown in the address: a reload shows it again, Back the one before", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     const heading = (name: string) => panel.getByRole("heading", { name, exact: true, level: 2 });
@@ -1034,6 +1064,22 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 /** The node count the canvas prints ("12 nodes · 20 edges"). */
+/**
+ * A neighbourhood of `hub`, 60 core nodes and 599 leaves: 1,500 strong relationships among the
+ * core, then one weak one per leaf to the hub, strongest first as the server sends them.
+ */
+function largeNeighbourhood(hub: string) {
+  const node = (name: string) => ({ id: name, name, type: "concept", degree: 1, community: null });
+  const core = Array.from({ length: 60 }, (_, i) => `core ${i}`);
+  const leaves = Array.from({ length: 599 }, (_, i) => `leaf ${i}`);
+  const strong = core.flatMap((a, i) => core.slice(i + 1).map((b) => [a, b] as const)).slice(0, 1_500);
+  const edges = [
+    ...strong.map(([source, target]) => ({ source, target, weight: 10 })),
+    ...leaves.map((leaf) => ({ source: hub, target: leaf, weight: 1 })),
+  ].map((edge, i) => ({ id: `edge ${i}`, ...edge }));
+  return { nodes: [hub, ...core, ...leaves].map(node), edges };
+}
+
 async function nodeCount(page: Page): Promise<number> {
   const text = (await page.locator(".graph-count").textContent()) ?? "";
   return Number(/(\d+) nodes/.exec(text)?.[1] ?? 0);
