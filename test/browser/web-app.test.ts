@@ -323,6 +323,47 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await expect.poll(() => heading.textContent()).toBe(`Documents (${all})`);
   }, 60_000);
 
+  it("names each row's Re-index and Delete buttons with its document", async () => {
+    const row = page.locator("table.documents tbody tr", { hasText: "青岚科技" }).first();
+    await row.waitFor();
+    expect(await row.getByRole("button", { name: "Delete 青岚科技", exact: true }).count()).toBe(1);
+    expect(await row.getByRole("button", { name: "Re-index 青岚科技", exact: true }).count()).toBe(1);
+  });
+
+  it("shows the next page of documents from its first row, not scrolled to its end", async () => {
+    const documents = Array.from({ length: 120 }, (_, i) => ({
+      id: `doc-page-${String(i).padStart(3, "0")}`,
+      title: `Paged document ${i}`,
+      status: "indexed",
+      chunks: 1,
+      metadata: {},
+    }));
+    const listed = (url: URL) => url.pathname === "/api/v1/documents";
+    await page.route(listed, (route) => {
+      const params = new URL(route.request().url()).searchParams;
+      const offset = Number(params.get("offset") ?? 0);
+      const limit = Number(params.get("limit") ?? 50);
+      return route.fulfill({
+        json: { items: documents.slice(offset, offset + limit), total: documents.length },
+      });
+    });
+    try {
+      await page.getByRole("button", { name: "Refresh", exact: true }).click();
+      const next = page.getByRole("button", { name: "Next", exact: true });
+      await next.scrollIntoViewIfNeeded();
+      await next.click();
+      const firstOfPage = page.locator("table.documents tbody tr", { hasText: "Paged document 50" });
+      await firstOfPage.waitFor();
+      const box = await firstOfPage.boundingBox();
+      const viewport = page.viewportSize();
+      expect(box && viewport && box.y >= 0 && box.y + box.height <= viewport.height).toBe(true);
+    } finally {
+      await page.unroute(listed);
+      await page.getByRole("button", { name: "Previous", exact: true }).click();
+      await page.getByRole("button", { name: "Refresh", exact: true }).click();
+    }
+  }, 60_000);
+
   it("shows the latest finished jobs above the table, the earlier ones behind a button, and puts a dismissed one away", async () => {
     const finished = Array.from({ length: 6 }, (_, i) => ({
       id: `aaaaaaaa-bbbb-cccc-dddd-00000000000${i}`,
@@ -651,7 +692,9 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     try {
       await panel.getByRole("button", { name: "Expand", exact: true }).click();
       await expect.poll(() => nodeCount(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(hood.nodes.length);
-      const edgesDrawn = Number(/(\d+) edges/.exec((await page.locator(".graph-count").textContent()) ?? "")?.[1]);
+      const edgesDrawn = Number(
+        /(\d+) edges/.exec((await page.locator(".graph-count").textContent()) ?? "")?.[1],
+      );
       expect(edgesDrawn).toBeGreaterThanOrEqual(hood.edges.length);
       expect(await page.getByText("The server capped this neighbourhood").count()).toBe(0);
     } finally {
@@ -997,6 +1040,7 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
 
   it("stacks its views at phone width instead of covering or pushing controls off screen", async () => {
     await page.setViewportSize({ width: 375, height: 740 });
+    const listed = (url: URL) => url.pathname === "/api/v1/documents";
     try {
       const pageWidth = () => page.evaluate<number>("document.documentElement.scrollWidth");
       await page.getByRole("link", { name: "Graph" }).click();
@@ -1012,11 +1056,28 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       await tree.locator("button.link").first().click();
       const report = await page.locator("article.report").boundingBox();
       expect(report?.width ?? 0).toBeGreaterThan(300);
+      // A Chinese title (breakable between any two characters) beside long metadata keeps a
+      // readable column: two lines, not a character or two a line.
+      const title = "明远基金会与江南银行的合作（第9号）";
+      const metadata = { source: "zh60.jsonl", format: "jsonl", line: 10, lang: "zh" };
+      await page.route(listed, (route) =>
+        route.fulfill({
+          json: { items: [{ id: "zh9", title, status: "indexed", chunks: 1, metadata }], total: 1 },
+        }),
+      );
       await page.getByRole("link", { name: "Documents" }).click();
-      await page.locator("table.documents tbody tr").first().waitFor();
+      const cell = page.locator("table.documents tbody tr", { hasText: title }).locator("td div").first();
+      await cell.waitFor();
       expect(await pageWidth()).toBeLessThanOrEqual(375);
+      const lines = await cell.evaluate((element) => {
+        const range = document.createRange();
+        range.selectNodeContents(element);
+        return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+      });
+      expect(lines).toBeLessThanOrEqual(2);
       await shot("phone-documents");
     } finally {
+      await page.unroute(listed);
       await page.setViewportSize({ width: 1400, height: 900 });
     }
   }, 60_000);
