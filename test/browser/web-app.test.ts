@@ -857,6 +857,43 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     }
   }, 60_000);
 
+  it("marks the view and the community shown as current, for screen readers", async () => {
+    const tree = page.getByRole("navigation", { name: "Community hierarchy" });
+    const picked = tree.locator("button.link.active");
+    await picked.waitFor();
+    expect(await picked.getAttribute("aria-current")).toBe("true");
+    expect(await tree.locator("button.link[aria-current]").count()).toBe(1);
+    expect(await page.getByRole("link", { name: "Communities" }).getAttribute("aria-current")).toBe("page");
+    expect(await page.locator("header nav a[aria-current]").count()).toBe(1);
+  });
+
+  it("says how many of a large community's members its graph draws", async () => {
+    const tree = page.getByRole("navigation", { name: "Community hierarchy" });
+    const id = await page.evaluate<string>(
+      `fetch("/api/v1/graph/communities").then((r) => r.json()).then((body) => body.items[0].id)`,
+    );
+    // The community answered with 30 members (real entities, so each one's neighbourhood is found).
+    const names = await page.evaluate<string[]>(
+      `fetch("/api/v1/graph/entities/popular?limit=30").then((r) => r.json()).then((body) => body.items.map((e) => e.name))`,
+    );
+    expect(names).toHaveLength(30);
+    const detail = (url: URL) => url.pathname === `/api/v1/graph/communities/${encodeURIComponent(id)}`;
+    await page.route(detail, async (route) => {
+      const real = await (await route.fetch()).json();
+      await route.fulfill({ json: { ...real, members: names } });
+    });
+    try {
+      await page.getByRole("link", { name: "Ask" }).click();
+      await page.goto(`${server.url}/#/communities?workspace=ws&community=${encodeURIComponent(id)}`);
+      await page.locator(".community-detail [data-testid=graph-canvas]").waitFor({ timeout: 30_000 });
+      await page.getByText("The graph draws the first 25 of the 30 members").waitFor({ timeout: 30_000 });
+      expect(await page.locator("article.report .chips button").count()).toBe(30);
+    } finally {
+      await page.unroute(detail);
+      await tree.locator("button.link").first().waitFor();
+    }
+  }, 60_000);
+
   it("shows a report's citations as the entities and relationships they name, opening them in the graph", async () => {
     // A report whose summary cites relationships (an offline report quotes them, [R:n]).
     const items = await page.evaluate<{ id: string }[]>(
@@ -1166,7 +1203,9 @@ describe("web app in Chromium against kgrag serve with API keys", () => {
   it("asks for the key, keeps it in localStorage and then loads the workspace", async () => {
     const page = await browser.newPage();
     await page.goto(server.url);
-    await page.getByText("This server needs an API key").waitFor();
+    await page.getByRole("alert").filter({ hasText: "This server needs an API key" }).waitFor();
+    // The field asked for has the focus: the key can be typed (or pasted) at once.
+    expect(await page.evaluate(`document.activeElement?.getAttribute("aria-label")`)).toBe("API key");
     await page.getByLabel("API key").fill("browser-key");
     await page.getByRole("button", { name: "Save key" }).click();
     await page.getByRole("heading", { name: /Documents \(0\)/ }).waitFor();

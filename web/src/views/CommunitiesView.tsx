@@ -134,6 +134,12 @@ export function CommunitiesView({ selected }: { selected?: string }) {
                 fadedLabel="neighbours outside it"
               />
             )}
+            {graph.nodes.length > 0 && detail.members.length > MEMBERS_ON_GRAPH && (
+              <p class="muted small">
+                The graph draws the first {MEMBERS_ON_GRAPH} of the {detail.members.length} members with their
+                neighbours; all of them are listed below.
+              </p>
+            )}
           </CommunityReport>
         )}
       </section>
@@ -151,6 +157,7 @@ function Tree(props: { nodes: TreeNode[]; selected?: string; onSelect(id: string
             <button
               type="button"
               class={`link${props.selected === node.item.id ? " active" : ""}`}
+              aria-current={props.selected === node.item.id ? "true" : undefined}
               title={node.item.title || node.item.id}
               onClick={() => props.onSelect(node.item.id)}
             >
