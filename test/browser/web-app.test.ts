@@ -673,6 +673,31 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     }
   }, 60_000);
 
+  it("keeps the keyboard in the entity panel: a pick by keyboard moves the focus to the entity's heading", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    const focused = () =>
+      page.evaluate<string>(
+        `document.activeElement?.closest("aside h2") ? document.activeElement.textContent : document.activeElement?.tagName`,
+      );
+    await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);
+    await panel.getByRole("heading", { name: "澄州", exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    // A suggestion picked with Tab and Enter.
+    await page.getByLabel("Search entities").fill("林晓舟");
+    await page.locator(".suggestion").first().waitFor();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await panel.getByRole("heading", { name: "林晓舟", exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    await expect.poll(focused).toBe("林晓舟");
+    // A relationship's other end, reached from there with Tab and opened with Enter.
+    const neighbour = panel.locator(".relationships li button.link").first();
+    await neighbour.waitFor({ timeout: 30_000 });
+    const next = (await neighbour.textContent()) ?? "";
+    await neighbour.focus();
+    await page.keyboard.press("Enter");
+    await panel.getByRole("heading", { name: next, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    await expect.poll(focused).toBe(next);
+  }, 60_000);
+
   it("asks a large neighbourhood's relationships in proportion to its nodes, so none is drawn without its edges", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type EntityDetail } from "../api";
 import { useApp } from "../app-context";
 import { Description } from "../components/Description";
@@ -25,6 +25,14 @@ export function EntityPanel({
   const { openPassage } = useApp();
   const [detail, setDetail] = useState<EntityDetail>();
   const [failure, setFailure] = useState<string>();
+  const heading = useRef<HTMLHeadingElement>(null);
+
+  // The control that picked this entity (a suggestion, a relationship of the entity before) is
+  // gone with the list it was in: the focus, left nowhere, comes to this panel's heading, so the
+  // keyboard goes on from here instead of from the top of the page.
+  useEffect(() => {
+    if (!document.activeElement || document.activeElement === document.body) heading.current?.focus();
+  }, []);
 
   useEffect(() => {
     setDetail(undefined);
@@ -48,7 +56,9 @@ export function EntityPanel({
   const entityName = detail?.entity.name ?? name;
   return (
     <aside class="side-panel" aria-label="Entity details">
-      <h2>{entityName}</h2>
+      <h2 ref={heading} tabIndex={-1}>
+        {entityName}
+      </h2>
       {failure && <p class="error">{failure}</p>}
       {!detail && !failure && <p class="muted">Loading…</p>}
       {detail && (
