@@ -892,6 +892,37 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(await page.locator("header nav a[aria-current]").count()).toBe(1);
   });
 
+  it("filters the community tree by title, Chinese too, keeping each match under its ancestors", async () => {
+    const tree = page.getByRole("navigation", { name: "Community hierarchy" });
+    const items = await page.evaluate<Array<{ id: string; title: string; parent?: string | null }>>(
+      `fetch("/api/v1/graph/communities").then((r) => r.json()).then((body) => body.items)`,
+    );
+    const nested = items.find((item) => item.parent && /[\u4e00-\u9fff]/.test(item.title));
+    expect(nested).toBeDefined();
+    const { title, parent } = nested as { title: string; parent: string };
+    const rows = tree.locator(".tree-row button.link");
+    const filter = tree.getByLabel("Filter communities");
+    try {
+      await filter.fill(title);
+      await expect.poll(() => rows.count()).toBeLessThan(items.length);
+      const shown = await rows.allTextContents();
+      expect(shown).toContain(title);
+      expect(shown).toContain(items.find((item) => item.id === parent)?.title);
+      const matches = items.filter((item) =>
+        `${item.title}\n${item.id}`.toLowerCase().includes(title.toLowerCase()),
+      );
+      expect(await tree.locator("h2").textContent()).toBe(
+        `Communities (${matches.length} of ${items.length})`,
+      );
+      await filter.fill("no such community title");
+      await tree.getByText("No community title holds “no such community title”.").waitFor();
+      expect(await rows.count()).toBe(0);
+    } finally {
+      await filter.fill("");
+    }
+    await expect.poll(() => rows.count()).toBe(items.length);
+  }, 60_000);
+
   it("says how many of a large community's members its graph draws", async () => {
     const tree = page.getByRole("navigation", { name: "Community hierarchy" });
     const id = await page.evaluate<string>(
