@@ -628,6 +628,16 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await dialog.getByRole("button", { name: "Close", exact: true }).click();
   }, 120_000);
 
+  it("draws the legend above the graph, never over its nodes, at phone width too", async () => {
+    for (const width of [1400, 375]) {
+      await page.setViewportSize({ width, height: width > 1000 ? 900 : 740 });
+      const legend = await page.getByRole("list", { name: "Legend" }).boundingBox();
+      const drawing = await page.locator("[data-testid=graph-canvas]").boundingBox();
+      expect(legend && drawing && legend.y + legend.height <= drawing.y + 1).toBe(true);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+  });
+
   it("shows a description merged from several passages as one paragraph per passage", async () => {
     // The API sends it readable, one fragment a line; the panel shows each line as a paragraph.
     const merged = await page.evaluate<{ name: string; description: string } | undefined>(
