@@ -1173,7 +1173,7 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       await cell.waitFor();
       expect(await pageWidth()).toBeLessThanOrEqual(375);
       const lines = await cell.evaluate((element) => {
-        const range = document.createRange();
+        const range = element.ownerDocument.createRange();
         range.selectNodeContents(element);
         return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
       });
