@@ -474,6 +474,34 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(await page.locator(".answer-panel").count()).toBe(2);
   }, 120_000);
 
+  it("moves between a compared answer's context tabs with the arrow keys, each answer's tabs named apart", async () => {
+    const tabs = page.getByRole("tablist", { name: "Context (local)" });
+    expect(await page.getByRole("tablist", { name: "Context (mix)" }).count()).toBe(1);
+    const selected = () => tabs.locator('[role="tab"][aria-selected="true"]').textContent();
+    const focused = () => page.evaluate<string | undefined>(`document.activeElement?.textContent`);
+    // One Tab stop: the selected tab (passages, by default).
+    expect(await tabs.locator('[role="tab"][tabindex="0"]').count()).toBe(1);
+    await tabs.locator('[role="tab"][aria-selected="true"]').focus();
+    await page.keyboard.press("ArrowLeft");
+    await expect.poll(selected).toMatch(/^reports/);
+    expect(await focused()).toMatch(/^reports/);
+    await page.keyboard.press("Home");
+    await expect.poll(selected).toMatch(/^entities/);
+    await page.keyboard.press("ArrowLeft");
+    await expect.poll(selected).toMatch(/^passages/);
+    expect(await focused()).toMatch(/^passages/);
+    // The panel is named by its tab; the other answer's tabs did not move.
+    const panel = page.locator('.answer-panel[data-mode="local"] [role="tabpanel"]');
+    const labelledBy = (await panel.getAttribute("aria-labelledby")) ?? "";
+    expect(await page.locator(`[id="${labelledBy}"]`).textContent()).toMatch(/^passages/);
+    expect(
+      await page
+        .getByRole("tablist", { name: "Context (mix)" })
+        .locator('[aria-selected="true"]')
+        .textContent(),
+    ).toMatch(/^passages/);
+  }, 30_000);
+
   it("asks on Enter (Shift+Enter starts a new line) and keeps question, options and answer across views", async () => {
     const question = page.getByLabel("Question");
     await page.getByLabel("compare with").uncheck();
