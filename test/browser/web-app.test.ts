@@ -726,6 +726,21 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await page.keyboard.press("Enter");
     await panel.getByRole("heading", { name: "林晓舟", exact: true, level: 2 }).waitFor({ timeout: 30_000 });
     await expect.poll(focused).toBe("林晓舟");
+    // The arrows walk the suggestions: down to the second, back up to the first, then Enter.
+    await page.getByLabel("Search entities").fill("Vessen");
+    const suggestions = page.locator(".suggestion");
+    await suggestions.nth(1).waitFor();
+    const [first, second] = (await suggestions.allTextContents()).map((text) =>
+      text.replace(/ \S+ · \d+$/, ""),
+    );
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    const focusedText = await page.evaluate<string | undefined>(`document.activeElement?.textContent`);
+    expect(focusedText?.startsWith(`${second} `)).toBe(true);
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("Enter");
+    await panel.getByRole("heading", { name: first, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    await expect.poll(focused).toBe(first);
     // A relationship's other end, reached from there with Tab and opened with Enter.
     const neighbour = panel.locator(".relationships li button.link").first();
     await neighbour.waitFor({ timeout: 30_000 });
