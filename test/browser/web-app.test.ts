@@ -323,6 +323,47 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await expect.poll(() => heading.textContent()).toBe(`Documents (${all})`);
   }, 60_000);
 
+  it("names each row's Re-index and Delete buttons with its document", async () => {
+    const row = page.locator("table.documents tbody tr", { hasText: "青岚科技" }).first();
+    await row.waitFor();
+    expect(await row.getByRole("button", { name: "Delete 青岚科技", exact: true }).count()).toBe(1);
+    expect(await row.getByRole("button", { name: "Re-index 青岚科技", exact: true }).count()).toBe(1);
+  });
+
+  it("shows the next page of documents from its first row, not scrolled to its end", async () => {
+    const documents = Array.from({ length: 120 }, (_, i) => ({
+      id: `doc-page-${String(i).padStart(3, "0")}`,
+      title: `Paged document ${i}`,
+      status: "indexed",
+      chunks: 1,
+      metadata: {},
+    }));
+    const listed = (url: URL) => url.pathname === "/api/v1/documents";
+    await page.route(listed, (route) => {
+      const params = new URL(route.request().url()).searchParams;
+      const offset = Number(params.get("offset") ?? 0);
+      const limit = Number(params.get("limit") ?? 50);
+      return route.fulfill({
+        json: { items: documents.slice(offset, offset + limit), total: documents.length },
+      });
+    });
+    try {
+      await page.getByRole("button", { name: "Refresh", exact: true }).click();
+      const next = page.getByRole("button", { name: "Next", exact: true });
+      await next.scrollIntoViewIfNeeded();
+      await next.click();
+      const firstOfPage = page.locator("table.documents tbody tr", { hasText: "Paged document 50" });
+      await firstOfPage.waitFor();
+      const box = await firstOfPage.boundingBox();
+      const viewport = page.viewportSize();
+      expect(box && viewport && box.y >= 0 && box.y + box.height <= viewport.height).toBe(true);
+    } finally {
+      await page.unroute(listed);
+      await page.getByRole("button", { name: "Previous", exact: true }).click();
+      await page.getByRole("button", { name: "Refresh", exact: true }).click();
+    }
+  }, 60_000);
+
   it("shows the latest finished jobs above the table, the earlier ones behind a button, and puts a dismissed one away", async () => {
     const finished = Array.from({ length: 6 }, (_, i) => ({
       id: `aaaaaaaa-bbbb-cccc-dddd-00000000000${i}`,
@@ -432,6 +473,34 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await page.locator('.answer-panel[data-mode="mix"] .metrics').waitFor({ timeout: 60_000 });
     expect(await page.locator(".answer-panel").count()).toBe(2);
   }, 120_000);
+
+  it("moves between a compared answer's context tabs with the arrow keys, each answer's tabs named apart", async () => {
+    const tabs = page.getByRole("tablist", { name: "Context (local)" });
+    expect(await page.getByRole("tablist", { name: "Context (mix)" }).count()).toBe(1);
+    const selected = () => tabs.locator('[role="tab"][aria-selected="true"]').textContent();
+    const focused = () => page.evaluate<string | undefined>(`document.activeElement?.textContent`);
+    // One Tab stop: the selected tab (passages, by default).
+    expect(await tabs.locator('[role="tab"][tabindex="0"]').count()).toBe(1);
+    await tabs.locator('[role="tab"][aria-selected="true"]').focus();
+    await page.keyboard.press("ArrowLeft");
+    await expect.poll(selected).toMatch(/^reports/);
+    expect(await focused()).toMatch(/^reports/);
+    await page.keyboard.press("Home");
+    await expect.poll(selected).toMatch(/^entities/);
+    await page.keyboard.press("ArrowLeft");
+    await expect.poll(selected).toMatch(/^passages/);
+    expect(await focused()).toMatch(/^passages/);
+    // The panel is named by its tab; the other answer's tabs did not move.
+    const panel = page.locator('.answer-panel[data-mode="local"] [role="tabpanel"]');
+    const labelledBy = (await panel.getAttribute("aria-labelledby")) ?? "";
+    expect(await page.locator(`[id="${labelledBy}"]`).textContent()).toMatch(/^passages/);
+    expect(
+      await page
+        .getByRole("tablist", { name: "Context (mix)" })
+        .locator('[aria-selected="true"]')
+        .textContent(),
+    ).toMatch(/^passages/);
+  }, 30_000);
 
   it("asks on Enter (Shift+Enter starts a new line) and keeps question, options and answer across views", async () => {
     const question = page.getByLabel("Question");
@@ -587,6 +656,16 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await dialog.getByRole("button", { name: "Close", exact: true }).click();
   }, 120_000);
 
+  it("draws the legend above the graph, never over its nodes, at phone width too", async () => {
+    for (const width of [1400, 375]) {
+      await page.setViewportSize({ width, height: width > 1000 ? 900 : 740 });
+      const legend = await page.getByRole("list", { name: "Legend" }).boundingBox();
+      const drawing = await page.locator("[data-testid=graph-canvas]").boundingBox();
+      expect(legend && drawing && legend.y + legend.height <= drawing.y + 1).toBe(true);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+  });
+
   it("shows a description merged from several passages as one paragraph per passage", async () => {
     // The API sends it readable, one fragment a line; the panel shows each line as a paragraph.
     const merged = await page.evaluate<{ name: string; description: string } | undefined>(
@@ -606,6 +685,102 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     // The heading can show before the entity's details have arrived: wait for the parts.
     await expect.poll(() => parts.allTextContents(), { timeout: 30_000 }).toEqual(description.split("\n"));
     expect(await panel.textContent()).not.toContain("<SEP>");
+  }, 60_000);
+
+  it("shows each source passage's mention within its few-line preview, deep in a passage and in Chinese too", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    // Both are mentioned past the fourth line of every passage they come from.
+    for (const name of ["Tingchao", "维森"]) {
+      await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent(name)}`);
+      await panel.getByRole("heading", { name, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+      const previews = panel.locator(".sources .snippet");
+      await previews.first().waitFor({ timeout: 30_000 });
+      const seen = await previews.evaluateAll((spans) =>
+        spans.map((span) => {
+          const mark = span.querySelector("mark");
+          if (!mark) return "no mark";
+          const box = span.getBoundingClientRect();
+          const marked = mark.getBoundingClientRect();
+          return marked.top >= box.top && marked.bottom <= box.bottom + 1 ? mark.textContent : "hidden";
+        }),
+      );
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.every((text) => text?.toLowerCase() === name.toLowerCase())).toBe(true);
+      await previews.first().scrollIntoViewIfNeeded();
+      await shot(`graph-preview-${name === "维森" ? "zh" : "en"}`);
+    }
+  }, 60_000);
+
+  it("keeps the keyboard in the entity panel: a pick by keyboard moves the focus to the entity's heading", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    const focused = () =>
+      page.evaluate<string>(
+        `document.activeElement?.closest("aside h2") ? document.activeElement.textContent : document.activeElement?.tagName`,
+      );
+    await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);
+    await panel.getByRole("heading", { name: "澄州", exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    // A suggestion picked with Tab and Enter.
+    await page.getByLabel("Search entities").fill("林晓舟");
+    await page.locator(".suggestion").first().waitFor();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await panel.getByRole("heading", { name: "林晓舟", exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    await expect.poll(focused).toBe("林晓舟");
+    // The arrows walk the suggestions: down to the second, back up to the first, then Enter.
+    await page.getByLabel("Search entities").fill("Vessen");
+    const suggestions = page.locator(".suggestion");
+    await suggestions.nth(1).waitFor();
+    const [first, second] = (await suggestions.allTextContents()).map((text) =>
+      text.replace(/ \S+ · \d+$/, ""),
+    );
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    const focusedText = await page.evaluate<string | undefined>(`document.activeElement?.textContent`);
+    expect(focusedText?.startsWith(`${second} `)).toBe(true);
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("Enter");
+    await panel.getByRole("heading", { name: first, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    await expect.poll(focused).toBe(first);
+    // A relationship's other end, reached from there with Tab and opened with Enter.
+    const neighbour = panel.locator(".relationships li button.link").first();
+    await neighbour.waitFor({ timeout: 30_000 });
+    const next = (await neighbour.textContent()) ?? "";
+    await neighbour.focus();
+    await page.keyboard.press("Enter");
+    await panel.getByRole("heading", { name: next, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    await expect.poll(focused).toBe(next);
+  }, 60_000);
+
+  it("asks a large neighbourhood's relationships in proportion to its nodes, so none is drawn without its edges", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);
+    await panel.getByRole("heading", { name: "澄州", exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    await page.getByLabel("Max nodes").selectOption("2000");
+    // The server answers the strongest relationships first, up to maxEdges: 1,500 strong ones
+    // among 60 core nodes, then 599 weak ones, each the only edge of a leaf.
+    const hood = largeNeighbourhood("澄州");
+    const asked = (url: URL) => url.pathname === "/api/v1/graph/neighbourhood";
+    await page.route(asked, (route) => {
+      const maxEdges = Number(new URL(route.request().url()).searchParams.get("maxEdges"));
+      const edges = hood.edges.slice(0, maxEdges);
+      return route.fulfill({
+        json: { nodes: hood.nodes, edges, truncated: edges.length < hood.edges.length },
+      });
+    });
+    try {
+      await panel.getByRole("button", { name: "Expand", exact: true }).click();
+      await expect.poll(() => nodeCount(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(hood.nodes.length);
+      const edgesDrawn = Number(
+        /(\d+) edges/.exec((await page.locator(".graph-count").textContent()) ?? "")?.[1],
+      );
+      expect(edgesDrawn).toBeGreaterThanOrEqual(hood.edges.length);
+      expect(await page.getByText("The server capped this neighbourhood").count()).toBe(0);
+    } finally {
+      await page.unroute(asked);
+      // The next tests start from the real neighbourhood, at the default size.
+      await page.reload();
+      await panel.getByRole("heading", { name: "澄州", exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    }
   }, 60_000);
 
   it("keeps the entity shown in the address: a reload shows it again, Back the one before", async () => {
@@ -757,6 +932,74 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       expect(await page.locator(".community-detail .legend li[data-faded]").textContent()).toMatch(
         /^neighbours outside it \(\d+\)$/,
       );
+    }
+  }, 60_000);
+
+  it("marks the view and the community shown as current, for screen readers", async () => {
+    const tree = page.getByRole("navigation", { name: "Community hierarchy" });
+    const picked = tree.locator("button.link.active");
+    await picked.waitFor();
+    expect(await picked.getAttribute("aria-current")).toBe("true");
+    expect(await tree.locator("button.link[aria-current]").count()).toBe(1);
+    expect(await page.getByRole("link", { name: "Communities" }).getAttribute("aria-current")).toBe("page");
+    expect(await page.locator("header nav a[aria-current]").count()).toBe(1);
+  });
+
+  it("filters the community tree by title, Chinese too, keeping each match under its ancestors", async () => {
+    const tree = page.getByRole("navigation", { name: "Community hierarchy" });
+    const items = await page.evaluate<Array<{ id: string; title: string; parent?: string | null }>>(
+      `fetch("/api/v1/graph/communities").then((r) => r.json()).then((body) => body.items)`,
+    );
+    const nested = items.find((item) => item.parent && /[\u4e00-\u9fff]/.test(item.title));
+    expect(nested).toBeDefined();
+    const { title, parent } = nested as { title: string; parent: string };
+    const rows = tree.locator(".tree-row button.link");
+    const filter = tree.getByLabel("Filter communities");
+    try {
+      await filter.fill(title);
+      await expect.poll(() => rows.count()).toBeLessThan(items.length);
+      const shown = await rows.allTextContents();
+      expect(shown).toContain(title);
+      expect(shown).toContain(items.find((item) => item.id === parent)?.title);
+      const matches = items.filter((item) =>
+        `${item.title}\n${item.id}`.toLowerCase().includes(title.toLowerCase()),
+      );
+      expect(await tree.locator("h2").textContent()).toBe(
+        `Communities (${matches.length} of ${items.length})`,
+      );
+      await filter.fill("no such community title");
+      await tree.getByText("No community title holds “no such community title”.").waitFor();
+      expect(await rows.count()).toBe(0);
+    } finally {
+      await filter.fill("");
+    }
+    await expect.poll(() => rows.count()).toBe(items.length);
+  }, 60_000);
+
+  it("says how many of a large community's members its graph draws", async () => {
+    const tree = page.getByRole("navigation", { name: "Community hierarchy" });
+    const id = await page.evaluate<string>(
+      `fetch("/api/v1/graph/communities").then((r) => r.json()).then((body) => body.items[0].id)`,
+    );
+    // The community answered with 30 members (real entities, so each one's neighbourhood is found).
+    const names = await page.evaluate<string[]>(
+      `fetch("/api/v1/graph/entities/popular?limit=30").then((r) => r.json()).then((body) => body.items.map((e) => e.name))`,
+    );
+    expect(names).toHaveLength(30);
+    const detail = (url: URL) => url.pathname === `/api/v1/graph/communities/${encodeURIComponent(id)}`;
+    await page.route(detail, async (route) => {
+      const real = await (await route.fetch()).json();
+      await route.fulfill({ json: { ...real, members: names } });
+    });
+    try {
+      await page.getByRole("link", { name: "Ask" }).click();
+      await page.goto(`${server.url}/#/communities?workspace=ws&community=${encodeURIComponent(id)}`);
+      await page.locator(".community-detail [data-testid=graph-canvas]").waitFor({ timeout: 30_000 });
+      await page.getByText("The graph draws the first 25 of the 30 members").waitFor({ timeout: 30_000 });
+      expect(await page.locator("article.report .chips button").count()).toBe(30);
+    } finally {
+      await page.unroute(detail);
+      await tree.locator("button.link").first().waitFor();
     }
   }, 60_000);
 
@@ -923,7 +1166,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
         .click();
       await expect.poll(() => new URL(page.url()).hash).toContain(`community=${other?.id}`);
       await page.locator("article.report h2").waitFor();
-      expect(await notice.count()).toBe(0);
+      // The address changes a render before the view reads it: the notice goes then.
+      await expect.poll(() => notice.count()).toBe(0);
     } finally {
       await page.unroute(retired);
     }
@@ -943,6 +1187,7 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
 
   it("stacks its views at phone width instead of covering or pushing controls off screen", async () => {
     await page.setViewportSize({ width: 375, height: 740 });
+    const listed = (url: URL) => url.pathname === "/api/v1/documents";
     try {
       const pageWidth = () => page.evaluate<number>("document.documentElement.scrollWidth");
       await page.getByRole("link", { name: "Graph" }).click();
@@ -958,11 +1203,28 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       await tree.locator("button.link").first().click();
       const report = await page.locator("article.report").boundingBox();
       expect(report?.width ?? 0).toBeGreaterThan(300);
+      // A Chinese title (breakable between any two characters) beside long metadata keeps a
+      // readable column: two lines, not a character or two a line.
+      const title = "明远基金会与江南银行的合作（第9号）";
+      const metadata = { source: "zh60.jsonl", format: "jsonl", line: 10, lang: "zh" };
+      await page.route(listed, (route) =>
+        route.fulfill({
+          json: { items: [{ id: "zh9", title, status: "indexed", chunks: 1, metadata }], total: 1 },
+        }),
+      );
       await page.getByRole("link", { name: "Documents" }).click();
-      await page.locator("table.documents tbody tr").first().waitFor();
+      const cell = page.locator("table.documents tbody tr", { hasText: title }).locator("td div").first();
+      await cell.waitFor();
       expect(await pageWidth()).toBeLessThanOrEqual(375);
+      const lines = await cell.evaluate((element) => {
+        const range = element.ownerDocument.createRange();
+        range.selectNodeContents(element);
+        return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+      });
+      expect(lines).toBeLessThanOrEqual(2);
       await shot("phone-documents");
     } finally {
+      await page.unroute(listed);
       await page.setViewportSize({ width: 1400, height: 900 });
     }
   }, 60_000);
@@ -1010,6 +1272,22 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 /** The node count the canvas prints ("12 nodes · 20 edges"). */
+/**
+ * A neighbourhood of `hub`, 60 core nodes and 599 leaves: 1,500 strong relationships among the
+ * core, then one weak one per leaf to the hub, strongest first as the server sends them.
+ */
+function largeNeighbourhood(hub: string) {
+  const node = (name: string) => ({ id: name, name, type: "concept", degree: 1, community: null });
+  const core = Array.from({ length: 60 }, (_, i) => `core ${i}`);
+  const leaves = Array.from({ length: 599 }, (_, i) => `leaf ${i}`);
+  const strong = core.flatMap((a, i) => core.slice(i + 1).map((b) => [a, b] as const)).slice(0, 1_500);
+  const edges = [
+    ...strong.map(([source, target]) => ({ source, target, weight: 10 })),
+    ...leaves.map((leaf) => ({ source: hub, target: leaf, weight: 1 })),
+  ].map((edge, i) => ({ id: `edge ${i}`, ...edge }));
+  return { nodes: [hub, ...core, ...leaves].map(node), edges };
+}
+
 async function nodeCount(page: Page): Promise<number> {
   const text = (await page.locator(".graph-count").textContent()) ?? "";
   return Number(/(\d+) nodes/.exec(text)?.[1] ?? 0);
@@ -1035,7 +1313,9 @@ describe("web app in Chromium against kgrag serve with API keys", () => {
   it("asks for the key, keeps it in localStorage and then loads the workspace", async () => {
     const page = await browser.newPage();
     await page.goto(server.url);
-    await page.getByText("This server needs an API key").waitFor();
+    await page.getByRole("alert").filter({ hasText: "This server needs an API key" }).waitFor();
+    // The field asked for has the focus: the key can be typed (or pasted) at once.
+    expect(await page.evaluate(`document.activeElement?.getAttribute("aria-label")`)).toBe("API key");
     await page.getByLabel("API key").fill("browser-key");
     await page.getByRole("button", { name: "Save key" }).click();
     await page.getByRole("heading", { name: /Documents \(0\)/ }).waitFor();

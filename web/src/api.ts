@@ -311,6 +311,20 @@ export function saveApiKey(key: string): void {
   else localStorage.removeItem(API_KEY_STORAGE);
 }
 
+/** The server's default cap on a neighbourhood's relationships (its graph.maxEdges). */
+const SERVER_MAX_EDGES = 10_000;
+/** Relationships asked for per node a neighbourhood may hold. */
+const EDGES_PER_NODE = 5;
+
+/**
+ * How many relationships to ask for with a neighbourhood of up to `maxNodes` entities: in
+ * proportion to them. The server keeps the strongest first, so a fixed 1,000 left 137 of a depth-2
+ * neighbourhood's 721 nodes without any edge drawn (and the graph called capped).
+ */
+export function edgeBudget(maxNodes: number): number {
+  return Math.min(SERVER_MAX_EDGES, maxNodes * EDGES_PER_NODE);
+}
+
 /** Workspace of every request; set by the workspace picker. */
 let currentWorkspace = "";
 export function useWorkspace(id: string): void {
@@ -465,7 +479,13 @@ export const api = {
     postJson(CuratedEnvelopeSchema, "/api/v1/entities/merge", { names: [into, ...others], into }).then(
       (r) => r.entity,
     ),
-  neighbourhood: (name: string, depth = 1, maxNodes = 200, maxEdges = 1000, signal?: AbortSignal) =>
+  neighbourhood: (
+    name: string,
+    depth = 1,
+    maxNodes = 200,
+    maxEdges = edgeBudget(maxNodes),
+    signal?: AbortSignal,
+  ) =>
     getJson(
       NeighbourhoodSchema,
       `/api/v1/graph/neighbourhood${query({ name, depth, maxNodes, maxEdges })}`,

@@ -137,7 +137,12 @@ function App() {
         <strong class="brand">kgrag</strong>
         <nav>
           {tabs.map(([view, label]) => (
-            <a key={view} href={routeHash(view)} class={route.view === view ? "active" : ""}>
+            <a
+              key={view}
+              href={routeHash(view)}
+              class={route.view === view ? "active" : ""}
+              aria-current={route.view === view ? "page" : undefined}
+            >
               {label}
             </a>
           ))}
@@ -165,6 +170,10 @@ function App() {
               type="password"
               aria-label="API key"
               placeholder="API key"
+              // Asked for, the key is the one thing to type: the field has the focus.
+              ref={(field) => {
+                if (field && needsKey && document.activeElement === document.body) field.focus();
+              }}
               value={keyDraft}
               onInput={(event) => setKeyDraft((event.target as HTMLInputElement).value)}
             />
@@ -179,7 +188,9 @@ function App() {
               The server refused the API key: {keyRefused}. Enter another above.
             </p>
           ) : (
-            <p class="error">This server needs an API key: enter it above.</p>
+            <p class="error" role="alert">
+              This server needs an API key: enter it above.
+            </p>
           ))}
         {loadError && <p class="error">Cannot reach the server: {loadError}</p>}
         {choice.unavailable && workspace && (

@@ -129,9 +129,11 @@ export class GraphReads {
       const start = entityKey(options.prefix);
       const all = await this.store.listEntities();
       // Names that start so come first, then names with a later word that does ("Okaf" finds
-      // "Ada Okafor"), each group by degree.
+      // "Ada Okafor"; Chinese and Japanese names have no spaces between their words, so any later
+      // place does: "科技" finds "青岚科技"), each group by degree.
       const whole = all.filter((e) => e.key.startsWith(start));
-      const byWord = all.filter((e) => !e.key.startsWith(start) && laterWordStarts(e.key, start));
+      const laterWord = unspacedScript(start) ? (key: string) => key.includes(start) : laterWordStarts;
+      const byWord = all.filter((e) => !e.key.startsWith(start) && laterWord(e.key, start));
       const rows = await this.rows([...whole, ...byWord]);
       const ranked = [
         ...rows.slice(0, whole.length).sort(byDegree),
@@ -375,6 +377,11 @@ export function mentionSpans(
     }
   }
   return spans.sort((a, b) => a.start - b.start);
+}
+
+/** Whether the text is in a script written without spaces between words (Han, kana). */
+function unspacedScript(text: string): boolean {
+  return /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(text);
 }
 
 /** A word after the first in `key` (after a space, hyphen, slash or full stop) starts with `start`. */

@@ -54,6 +54,15 @@ export function EntitySearch({ onPick }: { onPick(name: string): void }) {
       }}
       onKeyDown={(event) => {
         if (event.key === "Escape") close();
+        else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+          // The arrows walk the field and its suggestions (Tab and Enter still work as before).
+          const stops = [...event.currentTarget.querySelectorAll<HTMLElement>("input, .suggestion")];
+          const at = stops.indexOf(event.target as HTMLElement);
+          const next = stops[at + (event.key === "ArrowDown" ? 1 : -1)];
+          if (at < 0 || !next) return;
+          event.preventDefault();
+          next.focus();
+        }
       }}
       onSubmit={(event) => {
         event.preventDefault();

@@ -30,6 +30,33 @@ export function highlightPieces(text: string, highlight: PassageHighlight | unde
 
 type Range = { start: number; end: number };
 
+/** What an excerpt keeps of the text before its first mark: enough to read the mark in context. */
+const EXCERPT_LEAD_CHARS = 60;
+/** Where an excerpt may start: after a space or a (Latin or CJK) punctuation mark. */
+const EXCERPT_BREAK = /[\s,.;:!?，。、；：！？]/;
+
+/**
+ * The passage from a little before its first marked span on (`…` in front when cut), with the
+ * marks as ranges in the excerpt: a preview clamped to a few lines then shows the mention, which
+ * in a long passage would otherwise lie past what the preview shows.
+ */
+export function excerptAroundMark(
+  text: string,
+  highlight: PassageHighlight | undefined,
+): { text: string; highlight?: PassageHighlight } {
+  const marks = mergeRanges(highlight ? rangesOf(text, highlight) : []);
+  const first = marks[0];
+  if (!first || first.start <= EXCERPT_LEAD_CHARS) return { text, highlight };
+  const earliest = first.start - EXCERPT_LEAD_CHARS;
+  const breakAt = text.slice(earliest, first.start).search(EXCERPT_BREAK);
+  let start = breakAt < 0 ? earliest : earliest + breakAt + 1;
+  while (start < first.start && /\s/.test(text.charAt(start))) start += 1;
+  const prefix = "…";
+  const shift = prefix.length - start;
+  const ranges = marks.map((range) => ({ start: range.start + shift, end: range.end + shift }));
+  return { text: prefix + text.slice(start), highlight: { ranges } };
+}
+
 function rangesOf(text: string, highlight: PassageHighlight): Range[] {
   if ("ranges" in highlight) {
     return highlight.ranges.filter((r) => r.start >= 0 && r.end <= text.length && r.start < r.end);

@@ -177,17 +177,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
 
   return (
     <div class="graph-canvas">
-      {failure ? (
-        <p class="error">The graph view needs WebGL, which this browser does not offer: {failure}</p>
-      ) : (
-        <div
-          ref={container}
-          class="sigma-container"
-          data-testid="graph-canvas"
-          data-layout={layoutRunning ? "running" : "settled"}
-        />
-      )}
-      {/* No box at all over an empty graph (an entity not found, a cleared view). */}
+      {/* No legend at all for an empty graph (an entity not found, a cleared view). */}
       {(legend.length > 0 || fadedCount > 0) && (
         <ul class="legend" aria-label="Legend">
           {legend.slice(0, PALETTE_SIZE).map((entry) => {
@@ -214,6 +204,19 @@ export default function GraphCanvas(props: GraphCanvasProps) {
           )}
         </ul>
       )}
+      {/* The legend sits above the drawing, never over its nodes (a corner node's label was under it). */}
+      <div class="graph-stage">
+        {failure ? (
+          <p class="error">The graph view needs WebGL, which this browser does not offer: {failure}</p>
+        ) : (
+          <div
+            ref={container}
+            class="sigma-container"
+            data-testid="graph-canvas"
+            data-layout={layoutRunning ? "running" : "settled"}
+          />
+        )}
+      </div>
       <p class="muted small graph-count">
         {props.nodes.length} nodes · {props.edges.length} edges
       </p>

@@ -1,3 +1,4 @@
+import { useId } from "preact/hooks";
 import type { QueryContext, QueryResult, Reference } from "../api";
 import { useApp } from "../app-context";
 import { answerPieces, answerSources, referenceLabel } from "../components/citations";
@@ -30,6 +31,19 @@ export type ContextTabName = (typeof TABS)[number];
 export function AnswerPanel({ state, onTab }: { state: AnswerState; onTab: (tab: ContextTabName) => void }) {
   const { openPassage, navigate } = useApp();
   const tab = state.tab ?? "passages";
+  /** Ids tying each tab to the panel it shows (two answers side by side each have their own). */
+  const tabIds = useId();
+  const tabId = (name: ContextTabName) => `${tabIds}-tab-${name}`;
+  /** Arrows, Home and End move between the tabs (one Tab stop for the list, as tabs are read). */
+  const moveBetweenTabs = (event: KeyboardEvent) => {
+    const at = TABS.indexOf(tab);
+    const to = tabKeyTarget(event.key, at, TABS.length);
+    if (to === undefined) return;
+    event.preventDefault();
+    const name = TABS[to] as ContextTabName;
+    onTab(name);
+    document.getElementById(tabId(name))?.focus();
+  };
   const highlightTerms = termsOf(state.result);
   const chunks = state.context?.chunks ?? [];
   /** Opens a passage, from the context when it is there (chunk i is reference i + 1). */
@@ -140,13 +154,16 @@ export function AnswerPanel({ state, onTab }: { state: AnswerState; onTab: (tab:
       )}
       {context && (
         <div class="tabs">
-          <div role="tablist">
+          <div role="tablist" aria-label={`Context (${state.mode})`} onKeyDown={moveBetweenTabs}>
             {TABS.map((name) => (
               <button
                 type="button"
                 role="tab"
                 key={name}
+                id={tabId(name)}
                 aria-selected={tab === name}
+                aria-controls={`${tabIds}-panel`}
+                tabIndex={tab === name ? 0 : -1}
                 class={tab === name ? "active" : ""}
                 onClick={() => onTab(name)}
               >
@@ -154,17 +171,28 @@ export function AnswerPanel({ state, onTab }: { state: AnswerState; onTab: (tab:
               </button>
             ))}
           </div>
-          <ContextTab
-            context={context}
-            references={state.references}
-            tab={tab}
-            onPassage={(id) => openPassage(id, { terms: highlightTerms })}
-            onReport={openReport}
-          />
+          <div role="tabpanel" id={`${tabIds}-panel`} aria-labelledby={tabId(tab)}>
+            <ContextTab
+              context={context}
+              references={state.references}
+              tab={tab}
+              onPassage={(id) => openPassage(id, { terms: highlightTerms })}
+              onReport={openReport}
+            />
+          </div>
         </div>
       )}
     </section>
   );
+}
+
+/** The tab a key moves to from tab `at` of `count` (they wrap around), or none for other keys. */
+export function tabKeyTarget(key: string, at: number, count: number): number | undefined {
+  if (key === "ArrowRight") return (at + 1) % count;
+  if (key === "ArrowLeft") return (at - 1 + count) % count;
+  if (key === "Home") return 0;
+  if (key === "End") return count - 1;
+  return undefined;
 }
 
 function countOf(context: QueryContext, tab: ContextTabName): number {

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, type CommunityDetail, type CommunityItem } from "../api";
 import { useApp } from "../app-context";
 import { communityMeta } from "../components/community-meta";
+import { buildTree, filterTree, type TreeNode } from "../components/community-tree";
 import { errorText } from "../components/errors";
 import { ReportText } from "../components/ReportText";
 import type { GraphEdgeData, GraphNodeData } from "../graph/types";
@@ -13,23 +14,6 @@ const GraphCanvas = lazyComponent(() => import("../graph/GraphCanvas"));
 
 /** Members drawn with their neighbours; more would make one request per member past what helps reading. */
 const MEMBERS_ON_GRAPH = 25;
-
-interface TreeNode {
-  item: CommunityItem;
-  children: TreeNode[];
-}
-
-function buildTree(items: CommunityItem[]): TreeNode[] {
-  const nodes = new Map(items.map((item) => [item.id, { item, children: [] as TreeNode[] }]));
-  const roots: TreeNode[] = [];
-  for (const node of nodes.values()) {
-    const parent = node.item.parent ? nodes.get(node.item.parent) : undefined;
-    (parent ? parent.children : roots).push(node);
-  }
-  const bySize = (a: TreeNode, b: TreeNode) => b.item.size - a.item.size;
-  for (const node of nodes.values()) node.children.sort(bySize);
-  return roots.sort(bySize);
-}
 
 interface MembersGraph {
   nodes: GraphNodeData[];
@@ -59,6 +43,9 @@ export function CommunitiesView({ selected }: { selected?: string }) {
   const [detailFailure, setDetailFailure] = useState<string>();
   const [moved, setMoved] = useState<Moved>();
   const tree = useMemo(() => buildTree(items), [items]);
+  /** Words a community's title must hold to be listed (with its ancestors): thousands are too many to scroll. */
+  const [titleFilter, setTitleFilter] = useState("");
+  const shown = useMemo(() => filterTree(tree, titleFilter), [tree, titleFilter]);
 
   useEffect(() => {
     api
@@ -103,11 +90,29 @@ export function CommunitiesView({ selected }: { selected?: string }) {
   return (
     <div class="communities-view">
       <nav class="community-tree" aria-label="Community hierarchy">
-        <h2>Communities ({items.length})</h2>
+        <h2>
+          Communities ({shown.matches === undefined ? "" : `${shown.matches} of `}
+          {items.length})
+        </h2>
+        {items.length > 0 && (
+          <input
+            type="search"
+            class="tree-filter"
+            aria-label="Filter communities"
+            placeholder="Filter by title…"
+            value={titleFilter}
+            onInput={(event) => setTitleFilter((event.target as HTMLInputElement).value)}
+          />
+        )}
         {failure && <p class="error">{failure}</p>}
         {items.length === 0 && !failure && <p class="muted">No communities yet: index documents first.</p>}
+        {shown.matches === 0 && (
+          <p class="muted" role="status">
+            No community title holds “{titleFilter.trim()}”.
+          </p>
+        )}
         <Tree
-          nodes={tree}
+          nodes={shown.nodes}
           selected={selected}
           onSelect={(id) => navigate("communities", { community: id })}
         />
@@ -134,6 +139,12 @@ export function CommunitiesView({ selected }: { selected?: string }) {
                 fadedLabel="neighbours outside it"
               />
             )}
+            {graph.nodes.length > 0 && detail.members.length > MEMBERS_ON_GRAPH && (
+              <p class="muted small">
+                The graph draws the first {MEMBERS_ON_GRAPH} of the {detail.members.length} members with their
+                neighbours; all of them are listed below.
+              </p>
+            )}
           </CommunityReport>
         )}
       </section>
@@ -141,7 +152,7 @@ export function CommunitiesView({ selected }: { selected?: string }) {
   );
 }
 
-function Tree(props: { nodes: TreeNode[]; selected?: string; onSelect(id: string): void }) {
+function Tree(props: { nodes: TreeNode<CommunityItem>[]; selected?: string; onSelect(id: string): void }) {
   return (
     <ul class="tree">
       {props.nodes.map((node) => (
@@ -151,6 +162,7 @@ function Tree(props: { nodes: TreeNode[]; selected?: string; onSelect(id: string
             <button
               type="button"
               class={`link${props.selected === node.item.id ? " active" : ""}`}
+              aria-current={props.selected === node.item.id ? "true" : undefined}
               title={node.item.title || node.item.id}
               onClick={() => props.onSelect(node.item.id)}
             >

@@ -42,6 +42,17 @@ export function DocumentsView() {
   const busy = useRef(new Set<string>());
   const [busyDocs, setBusyDocs] = useState<ReadonlySet<string>>(new Set());
   const fileInput = useRef<HTMLInputElement>(null);
+  const tableSection = useRef<HTMLElement>(null);
+
+  /**
+   * Shows another page from its first row: the pager is under the table, and the page scrolled
+   * down to it would otherwise show the new page's last rows.
+   */
+  const turnPage = (to: number) => {
+    setOffset(to);
+    const section = tableSection.current;
+    if (section && section.getBoundingClientRect().top < 0) section.scrollIntoView({ block: "start" });
+  };
 
   // The page for the latest filter only: a new one (each letter typed) aborts the request before,
   // whose answer could otherwise arrive last and show an older filter's rows.
@@ -248,7 +259,7 @@ export function DocumentsView() {
           )}
         </section>
       )}
-      <section aria-label="Documents">
+      <section aria-label="Documents" ref={tableSection}>
         <div class="toolbar">
           <h2>
             Documents ({total}
@@ -296,7 +307,7 @@ export function DocumentsView() {
           <tbody>
             {documents.map((doc) => (
               <tr key={doc.id} data-document-id={doc.id}>
-                <td>
+                <td class="doc-title">
                   <div>{doc.title || doc.id}</div>
                   <div class="muted small">{doc.id}</div>
                 </td>
@@ -312,12 +323,19 @@ export function DocumentsView() {
                 </td>
                 <td class="small">{doc.updatedAt ? new Date(doc.updatedAt).toLocaleString() : ""}</td>
                 <td class="actions">
-                  <button type="button" disabled={busyDocs.has(doc.id)} onClick={() => reindex(doc)}>
+                  {/* Named with the document: a screen reader's list of buttons says which one each is. */}
+                  <button
+                    type="button"
+                    aria-label={`Re-index ${doc.title || doc.id}`}
+                    disabled={busyDocs.has(doc.id)}
+                    onClick={() => reindex(doc)}
+                  >
                     Re-index
                   </button>
                   <button
                     type="button"
                     class="danger"
+                    aria-label={`Delete ${doc.title || doc.id}`}
                     disabled={busyDocs.has(doc.id)}
                     onClick={() => remove(doc)}
                   >
@@ -334,7 +352,7 @@ export function DocumentsView() {
             <button
               type="button"
               disabled={offset === 0}
-              onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
+              onClick={() => turnPage(Math.max(0, offset - PAGE_SIZE))}
             >
               Previous
             </button>
@@ -344,7 +362,7 @@ export function DocumentsView() {
             <button
               type="button"
               disabled={offset + PAGE_SIZE >= total}
-              onClick={() => setOffset(offset + PAGE_SIZE)}
+              onClick={() => turnPage(offset + PAGE_SIZE)}
             >
               Next
             </button>

@@ -1,10 +1,11 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type EntityDetail } from "../api";
 import { useApp } from "../app-context";
 import { Description } from "../components/Description";
 import { EntityCuration } from "../components/EntityCuration";
 import { errorText } from "../components/errors";
 import { HighlightedText } from "../components/HighlightedText";
+import { excerptAroundMark } from "../components/highlight";
 import { routeHash } from "../route";
 
 /** Side panel: an entity's description, type, relationships and source passages (mentions marked). */
@@ -24,6 +25,14 @@ export function EntityPanel({
   const { openPassage } = useApp();
   const [detail, setDetail] = useState<EntityDetail>();
   const [failure, setFailure] = useState<string>();
+  const heading = useRef<HTMLHeadingElement>(null);
+
+  // The control that picked this entity (a suggestion, a relationship of the entity before) is
+  // gone with the list it was in: the focus, left nowhere, comes to this panel's heading, so the
+  // keyboard goes on from here instead of from the top of the page.
+  useEffect(() => {
+    if (!document.activeElement || document.activeElement === document.body) heading.current?.focus();
+  }, []);
 
   useEffect(() => {
     setDetail(undefined);
@@ -47,7 +56,9 @@ export function EntityPanel({
   const entityName = detail?.entity.name ?? name;
   return (
     <aside class="side-panel" aria-label="Entity details">
-      <h2>{entityName}</h2>
+      <h2 ref={heading} tabIndex={-1}>
+        {entityName}
+      </h2>
       {failure && <p class="error">{failure}</p>}
       {!detail && !failure && <p class="muted">Loading…</p>}
       {detail && (
@@ -91,6 +102,8 @@ export function EntityPanel({
           <ul class="sources">
             {detail.sources.map((source) => {
               const highlight = source.mentions?.length ? { ranges: source.mentions } : { terms: [name] };
+              // The preview shows a few lines: from just before the mention, so it is among them.
+              const preview = excerptAroundMark(source.text, highlight);
               return (
                 <li key={source.chunkId}>
                   <button
@@ -102,7 +115,7 @@ export function EntityPanel({
                   >
                     <strong class="small">{source.title || source.documentId}</strong>
                     <span class="snippet">
-                      <HighlightedText text={source.text} highlight={highlight} />
+                      <HighlightedText text={preview.text} highlight={preview.highlight} />
                     </span>
                   </button>
                 </li>
