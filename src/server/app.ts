@@ -13,7 +13,14 @@ import { packagePath } from "../util/paths.js";
 import { findKey, presentedKey, requireApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";
 import { allowedOrigin, corsOptions } from "./cors.js";
-import { ApiError, errorBody, handleError, ollamaErrorBody, unsupportedMediaType } from "./errors.js";
+import {
+  ApiError,
+  errorBody,
+  handleError,
+  isOllamaPath,
+  ollamaErrorBody,
+  unsupportedMediaType,
+} from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
 import { cypherRoutes } from "./routes/cypher.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -21,7 +28,7 @@ import { entityRoutes } from "./routes/entities.js";
 import { graphRoutes } from "./routes/graph.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { metaRoutes } from "./routes/meta.js";
-import { isOllamaPath, ollamaRoutes } from "./routes/ollama.js";
+import { ollamaRoutes } from "./routes/ollama.js";
 import { queryRoutes } from "./routes/query.js";
 import { type ServerConfigInput, serverConfigFrom } from "./server-config.js";
 import { WorkspaceRegistry, workspaceFolders } from "./workspaces.js";

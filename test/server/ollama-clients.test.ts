@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { runQuery } from "../../src/query/query-engine.js";
+import {
+  ATLAS_DOCS,
+  json,
+  offlineWorkspace,
+  type Running,
+  removeAll,
+  startServer,
+  tempDir,
+} from "../support/server.js";
+
+// The requests Ollama's clients send as they send them (Open WebUI, ollama-js and -python, the
+// ollama CLI), and the fields of the replies they read.
+
+const dirs: string[] = [];
+let running: Running;
+
+beforeAll(async () => {
+  const dir = await tempDir("ollama-clients");
+  dirs.push(dir);
+  await offlineWorkspace(dir, ATLAS_DOCS);
+  running = await startServer({ workspaces: [dir] });
+}, 60_000);
+
+afterAll(async () => {
+  await running?.stop();
+  await removeAll(dirs);
+});
+
+// No content type: what Ollama's own clients and `curl -d` send.
+const post = (path: string, body: unknown) =>
+  fetch(`${running.url}${path}`, { method: "POST", body: JSON.stringify(body) });
+
+type Line = Record<string, unknown>;
+
+async function ndjson(response: Response): Promise<Line[]> {
+  expect(response.headers.get("content-type")).toMatch(/application\/x-ndjson/);
+  return (await response.text())
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Line);
+}
+
+/** The statistics on the last object, every one a number: typed clients fail on a missing one. */
+const STATISTICS = {
+  total_duration: expect.any(Number),
+  load_duration: expect.any(Number),
+  prompt_eval_count: expect.any(Number),
+  prompt_eval_duration: expect.any(Number),
+  eval_count: expect.any(Number),
+  eval_duration: expect.any(Number),
+};
+
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+
+const queriesRun = () => vi.spyOn(running.server.context.registry.all[0]!.queries, "run");
+
+describe("kgrag serve: Ollama's /api/generate", () => {
+  it("answers a prompt as the question, streamed as `response` pieces then the statistics", async () => {
+    const lines = await ndjson(
+      await post("/api/generate", {
+        model: "kgrag:latest",
+        prompt: "/naive Who founded Lumen Robotics?",
+        system: "Answer briefly.",
+        options: { temperature: 0, num_ctx: 4096 },
+        keep_alive: "5m",
+      }),
+    );
+    for (const line of lines.slice(0, -1))
+      expect(line).toEqual({
+        model: "kgrag:latest",
+        created_at: expect.stringMatching(ISO_TIME),
+        response: expect.any(String),
+        done: false,
+      });
+    expect(lines.at(-1)).toEqual({
+      model: "kgrag:latest",
+      created_at: expect.stringMatching(ISO_TIME),
+      response: "",
+      done: true,
+      done_reason: "stop",
+      ...STATISTICS,
+    });
+    const text = lines.map((l) => l.response).join("");
+    const naive = await runQuery(
+      running.server.context.registry.all[0]!.kgrag.services,
+      "Who founded Lumen Robotics?",
+      { mode: "naive" },
+    );
+    expect(text.startsWith(naive.answer.trimEnd())).toBe(true);
+    expect(text).toMatch(/Sources:\n\[1\] /);
+  });
+
+  it("answers in one object when not streaming, and refuses what Ollama's chat refuses", async () => {
+    const response = await post("/api/generate", {
+      model: "kgrag",
+      prompt: "Where is Lumen Robotics?",
+      stream: false,
+    });
+    expect(response.headers.get("content-type")).toMatch(/application\/json/);
+    const answer = await json(response);
+    expect(answer).toEqual({
+      model: "kgrag",
+      created_at: expect.stringMatching(ISO_TIME),
+      response: expect.stringMatching(/Sources:\n\[1\] /),
+      done: true,
+      done_reason: "stop",
+      ...STATISTICS,
+    });
+    const unknown = await post("/api/generate", { model: "llama3.2", prompt: "Who?" });
+    expect(unknown.status).toBe(404);
+    expect(await json(unknown)).toEqual({ error: "model 'llama3.2' not found" });
+    const prefixOnly = await post("/api/generate", { model: "kgrag", prompt: "/local " });
+    expect(prefixOnly.status).toBe(400);
+    expect(await json(prefixOnly)).toEqual({ error: expect.stringMatching(/no question/) });
+  });
+});
+
+describe("kgrag serve: Ollama's load and unload requests", () => {
+  it("answers an empty chat or prompt as loaded, or unloaded with keep_alive 0, asking nothing", async () => {
+    const ask = queriesRun();
+    try {
+      const cases: [string, Record<string, unknown>, string][] = [
+        ["/api/chat", { model: "kgrag:latest", messages: [] }, "load"],
+        ["/api/chat", { model: "kgrag:latest", messages: [], keep_alive: 0 }, "unload"],
+        ["/api/chat", { model: "kgrag:latest", messages: [], keep_alive: "0s" }, "unload"],
+        ["/api/chat", { model: "kgrag:latest", messages: [], keep_alive: "10m" }, "load"],
+        ["/api/generate", { model: "kgrag:latest" }, "load"],
+        // Open WebUI's "unload" sends this.
+        ["/api/generate", { model: "kgrag:latest", prompt: "", keep_alive: 0 }, "unload"],
+        ["/api/generate", { model: "kgrag:latest", keep_alive: "0" }, "unload"],
+      ];
+      for (const [path, body, reason] of cases) {
+        const response = await post(path, body);
+        expect(response.status, JSON.stringify(body)).toBe(200);
+        const empty =
+          path === "/api/chat" ? { message: { role: "assistant", content: "" } } : { response: "" };
+        expect(await json(response), JSON.stringify(body)).toEqual({
+          model: "kgrag:latest",
+          created_at: expect.stringMatching(ISO_TIME),
+          ...empty,
+          done: true,
+          done_reason: reason,
+        });
+      }
+      expect(ask).not.toHaveBeenCalled();
+    } finally {
+      ask.mockRestore();
+    }
+    // A model kgrag does not serve is not found, loading or not.
+    const unknown = await post("/api/chat", { model: "llama3.2", messages: [] });
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("kgrag serve: Ollama's /api/ps", () => {
+  it("lists the served models as running, with the fields of Ollama's own list", async () => {
+    const response = await fetch(`${running.url}/api/ps`);
+    expect(response.status).toBe(200);
+    const { models } = (await json(response)) as { models: Line[] };
+    expect(models).toEqual([
+      {
+        name: "kgrag:latest",
+        model: "kgrag:latest",
+        modified_at: expect.stringMatching(ISO_TIME),
+        size: 0,
+        digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+        details: expect.objectContaining({ family: "kgrag" }),
+        expires_at: expect.stringMatching(ISO_TIME),
+        size_vram: 0,
+      },
+    ]);
+  });
+});
+
+describe("kgrag serve: Ollama's /api/chat as Open WebUI sends it", () => {
+  // A system prompt, the history with an assistant turn that called a tool (no content), a user
+  // turn with an image, Ollama's options: kgrag takes the last user message as the question.
+  const openWebUiBody = (stream: boolean) => ({
+    model: "kgrag:latest",
+    messages: [
+      { role: "system", content: "You are a helpful assistant." },
+      { role: "user", content: "Tell me about Lumen Robotics." },
+      { role: "assistant", tool_calls: [{ function: { name: "search", arguments: {} } }] },
+      { role: "tool", content: "[]" },
+      { role: "assistant", content: "It builds warehouse robots." },
+      { role: "user", content: "/local Who founded Lumen Robotics?", images: ["iVBORw0KGgo="] },
+    ],
+    stream,
+    options: { temperature: 0.8, num_ctx: 2048 },
+    keep_alive: "5m",
+    format: "",
+  });
+
+  it("answers, the last object carrying every statistic, streamed or not", async () => {
+    const lines = await ndjson(await post("/api/chat", openWebUiBody(true)));
+    expect(lines.at(-1)).toEqual({
+      model: "kgrag:latest",
+      created_at: expect.stringMatching(ISO_TIME),
+      message: { role: "assistant", content: "" },
+      done: true,
+      done_reason: "stop",
+      ...STATISTICS,
+    });
+    expect(lines.map((l) => (l.message as { content: string }).content).join("")).toMatch(/Sources:\n\[1\] /);
+    const single = await json(await post("/api/chat", openWebUiBody(false)));
+    expect(single).toEqual({
+      model: "kgrag:latest",
+      created_at: expect.stringMatching(ISO_TIME),
+      message: { role: "assistant", content: expect.stringMatching(/Sources:\n\[1\] /) },
+      done: true,
+      done_reason: "stop",
+      ...STATISTICS,
+    });
+  });
+
+  it("puts the statistics on the last object of a notice too (a /prefix that names no mode)", async () => {
+    const body = { model: "kgrag", messages: [{ role: "user", content: "/foo Who?" }] };
+    const lines = await ndjson(await post("/api/chat", body));
+    expect(lines.at(-1)).toMatchObject({ done: true, done_reason: "stop", ...STATISTICS });
+    const single = await json(await post("/api/chat", { ...body, stream: false }));
+    expect(single).toMatchObject({ done: true, done_reason: "stop", ...STATISTICS });
+    expect((single.message as { content: string }).content).toMatch(/"\/foo" is not a query mode/);
+  });
+});
