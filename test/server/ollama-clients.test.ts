@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runQuery } from "../../src/query/query-engine.js";
+import { childEnv } from "../support/cli-child.js";
+import {
+  type ScriptedServer,
+  scriptByStage,
+  startScriptedOpenAI,
+} from "../support/scripted-openai-server.js";
 import {
   ATLAS_DOCS,
   json,
@@ -15,16 +21,39 @@ import {
 
 const dirs: string[] = [];
 let running: Running;
+let withModel: Running;
+let model: ScriptedServer;
+
+const TITLE = '{"title": "🤖 Lumen Robotics founder"}';
+const ANSWER = "Mara Okafor founded Lumen Robotics [1].";
 
 beforeAll(async () => {
-  const dir = await tempDir("ollama-clients");
-  dirs.push(dir);
-  await offlineWorkspace(dir, ATLAS_DOCS);
-  running = await startServer({ workspaces: [dir] });
+  const [offline, modelled] = [await tempDir("ollama-clients"), await tempDir("ollama-clients-llm")];
+  dirs.push(offline, modelled);
+  await offlineWorkspace(offline, ATLAS_DOCS);
+  await offlineWorkspace(modelled, ATLAS_DOCS);
+  running = await startServer({ workspaces: [offline] });
+  model = await startScriptedOpenAI({
+    chat: scriptByStage({
+      keywords: {
+        content: '{"high_level_keywords": ["founding"], "low_level_keywords": ["Lumen Robotics"]}',
+      },
+      answer: (call) =>
+        String(call.body.messages?.at(-1)?.content).startsWith("### Task:")
+          ? { content: TITLE }
+          : { content: ANSWER },
+    }),
+  });
+  withModel = await startServer({
+    workspaces: [modelled],
+    env: childEnv({ KGRAG_LLM_BASE_URL: model.baseURL, KGRAG_LLM_API_KEY: "k", KGRAG_LLM_MODEL: "scripted" }),
+  });
 }, 60_000);
 
 afterAll(async () => {
   await running?.stop();
+  await withModel?.stop();
+  await model?.close();
   await removeAll(dirs);
 });
 
@@ -222,5 +251,62 @@ describe("kgrag serve: Ollama's /api/chat as Open WebUI sends it", () => {
     const single = await json(await post("/api/chat", { ...body, stream: false }));
     expect(single).toMatchObject({ done: true, done_reason: "stop", ...STATISTICS });
     expect((single.message as { content: string }).content).toMatch(/"\/foo" is not a query mode/);
+  });
+});
+
+describe("kgrag serve: Open WebUI's errands (title, tags, follow-ups)", () => {
+  // The shape of Open WebUI's task prompts, sent to the chat's own model after each answer.
+  const titleTask =
+    "### Task:\nGenerate a concise, 3-5 word title with an emoji summarizing the chat history.\n" +
+    '### Output:\nJSON format: { "title": "your concise title here" }\n### Chat History:\n<chat_history>\n' +
+    "USER: Who founded Lumen Robotics?\nASSISTANT: Mara Okafor founded it [1].\n</chat_history>";
+  const chatTask = (url: string) =>
+    fetch(`${url}/api/chat`, {
+      method: "POST",
+      body: JSON.stringify({
+        model: "kgrag:latest",
+        messages: [{ role: "user", content: titleTask }],
+        stream: false,
+      }),
+    });
+
+  it("offline, answers them with an empty JSON object (the client keeps its own title), asking nothing", async () => {
+    const ask = queriesRun();
+    try {
+      expect(await json(await chatTask(running.url))).toMatchObject({
+        message: { role: "assistant", content: "{}" },
+        done: true,
+        done_reason: "stop",
+        ...STATISTICS,
+      });
+      const generated = await json(
+        await post("/api/generate", { model: "kgrag", prompt: titleTask, stream: false }),
+      );
+      expect(generated).toMatchObject({ response: "{}", done: true });
+      expect(ask).not.toHaveBeenCalled();
+    } finally {
+      ask.mockRestore();
+    }
+  });
+
+  it("with a chat model, has the model do them alone, the prompt as sent, with no retrieval or sources", async () => {
+    const before = model.requests.length;
+    const answer = await json(await chatTask(withModel.url));
+    expect((answer.message as { content: string }).content).toBe(TITLE);
+    const calls = model.requests.slice(before);
+    expect(calls.map((r) => r.stage)).toEqual(["answer"]);
+    // A question still goes through the graph.
+    const asked = await json(
+      await fetch(`${withModel.url}/api/chat`, {
+        method: "POST",
+        body: JSON.stringify({
+          messages: [{ role: "user", content: "Who founded Lumen Robotics?" }],
+          stream: false,
+        }),
+      }),
+    );
+    expect((asked.message as { content: string }).content).toMatch(
+      /^Mara Okafor founded Lumen Robotics \[1\]\.\n\nSources:\n\[1\] /,
+    );
   });
 });

@@ -6,8 +6,10 @@ import type { HistoryMessage } from "../../query/options.js";
 import { QUERY_MODES, type QueryMode } from "../../query/options.js";
 import type { ServerContext } from "../context.js";
 import { badRequest, ollamaErrorBody } from "../errors.js";
+import { clientGoneSignal } from "../queries/query-limits.js";
 import { workspaceOf } from "../request-workspace.js";
 import type { ServedWorkspace, WorkspaceRegistry } from "../workspaces.js";
+import { doClientTask, isClientTask } from "./client-tasks.js";
 import {
   chatFrame,
   generateFrame,
@@ -307,8 +309,11 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   );
 }
 
-/** Asks the message (its /mode prefix read) on the workspace, or answers a prefix naming no mode. */
-function answer(
+/**
+ * Asks the message (its /mode prefix read) on the workspace, or answers a prefix naming no mode, or
+ * does a client's errand (a title...) with the chat model alone.
+ */
+async function answer(
   request: FastifyRequest,
   reply: FastifyReply,
   workspace: ServedWorkspace,
@@ -317,6 +322,10 @@ function answer(
   stream: boolean,
   frame: OllamaFrame,
 ) {
+  if (isClientTask(message)) {
+    const done = await doClientTask(workspace.kgrag.services, message, clientGoneSignal(reply));
+    return sendNotice(reply, frame, done, stream);
+  }
   const { mode, question, unknownPrefix } = modeAndQuestion(message);
   if (!question) throw badRequest("The message holds no question (after its /mode prefix, if any)");
   // Answered, not refused: an Ollama client shows an answer, and may hide an error's body.
