@@ -29,6 +29,7 @@ import { graphRoutes } from "./routes/graph.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { metaRoutes } from "./routes/meta.js";
 import { ollamaRoutes } from "./routes/ollama.js";
+import { openAiRoutes } from "./routes/openai.js";
 import { queryRoutes } from "./routes/query.js";
 import { type ServerConfigInput, serverConfigFrom } from "./server-config.js";
 import { WorkspaceRegistry, workspaceFolders } from "./workspaces.js";
@@ -174,6 +175,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   await entityRoutes(app, ctx);
   await cypherRoutes(app, ctx);
   await ollamaRoutes(app, ctx);
+  await openAiRoutes(app, ctx);
   await serveWebApp(app, config.webDir ?? packagePath("web/dist"));
 }
 
@@ -250,7 +252,7 @@ async function serveWebApp(app: FastifyInstance, dir: string): Promise<void> {
   await app.register(fastifyStatic, { root: dir, prefix: "/", wildcard: false });
   app.get("/*", { schema: { hide: true } }, (request, reply) => {
     const path = request.url.split("?")[0] ?? "/";
-    if (path.startsWith("/api/")) {
+    if (path.startsWith("/api/") || path.startsWith("/v1/")) {
       void reply.status(404).send(noRouteBody(request.method, path));
       return;
     }

@@ -1,3 +1,4 @@
+import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runQuery } from "../../src/query/query-engine.js";
 import { childEnv } from "../support/cli-child.js";
@@ -308,5 +309,69 @@ describe("kgrag serve: Open WebUI's errands (title, tags, follow-ups)", () => {
     expect((asked.message as { content: string }).content).toMatch(
       /^Mara Okafor founded Lumen Robotics \[1\]\.\n\nSources:\n\[1\] /,
     );
+  });
+});
+
+describe("kgrag serve: OpenAI's chat completions (/v1), through OpenAI's own client", () => {
+  const client = () => new OpenAI({ baseURL: `${running.url}/v1`, apiKey: "none", maxRetries: 0 });
+  const question = "/naive Who founded Lumen Robotics?";
+
+  it("lists the models of /api/tags and answers as /api/chat does, whole or streamed", async () => {
+    const models = await client().models.list();
+    expect(models.data.map((m) => m.id)).toEqual(["kgrag:latest"]);
+    const naive = await runQuery(
+      running.server.context.registry.all[0]!.kgrag.services,
+      "Who founded Lumen Robotics?",
+      { mode: "naive" },
+    );
+    const messages = [
+      { role: "system" as const, content: "You are a helpful assistant." },
+      { role: "user" as const, content: [{ type: "text" as const, text: question }] },
+    ];
+    const whole = await client().chat.completions.create({ model: "kgrag:latest", messages });
+    expect(whole).toMatchObject({ object: "chat.completion", model: "kgrag:latest" });
+    expect(whole.choices).toEqual([
+      { index: 0, message: { role: "assistant", content: expect.any(String) }, finish_reason: "stop" },
+    ]);
+    expect(whole.usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+    const text = whole.choices[0]?.message.content ?? "";
+    expect(text.startsWith(naive.answer.trimEnd())).toBe(true);
+    expect(text).toMatch(/Sources:\n\[1\] /);
+
+    const chunks = await client().chat.completions.create({
+      model: "kgrag:latest",
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let streamed = "";
+    const finishes: (string | null)[] = [];
+    let usage: unknown;
+    for await (const chunk of chunks) {
+      for (const choice of chunk.choices) {
+        streamed += choice.delta.content ?? "";
+        finishes.push(choice.finish_reason);
+      }
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(streamed).toBe(text);
+    expect(finishes.at(-1)).toBe("stop");
+    expect(usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+  });
+
+  it("refuses an unknown model and a conversation without a user message as OpenAI's client reads errors", async () => {
+    const unknown = client().chat.completions.create({
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "Who?" }],
+    });
+    await expect(unknown).rejects.toMatchObject({ status: 404, message: expect.stringMatching(/gpt-4o/) });
+    const noUser = client().chat.completions.create({
+      model: "kgrag",
+      messages: [{ role: "system", content: "Who?" }],
+    });
+    await expect(noUser).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/no user message/),
+    });
   });
 });

@@ -90,6 +90,11 @@ describe("kgrag serve: API keys", () => {
         { method: "POST", body: JSON.stringify({ messages: [{ role: "user", content: "Who?" }] }) },
       ],
       ["/api/generate", { method: "POST", body: JSON.stringify({ prompt: "Who?" }) }],
+      ["/v1/models", {}],
+      [
+        "/v1/chat/completions",
+        { method: "POST", body: JSON.stringify({ messages: [{ role: "user", content: "Who?" }] }) },
+      ],
       ["/openapi.json", {}],
     ];
     for (const [path, init] of routes) {

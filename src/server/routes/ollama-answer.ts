@@ -83,46 +83,71 @@ export function answerWithSources(result: QueryResult): string {
   return `${result.answer.trimEnd()}\n\nSources:\n${lines.join("\n")}`;
 }
 
-/** A text kgrag answers itself (no query ran): one object, or as a stream its text then the last object. */
-export function sendNotice(reply: FastifyReply, frame: OllamaFrame, text: string, stream: boolean) {
-  if (!stream) return { ...frame(text, true), done_reason: "stop", ...usageFields() };
-  const last = { ...frame("", true), done_reason: "stop", ...usageFields() };
-  return reply
-    .type("application/x-ndjson")
-    .send(`${JSON.stringify(frame(text, false))}\n${JSON.stringify(last)}\n`);
+/**
+ * How a route words an answer: whole in one body, or as a stream of pieces then an end (Ollama's
+ * NDJSON, OpenAI's server-sent events). `result` is absent for a text kgrag answered itself.
+ */
+export interface AnswerFormat {
+  whole(text: string, result?: QueryResult): unknown;
+  streamType: string;
+  piece(text: string): string;
+  end(result?: QueryResult): string;
+  failure(message: string): string;
 }
 
-export interface OllamaQuestion {
+/** Ollama's: NDJSON objects around the text, the last one with the statistics; a failure is `{error}`. */
+export function ollamaFormat(frame: OllamaFrame): AnswerFormat {
+  const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+  const last = (text: string, result?: QueryResult) => ({
+    ...frame(text, true),
+    done_reason: "stop",
+    ...usageFields(result),
+  });
+  return {
+    whole: last,
+    streamType: "application/x-ndjson",
+    piece: (text) => line(frame(text, false)),
+    end: (result) => line(last("", result)),
+    failure: (message) => line(ollamaErrorBody(message)),
+  };
+}
+
+/** A text kgrag answers itself (no query ran): whole, or as a stream of one piece and the end. */
+export function sendNotice(reply: FastifyReply, format: AnswerFormat, text: string, stream: boolean) {
+  if (!stream) return format.whole(text);
+  return reply.type(format.streamType).send(format.piece(text) + format.end());
+}
+
+export interface AskedQuestion {
   question: string;
   mode: QueryMode;
   history: HistoryMessage[];
 }
 
 /**
- * Answers a question on the workspace as Ollama would: one object (stream false), or NDJSON, the
- * answer's tokens as the model writes them (the whole answer at once offline), then its sources,
- * then the last object with the statistics. A failure once the stream has opened is its last line,
- * `{error}`, as Ollama sends one.
+ * Answers a question on the workspace: whole, or streamed, the answer's tokens as the model writes
+ * them (the whole answer at once offline), then its sources, then the end. A failure once the
+ * stream has opened is its last piece, as the format words one.
  */
 export async function sendAnswer(
   request: FastifyRequest,
   reply: FastifyReply,
   workspace: ServedWorkspace,
-  asked: OllamaQuestion,
+  asked: AskedQuestion,
+  format: AnswerFormat,
   stream: boolean,
-  frame: OllamaFrame,
 ) {
   const { queries } = workspace;
   const options = { mode: asked.mode, history: asked.history };
   const call = { clientGone: clientGoneSignal(reply) };
   if (!stream) {
     const result = await queries.run(asked.question, options, {}, call);
-    return { ...frame(answerWithSources(result), true), done_reason: "stop", ...usageFields(result) };
+    return format.whole(answerWithSources(result), result);
   }
   reply.hijack();
-  reply.raw.writeHead(200, { ...headersOf(reply.getHeaders()), "content-type": "application/x-ndjson" });
-  const write = (value: unknown) => {
-    if (!reply.raw.destroyed) reply.raw.write(`${JSON.stringify(value)}\n`);
+  reply.raw.writeHead(200, { ...headersOf(reply.getHeaders()), "content-type": format.streamType });
+  const write = (text: string) => {
+    if (!reply.raw.destroyed) reply.raw.write(text);
   };
   let streamed = false;
   try {
@@ -132,16 +157,16 @@ export async function sendAnswer(
       {
         onToken: (text) => {
           streamed = true;
-          write(frame(text, false));
+          write(format.piece(text));
         },
       },
       call,
     );
     const rest = streamed ? answerWithSources(result).slice(result.answer.length) : answerWithSources(result);
-    if (rest) write(frame(rest, false));
-    write({ ...frame("", true), done_reason: "stop", ...usageFields(result) });
+    if (rest) write(format.piece(rest));
+    write(format.end(result));
   } catch (error) {
-    write(ollamaErrorBody(streamFailure(request, error, "query_failed").error.message));
+    write(format.failure(streamFailure(request, error, "query_failed").error.message));
   }
   reply.raw.end();
   return undefined;

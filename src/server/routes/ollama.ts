@@ -11,11 +11,12 @@ import { workspaceOf } from "../request-workspace.js";
 import type { ServedWorkspace, WorkspaceRegistry } from "../workspaces.js";
 import { doClientTask, isClientTask } from "./client-tasks.js";
 import {
+  type AnswerFormat,
   chatFrame,
   generateFrame,
   KeepAliveSchema,
   loadReply,
-  type OllamaFrame,
+  ollamaFormat,
   sendAnswer,
   sendNotice,
 } from "./ollama-answer.js";
@@ -283,7 +284,8 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
           (m): m is { role: "user" | "assistant"; content: string } =>
             (m.role === "user" || m.role === "assistant") && m.content.trim() !== "",
         );
-      return answer(request, reply, workspace, messages[lastUser]?.content ?? "", history, stream, frame);
+      const message = messages[lastUser]?.content ?? "";
+      return answer(request, reply, workspace, message, history, ollamaFormat(frame), stream);
     },
   );
 
@@ -304,7 +306,7 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
       if (!workspace) return modelNotFound(reply, model);
       const frame = generateFrame(model);
       if (prompt.trim() === "") return loadReply(frame, keep_alive);
-      return answer(request, reply, workspace, prompt, [], stream, frame);
+      return answer(request, reply, workspace, prompt, [], ollamaFormat(frame), stream);
     },
   );
 }
@@ -313,22 +315,22 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
  * Asks the message (its /mode prefix read) on the workspace, or answers a prefix naming no mode, or
  * does a client's errand (a title...) with the chat model alone.
  */
-async function answer(
+export async function answer(
   request: FastifyRequest,
   reply: FastifyReply,
   workspace: ServedWorkspace,
   message: string,
   history: HistoryMessage[],
+  format: AnswerFormat,
   stream: boolean,
-  frame: OllamaFrame,
 ) {
   if (isClientTask(message)) {
     const done = await doClientTask(workspace.kgrag.services, message, clientGoneSignal(reply));
-    return sendNotice(reply, frame, done, stream);
+    return sendNotice(reply, format, done, stream);
   }
   const { mode, question, unknownPrefix } = modeAndQuestion(message);
   if (!question) throw badRequest("The message holds no question (after its /mode prefix, if any)");
-  // Answered, not refused: an Ollama client shows an answer, and may hide an error's body.
-  if (unknownPrefix) return sendNotice(reply, frame, unknownPrefixAnswer(unknownPrefix), stream);
-  return sendAnswer(request, reply, workspace, { question, mode, history }, stream, frame);
+  // Answered, not refused: a chat client shows an answer, and may hide an error's body.
+  if (unknownPrefix) return sendNotice(reply, format, unknownPrefixAnswer(unknownPrefix), stream);
+  return sendAnswer(request, reply, workspace, { question, mode, history }, format, stream);
 }
