@@ -70,6 +70,36 @@ describe("kgrag serve: what it is given", () => {
     );
   });
 
+  it("ends an Ollama answer with the query's warnings, which a chat client has no other place for", () => {
+    const result: QueryResult = {
+      mode: "global",
+      answer: "Lumen Robotics builds robots [1].",
+      keywords: { high: [], low: [] },
+      context: { entities: [], relationships: [], chunks: [], communities: [] },
+      references: [{ n: 1, docId: "lumen", title: "Lumen Robotics", chunkId: "k1", start: 0, end: 10 }],
+      usage: { llmCalls: 0, promptTokens: 0, completionTokens: 0 },
+      timings: { retrievalMs: 1, totalMs: 1 },
+      warnings: [
+        "2 documents are not fully indexed",
+        "global mode answered from the relationships' passages only",
+      ],
+    };
+    expect(answerWithSources(result)).toBe(
+      `${result.answer}\n\nSources:\n[1] Lumen Robotics (lumen, passage k1)\n\nWarnings:\n` +
+        "- 2 documents are not fully indexed\n- global mode answered from the relationships' passages only",
+    );
+    // Without any passage to cite, the warnings alone follow the answer.
+    const nothing = {
+      ...result,
+      answer: "Nothing in the indexed documents matches this question.",
+      references: [],
+    };
+    expect(answerWithSources(nothing)).toBe(
+      `${nothing.answer}\n\nWarnings:\n- 2 documents are not fully indexed\n` +
+        "- global mode answered from the relationships' passages only",
+    );
+  });
+
   it("reads an Ollama message's mode prefix, alone or before a question", () => {
     expect(modeAndQuestion("/local  Who founded Lumen?")).toEqual({
       mode: "local",

@@ -71,16 +71,23 @@ export function usageFields(result: Pick<QueryResult, "timings" | "usage"> = NOT
 
 /**
  * The answer with its [n] citations kept and the cited passages (all, if none is cited) under
- * "Sources", then the community reports it cites as [C:id], by title.
+ * "Sources", then the community reports it cites as [C:id], by title; then the query's warnings
+ * (documents not fully indexed, no community reports...), which a chat client has no other place
+ * to show.
  */
 export function answerWithSources(result: QueryResult): string {
   const { references, communities } = citedSources(result);
-  const lines = [
+  const sources = [
     ...references.map((r) => `[${r.n}] ${r.title} (${r.docId}${pagesPart(r)}, passage ${r.chunkId})`),
     ...communities.map(communitySourceLine),
   ];
-  if (lines.length === 0) return result.answer;
-  return `${result.answer.trimEnd()}\n\nSources:\n${lines.join("\n")}`;
+  const warnings = result.warnings ?? [];
+  const sections = [
+    ...(sources.length > 0 ? [`Sources:\n${sources.join("\n")}`] : []),
+    ...(warnings.length > 0 ? [`Warnings:\n${warnings.map((w) => `- ${w}`).join("\n")}`] : []),
+  ];
+  if (sections.length === 0) return result.answer;
+  return [result.answer.trimEnd(), ...sections].join("\n\n");
 }
 
 /**
