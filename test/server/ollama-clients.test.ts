@@ -306,9 +306,17 @@ describe("kgrag serve: Open WebUI's errands (title, tags, follow-ups)", () => {
         }),
       }),
     );
-    expect((asked.message as { content: string }).content).toMatch(
-      /^Mara Okafor founded Lumen Robotics \[1\]\.\n\nSources:\n\[1\] /,
+    const content = (asked.message as { content: string }).content;
+    expect(content).toMatch(/^Mara Okafor founded Lumen Robotics \[1\]\.\n\nSources:\n\[1\] /);
+    // Streamed, the model's tokens then the sources add up to the same text.
+    const lines = await ndjson(
+      await fetch(`${withModel.url}/api/chat`, {
+        method: "POST",
+        body: JSON.stringify({ messages: [{ role: "user", content: "Who founded Lumen Robotics?" }] }),
+      }),
     );
+    expect(lines.map((l) => (l.message as { content: string }).content).join("")).toBe(content);
+    expect(lines.at(-1)).toMatchObject({ done: true, ...STATISTICS });
   });
 });
 
