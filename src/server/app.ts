@@ -13,7 +13,14 @@ import { packagePath } from "../util/paths.js";
 import { findKey, presentedKey, requireApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";
 import { allowedOrigin, corsOptions } from "./cors.js";
-import { ApiError, errorBody, handleError, ollamaErrorBody, unsupportedMediaType } from "./errors.js";
+import {
+  ApiError,
+  errorBody,
+  handleError,
+  isOllamaPath,
+  ollamaErrorBody,
+  unsupportedMediaType,
+} from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
 import { cypherRoutes } from "./routes/cypher.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -21,7 +28,8 @@ import { entityRoutes } from "./routes/entities.js";
 import { graphRoutes } from "./routes/graph.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { metaRoutes } from "./routes/meta.js";
-import { isOllamaPath, ollamaRoutes } from "./routes/ollama.js";
+import { ollamaRoutes } from "./routes/ollama.js";
+import { openAiRoutes } from "./routes/openai.js";
 import { queryRoutes } from "./routes/query.js";
 import { type ServerConfigInput, serverConfigFrom } from "./server-config.js";
 import { WorkspaceRegistry, workspaceFolders } from "./workspaces.js";
@@ -167,6 +175,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   await entityRoutes(app, ctx);
   await cypherRoutes(app, ctx);
   await ollamaRoutes(app, ctx);
+  await openAiRoutes(app, ctx);
   await serveWebApp(app, config.webDir ?? packagePath("web/dist"));
 }
 
@@ -243,7 +252,7 @@ async function serveWebApp(app: FastifyInstance, dir: string): Promise<void> {
   await app.register(fastifyStatic, { root: dir, prefix: "/", wildcard: false });
   app.get("/*", { schema: { hide: true } }, (request, reply) => {
     const path = request.url.split("?")[0] ?? "/";
-    if (path.startsWith("/api/")) {
+    if (path.startsWith("/api/") || path.startsWith("/v1/")) {
       void reply.status(404).send(noRouteBody(request.method, path));
       return;
     }

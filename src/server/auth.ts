@@ -3,11 +3,15 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "./errors.js";
 import type { ApiKey } from "./server-config.js";
 
-/** Paths that need a key when keys are set: the API, its description, and the Ollama-compatible routes. */
+/** Paths that need a key when keys are set: the API, its description, the Ollama- and OpenAI-compatible routes. */
 export function isProtectedPath(url: string): boolean {
   const path = url.split("?")[0] ?? "";
   return (
-    path.startsWith("/api/") || path === "/openapi.json" || path === "/docs" || path.startsWith("/docs/")
+    path.startsWith("/api/") ||
+    path.startsWith("/v1/") ||
+    path === "/openapi.json" ||
+    path === "/docs" ||
+    path.startsWith("/docs/")
   );
 }
 

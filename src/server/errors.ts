@@ -116,10 +116,15 @@ function errorReply(error: FastifyError, request: FastifyRequest): ErrorReply {
   return { status: 500, code: "internal_error", message: `Internal server error; ${SEE_THE_LOG}` };
 }
 
-/** Every error leaves as `{error: {code, message}}`; a stack trace never does. */
+/**
+ * Every error leaves as `{error: {code, message}}`, or in Ollama's shape under its paths (a refused
+ * body, a missing key, a rate limit, a 500 alike, on a route kgrag serves there or not); a stack
+ * trace never does.
+ */
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const { status, code, message } = errorReply(error, request);
-  void reply.status(status).send(errorBody(code, message));
+  const ollama = isOllamaPath(request.url.split("?")[0] ?? "/");
+  void reply.status(status).send(ollama ? ollamaErrorBody(message) : errorBody(code, message));
 }
 
 /** Ollama's error shape, `{error: "<message>"}`: its clients read `error` as a string. */
@@ -128,12 +133,11 @@ export function ollamaErrorBody(message: string): { error: string } {
 }
 
 /**
- * The error handler of the Ollama-compatible routes: the same statuses and messages as the REST
- * routes' (a refused body, a missing key, a 500), in Ollama's shape.
+ * Whether a path is the Ollama-compatible API's (`/api/...` outside the REST API's `/api/v1`),
+ * whose errors answer in Ollama's shape, a route kgrag does not serve included.
  */
-export function handleOllamaError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const { status, message } = errorReply(error, request);
-  void reply.status(status).send(ollamaErrorBody(message));
+export function isOllamaPath(path: string): boolean {
+  return path.startsWith("/api/") && path !== "/api/v1" && !path.startsWith("/api/v1/");
 }
 
 /** Where a generic message sends the reader for the detail. */

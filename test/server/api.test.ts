@@ -425,7 +425,7 @@ describe("kgrag serve: Ollama-compatible API", () => {
 
   it("answers every error in Ollama's shape, a string under `error`, with the REST routes' statuses", async () => {
     const cases: [string, unknown, number, RegExp][] = [
-      ["/api/chat", { model: "kgrag:latest", messages: [] }, 400, /^Invalid body: messages: /],
+      ["/api/chat", { model: "kgrag:latest", messages: {} }, 400, /^Invalid body: messages: /],
       ["/api/chat", { model: "kgrag", messages: [{ role: "robot", content: "hi" }] }, 400, /^Invalid body: /],
       ["/api/chat", { messages: [{ role: "system", content: "hi" }] }, 400, /no user message/],
       [

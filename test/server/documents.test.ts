@@ -523,7 +523,7 @@ describe("kgrag serve: documents and jobs", () => {
     });
     // The Ollama routes read JSON whatever the content type (Ollama's clients send none, or a form's),
     // and answer in Ollama's error shape.
-    const chat = await postTo("/api/chat", "text/plain", "{}");
+    const chat = await postTo("/api/chat", "text/plain", JSON.stringify({ messages: "Who?" }));
     expect(chat.status).toBe(400);
     expect(await json(chat)).toEqual({ error: expect.stringMatching(/^Invalid body: messages: /) });
     expect(await errorOf(await postTo("/api/v1/documents", "application/json", "{}"))).toEqual({

@@ -82,9 +82,17 @@ describe("kgrag serve: API keys", () => {
       ["/api/v1/graph/entities/popular", {}],
       ["/api/v1/jobs", {}],
       ["/api/tags", {}],
+      ["/api/ps", {}],
       ["/api/version", {}],
+      ["/api/show", { method: "POST", body: JSON.stringify({ model: "kgrag" }) }],
       [
         "/api/chat",
+        { method: "POST", body: JSON.stringify({ messages: [{ role: "user", content: "Who?" }] }) },
+      ],
+      ["/api/generate", { method: "POST", body: JSON.stringify({ prompt: "Who?" }) }],
+      ["/v1/models", {}],
+      [
+        "/v1/chat/completions",
         { method: "POST", body: JSON.stringify({ messages: [{ role: "user", content: "Who?" }] }) },
       ],
       ["/openapi.json", {}],
@@ -107,6 +115,25 @@ describe("kgrag serve: API keys", () => {
       // Read to the end: /api/chat streams, and a stream left open would hold the server's shutdown.
       await allowed.text();
     }
+  });
+
+  it("are asked for in Ollama's shape under its paths, on a route kgrag does not serve too", async () => {
+    // Checked before routing: an Ollama client probing /api/pull hears of the key as a string it shows.
+    for (const [path, method] of [
+      ["/api/pull", "POST"],
+      ["/api/embed", "POST"],
+      ["/api/nothing", "GET"],
+    ] as const) {
+      const anonymous = await call(path, { method });
+      expect(anonymous.status, path).toBe(401);
+      expect(await json(anonymous), path).toEqual({
+        error: expect.stringMatching(/^An API key is required/),
+      });
+      const wrong = await call(path, { method, key: "wrong-key-0000000" });
+      expect(await json(wrong), path).toEqual({ error: "The API key is not valid" });
+    }
+    const rest = await call("/api/v1/nothing");
+    expect((await json(rest)).error).toMatchObject({ code: "unauthorized" });
   });
 
   it("accept Bearer and X-API-Key alike", async () => {
@@ -198,6 +225,11 @@ describe("kgrag serve: Ollama models for several workspaces", () => {
   it("lists kgrag:latest for the default workspace and kgrag-<id>:latest for each other the key may use", async () => {
     expect(await names(ADMIN)).toEqual(["kgrag:latest", "kgrag-harbour:latest"]);
     expect(await names(HARBOUR_ONLY)).toEqual(["kgrag:latest"]);
+    // The running models are the same ones: a workspace stays open while the server runs.
+    const running = async (key: string) =>
+      ((await json(await call("/api/ps", { key }))).models as { name: string }[]).map((m) => m.name);
+    expect(await running(ADMIN)).toEqual(["kgrag:latest", "kgrag-harbour:latest"]);
+    expect(await running(HARBOUR_ONLY)).toEqual(["kgrag:latest"]);
     const shown = async (key: string, model: string) =>
       (await json(await call("/api/show", { method: "POST", key, body: JSON.stringify({ model }) })))
         .model_info;

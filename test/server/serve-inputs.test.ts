@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { QueryResult } from "../../src/query/result.js";
-import { answerWithSources, modeAndQuestion } from "../../src/server/routes/ollama.js";
+import { modeAndQuestion } from "../../src/server/routes/ollama.js";
+import { answerWithSources } from "../../src/server/routes/ollama-answer.js";
 import { hideServerPaths, shownMetadata } from "../../src/server/server-paths.js";
 import { workspaceFolders } from "../../src/server/workspaces.js";
 
@@ -66,6 +67,36 @@ describe("kgrag serve: what it is given", () => {
     expect(answerWithSources(result)).toBe(
       `${result.answer}\n\nSources:\n[1] brief.pdf (brief, page 1-2, passage k1)\n` +
         "[2] memo.pdf (memo, page 3, passage k2)",
+    );
+  });
+
+  it("ends an Ollama answer with the query's warnings, which a chat client has no other place for", () => {
+    const result: QueryResult = {
+      mode: "global",
+      answer: "Lumen Robotics builds robots [1].",
+      keywords: { high: [], low: [] },
+      context: { entities: [], relationships: [], chunks: [], communities: [] },
+      references: [{ n: 1, docId: "lumen", title: "Lumen Robotics", chunkId: "k1", start: 0, end: 10 }],
+      usage: { llmCalls: 0, promptTokens: 0, completionTokens: 0 },
+      timings: { retrievalMs: 1, totalMs: 1 },
+      warnings: [
+        "2 documents are not fully indexed",
+        "global mode answered from the relationships' passages only",
+      ],
+    };
+    expect(answerWithSources(result)).toBe(
+      `${result.answer}\n\nSources:\n[1] Lumen Robotics (lumen, passage k1)\n\nWarnings:\n` +
+        "- 2 documents are not fully indexed\n- global mode answered from the relationships' passages only",
+    );
+    // Without any passage to cite, the warnings alone follow the answer.
+    const nothing = {
+      ...result,
+      answer: "Nothing in the indexed documents matches this question.",
+      references: [],
+    };
+    expect(answerWithSources(nothing)).toBe(
+      `${nothing.answer}\n\nWarnings:\n- 2 documents are not fully indexed\n` +
+        "- global mode answered from the relationships' passages only",
     );
   });
 

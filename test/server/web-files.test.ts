@@ -48,4 +48,16 @@ describe("kgrag serve: the web app's files", () => {
     expect(climbing.status).toBeGreaterThanOrEqual(400);
     expect(await climbing.text()).not.toMatch(/root:/);
   });
+
+  it("answers an unknown API path with a JSON 404, not the app: Ollama's, OpenAI's and the REST API's", async () => {
+    for (const [path, body] of [
+      ["/api/pull", { error: "No route GET /api/pull" }],
+      ["/v1/embeddings", { error: { code: "not_found", message: "No route GET /v1/embeddings" } }],
+      ["/api/v1/nothing", { error: { code: "not_found", message: "No route GET /api/v1/nothing" } }],
+    ] as const) {
+      const response = await fetch(`${running.url}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(await response.json(), path).toEqual(body);
+    }
+  });
 });

@@ -37,7 +37,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     config.apiKeys.length > 0 ? `${config.apiKeys.length} API key(s)` : "no API key (open to this host)";
   process.stderr.write(
     `kgrag: serving ${registry.all.map((w) => `${w.id} (${w.path})`).join(", ")} on ${address} with ${keys}.\n` +
-      `kgrag: API docs at ${address}/docs, Ollama-compatible chat at ${address}/api/chat.\n`,
+      `kgrag: API docs at ${address}/docs, Ollama-compatible chat at ${address}/api/chat, OpenAI-compatible at ${address}/v1.\n`,
   );
   const served = new Set(registry.all.map((w) => w.id));
   for (const key of config.apiKeys) {

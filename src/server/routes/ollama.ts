@@ -4,16 +4,28 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { HistoryMessage } from "../../query/options.js";
 import { QUERY_MODES, type QueryMode } from "../../query/options.js";
-import type { QueryResult } from "../../query/result.js";
-import { citedSources, communitySourceLine, pagesPart } from "../../query/result-text.js";
 import type { ServerContext } from "../context.js";
-import { badRequest, handleOllamaError, ollamaErrorBody, streamFailure } from "../errors.js";
+import { badRequest, ollamaErrorBody } from "../errors.js";
 import { clientGoneSignal } from "../queries/query-limits.js";
 import { workspaceOf } from "../request-workspace.js";
 import type { ServedWorkspace, WorkspaceRegistry } from "../workspaces.js";
+import { doClientTask, isClientTask } from "./client-tasks.js";
+import {
+  type AnswerFormat,
+  chatFrame,
+  generateFrame,
+  KeepAliveSchema,
+  loadReply,
+  ollamaFormat,
+  sendAnswer,
+  sendNotice,
+} from "./ollama-answer.js";
 
 /** The default workspace's model (the first one a key may use, or the one X-Kgrag-Workspace names). */
 export const OLLAMA_MODEL = "kgrag:latest";
+
+/** The `expires_at` /api/ps gives a workspace: Ollama's for a model kept loaded (keep_alive -1). */
+const LOADED_FOR_GOOD = "2318-01-01T00:00:00Z";
 
 /**
  * The model of a workspace by its id, listed beside the default one when a server has several:
@@ -34,12 +46,31 @@ declare module "fastify" {
   }
 }
 
+// Other fields Ollama's clients send (options, format, tools, think, a message's images) are let
+// through and not used: kgrag answers from its graph with its own models.
 const ChatBodySchema = z.object({
   model: z.string().default(OLLAMA_MODEL),
+  // None: a client loading or unloading the model (keep_alive 0).
   messages: z
-    .array(z.object({ role: z.enum(["system", "user", "assistant", "tool"]), content: z.string() }))
-    .min(1, "messages must hold at least one message"),
+    .array(
+      z.object({
+        role: z.enum(["system", "user", "assistant", "tool"]),
+        // Ollama takes a message without content (an assistant's tool calls, a user's images).
+        content: z.string().default(""),
+      }),
+    )
+    .default([]),
   stream: z.boolean().default(true),
+  keep_alive: KeepAliveSchema,
+});
+
+/** Ollama's completion: the prompt is the question (a `system` prompt, `context` and `suffix` are not used). */
+const GenerateBodySchema = z.object({
+  model: z.string().default(OLLAMA_MODEL),
+  // Empty: a client loading or unloading the model.
+  prompt: z.string().default(""),
+  stream: z.boolean().default(true),
+  keep_alive: KeepAliveSchema,
 });
 
 /** Ollama's clients name the model as `model`, older ones as `name`. */
@@ -98,35 +129,10 @@ function modelNotFound(reply: FastifyReply, model: string) {
   return reply.status(404).send(ollamaErrorBody(`model '${model}' not found`));
 }
 
-/**
- * Whether a path is the Ollama-compatible API's (`/api/...` outside the REST API's `/api/v1`),
- * whose errors answer in Ollama's shape, a route kgrag does not serve included.
- */
-export function isOllamaPath(path: string): boolean {
-  return path.startsWith("/api/") && path !== "/api/v1" && !path.startsWith("/api/v1/");
-}
-
-/**
- * The answer with its [n] citations kept and the cited passages (all, if none is cited) under
- * "Sources", then the community reports it cites as [C:id], by title.
- */
-export function answerWithSources(result: QueryResult): string {
-  const { references, communities } = citedSources(result);
-  const lines = [
-    ...references.map((r) => `[${r.n}] ${r.title} (${r.docId}${pagesPart(r)}, passage ${r.chunkId})`),
-    ...communities.map(communitySourceLine),
-  ];
-  if (lines.length === 0) return result.answer;
-  return `${result.answer.trimEnd()}\n\nSources:\n${lines.join("\n")}`;
-}
-
 export async function ollamaRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   // A scope of their own: here a body is JSON whatever its Content-Type (Ollama's documented
   // `curl -d '{...}'` sends a form's), while the REST routes keep refusing what is not JSON.
   await app.register(async (scope) => {
-    // Ollama's clients read `error` as a string: every error of these routes, a refused body and a
-    // missing key included, answers `{error: "<message>"}`; the REST routes keep `{error: {code, message}}`.
-    scope.setErrorHandler(handleOllamaError);
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
       const text = String(body);
@@ -166,6 +172,24 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
     }),
   );
 
+  /** The models this caller may use: kgrag:latest for its default workspace, kgrag-<id>:latest for the others. */
+  const modelsOf = (request: FastifyRequest) => {
+    const ids = ctx.registry.visible(request.apiKey);
+    const [first, ...others] = ids;
+    const named =
+      first === undefined
+        ? []
+        : [[OLLAMA_MODEL, first] as const, ...others.map((id) => [workspaceModel(id, ids), id] as const)];
+    return named.map(([name, id]) => ({
+      name,
+      model: name,
+      modified_at: modifiedAt,
+      size: 0,
+      digest: digestOf(id),
+      details,
+    }));
+  };
+
   api.get(
     "/api/tags",
     {
@@ -175,24 +199,21 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
           "Ollama-compatible model list: kgrag:latest (the default workspace), and kgrag-<id>:latest for each other workspace the key may use",
       },
     },
-    async (request) => {
-      const ids = ctx.registry.visible(request.apiKey);
-      const [first, ...others] = ids;
-      const models =
-        first === undefined
-          ? []
-          : [[OLLAMA_MODEL, first] as const, ...others.map((id) => [workspaceModel(id, ids), id] as const)];
-      return {
-        models: models.map(([name, id]) => ({
-          name,
-          model: name,
-          modified_at: modifiedAt,
-          size: 0,
-          digest: digestOf(id),
-          details,
-        })),
-      };
+    async (request) => ({ models: modelsOf(request) }),
+  );
+
+  api.get(
+    "/api/ps",
+    {
+      schema: {
+        tags: ["ollama"],
+        summary: "Ollama-compatible running models: every workspace of /api/tags, open while the server runs",
+      },
     },
+    // A workspace never unloads: it expires as an Ollama model kept loaded for good does.
+    async (request) => ({
+      models: modelsOf(request).map((m) => ({ ...m, expires_at: LOADED_FOR_GOOD, size_vram: 0 })),
+    }),
   );
 
   api.post(
@@ -249,83 +270,67 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { messages, stream, model } = request.body;
+      const { messages, stream, model, keep_alive } = request.body;
       const workspace = workspaceOfModel(model, request, ctx.registry);
       if (!workspace) return modelNotFound(reply, model);
+      const frame = chatFrame(model);
+      if (messages.length === 0) return loadReply(frame, keep_alive);
       const lastUser = messages.map((m) => m.role).lastIndexOf("user");
       if (lastUser < 0) throw badRequest("messages hold no user message to answer");
-      const { mode, question, unknownPrefix } = modeAndQuestion(messages[lastUser]?.content ?? "");
-      if (!question) throw badRequest("The user message holds no question (after its /mode prefix, if any)");
-      const line = (content: string, done: boolean) => ({
-        model,
-        created_at: new Date().toISOString(),
-        message: { role: "assistant", content },
-        done,
-      });
-      if (unknownPrefix) {
-        // Answered, not refused: an Ollama client shows an answer, and may hide an error's body.
-        const notice = { ...line(unknownPrefixAnswer(unknownPrefix), true), done_reason: "stop" };
-        if (!stream) return notice;
-        return reply
-          .type("application/x-ndjson")
-          .send(
-            `${JSON.stringify(line(notice.message.content, false))}\n${JSON.stringify({ ...line("", true), done_reason: "stop" })}\n`,
-          );
-      }
+      // The conversation's turns of text; system prompts, tool results and tool calls are not kgrag's.
       const history: HistoryMessage[] = messages
         .slice(0, lastUser)
         .filter(
           (m): m is { role: "user" | "assistant"; content: string } =>
-            m.role === "user" || m.role === "assistant",
+            (m.role === "user" || m.role === "assistant") && m.content.trim() !== "",
         );
-      const queries = workspace.queries;
-      const call = { clientGone: clientGoneSignal(reply) };
-      if (!stream) {
-        const result = await queries.run(question, { mode, history }, {}, call);
-        return { ...line(answerWithSources(result), true), done_reason: "stop", ...usageFields(result) };
-      }
-      reply.hijack();
-      reply.raw.writeHead(200, { ...headersOf(reply.getHeaders()), "content-type": "application/x-ndjson" });
-      const write = (value: unknown) => {
-        if (!reply.raw.destroyed) reply.raw.write(`${JSON.stringify(value)}\n`);
-      };
-      let streamed = false;
-      try {
-        const result = await queries.run(
-          question,
-          { mode, history },
-          {
-            onToken: (text) => {
-              streamed = true;
-              write(line(text, false));
-            },
-          },
-          call,
-        );
-        const rest = streamed
-          ? answerWithSources(result).slice(result.answer.length)
-          : answerWithSources(result);
-        if (rest) write(line(rest, false));
-        write({ ...line("", true), done_reason: "stop", ...usageFields(result) });
-      } catch (error) {
-        write(ollamaErrorBody(streamFailure(request, error, "query_failed").error.message));
-      }
-      reply.raw.end();
+      const message = messages[lastUser]?.content ?? "";
+      return answer(request, reply, workspace, message, history, ollamaFormat(frame), stream);
+    },
+  );
+
+  api.post(
+    "/api/generate",
+    {
+      config: anyContentType,
+      schema: {
+        tags: ["ollama"],
+        summary:
+          "Ollama-compatible completion: the model names the workspace, the prompt is the question (/naive ... /mix prefixes pick the mode); an empty prompt loads or unloads",
+        body: GenerateBodySchema,
+      },
+    },
+    async (request, reply) => {
+      const { prompt, stream, model, keep_alive } = request.body;
+      const workspace = workspaceOfModel(model, request, ctx.registry);
+      if (!workspace) return modelNotFound(reply, model);
+      const frame = generateFrame(model);
+      if (prompt.trim() === "") return loadReply(frame, keep_alive);
+      return answer(request, reply, workspace, prompt, [], ollamaFormat(frame), stream);
     },
   );
 }
 
-function usageFields(result: QueryResult) {
-  return {
-    total_duration: Math.round(result.timings.totalMs * 1e6),
-    prompt_eval_count: result.usage.promptTokens,
-    eval_count: result.usage.completionTokens,
-  };
-}
-
-function headersOf(headers: Record<string, unknown>): Record<string, string | number | string[]> {
-  return Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined)) as Record<
-    string,
-    string | number | string[]
-  >;
+/**
+ * Asks the message (its /mode prefix read) on the workspace, or answers a prefix naming no mode, or
+ * does a client's errand (a title...) with the chat model alone.
+ */
+export async function answer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  workspace: ServedWorkspace,
+  message: string,
+  history: HistoryMessage[],
+  format: AnswerFormat,
+  stream: boolean,
+) {
+  if (isClientTask(message)) {
+    const done = await doClientTask(workspace.kgrag.services, message, clientGoneSignal(reply));
+    return sendNotice(reply, format, done, stream);
+  }
+  const { mode, question, unknownPrefix } = modeAndQuestion(message);
+  if (!question) throw badRequest("The message holds no question (after its /mode prefix, if any)");
+  // Answered, not refused: a chat client shows an answer, and may hide an error's body.
+  if (unknownPrefix) return sendNotice(reply, format, unknownPrefixAnswer(unknownPrefix), stream);
+  return sendAnswer(request, reply, workspace, { question, mode, history }, format, stream);
 }

@@ -1,0 +1,31 @@
+import type { KgragServices } from "../../services.js";
+
+/**
+ * Whether a message is a chat client's errand rather than a question for the graph. Open WebUI
+ * sends the chat's own model, after each answer, prompts for a title, tags and follow-up
+ * questions (and search queries): they open with "### Task:" and quote the conversation between
+ * <chat_history> tags. Asked as questions, each would run a whole query (model calls included) to
+ * answer with passages that are no title.
+ */
+export function isClientTask(text: string): boolean {
+  return /^\s*### Task:/.test(text) && text.includes("<chat_history>");
+}
+
+/**
+ * A client's errand done by the workspace's chat model alone, the prompt as it came (no retrieval,
+ * no sources). Offline there is no model to write a title: `{}` names none, and Open WebUI falls
+ * back to its own (the first message as the title, no tags or follow-ups).
+ */
+export async function doClientTask(
+  services: KgragServices,
+  prompt: string,
+  signal: AbortSignal,
+): Promise<string> {
+  if (!services.chat) return "{}";
+  const reply = await services.chat.chat({
+    stage: "answer",
+    messages: [{ role: "user", content: prompt }],
+    signal,
+  });
+  return reply.text;
+}
