@@ -78,6 +78,18 @@ export class Resolution {
     return [...this.manual.keys()];
   }
 
+  /**
+   * Keys of the relationships added by hand with one of these entities at an end: a re-fold of an
+   * entity re-folds them too, so they leave with an entity whose passages are gone and come back
+   * with it.
+   */
+  manualRelationshipKeysOf(entityKeys: Iterable<string>): string[] {
+    const wanted = new Set(entityKeys);
+    return [...this.manual.values()].flatMap(([m]) =>
+      m && (wanted.has(m.sourceKey) || wanted.has(m.targetKey)) ? [m.relationshipKey] : [],
+    );
+  }
+
   keptApart(a: string, b: string): boolean {
     return this.apart.has(pairId(this.canonical(a), this.canonical(b))) || this.apart.has(pairId(a, b));
   }
@@ -133,9 +145,16 @@ export class Resolution {
         this.parent.delete(rule.alias);
         this.apart.add(pairId(rule.alias, this.canonical(rule.from)));
         return;
-      case "rename":
+      case "rename": {
         this.names.set(rule.key, rule.name);
+        // What is extracted under the new name later is this entity, not a second one so named.
+        const named = entityKey(rule.name);
+        const free =
+          !this.parent.has(named) && !this.deletedEntities.has(named) && !this.keptApart(named, rule.key);
+        if (named !== rule.key && this.canonical(rule.key) !== named && free)
+          this.parent.set(named, rule.key);
         return;
+      }
       case "edit":
         this.edits.set(rule.key, {
           ...this.edits.get(rule.key),
