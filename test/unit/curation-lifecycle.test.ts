@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
+import { STALE_COMMUNITY_REPORTS } from "../../src/query/query-engine.js";
+import { runMain } from "../support/cli-in-process.js";
 
 /**
  * Hand curation meeting the document lifecycle: documents deleted and indexed after the edit.
@@ -73,5 +75,30 @@ describe("hand curation through deletes and later documents", () => {
     expect(named[0]?.sourceChunkIds).toEqual(expect.arrayContaining(faroChunks));
     // Looked up by the new name, the entity is the renamed one.
     expect((await kg.entities.get("Ines Varga-Reis")).key).toBe(renamed.key);
+  });
+});
+
+describe("communities after a curation edit", () => {
+  it("are reported stale by status and by the queries that use their reports, until rebuilt", async () => {
+    await kg.rebuildCommunities();
+    expect((await kg.status()).communitiesStale).toBe(false);
+    const global = () => kg.query("What are the main themes?", { mode: "global" });
+    const before = await global();
+    expect(before.context.communities.length).toBeGreaterThan(0);
+    expect(before.warnings ?? []).not.toContain(STALE_COMMUNITY_REPORTS);
+
+    await kg.entities.deleteEntity("Tomas Reis");
+    expect((await kg.status()).communitiesStale).toBe(true);
+    expect((await global()).warnings).toContain(STALE_COMMUNITY_REPORTS);
+    await kg.close();
+    const status = await runMain(["status", "--workspace", dir, "--json"], {});
+    expect(JSON.parse(status.stdout).communitiesStale).toBe(true);
+    const human = await runMain(["status", "--workspace", dir], {});
+    expect(human.stdout).toContain("`kgrag communities --rebuild`");
+
+    kg = await createKgrag({ env: {}, config: { workspace: dir } });
+    await kg.rebuildCommunities();
+    expect((await kg.status()).communitiesStale).toBe(false);
+    expect((await global()).warnings ?? []).not.toContain(STALE_COMMUNITY_REPORTS);
   });
 });
