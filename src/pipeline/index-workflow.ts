@@ -10,6 +10,7 @@ import type { GraphView } from "../storage/graph-store.js";
 import { inSpan, SPANS } from "../telemetry/spans.js";
 import type { GraphCounts, SourceDocument } from "../types.js";
 import { slices } from "../util/slices.js";
+import { recordExtraction, recordedExtractors } from "../workspace/embedding-guard.js";
 import { BatchChannel } from "./batch-channel.js";
 import { communitiesAreStale, markCommunitiesFresh, markCommunitiesStale } from "./community-freshness.js";
 import { createCommunities } from "./create-communities.js";
@@ -60,11 +61,22 @@ export interface IndexRunResult {
   updated: string[];
   resumed: string[];
   unchanged: string[];
+  /**
+   * Set when the unchanged documents were extracted by other extractors than this run's (the
+   * offline built-ins before a model was configured): they keep that graph.
+   */
+  extractedByOthers?: ExtractedByOthers;
   failures: { docId: string; error: string }[];
   graphChanged: boolean;
   counts: GraphCounts;
   /** Wall time per stage, as this run measured it. */
   stages: StageTimings;
+}
+
+/** Unchanged documents kept as other extractors made them, and which those were. */
+export interface ExtractedByOthers {
+  documents: number;
+  extractors: string[];
 }
 
 /**
@@ -106,6 +118,7 @@ async function indexWorkflow(
   const { signal } = options;
   const clock = options.clock ?? new StageClock();
   const plan = await planRegistration(services, sources);
+  const extractedBy = await recordedExtractors(services.store);
   await removeDocuments(services, plan.changed, "update document");
   // Same content from a new place: the record follows the file, the graph stays as it is.
   await services.store.upsertDocuments(plan.moved);
@@ -155,6 +168,7 @@ async function indexWorkflow(
     firstRequest.settle();
     await Promise.all([chunkVectors, chunkText]);
   }
+  if (extracted.merged > 0) await recordExtraction(services.store, components.extractor.kind);
   // A failure of the chunk vectors (or text) fails the run where the settling step would have.
   const rethrowChunkVectorFailure = await chunkVectors;
   const rethrowChunkTextFailure = await chunkText;
@@ -203,6 +217,11 @@ async function indexWorkflow(
     updated: plan.changed,
     resumed: plan.resumed,
     unchanged: plan.unchanged,
+    ...(plan.unchanged.length > 0 &&
+    extractedBy.length > 0 &&
+    !extractedBy.includes(components.extractor.kind)
+      ? { extractedByOthers: { documents: plan.unchanged.length, extractors: extractedBy } }
+      : {}),
     failures,
     graphChanged,
     counts: await services.store.counts(),

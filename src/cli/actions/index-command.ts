@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { extname } from "node:path";
 import { SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
 import type { SkippedSource } from "../../ingest/source-types.js";
+import type { ExtractedByOthers } from "../../pipeline/index-workflow.js";
 import { IndexInterruptedError, type IndexProgress, notChunkedPart } from "../../pipeline/interrupted.js";
 import { counted } from "../../util/counted.js";
 import type { IndexSummary } from "../../workspace/indexing.js";
@@ -32,6 +33,11 @@ export async function indexAction(open: OpenKgrag, paths: string[], opts: IndexF
     // On stderr so it shows beside --json output too (whose `skipped` lists every one).
     for (const line of skippedLines(skipped)) process.stderr.write(`kgrag: ${line}\n`);
     for (const b of badLines) process.stderr.write(`kgrag: ${JSON.stringify(b)}\n`);
+    if (summary.extractedByOthers) {
+      process.stderr.write(
+        `kgrag: note: ${keptExtractionNote(summary.extractedByOthers, kgrag.components.extractor.kind, paths)}\n`,
+      );
+    }
     if (opts.json) printJson({ ...jsonSummary(summary), skipped, badLines });
     // A run that indexed nothing has no summary worth reading: only the reason is said.
     else if (!nothingIndexable(summary)) process.stdout.write(humanSummary(summary));
@@ -62,6 +68,21 @@ export async function indexAction(open: OpenKgrag, paths: string[], opts: IndexF
     // Nothing indexable leaves no workspace behind, so no later query finds an empty one.
     if (nothingDone && created) undoCreatedWorkspace(created);
   }
+}
+
+/**
+ * Unchanged documents are not extracted again, whoever extracted them: a user who configured a
+ * model after trying the offline built-ins would otherwise believe the model built the graph.
+ */
+function keptExtractionNote(kept: ExtractedByOthers, extractor: string, paths: string[]): string {
+  const these =
+    kept.documents === 1 ? "1 unchanged document keeps" : `${kept.documents} unchanged documents keep`;
+  const quoted = paths.map((p) => (/^[\w./-]+$/.test(p) ? p : JSON.stringify(p))).join(" ");
+  return (
+    `${these} the graph the ${kept.extractors.join(" and ")} extractor made; the configured ${extractor} ` +
+    "extractor reads only new and edited documents. To extract them again with it: " +
+    `\`kgrag delete --path ${quoted}\`, then \`kgrag index ${quoted}\` (hand edits are kept).`
+  );
 }
 
 /** A .jsonl line that could not be read as a document: {path, line, error}, as `query --batch` reports one. */
@@ -151,6 +172,7 @@ function jsonSummary(s: IndexSummary) {
     updated: s.updated.length,
     resumed: s.resumed.length,
     unchanged: s.unchanged.length,
+    ...(s.extractedByOthers ? { extractedByOthers: s.extractedByOthers } : {}),
     removed: s.removed,
     missing: s.missing,
     skipped: s.skipped,
