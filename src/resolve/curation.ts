@@ -156,6 +156,21 @@ export function createEntityCuration(
     throw new UnknownEntityError(`No entity named "${nameOrKey}" in this workspace.`);
   };
 
+  /**
+   * An entity's history; one that is gone (deleted by hand, or with its last document) is found
+   * by its key, so what removed it can still be read.
+   */
+  const historyOfNamed = async (nameOrKey: string): Promise<HistoryEntry[]> => {
+    try {
+      return await store.listHistory((await find(nameOrKey)).key);
+    } catch (error) {
+      if (!(error instanceof UnknownEntityError) || error.reason !== "not_found") throw error;
+      const gone = await store.listHistory(entityKey(nameOrKey));
+      if (gone.length === 0) throw error;
+      return gone;
+    }
+  };
+
   /** A new name may not be another entity's name or alias: it would name two entities (merge them instead). */
   const mustBeFreeName = async (name: string, own: string[]) => {
     if (!name.trim()) throw new CurationInputError("A name must not be empty.");
@@ -345,10 +360,7 @@ export function createEntityCuration(
       return { ...record, description: readableDescription(record.description) };
     },
     history: async (nameOrKey) => {
-      const entries =
-        nameOrKey === undefined
-          ? await store.listHistory()
-          : await store.listHistory((await find(nameOrKey)).key);
+      const entries = nameOrKey === undefined ? await store.listHistory() : await historyOfNamed(nameOrKey);
       return entries.map(readableHistoryEntry);
     },
     rules: async () => (await loadResolution(store)).rules,

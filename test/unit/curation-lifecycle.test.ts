@@ -56,6 +56,10 @@ describe("hand curation through deletes and later documents", () => {
     expect((await kg.entities.list("Halcyon Lens")).map((e) => e.name)).toEqual([]);
     expect(await danglingRelationships()).toEqual([]);
     expect(await kg.services.store.getRelationships([linked])).toEqual([]);
+    // Gone, its history is still found by its name: what removed it, and why.
+    const gone = await kg.entities.history("Halcyon Lens");
+    expect(gone.at(-1)).toMatchObject({ key: lens.key, action: "delete", cause: "delete document halcyon" });
+    await expect(kg.entities.history("Nobody At All")).rejects.toThrow(/No entity named "Nobody At All"/);
 
     // The rule is kept: the document indexed again brings the entity and the hand-made link back.
     await kg.index([DOCS[2]!], { communities: false });
@@ -75,6 +79,12 @@ describe("hand curation through deletes and later documents", () => {
     expect(named[0]?.sourceChunkIds).toEqual(expect.arrayContaining(faroChunks));
     // Looked up by the new name, the entity is the renamed one.
     expect((await kg.entities.get("Ines Varga-Reis")).key).toBe(renamed.key);
+    // `entities show` prints the history its help promises, the rename among it.
+    await kg.close();
+    const shown = await runMain(["entities", "show", "Ines Varga-Reis", "--workspace", dir]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/\nhistory:\n.*\n.*rename by /s);
+    kg = await createKgrag({ env: {}, config: { workspace: dir } });
   });
 });
 
