@@ -257,7 +257,7 @@ export function createEntityCuration(
       if (options.name !== undefined) await mustBeFreeName(options.name, [survivor.key, ...others]);
       const p = provenance(options);
       const rules: EntityRule[] = others.map((from) => ({ kind: "merge", from, into: survivor.key, ...p }));
-      if (options.name) rules.push({ kind: "rename", key: survivor.key, name: options.name, ...p });
+      if (options.name) rules.push(...renameRules(survivor.key, options.name, p));
       await apply(
         "merge",
         rules,
@@ -272,13 +272,7 @@ export function createEntityCuration(
       const entity = await find(nameOrKey);
       await mustBeFreeName(newName, [entity.key]);
       const p = provenance(options);
-      await apply(
-        "rename",
-        [{ kind: "rename", key: entity.key, name: newName, ...p }],
-        [entity.key],
-        "rename",
-        p.by,
-      );
+      await apply("rename", renameRules(entity.key, newName, p), [entity.key], "rename", p.by);
       return readableEntity(await find(entity.key));
     },
     edit: async (nameOrKey, givenFields, given) => {
@@ -365,6 +359,18 @@ export function createEntityCuration(
     },
     rules: async () => (await loadResolution(store)).rules,
   };
+}
+
+/**
+ * A rename, and a merge of the new name's key into the entity: what later documents say under the
+ * new name is this entity, not a second one of that name (the name is free, so nothing has that
+ * key yet).
+ */
+function renameRules(key: string, name: string, provenance: { by: string; at: string }): EntityRule[] {
+  const rename: EntityRule = { kind: "rename", key, name, ...provenance };
+  const named = entityKey(name);
+  if (named === key) return [rename];
+  return [rename, { kind: "merge", from: named, into: key, ...provenance, note: "the entity's new name" }];
 }
 
 function currentUser(): string {

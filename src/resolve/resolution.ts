@@ -145,16 +145,9 @@ export class Resolution {
         this.parent.delete(rule.alias);
         this.apart.add(pairId(rule.alias, this.canonical(rule.from)));
         return;
-      case "rename": {
+      case "rename":
         this.names.set(rule.key, rule.name);
-        // What is extracted under the new name later is this entity, not a second one so named.
-        const named = entityKey(rule.name);
-        const free =
-          !this.parent.has(named) && !this.deletedEntities.has(named) && !this.keptApart(named, rule.key);
-        if (named !== rule.key && this.canonical(rule.key) !== named && free)
-          this.parent.set(named, rule.key);
         return;
-      }
       case "edit":
         this.edits.set(rule.key, {
           ...this.edits.get(rule.key),
