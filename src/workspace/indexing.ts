@@ -9,6 +9,7 @@ import { stillPresent } from "../ingest/still-present.js";
 import type { EmbeddingUsage, StageUsage } from "../llm/usage.js";
 import { removeDocuments } from "../pipeline/delete-documents.js";
 import {
+  type ChunkedOtherwise,
   type ExtractedByOthers,
   type IndexComponents,
   type IndexRunResult,
@@ -74,6 +75,11 @@ export interface IndexSummary {
    * extracted again. Absent when there are none.
    */
   extractedByOthers?: ExtractedByOthers;
+  /**
+   * Unchanged documents cut into chunks with other chunking settings than the configured ones:
+   * they keep those chunks; the configured settings cut only new and edited documents.
+   */
+  chunkedOtherwise?: ChunkedOtherwise;
   removed: string[];
   /**
    * Documents whose files are gone from an indexed folder (or, for a .jsonl, whose line is gone);
@@ -176,6 +182,7 @@ async function indexAll(
     resumed: run.resumed,
     unchanged: run.unchanged,
     ...(run.extractedByOthers ? { extractedByOthers: run.extractedByOthers } : {}),
+    ...(run.chunkedOtherwise ? { chunkedOtherwise: run.chunkedOtherwise } : {}),
     removed: [...pruned, ...emptied.removed],
     missing: options.prune ? [] : missing,
     skipped: emptied.skipped,

@@ -64,3 +64,34 @@ describe("the extractors a workspace records", () => {
     expect(JSON.parse(status.stdout).extractor).toBe("llm");
   });
 });
+
+describe("the chunking settings a workspace records", () => {
+  it("unchanged documents keep their chunks when the chunking changes, and the run says so", async () => {
+    const workspace = join(dir, "ws");
+    const first = await createKgrag({ env: {}, config: { workspace } });
+    const fresh = await first.index([corpus], { communities: false });
+    expect(fresh.chunkedOtherwise).toBeUndefined();
+    await first.close();
+
+    const smaller = { workspace, chunking: { size: 64, overlap: 8 } };
+    const kg = await createKgrag({ env: {}, config: smaller });
+    try {
+      const again = await kg.index([corpus], { communities: false });
+      expect(again.unchanged).toHaveLength(2);
+      expect(again.chunkedOtherwise).toEqual({
+        documents: 2,
+        chunking: ["size 1200, overlap 100, o200k_base"],
+        configured: "size 64, overlap 8, o200k_base",
+      });
+    } finally {
+      await kg.close();
+    }
+    writeFileSync(join(dir, "small.json"), JSON.stringify(smaller));
+    const run = await runMain(["--config", join(dir, "small.json"), "index", corpus, "--no-communities"]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      "2 unchanged documents keep the chunks cut with size 1200, overlap 100, o200k_base; the configured " +
+        "chunking (size 64, overlap 8, o200k_base) cuts only new and edited documents",
+    );
+  });
+});
