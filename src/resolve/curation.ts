@@ -295,7 +295,14 @@ export function createEntityCuration(
       const entity = await find(nameOrKey);
       const resolution = await loadResolution(store);
       const aliasKey = entityKey(alias);
-      if (resolution.canonical(aliasKey) !== entity.key || aliasKey === entity.key) {
+      // After a rename the old name is listed among the aliases, but it is the entity's own key.
+      if (aliasKey === entity.key) {
+        throw new CurationInputError(
+          `"${alias}" is the name "${entity.name}" (${entity.key}) was extracted under, not an alias merged ` +
+            "into it: it cannot be split off (rename the entity to change its name).",
+        );
+      }
+      if (resolution.canonical(aliasKey) !== entity.key) {
         throw new CurationInputError(`"${alias}" is not an alias of "${entity.name}" (${entity.key}).`);
       }
       const p = provenance(options);

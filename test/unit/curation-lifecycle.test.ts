@@ -79,6 +79,11 @@ describe("hand curation through deletes and later documents", () => {
     expect(named[0]?.sourceChunkIds).toEqual(expect.arrayContaining(faroChunks));
     // Looked up by the new name, the entity is the renamed one.
     expect((await kg.entities.get("Ines Varga-Reis")).key).toBe(renamed.key);
+    // The old name, now listed as an alias, is the entity's own key: refused with why, not "no alias".
+    expect(renamed.aliases).toContain("Ines Varga");
+    await expect(kg.entities.split("Ines Varga-Reis", "Ines Varga")).rejects.toThrow(
+      /"Ines Varga" is the name "Ines Varga-Reis" \(ines varga\) was extracted under, not an alias merged into it/,
+    );
     // `entities show` prints the history its help promises, the rename among it.
     await kg.close();
     const shown = await runMain(["entities", "show", "Ines Varga-Reis", "--workspace", dir]);
