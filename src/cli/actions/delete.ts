@@ -65,7 +65,9 @@ async function selectDocuments(
     }
     for (const d of found) named.add(d.id);
   }
-  const candidates = named.size > 0 ? documents.filter((d) => named.has(d.id)) : documents;
+  // In the order given: ids first, then what each path selects.
+  const byId = new Map(documents.map((d) => [d.id, d]));
+  const candidates = named.size > 0 ? [...named].flatMap((id) => byId.get(id) ?? []) : documents;
   if (!filters) return candidates;
   // The same checks as a query's --filter: a key or value that no document has is named.
   await checkScope(kgrag.services.store, { metadata: filters });
