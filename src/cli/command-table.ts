@@ -32,7 +32,7 @@ export const COMMAND_TABLE: readonly CommandSummary[] = [
   },
   {
     name: "delete",
-    usage: "[options] <docIds...>",
+    usage: "[options] [docIds...]",
     summary: "Delete documents; the graph is rebuilt from the remaining passages with no new extraction",
   },
   {

@@ -14,6 +14,7 @@ import { groupBy } from "../util/group-by.js";
 import { stableStringify } from "../util/hash.js";
 import type { ChunkMentions, FoldOptions } from "./fold.js";
 import { foldEntity, foldRelationship } from "./fold.js";
+import { splitRelationshipKey } from "./keys.js";
 
 /** The store reads a merge plan needs; plans never write, the caller applies them. */
 export type MergeReadStore = Pick<
@@ -73,9 +74,10 @@ export async function planChunkMerges(
     relationships: merges.flatMap((m) => m.mentions.relationships),
   };
   const entityKeys = unique([...fresh.entities, ...earlier.entities].map((m) => m.entityKey));
-  const relationshipKeys = unique(
-    [...fresh.relationships, ...earlier.relationships].map((m) => m.relationshipKey),
-  );
+  const relationshipKeys = unique([
+    ...[...fresh.relationships, ...earlier.relationships].map((m) => m.relationshipKey),
+    ...(resolution?.manualRelationshipKeysOf(entityKeys) ?? []),
+  ]);
   const notThisBatch = (m: { chunkId: string }) => !batchIds.has(m.chunkId);
   const stored = await readRefoldInput(store, entityKeys, relationshipKeys);
   const entityMentions = [...stored.entityMentions.filter(notThisBatch), ...fresh.entities];
@@ -112,7 +114,10 @@ export async function planRebuild(
 ): Promise<GraphChanges> {
   const store = opts.resolution ? resolvedReads(storedReads, opts.resolution) : storedReads;
   const entities = unique(entityKeys);
-  const relationships = unique(relationshipKeys);
+  const relationships = unique([
+    ...relationshipKeys,
+    ...(opts.resolution?.manualRelationshipKeysOf(entities) ?? []),
+  ]);
   const stored = await readRefoldInput(store, entities, relationships);
   return refold({ ...stored, entityKeys: entities, relationshipKeys: relationships }, opts, cause);
 }
@@ -123,6 +128,8 @@ interface StoredForRefold {
   relationshipMentions: RelationshipMention[];
   existingEntities: EntityRecord[];
   existingRelationships: RelationshipRecord[];
+  /** Relationship ends outside the re-folded entities that exist in the store. */
+  storedEnds: Set<string>;
 }
 
 interface RefoldInput extends StoredForRefold {
@@ -139,13 +146,20 @@ async function readRefoldInput(
   entityKeys: string[],
   relationshipKeys: string[],
 ): Promise<StoredForRefold> {
-  const [entityMentions, relationshipMentions, existingEntities, existingRelationships] = await Promise.all([
-    store.getEntityMentions(entityKeys),
-    store.getRelationshipMentions(relationshipKeys),
-    store.getEntities(entityKeys),
-    store.getRelationships(relationshipKeys),
-  ]);
-  return { entityMentions, relationshipMentions, existingEntities, existingRelationships };
+  const refolded = new Set(entityKeys);
+  const otherEnds = unique(relationshipKeys.flatMap(splitRelationshipKey)).filter(
+    (key) => !refolded.has(key),
+  );
+  const [entityMentions, relationshipMentions, existingEntities, existingRelationships, ends] =
+    await Promise.all([
+      store.getEntityMentions(entityKeys),
+      store.getRelationshipMentions(relationshipKeys),
+      store.getEntities(entityKeys),
+      store.getRelationships(relationshipKeys),
+      otherEnds.length > 0 ? store.getEntities(otherEnds) : Promise.resolve([]),
+    ]);
+  const storedEnds = new Set(ends.map((e) => e.key));
+  return { entityMentions, relationshipMentions, existingEntities, existingRelationships, storedEnds };
 }
 
 /** Why each key changed: one cause for all, or one per key. */
@@ -163,20 +177,25 @@ function refold(input: RefoldInput, opts: PlanOptions, cause: Cause): GraphChang
   };
   const existingEntities = byKey(input.existingEntities);
   const entityMentions = groupBy(input.entityMentions, (m) => m.entityKey);
+  const refoldedEntities = new Map<string, boolean>();
   for (const key of input.entityKeys) {
     const previous = existingEntities.get(key);
     const own = entityMentions.get(key) ?? [];
     const folded = foldEntity(key, own, opts, previous);
     const next = opts.resolution ? opts.resolution.finishEntity(key, folded, own) : folded;
+    refoldedEntities.set(key, next !== null);
     const entry = recordChange(changes.upsertEntities, changes.deleteEntityKeys, key, previous, next);
     if (entry) changes.history.push({ kind: "entity", key, ...entry, cause: causeOf(key), at });
   }
+  const entityExists = (key: string) => refoldedEntities.get(key) ?? input.storedEnds.has(key);
   const existingRelationships = byKey(input.existingRelationships);
   const relationshipMentions = groupBy(input.relationshipMentions, (m) => m.relationshipKey);
   for (const key of input.relationshipKeys) {
     const previous = existingRelationships.get(key);
     const folded = foldRelationship(key, relationshipMentions.get(key) ?? [], opts, previous);
-    const next = opts.resolution ? opts.resolution.finishRelationship(folded) : folded;
+    const finished = opts.resolution ? opts.resolution.finishRelationship(folded) : folded;
+    // A relationship added by hand outlives its extracted mentions; it must not outlive its ends.
+    const next = finished && [finished.sourceKey, finished.targetKey].every(entityExists) ? finished : null;
     const entry = recordChange(
       changes.upsertRelationships,
       changes.deleteRelationshipKeys,

@@ -10,6 +10,8 @@ import type { GraphView } from "../storage/graph-store.js";
 import { inSpan, SPANS } from "../telemetry/spans.js";
 import type { GraphCounts, SourceDocument } from "../types.js";
 import { slices } from "../util/slices.js";
+import { chunkingLabel, recordChunking, recordedChunkings } from "../workspace/chunking-record.js";
+import { recordExtraction, recordedExtractors } from "../workspace/embedding-guard.js";
 import { BatchChannel } from "./batch-channel.js";
 import { communitiesAreStale, markCommunitiesFresh, markCommunitiesStale } from "./community-freshness.js";
 import { createCommunities } from "./create-communities.js";
@@ -60,11 +62,34 @@ export interface IndexRunResult {
   updated: string[];
   resumed: string[];
   unchanged: string[];
+  /**
+   * Set when the unchanged documents were extracted by other extractors than this run's (the
+   * offline built-ins before a model was configured): they keep that graph.
+   */
+  extractedByOthers?: ExtractedByOthers;
+  /**
+   * Set when the unchanged documents were cut into chunks with other chunking settings than the
+   * configured ones: they keep those chunks.
+   */
+  chunkedOtherwise?: ChunkedOtherwise;
   failures: { docId: string; error: string }[];
   graphChanged: boolean;
   counts: GraphCounts;
   /** Wall time per stage, as this run measured it. */
   stages: StageTimings;
+}
+
+/** Unchanged documents kept as other extractors made them, and which those were. */
+export interface ExtractedByOthers {
+  documents: number;
+  extractors: string[];
+}
+
+/** Unchanged documents kept as other chunking settings cut them, which those were, and the configured ones. */
+export interface ChunkedOtherwise {
+  documents: number;
+  chunking: string[];
+  configured: string;
 }
 
 /**
@@ -106,6 +131,9 @@ async function indexWorkflow(
   const { signal } = options;
   const clock = options.clock ?? new StageClock();
   const plan = await planRegistration(services, sources);
+  const extractedBy = await recordedExtractors(services.store);
+  const chunkedWith = await recordedChunkings(services.store);
+  const chunking = chunkingLabel(services.config.chunking);
   await removeDocuments(services, plan.changed, "update document");
   // Same content from a new place: the record follows the file, the graph stays as it is.
   await services.store.upsertDocuments(plan.moved);
@@ -155,6 +183,8 @@ async function indexWorkflow(
     firstRequest.settle();
     await Promise.all([chunkVectors, chunkText]);
   }
+  if (extracted.merged > 0) await recordExtraction(services.store, components.extractor.kind);
+  if (plan.toProcess.length > 0) await recordChunking(services.store, chunking);
   // A failure of the chunk vectors (or text) fails the run where the settling step would have.
   const rethrowChunkVectorFailure = await chunkVectors;
   const rethrowChunkTextFailure = await chunkText;
@@ -203,6 +233,16 @@ async function indexWorkflow(
     updated: plan.changed,
     resumed: plan.resumed,
     unchanged: plan.unchanged,
+    ...(plan.unchanged.length > 0 &&
+    extractedBy.length > 0 &&
+    !extractedBy.includes(components.extractor.kind)
+      ? { extractedByOthers: { documents: plan.unchanged.length, extractors: extractedBy } }
+      : {}),
+    ...(plan.unchanged.length > 0 && chunkedWith.length > 0 && !chunkedWith.includes(chunking)
+      ? {
+          chunkedOtherwise: { documents: plan.unchanged.length, chunking: chunkedWith, configured: chunking },
+        }
+      : {}),
     failures,
     graphChanged,
     counts: await services.store.counts(),

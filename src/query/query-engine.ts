@@ -1,5 +1,6 @@
 import { withAbortSignal } from "../llm/chat-model.js";
 import { describeGiven, OptionsError } from "../options-error.js";
+import { communitiesAreStale } from "../pipeline/community-freshness.js";
 import { stopPoint } from "../pipeline/stop-point.js";
 import type { KgragServices } from "../services.js";
 import type { ScoredId } from "../types.js";
@@ -124,12 +125,14 @@ async function runQuerySteps(
   // Passages were found but the budget left none of them room: say so, rather than "nothing matches".
   const emptyContext = built.context.chunks.length === 0 && built.context.communities.length === 0;
   const squeezed = ranked.chunks.length > 0 && emptyContext;
+  const staleReports = built.context.communities.length > 0 && (await communitiesAreStale(services.store));
   const warnings = [
     ...(unfinished > 0 ? [notFullyIndexed(unfinished)] : []),
     ...(emptyScope ? [EMPTY_SCOPE] : []),
     ...(retrieval.warnings ?? []),
     ...(reranked.warning ? [reranked.warning] : []),
     ...(squeezed ? [budgetTooSmall(options.totalTokens)] : []),
+    ...(staleReports ? [STALE_COMMUNITY_REPORTS] : []),
   ];
   const { text: answer, warnings: answerWarnings } = options.contextOnly
     ? { text: "", warnings: [] }
@@ -197,6 +200,12 @@ export function notFullyIndexed(documents: number): string {
     "what they say. Run `kgrag index` again to finish them."
   );
 }
+
+/** Reports in the context were written before the graph last changed (see communitiesAreStale). */
+export const STALE_COMMUNITY_REPORTS =
+  "The community reports used were written before the graph last changed (a curation edit, or an " +
+  "index run without or stopped before its communities), so they may name what is gone. " +
+  "Run `kgrag communities --rebuild` (or `kgrag index`) to bring them up to date.";
 
 function budgetTooSmall(totalTokens: number): string {
   return (

@@ -156,6 +156,21 @@ export function createEntityCuration(
     throw new UnknownEntityError(`No entity named "${nameOrKey}" in this workspace.`);
   };
 
+  /**
+   * An entity's history; one that is gone (deleted by hand, or with its last document) is found
+   * by its key, so what removed it can still be read.
+   */
+  const historyOfNamed = async (nameOrKey: string): Promise<HistoryEntry[]> => {
+    try {
+      return await store.listHistory((await find(nameOrKey)).key);
+    } catch (error) {
+      if (!(error instanceof UnknownEntityError) || error.reason !== "not_found") throw error;
+      const gone = await store.listHistory(entityKey(nameOrKey));
+      if (gone.length === 0) throw error;
+      return gone;
+    }
+  };
+
   /** A new name may not be another entity's name or alias: it would name two entities (merge them instead). */
   const mustBeFreeName = async (name: string, own: string[]) => {
     if (!name.trim()) throw new CurationInputError("A name must not be empty.");
@@ -242,7 +257,7 @@ export function createEntityCuration(
       if (options.name !== undefined) await mustBeFreeName(options.name, [survivor.key, ...others]);
       const p = provenance(options);
       const rules: EntityRule[] = others.map((from) => ({ kind: "merge", from, into: survivor.key, ...p }));
-      if (options.name) rules.push({ kind: "rename", key: survivor.key, name: options.name, ...p });
+      if (options.name) rules.push(...renameRules(survivor.key, options.name, p));
       await apply(
         "merge",
         rules,
@@ -257,13 +272,7 @@ export function createEntityCuration(
       const entity = await find(nameOrKey);
       await mustBeFreeName(newName, [entity.key]);
       const p = provenance(options);
-      await apply(
-        "rename",
-        [{ kind: "rename", key: entity.key, name: newName, ...p }],
-        [entity.key],
-        "rename",
-        p.by,
-      );
+      await apply("rename", renameRules(entity.key, newName, p), [entity.key], "rename", p.by);
       return readableEntity(await find(entity.key));
     },
     edit: async (nameOrKey, givenFields, given) => {
@@ -286,7 +295,14 @@ export function createEntityCuration(
       const entity = await find(nameOrKey);
       const resolution = await loadResolution(store);
       const aliasKey = entityKey(alias);
-      if (resolution.canonical(aliasKey) !== entity.key || aliasKey === entity.key) {
+      // After a rename the old name is listed among the aliases, but it is the entity's own key.
+      if (aliasKey === entity.key) {
+        throw new CurationInputError(
+          `"${alias}" is the name "${entity.name}" (${entity.key}) was extracted under, not an alias merged ` +
+            "into it: it cannot be split off (rename the entity to change its name).",
+        );
+      }
+      if (resolution.canonical(aliasKey) !== entity.key) {
         throw new CurationInputError(`"${alias}" is not an alias of "${entity.name}" (${entity.key}).`);
       }
       const p = provenance(options);
@@ -345,14 +361,23 @@ export function createEntityCuration(
       return { ...record, description: readableDescription(record.description) };
     },
     history: async (nameOrKey) => {
-      const entries =
-        nameOrKey === undefined
-          ? await store.listHistory()
-          : await store.listHistory((await find(nameOrKey)).key);
+      const entries = nameOrKey === undefined ? await store.listHistory() : await historyOfNamed(nameOrKey);
       return entries.map(readableHistoryEntry);
     },
     rules: async () => (await loadResolution(store)).rules,
   };
+}
+
+/**
+ * A rename, and a merge of the new name's key into the entity: what later documents say under the
+ * new name is this entity, not a second one of that name (the name is free, so nothing has that
+ * key yet).
+ */
+function renameRules(key: string, name: string, provenance: { by: string; at: string }): EntityRule[] {
+  const rename: EntityRule = { kind: "rename", key, name, ...provenance };
+  const named = entityKey(name);
+  if (named === key) return [rename];
+  return [rename, { kind: "merge", from: named, into: key, ...provenance, note: "the entity's new name" }];
 }
 
 function currentUser(): string {

@@ -78,6 +78,18 @@ export class Resolution {
     return [...this.manual.keys()];
   }
 
+  /**
+   * Keys of the relationships added by hand with one of these entities at an end: a re-fold of an
+   * entity re-folds them too, so they leave with an entity whose passages are gone and come back
+   * with it.
+   */
+  manualRelationshipKeysOf(entityKeys: Iterable<string>): string[] {
+    const wanted = new Set(entityKeys);
+    return [...this.manual.values()].flatMap(([m]) =>
+      m && (wanted.has(m.sourceKey) || wanted.has(m.targetKey)) ? [m.relationshipKey] : [],
+    );
+  }
+
   keptApart(a: string, b: string): boolean {
     return this.apart.has(pairId(this.canonical(a), this.canonical(b))) || this.apart.has(pairId(a, b));
   }

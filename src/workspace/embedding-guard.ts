@@ -44,7 +44,14 @@ export function mismatchMessage(
   );
 }
 
-/** Called by a writer before it writes: records the embedding model and the extractor in use. */
+/** Meta key of the extractors that extracted the workspace's chunks, in the order they came, comma-separated. */
+const EXTRACTORS_META_KEY = "extractor";
+
+/**
+ * Called by a writer before it writes: records the embedding model, and the extractor in use when
+ * none is recorded yet. A later extractor is added only once it extracts something
+ * (recordExtraction): a run that finds every document unchanged keeps the graph another made.
+ */
 export async function recordWorkspaceModels(
   store: GraphStore,
   embedder: Embedder,
@@ -56,5 +63,21 @@ export async function recordWorkspaceModels(
     await store.setMeta("embedding.dimension", String(embedder.dimension));
     await store.setMeta("embedding.kind", embedder.kind);
   }
-  if ((await store.getMeta("extractor")) !== extractorKind) await store.setMeta("extractor", extractorKind);
+  if (!(await store.getMeta(EXTRACTORS_META_KEY))) await store.setMeta(EXTRACTORS_META_KEY, extractorKind);
+}
+
+/** The extractors that extracted the workspace's chunks, first first. */
+export async function recordedExtractors(store: Pick<GraphStore, "getMeta">): Promise<string[]> {
+  const recorded = (await store.getMeta(EXTRACTORS_META_KEY)) ?? "";
+  return recorded
+    .split(",")
+    .map((kind) => kind.trim())
+    .filter(Boolean);
+}
+
+/** Adds the extractor that has just extracted chunks to the recorded ones. */
+export async function recordExtraction(store: GraphStore, extractorKind: string): Promise<void> {
+  const recorded = await recordedExtractors(store);
+  if (recorded.includes(extractorKind)) return;
+  await store.setMeta(EXTRACTORS_META_KEY, [...recorded, extractorKind].join(", "));
 }

@@ -8,7 +8,13 @@ import type { SkippedSource } from "../ingest/source-types.js";
 import { stillPresent } from "../ingest/still-present.js";
 import type { EmbeddingUsage, StageUsage } from "../llm/usage.js";
 import { removeDocuments } from "../pipeline/delete-documents.js";
-import { type IndexComponents, type IndexRunResult, runIndexWorkflow } from "../pipeline/index-workflow.js";
+import {
+  type ChunkedOtherwise,
+  type ExtractedByOthers,
+  type IndexComponents,
+  type IndexRunResult,
+  runIndexWorkflow,
+} from "../pipeline/index-workflow.js";
 import { IndexInterruptedError, progressOf } from "../pipeline/interrupted.js";
 import type { StageTimings } from "../pipeline/stage-timings.js";
 import type { KgragServices } from "../services.js";
@@ -63,6 +69,17 @@ export interface IndexSummary {
   /** Seen before with the same content but unfinished or failed: picked up again. */
   resumed: string[];
   unchanged: string[];
+  /**
+   * Unchanged documents extracted by other extractors than this run's (the offline built-ins,
+   * before a model was configured): they keep that graph; only new and edited documents are
+   * extracted again. Absent when there are none.
+   */
+  extractedByOthers?: ExtractedByOthers;
+  /**
+   * Unchanged documents cut into chunks with other chunking settings than the configured ones:
+   * they keep those chunks; the configured settings cut only new and edited documents.
+   */
+  chunkedOtherwise?: ChunkedOtherwise;
   removed: string[];
   /**
    * Documents whose files are gone from an indexed folder (or, for a .jsonl, whose line is gone);
@@ -164,6 +181,8 @@ async function indexAll(
     updated: run.updated,
     resumed: run.resumed,
     unchanged: run.unchanged,
+    ...(run.extractedByOthers ? { extractedByOthers: run.extractedByOthers } : {}),
+    ...(run.chunkedOtherwise ? { chunkedOtherwise: run.chunkedOtherwise } : {}),
     removed: [...pruned, ...emptied.removed],
     missing: options.prune ? [] : missing,
     skipped: emptied.skipped,

@@ -1,4 +1,5 @@
 import type { KgragConfig } from "../config.js";
+import { communitiesAreStale } from "../pipeline/community-freshness.js";
 import type { GraphStore, VectorIndexStatus } from "../storage/graph-store.js";
 import type { DocumentRecord, GraphCounts } from "../types.js";
 import { activeWriter, type LockOwner } from "./lock.js";
@@ -14,6 +15,12 @@ export interface StatusReport {
   vectorIndexes?: VectorIndexStatus[];
   /** Documents left half-indexed, and whether a run is working on them. */
   indexRun: IndexRunReport;
+  /**
+   * The graph changed since the communities were built (a curation edit, `index --no-communities`,
+   * a run stopped before its communities): their reports may name what is gone until the next
+   * `kgrag index` or `kgrag communities --rebuild`.
+   */
+  communitiesStale: boolean;
 }
 
 export interface IndexRunReport {
@@ -50,10 +57,11 @@ export function indexRunReport(
 /** What the store holds: its documents, the graph totals and the state of its vector indexes. */
 export async function storeContents(
   store: GraphStore,
-): Promise<Pick<StatusReport, "documents" | "counts" | "vectorIndexes">> {
+): Promise<Pick<StatusReport, "documents" | "counts" | "vectorIndexes" | "communitiesStale">> {
   return {
     documents: await store.listDocuments(),
     counts: await store.counts(),
+    communitiesStale: await communitiesAreStale(store),
     ...(store.vectorIndexStatus ? { vectorIndexes: await store.vectorIndexStatus() } : {}),
   };
 }

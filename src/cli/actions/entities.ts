@@ -2,7 +2,7 @@ import type { Kgrag } from "../../kgrag.js";
 import { isValidStrength, MAX_STRENGTH, MIN_STRENGTH } from "../../merge/strength.js";
 import type { CandidatePair } from "../../resolve/candidates.js";
 import { type EditOptions, type MergeOptions, UnknownEntityError } from "../../resolve/curation.js";
-import type { EntityRecord } from "../../types.js";
+import type { EntityRecord, HistoryEntry } from "../../types.js";
 import type { EntitiesCommonOptions } from "../commands/entities.js";
 import type { OpenKgrag } from "../open.js";
 import { formatTable, truncateToWidth } from "../output.js";
@@ -43,6 +43,11 @@ function printEntity(entity: EntityRecord, opts: EntitiesCommonOptions): void {
   const aliases = entity.aliases?.length ? `\naliases: ${entity.aliases.join("; ")}` : "";
   // kg.entities returns descriptions readable already (and reading twice would join their lines).
   process.stdout.write(`${entity.name} (${entity.type}) [${entity.key}]${aliases}\n${entity.description}\n`);
+}
+
+function historyTable(entries: HistoryEntry[]): string {
+  const rows = entries.map((e) => [e.at, e.kind, e.key.replace("\u001f", " — "), e.action, e.cause]);
+  return formatTable(["at", "kind", "key", "action", "cause"], rows);
 }
 
 function duplicateRows(pairs: CandidatePair[]): (string | number)[][] {
@@ -90,10 +95,10 @@ export const entityActions = {
   show: (open: OpenKgrag, entity: string, opts: EntitiesCommonOptions) =>
     withKgrag(open, opts, async (kg) => {
       const record = await kg.entities.get(entity);
-      if (opts.json) {
-        return printJson({ entity: record, history: await kg.entities.history(record.key) });
-      }
+      const history = await kg.entities.history(record.key);
+      if (opts.json) return printJson({ entity: record, history });
       printEntity(record, opts);
+      process.stdout.write(`passages: ${record.sourceChunkIds.length}\nhistory:\n${historyTable(history)}\n`);
     }),
   merge: (open: OpenKgrag, names: string[], opts: EntitiesCommonOptions & { into?: string; name?: string }) =>
     withKgrag(open, opts, async (kg) => {
@@ -169,7 +174,6 @@ export const entityActions = {
     withKgrag(open, opts, async (kg) => {
       const entries = await kg.entities.history(entity);
       if (opts.json) return printJson({ history: entries });
-      const rows = entries.map((e) => [e.at, e.kind, e.key.replace("\u001f", " — "), e.action, e.cause]);
-      process.stdout.write(`${formatTable(["at", "kind", "key", "action", "cause"], rows)}\n`);
+      process.stdout.write(`${historyTable(entries)}\n`);
     }),
 };

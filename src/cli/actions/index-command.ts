@@ -32,6 +32,9 @@ export async function indexAction(open: OpenKgrag, paths: string[], opts: IndexF
     // On stderr so it shows beside --json output too (whose `skipped` lists every one).
     for (const line of skippedLines(skipped)) process.stderr.write(`kgrag: ${line}\n`);
     for (const b of badLines) process.stderr.write(`kgrag: ${JSON.stringify(b)}\n`);
+    for (const note of keptAsIndexedNotes(summary, kgrag.components.extractor.kind, paths)) {
+      process.stderr.write(`kgrag: note: ${note}\n`);
+    }
     if (opts.json) printJson({ ...jsonSummary(summary), skipped, badLines });
     // A run that indexed nothing has no summary worth reading: only the reason is said.
     else if (!nothingIndexable(summary)) process.stdout.write(humanSummary(summary));
@@ -62,6 +65,33 @@ export async function indexAction(open: OpenKgrag, paths: string[], opts: IndexF
     // Nothing indexable leaves no workspace behind, so no later query finds an empty one.
     if (nothingDone && created) undoCreatedWorkspace(created);
   }
+}
+
+/**
+ * Unchanged documents are neither cut nor extracted again, whatever did it before: a user who
+ * configured a model after trying the offline built-ins, or other chunk sizes, would otherwise
+ * believe the new settings built the graph.
+ */
+function keptAsIndexedNotes(summary: IndexSummary, extractor: string, paths: string[]): string[] {
+  const quoted = paths.map((p) => (/^[\w./-]+$/.test(p) ? p : JSON.stringify(p))).join(" ");
+  const again = `\`kgrag delete --path ${quoted}\`, then \`kgrag index ${quoted}\` (hand edits are kept).`;
+  const these = (n: number) => (n === 1 ? "1 unchanged document keeps" : `${n} unchanged documents keep`);
+  const notes: string[] = [];
+  const { extractedByOthers: extracted, chunkedOtherwise: chunked } = summary;
+  if (extracted) {
+    notes.push(
+      `${these(extracted.documents)} the graph the ${extracted.extractors.join(" and ")} extractor made; ` +
+        `the configured ${extractor} extractor reads only new and edited documents. ` +
+        `To extract them again with it: ${again}`,
+    );
+  }
+  if (chunked) {
+    notes.push(
+      `${these(chunked.documents)} the chunks cut with ${chunked.chunking.join("; ")}; the configured ` +
+        `chunking (${chunked.configured}) cuts only new and edited documents. To cut them again: ${again}`,
+    );
+  }
+  return notes;
 }
 
 /** A .jsonl line that could not be read as a document: {path, line, error}, as `query --batch` reports one. */
@@ -151,6 +181,8 @@ function jsonSummary(s: IndexSummary) {
     updated: s.updated.length,
     resumed: s.resumed.length,
     unchanged: s.unchanged.length,
+    ...(s.extractedByOthers ? { extractedByOthers: s.extractedByOthers } : {}),
+    ...(s.chunkedOtherwise ? { chunkedOtherwise: s.chunkedOtherwise } : {}),
     removed: s.removed,
     missing: s.missing,
     skipped: s.skipped,

@@ -33,6 +33,7 @@ export async function statusAction(opts: { workspace?: string; json?: boolean })
         embedding: status.embedding,
         counts: status.counts,
         indexRun: status.indexRun,
+        communitiesStale: status.communitiesStale,
         ...(status.vectorIndexes ? { vectorIndexes: status.vectorIndexes } : {}),
         documents: status.documents.map((d) => ({
           id: d.id,
@@ -57,10 +58,16 @@ export async function statusAction(opts: { workspace?: string; json?: boolean })
     if (status.vectorIndexes) process.stdout.write(`${vectorsLine(status.vectorIndexes)}\n`);
     const run = describeIndexRun(status.indexRun);
     if (run) process.stdout.write(`${run}\n`);
+    if (status.communitiesStale && c.communities > 0) process.stdout.write(`${STALE_COMMUNITIES}\n`);
   } finally {
     await store.close();
   }
 }
+
+const STALE_COMMUNITIES =
+  "The communities predate the graph's last change (a curation edit, an index run without or " +
+  "stopped before its communities): their reports may name what is gone. " +
+  "`kgrag communities --rebuild` or the next `kgrag index` brings them up to date.";
 
 const NOTHING_RECORDED = {
   extractor: "none yet",
