@@ -142,8 +142,6 @@ function* orderedReports(
   const score = (c: ReportedCommunity) => similarity.get(c.id) ?? 0;
   const priority = (a: ReportedCommunity, b: ReportedCommunity) =>
     score(b) - score(a) || b.report.rating - a.report.rating || b.entityKeys.length - a.entityKeys.length;
-  const shares = (c: ReportedCommunity) => (words && reportSharesAWord(words, c) ? 1 : 0);
-  const hitPriority = (a: ReportedCommunity, b: ReportedCommunity) => shares(b) - shares(a) || priority(a, b);
   const toRef = (c: ReportedCommunity): GlobalCommunityRef => ({
     id: c.id,
     level: c.level,
@@ -154,12 +152,23 @@ function* orderedReports(
   // The hits' reports in list order, as filtering the whole list would give them, without the pass over it.
   const { positions } = reportIndex(reports);
   const hitPositions = Int32Array.from(similarity.keys(), (id) => positions.get(id) ?? -1).sort();
-  yield* Array.from(
+  // Each hit's sort keys worked out once, not in every comparison (the word test was the costly one).
+  const hits = Array.from(
     hitPositions.filter((at) => at >= 0),
-    (at) => reports[at] as ReportedCommunity,
-  )
-    .sort(hitPriority)
-    .map(toRef);
+    (at) => {
+      const report = reports[at] as ReportedCommunity;
+      const shares = words && reportSharesAWord(words, report) ? 1 : 0;
+      return { report, shares, score: score(report) };
+    },
+  );
+  hits.sort(
+    (a, b) =>
+      b.shares - a.shares ||
+      b.score - a.score ||
+      b.report.report.rating - a.report.report.rating ||
+      b.report.entityKeys.length - a.report.entityKeys.length,
+  );
+  yield* hits.map((hit) => toRef(hit.report));
   yield* reports
     .filter((c) => !similarity.has(c.id))
     .sort(priority)

@@ -11,6 +11,7 @@ import { openSqliteStore, sqliteFile } from "../../src/storage/sqlite/sqlite-sto
 import { describeStorageContract } from "../support/storage-contract.js";
 import {
   changes,
+  makeDocument,
   makeEntity,
   makeRelationship,
   mergeChunk,
@@ -339,5 +340,29 @@ describe("config sqlitePageSize", () => {
     expect(pageSize(8192).data?.sqlitePageSize).toBe(8192);
     expect(pageSize(12288).error?.message).toMatch(/power of two/);
     expect(pageSize(131072).success).toBe(false);
+  });
+});
+
+describe("SQLite unfinished document count", () => {
+  it("is counted again after a write of its own connection or another's commit", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    await store.upsertDocuments([
+      makeDocument("d1", { status: "pending" }),
+      makeDocument("d2", { status: "processed" }),
+    ]);
+    expect(await store.unfinishedDocumentCount()).toBe(1);
+    // Asked again in the same generation: the same count.
+    expect(await store.unfinishedDocumentCount()).toBe(1);
+    await store.setDocumentStatus("d1", "processed", null);
+    expect(await store.unfinishedDocumentCount()).toBe(0);
+
+    const other = new Database(sqliteFile(workspace));
+    other.prepare("UPDATE documents SET status = 'processing' WHERE id = 'd2'").run();
+    other.close();
+    // A new synchronous stretch reads the other connection's commit.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(await store.unfinishedDocumentCount()).toBe(1);
+    await store.close();
   });
 });
