@@ -366,3 +366,29 @@ describe("SQLite unfinished document count", () => {
     await store.close();
   });
 });
+
+describe("SQLite cached entities (the query side's reads)", () => {
+  it("are the records getEntities copies, frozen, and read again after a write", async () => {
+    const store = await openSqliteStore(await tempWorkspace());
+    const harbour = makeEntity("Harbour", { description: "A harbour.", sourceChunkIds: ["c1"] });
+    await store.applyGraphChanges(changes({ upsertEntities: [harbour, makeEntity("Lantern")] }));
+    const keys = [harbour.key, "no such entity", harbour.key];
+    const [shared] = await store.cachedEntities(keys);
+    expect(await store.cachedEntities(keys)).toEqual(await store.getEntities(keys));
+    if (!shared) throw new Error("no cached record");
+    expect(shared.description).toBe("A harbour.");
+    // The cache's own record: changing it throws rather than reaching the next reader.
+    expect(() => Object.assign(shared, { description: "x" })).toThrow(TypeError);
+    expect(() => shared.sourceChunkIds.push("c9")).toThrow(TypeError);
+    // getEntities still hands out copies its caller may change.
+    const [copy] = await store.getEntities([harbour.key]);
+    copy?.sourceChunkIds.push("c9");
+    expect((await store.cachedEntities([harbour.key]))[0]?.sourceChunkIds).toEqual(["c1"]);
+
+    await store.applyGraphChanges(
+      changes({ upsertEntities: [{ ...harbour, description: "A busy harbour." }] }),
+    );
+    expect((await store.cachedEntities([harbour.key]))[0]?.description).toBe("A busy harbour.");
+    await store.close();
+  });
+});

@@ -373,6 +373,10 @@ export class SqliteGraphStore implements GraphStore {
     return this.entities.get(keys);
   }
 
+  async cachedEntities(keys: string[]): Promise<readonly EntityRecord[]> {
+    return this.entities.cached(keys);
+  }
+
   async entityLabels(keys: string[]): Promise<EntityLabel[]> {
     return this.entities.labels(keys);
   }
