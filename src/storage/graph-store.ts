@@ -223,6 +223,12 @@ export interface GraphStore {
   // ---- graph reads ----
   getEntities(keys: string[]): Promise<EntityRecord[]>;
   /**
+   * getEntities for queries, which only read what they get: the adapter's cached records themselves
+   * where it keeps a read cache (frozen, so a change throws), without the copies getEntities hands
+   * out. Optional: getEntities otherwise.
+   */
+  cachedEntities?(keys: string[]): Promise<readonly EntityRecord[]>;
+  /**
    * Name and type of the entities, in the order of `keys`, unknown keys skipped (optional: read
    * through getEntities where an adapter lacks it). A neighbourhood of hubs labels hundreds of
    * entities whose full records (fragments, provenance) were most of its time.

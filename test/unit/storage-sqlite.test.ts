@@ -12,6 +12,7 @@ import { openSqliteStore, sqliteFile } from "../../src/storage/sqlite/sqlite-sto
 import { describeStorageContract } from "../support/storage-contract.js";
 import {
   changes,
+  makeDocument,
   makeEntity,
   makeRelationship,
   mergeChunk,
@@ -357,5 +358,55 @@ describe("config sqlitePageSize", () => {
     expect(pageSize(8192).data?.sqlitePageSize).toBe(8192);
     expect(pageSize(12288).error?.message).toMatch(/power of two/);
     expect(pageSize(131072).success).toBe(false);
+  });
+});
+
+describe("SQLite unfinished document count", () => {
+  it("is counted again after a write of its own connection or another's commit", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    await store.upsertDocuments([
+      makeDocument("d1", { status: "pending" }),
+      makeDocument("d2", { status: "processed" }),
+    ]);
+    expect(await store.unfinishedDocumentCount()).toBe(1);
+    // Asked again in the same generation: the same count.
+    expect(await store.unfinishedDocumentCount()).toBe(1);
+    await store.setDocumentStatus("d1", "processed", null);
+    expect(await store.unfinishedDocumentCount()).toBe(0);
+
+    const other = new Database(sqliteFile(workspace));
+    other.prepare("UPDATE documents SET status = 'processing' WHERE id = 'd2'").run();
+    other.close();
+    // A new synchronous stretch reads the other connection's commit.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(await store.unfinishedDocumentCount()).toBe(1);
+    await store.close();
+  });
+});
+
+describe("SQLite cached entities (the query side's reads)", () => {
+  it("are the records getEntities copies, frozen, and read again after a write", async () => {
+    const store = await openSqliteStore(await tempWorkspace());
+    const harbour = makeEntity("Harbour", { description: "A harbour.", sourceChunkIds: ["c1"] });
+    await store.applyGraphChanges(changes({ upsertEntities: [harbour, makeEntity("Lantern")] }));
+    const keys = [harbour.key, "no such entity", harbour.key];
+    const [shared] = await store.cachedEntities(keys);
+    expect(await store.cachedEntities(keys)).toEqual(await store.getEntities(keys));
+    if (!shared) throw new Error("no cached record");
+    expect(shared.description).toBe("A harbour.");
+    // The cache's own record: changing it throws rather than reaching the next reader.
+    expect(() => Object.assign(shared, { description: "x" })).toThrow(TypeError);
+    expect(() => shared.sourceChunkIds.push("c9")).toThrow(TypeError);
+    // getEntities still hands out copies its caller may change.
+    const [copy] = await store.getEntities([harbour.key]);
+    copy?.sourceChunkIds.push("c9");
+    expect((await store.cachedEntities([harbour.key]))[0]?.sourceChunkIds).toEqual(["c1"]);
+
+    await store.applyGraphChanges(
+      changes({ upsertEntities: [{ ...harbour, description: "A busy harbour." }] }),
+    );
+    expect((await store.cachedEntities([harbour.key]))[0]?.description).toBe("A busy harbour.");
+    await store.close();
   });
 });

@@ -1,5 +1,6 @@
 import { stemmer } from "stemmer";
 import { chineseSegmenter } from "../../nlp/jieba.js";
+import { wordLikeSegments } from "../../nlp/word-segments.js";
 import { lazySegmenter } from "../../util/lazy-segmenter.js";
 
 /** Word-level terms for matching a question against sentences, in any language ICU segments. */
@@ -51,10 +52,10 @@ export function contentTerms(text: string): string[] {
 
 function otherWords(text: string): ContentWord[] {
   const out: ContentWord[] = [];
-  for (const s of words().segment(text)) {
-    if (!s.isWordLike || STOPWORDS.has(s.segment)) continue;
-    const term = stem(s.segment);
-    out.push({ term, forms: term === s.segment ? [term] : [term, s.segment] });
+  for (const word of wordLikeSegments(text, words)) {
+    if (STOPWORDS.has(word)) continue;
+    const term = stem(word);
+    out.push({ term, forms: term === word ? [term] : [term, word] });
   }
   return out;
 }
@@ -75,8 +76,21 @@ function chineseWords(run: string): ContentWord[] {
     .map((term) => ({ term, forms: [term] }));
 }
 
+/**
+ * Stems of words seen before: reports and passages repeat their words, and the stemmer was most of
+ * a report's content words once segmenting got cheap. Forgotten all at once past REMEMBERED_STEMS.
+ */
+const stems = new Map<string, string>();
+const REMEMBERED_STEMS = 100_000;
+
 function stem(word: string): string {
-  return LATIN_WORD.test(word) ? stemmer(word) : word;
+  let found = stems.get(word);
+  if (found === undefined) {
+    found = LATIN_WORD.test(word) ? stemmer(word) : word;
+    if (stems.size >= REMEMBERED_STEMS) stems.clear();
+    stems.set(word, found);
+  }
+  return found;
 }
 
 /**

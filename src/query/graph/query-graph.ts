@@ -36,7 +36,8 @@ export class QueryGraph {
   async entities(keys: string[]): Promise<EntityRecord[]> {
     const missing = unique(keys).filter((k) => !this.entityCache.has(k) && this.entityAllowed(k));
     if (missing.length) {
-      const found = new Map((await this.store.getEntities(missing)).map((e) => [e.key, e]));
+      const read = this.store.cachedEntities?.bind(this.store) ?? this.store.getEntities.bind(this.store);
+      const found = new Map((await read(missing)).map((e) => [e.key, e]));
       for (const k of missing) this.entityCache.set(k, found.get(k) ?? null);
     }
     return present(keys.map((k) => this.entityCache.get(k)));

@@ -73,6 +73,11 @@ export class EntityTable {
     return this.cache.get(keys, (missing) => this.read(missing));
   }
 
+  /** get() without copies: the cache's frozen records (see EntityCache.shared). */
+  cached(keys: string[]): readonly EntityRecord[] {
+    return this.cache.shared(keys, (missing) => this.read(missing));
+  }
+
   private read(keys: string[]): EntityRecord[] {
     return this.sql
       .all<EntityRow>(

@@ -107,6 +107,8 @@ export class SqliteGraphStore implements GraphStore {
   private readonly llmCache: LlmCacheTable;
   private readonly history: HistoryLog;
   private documentList: { generation: string; documents: DocumentRecord[] } | undefined;
+  /** Every query asks how many documents are unfinished (its warning): counted once per data generation. */
+  private unfinishedDocuments: { generation: string; count: number } | undefined;
   /** Documents read one by one in this data generation (a query reads its passages' documents twice). */
   private readonly documentById: GenerationMap<string, DocumentRecord | undefined>;
 
@@ -371,6 +373,10 @@ export class SqliteGraphStore implements GraphStore {
     return this.entities.get(keys);
   }
 
+  async cachedEntities(keys: string[]): Promise<readonly EntityRecord[]> {
+    return this.entities.cached(keys);
+  }
+
   async entityLabels(keys: string[]): Promise<EntityLabel[]> {
     return this.entities.labels(keys);
   }
@@ -454,11 +460,15 @@ export class SqliteGraphStore implements GraphStore {
   }
 
   async unfinishedDocumentCount(): Promise<number> {
-    // documents_by_status answers this from the index alone.
-    const row = this.sql.get<{ n: number }>(
-      `SELECT count(*) AS n FROM documents WHERE status IN ('pending', 'processing')`,
-    );
-    return row?.n ?? 0;
+    const generation = this.sql.generation();
+    if (this.unfinishedDocuments?.generation !== generation) {
+      // documents_by_status answers this from the index alone.
+      const row = this.sql.get<{ n: number }>(
+        `SELECT count(*) AS n FROM documents WHERE status IN ('pending', 'processing')`,
+      );
+      this.unfinishedDocuments = { generation, count: row?.n ?? 0 };
+    }
+    return this.unfinishedDocuments.count;
   }
 
   async deleteDocuments(docIds: string[]): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
