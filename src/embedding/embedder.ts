@@ -3,7 +3,10 @@ export interface Embedder {
   /** Recorded in the workspace; opening it with another model is an error. */
   readonly model: string;
   readonly dimension: number;
-  /** "hashing" marks the offline built-in so nobody mistakes it for a semantic model. */
-  readonly kind: "openai" | "langchain" | "hashing" | "test";
+  /**
+   * "hashing" marks the offline built-in so nobody mistakes it for a semantic model; "custom" is
+   * for an embedder of the caller's own.
+   */
+  readonly kind: "openai" | "langchain" | "hashing" | "test" | "custom";
   embed(texts: string[]): Promise<number[][]>;
 }
