@@ -20,6 +20,7 @@ import type { KgragServices } from "./services.js";
 import type { GraphStore } from "./storage/graph-store.js";
 import type { SourceDocumentInput } from "./types.js";
 import type { ProgressReporter } from "./util/progress.js";
+import { oneAtATime } from "./util/one-at-a-time.js";
 import { parseOptions } from "./util/strict-options.js";
 import { createComponents } from "./workspace/components.js";
 import {
@@ -140,10 +141,14 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
       await store.refreshIndexes?.();
       return result;
     };
-  const writing = <T>(work: () => Promise<T>) => {
+  const locked = <T>(work: () => Promise<T>) => {
     if (store.kind === "sqlite") return withWorkspaceLock(workspace, asWriter(work));
     return store.withWriterLease ? store.withWriterLease(asWriter(work)) : asWriter(work)();
   };
+  // An instance's own writes queue behind each other: the workspace lock (or Neo4j lease) is for
+  // other instances and processes, and would refuse this one's second call as if it were another's.
+  const inTurn = oneAtATime();
+  const writing = <T>(work: () => Promise<T>) => inTurn(() => locked(work));
   const facade: Kgrag = {
     services,
     components,
