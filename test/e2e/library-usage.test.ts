@@ -2,7 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
+import type { ChatModel } from "../../src/llm/chat-model.js";
 import { type ScriptedServer, scriptByStage, startScriptedOpenAI } from "../support/scripted-openai-server.js";
 
 /** Every reply costs the same, so costs are exact: 1,000 prompt and 100 completion tokens a call. */
@@ -74,3 +76,32 @@ describe("usage and cost a library caller is told", () => {
 function doubled(usage: typeof USAGE) {
   return { promptTokens: usage.promptTokens * 2, completionTokens: usage.completionTokens * 2 };
 }
+
+describe("a chat model of the caller's own", () => {
+  it("is written without kgrag's cache flag, and its calls are counted, then answered from the cache", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "kgrag-own-chat-"));
+    let calls = 0;
+    // Typed as the README says: { model, chat(request) } returning text and usage, nothing more.
+    const chat: ChatModel = {
+      model: "own",
+      chat: async (request) => {
+        calls += 1;
+        const text = request.stage === "keywords" ? JSON.stringify(KEYWORDS) : "Mara Okafor [1].";
+        return { text, usage: USAGE };
+      },
+    };
+    const own = await createKgrag({ env: {}, config: { workspace: dir }, chat, embedder: new HashingEmbedder() });
+    try {
+      await own.index([{ id: "a", title: "A", text: "Mara Okafor founded Lumen Robotics." }], { communities: false });
+      const asked = calls;
+      const first = await own.query("Who founded Lumen Robotics?", { mode: "naive" });
+      expect(first.usage).toMatchObject({ llmCalls: 1, ...USAGE });
+      const again = await own.query("Who founded Lumen Robotics?", { mode: "naive" });
+      expect(again.usage.llmCalls).toBe(0);
+      expect(calls).toBe(asked + 1);
+    } finally {
+      await own.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
