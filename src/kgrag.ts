@@ -19,10 +19,11 @@ import { createEntityCuration, type EntityCuration } from "./resolve/curation.js
 import type { KgragServices } from "./services.js";
 import type { GraphStore } from "./storage/graph-store.js";
 import type { SourceDocumentInput } from "./types.js";
-import type { ProgressReporter } from "./util/progress.js";
 import { oneAtATime } from "./util/one-at-a-time.js";
+import type { ProgressReporter } from "./util/progress.js";
 import { parseOptions } from "./util/strict-options.js";
 import { createComponents } from "./workspace/components.js";
+import { recordWorkspaceModels } from "./workspace/embedding-guard.js";
 import {
   GIVEN_CHAT_SHAPE,
   GIVEN_EMBEDDER_SHAPE,
@@ -31,7 +32,6 @@ import {
   isGivenChatModel,
   isGivenEmbedder,
 } from "./workspace/given-models.js";
-import { recordWorkspaceModels } from "./workspace/embedding-guard.js";
 import {
   type IndexOptions,
   IndexOptionsSchema,

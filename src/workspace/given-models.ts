@@ -32,7 +32,9 @@ function isLangChainChatModel(value: unknown): value is BaseChatModel {
 }
 
 function isEmbedder(value: unknown): value is Embedder {
-  return has(value, "model", "string") && has(value, "dimension", "number") && has(value, "embed", "function");
+  return (
+    has(value, "model", "string") && has(value, "dimension", "number") && has(value, "embed", "function")
+  );
 }
 
 function isLangChainEmbeddings(value: unknown): value is EmbeddingsInterface {

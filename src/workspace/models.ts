@@ -29,7 +29,9 @@ export async function openModels(
     given.chat === undefined
       ? (configured?.chat ?? null)
       : given.chat && new CachedChatModel(adaptChatModel(given.chat), store, usage);
-  const embedder = given.embedder ? await adaptEmbedder(given.embedder, usage, recorded) : configured?.embedder;
+  const embedder = given.embedder
+    ? await adaptEmbedder(given.embedder, usage, recorded)
+    : configured?.embedder;
   if (!embedder) throw new Error("No embedder available");
   return { chat: chat && new TracedChatModel(chat), embedder };
 }

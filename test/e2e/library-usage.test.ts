@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
 import type { ChatModel } from "../../src/llm/chat-model.js";
-import { type ScriptedServer, scriptByStage, startScriptedOpenAI } from "../support/scripted-openai-server.js";
+import {
+  type ScriptedServer,
+  scriptByStage,
+  startScriptedOpenAI,
+} from "../support/scripted-openai-server.js";
 
 /** Every reply costs the same, so costs are exact: 1,000 prompt and 100 completion tokens a call. */
 const USAGE = { promptTokens: 1000, completionTokens: 100 };
@@ -90,9 +94,16 @@ describe("a chat model of the caller's own", () => {
         return { text, usage: USAGE };
       },
     };
-    const own = await createKgrag({ env: {}, config: { workspace: dir }, chat, embedder: new HashingEmbedder() });
+    const own = await createKgrag({
+      env: {},
+      config: { workspace: dir },
+      chat,
+      embedder: new HashingEmbedder(),
+    });
     try {
-      await own.index([{ id: "a", title: "A", text: "Mara Okafor founded Lumen Robotics." }], { communities: false });
+      await own.index([{ id: "a", title: "A", text: "Mara Okafor founded Lumen Robotics." }], {
+        communities: false,
+      });
       const asked = calls;
       const first = await own.query("Who founded Lumen Robotics?", { mode: "naive" });
       expect(first.usage).toMatchObject({ llmCalls: 1, ...USAGE });

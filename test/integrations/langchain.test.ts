@@ -154,11 +154,15 @@ describe("LangChain models handed to createKgrag as they are", () => {
   it("refuses what is neither kgrag's model nor LangChain's, saying what it takes", async () => {
     const dir = await workspace();
     const given = (options: Record<string, unknown>) => options as CreateKgragOptions;
-    await expect(createKgrag(given({ env: {}, config: { workspace: dir }, chat: "gpt-4o-mini" }))).rejects.toThrow(
+    await expect(
+      createKgrag(given({ env: {}, config: { workspace: dir }, chat: "gpt-4o-mini" })),
+    ).rejects.toThrow(
       /^Invalid createKgrag options: chat: must be a ChatModel .* or a LangChain chat model .*; got the string "gpt-4o-mini"\.$/,
     );
     const opening = createKgrag(given({ env: {}, config: { workspace: dir }, embedder: { model: "e" } }));
     await expect(opening).rejects.toBeInstanceOf(ConfigError);
-    await expect(opening).rejects.toThrow(/embedder: must be an Embedder .* or a LangChain embeddings object/);
+    await expect(opening).rejects.toThrow(
+      /embedder: must be an Embedder .* or a LangChain embeddings object/,
+    );
   });
 });

@@ -229,7 +229,8 @@ describe("loadSources: folders", () => {
     expect(skipped).toEqual([
       {
         path: resolve(text),
-        reason: "no such file or folder (to index text itself rather than a file, pass documents { id, title, text })",
+        reason:
+          "no such file or folder (to index text itself rather than a file, pass documents { id, title, text })",
       },
       { path: join(dir, "gone.txt"), reason: "no such file or folder" },
     ]);
