@@ -199,7 +199,8 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
     },
     rebuildCommunities: () => writing(() => refreshCommunities(services, components, true)),
     entities: createEntityCuration(services, components, writing),
-    close: () => store.close(),
+    // After the writes under way: closing the store under a run would fail it halfway.
+    close: () => inTurn(() => store.close()),
   };
   return closable(facade, workspace);
 }
