@@ -220,11 +220,12 @@ export const QuerySchema = z.object({
   maxQuestionChars: z.number().int().min(1).max(MAX_QUESTION_CHARS).default(10_000),
 });
 
-/** Price per million tokens, for the cost estimate of `kgrag index --dry-run`. */
+/** Price per million tokens: the cost `kgrag index --dry-run` estimates and an index run reports. */
 export const PriceSchema = z.object({
   inputPerMillion: z.number().min(0).default(0),
   outputPerMillion: z.number().min(0).default(0),
 });
+export type Price = z.infer<typeof PriceSchema>;
 
 /** What any model endpoint may set besides its address: where its key is, its throttles, its price. */
 const EndpointFields = {

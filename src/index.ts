@@ -45,6 +45,7 @@ export { LangChainChatModel, type LangChainChatOptions } from "./llm/langchain-c
 export { OpenAIChatModel } from "./llm/openai-chat.js";
 export { RequestTimeoutError, RetriesExhaustedError } from "./llm/retry.js";
 export type { StageUsage } from "./llm/usage.js";
+export type { PricedStageUsage } from "./llm/usage-cost.js";
 export { descriptionFragments, readableDescription } from "./merge/description-text.js";
 export type { DescriptionSummarizer } from "./merge/summarizer.js";
 export { OptionsError } from "./options-error.js";
@@ -70,6 +71,7 @@ export type {
   QueryResult,
   Reference,
 } from "./query/result.js";
+export type { QueryUsage } from "./query/usage-meter.js";
 export type { Reranker, RerankScore } from "./rerank/reranker.js";
 export type { CandidatePair, Decision } from "./resolve/candidates.js";
 export type {

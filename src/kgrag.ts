@@ -3,14 +3,13 @@ import { z } from "zod";
 import type { KgragConfigInput } from "./config.js";
 import { ConfigError } from "./config-error.js";
 import { isPlainObject } from "./config-file/layers.js";
-import type { Embedder } from "./embedding/embedder.js";
 import { parseSourceDocuments } from "./ingest/source-input.js";
 import {
   fromLangChainDocuments,
   isLangChainDocument,
   type LangChainDocumentLike,
 } from "./integrations/langchain/documents.js";
-import { type ChatModel, withAbortSignal } from "./llm/chat-model.js";
+import { withAbortSignal } from "./llm/chat-model.js";
 import { describeGiven, OptionsError } from "./options-error.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
@@ -20,10 +19,19 @@ import { createEntityCuration, type EntityCuration } from "./resolve/curation.js
 import type { KgragServices } from "./services.js";
 import type { GraphStore } from "./storage/graph-store.js";
 import type { SourceDocumentInput } from "./types.js";
+import { oneAtATime } from "./util/one-at-a-time.js";
 import type { ProgressReporter } from "./util/progress.js";
 import { parseOptions } from "./util/strict-options.js";
 import { createComponents } from "./workspace/components.js";
 import { recordWorkspaceModels } from "./workspace/embedding-guard.js";
+import {
+  GIVEN_CHAT_SHAPE,
+  GIVEN_EMBEDDER_SHAPE,
+  type GivenChatModel,
+  type GivenEmbedder,
+  isGivenChatModel,
+  isGivenEmbedder,
+} from "./workspace/given-models.js";
 import {
   type IndexOptions,
   IndexOptionsSchema,
@@ -42,9 +50,12 @@ export interface CreateKgragOptions {
   config?: KgragConfigInput;
   /** Environment to read settings from (default process.env). */
   env?: Record<string, string | undefined>;
-  /** Bring your own models (e.g. LangChain adapters); they win over the configured endpoints. */
-  chat?: ChatModel | null;
-  embedder?: Embedder;
+  /**
+   * Bring your own models: kgrag's ChatModel / Embedder, or LangChain chat models and embeddings
+   * objects as they are. They win over the configured endpoints; `chat: null` runs offline.
+   */
+  chat?: GivenChatModel | null;
+  embedder?: GivenEmbedder;
   /** A reranker of your own; else the configured `rerank` endpoint, if any. */
   reranker?: Reranker;
   store?: GraphStore;
@@ -82,8 +93,16 @@ const CreateKgragOptionsSchema = z.strictObject({
   config: z.custom<KgragConfigInput>(isPlainObject, "must be an object of settings").optional(),
   // Not z.record: zod refuses process.env, whose prototype is not Object's.
   env: z.custom<Record<string, string | undefined>>(isObject, "must be an object of variables").optional(),
-  chat: z.custom<ChatModel | null>().optional(),
-  embedder: z.custom<Embedder>().optional(),
+  chat: z
+    .custom<GivenChatModel | null>((value) => value === null || isGivenChatModel(value), {
+      error: (issue) => `must be ${GIVEN_CHAT_SHAPE}, or null for none; got ${describeGiven(issue.input)}`,
+    })
+    .optional(),
+  embedder: z
+    .custom<GivenEmbedder>(isGivenEmbedder, {
+      error: (issue) => `must be ${GIVEN_EMBEDDER_SHAPE}; got ${describeGiven(issue.input)}`,
+    })
+    .optional(),
   reranker: z.custom<Reranker>().optional(),
   store: z.custom<GraphStore>().optional(),
   progress: z.custom<ProgressReporter>().optional(),
@@ -122,10 +141,14 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
       await store.refreshIndexes?.();
       return result;
     };
-  const writing = <T>(work: () => Promise<T>) => {
+  const locked = <T>(work: () => Promise<T>) => {
     if (store.kind === "sqlite") return withWorkspaceLock(workspace, asWriter(work));
     return store.withWriterLease ? store.withWriterLease(asWriter(work)) : asWriter(work)();
   };
+  // An instance's own writes queue behind each other: the workspace lock (or Neo4j lease) is for
+  // other instances and processes, and would refuse this one's second call as if it were another's.
+  const inTurn = oneAtATime();
+  const writing = <T>(work: () => Promise<T>) => inTurn(() => locked(work));
   const facade: Kgrag = {
     services,
     components,
@@ -176,7 +199,8 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
     },
     rebuildCommunities: () => writing(() => refreshCommunities(services, components, true)),
     entities: createEntityCuration(services, components, writing),
-    close: () => store.close(),
+    // After the writes under way: closing the store under a run would fail it halfway.
+    close: () => inTurn(() => store.close()),
   };
   return closable(facade, workspace);
 }

@@ -41,6 +41,11 @@ export class LangChainEmbedder implements Embedder {
     private readonly usage?: EmbeddingUsageSink,
   ) {}
 
+  /** The name recorded in the workspace when none is given: the object's `model`/`modelName`, or its class name. */
+  static modelNameOf(embeddings: EmbeddingsInterface): string {
+    return nameOf(embeddings);
+  }
+
   /** Asks for one vector to learn the dimension unless it is given. */
   static async create(
     embeddings: EmbeddingsInterface,

@@ -7,6 +7,7 @@ import { loadSources } from "../ingest/loaders.js";
 import type { SkippedSource } from "../ingest/source-types.js";
 import type { ChatMessage, Stage } from "../llm/chat-model.js";
 import { stageSettings } from "../llm/stage-models.js";
+import { tokenCost } from "../llm/usage-cost.js";
 import { type ChunkMentions, mentionsFromExtraction } from "../merge/fold.js";
 import type { ChunkRecord, Extraction, SourceDocument } from "../types.js";
 import { countTokens } from "../util/tokens.js";
@@ -103,10 +104,7 @@ function extractionOf(
 
 function priced(config: KgragConfig, stage: Stage, counted: Counted): StageEstimate {
   const settings = stageSettings(config, stage);
-  const price = settings?.price;
-  const cost = price
-    ? (counted.inputTokens * price.inputPerMillion + counted.outputTokens * price.outputPerMillion) / 1e6
-    : 0;
+  const cost = tokenCost(settings?.price, counted.inputTokens, counted.outputTokens);
   const { calls, inputTokens, outputTokens } = counted;
   return { calls, inputTokens, outputTokens, model: settings?.model ?? null, cost };
 }

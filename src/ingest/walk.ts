@@ -21,11 +21,22 @@ export async function collectFiles(paths: string[]): Promise<{ files: string[]; 
   for (const given of paths) {
     const path = resolve(given);
     const info = await stat(path).catch(() => undefined);
-    if (!info) skipped.push({ path, reason: "no such file or folder" });
+    if (!info) skipped.push({ path, reason: missingReason(given) });
     else if (info.isDirectory()) await walkFolder(path, files, skipped, seen);
     else await addFile(path, files, seen);
   }
   return { files, skipped };
+}
+
+/**
+ * A path that does not exist. One with spaces or line breaks may be text handed to `index` as
+ * LightRAG's `insert(text)` takes it: the reason says how to index text instead.
+ */
+function missingReason(given: string): string {
+  const maybeText = /\s/.test(given.trim());
+  return maybeText
+    ? "no such file or folder (to index text itself rather than a file, pass documents { id, title, text })"
+    : "no such file or folder";
 }
 
 async function addFile(path: string, files: string[], seen: Set<string>): Promise<void> {

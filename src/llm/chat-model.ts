@@ -54,8 +54,11 @@ export interface TokenUsage {
 export interface ChatResponse {
   text: string;
   usage: TokenUsage;
-  /** True when the answer came from the workspace LLM cache. */
-  cached: boolean;
+  /**
+   * True when the answer came from the workspace LLM cache (kgrag's cache sets it; a model of the
+   * caller's own leaves it out).
+   */
+  cached?: boolean;
   /**
    * True when the model stopped at its output limit (finish_reason "length"): the text is cut
    * short, even if JSON repair can close it. Such an answer is never cached.

@@ -49,8 +49,28 @@ export class UsageTracker implements EmbeddingUsageSink {
     return { ...this.embeddingTotals };
   }
 
+  /** A copy of the totals per stage so far: what `stagesSince` subtracts to give one run's share. */
   stages(): Partial<Record<Stage, StageUsage>> {
-    return Object.fromEntries(this.byStage);
+    return Object.fromEntries([...this.byStage].map(([stage, usage]) => [stage, { ...usage }]));
+  }
+
+  /**
+   * The calls made since `before` (an earlier `stages()`), per stage: the tracker totals the whole
+   * instance, earlier runs and queries too. Stages without a call since are left out.
+   */
+  stagesSince(before: Partial<Record<Stage, StageUsage>>): Partial<Record<Stage, StageUsage>> {
+    const since: Partial<Record<Stage, StageUsage>> = {};
+    for (const [stage, now] of this.byStage) {
+      const then = before[stage];
+      const delta: StageUsage = {
+        calls: now.calls - (then?.calls ?? 0),
+        cachedCalls: now.cachedCalls - (then?.cachedCalls ?? 0),
+        promptTokens: now.promptTokens - (then?.promptTokens ?? 0),
+        completionTokens: now.completionTokens - (then?.completionTokens ?? 0),
+      };
+      if (delta.calls > 0 || delta.cachedCalls > 0) since[stage] = delta;
+    }
+    return since;
   }
 
   /** Calls that reached the model (cache hits excluded). */

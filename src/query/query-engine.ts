@@ -68,7 +68,7 @@ async function runQuerySteps(
   const started = performance.now();
   const { signal } = options;
   const chat = services.chat && signal ? withAbortSignal(services.chat, signal) : services.chat;
-  const meter = chat ? new MeteredChat(chat) : null;
+  const meter = chat ? new MeteredChat(chat, services.config) : null;
   const metered: KgragServices = { ...services, chat: meter };
 
   // Between steps the query stops if its signal was aborted; a model call is aborted by it at once.

@@ -1,4 +1,5 @@
 import type { QueryMode } from "./options.js";
+import type { QueryUsage } from "./usage-meter.js";
 
 /** The JSON a query returns (CLI --json, --jsonl and the library), one field per concern. */
 export interface QueryResult {
@@ -9,7 +10,8 @@ export interface QueryResult {
   keywords: { high: string[]; low: string[] };
   context: QueryContext;
   references: Reference[];
-  usage: { llmCalls: number; promptTokens: number; completionTokens: number };
+  /** The model calls this query made (cache hits excluded), their tokens and cost at the configured prices. */
+  usage: QueryUsage;
   timings: { retrievalMs: number; totalMs: number };
   /** What went wrong without failing the query, e.g. a reranker that did not answer. */
   warnings?: string[];

@@ -28,7 +28,7 @@ export class TracedChatModel implements ChatModel {
       span.setAttributes({
         "gen_ai.usage.input_tokens": response.usage.promptTokens,
         "gen_ai.usage.output_tokens": response.usage.completionTokens,
-        "kgrag.llm.cache_hit": response.cached,
+        "kgrag.llm.cache_hit": response.cached === true,
         "kgrag.llm.retries": retriesBySpan.get(span) ?? 0,
         "kgrag.llm.truncated": response.truncated === true,
       });

@@ -6,7 +6,8 @@ import { isEmptySource, setAsideEmpty } from "../ingest/empty-input.js";
 import { loadSources } from "../ingest/loaders.js";
 import type { SkippedSource } from "../ingest/source-types.js";
 import { stillPresent } from "../ingest/still-present.js";
-import type { EmbeddingUsage, StageUsage } from "../llm/usage.js";
+import type { EmbeddingUsage } from "../llm/usage.js";
+import { type PricedStageUsage, pricedStages, totalCost } from "../llm/usage-cost.js";
 import { removeDocuments } from "../pipeline/delete-documents.js";
 import {
   type ChunkedOtherwise,
@@ -56,6 +57,12 @@ export interface IndexSummary {
   llmCalls: number;
   tokens: number;
   /**
+   * What this run's chat calls and embedding requests cost at the configured prices (`llm.price`,
+   * `stages.*.price`, `embedding.price`; 0 without them): the real figure for `index --dry-run`'s
+   * `totals.cost`.
+   */
+  cost: number;
+  /**
    * Requests this run sent to the embedding model and their input tokens, as the endpoint counted
    * them, with their cost at config `embedding.price` (0 without one): what `index --dry-run`
    * estimates as `embedding`. None with the offline hashing embedder.
@@ -89,7 +96,8 @@ export interface IndexSummary {
   /** Inputs not indexed, with the reason; an unreadable or empty file names its `docId`. */
   skipped: SkippedSource[];
   failures: { docId: string; error: string }[];
-  usage: Partial<Record<string, StageUsage>>;
+  /** This run's chat calls per stage (`cachedCalls`: answered from the workspace cache), priced. */
+  usage: Partial<Record<string, PricedStageUsage>>;
 }
 
 export async function indexPaths(
@@ -147,6 +155,7 @@ async function indexAll(
 ): Promise<IndexSummary> {
   const started = Date.now();
   const before = services.usage.totals();
+  const stagesBefore = services.usage.stages();
   const embeddedBefore = services.usage.embedding();
   const { withText, empty } = setAsideEmpty(sources);
   const inputIds = new Set([...sources.map((s) => s.id), ...skipped.flatMap((s) => s.docId ?? [])]);
@@ -166,6 +175,8 @@ async function indexAll(
       });
   const after = services.usage.totals();
   const embedded = embeddingSince(services, embeddedBefore);
+  const usage = pricedStages(services.config, services.usage.stagesSince(stagesBefore));
+  const embeddingCostOfRun = embeddingCost(services.config, embedded.tokens);
   return {
     documents: run.counts.documents,
     chunks: run.counts.chunks,
@@ -174,7 +185,8 @@ async function indexAll(
     failed: run.counts.failedDocuments,
     llmCalls: after.calls - before.calls,
     tokens: after.promptTokens + after.completionTokens - (before.promptTokens + before.completionTokens),
-    embedding: { ...embedded, cost: embeddingCost(services.config, embedded.tokens) },
+    cost: totalCost(usage) + embeddingCostOfRun,
+    embedding: { ...embedded, cost: embeddingCostOfRun },
     durationMs: Date.now() - started,
     stages: run.stages,
     added: run.added,
@@ -187,7 +199,7 @@ async function indexAll(
     missing: options.prune ? [] : missing,
     skipped: emptied.skipped,
     failures: run.failures,
-    usage: services.usage.stages(),
+    usage,
   };
 }
 

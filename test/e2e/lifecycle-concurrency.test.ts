@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Embedder } from "../../src/embedding/embedder.js";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.js";
-import { createKgrag } from "../../src/kgrag.js";
+import { createKgrag, KgragClosedError } from "../../src/kgrag.js";
 import { WorkspaceBusyError, withWorkspaceLock } from "../../src/workspace/lock.js";
 import { REPO_ROOT, startCli } from "../support/cli-child.js";
 import { runMain } from "../support/cli-in-process.js";
@@ -152,6 +152,93 @@ describe("two writers on one workspace", () => {
       openGate();
       await first.close();
       await second.close();
+    }
+  });
+
+  it("one instance's writes wait for each other instead of finding the lock its own first call holds", async () => {
+    const ws = join(root, "one-instance");
+    let openGate = () => {};
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    let embedding = () => {};
+    const started = new Promise<void>((resolve) => {
+      embedding = resolve;
+    });
+    const hashing = new HashingEmbedder();
+    const held: Embedder = {
+      model: hashing.model,
+      dimension: hashing.dimension,
+      kind: hashing.kind,
+      embed: async (texts) => {
+        embedding();
+        await gate;
+        return hashing.embed(texts);
+      },
+    };
+    const kg = await createKgrag({ env: {}, config: { workspace: ws }, embedder: held });
+    try {
+      const indexing = kg.index([{ id: "a", title: "A", text: "Ines Varga repairs clocks in Porto." }], {
+        communities: false,
+      });
+      await started;
+      const second = kg.index([{ id: "b", title: "B", text: "Tomas Weber sails from Lisbon." }], {
+        communities: false,
+      });
+      const deleting = kg.deleteDocuments(["a"]);
+      // The first call holds the lock meanwhile: a second call trying the lock would be refused now
+      // (within milliseconds); a queued one waits. Nothing here is timed: the wait only gives a
+      // refusal the chance to happen before the first call goes on.
+      await Promise.race([second.catch(() => undefined), sleep(1_000)]);
+      openGate();
+      expect((await indexing).added).toEqual(["a"]);
+      expect((await second).added).toEqual(["b"]);
+      expect(await deleting).toEqual({ deleted: ["a"], missing: [] });
+      expect((await kg.status()).documents.map((d) => d.id)).toEqual(["b"]);
+    } finally {
+      openGate();
+      await kg.close();
+    }
+  });
+
+  it("close() during a write waits for it, and refuses calls made after it", async () => {
+    const ws = join(root, "close-during-write");
+    let openGate = () => {};
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    let embedding = () => {};
+    const started = new Promise<void>((resolve) => {
+      embedding = resolve;
+    });
+    const hashing = new HashingEmbedder();
+    const held: Embedder = {
+      model: hashing.model,
+      dimension: hashing.dimension,
+      kind: hashing.kind,
+      embed: async (texts) => {
+        embedding();
+        await gate;
+        return hashing.embed(texts);
+      },
+    };
+    const kg = await createKgrag({ env: {}, config: { workspace: ws }, embedder: held });
+    const indexing = kg.index([{ id: "a", title: "A", text: "Ines Varga repairs clocks in Porto." }], {
+      communities: false,
+    });
+    await started;
+    const closing = kg.close();
+    await expect(kg.index([{ id: "b", title: "B", text: "Later." }])).rejects.toBeInstanceOf(
+      KgragClosedError,
+    );
+    openGate();
+    expect((await indexing).added).toEqual(["a"]);
+    await closing;
+    const reopened = await createKgrag({ env: {}, config: { workspace: ws } });
+    try {
+      expect((await reopened.status()).documents.map((d) => [d.id, d.status])).toEqual([["a", "processed"]]);
+    } finally {
+      await reopened.close();
     }
   });
 

@@ -2,9 +2,17 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Document } from "@langchain/core/documents";
-import { afterAll, describe, expect, it } from "vitest";
+import { FakeListChatModel, SyntheticEmbeddings } from "@langchain/core/utils/testing";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runLangChainExample } from "../../examples/langchain-agent.js";
-import { createKgrag, createKgragTool, fromLangChainDocuments, KgragRetriever } from "../../src/index.js";
+import {
+  ConfigError,
+  type CreateKgragOptions,
+  createKgrag,
+  createKgragTool,
+  fromLangChainDocuments,
+  KgragRetriever,
+} from "../../src/index.js";
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -107,5 +115,54 @@ describe("KgragRetriever and the kgrag tool", () => {
     expect(run.toolCalls).toBe(1);
     expect(run.finalAnswer).toContain("Mara Okafor");
     expect(run.finalAnswer).toMatch(/Sources: \[1\] lumen\.txt/);
+  });
+});
+
+describe("LangChain models handed to createKgrag as they are", () => {
+  const EXTRACTION = JSON.stringify({
+    entities: [{ name: "Mara Okafor", type: "person", description: "Founder of Lumen Robotics." }],
+    relationships: [],
+  });
+
+  it("adapts a chat model and an embeddings object itself, counting the embedding requests", async () => {
+    const chat = new FakeListChatModel({ responses: [EXTRACTION, '{"entities":[],"relationships":[]}'] });
+    const embeddings = new SyntheticEmbeddings({ vectorSize: 16 });
+    const dir = await workspace();
+    const config = { workspace: dir, community: { enabled: false }, entityResolution: "off" } as const;
+    const kg = await createKgrag({ env: {}, config, chat, embedder: embeddings });
+    try {
+      expect(kg.mode).toBe("llm");
+      const summary = await kg.index([{ id: "lumen", title: "Lumen", text: LUMEN }]);
+      expect(summary.failures).toEqual([]);
+      expect(summary.llmCalls).toBe(2);
+      expect(summary.embedding.requests).toBeGreaterThan(0);
+      expect((await kg.status()).embedding).toEqual({
+        model: "SyntheticEmbeddings",
+        dimension: 16,
+        kind: "langchain",
+      });
+    } finally {
+      await kg.close();
+    }
+    // Reopened with the same embeddings object: the recorded dimension, no probe request.
+    const probing = vi.spyOn(embeddings, "embedQuery");
+    const again = await createKgrag({ env: {}, config, chat, embedder: embeddings });
+    await again.close();
+    expect(probing).not.toHaveBeenCalled();
+  });
+
+  it("refuses what is neither kgrag's model nor LangChain's, saying what it takes", async () => {
+    const dir = await workspace();
+    const given = (options: Record<string, unknown>) => options as CreateKgragOptions;
+    await expect(
+      createKgrag(given({ env: {}, config: { workspace: dir }, chat: "gpt-4o-mini" })),
+    ).rejects.toThrow(
+      /^Invalid createKgrag options: chat: must be a ChatModel .* or a LangChain chat model .*; got the string "gpt-4o-mini"\.$/,
+    );
+    const opening = createKgrag(given({ env: {}, config: { workspace: dir }, embedder: { model: "e" } }));
+    await expect(opening).rejects.toBeInstanceOf(ConfigError);
+    await expect(opening).rejects.toThrow(
+      /embedder: must be an Embedder .* or a LangChain embeddings object/,
+    );
   });
 });

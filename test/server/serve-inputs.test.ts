@@ -41,7 +41,7 @@ describe("kgrag serve: what it is given", () => {
         { n: 1, docId: "lumen", title: "Lumen Robotics", chunkId: "k1", start: 0, end: 10 },
         { n: 2, docId: "porto", title: "University of Porto", chunkId: "k2", start: 0, end: 10 },
       ],
-      usage: { llmCalls: 0, promptTokens: 0, completionTokens: 0 },
+      usage: { llmCalls: 0, promptTokens: 0, completionTokens: 0, cost: 0 },
       timings: { retrievalMs: 1, totalMs: 1 },
     };
     const text = answerWithSources(result);
@@ -61,7 +61,7 @@ describe("kgrag serve: what it is given", () => {
         { n: 1, docId: "brief", title: "brief.pdf", chunkId: "k1", start: 0, end: 10, page: 1, pageEnd: 2 },
         { n: 2, docId: "memo", title: "memo.pdf", chunkId: "k2", start: 0, end: 10, page: 3 },
       ],
-      usage: { llmCalls: 0, promptTokens: 0, completionTokens: 0 },
+      usage: { llmCalls: 0, promptTokens: 0, completionTokens: 0, cost: 0 },
       timings: { retrievalMs: 1, totalMs: 1 },
     };
     expect(answerWithSources(result)).toBe(
@@ -77,7 +77,7 @@ describe("kgrag serve: what it is given", () => {
       keywords: { high: [], low: [] },
       context: { entities: [], relationships: [], chunks: [], communities: [] },
       references: [{ n: 1, docId: "lumen", title: "Lumen Robotics", chunkId: "k1", start: 0, end: 10 }],
-      usage: { llmCalls: 0, promptTokens: 0, completionTokens: 0 },
+      usage: { llmCalls: 0, promptTokens: 0, completionTokens: 0, cost: 0 },
       timings: { retrievalMs: 1, totalMs: 1 },
       warnings: [
         "2 documents are not fully indexed",

@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileDocumentId, loadSources } from "../../src/ingest/loaders.js";
 import { minimalDocx, minimalPdf, minimalPdfPages } from "../support/document-fixtures.js";
@@ -219,6 +219,20 @@ describe("loadSources: folders", () => {
     expect(skipped).toEqual([
       { path: join(dir, "missing"), reason: "no such file or folder" },
       { path: image, reason: expect.stringMatching(/^unsupported file type \.png \(supported: .*\.jsonl\)/) },
+    ]);
+  });
+
+  it("says how to index text when what was given as a path reads as text (LightRAG's insert(text))", async () => {
+    const text = "Lumen Robotics was founded by Ada Park in Oslo.";
+    const { documents, skipped } = await loadSources([text, join(dir, "gone.txt")]);
+    expect(documents).toEqual([]);
+    expect(skipped).toEqual([
+      {
+        path: resolve(text),
+        reason:
+          "no such file or folder (to index text itself rather than a file, pass documents { id, title, text })",
+      },
+      { path: join(dir, "gone.txt"), reason: "no such file or folder" },
     ]);
   });
 

@@ -56,6 +56,7 @@ const ResultSchema = z.strictObject({
     llmCalls: z.number().int(),
     promptTokens: z.number().int(),
     completionTokens: z.number().int(),
+    cost: z.number(),
   }),
   timings: z.strictObject({ retrievalMs: z.number(), totalMs: z.number() }),
   warnings: z.array(z.string()).optional(),
@@ -99,8 +100,8 @@ describe("runQuery result", () => {
       // naive needs no keywords, so it spends one call (the answer) instead of two.
       expect(result.usage).toEqual(
         mode === "naive"
-          ? { llmCalls: 1, promptTokens: 10, completionTokens: 5 }
-          : { llmCalls: 2, promptTokens: 20, completionTokens: 10 },
+          ? { llmCalls: 1, promptTokens: 10, completionTokens: 5, cost: 0 }
+          : { llmCalls: 2, promptTokens: 20, completionTokens: 10, cost: 0 },
       );
       if (mode !== "naive")
         expect(result.keywords).toEqual({ high: ["film director", "residence"], low: ["Big Stone Gap"] });

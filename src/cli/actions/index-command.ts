@@ -174,6 +174,7 @@ function jsonSummary(s: IndexSummary) {
     failed: s.failed,
     llmCalls: s.llmCalls,
     tokens: s.tokens,
+    cost: s.cost,
     embedding: s.embedding,
     durationMs: s.durationMs,
     stagesMs: s.stages,
@@ -205,6 +206,13 @@ function resumedPart(s: IndexSummary): string {
   return s.resumed.length > 0 ? `${s.resumed.length} resumed, ` : "";
 }
 
+/** The run's chat calls and, at a configured price, their cost (the embedding line has its own). */
+function llmLine(s: IndexSummary): string {
+  const chatCost = s.cost - s.embedding.cost;
+  const cost = chatCost > 0 ? `, ${money(chatCost)}` : "";
+  return `LLM calls: ${s.llmCalls} (${s.tokens} tokens${cost}).`;
+}
+
 /** As the dry run's embedding row: requests, tokens and, at a configured price, the cost. */
 function embeddingLine(e: IndexSummary["embedding"]): string {
   const cost = e.cost > 0 ? `, ${money(e.cost)}` : "";
@@ -218,7 +226,7 @@ function humanSummary(s: IndexSummary): string {
       `${s.skipped.length} input(s) skipped.`,
     `Workspace: ${counted(s.documents, "document")}, ${counted(s.chunks, "chunk")}, ` +
       `${counted(s.entities, "entity", "entities")}, ${counted(s.relationships, "relationship")}.`,
-    `LLM calls: ${s.llmCalls} (${s.tokens} tokens).`,
+    llmLine(s),
     embeddingLine(s.embedding),
   ];
   for (const m of s.missing)

@@ -47,7 +47,7 @@ export function loadReply(frame: OllamaFrame, keepAlive: number | string | undef
 /** The statistics of an answer kgrag gave without a query (a notice). */
 const NOTHING_RUN: Pick<QueryResult, "timings" | "usage"> = {
   timings: { retrievalMs: 0, totalMs: 0 },
-  usage: { llmCalls: 0, promptTokens: 0, completionTokens: 0 },
+  usage: { llmCalls: 0, promptTokens: 0, completionTokens: 0, cost: 0 },
 };
 
 /**
