@@ -33,6 +33,9 @@ export function readJsonReply<T>(raw: string, read: (value: unknown) => T): Json
     const value = parseOrRepair(candidate.text);
     if (value === undefined) {
       error = "The answer's JSON could not be read or repaired.";
+      // Its inner brackets open fragments of it: '{“entities”：[…]，“relationships”：[]}' must not
+      // pass as its trailing "[]", an empty extraction that would be cached as a good answer.
+      readUpTo = start + candidate.text.length;
       continue;
     }
     try {

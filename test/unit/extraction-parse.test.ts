@@ -107,6 +107,44 @@ describe("parseExtraction", () => {
       error: expect.stringContaining('"entities"'),
     });
   });
+
+  it("reads no fragment of an answer whose JSON cannot be read, such as its trailing empty list", () => {
+    // Full-width colons and commas, as small models write after a Chinese passage: unreadable as a
+    // whole, and its last "[]" must not pass as an empty extraction (cached as a good answer).
+    const fullWidth = '{"entities"：[{"name"："Mara Okafor"，"type"："person"}]，"relationships"：[]}';
+    expect(parseExtraction(fullWidth)).toEqual({
+      ok: false,
+      error: expect.stringContaining("could not be read"),
+    });
+    expect(isCompleteExtraction(fullWidth)).toBe(false);
+  });
+
+  it("keeps no name that is a piece of the extraction format or a placeholder", () => {
+    const entity = (name: string) => ({ name, type: "person", description: "d" });
+    const answer = {
+      entities: [
+        entity("<|>"),
+        entity("##"),
+        entity("<|COMPLETE|>"),
+        entity("Mara Okafor<|>person"),
+        entity("entity"),
+        entity("Entity_Name"),
+        entity("source"),
+        entity('"Lumen Robotics"'),
+        entity("Mara Okafor"),
+      ],
+      relationships: [
+        { source: "<|>", target: "Mara Okafor", description: "", keywords: [], strength: 5 },
+        { source: "entity", target: "Mara Okafor", description: "", keywords: [], strength: 5 },
+        { source: "“Mara Okafor”", target: "Lumen Robotics", description: "d", keywords: [], strength: 5 },
+      ],
+    };
+    const extraction = parsed(JSON.stringify(answer));
+    expect(extraction.entities.map((e) => e.name)).toEqual(["Lumen Robotics", "Mara Okafor"]);
+    expect(extraction.relationships.map((r) => [r.source, r.target])).toEqual([
+      ["Mara Okafor", "Lumen Robotics"],
+    ]);
+  });
 });
 
 describe("lenient normalisation", () => {
