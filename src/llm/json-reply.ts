@@ -56,11 +56,17 @@ export function isCompleteJsonReply(raw: string, read: (value: unknown) => unkno
 
 /**
  * Drops the reasoning that models such as DeepSeek-R1 and Qwen3 put before the answer: closed
- * `<think>` blocks, and an unclosed one (a reply cut short while still thinking has no answer).
+ * `<think>` blocks, an unclosed one (a reply cut short while still thinking has no answer), and
+ * reasoning ended by a `</think>` alone, as sent when the chat template opened the block in the
+ * prompt (local servers running those models without a reasoning parser).
  */
 export function stripReasoning(raw: string): string {
-  return raw.replace(/^\uFEFF/, "").replace(/<think>[\s\S]*?(<\/think>|$)/gi, "");
+  const text = raw.replace(/^\uFEFF/, "").replace(/<think>[\s\S]*?(<\/think>|$)/gi, "");
+  const orphanClose = text.toLowerCase().lastIndexOf(THINK_CLOSE);
+  return orphanClose < 0 ? text : text.slice(orphanClose + THINK_CLOSE.length);
 }
+
+const THINK_CLOSE = "</think>";
 
 const MAX_OPENINGS_TRIED = 8;
 
