@@ -140,10 +140,47 @@ function parseOrRepair(candidate: string): unknown {
   try {
     return JSON.parse(candidate);
   } catch {
-    try {
-      return JSON.parse(loadJsonrepair().jsonrepair(candidate));
-    } catch {
-      return undefined;
-    }
+    // Full-width punctuation is made ASCII only when repair alone fails: it is rare, and slower.
+    return (
+      repaired(candidate) ??
+      (FULL_WIDTH.test(candidate) ? repaired(withAsciiPunctuation(candidate)) : undefined)
+    );
   }
+}
+
+function repaired(text: string): unknown {
+  try {
+    return JSON.parse(loadJsonrepair().jsonrepair(text));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Full-width colons, commas and curly quotes: small models write JSON with them after Chinese text. */
+const FULL_WIDTH = /[：，“”]/;
+const ASCII_OF: Record<string, string> = { "：": ":", "，": "," };
+
+/**
+ * The JSON with full-width punctuation outside strings made ASCII, and strings in curly quotes put
+ * in straight ones; text inside strings is left as written ("北京，上海" keeps its comma).
+ */
+function withAsciiPunctuation(text: string): string {
+  let out = "";
+  let closer: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (closer === null) {
+      if (ch === '"' || ch === "“" || ch === "”") {
+        closer = ch === '"' ? '"' : "”";
+        out += '"';
+      } else out += ASCII_OF[ch] ?? ch;
+    } else if (ch === "\\") {
+      out += ch + (text[i + 1] ?? "");
+      i++;
+    } else if (ch === closer) {
+      closer = null;
+      out += '"';
+    } else out += ch === '"' ? '\\"' : ch;
+  }
+  return out;
 }

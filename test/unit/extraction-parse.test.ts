@@ -109,14 +109,26 @@ describe("parseExtraction", () => {
   });
 
   it("reads no fragment of an answer whose JSON cannot be read, such as its trailing empty list", () => {
-    // Full-width colons and commas, as small models write after a Chinese passage: unreadable as a
-    // whole, and its last "[]" must not pass as an empty extraction (cached as a good answer).
-    const fullWidth = '{"entities"：[{"name"："Mara Okafor"，"type"："person"}]，"relationships"：[]}';
-    expect(parseExtraction(fullWidth)).toEqual({
+    // Unreadable as a whole, its last "[]" must not pass as an empty extraction (cached as good).
+    const wrongDelimiters = '{"entities"= [{"name"= "Mara Okafor"}], "relationships"= []}';
+    expect(parseExtraction(wrongDelimiters)).toEqual({
       ok: false,
       error: expect.stringContaining("could not be read"),
     });
-    expect(isCompleteExtraction(fullWidth)).toBe(false);
+    expect(isCompleteExtraction(wrongDelimiters)).toBe(false);
+  });
+
+  it("reads JSON written with full-width colons, commas and quotes, keeping them inside strings", () => {
+    const entity = '{"name"："北京"，"type"："location"，"description"："首都，一座城市"}';
+    for (const answer of [
+      `{"entities"：[${entity}]，"relationships"：[]}`,
+      `{“entities”：[${entity.replace(/"/g, "“").replace(/“([，：}])/g, "”$1")}]，“relationships”：[]}`,
+    ]) {
+      expect(parsed(answer).entities).toEqual([
+        { name: "北京", type: "location", description: "首都，一座城市" },
+      ]);
+      expect(isCompleteExtraction(answer)).toBe(true);
+    }
   });
 
   it("keeps no name that is a piece of the extraction format or a placeholder", () => {
