@@ -8,7 +8,12 @@ import type { SkippedSource } from "../ingest/source-types.js";
 import { stillPresent } from "../ingest/still-present.js";
 import type { EmbeddingUsage, StageUsage } from "../llm/usage.js";
 import { removeDocuments } from "../pipeline/delete-documents.js";
-import { type IndexComponents, type IndexRunResult, runIndexWorkflow } from "../pipeline/index-workflow.js";
+import {
+  type IndexComponents,
+  type IndexFailure,
+  type IndexRunResult,
+  runIndexWorkflow,
+} from "../pipeline/index-workflow.js";
 import { IndexInterruptedError, progressOf } from "../pipeline/interrupted.js";
 import type { StageTimings } from "../pipeline/stage-timings.js";
 import type { KgragServices } from "../services.js";
@@ -71,7 +76,7 @@ export interface IndexSummary {
   missing: { docId: string; path: string }[];
   /** Inputs not indexed, with the reason; an unreadable or empty file names its `docId`. */
   skipped: SkippedSource[];
-  failures: { docId: string; error: string }[];
+  failures: IndexFailure[];
   usage: Partial<Record<string, StageUsage>>;
 }
 
