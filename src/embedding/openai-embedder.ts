@@ -140,7 +140,12 @@ export class OpenAIEmbedder implements Embedder {
 
   private inInputOrder(data: OpenAI.Embeddings.Embedding[], expected: number): number[][] {
     if (data.length !== expected) {
-      throw new Error(`Embedding model ${this.model} returned ${data.length} vectors for ${expected} texts`);
+      // Some local servers embed only the first text of a batch: one text per request suits them.
+      const hint =
+        expected > 1 ? "; if the server embeds one text per request, set embedding.batchSize to 1" : "";
+      throw new Error(
+        `Embedding model ${this.model} returned ${data.length} vectors for ${expected} texts${hint}`,
+      );
     }
     return [...data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
   }

@@ -149,8 +149,51 @@ function squash(value: string): string {
   return value.replace(/\s+/g, " ").trim();
 }
 
+/**
+ * Words small models put where a name goes when they copy the prompt's format instead of filling
+ * it: field names and placeholders, never the name of anything in a passage.
+ */
+const PLACEHOLDER_NAMES = new Set([
+  "entity",
+  "entity name",
+  "entity type",
+  "relationship",
+  "source",
+  "source entity",
+  "target",
+  "target entity",
+  "name",
+  "type",
+  "description",
+  "keywords",
+  "none",
+  "null",
+  "n/a",
+]);
+
+/** Quotes around a whole name, as tuple-format habits leave them: '"Lumen"' is Lumen. */
+function unquote(name: string): string {
+  return name.replace(/^["'“”‘’「『](.*)["'“”‘’」』]$/u, "$1").trim();
+}
+
+/**
+ * A name that is a piece of an extraction format rather than a name: no letter or digit ("<|>",
+ * "##"), a tuple delimiter inside it ("Mara Okafor<|>person", "<|COMPLETE|>"), or a placeholder.
+ */
+function isFormatFragment(name: string): boolean {
+  if (!/[\p{L}\p{N}]/u.test(name)) return true;
+  if (name.includes("<|") || name.includes("|>")) return true;
+  return PLACEHOLDER_NAMES.has(name.toLowerCase().replace(/_/g, " "));
+}
+
+/** The cleaned name, or "" when there is none worth keeping. */
+function cleanName(raw: string): string {
+  const name = unquote(squash(raw));
+  return isFormatFragment(name) ? "" : name;
+}
+
 function cleanEntity(entity: ExtractedEntity): ExtractedEntity | null {
-  const name = squash(entity.name);
+  const name = cleanName(entity.name);
   if (!name) return null;
   return {
     name,
@@ -160,8 +203,8 @@ function cleanEntity(entity: ExtractedEntity): ExtractedEntity | null {
 }
 
 function cleanRelationship(relationship: ExtractedRelationship): ExtractedRelationship | null {
-  const source = squash(relationship.source);
-  const target = squash(relationship.target);
+  const source = cleanName(relationship.source);
+  const target = cleanName(relationship.target);
   if (!source || !target) return null;
   const keywords = [...new Set(relationship.keywords.map(squash).filter(Boolean))];
   return { ...relationship, source, target, description: squash(relationship.description), keywords };

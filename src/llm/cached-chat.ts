@@ -61,30 +61,35 @@ export class CachedChatModel implements ChatModel {
   }
 }
 
-const THINK_OPEN = "<think>";
+const REASONING_TAGS = ["<think>", "</think>"];
 
 /**
- * A token listener that never sees the reasoning: text inside `<think>` blocks is held back, and
- * so is a tail that may be the start of one ("<th"), until the next tokens tell.
+ * A token listener that never sees a reasoning block: text inside `<think>` blocks is held back,
+ * and so is a tail that may be the start of a tag ("<th", "</thi"), until the next tokens tell.
+ * Reasoning ended by a `</think>` alone cannot be told from the answer until that tag comes, so it
+ * is shown; the answer after the tag is then shown whole, not from where the reasoning stopped.
  */
 function withoutReasoning(onToken: (delta: string) => void): (delta: string) => void {
   let seen = "";
-  let emitted = 0;
+  let shown = "";
   return (delta) => {
     seen += delta;
     const visible = stripReasoning(seen).trimStart();
-    const shown = visible.length - openingTagPrefix(visible);
-    if (shown > emitted) {
-      onToken(visible.slice(emitted, shown));
-      emitted = shown;
+    if (!visible.startsWith(shown)) shown = "";
+    const end = visible.length - tagPrefix(visible);
+    if (end > shown.length) {
+      onToken(visible.slice(shown.length, end));
+      shown = visible.slice(0, end);
     }
   };
 }
 
-/** How many final characters of `text` could begin a `<think>` tag. */
-function openingTagPrefix(text: string): number {
-  for (let n = Math.min(THINK_OPEN.length - 1, text.length); n > 0; n--) {
-    if (THINK_OPEN.startsWith(text.slice(-n).toLowerCase())) return n;
+/** How many final characters of `text` could begin a reasoning tag. */
+function tagPrefix(text: string): number {
+  const tail = text.slice(-Math.max(...REASONING_TAGS.map((tag) => tag.length))).toLowerCase();
+  for (let n = tail.length; n > 0; n--) {
+    const end = tail.slice(-n);
+    if (REASONING_TAGS.some((tag) => tag.length > n && tag.startsWith(end))) return n;
   }
   return 0;
 }

@@ -33,6 +33,9 @@ export function readJsonReply<T>(raw: string, read: (value: unknown) => T): Json
     const value = parseOrRepair(candidate.text);
     if (value === undefined) {
       error = "The answer's JSON could not be read or repaired.";
+      // Its inner brackets open fragments of it: '{“entities”：[…]，“relationships”：[]}' must not
+      // pass as its trailing "[]", an empty extraction that would be cached as a good answer.
+      readUpTo = start + candidate.text.length;
       continue;
     }
     try {
@@ -53,11 +56,17 @@ export function isCompleteJsonReply(raw: string, read: (value: unknown) => unkno
 
 /**
  * Drops the reasoning that models such as DeepSeek-R1 and Qwen3 put before the answer: closed
- * `<think>` blocks, and an unclosed one (a reply cut short while still thinking has no answer).
+ * `<think>` blocks, an unclosed one (a reply cut short while still thinking has no answer), and
+ * reasoning ended by a `</think>` alone, as sent when the chat template opened the block in the
+ * prompt (local servers running those models without a reasoning parser).
  */
 export function stripReasoning(raw: string): string {
-  return raw.replace(/^\uFEFF/, "").replace(/<think>[\s\S]*?(<\/think>|$)/gi, "");
+  const text = raw.replace(/^\uFEFF/, "").replace(/<think>[\s\S]*?(<\/think>|$)/gi, "");
+  const orphanClose = text.toLowerCase().lastIndexOf(THINK_CLOSE);
+  return orphanClose < 0 ? text : text.slice(orphanClose + THINK_CLOSE.length);
 }
+
+const THINK_CLOSE = "</think>";
 
 const MAX_OPENINGS_TRIED = 8;
 
@@ -131,10 +140,47 @@ function parseOrRepair(candidate: string): unknown {
   try {
     return JSON.parse(candidate);
   } catch {
-    try {
-      return JSON.parse(loadJsonrepair().jsonrepair(candidate));
-    } catch {
-      return undefined;
-    }
+    // Full-width punctuation is made ASCII only when repair alone fails: it is rare, and slower.
+    return (
+      repaired(candidate) ??
+      (FULL_WIDTH.test(candidate) ? repaired(withAsciiPunctuation(candidate)) : undefined)
+    );
   }
+}
+
+function repaired(text: string): unknown {
+  try {
+    return JSON.parse(loadJsonrepair().jsonrepair(text));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Full-width colons, commas and curly quotes: small models write JSON with them after Chinese text. */
+const FULL_WIDTH = /[：，“”]/;
+const ASCII_OF: Record<string, string> = { "：": ":", "，": "," };
+
+/**
+ * The JSON with full-width punctuation outside strings made ASCII, and strings in curly quotes put
+ * in straight ones; text inside strings is left as written ("北京，上海" keeps its comma).
+ */
+function withAsciiPunctuation(text: string): string {
+  let out = "";
+  let closer: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (closer === null) {
+      if (ch === '"' || ch === "“" || ch === "”") {
+        closer = ch === '"' ? '"' : "”";
+        out += '"';
+      } else out += ASCII_OF[ch] ?? ch;
+    } else if (ch === "\\") {
+      out += ch + (text[i + 1] ?? "");
+      i++;
+    } else if (ch === closer) {
+      closer = null;
+      out += '"';
+    } else out += ch === '"' ? '\\"' : ch;
+  }
+  return out;
 }

@@ -57,6 +57,13 @@ export interface IndexRunOptions {
   clock?: StageClock;
 }
 
+/** A document left failed by a run: its title (the file name, for a file) says which one to a reader. */
+export interface IndexFailure {
+  docId: string;
+  title: string;
+  error: string;
+}
+
 export interface IndexRunResult {
   added: string[];
   updated: string[];
@@ -72,7 +79,7 @@ export interface IndexRunResult {
    * configured ones: they keep those chunks.
    */
   chunkedOtherwise?: ChunkedOtherwise;
-  failures: { docId: string; error: string }[];
+  failures: IndexFailure[];
   graphChanged: boolean;
   counts: GraphCounts;
   /** Wall time per stage, as this run measured it. */
@@ -225,7 +232,11 @@ async function indexWorkflow(
   const { failed } = await finalizeDocuments(services, plan.toProcess, settled.summaryFailures);
 
   const failedDocs = await Promise.all(failed.map((docId) => services.store.getDocument(docId)));
-  const failures = failed.map((docId, i) => ({ docId, error: failedDocs[i]?.error ?? "failed" }));
+  const failures = failed.map((docId, i) => ({
+    docId,
+    title: failedDocs[i]?.title ?? docId,
+    error: failedDocs[i]?.error ?? "failed",
+  }));
   const seenBefore = new Set([...plan.changed, ...plan.resumed]);
   const added = plan.toProcess.filter((id) => !seenBefore.has(id));
   return {

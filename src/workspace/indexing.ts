@@ -13,6 +13,7 @@ import {
   type ChunkedOtherwise,
   type ExtractedByOthers,
   type IndexComponents,
+  type IndexFailure,
   type IndexRunResult,
   runIndexWorkflow,
 } from "../pipeline/index-workflow.js";
@@ -95,7 +96,7 @@ export interface IndexSummary {
   missing: { docId: string; path: string }[];
   /** Inputs not indexed, with the reason; an unreadable or empty file names its `docId`. */
   skipped: SkippedSource[];
-  failures: { docId: string; error: string }[];
+  failures: IndexFailure[];
   /** This run's chat calls per stage (`cachedCalls`: answered from the workspace cache), priced. */
   usage: Partial<Record<string, PricedStageUsage>>;
 }

@@ -91,15 +91,16 @@ describe("an index job's message", () => {
         resumed: ["back", "back-bad"],
         unchanged: ["same"],
         failures: [
-          { docId: "back-bad", error: "model timed out" },
-          { docId: "new-bad", error: "model timed out" },
+          { docId: "back-bad", title: "back-bad.txt", error: "model timed out" },
+          { docId: "new-bad", title: "new-bad.txt", error: "model timed out" },
         ],
       }),
     ]);
     expect(finished.message).toBe("2 document(s) indexed (1 resumed), 1 unchanged, 2 error(s)");
     expect([...finished.documents].sort()).toEqual(["back", "back-bad", "new", "new-bad", "same"]);
-    expect(finishedFrom([summary({ resumed: ["x"], failures: [{ docId: "x", error: "no" }] })]).message).toBe(
-      "0 document(s) indexed, 0 unchanged, 1 error(s)",
-    );
+    expect(
+      finishedFrom([summary({ resumed: ["x"], failures: [{ docId: "x", title: "x.txt", error: "no" }] })])
+        .message,
+    ).toBe("0 document(s) indexed, 0 unchanged, 1 error(s)");
   });
 });

@@ -20,6 +20,8 @@ export type ScriptedReply =
     }
   | { status: number; headers?: Record<string, string>; body?: unknown }
   | { hang: true }
+  /** Drops the connection without an answer, as a crashing or restarting server does. */
+  | { reset: true }
   /** Sends the headers (and, when streaming, a first delta), then goes silent. */
   | { stall: true }
   | { truncate: true; content: string };
@@ -218,6 +220,10 @@ export async function startScriptedOpenAI(options: ScriptedServerOptions = {}): 
   /** Answers an error, a hang or nothing (undefined) for the caller to answer itself. */
   function answerSpecial(res: ServerResponse, reply: EmbeddingsReply | ScriptedReply): boolean {
     if ("hang" in reply) return true;
+    if ("reset" in reply) {
+      res.socket?.destroy();
+      return true;
+    }
     if ("status" in reply) {
       const body = reply.body ?? {
         error: { message: `scripted HTTP ${reply.status}`, type: "server_error" },

@@ -51,6 +51,17 @@ describe("OpenAIEmbedder against the scripted server", () => {
     expect(server.requests.every((r) => !("dimensions" in r.body))).toBe(true);
   });
 
+  it("rejects fewer vectors than texts, saying how to send one text per request", async () => {
+    const { create } = await setup(
+      { embeddings: ({ input }) => ({ vectors: defaultVectors(input.slice(0, 1), 12) }) },
+      { dimension: 12 },
+    );
+    const error = await (await create()).embed(texts(3)).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(
+      /returned 1 vectors for 3 texts; .*set embedding\.batchSize to 1/,
+    );
+  });
+
   it("rejects vectors whose size differs from the configured dimension", async () => {
     const { create } = await setup(
       { embeddings: ({ input }) => ({ vectors: defaultVectors(input, 8) }) },

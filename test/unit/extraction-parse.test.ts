@@ -107,6 +107,56 @@ describe("parseExtraction", () => {
       error: expect.stringContaining('"entities"'),
     });
   });
+
+  it("reads no fragment of an answer whose JSON cannot be read, such as its trailing empty list", () => {
+    // Unreadable as a whole, its last "[]" must not pass as an empty extraction (cached as good).
+    const wrongDelimiters = '{"entities"= [{"name"= "Mara Okafor"}], "relationships"= []}';
+    expect(parseExtraction(wrongDelimiters)).toEqual({
+      ok: false,
+      error: expect.stringContaining("could not be read"),
+    });
+    expect(isCompleteExtraction(wrongDelimiters)).toBe(false);
+  });
+
+  it("reads JSON written with full-width colons, commas and quotes, keeping them inside strings", () => {
+    const entity = '{"name"："北京"，"type"："location"，"description"："首都，一座城市"}';
+    for (const answer of [
+      `{"entities"：[${entity}]，"relationships"：[]}`,
+      `{“entities”：[${entity.replace(/"/g, "“").replace(/“([，：}])/g, "”$1")}]，“relationships”：[]}`,
+    ]) {
+      expect(parsed(answer).entities).toEqual([
+        { name: "北京", type: "location", description: "首都，一座城市" },
+      ]);
+      expect(isCompleteExtraction(answer)).toBe(true);
+    }
+  });
+
+  it("keeps no name that is a piece of the extraction format or a placeholder", () => {
+    const entity = (name: string) => ({ name, type: "person", description: "d" });
+    const answer = {
+      entities: [
+        entity("<|>"),
+        entity("##"),
+        entity("<|COMPLETE|>"),
+        entity("Mara Okafor<|>person"),
+        entity("entity"),
+        entity("Entity_Name"),
+        entity("source"),
+        entity('"Lumen Robotics"'),
+        entity("Mara Okafor"),
+      ],
+      relationships: [
+        { source: "<|>", target: "Mara Okafor", description: "", keywords: [], strength: 5 },
+        { source: "entity", target: "Mara Okafor", description: "", keywords: [], strength: 5 },
+        { source: "“Mara Okafor”", target: "Lumen Robotics", description: "d", keywords: [], strength: 5 },
+      ],
+    };
+    const extraction = parsed(JSON.stringify(answer));
+    expect(extraction.entities.map((e) => e.name)).toEqual(["Lumen Robotics", "Mara Okafor"]);
+    expect(extraction.relationships.map((r) => [r.source, r.target])).toEqual([
+      ["Mara Okafor", "Lumen Robotics"],
+    ]);
+  });
 });
 
 describe("lenient normalisation", () => {

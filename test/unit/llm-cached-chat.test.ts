@@ -174,4 +174,21 @@ describe("CachedChatModel", () => {
     expect(answer.text).toBe("The answer <is> here.");
     expect(tokens.join("")).toBe("The answer <is> here.");
   });
+
+  it("streams the whole answer after reasoning ended by a closing tag alone", async () => {
+    const reply = "The user asks who wrote it, a long thought.\n</think>\n\nAda did.";
+    const inner = {
+      model: "char-stream",
+      async chat(req: ChatRequest) {
+        for (const ch of reply) req.onToken?.(ch);
+        return { text: reply, usage: { promptTokens: 1, completionTokens: 1 }, cached: false };
+      },
+    };
+    const model = new CachedChatModel(inner, memoryCache(), new UsageTracker());
+    const tokens: string[] = [];
+    const answer = await model.chat({ ...request, stage: "answer", onToken: (t) => tokens.push(t) });
+    expect(answer.text).toBe("Ada did.");
+    // The reasoning could not be told from an answer before its tag came; the answer follows whole.
+    expect(tokens.join("")).toBe("The user asks who wrote it, a long thought.\nAda did.");
+  });
 });

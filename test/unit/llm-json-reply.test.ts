@@ -50,6 +50,12 @@ describe("readJsonReply", () => {
     expect(stripReasoning("<think>a</think>b<think>c</think>d")).toBe("bd");
   });
 
+  it("drops reasoning ended by a closing tag alone, as templates that open the block in the prompt send", () => {
+    const raw = `Maybe {"items": [], "done": false} would do.\n</think>\n\n${FULL}`;
+    expect(readJsonReply(raw, anything)).toEqual({ ok: true, value: JSON.parse(FULL), cutShort: false });
+    expect(stripReasoning("The user asks who.\n</THINK>\nAda wrote it.")).toBe("\nAda wrote it.");
+  });
+
   it("tries the next opening bracket when the JSON is not of the stage's shape", () => {
     const read = (value: unknown) => {
       if (!value || typeof value !== "object" || !("done" in value)) throw new Error("no done field");

@@ -83,6 +83,18 @@ describe("OpenAIChatModel against the scripted server", () => {
     expect(server.count("glean")).toBe(2);
   });
 
+  it("retries a request whose connection was dropped without an answer, streamed or not", async () => {
+    const { server, model } = await setup({
+      chat: scriptByStage({
+        glean: [{ reset: true }, { content: "after reset" }],
+        answer: [{ reset: true }, { content: "streamed after reset" }],
+      }),
+    });
+    expect((await model.chat(ask("glean"))).text).toBe("after reset");
+    expect((await model.chat(ask("answer", { onToken: () => {} }))).text).toBe("streamed after reset");
+    expect(server.countByStage()).toMatchObject({ glean: 2, answer: 2 });
+  });
+
   it("times out an answer that stalls after its headers, streamed or not", async () => {
     const { server, model } = await setup(
       {

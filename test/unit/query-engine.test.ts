@@ -156,6 +156,28 @@ describe("runQuery result", () => {
     expect(deltas.join("")).toBe("She lives in Greenwich Village [2].");
   });
 
+  it("warns of an answer cut off at the output limit, or empty, streamed or not", async () => {
+    let reply = "She lives in Greenwich";
+    const chat = new StageChat({ keywords: () => MULTI_HOP_KEYWORDS, answer: () => reply });
+    const cutChat: ChatModel = {
+      model: chat.model,
+      async chat(request) {
+        const response = await chat.chat(request);
+        return request.stage === "answer" ? { ...response, truncated: reply !== "" } : response;
+      },
+    };
+    fixture = await buildFixture(MULTI_HOP, { chat: cutChat });
+    for (const onToken of [undefined, () => {}]) {
+      reply = "She lives in Greenwich";
+      const cut = await runQuery(fixture.services, QUESTION, { mode: "naive", onToken });
+      expect(cut.answer).toBe("She lives in Greenwich");
+      expect(cut.warnings).toEqual([expect.stringContaining("cut off at the model's output limit")]);
+      reply = "";
+      const empty = await runQuery(fixture.services, `${QUESTION} `, { mode: "naive", onToken });
+      expect(empty.warnings).toEqual([expect.stringContaining("the model sent an empty answer")]);
+    }
+  });
+
   it("warns of citations to sources the answer was not given, streamed or not, and removes them", async () => {
     const chat = new StageChat({
       keywords: () => MULTI_HOP_KEYWORDS,

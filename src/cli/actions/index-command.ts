@@ -231,7 +231,7 @@ function humanSummary(s: IndexSummary): string {
   ];
   for (const m of s.missing)
     lines.push(`file gone: ${m.path} (document ${m.docId}); run with --prune to remove it`);
-  for (const f of s.failures) lines.push(`FAILED ${f.docId}: ${f.error}`);
+  for (const f of s.failures) lines.push(`FAILED ${f.title} (document ${f.docId}): ${f.error}`);
   if (s.failures.length)
     lines.push(`${s.failures.length} document(s) failed; run \`kgrag index\` again to retry them.`);
   return `${lines.join("\n")}\n`;

@@ -1,7 +1,7 @@
 import { type CleanedCitations, cleanCitations } from "../../community/citations.js";
 import { questionWords, sharesAWord } from "../../community/shared-words.js";
 import type { ExtractiveAnswerConfig } from "../../config.js";
-import type { ChatMessage } from "../../llm/chat-model.js";
+import type { ChatMessage, ChatResponse } from "../../llm/chat-model.js";
 import { renderPrompt } from "../../llm/prompts.js";
 import type { KgragServices } from "../../services.js";
 import type { BuiltContext } from "../context/build-context.js";
@@ -52,7 +52,27 @@ export async function answerQuestion(
   });
   stream?.end();
   const cleaned = cleanCitations(reply.text, shown, passages);
-  return { text: cleaned.text.trim(), warnings: removedCitationWarnings(cleaned) };
+  const text = cleaned.text.trim();
+  return { text, warnings: [...replyWarnings(reply, text), ...removedCitationWarnings(cleaned)] };
+}
+
+/**
+ * An empty or cut-off answer says nothing of why, and small local models send both: an empty one
+ * when a reasoning model spends its output allowance on reasoning.
+ */
+function replyWarnings(reply: ChatResponse, text: string): string[] {
+  if (!text) {
+    return [
+      "the model sent an empty answer (a reasoning model may have spent its output allowance on " +
+        "reasoning; llm.maxOutputTokens raises it)",
+    ];
+  }
+  if (reply.truncated) {
+    return [
+      "the answer was cut off at the model's output limit and ends mid-way (llm.maxOutputTokens raises it)",
+    ];
+  }
+  return [];
 }
 
 /** One warning per kind of source cited that the answer was not given: the reader sees a citation went. */
