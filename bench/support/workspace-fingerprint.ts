@@ -1,11 +1,13 @@
 import { createHash } from "node:crypto";
 import Database from "better-sqlite3";
+import { decodeVector } from "../../src/storage/vectors/vector-blob.js";
 
 /**
  * Hashes of what an index run built, read straight from a workspace's SQLite file, one per part:
  * two runs over the same input built the same graph when every hash agrees. Timestamps, history
  * and rowids are left out (they record how the graph was reached, not what it is); vectors are
- * hashed bit for bit.
+ * hashed bit for bit as their dense Float32 values, whichever form stores them (vector-blob.ts), so
+ * a fingerprint taken before the sparse form compares equal.
  */
 export type WorkspaceFingerprint = Record<string, string>;
 
@@ -27,6 +29,12 @@ const PARTS: Record<string, string> = {
   vectors: "SELECT namespace, id, dim, text_hash, vector FROM vectors ORDER BY namespace, id",
 };
 
+/** A vectors row (namespace, id, dim, text_hash, vector) with its vector as dense Float32 bytes. */
+function withDenseVector([namespace, id, dim, textHash, blob]: unknown[]): unknown[] {
+  const vector = decodeVector(blob as Buffer, dim as number, String(id));
+  return [namespace, id, dim, textHash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength)];
+}
+
 export function workspaceFingerprint(sqliteFile: string): WorkspaceFingerprint {
   const db = new Database(sqliteFile, { readonly: true });
   try {
@@ -35,7 +43,8 @@ export function workspaceFingerprint(sqliteFile: string): WorkspaceFingerprint {
       const hash = createHash("sha256");
       let rows = 0;
       // Streamed: the vectors alone can be hundreds of megabytes.
-      for (const row of db.prepare(sql).raw(true).iterate() as IterableIterator<unknown[]>) {
+      for (const stored of db.prepare(sql).raw(true).iterate() as IterableIterator<unknown[]>) {
+        const row = part === "vectors" ? withDenseVector(stored) : stored;
         for (const value of row) {
           hash.update(Buffer.isBuffer(value) ? value : String(value));
           hash.update("\u0000");

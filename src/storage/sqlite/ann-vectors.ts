@@ -2,6 +2,7 @@ import type { VectorIndexConfig } from "../../config.js";
 import type { ScoredId, VectorNamespace } from "../../types.js";
 import { type ProgressReporter, silentProgress } from "../../util/progress.js";
 import { TopK } from "../ranking/top-k.js";
+import { decodeVector, decodeVectorInto } from "../vectors/vector-blob.js";
 import { normalizeInPlace } from "../vectors/vector-math.js";
 import {
   type AnnFiles,
@@ -24,6 +25,7 @@ interface KeyedRow {
   key: number;
   id: string;
   gen: number;
+  dim: number;
   vector: Buffer;
 }
 
@@ -293,7 +295,7 @@ export class AnnVectors {
     // testing each row against the keys: it looked up every key by rowid instead (25 ms -> 0.5 ms
     // at 60,000 chunk vectors).
     return this.sql.all<KeyedRow>(
-      `SELECT rowid AS key, id, gen, vector FROM vectors
+      `SELECT rowid AS key, id, gen, dim, vector FROM vectors
        WHERE rowid IN (SELECT value FROM json_each(?)) AND +namespace = ?`,
       JSON.stringify(keys),
       ns,
@@ -303,7 +305,7 @@ export class AnnVectors {
   private deltaRows(ns: VectorNamespace, since: number): ScoredRow[] {
     return this.sql
       .all<KeyedRow>(
-        "SELECT rowid AS key, id, gen, vector FROM vectors WHERE namespace = ? AND gen > ?",
+        "SELECT rowid AS key, id, gen, dim, vector FROM vectors WHERE namespace = ? AND gen > ?",
         ns,
         since,
       )
@@ -317,7 +319,7 @@ export class AnnVectors {
     const found: string[] = [];
     const rows = this.sql
       .statement(
-        "SELECT rowid AS key, id, gen, vector FROM vectors WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))",
+        "SELECT rowid AS key, id, gen, dim, vector FROM vectors WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))",
       )
       .iterate(ns, idList(ids)) as IterableIterator<KeyedRow>;
     for (const row of rows) {
@@ -623,7 +625,6 @@ function addInBatches(
 ): void {
   const keys = new BigUint64Array(BUILD_BATCH);
   const block = new Float32Array(BUILD_BATCH * dim);
-  const bytes = new Uint8Array(block.buffer);
   let filled = 0;
   let lastThreads: number | undefined;
   const flush = () => {
@@ -638,7 +639,7 @@ function addInBatches(
   for (let next = rows.next(); !next.done; next = rows.next()) {
     const row = next.value;
     keys[filled] = fileKey(row.key, encoding);
-    bytes.set(row.vector, filled * dim * 4);
+    decodeVectorInto(row.vector, dim, block, filled * dim);
     normalizeInPlace(block, filled * dim, dim);
     filled += 1;
     if (filled === BUILD_BATCH) flush();
@@ -647,9 +648,7 @@ function addInBatches(
 }
 
 function toScoredRow(row: KeyedRow): ScoredRow {
-  // SQLite blobs need not be 4-byte aligned: copy into a fresh Float32Array.
-  const unit = new Float32Array(row.vector.byteLength / 4);
-  new Uint8Array(unit.buffer).set(row.vector);
+  const unit = decodeVector(row.vector, row.dim, row.id);
   normalizeInPlace(unit);
   return { id: row.id, unit };
 }

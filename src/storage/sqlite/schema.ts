@@ -2,7 +2,7 @@
  * The embedded store's tables. Bump SCHEMA_VERSION and add a step to MIGRATIONS whenever the DDL
  * changes, so that workspaces written by an older kgrag keep opening.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** Meta key holding the schema version (a reserved key in the shared meta table). */
 export const SCHEMA_VERSION_KEY = "sqlite.schemaVersion";
@@ -294,6 +294,13 @@ DROP TABLE relationship_changes;
 ALTER TABLE relationship_changes_v7 RENAME TO relationship_changes;
 ${LOG_TRIGGERS}`;
 
+/**
+ * Version 8: no DDL. A vector row may now hold the sparse form of its vector (vector-blob.ts), which
+ * an older kgrag would read as a shorter dense vector: the version keeps it from opening the file.
+ * Rows written before stay dense and read as they are.
+ */
+const SCHEMA_V8 = "-- vectors.vector: dense or sparse Float32 form (src/storage/vectors/vector-blob.ts)";
+
 /** DDL applied to reach each version; index i brings a store from version i to i + 1. */
 export const MIGRATIONS: readonly string[] = [
   SCHEMA_V1,
@@ -303,6 +310,7 @@ export const MIGRATIONS: readonly string[] = [
   SCHEMA_V5,
   SCHEMA_V6,
   SCHEMA_V7,
+  SCHEMA_V8,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type { VectorIndexConfig } from "../../config.js";
 import type { ScoredId, VectorItem, VectorNamespace } from "../../types.js";
 import { vectorDimension } from "../input-checks.js";
+import { decodeVector, VectorBlobEncoder } from "../vectors/vector-blob.js";
 import { MatrixBuilder, searchMatrix, type VectorMatrix } from "../vectors/vector-math.js";
 import type { AnnVectors } from "./ann-vectors.js";
 import { idList, type Sql } from "./connection.js";
@@ -19,7 +20,7 @@ interface VectorRow {
 export type SearchPath = "exact" | "ann";
 
 /**
- * Vectors stored as Float32 BLOBs, each row stamped with the namespace generation that wrote it.
+ * Vectors stored as BLOBs of Float32 values, dense or sparse (vector-blob.ts), each row stamped with the namespace generation that wrote it.
  * Searched either exactly, over an in-memory matrix per namespace (loaded on first search and
  * reloaded when the namespace's generation, bumped by every write from any connection or
  * process, no longer matches), or through an HNSW file (ann-vectors.ts) for large dense sets.
@@ -47,11 +48,9 @@ export class VectorIndex {
        ON CONFLICT (namespace, id) DO UPDATE SET
          dim = excluded.dim, text_hash = excluded.text_hash, vector = excluded.vector, gen = excluded.gen`,
     );
-    for (const item of items) {
-      const blob = new Float32Array(item.vector);
-      const bytes = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
-      insert.run(ns, item.id, dim, item.textHash, bytes, generation);
-    }
+    const encoder = new VectorBlobEncoder(dim);
+    for (const item of items)
+      insert.run(ns, item.id, dim, item.textHash, encoder.encode(item.vector), generation);
   }
 
   delete(ns: VectorNamespace, ids: string[]): void {
@@ -80,17 +79,15 @@ export class VectorIndex {
   }
 
   get(ns: VectorNamespace, ids: string[]): VectorItem[] {
-    const rows = this.sql.all<VectorRow & { text_hash: string }>(
-      "SELECT id, text_hash, vector FROM vectors WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))",
+    const rows = this.sql.all<VectorRow & { text_hash: string; dim: number }>(
+      "SELECT id, text_hash, dim, vector FROM vectors WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))",
       ns,
       idList(ids),
     );
     return rows.map((row) => ({
       id: row.id,
       textHash: row.text_hash,
-      vector: Array.from(
-        new Float32Array(row.vector.buffer, row.vector.byteOffset, row.vector.byteLength / 4),
-      ),
+      vector: Array.from(decodeVector(row.vector, row.dim, row.id)),
     }));
   }
 

@@ -1,5 +1,6 @@
 import type { ScoredId } from "../../types.js";
 import { TopK } from "../ranking/top-k.js";
+import { decodeVectorInto, isVectorBlob } from "./vector-blob.js";
 
 /**
  * All vectors of one namespace as unit-length rows, stored COLUMN-major: `columns[d * size + row]`.
@@ -39,7 +40,6 @@ export class MatrixBuilder {
   private columns: Float32Array;
   private capacity: number;
   private readonly block: Float32Array;
-  private readonly blockBytes: Uint8Array;
   private inBlock = 0;
 
   constructor(
@@ -50,14 +50,14 @@ export class MatrixBuilder {
     this.capacity = size;
     this.columns = new Float32Array(size * dim);
     this.block = new Float32Array(BLOCK_ROWS * dim);
-    this.blockBytes = new Uint8Array(this.block.buffer);
   }
 
-  /** `bytes` holds `dim` little-endian Float32 values; SQLite blobs need not be 4-byte aligned. */
-  add(id: string, bytes: Uint8Array): void {
-    if (bytes.byteLength !== this.dim * 4) {
+  /** `blob` is a stored vector in either form (vector-blob.ts); SQLite blobs need not be 4-byte aligned. */
+  add(id: string, blob: Uint8Array): void {
+    if (!isVectorBlob(blob, this.dim)) {
       throw new Error(
-        `Vector "${id}" does not fit the matrix being loaded: ${bytes.byteLength / 4} values, not ${this.dim}.`,
+        `Vector "${id}" does not fit the matrix being loaded: its ${blob.byteLength} bytes are no ` +
+          `encoding of ${this.dim} values.`,
       );
     }
     if (this.ids.length >= this.capacity) {
@@ -69,7 +69,7 @@ export class MatrixBuilder {
       this.relayOut(Math.max(BLOCK_ROWS, this.capacity * 2));
     }
     this.ids.push(id);
-    this.blockBytes.set(bytes, this.inBlock * this.dim * 4);
+    decodeVectorInto(blob, this.dim, this.block, this.inBlock * this.dim, id);
     normalizeInPlace(this.block, this.inBlock * this.dim, this.dim);
     this.inBlock += 1;
     if (this.inBlock === BLOCK_ROWS) this.flush();
