@@ -58,7 +58,10 @@ export class OfflineNlpExtractor implements Extractor {
     // A title names an entity only when the passage names it too (in a sentence, not its heading):
     // "Lilu (mythology)" does, a document called "Quarterly Report" does not.
     const runningText = analysis.sentences.filter((_, i) => !headingLines.has(i)).map((s) => s.text);
-    const subject = titleName && titleNamedIn(titleName, runningText) ? titleName : null;
+    const subject =
+      titleName && (titleNamedIn(titleName, runningText) || (!startsInside && refersBack(runningText[0])))
+        ? titleName
+        : null;
     const entities = chunkEntities(analysis, subject, this.options.maxEntitiesPerChunk, headingLines);
     const sentences = prepareSentences(analysis, startsInside);
     return {
@@ -83,6 +86,17 @@ export class OfflineNlpExtractor implements Extractor {
       .join(" ");
     return { name: entity.name, type: entity.kind, description: description || entity.name };
   }
+}
+
+/**
+ * A document's text that opens with a pronoun ("It was founded in 1987 by...", "他生于...") is about
+ * what its title names, though it never writes the name out: the title is then an entity.
+ */
+const OPENING_PRONOUN = /^(?:(?:It|He|She|They|Its|His|Her|Their)\b|[它他她])/u;
+  /^(?:(?:It|He|She|They|Its|His|Her|Their)\b|(?:它|他|她|其|该)(?![\p{Script=Han}]{0,1}$))/u;
+
+function refersBack(firstSentence: string | undefined): boolean {
+  return firstSentence !== undefined && OPENING_PRONOUN.test(firstSentence.trimStart());
 }
 
 /**

@@ -118,13 +118,13 @@ describe("OfflineNlpExtractor on English", () => {
     expect(related(named, "Christopher Nolan", "Inception")).toBe(true);
     const lowerCase = await extract("The demon algorithm is a Monte Carlo method.", "Demon algorithm");
     expect(lowerCase.entities[0]?.name).toBe("Demon algorithm");
-    // Only a pronoun: the title names the document, and the text no entity of that name.
+    // Only a pronoun: the text is about what the title names, so it is an entity all the same.
     const unnamed = await extract(
       "It is a 2010 science fiction film directed by Christopher Nolan.",
       "Inception (film)",
     );
     expect(unnamed.entities.map((e) => e.name)).toContain("Christopher Nolan");
-    expect(unnamed.entities.map((e) => entityKey(e.name))).not.toContain("inception");
+    expect(related(unnamed, "Inception", "Christopher Nolan")).toBe(true);
   });
 
   it("reads a sentence that only says the title as a sentence, not as the title line", async () => {
@@ -167,6 +167,19 @@ describe("OfflineNlpExtractor on English", () => {
     );
     expect(review.entities.map((e) => e.name)).toContain("Quarterly Report");
     expect(review.entities.map((e) => e.name)).not.toContain("Reading list");
+  });
+
+  it("makes an entity of a title the text refers back to with a pronoun, in its first chunk only", async () => {
+    const about = await extract(
+      "Corvane Shipping\n\nIt was founded in 1987 by Tomas Arkwright.",
+      "Corvane Shipping",
+    );
+    expect(about.entities.map((e) => e.name)).toContain("Corvane Shipping");
+    const poet = await extract("他生于杭州，后来成为诗人。", "林逋");
+    expect(poet.entities.map((e) => e.name)).toContain("林逋");
+    // Later in the document a pronoun refers to whatever came before the cut, not to the title.
+    const later = await extract("It was sold in 2001 to Tomas Arkwright.", "Corvane Shipping", 500);
+    expect(later.entities.map((e) => e.name)).not.toContain("Corvane Shipping");
   });
 
   it("does not make a file name into an entity", async () => {
