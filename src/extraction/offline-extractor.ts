@@ -93,7 +93,6 @@ export class OfflineNlpExtractor implements Extractor {
  * what its title names, though it never writes the name out: the title is then an entity.
  */
 const OPENING_PRONOUN = /^(?:(?:It|He|She|They|Its|His|Her|Their)\b|[它他她])/u;
-  /^(?:(?:It|He|She|They|Its|His|Her|Their)\b|(?:它|他|她|其|该)(?![\p{Script=Han}]{0,1}$))/u;
 
 function refersBack(firstSentence: string | undefined): boolean {
   return firstSentence !== undefined && OPENING_PRONOUN.test(firstSentence.trimStart());
