@@ -259,7 +259,9 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       await page.getByRole("link", { name: "Ask" }).click();
       await page.getByRole("link", { name: "Documents" }).click();
       await page.locator(`article.job[data-job-id="${deleting.id}"]`).waitFor();
-      await expect.poll(() => mine.getByRole("button", { name: "Delete" }).isDisabled()).toBe(true);
+      await expect
+        .poll(() => mine.getByRole("button", { name: "Delete" }).isDisabled(), { timeout: 20_000 })
+        .toBe(true);
       expect(await mine.getByRole("button", { name: "Re-index" }).isDisabled()).toBe(true);
       // Leaving the view closes the job's progress stream (each visit opened another before).
       const streamClosed = page.waitForEvent("requestfailed", {
@@ -273,7 +275,10 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     } finally {
       await stub.end();
     }
-    await expect.poll(() => mine.getByRole("button", { name: "Delete" }).isDisabled()).toBe(false);
+    // The job's end reaches the table through its event stream: a busy machine takes its time.
+    await expect
+      .poll(() => mine.getByRole("button", { name: "Delete" }).isDisabled(), { timeout: 20_000 })
+      .toBe(false);
     await stub.unrouteEvents();
   }, 60_000);
 
@@ -898,9 +903,17 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     for (const asked of [alias, current.toLowerCase()]) {
       await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent(asked)}`);
       await panel.getByRole("heading", { name: current, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
-      await panel.locator(".relationships li").first().waitFor({ timeout: 30_000 });
-      const others = await panel.locator(".relationships li button.link").allTextContents();
-      expect(others.length).toBeGreaterThan(0);
+      // Polled: the panel of the entity asked before may still be on screen, then re-render.
+      let others: string[] = [];
+      await expect
+        .poll(
+          async () => {
+            others = await panel.locator(".relationships li button.link").allTextContents();
+            return others.length;
+          },
+          { timeout: 30_000 },
+        )
+        .toBeGreaterThan(0);
       // The entity itself is no relationship's other end (it was, for every relationship it starts).
       expect(others).not.toContain(current);
     }

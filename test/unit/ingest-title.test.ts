@@ -49,8 +49,12 @@ describe("the offline extractor and file-name titles", () => {
     expect(keysOf("Lumora Optics was founded in 1998 in Vessen.", "Lumora Optics")).toContain(
       entityKey("Lumora Optics"),
     );
-    // A title the text never writes heads the document; it names no entity.
-    expect(keysOf("It was founded in 1998 in Vessen.", "Lumora Optics")).not.toContain(
+    // A text that opens with a pronoun is about what its title names; one that neither names nor
+    // refers back to its title is only headed by it.
+    expect(keysOf("It was founded in 1998 in Vessen.", "Lumora Optics")).toContain(
+      entityKey("Lumora Optics"),
+    );
+    expect(keysOf("Revenue grew in 1998 in Vessen.", "Lumora Optics")).not.toContain(
       entityKey("Lumora Optics"),
     );
   });
