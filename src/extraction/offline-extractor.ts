@@ -2,6 +2,7 @@ import type { OfflineExtractionConfig } from "../config.js";
 import { entityKey } from "../merge/keys.js";
 import { analyzeText } from "../nlp/analyze.js";
 import { analysisReading } from "../nlp/markdown-prose.js";
+import { opensWithReference } from "../nlp/reference-opening.js";
 import type { ChunkRecord, ExtractedEntity, Extraction } from "../types.js";
 import type { ExtractionOutcome, Extractor } from "./extractor.js";
 import { OFFLINE_EXTRACTION_DEFAULTS } from "./offline-defaults.js";
@@ -89,13 +90,11 @@ export class OfflineNlpExtractor implements Extractor {
 }
 
 /**
- * A document's text that opens with a pronoun ("It was founded in 1987 by...", "他生于...") is about
- * what its title names, though it never writes the name out: the title is then an entity.
+ * A document's text that opens with a pronoun or a definite reference ("It was founded in 1987
+ * by...", "他生于...") is about what its title names, though it never writes the name out.
  */
-const OPENING_PRONOUN = /^(?:(?:It|He|She|They|Its|His|Her|Their)\b|[它他她])/u;
-
 function refersBack(firstSentence: string | undefined): boolean {
-  return firstSentence !== undefined && OPENING_PRONOUN.test(firstSentence.trimStart());
+  return firstSentence !== undefined && opensWithReference(firstSentence.trimStart());
 }
 
 /**
