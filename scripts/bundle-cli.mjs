@@ -31,6 +31,12 @@ const bundled = new Set([
 const external = Object.keys(pkg.dependencies)
   .filter((name) => !bundled.has(name))
   .flatMap((name) => [name, `${name}/*`]);
+// The CLI's own bundle is CommonJS (see below), where an ES-module-only package cannot be required:
+// those it imports statically are bundled into it.
+const esModuleOnly = ["marked", "stemmer"];
+const cliExternal = external.filter(
+  (name) => !esModuleOnly.some((only) => name === only || name === `${only}/*`),
+);
 // The test suite bundles the current sources elsewhere (`node scripts/bundle-cli.mjs DIR`).
 const outdir = process.argv[2] ?? new URL("../dist/cli", import.meta.url).pathname;
 
@@ -77,7 +83,6 @@ const builtinsForBundledCommonJs = {
 rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: {
-    "kgrag-cli": "src/cli/run.ts",
     // The server spawns these by a path beside the module that starts them.
     "job-process": "src/server/jobs/job-process.ts",
     "query-worker": "src/server/queries/query-worker.ts",
@@ -97,6 +102,41 @@ await build({
   external,
   logLevel: "warning",
   plugins: [withoutZodLocales, builtinsForBundledCommonJs],
+});
+
+// The CLI itself: its commands in one CommonJS file (kgrag-cli.cjs), which the entry (kgrag-cli.js,
+// src/cli/bundle-entry.ts, Node's built-ins only) compiles with V8's code cache
+// (src/cli/code-cache.ts): Node 20 caches no ES module's compilation, and parsing and compiling the
+// commands' modules was a third of a command's start-up. `import.meta.url` becomes the file's own
+// URL (its chunks' neighbours, bpe-ranks/ and compromise/, sit beside it as before), the file is strict
+// as the ES modules were, and `import()` of a package (unpdf, mammoth, LangChain's messages, each with a
+// CommonJS build) becomes `require()`: on Node 20 a script compiled from a code cache loses its
+// dynamic-import callback ("A dynamic import callback was not specified"), and the callback that
+// would serve it, vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER, prints an experimental warning.
+await build({
+  entryPoints: ["src/cli/start.ts"],
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  outfile: `${outdir}/kgrag-cli.cjs`,
+  external: cliExternal,
+  logLevel: "warning",
+  plugins: [withoutZodLocales],
+  supported: { "dynamic-import": false },
+  define: { "import.meta.url": "__kgragBundleUrl" },
+  banner: {
+    js: '"use strict";\nconst __kgragBundleUrl = require("node:url").pathToFileURL(__filename).href;',
+  },
+});
+await build({
+  entryPoints: { "kgrag-cli": "src/cli/bundle-entry.ts" },
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  outdir,
+  logLevel: "warning",
 });
 
 // The tokenizer's ranks as ready-made tables beside the bundle (src/util/tokens.ts loadCounter): read
