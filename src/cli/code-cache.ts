@@ -3,6 +3,7 @@
 // compile cache of their own (`module.enableCompileCache`), Node 20 none, and V8 code caching is
 // only reachable there for scripts compiled through `node:vm`. This module imports Node's built-ins
 // only: it runs before anything else in the bundled CLI's process.
+import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -64,12 +65,36 @@ function homeOrTemp(): string {
 }
 
 /**
- * The cache file of a bundle: named by a hash of the bundle's bytes, Node's version (which fixes
- * V8's), the process's V8 options (V8 rejects data produced under other flags), and the variant.
+ * What names a bundle's build: the hash of its bytes that the build wrote beside it
+ * (`<bundle>.sha256`, scripts/bundle-cli.mjs; hashing two megabytes at every start costs several
+ * milliseconds), else the hash computed here, with the file's size and time of writing, so a
+ * bundle changed without its hash file still gets caches of its own.
  */
-export function cacheFileFor(source: Buffer, cacheDir: string, variant: string): string {
+export function bundleIdentity(file: string, bytes: Buffer): string {
+  const { mtimeMs } = statSync(file);
+  return `${builtHash(file) ?? sha256(bytes)}:${bytes.length}:${mtimeMs}`;
+}
+
+function builtHash(file: string): string | undefined {
+  try {
+    const hash = readFileSync(`${file}.sha256`, "latin1").trim();
+    return /^[0-9a-f]{64}$/.test(hash) ? hash : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function sha256(bytes: Buffer | string): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * The cache file of a bundle: named by its identity ({@link bundleIdentity}), Node's version (which
+ * fixes V8's), the process's V8 options (V8 rejects data produced under other flags), and the variant.
+ */
+export function cacheFileFor(bundle: string, cacheDir: string, variant: string): string {
   const key = createHash("sha256")
-    .update(source)
+    .update(bundle)
     .update(
       `\0${process.version}\0${process.arch}\0${process.execArgv.join(" ")}\0${process.env.NODE_OPTIONS ?? ""}`,
     )
@@ -108,12 +133,13 @@ export function loadBundleWithCodeCache(file: string, options: CodeCacheOptions 
   }
   const bytes = readFileSync(file);
   const cacheFile = cacheFileFor(
-    bytes,
+    bundleIdentity(file, bytes),
     options.cacheDir ?? defaultCacheDir(env),
     options.variant ?? "default",
   );
   const cachedData = readCache(cacheFile);
-  const script = compileBundle(bytes.toString("utf8"), file, cachedData);
+  // The build writes it in ASCII: read as latin1, a one-byte string at a third of UTF-8's cost.
+  const script = compileBundle(bytes.toString(isAscii(bytes) ? "latin1" : "utf8"), file, cachedData);
   const state: CodeCacheState =
     cachedData === undefined ? "missing" : script.cachedDataRejected ? "rejected" : "used";
   const module = { exports: {} as unknown };

@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cacheFileFor, defaultCacheDir, loadBundleWithCodeCache } from "../../src/cli/code-cache.js";
+import {
+  bundleIdentity,
+  cacheFileFor,
+  defaultCacheDir,
+  loadBundleWithCodeCache,
+  sha256,
+} from "../../src/cli/code-cache.js";
 import { REPO_ROOT } from "../support/cli-child.js";
 
 const exec = promisify(execFile);
@@ -101,14 +107,19 @@ describe("the bundled CLI's code cache", () => {
     expect(readdirSync(dir).sort()).toEqual(["bundle.cjs", "cache"]);
   });
 
-  it("names the cache by the bundle's bytes and the command", () => {
-    const bytes = Buffer.from(BUNDLE);
-    expect(cacheFileFor(Buffer.from(`${BUNDLE} `), cacheDir, "index")).not.toBe(
-      cacheFileFor(bytes, cacheDir, "index"),
+  it("names the cache by the bundle's build and the command", () => {
+    const identity = bundleIdentity(bundle, readFileSync(bundle));
+    expect(identity.startsWith(`${sha256(BUNDLE)}:`)).toBe(true);
+    // The hash the build wrote beside the bundle is taken as it is.
+    writeFileSync(`${bundle}.sha256`, `${"ab".repeat(32)}\n`);
+    expect(bundleIdentity(bundle, readFileSync(bundle)).startsWith(`${"ab".repeat(32)}:`)).toBe(true);
+
+    expect(cacheFileFor(`${identity}x`, cacheDir, "index")).not.toBe(
+      cacheFileFor(identity, cacheDir, "index"),
     );
-    expect(cacheFileFor(bytes, cacheDir, "query")).not.toBe(cacheFileFor(bytes, cacheDir, "index"));
+    expect(cacheFileFor(identity, cacheDir, "query")).not.toBe(cacheFileFor(identity, cacheDir, "index"));
     // A command name that is not a plain word does not reach the file name.
-    expect(cacheFileFor(bytes, cacheDir, "../x")).toMatch(/[/\\]other-[0-9a-f]{32}\.v8$/);
+    expect(cacheFileFor(identity, cacheDir, "../x")).toMatch(/[/\\]other-[0-9a-f]{32}\.v8$/);
   });
 
   it("keeps the caches in the user's cache folder", () => {
