@@ -30,8 +30,17 @@ describe.skipIf(!process.env[CLI_BUNDLE_ENV])("the bundled CLI's code cache", ()
     // Not rewritten (a rewrite renames a new file into place): V8 accepted it.
     expect(statSync(cache ?? "").ino).toBe(written.ino);
 
+    await kgrag(["config", "--help"]);
     await kgrag(["--version"]);
-    expect(cacheFiles()).toHaveLength(2);
+    expect(
+      cacheFiles()
+        .map((file) => file.replace(/^.*[/\\]|-[0-9a-f]{32}\.v8$/g, ""))
+        .sort(),
+    ).toEqual(["config", "config-help", "version"]);
+    // A failed run writes none: it stopped before most of what its command does.
+    const failed = await kgrag(["index", join(cacheHome, "missing.txt")]);
+    expect(failed.code).not.toBe(0);
+    expect(cacheFiles()).toHaveLength(3);
   });
 
   it("runs the command over a corrupt cache and rewrites the cache", async () => {
