@@ -10,7 +10,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { Script } from "node:vm";
 import { build } from "esbuild";
+import ts from "typescript";
 import { bundleCompromise } from "./bundle-compromise.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
@@ -133,7 +135,7 @@ await build({
 });
 // ASCII throughout, so the entry reads it as a one-byte string (latin1, about 4 ms for its two
 // megabytes, where decoding UTF-8 took about 12) and V8 scans half the bytes of a two-byte string.
-writeFileSync(`${outdir}/kgrag-cli.cjs`, escapeNonAscii(readFileSync(`${outdir}/kgrag-cli.cjs`, "utf8")));
+writeAscii(`${outdir}/kgrag-cli.cjs`);
 // The bundle's hash, which names its code caches, computed once here rather than at every start.
 const commands = readFileSync(`${outdir}/kgrag-cli.cjs`);
 writeFileSync(`${outdir}/kgrag-cli.cjs.sha256`, `${createHash("sha256").update(commands).digest("hex")}\n`);
@@ -165,8 +167,41 @@ for (const encoding of ["o200k_base", "cl100k_base"]) {
 await bundleCompromise(outdir);
 
 /**
- * esbuild's `charset: "ascii"` escapes strings and templates but leaves regular expression literals
- * and comments as written: their characters beyond ASCII become \\uXXXX escapes (two, a surrogate
+ * The bundle rewritten in ASCII ({@link escapeNonAscii}), unless a tagged template holds characters
+ * beyond it: esbuild keeps those as written, since a tag reads the raw text, which an escape would
+ * change. Then the file stays UTF-8, which the entry reads as such. The result must still parse.
+ */
+function writeAscii(file) {
+  const text = readFileSync(file, "utf8");
+  const tagged = nonAsciiTaggedTemplate(text);
+  if (tagged) {
+    console.warn(`${file} stays UTF-8: a tagged template holds non-ASCII text (${tagged})`);
+    return;
+  }
+  const ascii = escapeNonAscii(text);
+  new Script(ascii, { filename: file });
+  writeFileSync(file, ascii);
+}
+
+/** The first tagged template whose text goes beyond ASCII, if any (by TypeScript's parser). */
+function nonAsciiTaggedTemplate(text) {
+  const source = ts.createSourceFile("bundle.cjs", text, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+  let found;
+  const visit = (node) => {
+    if (found) return;
+    if (ts.isTaggedTemplateExpression(node)) {
+      const template = text.slice(node.template.getStart(source), node.template.end);
+      if (/[^\x00-\x7f]/.test(template)) found = template.slice(0, 60);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * esbuild's `charset: "ascii"` escapes strings and untagged templates but leaves regular expression
+ * literals, comments and tagged templates as written: their characters beyond ASCII become \\uXXXX escapes (two, a surrogate
  * pair, beyond the BMP), which match the same in a pattern with or without the u flag and change
  * nothing in a comment. A character escaped by a backslash of its own (`\\…`, an identity escape)
  * would turn into a backslash and letters, so the build refuses it.
