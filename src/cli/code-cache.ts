@@ -107,6 +107,23 @@ function safeVariant(variant: string): string {
   return /^[a-z][a-z0-9-]{0,31}$/.test(variant) ? variant : "other";
 }
 
+/** The CLI's options that come before the command and take a value (src/cli/main.ts). */
+const GLOBAL_OPTIONS_WITH_VALUE = new Set(["-c", "--config"]);
+
+/**
+ * The cache variant of a CLI run, one per command, each holding the functions its first successful
+ * run compiled: `index --help` and `--version` get caches of their own, so they do not stand for the
+ * command's real work.
+ */
+export function cacheVariantOf(argv: readonly string[]): string {
+  const command = argv.find(
+    (arg, i) => !arg.startsWith("-") && !GLOBAL_OPTIONS_WITH_VALUE.has(argv[i - 1] ?? ""),
+  );
+  if (argv.some((arg) => arg === "--help" || arg === "-h")) return `${command ?? "kgrag"}-help`;
+  if (argv.some((arg) => arg === "--version" || arg === "-V")) return "version";
+  return command ?? "kgrag";
+}
+
 /**
  * The bundle compiled as Node compiles a CommonJS file, with `cachedData` if given. It must not call
  * `import()` (scripts/bundle-cli.mjs turns those into `require()`): Node 20 gives a script compiled

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   bundleIdentity,
   cacheFileFor,
+  cacheVariantOf,
   defaultCacheDir,
   loadBundleWithCodeCache,
   sha256,
@@ -120,6 +121,17 @@ describe("the bundled CLI's code cache", () => {
     expect(cacheFileFor(identity, cacheDir, "query")).not.toBe(cacheFileFor(identity, cacheDir, "index"));
     // A command name that is not a plain word does not reach the file name.
     expect(cacheFileFor(identity, cacheDir, "../x")).toMatch(/[/\\]other-[0-9a-f]{32}\.v8$/);
+  });
+
+  it("keeps a cache per command, help and version apart, past the options before the command", () => {
+    expect(cacheVariantOf(["index", "book.txt", "--json"])).toBe("index");
+    expect(cacheVariantOf(["-c", "kgrag.config.json", "query", "who?"])).toBe("query");
+    expect(cacheVariantOf(["--config", "ws/kgrag.config.json", "status"])).toBe("status");
+    expect(cacheVariantOf(["--config=x.json", "status"])).toBe("status");
+    expect(cacheVariantOf(["index", "--help"])).toBe("index-help");
+    expect(cacheVariantOf(["--help"])).toBe("kgrag-help");
+    expect(cacheVariantOf(["-V"])).toBe("version");
+    expect(cacheVariantOf([])).toBe("kgrag");
   });
 
   it("keeps the caches in the user's cache folder", () => {
