@@ -5,11 +5,14 @@
 // @opentelemetry/api (sixty-odd CommonJS files; its copies share one global registry, so a tracer
 // provider registered through the application's own copy still receives the CLI's spans). The
 // library entry (dist/src, from tsc) is not bundled.
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire, isBuiltin } from "node:module";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { Script } from "node:vm";
 import { build } from "esbuild";
+import ts from "typescript";
 import { bundleCompromise } from "./bundle-compromise.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
@@ -31,6 +34,12 @@ const bundled = new Set([
 const external = Object.keys(pkg.dependencies)
   .filter((name) => !bundled.has(name))
   .flatMap((name) => [name, `${name}/*`]);
+// The CLI's own bundle is CommonJS (see below), where an ES-module-only package cannot be required:
+// those it imports statically are bundled into it.
+const esModuleOnly = ["marked", "stemmer"];
+const cliExternal = external.filter(
+  (name) => !esModuleOnly.some((only) => name === only || name === `${only}/*`),
+);
 // The test suite bundles the current sources elsewhere (`node scripts/bundle-cli.mjs DIR`).
 const outdir = process.argv[2] ?? new URL("../dist/cli", import.meta.url).pathname;
 
@@ -77,7 +86,6 @@ const builtinsForBundledCommonJs = {
 rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: {
-    "kgrag-cli": "src/cli/run.ts",
     // The server spawns these by a path beside the module that starts them.
     "job-process": "src/server/jobs/job-process.ts",
     "query-worker": "src/server/queries/query-worker.ts",
@@ -99,6 +107,48 @@ await build({
   plugins: [withoutZodLocales, builtinsForBundledCommonJs],
 });
 
+// The CLI itself: its commands in one CommonJS file (kgrag-cli.cjs), which the entry (kgrag-cli.js,
+// src/cli/bundle-entry.ts, Node's built-ins only) compiles with V8's code cache
+// (src/cli/code-cache.ts): Node 20 caches no ES module's compilation, and parsing and compiling the
+// commands' modules was a third of a command's start-up. `import.meta.url` becomes the file's own
+// URL (its chunks' neighbours, bpe-ranks/ and compromise/, sit beside it as before), the file is strict
+// as the ES modules were, and `import()` of a package (unpdf, mammoth, LangChain's messages, each with a
+// CommonJS build) becomes `require()`: on Node 20 a script compiled from a code cache loses its
+// dynamic-import callback ("A dynamic import callback was not specified"), and the callback that
+// would serve it, vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER, prints an experimental warning.
+await build({
+  entryPoints: ["src/cli/start.ts"],
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  outfile: `${outdir}/kgrag-cli.cjs`,
+  external: cliExternal,
+  logLevel: "warning",
+  plugins: [withoutZodLocales],
+  supported: { "dynamic-import": false },
+  charset: "ascii",
+  define: { "import.meta.url": "__kgragBundleUrl" },
+  banner: {
+    js: '"use strict";\nconst __kgragBundleUrl = require("node:url").pathToFileURL(__filename).href;',
+  },
+});
+// ASCII throughout, so the entry reads it as a one-byte string (latin1, about 4 ms for its two
+// megabytes, where decoding UTF-8 took about 12) and V8 scans half the bytes of a two-byte string.
+writeAscii(`${outdir}/kgrag-cli.cjs`);
+// The bundle's hash, which names its code caches, computed once here rather than at every start.
+const commands = readFileSync(`${outdir}/kgrag-cli.cjs`);
+writeFileSync(`${outdir}/kgrag-cli.cjs.sha256`, `${createHash("sha256").update(commands).digest("hex")}\n`);
+await build({
+  entryPoints: { "kgrag-cli": "src/cli/bundle-entry.ts" },
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  outdir,
+  logLevel: "warning",
+});
+
 // The tokenizer's ranks as ready-made tables beside the bundle (src/util/tokens.ts loadCounter): read
 // as they are, where gpt-tokenizer's own module builds a map of all 200,000 ranks on every load. The
 // table's builder is the reader's own module (src/util/bpe-table.ts), compiled here for the purpose.
@@ -115,6 +165,58 @@ for (const encoding of ["o200k_base", "cl100k_base"]) {
 
 // compromise with its English model built once, here, rather than on every load (src/nlp/compromise.ts).
 await bundleCompromise(outdir);
+
+/**
+ * The bundle rewritten in ASCII ({@link escapeNonAscii}), unless a tagged template holds characters
+ * beyond it: esbuild keeps those as written, since a tag reads the raw text, which an escape would
+ * change. Then the file stays UTF-8, which the entry reads as such. The result must still parse.
+ */
+function writeAscii(file) {
+  const text = readFileSync(file, "utf8");
+  const tagged = nonAsciiTaggedTemplate(text);
+  if (tagged) {
+    console.warn(`${file} stays UTF-8: a tagged template holds non-ASCII text (${tagged})`);
+    return;
+  }
+  const ascii = escapeNonAscii(text);
+  new Script(ascii, { filename: file });
+  writeFileSync(file, ascii);
+}
+
+/** The first tagged template whose text goes beyond ASCII, if any (by TypeScript's parser). */
+function nonAsciiTaggedTemplate(text) {
+  const source = ts.createSourceFile("bundle.cjs", text, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+  let found;
+  const visit = (node) => {
+    if (found) return;
+    if (ts.isTaggedTemplateExpression(node)) {
+      const template = text.slice(node.template.getStart(source), node.template.end);
+      if (/[^\x00-\x7f]/.test(template)) found = template.slice(0, 60);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * esbuild's `charset: "ascii"` escapes strings and untagged templates but leaves regular expression
+ * literals, comments and tagged templates as written: their characters beyond ASCII become \\uXXXX escapes (two, a surrogate
+ * pair, beyond the BMP), which match the same in a pattern with or without the u flag and change
+ * nothing in a comment. A character escaped by a backslash of its own (`\\…`, an identity escape)
+ * would turn into a backslash and letters, so the build refuses it.
+ */
+function escapeNonAscii(text) {
+  return text.replace(/(\\*)([^\x00-\x7f])/gu, (_, backslashes, char) => {
+    if (backslashes.length % 2 === 1) {
+      const at = text.indexOf(backslashes + char);
+      throw new Error(`An escaped non-ASCII character in the CLI bundle: ${text.slice(at - 40, at + 10)}`);
+    }
+    let escaped = "";
+    for (let i = 0; i < char.length; i++) escaped += `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`;
+    return backslashes + escaped;
+  });
+}
 
 /** A TypeScript module of the sources, bundled to a file in `dir` for the time of an import. */
 async function importTypeScript(entry, dir) {

@@ -1,7 +1,5 @@
-// Process entry of the CLI (bin/kgrag.js runs its compiled form; tests run it with tsx).
-import { handleInterrupts } from "./interrupt.js";
+// Process entry of the CLI from sources (tests run it with tsx); the bundled CLI starts from
+// bundle-entry.ts, both through start.ts.
+import { startCli } from "./start.js";
 
-// Before loading the commands (the slow part of start-up), so no Ctrl-C is missed.
-handleInterrupts();
-const { main } = await import("./main.js");
-await main();
+await startCli();
