@@ -38,3 +38,46 @@ export class OrdinalMarks {
     this.values = values;
   }
 }
+
+/**
+ * A sum per ordinal for one pass, as addScore keeps in a map: unset ordinals read 0, and the
+ * ordinals are listed in the order they were first added to (a map's insertion order).
+ */
+export class OrdinalSums {
+  private readonly slots = new OrdinalMarks();
+  private values = new Float64Array(0);
+  /** The ordinals added to in this pass, first addition first. */
+  readonly order: number[] = [];
+
+  startPass(): void {
+    this.slots.startPass();
+    this.order.length = 0;
+  }
+
+  get(ordinal: number): number {
+    const slot = this.slots.get(ordinal);
+    return slot < 0 ? 0 : (this.values[slot] as number);
+  }
+
+  has(ordinal: number): boolean {
+    return this.slots.get(ordinal) >= 0;
+  }
+
+  add(ordinal: number, by: number): void {
+    let slot = this.slots.get(ordinal);
+    if (slot < 0) {
+      slot = this.order.length;
+      this.slots.set(ordinal, slot);
+      this.order.push(ordinal);
+      if (slot >= this.values.length) this.grow();
+      this.values[slot] = 0;
+    }
+    this.values[slot] = (this.values[slot] as number) + by;
+  }
+
+  private grow(): void {
+    const values = new Float64Array(Math.max(256, this.values.length * 2));
+    values.set(this.values);
+    this.values = values;
+  }
+}
