@@ -31,11 +31,6 @@ export class TopK {
     }
   }
 
-  /** The lowest of the kept scores (the k-th best once k are kept), or -Infinity when none is. */
-  lowest(): number {
-    return this.size > 0 ? (this.scores[0] as number) : Number.NEGATIVE_INFINITY;
-  }
-
   sorted(): { row: number; score: number }[] {
     const out: { row: number; score: number }[] = [];
     for (let i = 0; i < this.size; i++)

@@ -1,8 +1,8 @@
+import { TopK } from "../ranking/top-k.js";
 import type { Sql } from "./connection.js";
 import { matchTerms } from "./fts-text.js";
 import { type TermPostings, VOCABULARY_MIN_ROWS, VocabularyScores } from "./fts-vocabulary.js";
 import type { TableVersion } from "./table-version.js";
-import { TermSums } from "./term-sums.js";
 
 /** Cached postings beyond this many are dropped all at once, so memory stays bounded. */
 const MAX_CACHED_POSTINGS = 2_000_000;
@@ -33,14 +33,43 @@ export class TermScores {
     this.vocabulary = new VocabularyScores(sql, fts, version);
   }
 
-  /** Summed shares per row, pruned (see term-sums.ts). */
-  private readonly sums = new TermSums();
+  /** Per-row sums and hit flags, kept between calls (only the rows a call touched are reset). */
+  private sums = new Float64Array(0);
+  private hit = new Uint8Array(0);
 
   /** Row ids of the best `topK` rows matching any term, best first; ties go to the older row. */
   top(terms: string[], topK: number): { rowid: number; score: number }[] {
     this.learnTokens(terms);
     const postings = terms.map((term) => this.postings(term));
-    return this.sums.top(postings, topK).map(({ row, score }) => ({ rowid: row, score }));
+    let last = -1;
+    for (const p of postings) if (p.rowids.length > 0) last = Math.max(last, p.rowids.at(-1) as number);
+    if (last < 0 || topK <= 0) return [];
+    if (this.sums.length <= last) {
+      this.sums = new Float64Array(last + 1);
+      this.hit = new Uint8Array(last + 1);
+    }
+    const { sums, hit } = this;
+    const touched: number[] = [];
+    // Term by term, in query order: the order FTS5 adds the shares in.
+    for (const { rowids, scores } of postings) {
+      for (let i = 0; i < rowids.length; i++) {
+        const row = rowids[i] as number;
+        sums[row] = (sums[row] as number) + (scores[i] as number);
+        if (!hit[row]) {
+          hit[row] = 1;
+          touched.push(row);
+        }
+      }
+    }
+    // The heap's k best scores do not depend on the order rows are offered in; ties at the k-th are refilled by rowid.
+    const best = new TopK(topK);
+    for (const row of touched) best.offer(sums[row] as number, row);
+    const kept = olderFirstAmongTies(best.sorted(), topK, sums, touched);
+    for (const row of touched) {
+      sums[row] = 0;
+      hit[row] = 0;
+    }
+    return kept.map(({ row, score }) => ({ rowid: row, score }));
   }
 
   /**
@@ -144,4 +173,23 @@ function indexOf(rowids: Int32Array, row: number): number {
     else high = middle - 1;
   }
   return -1;
+}
+
+/**
+ * The heap keeps the k best scores, but which of several rows tied at the k-th score it keeps is
+ * arbitrary; FTS5's ORDER BY score, rowid keeps the oldest. Rows above that score are all kept;
+ * the ties are refilled in rowid order.
+ */
+function olderFirstAmongTies(
+  kept: { row: number; score: number }[],
+  topK: number,
+  sums: Float64Array,
+  touched: number[],
+): { row: number; score: number }[] {
+  const lowest = kept.at(-1);
+  if (!lowest || kept.length < topK) return kept;
+  const above = kept.filter((k) => k.score > lowest.score);
+  const tiedRows = Int32Array.from(touched.filter((row) => sums[row] === lowest.score)).sort();
+  const ties = Array.from(tiedRows.subarray(0, topK - above.length), (row) => ({ row, score: lowest.score }));
+  return [...above, ...ties];
 }
