@@ -75,8 +75,7 @@ export function topIndices(
   const heap = new BestOf(n);
   for (let i = 0; i < scores.length; i++) {
     const score = scores[i] as number;
-    // Offers come in array order, so one no better than the worst kept would only be refused: no item is made for it.
-    if (keep(score) && heap.wouldTake(score)) heap.offer({ id: "", score, order: i });
+    if (keep(score)) heap.offer({ id: "", score, order: i });
   }
   return heap.best().map(({ order }) => order);
 }
@@ -108,12 +107,6 @@ class BestOf {
       items[0] = item;
       this.down(0);
     }
-  }
-
-  /** Whether an item with this score, offered after every item kept so far, would be kept. */
-  wouldTake(score: number): boolean {
-    const worst = this.items[0];
-    return this.items.length < this.size || (worst !== undefined && score > worst.score);
   }
 
   best(): Ranked[] {

@@ -10,7 +10,7 @@ import {
   topScores,
   topScoresOf,
 } from "./graph-expansion.js";
-import { OrdinalMarks, OrdinalSums } from "./ordinal-marks.js";
+import { OrdinalMarks } from "./ordinal-marks.js";
 import { personalizedPageRank, WalkGraph } from "./pagerank.js";
 import type { QueryGraph } from "./query-graph.js";
 import { entitySpecificity } from "./specificity.js";
@@ -103,12 +103,7 @@ async function edgeNeighbourhood(graph: QueryGraph, expand: Expansion): Promise<
     restart,
   );
   const degree = flow.size === 0 ? new Map<string, number>() : await graph.store.degrees([...flow.keys()]);
-  const frontier = secondHopFrontier(
-    [...flow.keys()],
-    [...flow.values()],
-    (key) => degree.get(key) ?? 1,
-    frontierSize,
-  );
+  const frontier = secondHopFrontier(flow, (key) => degree.get(key) ?? 1, frontierSize);
   const secondHop = await graph.edgesOf(frontier);
   const edges = uniqueEdges([firstHop, secondHop]);
   return {
@@ -124,65 +119,29 @@ async function edgeNeighbourhood(graph: QueryGraph, expand: Expansion): Promise<
  */
 function numberedNeighbourhood(adjacency: WalkAdjacency, expand: Expansion): Neighbourhood {
   const { restart, share, frontierSize } = expand;
-  const { entityNumbers, edgeKeys, edgeWeights, rowOffsets } = adjacency;
+  const { entityNumbers, edgeKeys, edgeSources, edgeTargets, edgeWeights, rowOffsets } = adjacency;
+  // An entity without an ordinal has no edge: it restarts the walk but is never an edge's end.
+  const restartByNumber = new Map<number, number>();
+  for (const [key, weight] of restart) {
+    const n = entityNumbers.get(key);
+    if (n !== undefined) restartByNumber.set(n, weight);
+  }
   const expanded = expandedSeeds(restart, share).flatMap((key) => entityNumbers.get(key) ?? []);
   const firstHop = unionOfRows(adjacency, expanded, []);
-  const flow = numberedOneStepFlow(adjacency, firstHop, restart);
+  const flow = oneStepFlow(
+    firstHop.map((e) => edgeSources[e] as number),
+    firstHop.map((e) => edgeTargets[e] as number),
+    firstHop.map((e) => edgeWeights[e] as number),
+    restartByNumber,
+  );
   const degree = (n: number) => (rowOffsets[n + 1] as number) - (rowOffsets[n] as number);
-  const frontier = secondHopFrontier(flow.entities, flow.masses, degree, frontierSize);
+  const frontier = secondHopFrontier(flow, degree, frontierSize);
   const edges = unionOfRows(adjacency, frontier, firstHop);
   return {
     walk: WalkGraph.fromNumberedEdges(adjacency, edges, expand.positiveSeeds),
     edgeKey: (i) => edgeKeys[edges[i] as number] as string,
     edgeWeights: edges.map((e) => edgeWeights[e] as number),
   };
-}
-
-/** Seed weight, seed strength and neighbour flow by entity ordinal, for one synchronous step. */
-const seedWeights = new OrdinalSums();
-const seedStrengths = new OrdinalSums();
-const flowsOut = new OrdinalSums();
-
-/**
- * oneStepFlow over edge ordinals, in arrays indexed by entity ordinal instead of maps: the same
- * masses, added in the same order, for the same neighbours in the same order.
- */
-function numberedOneStepFlow(
-  adjacency: WalkAdjacency,
-  edges: number[],
-  restart: Map<string, number>,
-): { entities: number[]; masses: Float64Array } {
-  const { entityNumbers, edgeSources, edgeTargets, edgeWeights } = adjacency;
-  // An entity without an ordinal has no edge: it restarts the walk but is never an edge's end.
-  seedWeights.startPass();
-  for (const [key, weight] of restart) {
-    const n = entityNumbers.get(key);
-    if (n !== undefined) seedWeights.add(n, weight);
-  }
-  seedStrengths.startPass();
-  for (const edge of edges) {
-    const source = edgeSources[edge] as number;
-    const target = edgeTargets[edge] as number;
-    if (seedWeights.has(source)) seedStrengths.add(source, edgeWeights[edge] as number);
-    if (seedWeights.has(target)) seedStrengths.add(target, edgeWeights[edge] as number);
-  }
-  flowsOut.startPass();
-  for (const edge of edges) {
-    const source = edgeSources[edge] as number;
-    const target = edgeTargets[edge] as number;
-    passOnNumbered(source, target, edgeWeights[edge] as number);
-    passOnNumbered(target, source, edgeWeights[edge] as number);
-  }
-  const entities = [...flowsOut.order];
-  return { entities, masses: Float64Array.from(entities, (n) => flowsOut.get(n)) };
-}
-
-/** passOn by ordinal. */
-function passOnNumbered(from: number, to: number, weight: number): void {
-  if (!seedWeights.has(from)) return;
-  const total = seedStrengths.get(from);
-  if (!total || seedWeights.has(to)) return;
-  flowsOut.add(to, (seedWeights.get(from) * weight) / total);
 }
 
 const seenEdgeNumbers = new OrdinalMarks();
@@ -239,15 +198,11 @@ function expandedSeeds(restart: Map<string, number>, share: number): string[] {
  * a seed spreads its share so thin over thousands of edges that none of them could rank, so
  * loading them would cost much and change nothing; a bridge entity with a few edges is kept.
  */
-function secondHopFrontier<K>(
-  neighbours: K[],
-  masses: ArrayLike<number>,
-  degree: (entity: K) => number,
-  size: number,
-): K[] {
-  if (neighbours.length === 0) return [];
-  const perEdge = Float64Array.from(neighbours, (key, i) => (masses[i] as number) / Math.max(1, degree(key)));
-  return topIndices(perEdge, size).map((i) => neighbours[i] as K);
+function secondHopFrontier<K>(flow: Map<K, number>, degree: (entity: K) => number, size: number): K[] {
+  if (flow.size === 0) return [];
+  const keys = [...flow.keys()];
+  const perEdge = Float64Array.from(flow, ([key, mass]) => mass / Math.max(1, degree(key)));
+  return topIndices(perEdge, size).map((i) => keys[i] as K);
 }
 
 /** Mass each non-seed neighbour receives in one weighted step from the seeds (edge i joins sources[i] and targets[i]). */

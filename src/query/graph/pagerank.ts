@@ -134,11 +134,9 @@ export class WalkGraph {
       }
       return id;
     };
-    // Both directions of each edge, in typed arrays sized for all of them (numbered edges join distinct pairs).
-    const from = new Int32Array(2 * edges.length);
-    const to = new Int32Array(2 * edges.length);
-    const weight = new Float64Array(2 * edges.length);
-    let entries = 0;
+    const from: number[] = [];
+    const to: number[] = [];
+    const weight: number[] = [];
     const sources = new Int32Array(edges.length).fill(-1);
     const targets = new Int32Array(edges.length).fill(-1);
     const leftOut: number[] = [];
@@ -155,12 +153,9 @@ export class WalkGraph {
       const b = idOfNumber(target);
       sources[i] = a;
       targets[i] = b;
-      from[entries] = a;
-      to[entries] = b;
-      weight[entries++] = w;
-      from[entries] = b;
-      to[entries] = a;
-      weight[entries++] = w;
+      from.push(a, b);
+      to.push(b, a);
+      weight.push(w, w);
     }
     const connected = nodes.length;
     for (const key of extraNodes) {
@@ -173,8 +168,7 @@ export class WalkGraph {
       sources[i] = index.byNumber.get(edgeSources[edge] as number) ?? -1;
       targets[i] = index.byNumber.get(edgeTargets[edge] as number) ?? -1;
     }
-    const entryLists = { from: from.subarray(0, entries), to, weight };
-    return WalkGraph.rows(nodes, index, connected, entryLists, { sources, targets });
+    return WalkGraph.rows(nodes, index, connected, { from, to, weight }, { sources, targets });
   }
 
   /** Compressed sparse rows from the directed entries, each row in the order of its entries. */
@@ -182,14 +176,11 @@ export class WalkGraph {
     nodes: string[],
     index: NodeIndex,
     connected: number,
-    { from, to, weight }: { from: ArrayLike<number>; to: ArrayLike<number>; weight: ArrayLike<number> },
+    { from, to, weight }: { from: number[]; to: number[]; weight: number[] },
     edgeEnds: { sources: Int32Array; targets: Int32Array },
   ): WalkGraph {
     const offsets = new Int32Array(nodes.length + 1);
-    for (let e = 0; e < from.length; e++) {
-      const a = from[e] as number;
-      offsets[a + 1] = (offsets[a + 1] as number) + 1;
-    }
+    for (const a of from) offsets[a + 1] = (offsets[a + 1] as number) + 1;
     for (let i = 0; i < connected; i++) offsets[i + 1] = (offsets[i + 1] as number) + (offsets[i] as number);
     for (let i = connected; i < nodes.length; i++) offsets[i + 1] = offsets[i] as number;
     const next = offsets.slice(0, nodes.length);
@@ -307,11 +298,9 @@ export function personalizedPageRank(
         stranded += score;
         continue;
       }
-      // (damping * score) * p: the product as it was written inline, hoisted.
-      const moving = damping * score;
       for (let e = start; e < end; e++) {
         const t = targets[e] as number;
-        next[t] = (next[t] as number) + moving * (probabilities[e] as number);
+        next[t] = (next[t] as number) + damping * score * (probabilities[e] as number);
       }
     }
     const jump = 1 - damping + damping * stranded;
@@ -321,9 +310,7 @@ export function personalizedPageRank(
       next[i] = value;
       change += Math.abs(value - (scores[i] as number));
     }
-    const previous = scores;
-    scores = next;
-    next = previous;
+    [scores, next] = [next, scores];
     if (change < tolerance) break;
   }
   return scores;
