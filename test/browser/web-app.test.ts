@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/chromium.js";
 import { REPO_ROOT } from "../support/cli-child.js";
 import { type ServeChild, startServe } from "../support/serve-child.js";
+import { ATLAS_DOCS, offlineWorkspace } from "../support/server.js";
 import { buildWebApp } from "../support/web-build.js";
 
 const CORPUS = join(REPO_ROOT, "samples", "corpus");
@@ -1421,9 +1422,65 @@ describe("web app in Chromium against kgrag serve with two workspaces", () => {
     await page.goto(`${server.url}/#/documents?workspace=wsZ`);
     const notice = page.getByRole("alert").filter({ hasText: "wsZ" });
     await notice.waitFor({ timeout: 10_000 });
-    expect(await notice.textContent()).toMatch(
-      /“wsZ”, which this server does not offer: showing “wsA” instead/,
-    );
+    expect(await notice.locator("p.error").textContent()).toBe("This server does not offer workspace “wsZ”.");
+    // The ones it does are offered, none shown in its place.
+    expect(await notice.getByRole("link").allTextContents()).toEqual(["wsA", "wsB"]);
+    expect(await page.getByRole("heading", { name: /Documents/ }).count()).toBe(0);
+    await page.close();
+  }, 60_000);
+});
+
+describe("web app in Chromium against kgrag serve with a key limited to one workspace", () => {
+  const KEY = "wsa-only-key-0123456789";
+  let root: string;
+  let server: ServeChild;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-web-scoped-"));
+    // wsA holds Mara Okafor; wsB, which the key may not use, is empty.
+    await offlineWorkspace(join(root, "wsA"), ATLAS_DOCS);
+    server = await startServe([join(root, "wsA"), join(root, "wsB")], { KGRAG_API_KEYS: `${KEY}=wsA` });
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("opens nothing of another workspace from an address naming it: says the key cannot open it and offers the ones it can", async () => {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.evaluate(`localStorage.setItem("kgrag.apiKey", ${JSON.stringify(KEY)})`);
+    const asked: { path: string; workspace?: string }[] = [];
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith("/api/v1/") && url.pathname !== "/api/v1/workspaces")
+        asked.push({ path: url.pathname, workspace: request.headers()["x-kgrag-workspace"] });
+    });
+    // A link made in wsB, about an entity wsA happens to hold too.
+    await page.goto("about:blank");
+    await page.goto(`${server.url}/#/graph?workspace=wsB&entity=${encodeURIComponent("Mara Okafor")}`);
+    const notice = page.getByRole("alert").filter({ hasText: "wsB" });
+    await notice.waitFor({ timeout: 10_000 });
+    expect(await notice.locator("p.error").textContent()).toBe("This API key cannot open workspace “wsB”.");
+    expect(await notice.getByRole("link").allTextContents()).toEqual(["wsA"]);
+    // Nothing of wsA stands in for wsB: no entity shown, no request for wsA's data.
+    await delay(1_000);
+    expect(await page.getByRole("heading", { name: "Mara Okafor" }).count()).toBe(0);
+    expect(asked.filter((request) => request.workspace !== "wsB")).toEqual([]);
+    // The offered link opens wsA's graph, without the other workspace's entity.
+    await notice.getByRole("link", { name: "wsA" }).click();
+    await page.waitForURL((url) => routeParams(url).get("workspace") === "wsA");
+    expect(new URL(page.url()).hash.startsWith("#/graph")).toBe(true);
+    expect(routeParams(page.url()).get("entity")).toBeNull();
+    expect(await notice.count()).toBe(0);
+    await page
+      .getByPlaceholder(/entity/i)
+      .first()
+      .waitFor();
     await page.close();
   }, 60_000);
 });
