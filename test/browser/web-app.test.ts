@@ -757,6 +757,61 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await expect.poll(focused).toBe(next);
   }, 60_000);
 
+  it("moves through the graph from the keyboard: Tab reaches it, arrows go between nodes, Enter opens one, Space expands it, each announced", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);
+    await panel.getByRole("heading", { name: "澄州", exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid=graph-canvas][data-layout="settled"]').waitFor({ timeout: 30_000 });
+    const canvas = page.locator("[data-testid=graph-canvas]");
+    const keyboardNode = () => canvas.getAttribute("data-keyboard-node");
+    const announced = page.getByTestId("graph-announcement");
+    // Tab from the toolbar's last control reaches the drawing, which starts on the entity open.
+    await page.getByRole("button", { name: "Clear" }).focus();
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(`document.activeElement?.dataset.testid`)).toBe("graph-canvas");
+    expect(await canvas.getAttribute("role")).toBe("application");
+    await expect.poll(keyboardNode).toBe("澄州");
+    // A ring marks the node on the drawing, and goes when the focus leaves it.
+    const ring = page.locator(".keyboard-ring");
+    await expect.poll(() => ring.isVisible()).toBe(true);
+    expect(await announced.getAttribute("aria-live")).toBe("polite");
+    await expect.poll(() => announced.textContent()).toMatch(/^澄州, \S+, \d+ relationships, open$/);
+    // The arrows move to other nodes on screen, each announced by name.
+    const visited = new Set<string>();
+    for (const key of ["ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown"]) {
+      await page.keyboard.press(key);
+      const at = (await keyboardNode()) ?? "";
+      visited.add(at);
+      expect((await announced.textContent())?.startsWith(`${at}, `)).toBe(true);
+    }
+    visited.delete("澄州");
+    expect(visited.size).toBeGreaterThan(0);
+    // Page Down walks them by how connected they are, whatever their place.
+    while ((await keyboardNode()) === "澄州") await page.keyboard.press("PageDown");
+    const target = (await keyboardNode()) ?? "";
+    await shot("graph-keyboard");
+    // Enter opens its panel (a history entry), expanding nothing; the keyboard stays on the drawing.
+    const before = await nodeCount(page);
+    await page.keyboard.press("Enter");
+    await panel.getByRole("heading", { name: target, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    expect(routeParams(page.url()).get("entity")).toBe(target);
+    expect(await nodeCount(page)).toBe(before);
+    expect(await page.evaluate(`document.activeElement?.dataset.testid`)).toBe("graph-canvas");
+    await expect.poll(() => announced.textContent()).toMatch(/, open$/);
+    // Space expands it: its neighbourhood is asked for.
+    const expansion = page.waitForRequest(
+      (request) =>
+        new URL(request.url()).pathname === "/api/v1/graph/neighbourhood" &&
+        new URL(request.url()).searchParams.get("name") === target,
+    );
+    await page.keyboard.press(" ");
+    await expansion;
+    await expect.poll(() => page.locator(".toolbar").textContent()).not.toContain("Loading");
+    expect(await nodeCount(page)).toBeGreaterThanOrEqual(before);
+    await page.getByRole("button", { name: "Clear" }).focus();
+    await expect.poll(() => ring.isVisible()).toBe(false);
+  }, 90_000);
+
   it("asks a large neighbourhood's relationships in proportion to its nodes, so none is drawn without its edges", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);
