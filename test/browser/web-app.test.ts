@@ -812,6 +812,56 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await expect.poll(() => ring.isVisible()).toBe(false);
   }, 90_000);
 
+  it("cuts a hub's long description to a few lines, its relationships in sight, with Show more and Show less from the keyboard", async () => {
+    // A hub's description merged from forty passages.
+    const long = Array.from(
+      { length: 40 },
+      (_, i) =>
+        `Passage ${i + 1} says that 澄州 is a harbour city with shipyards, a university and chip makers.`,
+    ).join("\n");
+    const entityRoute = (url: URL) => url.pathname === "/api/v1/graph/entity";
+    await page.route(entityRoute, async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { entity: { description: string } };
+      body.entity.description = long;
+      await route.fulfill({ response, json: body });
+    });
+    try {
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);
+      const panel = page.getByRole("complementary", { name: "Entity details" });
+      const more = panel.getByRole("button", { name: "Show more" });
+      await more.waitFor({ timeout: 30_000 });
+      expect(await more.getAttribute("aria-expanded")).toBe("false");
+      // The relationships start within the first screen, without scrolling past the description.
+      const relationships = panel.getByRole("heading", { name: /^Relationships/, level: 3 });
+      const heading = await relationships.boundingBox();
+      expect(heading && heading.y + heading.height <= 900).toBe(true);
+      expect(await panel.evaluate((aside) => aside.scrollTop)).toBe(0);
+      const description = panel.locator(".clamp-box");
+      const cutHeight = (await description.boundingBox())?.height ?? 0;
+      await shot("graph-description-cut");
+      // Enter on the button shows the whole text; Space cuts it again.
+      await more.focus();
+      await page.keyboard.press("Enter");
+      const less = panel.getByRole("button", { name: "Show less" });
+      await less.waitFor();
+      expect(await less.getAttribute("aria-expanded")).toBe("true");
+      expect((await description.boundingBox())?.height ?? 0).toBeGreaterThan(cutHeight * 3);
+      await expect(panel.getByText("Passage 40 says").isVisible()).resolves.toBe(true);
+      await page.keyboard.press(" ");
+      await more.waitFor();
+      expect((await description.boundingBox())?.height).toBe(cutHeight);
+    } finally {
+      await page.unroute(entityRoute);
+    }
+    // A short description is shown whole, with no button.
+    await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("林晓舟")}`);
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    await panel.locator(".relationships li").first().waitFor({ timeout: 30_000 });
+    expect(await panel.getByRole("button", { name: /^Show (more|less)$/ }).count()).toBe(0);
+  }, 90_000);
+
   it("asks a large neighbourhood's relationships in proportion to its nodes, so none is drawn without its edges", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);
