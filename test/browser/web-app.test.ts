@@ -1537,6 +1537,7 @@ describe("web app in Chromium against kgrag serve with two workspaces", () => {
 
 describe("web app in Chromium against kgrag serve with a key limited to one workspace", () => {
   const KEY = "wsa-only-key-0123456789";
+  const ADMIN = "admin-key-0123456789";
   let root: string;
   let server: ServeChild;
   let browser: Browser;
@@ -1545,7 +1546,9 @@ describe("web app in Chromium against kgrag serve with a key limited to one work
     root = mkdtempSync(join(tmpdir(), "kgrag-web-scoped-"));
     // wsA holds Mara Okafor; wsB, which the key may not use, is empty.
     await offlineWorkspace(join(root, "wsA"), ATLAS_DOCS);
-    server = await startServe([join(root, "wsA"), join(root, "wsB")], { KGRAG_API_KEYS: `${KEY}=wsA` });
+    server = await startServe([join(root, "wsA"), join(root, "wsB")], {
+      KGRAG_API_KEYS: `${KEY}=wsA,${ADMIN}`,
+    });
     browser = await launchChromium();
   }, 120_000);
 
@@ -1586,6 +1589,28 @@ describe("web app in Chromium against kgrag serve with a key limited to one work
       .getByPlaceholder(/entity/i)
       .first()
       .waitFor();
+    await page.close();
+  }, 60_000);
+
+  it("closes a passage opened in one workspace when the address moves to another", async () => {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.evaluate(`localStorage.setItem("kgrag.apiKey", ${JSON.stringify(ADMIN)})`);
+    await page.goto("about:blank");
+    await page.goto(`${server.url}/#/graph?workspace=wsA&entity=${encodeURIComponent("Mara Okafor")}`);
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    await panel.locator(".sources .passage-button").first().click({ timeout: 30_000 });
+    const dialog = page.getByRole("dialog", { name: "Passage" });
+    await dialog.waitFor();
+    // Back (or a link) to wsB while the passage of wsA is open: wsB is shown without it.
+    await page.evaluate(`location.hash = "#/graph?workspace=wsB"`);
+    await expect.poll(() => page.getByLabel("Workspace").inputValue()).toBe("wsB");
+    expect(await dialog.count()).toBe(0);
+    // Back in wsA, it does not open again by itself.
+    await page.goBack();
+    await expect.poll(() => page.getByLabel("Workspace").inputValue()).toBe("wsA");
+    await panel.getByRole("heading", { name: "Mara Okafor", level: 2 }).waitFor({ timeout: 30_000 });
+    expect(await dialog.count()).toBe(0);
     await page.close();
   }, 60_000);
 });

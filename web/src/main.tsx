@@ -50,6 +50,8 @@ function App() {
     chunkId: string;
     highlight?: PassageHighlight;
     known?: Passage;
+    /** The workspace and key it was opened with: another one (Back, a link) closes it. */
+    openedIn: string;
   }>();
   const [keyVersion, setKeyVersion] = useState(0);
 
@@ -111,12 +113,15 @@ function App() {
     saveApiKey(keyDraft.trim());
     setKeyVersion((v) => v + 1);
   };
+  const shownIn = `${named}:${keyVersion}`;
   const openPassage = useCallback(
     (chunkId: string, highlight?: PassageHighlight, known?: Passage) =>
-      setPassage({ chunkId, highlight, known }),
-    [],
+      setPassage({ chunkId, highlight, known, openedIn: shownIn }),
+    [shownIn],
   );
   const closePassage = useCallback(() => setPassage(undefined), []);
+  // ...and forgotten, so coming back to the workspace does not open it again.
+  useEffect(() => setPassage(undefined), [shownIn]);
   const actions = useMemo<AppActions>(
     () => ({
       workspace,
@@ -215,7 +220,7 @@ function App() {
           <CurrentView view={route.view} params={route.params} askStore={askStore} />
         )}
       </main>
-      {passage && (
+      {passage?.openedIn === shownIn && (
         <PassageDialog
           chunkId={passage.chunkId}
           highlight={passage.highlight}
