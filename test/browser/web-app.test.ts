@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/chromium.js";
 import { REPO_ROOT } from "../support/cli-child.js";
 import { type ServeChild, startServe } from "../support/serve-child.js";
+import { ATLAS_DOCS, offlineWorkspace } from "../support/server.js";
 import { buildWebApp } from "../support/web-build.js";
 
 const CORPUS = join(REPO_ROOT, "samples", "corpus");
@@ -756,6 +757,111 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await expect.poll(focused).toBe(next);
   }, 60_000);
 
+  it("moves through the graph from the keyboard: Tab reaches it, arrows go between nodes, Enter opens one, Space expands it, each announced", async () => {
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);
+    await panel.getByRole("heading", { name: "澄州", exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid=graph-canvas][data-layout="settled"]').waitFor({ timeout: 30_000 });
+    const canvas = page.locator("[data-testid=graph-canvas]");
+    const keyboardNode = () => canvas.getAttribute("data-keyboard-node");
+    const announced = page.getByTestId("graph-announcement");
+    // Tab from the toolbar's last control reaches the drawing, which starts on the entity open.
+    await page.getByRole("button", { name: "Clear" }).focus();
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(`document.activeElement?.dataset.testid`)).toBe("graph-canvas");
+    expect(await canvas.getAttribute("role")).toBe("application");
+    await expect.poll(keyboardNode).toBe("澄州");
+    // A ring marks the node on the drawing, and goes when the focus leaves it.
+    const ring = page.locator(".keyboard-ring");
+    await expect.poll(() => ring.isVisible()).toBe(true);
+    expect(await announced.getAttribute("aria-live")).toBe("polite");
+    await expect.poll(() => announced.textContent()).toMatch(/^澄州, \S+, \d+ relationships, open$/);
+    // The arrows move to other nodes on screen, each announced by name.
+    const visited = new Set<string>();
+    for (const key of ["ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp", "ArrowRight", "ArrowDown"]) {
+      await page.keyboard.press(key);
+      const at = (await keyboardNode()) ?? "";
+      visited.add(at);
+      expect((await announced.textContent())?.startsWith(`${at}, `)).toBe(true);
+    }
+    visited.delete("澄州");
+    expect(visited.size).toBeGreaterThan(0);
+    // Page Down walks them by how connected they are, whatever their place.
+    while ((await keyboardNode()) === "澄州") await page.keyboard.press("PageDown");
+    const target = (await keyboardNode()) ?? "";
+    await shot("graph-keyboard");
+    // Enter opens its panel (a history entry), expanding nothing; the keyboard stays on the drawing.
+    const before = await nodeCount(page);
+    await page.keyboard.press("Enter");
+    await panel.getByRole("heading", { name: target, exact: true, level: 2 }).waitFor({ timeout: 30_000 });
+    expect(routeParams(page.url()).get("entity")).toBe(target);
+    expect(await nodeCount(page)).toBe(before);
+    expect(await page.evaluate(`document.activeElement?.dataset.testid`)).toBe("graph-canvas");
+    await expect.poll(() => announced.textContent()).toMatch(/, open$/);
+    // Space expands it: its neighbourhood is asked for.
+    const expansion = page.waitForRequest(
+      (request) =>
+        new URL(request.url()).pathname === "/api/v1/graph/neighbourhood" &&
+        new URL(request.url()).searchParams.get("name") === target,
+    );
+    await page.keyboard.press(" ");
+    await expansion;
+    await expect.poll(() => page.locator(".toolbar").textContent()).not.toContain("Loading");
+    expect(await nodeCount(page)).toBeGreaterThanOrEqual(before);
+    await page.getByRole("button", { name: "Clear" }).focus();
+    await expect.poll(() => ring.isVisible()).toBe(false);
+  }, 90_000);
+
+  it("cuts a hub's long description to a few lines, its relationships in sight, with Show more and Show less from the keyboard", async () => {
+    // A hub's description merged from forty passages.
+    const long = Array.from(
+      { length: 40 },
+      (_, i) =>
+        `Passage ${i + 1} says that 澄州 is a harbour city with shipyards, a university and chip makers.`,
+    ).join("\n");
+    const entityRoute = (url: URL) => url.pathname === "/api/v1/graph/entity";
+    await page.route(entityRoute, async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { entity: { description: string } };
+      body.entity.description = long;
+      await route.fulfill({ response, json: body });
+    });
+    try {
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);
+      const panel = page.getByRole("complementary", { name: "Entity details" });
+      const more = panel.getByRole("button", { name: "Show more" });
+      await more.waitFor({ timeout: 30_000 });
+      expect(await more.getAttribute("aria-expanded")).toBe("false");
+      // The relationships start within the first screen, without scrolling past the description.
+      const relationships = panel.getByRole("heading", { name: /^Relationships/, level: 3 });
+      const heading = await relationships.boundingBox();
+      expect(heading && heading.y + heading.height <= 900).toBe(true);
+      expect(await panel.evaluate((aside) => aside.scrollTop)).toBe(0);
+      const description = panel.locator(".clamp-box");
+      const cutHeight = (await description.boundingBox())?.height ?? 0;
+      await shot("graph-description-cut");
+      // Enter on the button shows the whole text; Space cuts it again.
+      await more.focus();
+      await page.keyboard.press("Enter");
+      const less = panel.getByRole("button", { name: "Show less" });
+      await less.waitFor();
+      expect(await less.getAttribute("aria-expanded")).toBe("true");
+      expect((await description.boundingBox())?.height ?? 0).toBeGreaterThan(cutHeight * 3);
+      await expect(panel.getByText("Passage 40 says").isVisible()).resolves.toBe(true);
+      await page.keyboard.press(" ");
+      await more.waitFor();
+      expect((await description.boundingBox())?.height).toBe(cutHeight);
+    } finally {
+      await page.unroute(entityRoute);
+    }
+    // A short description is shown whole, with no button.
+    await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("林晓舟")}`);
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    await panel.locator(".relationships li").first().waitFor({ timeout: 30_000 });
+    expect(await panel.getByRole("button", { name: /^Show (more|less)$/ }).count()).toBe(0);
+  }, 90_000);
+
   it("asks a large neighbourhood's relationships in proportion to its nodes, so none is drawn without its edges", async () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);
@@ -1421,9 +1527,90 @@ describe("web app in Chromium against kgrag serve with two workspaces", () => {
     await page.goto(`${server.url}/#/documents?workspace=wsZ`);
     const notice = page.getByRole("alert").filter({ hasText: "wsZ" });
     await notice.waitFor({ timeout: 10_000 });
-    expect(await notice.textContent()).toMatch(
-      /“wsZ”, which this server does not offer: showing “wsA” instead/,
-    );
+    expect(await notice.locator("p.error").textContent()).toBe("This server does not offer workspace “wsZ”.");
+    // The ones it does are offered, none shown in its place.
+    expect(await notice.getByRole("link").allTextContents()).toEqual(["wsA", "wsB"]);
+    expect(await page.getByRole("heading", { name: /Documents/ }).count()).toBe(0);
+    await page.close();
+  }, 60_000);
+});
+
+describe("web app in Chromium against kgrag serve with a key limited to one workspace", () => {
+  const KEY = "wsa-only-key-0123456789";
+  const ADMIN = "admin-key-0123456789";
+  let root: string;
+  let server: ServeChild;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "kgrag-web-scoped-"));
+    // wsA holds Mara Okafor; wsB, which the key may not use, is empty.
+    await offlineWorkspace(join(root, "wsA"), ATLAS_DOCS);
+    server = await startServe([join(root, "wsA"), join(root, "wsB")], {
+      KGRAG_API_KEYS: `${KEY}=wsA,${ADMIN}`,
+    });
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("opens nothing of another workspace from an address naming it: says the key cannot open it and offers the ones it can", async () => {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.evaluate(`localStorage.setItem("kgrag.apiKey", ${JSON.stringify(KEY)})`);
+    const asked: { path: string; workspace?: string }[] = [];
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith("/api/v1/") && url.pathname !== "/api/v1/workspaces")
+        asked.push({ path: url.pathname, workspace: request.headers()["x-kgrag-workspace"] });
+    });
+    // A link made in wsB, about an entity wsA happens to hold too.
+    await page.goto("about:blank");
+    await page.goto(`${server.url}/#/graph?workspace=wsB&entity=${encodeURIComponent("Mara Okafor")}`);
+    const notice = page.getByRole("alert").filter({ hasText: "wsB" });
+    await notice.waitFor({ timeout: 10_000 });
+    expect(await notice.locator("p.error").textContent()).toBe("This API key cannot open workspace “wsB”.");
+    expect(await notice.getByRole("link").allTextContents()).toEqual(["wsA"]);
+    // Nothing of wsA stands in for wsB: no entity shown, no request for wsA's data.
+    await delay(1_000);
+    expect(await page.getByRole("heading", { name: "Mara Okafor" }).count()).toBe(0);
+    expect(asked.filter((request) => request.workspace !== "wsB")).toEqual([]);
+    // The offered link opens wsA's graph, without the other workspace's entity.
+    await notice.getByRole("link", { name: "wsA" }).click();
+    await page.waitForURL((url) => routeParams(url).get("workspace") === "wsA");
+    expect(new URL(page.url()).hash.startsWith("#/graph")).toBe(true);
+    expect(routeParams(page.url()).get("entity")).toBeNull();
+    expect(await notice.count()).toBe(0);
+    await page
+      .getByPlaceholder(/entity/i)
+      .first()
+      .waitFor();
+    await page.close();
+  }, 60_000);
+
+  it("closes a passage opened in one workspace when the address moves to another", async () => {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.evaluate(`localStorage.setItem("kgrag.apiKey", ${JSON.stringify(ADMIN)})`);
+    await page.goto("about:blank");
+    await page.goto(`${server.url}/#/graph?workspace=wsA&entity=${encodeURIComponent("Mara Okafor")}`);
+    const panel = page.getByRole("complementary", { name: "Entity details" });
+    await panel.locator(".sources .passage-button").first().click({ timeout: 30_000 });
+    const dialog = page.getByRole("dialog", { name: "Passage" });
+    await dialog.waitFor();
+    // Back (or a link) to wsB while the passage of wsA is open: wsB is shown without it.
+    await page.evaluate(`location.hash = "#/graph?workspace=wsB"`);
+    await expect.poll(() => page.getByLabel("Workspace").inputValue()).toBe("wsB");
+    expect(await dialog.count()).toBe(0);
+    // Back in wsA, it does not open again by itself.
+    await page.goBack();
+    await expect.poll(() => page.getByLabel("Workspace").inputValue()).toBe("wsA");
+    await panel.getByRole("heading", { name: "Mara Okafor", level: 2 }).waitFor({ timeout: 30_000 });
+    expect(await dialog.count()).toBe(0);
     await page.close();
   }, 60_000);
 });

@@ -190,6 +190,75 @@ describe("kgrag serve: several workspaces", () => {
     const own = await json(await call("/api/v1/documents", { key: HARBOUR_ONLY }));
     expect((own.items as { id: string }[]).map((d) => d.id)).toEqual(["harbour"]);
   });
+
+  it("answer a request for a workspace the key may not use with 403 on every route, never with another workspace's data", async () => {
+    // Ids that exist in harbour, the one workspace this key may use: a route that fell back to it
+    // would answer them.
+    const harbourEntity = "Osric Venn";
+    const chunk = (
+      (
+        await json(
+          await call(`/api/v1/graph/entity?name=${encodeURIComponent(harbourEntity)}`, { key: HARBOUR_ONLY }),
+        )
+      ).sources as { chunkId: string }[]
+    )[0]?.chunkId;
+    expect(chunk).toBeTruthy();
+    const community = (
+      (await json(await call("/api/v1/graph/communities", { key: HARBOUR_ONLY }))).items as { id: string }[]
+    )[0]?.id;
+    const jobs = (await json(await call("/api/v1/jobs", { key: HARBOUR_ONLY }))).items as { id: string }[];
+    const routes: [string, RequestInit][] = [
+      ["/api/v1/documents", {}],
+      ["/api/v1/uploads", {}],
+      ["/api/v1/jobs", {}],
+      ["/api/v1/graph/entities?q=Osric", {}],
+      ["/api/v1/graph/entities/popular", {}],
+      [`/api/v1/graph/entity?name=${encodeURIComponent(harbourEntity)}`, {}],
+      [`/api/v1/graph/neighbourhood?name=${encodeURIComponent(harbourEntity)}`, {}],
+      ["/api/v1/graph/relationship?source=Osric%20Venn&target=Harbour%20Light", {}],
+      ["/api/v1/graph/communities", {}],
+      [`/api/v1/passages/${encodeURIComponent(chunk ?? "")}`, {}],
+      ["/api/v1/entities/duplicates", {}],
+      ["/api/v1/entities/history", {}],
+      [
+        "/api/v1/query",
+        { method: "POST", body: JSON.stringify({ question: "Who built Harbour Light?", contextOnly: true }) },
+      ],
+      [
+        "/api/v1/entities/rename",
+        { method: "POST", body: JSON.stringify({ entity: harbourEntity, name: "O. Venn" }) },
+      ],
+    ];
+    if (community) routes.push([`/api/v1/graph/communities/${encodeURIComponent(community)}`, {}]);
+    if (jobs[0]) routes.push([`/api/v1/jobs/${encodeURIComponent(jobs[0].id)}`, {}]);
+    for (const [path, init] of routes) {
+      const separator = path.includes("?") ? "&" : "?";
+      for (const [how, response] of [
+        ["header", await call(path, { ...init, key: HARBOUR_ONLY, workspace: "atlas" })],
+        ["query", await call(`${path}${separator}workspace=atlas`, { ...init, key: HARBOUR_ONLY })],
+      ] as const) {
+        expect(response.status, `${how} ${path}`).toBe(403);
+        expect((await json(response)).error, `${how} ${path}`).toMatchObject({ code: "forbidden" });
+      }
+    }
+    // Harbour's entity is still there: nothing above renamed it.
+    expect(
+      (await call(`/api/v1/graph/entity?name=${encodeURIComponent(harbourEntity)}`, { key: HARBOUR_ONLY }))
+        .status,
+    ).toBe(200);
+  });
+
+  it("refuse a request whose header and address name different workspaces, rather than answer one for the other", async () => {
+    for (const path of ["/api/v1/documents", "/api/v1/graph/entities/popular", "/api/v1/graph/communities"]) {
+      const response = await call(`${path}?workspace=atlas`, { key: ADMIN, workspace: "harbour" });
+      expect(response.status, path).toBe(400);
+      expect((await json(response)).error, path).toMatchObject({ code: "workspace_conflict" });
+      // Both naming the same one is fine.
+      expect((await call(`${path}?workspace=atlas`, { key: ADMIN, workspace: "atlas" })).status, path).toBe(
+        200,
+      );
+    }
+  });
 });
 
 /** A question each of the test workspaces answers from its own documents. */

@@ -37,7 +37,9 @@ const WORKSPACE_STORAGE = "kgrag.workspace";
 
 function App() {
   const route = useRoute();
-  const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
+  /** The workspaces this key may use; undefined until the server said. */
+  const [offered, setOffered] = useState<Workspace[]>();
+  const workspaces = offered ?? [];
   const [savedWorkspace, setSavedWorkspace] = useState(() => localStorage.getItem(WORKSPACE_STORAGE) ?? "");
   const [needsKey, setNeedsKey] = useState(false);
   /** The server's words when it refused the key sent (not valid, or no workspace for it). */
@@ -48,6 +50,8 @@ function App() {
     chunkId: string;
     highlight?: PassageHighlight;
     known?: Passage;
+    /** The workspace and key it was opened with: another one (Back, a link) closes it. */
+    openedIn: string;
   }>();
   const [keyVersion, setKeyVersion] = useState(0);
 
@@ -58,7 +62,7 @@ function App() {
         setNeedsKey(false);
         setKeyRefused(undefined);
         setLoadError(undefined);
-        setWorkspaces(list);
+        setOffered(list);
       })
       .catch((error: unknown) => {
         if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
@@ -77,8 +81,11 @@ function App() {
   );
   const workspace = workspaces.find((w) => w.id === choice.id);
   // Set before children render, so their first requests and links already name the workspace.
-  useWorkspace(workspace?.id ?? "");
-  linkWorkspace(workspace?.id ?? "");
+  // An address naming one this key may not open keeps naming it: a stray request is refused by
+  // the server, never answered from another workspace.
+  const named = workspace?.id ?? choice.unavailable ?? "";
+  useWorkspace(named);
+  linkWorkspace(named);
 
   useEffect(() => {
     if (!workspace) return;
@@ -106,12 +113,15 @@ function App() {
     saveApiKey(keyDraft.trim());
     setKeyVersion((v) => v + 1);
   };
+  const shownIn = `${named}:${keyVersion}`;
   const openPassage = useCallback(
     (chunkId: string, highlight?: PassageHighlight, known?: Passage) =>
-      setPassage({ chunkId, highlight, known }),
-    [],
+      setPassage({ chunkId, highlight, known, openedIn: shownIn }),
+    [shownIn],
   );
   const closePassage = useCallback(() => setPassage(undefined), []);
+  // ...and forgotten, so coming back to the workspace does not open it again.
+  useEffect(() => setPassage(undefined), [shownIn]);
   const actions = useMemo<AppActions>(
     () => ({
       workspace,
@@ -152,9 +162,14 @@ function App() {
           <label class="inline">
             Workspace{" "}
             <select
-              value={workspace?.id}
+              value={named}
               onChange={(event) => pickWorkspace((event.target as HTMLSelectElement).value)}
             >
+              {choice.unavailable && (
+                <option value={choice.unavailable} disabled>
+                  {choice.unavailable} (not available)
+                </option>
+              )}
               {workspaces.map((w) => (
                 <option key={w.id} value={w.id}>
                   {w.id}
@@ -193,17 +208,19 @@ function App() {
             </p>
           ))}
         {loadError && <p class="error">Cannot reach the server: {loadError}</p>}
-        {choice.unavailable && workspace && (
-          <p class="error" role="alert">
-            This address is for workspace “{choice.unavailable}”, which this server does not offer
-            {savedApiKey() ? " to this API key" : ""}: showing “{workspace.id}” instead.
-          </p>
+        {offered && choice.unavailable && (
+          <UnavailableWorkspace
+            named={choice.unavailable}
+            offered={workspaces.map((w) => w.id)}
+            view={route.view}
+            withKey={Boolean(savedApiKey())}
+          />
         )}
         {!needsKey && workspace && (
           <CurrentView view={route.view} params={route.params} askStore={askStore} />
         )}
       </main>
-      {passage && (
+      {passage?.openedIn === shownIn && (
         <PassageDialog
           chunkId={passage.chunkId}
           highlight={passage.highlight}
@@ -212,6 +229,45 @@ function App() {
         />
       )}
     </AppContext.Provider>
+  );
+}
+
+/**
+ * An address naming a workspace this server (or this key) does not offer: said, with a link to
+ * the same view in each one it does, none of the address's entity or community carried over.
+ */
+function UnavailableWorkspace({
+  named,
+  offered,
+  view,
+  withKey,
+}: {
+  named: string;
+  offered: string[];
+  view: string;
+  withKey: boolean;
+}) {
+  return (
+    <section class="unavailable-workspace" role="alert">
+      <p class="error">
+        {withKey
+          ? `This API key cannot open workspace “${named}”.`
+          : `This server does not offer workspace “${named}”.`}
+      </p>
+      {offered.length > 0 ? (
+        <p>
+          {withKey ? "Workspaces it can open: " : "Its workspaces: "}
+          {offered.map((id, i) => (
+            <span key={id}>
+              {i > 0 && ", "}
+              <a href={routeHash(view, {}, id)}>{id}</a>
+            </span>
+          ))}
+        </p>
+      ) : (
+        <p>{withKey ? "It cannot open any workspace here." : "It offers no workspace."}</p>
+      )}
+    </section>
   );
 }
 

@@ -1,10 +1,11 @@
 import Graph from "graphology";
 import { inferSettings } from "graphology-layout-forceatlas2";
 import FA2Layout from "graphology-layout-forceatlas2/worker";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useMemo, useRef, useState } from "preact/hooks";
 import Sigma from "sigma";
 import { pathLine } from "sigma/rendering";
 import { canvasLegend, FADED_COLOUR, OTHER_COLOUR, PALETTE_SIZE, sizeForDegree } from "./colors";
+import { ARROW_DIRECTIONS, nearestInDirection, type ScreenNode, stepByDegree } from "./keyboard-nav";
 import { type ColourBy, categoryOf, type GraphEdgeData, type GraphNodeData } from "./types";
 import { ViewGraph } from "./view-graph";
 
@@ -20,6 +21,10 @@ export interface GraphCanvasProps {
   /** Legend words for category keys (community ids); a key without one is shown as is. */
   categoryLabels?: ReadonlyMap<string, string>;
   onNodeClick?(id: string): void;
+  /** Enter on the node the keyboard is on; a click's action when not given. */
+  onNodeOpen?(id: string): void;
+  /** Space or + on the node the keyboard is on. */
+  onNodeExpand?(id: string): void;
   /** How long ForceAtlas2 runs after a change, in ms, before the layout is left to settle. */
   layoutMs?: number;
 }
@@ -58,6 +63,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     [graph],
   );
   const renderer = useRef<Sigma<NodeAttributes> | undefined>(undefined);
+  const keysHint = useId();
   const layout = useRef<FA2Layout | undefined>(undefined);
   const layoutTimer = useRef<number | undefined>(undefined);
   const resizeWatcher = useRef<ResizeObserver | undefined>(undefined);
@@ -65,6 +71,9 @@ export default function GraphCanvas(props: GraphCanvasProps) {
   const [layoutRunning, setLayoutRunning] = useState(false);
   const clickHandler = useRef(props.onNodeClick);
   clickHandler.current = props.onNodeClick;
+  /** The node the keyboard is on, and whether the drawing has the keyboard's focus. */
+  const [keyboardNode, setKeyboardNode] = useState<string>();
+  const [hasFocus, setHasFocus] = useState(false);
 
   const { entries: legend, faded: fadedCount } = useMemo(
     () =>
@@ -105,6 +114,8 @@ export default function GraphCanvas(props: GraphCanvasProps) {
         },
       });
       sigma.on("clickNode", ({ node }) => clickHandler.current?.(node));
+      // The keyboard's ring follows its node as the layout, a pan or a zoom moves it.
+      sigma.on("afterRender", () => placeKeyboardRing());
       renderer.current = sigma;
       resizeWatcher.current = new ResizeObserver(() => sigma.refresh());
       resizeWatcher.current.observe(container.current);
@@ -150,6 +161,95 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     });
     renderer.current?.refresh();
   }, [props.selected, props.emphasised, props.nodes, props.colourBy]);
+
+  /** The node drawn highlighted for the keyboard. */
+  const highlightedNode = useRef<string | undefined>(undefined);
+  // The keyboard's node is drawn highlighted (its label boxed, as under the pointer) while the
+  // drawing has the focus.
+  useEffect(() => {
+    const sigma = renderer.current;
+    if (!sigma) return;
+    const shown =
+      hasFocus && keyboardNode !== undefined && drawn.view.hasNode(keyboardNode) ? keyboardNode : undefined;
+    const before = highlightedNode.current;
+    if (before === shown) return;
+    if (before !== undefined && drawn.view.hasNode(before))
+      sigma.setNodeState(before, { isHighlighted: false });
+    if (shown !== undefined) sigma.setNodeState(shown, { isHighlighted: true });
+    highlightedNode.current = shown;
+    sigma.refresh();
+  }, [keyboardNode, hasFocus, props.nodes]);
+
+  const keyboardRing = useRef<HTMLDivElement>(null);
+  /** Rings the keyboard's node: a highlighted node alone looks like any other with its label shown. */
+  function placeKeyboardRing() {
+    const sigma = renderer.current;
+    const ring = keyboardRing.current;
+    if (!sigma || !ring) return;
+    const node = highlightedNode.current;
+    const drawnAt =
+      node !== undefined && drawn.view.hasNode(node) ? sigma.getNodeDisplayData(node) : undefined;
+    ring.hidden = !drawnAt;
+    if (!drawnAt) return;
+    const { x, y } = sigma.framedGraphToViewport(drawnAt);
+    const radius = sigma.scaleSize(drawnAt.size) + 5;
+    ring.style.width = ring.style.height = `${2 * radius}px`;
+    ring.style.transform = `translate(${x - radius}px, ${y - radius}px)`;
+  }
+
+  /** The nodes drawn within the canvas, where they are drawn. */
+  function nodesOnScreen(): ScreenNode[] {
+    const sigma = renderer.current;
+    if (!sigma) return [];
+    const { width, height } = sigma.getDimensions();
+    const degrees = new Map(props.nodes.map((node) => [node.id, node.degree]));
+    const onScreen: ScreenNode[] = [];
+    graph.forEachNode((id) => {
+      const drawnAt = sigma.getNodeDisplayData(id);
+      if (!drawnAt || drawnAt.visibility === "hidden") return;
+      const { x, y } = sigma.framedGraphToViewport(drawnAt);
+      if (x >= 0 && y >= 0 && x <= width && y <= height)
+        onScreen.push({ id, x, y, degree: degrees.get(id) ?? 0 });
+    });
+    return onScreen;
+  }
+
+  /** Where the keyboard starts: the node it was on, else the selected one, else the most connected. */
+  function keyboardStart(onScreen: ScreenNode[]): string | undefined {
+    for (const candidate of [keyboardNode, props.selected])
+      if (candidate !== undefined && onScreen.some((node) => node.id === candidate)) return candidate;
+    return stepByDegree(undefined, onScreen, 1);
+  }
+
+  function onKeyDown(event: KeyboardEvent) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const onScreen = nodesOnScreen();
+    const current = keyboardStart(onScreen);
+    const direction = ARROW_DIRECTIONS[event.key];
+    let next: string | undefined;
+    if (direction) {
+      const from = onScreen.find((node) => node.id === current);
+      // The first arrow lands on the start node; the next ones move from it.
+      next =
+        from && current === keyboardNode
+          ? (nearestInDirection(from, onScreen, direction) ?? current)
+          : current;
+    } else if (event.key === "PageDown" || event.key === "PageUp") {
+      next = stepByDegree(current, onScreen, event.key === "PageDown" ? 1 : -1);
+    } else if (event.key === "Home") {
+      next = stepByDegree(undefined, onScreen, 1);
+    } else if (event.key === "Enter" && current) {
+      (props.onNodeOpen ?? props.onNodeClick)?.(current);
+      next = current;
+    } else if ((event.key === " " || event.key === "+") && current) {
+      (props.onNodeExpand ?? props.onNodeClick)?.(current);
+      next = current;
+    } else return;
+    event.preventDefault();
+    if (next !== undefined) setKeyboardNode(next);
+  }
+
+  const keyboardNodeData = props.nodes.find((node) => node.id === keyboardNode);
 
   function runLayout() {
     layout.current?.kill();
@@ -214,11 +314,37 @@ export default function GraphCanvas(props: GraphCanvasProps) {
             class="sigma-container"
             data-testid="graph-canvas"
             data-layout={layoutRunning ? "running" : "settled"}
+            data-keyboard-node={hasFocus ? keyboardNode : undefined}
+            // The canvas has no elements to tab to: the drawing takes the focus, and keys move
+            // between its nodes (see onKeyDown), each announced below.
+            tabIndex={props.nodes.length > 0 ? 0 : -1}
+            role="application"
+            aria-roledescription="graph"
+            aria-label={`Graph of ${props.nodes.length} entities`}
+            aria-describedby={keysHint}
+            onKeyDown={onKeyDown}
+            onFocus={() => {
+              setHasFocus(true);
+              setKeyboardNode(keyboardStart(nodesOnScreen()));
+            }}
+            onBlur={() => setHasFocus(false)}
           />
         )}
+        {!failure && <div ref={keyboardRing} class="keyboard-ring" hidden aria-hidden="true" />}
       </div>
       <p class="muted small graph-count">
         {props.nodes.length} nodes · {props.edges.length} edges
+      </p>
+      <p id={keysHint} class="visually-hidden">
+        Arrow keys move between the entities drawn, Page Down and Page Up by how connected they are; Enter
+        opens one, Space or + expands it.
+      </p>
+      <p class="visually-hidden" aria-live="polite" data-testid="graph-announcement">
+        {hasFocus && keyboardNodeData
+          ? `${keyboardNodeData.name}, ${keyboardNodeData.type || "entity"}, ${keyboardNodeData.degree} relationships${
+              keyboardNodeData.id === props.selected ? ", open" : ""
+            }`
+          : ""}
       </p>
     </div>
   );

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type EntityDetail } from "../api";
 import { useApp } from "../app-context";
+import { ClampedDescription } from "../components/ClampedDescription";
 import { Description } from "../components/Description";
 import { EntityCuration } from "../components/EntityCuration";
 import { errorText } from "../components/errors";
@@ -78,7 +79,7 @@ export function EntityPanel({
           {detail.entity.aliases && detail.entity.aliases.length > 0 && (
             <p class="small">Also: {detail.entity.aliases.join(", ")}</p>
           )}
-          <Description class="description" text={detail.entity.description} />
+          <ClampedDescription class="description" text={detail.entity.description} />
           <button type="button" onClick={() => onExpand(name)}>
             Expand
           </button>

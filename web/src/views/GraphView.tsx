@@ -110,6 +110,13 @@ export default function GraphView(props: { entity?: string }) {
     void expand(name, replace);
   }
 
+  /** Opens the panel of an entity on screen (Enter on the graph), as a history entry, expanding nothing. */
+  function open(name: string) {
+    routed.current = name;
+    pushRoute(routeHash("graph", { entity: name }));
+    reselect(name);
+  }
+
   /** Selects an entity already on screen, dropping the answer of any expansion still out. */
   function reselect(name: string) {
     asked.current += 1;
@@ -234,6 +241,8 @@ export default function GraphView(props: { entity?: string }) {
           categoryLabels={colourBy === "community" ? communityNames : undefined}
           selected={selected}
           onNodeClick={(id) => pick(id, false)}
+          onNodeOpen={open}
+          onNodeExpand={(id) => pick(id, false)}
         />
       </div>
       {selected && (
