@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { type Clustering, type CommunityNode, clusterGraph } from "../community/cluster.js";
 import { rememberRetiredIds } from "../community/community-aliases.js";
 import { communityContentHash } from "../community/content-hash.js";
@@ -39,20 +40,38 @@ export async function warmStartOf(
 ): Promise<WarmStart | undefined> {
   const { store, config } = services;
   if (fresh || !config.community.warmStart) return undefined;
-  const recorded = await store.getMeta(CLUSTERED_FINGERPRINTS);
-  if (!recorded) return undefined;
+  const fingerprints = recordedFingerprints(await store.getMeta(CLUSTERED_FINGERPRINTS));
+  if (!fingerprints) return undefined;
   const communities = previous ?? (await store.listCommunities());
   if (communities.length === 0) return undefined;
   return {
-    previous: { communities, fingerprints: JSON.parse(recorded) as string[] },
+    // Levels and members only: this goes to the built-ins' thread, reports would be dead weight.
+    previous: {
+      communities: communities.map(({ level, entityKeys }) => ({ level, entityKeys })),
+      fingerprints,
+    },
     tolerance: config.community.warmStartTolerance,
   };
 }
 
+const FingerprintsSchema = z.array(z.string());
+
+/** The recorded fingerprints; none when absent or unreadable (the next clustering is then fresh). */
+function recordedFingerprints(recorded: string | undefined): string[] | undefined {
+  if (!recorded) return undefined;
+  try {
+    const parsed = FingerprintsSchema.safeParse(JSON.parse(recorded));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Index step: re-clusters the whole graph (cheap) and stores the new hierarchy. A community that
- * mostly keeps its members keeps its id (id-continuity.ts); one whose id and content hash are
- * unchanged keeps its report, so only changed communities cost an LLM call in the report step.
+ * Index step: re-clusters the whole graph, warm-started from the stored hierarchy (see
+ * clusterGraph), and stores the new hierarchy with the fingerprints of the graph it clustered. A
+ * community that mostly keeps its members keeps its id (id-continuity.ts); one whose id and content
+ * hash are unchanged keeps its report, so only changed communities cost an LLM call in the report step.
  * Retired ids are remembered with their successor (community-aliases.ts). `graph` is the graph
  * as the run already read it.
  */

@@ -168,6 +168,22 @@ describe("createCommunities + createCommunityReports", () => {
     expect(scratch.written.length).toBeGreaterThan(scratch.total / 4);
   });
 
+  it("starts from the stored hierarchy, unless asked to cluster afresh", async () => {
+    const store = new CommunityFakeStore();
+    loadGraph(store, blockModelGraph({ nodes: 300, edges: 900, blocks: 12, mixing: 0.8, seed: 5 }));
+    const withSeed = (seed: number) => communityServices(store, null, { community: { seed } });
+    const members = () => store.communities.map((c) => c.entityKeys.join(","));
+    await createCommunities(withSeed(1));
+    const seededOne = members();
+    // The graph did not change: a warm start keeps what is stored, whatever the seed.
+    const warm = await createCommunities(withSeed(2));
+    expect(members()).toEqual(seededOne);
+    expect(warm.splits).toMatchObject({ warm: 0, fresh: 0, fellBack: 0 });
+    const fresh = await createCommunities(withSeed(2), undefined, undefined, { fresh: true });
+    expect(members()).not.toEqual(seededOne);
+    expect(fresh.splits.kept).toBe(0);
+  });
+
   it("says when a warm start gave way to a fresh clustering", async () => {
     const store = new CommunityFakeStore();
     const everyone = Array.from({ length: 12 }, (_, i) => `m${String(i).padStart(2, "0")}`);
