@@ -71,7 +71,7 @@ export interface Clustering {
   splits: SplitCounts;
 }
 
-/** The hierarchy alone, clustered from scratch. */
+/** The hierarchy alone (estimates and benches cluster from scratch with it). */
 export function clusterHierarchy(graph: ProjectedGraph, options: ClusterOptions): CommunityNode[] {
   return clusterGraph(graph, options).nodes;
 }
@@ -165,8 +165,9 @@ class Splitter {
     parent: ReadonlySet<string> | null,
   ): string[][] {
     const seeds = this.seeds;
-    const seed = seeds && members.map((key, i) => seeds.labelOf(level, key) ?? -1 - i);
-    if (!seeds || !seed || seed.every((label) => label < 0)) {
+    // A member the previous run did not place at this level starts alone (a label of its own).
+    const seed = seeds ? members.map((key, i) => seeds.labelOf(level, key) ?? -1 - i) : [];
+    if (!seeds || seed.every((label) => label < 0)) {
       this.splits.fresh += 1;
       return louvainGroups(graph, this.options.seed, members);
     }

@@ -4,6 +4,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { seededRandom } from "../../src/community/seeded-random.js";
 import { createKgrag } from "../../src/kgrag.js";
+import { clusterView } from "../../src/pipeline/create-communities.js";
+import { loadGraphView } from "../../src/pipeline/graph-view.js";
+import { runMain } from "../support/cli-in-process.js";
 
 const FIRST_NAMES = ["Maria", "John", "Peter", "Anna", "Lucas", "Sofia", "David", "Elena"];
 const SYLLABLES = ["ko", "va", "ren", "tal", "mir", "sen", "dor", "lin", "bar", "qua", "zel", "tor"];
@@ -82,6 +85,35 @@ describe("re-indexing one document (offline)", () => {
       }
     } finally {
       await kgrag.close();
+    }
+  });
+
+  it("`kgrag communities --rebuild --fresh` clusters from scratch; --fresh alone is refused", async () => {
+    const ws = join(root, "ws");
+    const kgrag = await createKgrag({ env: {}, config: { workspace: ws } });
+    await kgrag.index([join(root, "corpus")]);
+    const edited = paths[7] as string;
+    writeFileSync(edited, readFileSync(edited, "utf8").replace("harvest.", "harvest and the mill."));
+    await kgrag.index([join(root, "corpus")]);
+    const { config, store } = kgrag.services;
+    const scratch = clusterView(config, await loadGraphView(store)).nodes;
+    const warm = await store.listCommunities();
+    await kgrag.close();
+    const members = (communities: { level: number; entityKeys: string[] }[]) =>
+      communities.map((c) => `${c.level}:${c.entityKeys.join(",")}`).sort();
+    expect(members(warm)).not.toEqual(members(scratch));
+
+    const alone = await runMain(["communities", "--fresh", "--workspace", ws]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/--fresh goes with --rebuild/);
+
+    const rebuilt = await runMain(["communities", "--rebuild", "--fresh", "--workspace", ws, "--json"]);
+    expect(rebuilt.code).toBe(0);
+    const reopened = await createKgrag({ env: {}, config: { workspace: ws } });
+    try {
+      expect(members(await reopened.services.store.listCommunities())).toEqual(members(scratch));
+    } finally {
+      await reopened.close();
     }
   });
 });
