@@ -76,6 +76,18 @@ export const CommunitySchema = z.object({
   keepIdOverlap: z.number().gt(0).max(1).default(0.5),
   /** Retired ids remembered with the community that took over their members (0: none). */
   retiredIdAliases: z.number().int().min(0).default(1000),
+  /**
+   * Re-clustering starts from the previous hierarchy: a connected component whose nodes and edges
+   * did not change keeps its communities outright, another starts from them and moves only what
+   * the change reaches, so that only the reports of communities that really changed are written
+   * again. Off: every re-clustering starts from scratch (as `kgrag communities --rebuild --fresh`).
+   */
+  warmStart: z.boolean().default(true),
+  /**
+   * A warm-started component keeps its partition unless its modularity is lower than a fresh
+   * clustering's by more than this (then the fresh one is taken, and the run says so).
+   */
+  warmStartTolerance: z.number().min(0).max(1).default(0.02),
 });
 
 /** The offline extractive answer (src/query/answer/): how sentences are chosen and weighed. */

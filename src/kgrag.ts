@@ -79,7 +79,8 @@ export interface Kgrag {
   status(): Promise<StatusReport>;
   query(question: string, options?: Partial<QueryOptions>): Promise<QueryResult>;
   deleteDocuments(docIds: string[]): Promise<{ deleted: string[]; missing: string[] }>;
-  rebuildCommunities(): Promise<void>;
+  /** Re-clusters (warm-started from the stored hierarchy unless `fresh`) and writes missing reports. */
+  rebuildCommunities(options?: { fresh?: boolean }): Promise<void>;
   /** Hand curation: merge, rename, edit, split, delete, add relationships (kept as rules). */
   readonly entities: EntityCuration;
   close(): Promise<void>;
@@ -197,7 +198,12 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         return { deleted, missing };
       });
     },
-    rebuildCommunities: () => writing(() => refreshCommunities(services, components, true)),
+    rebuildCommunities: (options = {}) =>
+      writing(() =>
+        refreshCommunities(services, components, true, undefined, undefined, undefined, undefined, {
+          fresh: options.fresh === true,
+        }),
+      ),
     entities: createEntityCuration(services, components, writing),
     // After the writes under way: closing the store under a run would fail it halfway.
     close: () => inTurn(() => store.close()),

@@ -1,4 +1,5 @@
 import { hashText } from "../util/hash.js";
+import { connectedParts, indexedGraph, modularity, seededLouvain } from "./local-moving.js";
 import { louvain } from "./louvain.js";
 import {
   byText,
@@ -8,6 +9,7 @@ import {
   projectGraph,
 } from "./project-graph.js";
 import { deriveSeed, seededRandom } from "./seeded-random.js";
+import { nodeFingerprints, noSplits, type SplitCounts, WarmSeeds, type WarmStart } from "./warm-start.js";
 
 /**
  * What clustering reads: entity keys and weighted edges, no descriptions. Summaries change only
@@ -18,9 +20,9 @@ export interface ClusterGraph {
   edges: { sourceKey: string; targetKey: string; weight: number }[];
 }
 
-/** The hierarchy of a ClusterGraph (projected in sorted order: the result depends on the graph only). */
-export function clusterGraphHierarchy(graph: ClusterGraph, options: ClusterOptions): CommunityNode[] {
-  return clusterHierarchy(
+/** The clustering of a ClusterGraph (projected in sorted order: the result depends on the graph and options only). */
+export function clusterGraphHierarchy(graph: ClusterGraph, options: ClusterOptions): Clustering {
+  return clusterGraph(
     projectGraph(
       graph.entityKeys.map((key) => ({ key })),
       graph.edges,
@@ -32,7 +34,7 @@ export function clusterGraphHierarchy(graph: ClusterGraph, options: ClusterOptio
 /** Builds the community hierarchy: in-process, or on the built-ins' thread (ThreadedClusterer). */
 export interface Clusterer {
   /** A run's stop (`signal`) drops clustering still queued or running on the thread. */
-  hierarchy(graph: ClusterGraph, options: ClusterOptions, signal?: AbortSignal): Promise<CommunityNode[]>;
+  hierarchy(graph: ClusterGraph, options: ClusterOptions, signal?: AbortSignal): Promise<Clustering>;
 }
 
 export const inProcessClusterer: Clusterer = {
@@ -43,6 +45,8 @@ export interface ClusterOptions {
   /** Communities larger than this are split again at the next level. */
   maxClusterSize: number;
   seed: number;
+  /** Start from the previous run's hierarchy (see clusterGraph); absent, every split is fresh. */
+  warmStart?: WarmStart;
 }
 
 export interface CommunityNode {
@@ -60,24 +64,46 @@ export interface CommunityNode {
   unsplittable: boolean;
 }
 
+export interface Clustering {
+  nodes: CommunityNode[];
+  /** nodeFingerprints of the clustered graph: the next run's warm start tells changed nodes by them. */
+  fingerprints: string[];
+  splits: SplitCounts;
+}
+
+/** The hierarchy alone (estimates and benches cluster from scratch with it). */
+export function clusterHierarchy(graph: ProjectedGraph, options: ClusterOptions): CommunityNode[] {
+  return clusterGraph(graph, options).nodes;
+}
+
 /**
  * Hierarchical communities, built top-down: level 0 is Louvain on the whole graph, and every
  * community larger than maxClusterSize is clustered again on its own subgraph into the next level.
  * (Louvain's dendrogram runs fine-to-coarse, the wrong direction for a size cap.)
  *
+ * With a warm start, each split (a connected component at a level) starts from the previous
+ * run's partition at that level instead (see Splitter), so that a changed document moves the
+ * communities around it and leaves the others, and their reports, alone.
+ *
  * Stop rule: when re-clustering returns a single community, it stays a leaf marked `unsplittable`.
  * Entities without any relationship join no community: there is nothing to report about them.
  * `graph` is built in sorted order, as projectGraph builds it.
  */
-export function clusterHierarchy(graph: ProjectedGraph, options: ClusterOptions): CommunityNode[] {
+export function clusterGraph(graph: ProjectedGraph, options: ClusterOptions): Clustering {
+  const fingerprints = nodeFingerprints(graph);
+  const splitter = new Splitter(graph, options, fingerprints);
   const ids = new CommunityIds();
   const nodes: CommunityNode[] = [];
-  const pending = partition(graph, options.seed, false).map((members) => makeNode(ids, members, 0, null));
+  const pending = splitter.partition(graph, 0, null).map((members) => makeNode(ids, members, 0, null));
   while (pending.length > 0) {
     const node = pending.shift() as CommunityNode;
     nodes.push(node);
     if (node.entityKeys.length <= options.maxClusterSize) continue;
-    const groups = partition(inducedSubgraph(graph, node.entityKeys), options.seed, true);
+    const groups = splitter.partition(
+      inducedSubgraph(graph, node.entityKeys),
+      node.level + 1,
+      new Set(node.entityKeys),
+    );
     if (groups.length < 2) {
       node.unsplittable = true;
       continue;
@@ -86,42 +112,111 @@ export function clusterHierarchy(graph: ProjectedGraph, options: ClusterOptions)
     node.childIds = sortNodes(children).map((child) => child.id);
     pending.push(...children);
   }
-  return sortNodes(nodes);
+  return {
+    nodes: sortNodes(nodes),
+    fingerprints: [...fingerprints.values()].sort(byText),
+    splits: splitter.splits,
+  };
 }
 
 /**
- * Splits a graph into groups: Louvain on each connected component separately, so a component's
- * clustering never depends on unrelated parts of the graph (new documents elsewhere keep ids stable).
- * Isolated nodes become singleton groups only when `keepIsolated` (inside a split, every member of
- * the parent must land in some child).
+ * Splits a graph into groups: each connected component separately, so a component's clustering
+ * never depends on unrelated parts of the graph (new documents elsewhere keep ids stable).
+ * Isolated nodes become singleton groups only inside a split (`parent` given: every member of the
+ * parent must land in some child).
+ *
+ * Fresh, a component is clustered by Louvain. Warm-started, a component none of whose nodes
+ * changed keeps its previous partition outright; another starts from it (new nodes as their own
+ * communities) and runs seeded Louvain, unless fresh Louvain beats that by more than the tolerance.
  */
-function partition(graph: ProjectedGraph, seed: number, keepIsolated: boolean): string[][] {
-  const groups: string[][] = [];
-  const components = connectedComponents(graph);
-  for (const component of components) {
-    if (component.length === 1) {
-      if (keepIsolated) groups.push(component);
-      continue;
-    }
-    // A graph built in sorted order (projectGraph, inducedSubgraph) that is all one component is
-    // its own induced subgraph, node for node and neighbour for neighbour: no need to build it again.
-    const subgraph = components.length === 1 ? graph : inducedSubgraph(graph, component);
-    groups.push(...louvainGroups(subgraph, seed, component));
+class Splitter {
+  readonly splits = noSplits();
+  private readonly seeds: WarmSeeds | undefined;
+
+  constructor(
+    graph: ProjectedGraph,
+    private readonly options: ClusterOptions,
+    fingerprints: Map<string, string>,
+  ) {
+    const warm = options.warmStart;
+    this.seeds = warm ? new WarmSeeds(warm.previous, graph, fingerprints) : undefined;
   }
-  return groups;
+
+  partition(graph: ProjectedGraph, level: number, parent: ReadonlySet<string> | null): string[][] {
+    const groups: string[][] = [];
+    const components = connectedComponents(graph);
+    for (const component of components) {
+      if (component.length === 1) {
+        if (parent) groups.push(component);
+        continue;
+      }
+      // A graph built in sorted order (projectGraph, inducedSubgraph) that is all one component is
+      // its own induced subgraph, node for node and neighbour for neighbour: no need to build it again.
+      const subgraph = components.length === 1 ? graph : inducedSubgraph(graph, component);
+      groups.push(...this.component(subgraph, component, level, parent));
+    }
+    return groups;
+  }
+
+  private component(
+    graph: ProjectedGraph,
+    members: string[],
+    level: number,
+    parent: ReadonlySet<string> | null,
+  ): string[][] {
+    const seeds = this.seeds;
+    // A member the previous run did not place at this level starts alone (a label of its own).
+    const seed = seeds ? members.map((key, i) => seeds.labelOf(level, key) ?? -1 - i) : [];
+    if (!seeds || seed.every((label) => label < 0)) {
+      this.splits.fresh += 1;
+      return louvainGroups(graph, this.options.seed, members);
+    }
+    const indexed = indexedGraph(graph, members);
+    const active = seeds.affected(members, level, parent);
+    if (!active.includes(true)) {
+      this.splits.kept += 1;
+      return groupsOf(members, connectedParts(indexed, seed));
+    }
+    const warm = connectedParts(indexed, seededLouvain(indexed, seed, active));
+    const fresh = louvainGroups(graph, this.options.seed, members);
+    const tolerance = this.options.warmStart?.tolerance ?? 0;
+    if (modularity(indexed, warm) < modularity(indexed, labelsOf(members, fresh)) - tolerance) {
+      this.splits.fellBack += 1;
+      return fresh;
+    }
+    this.splits.warm += 1;
+    return groupsOf(members, warm);
+  }
 }
 
 function louvainGroups(component: ProjectedGraph, seed: number, members: string[]): string[][] {
   const rng = seededRandom(deriveSeed(seed, members.join("\n")));
   const assignment = louvain(component, { getEdgeWeight: "weight", rng });
-  const byCommunity = new Map<number, string[]>();
-  for (const key of members) {
-    const community = assignment[key] as number;
-    const group = byCommunity.get(community) ?? [];
-    group.push(key);
-    byCommunity.set(community, group);
-  }
-  return [...byCommunity.values()];
+  return groupsOf(
+    members,
+    members.map((key) => assignment[key] as number),
+  );
+}
+
+/** Members grouped by label, groups in the order their first member comes. */
+function groupsOf(members: readonly string[], labels: ArrayLike<number>): string[][] {
+  const byLabel = new Map<number, string[]>();
+  members.forEach((key, i) => {
+    const label = labels[i] as number;
+    const group = byLabel.get(label);
+    if (group) group.push(key);
+    else byLabel.set(label, [key]);
+  });
+  return [...byLabel.values()];
+}
+
+/** The group number of every member. */
+function labelsOf(members: readonly string[], groups: readonly string[][]): Int32Array {
+  const number = new Map<string, number>();
+  groups.forEach((group, i) => {
+    for (const key of group) number.set(key, i);
+  });
+  return Int32Array.from(members, (key) => number.get(key) ?? -1);
 }
 
 function makeNode(

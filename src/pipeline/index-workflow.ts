@@ -1,5 +1,5 @@
 import { setImmediate, setTimeout as sleep } from "node:timers/promises";
-import type { Clusterer, CommunityNode } from "../community/cluster.js";
+import type { Clusterer, Clustering } from "../community/cluster.js";
 import type { ExtractiveReportsHost } from "../community/extractive-reports.js";
 import { loadClusteringLibraries } from "../community/project-graph.js";
 import type { ReportWriter } from "../community/report-writer.js";
@@ -14,7 +14,7 @@ import { chunkingLabel, recordChunking, recordedChunkings } from "../workspace/c
 import { recordExtraction, recordedExtractors } from "../workspace/embedding-guard.js";
 import { BatchChannel } from "./batch-channel.js";
 import { communitiesAreStale, markCommunitiesFresh, markCommunitiesStale } from "./community-freshness.js";
-import { createCommunities } from "./create-communities.js";
+import { type CommunityRunOptions, createCommunities, warmStartOf } from "./create-communities.js";
 import { createCommunityReports } from "./create-community-reports.js";
 import { removeDocuments } from "./delete-documents.js";
 import {
@@ -436,17 +436,18 @@ async function clusterAhead(
   components: IndexComponents,
   graphChanged: boolean,
   { signal, clock }: IndexRunOptions,
-): Promise<{ nodes: Promise<CommunityNode[]> } | undefined> {
+): Promise<{ nodes: Promise<Clustering> } | undefined> {
   const { store, config } = services;
   const { clusterer } = components;
   if (!clusterer || !store.listClusterGraph) return undefined;
   if (!(await needsClustering(store, graphChanged))) return undefined;
   const { maxClusterSize, seed } = config.community;
   const graph = await store.listClusterGraph();
+  const warmStart = await warmStartOf(services);
   // Its stage time runs beside the summaries' (the communities stage then only records the result).
   const nodes = stage(
     "cluster ahead",
-    () => clusterer.hierarchy(graph, { maxClusterSize, seed }, signal),
+    () => clusterer.hierarchy(graph, { maxClusterSize, seed, warmStart }, signal),
     clock,
   );
   // Awaited by the communities step; a failure meanwhile must not count as unhandled.
@@ -471,13 +472,14 @@ export async function refreshCommunities(
   signal?: AbortSignal,
   clock?: StageClock,
   graph?: GraphView,
-  hierarchy?: Promise<CommunityNode[]>,
+  hierarchy?: Promise<Clustering>,
+  options: CommunityRunOptions = {},
 ): Promise<void> {
   const { store } = services;
   await stopPoint(signal);
   // A hierarchy clustered ahead was started because clustering is needed: not read again.
   if (hierarchy || (await needsClustering(store, graphChanged))) {
-    await stage("communities", () => createCommunities(services, graph, hierarchy), clock);
+    await stage("communities", () => createCommunities(services, graph, hierarchy, options), clock);
     await markCommunitiesFresh(store);
   }
   await stage(

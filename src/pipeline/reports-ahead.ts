@@ -4,7 +4,7 @@ import type { ReportWriter } from "../community/report-writer.js";
 import type { KgragServices } from "../services.js";
 import type { CommunityReport } from "../types.js";
 import { hashJson } from "../util/hash.js";
-import { clusterCommunities } from "./create-communities.js";
+import { clusterCommunities, clusterView, warmStartOf } from "./create-communities.js";
 import { needsReport } from "./create-community-reports.js";
 import { loadGraphView } from "./graph-view.js";
 
@@ -69,7 +69,10 @@ export async function askReportsAhead(
   ]);
   if (entities.length + relationships.length > 0) return;
   const view = await loadGraphView(store);
-  const { communities } = clusterCommunities(config, view, await store.listCommunities());
+  // Clustered as the communities step will (warm-started alike), or the answers would go unused.
+  const previous = await store.listCommunities();
+  const clustered = clusterView(config, view, await warmStartOf(services, {}, previous));
+  const { communities } = clusterCommunities(config, view, previous, clustered);
   const stale = communities.filter((c) => needsReport(c, writer));
   if (stale.length === 0) return;
   // Deeper levels' reports come first (a parent may use its children's): only they are known now.

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { z } from "zod";
-import type { ClusterGraph, ClusterOptions, CommunityNode } from "../community/cluster.js";
+import type { ClusterGraph, Clustering, ClusterOptions } from "../community/cluster.js";
 import type { ExtractiveReportsInput, WrittenReport } from "../community/extractive-reports.js";
 import type { Extraction } from "../types.js";
 import { testBundleEntry } from "../util/test-bundle-entry.js";
@@ -125,14 +125,10 @@ export class BuiltInThread {
   }
 
   /** The community hierarchy of the graph (clusterGraphHierarchy on the thread); see extract for `signal`. */
-  async cluster(
-    graph: ClusterGraph,
-    options: ClusterOptions,
-    signal?: AbortSignal,
-  ): Promise<CommunityNode[]> {
+  async cluster(graph: ClusterGraph, options: ClusterOptions, signal?: AbortSignal): Promise<Clustering> {
     const reply = await this.request({ kind: "cluster", graph, options }, signal);
     if (reply.kind !== "cluster") throw new Error(`unexpected reply ${reply.kind} to a clustering`);
-    return reply.communities;
+    return reply.clustering;
   }
 
   /** Sends the graph and hierarchy that the next writeReports calls write from. */

@@ -1,4 +1,4 @@
-import type { ClusterGraph, ClusterOptions, CommunityNode } from "../community/cluster.js";
+import type { ClusterGraph, Clustering, ClusterOptions } from "../community/cluster.js";
 import type { ExtractiveReportsInput, WrittenReport } from "../community/extractive-reports.js";
 import type { OfflineExtractionConfig } from "../config.js";
 import type { Extraction } from "../types.js";
@@ -26,7 +26,7 @@ export type ToBuiltInWorker =
 export type FromBuiltInWorker =
   | { id: number; kind: "extract"; extraction: Extraction }
   | { id: number; kind: "embed"; vectors: Float64Array }
-  | { id: number; kind: "cluster"; communities: CommunityNode[] }
+  | { id: number; kind: "cluster"; clustering: Clustering }
   | { id: number; kind: "open reports" }
   | { id: number; kind: "write reports"; reports: WrittenReport[] }
   | { id: number; kind: "error"; message: string };

@@ -43,7 +43,7 @@ function answer(request: ToBuiltInWorker): FromBuiltInWorker {
     return {
       id: request.id,
       kind: "cluster",
-      communities: clusterGraphHierarchy(request.graph, request.options),
+      clustering: clusterGraphHierarchy(request.graph, request.options),
     };
   }
   if (request.kind === "open reports") {

@@ -1,8 +1,8 @@
 import {
   type Clusterer,
   type ClusterGraph,
+  type Clustering,
   type ClusterOptions,
-  type CommunityNode,
   inProcessClusterer,
 } from "../community/cluster.js";
 import {
@@ -145,7 +145,7 @@ export class ThreadedClusterer implements Clusterer {
     private readonly config: BuiltInThreadConfig,
   ) {}
 
-  hierarchy(graph: ClusterGraph, options: ClusterOptions, signal?: AbortSignal): Promise<CommunityNode[]> {
+  hierarchy(graph: ClusterGraph, options: ClusterOptions, signal?: AbortSignal): Promise<Clustering> {
     if (graph.edges.length < this.config.minClusterEdges) return inProcessClusterer.hierarchy(graph, options);
     return onThreadOrHere(
       this.thread,

@@ -174,7 +174,7 @@ describe("the built-ins' worker thread", () => {
     };
     const options = { maxClusterSize: 10, seed: 7 };
     const here = clusterGraphHierarchy(graph, options);
-    expect(here.length).toBeGreaterThan(10);
+    expect(here.nodes.length).toBeGreaterThan(10);
     const thread = startedThread();
     const answeredBefore = thread.answered;
     expect(await new ThreadedClusterer(thread, EAGER).hierarchy(graph, options)).toEqual(here);
@@ -189,6 +189,18 @@ describe("the built-ins' worker thread", () => {
     }));
     expect(await new ThreadedClusterer(broken, EAGER).hierarchy(graph, options)).toEqual(here);
     expect(broken.usable).toBe(false);
+    // Warm-started from a hierarchy of another seed: the thread keeps it as in-process does.
+    const previous = clusterGraphHierarchy(graph, { maxClusterSize: 10, seed: 8 });
+    const warm = {
+      ...options,
+      warmStart: {
+        previous: { communities: previous.nodes, fingerprints: previous.fingerprints },
+        tolerance: 0.02,
+      },
+    };
+    const warmHere = clusterGraphHierarchy(graph, warm);
+    expect(warmHere.nodes).toEqual(previous.nodes);
+    expect(await new ThreadedClusterer(thread, EAGER).hierarchy(graph, warm)).toEqual(warmHere);
   });
 
   it("keeps small runs and small embedding calls in-process", async () => {

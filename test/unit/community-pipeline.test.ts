@@ -8,8 +8,15 @@ import type { ReportWriter } from "../../src/community/report-writer.js";
 import { createCommunities } from "../../src/pipeline/create-communities.js";
 import { createCommunityReports } from "../../src/pipeline/create-community-reports.js";
 import type { CommunityRecord } from "../../src/types.js";
+import { silentProgress } from "../../src/util/progress.js";
 import { ScriptedChat } from "../support/community-chat.js";
-import { CommunityFakeStore, communityServices, entity, loadGraph } from "../support/community-fake-store.js";
+import {
+  CommunityFakeStore,
+  communityServices,
+  entity,
+  loadGraph,
+  relationship,
+} from "../support/community-fake-store.js";
 import { blockModelGraph, joinedCliques } from "../support/community-graphs.js";
 
 /** Wraps a writer to record the contexts it was given, in order. */
@@ -133,6 +140,76 @@ describe("createCommunities + createCommunityReports", () => {
     const vectors = store.vectors.get("communities");
     expect(vectors?.get(grown.id)?.textHash).not.toBe(vectorsBefore?.get(grown.id)?.textHash);
     expect([...(vectors?.keys() ?? [])].sort()).toEqual(before.map((c) => c.id).sort());
+  });
+
+  it("re-indexing one document re-writes only the reports of the communities it touched", async () => {
+    const rewrittenAfterOneDocument = async (warmStart: boolean) => {
+      const store = new CommunityFakeStore();
+      loadGraph(store, blockModelGraph({ nodes: 600, edges: 1800, blocks: 30, mixing: 0.7, seed: 12 }));
+      const services = communityServices(store, null, { community: { maxClusterSize: 10, warmStart } });
+      await indexCommunities(services, new ExtractiveReportWriter());
+      // The document, re-indexed, describes n0005 anew and names a new entity beside it.
+      store.entities.set("n0005", entity("n0005", "Described anew by the edited document."));
+      loadGraph(store, [["n0005", "n0600", 3]]);
+      const writer = new RecordingWriter();
+      await indexCommunities(services, writer);
+      const written = writer.contexts.map((c) => c.communityId).sort();
+      const touched = store.communities
+        .filter((c) => c.entityKeys.includes("n0005") || c.entityKeys.includes("n0600"))
+        .map((c) => c.id)
+        .sort();
+      return { written, touched, total: store.communities.length };
+    };
+    const warm = await rewrittenAfterOneDocument(true);
+    expect(warm.written).toEqual(warm.touched);
+    expect(warm.written.length).toBeLessThanOrEqual(3);
+    // Clustered from scratch, the same change re-writes a good part of the reports.
+    const scratch = await rewrittenAfterOneDocument(false);
+    expect(scratch.written.length).toBeGreaterThan(scratch.total / 4);
+  });
+
+  it("starts from the stored hierarchy, unless asked to cluster afresh", async () => {
+    const store = new CommunityFakeStore();
+    loadGraph(store, blockModelGraph({ nodes: 300, edges: 900, blocks: 12, mixing: 0.8, seed: 5 }));
+    const withSeed = (seed: number) => communityServices(store, null, { community: { seed } });
+    const members = () => store.communities.map((c) => c.entityKeys.join(","));
+    await createCommunities(withSeed(1));
+    const seededOne = members();
+    // The graph did not change: a warm start keeps what is stored, whatever the seed.
+    const warm = await createCommunities(withSeed(2));
+    expect(members()).toEqual(seededOne);
+    expect(warm.splits).toMatchObject({ warm: 0, fresh: 0, fellBack: 0 });
+    const fresh = await createCommunities(withSeed(2), undefined, undefined, { fresh: true });
+    expect(members()).not.toEqual(seededOne);
+    expect(fresh.splits.kept).toBe(0);
+  });
+
+  it("says when a warm start gave way to a fresh clustering", async () => {
+    const store = new CommunityFakeStore();
+    const everyone = Array.from({ length: 12 }, (_, i) => `m${String(i).padStart(2, "0")}`);
+    const pairs = everyone.flatMap((a, i) => everyone.slice(i + 1).map((b): [string, string] => [a, b]));
+    loadGraph(
+      store,
+      pairs.map(([a, b]): [string, string, number] => [a, b, 1]),
+    );
+    const lines: string[] = [];
+    const services = {
+      ...communityServices(store, null, { community: { maxClusterSize: 20 } }),
+      progress: { ...silentProgress, info: (line: string) => lines.push(line) },
+    };
+    await createCommunities(services);
+    expect(store.communities).toHaveLength(1);
+    // The clique's halves lose all links but one: starting from one community is a poor start.
+    const half = (key: string) => everyone.indexOf(key) < 6;
+    for (const [key, rel] of store.relationships) {
+      if (half(rel.sourceKey) !== half(rel.targetKey) && key !== relationship("m00", "m06").key) {
+        store.relationships.delete(key);
+      }
+    }
+    const { splits } = await createCommunities(services);
+    expect(splits.fellBack).toBe(1);
+    expect(store.communities).toHaveLength(2);
+    expect(lines.at(-1)).toMatch(/Warm start: 1 component\(s\) clustered afresh instead/);
   });
 
   it("remembers a merged-away id with the community that took its members", async () => {

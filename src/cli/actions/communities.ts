@@ -3,6 +3,7 @@ import type { CommunitiesOptions } from "../commands/communities.js";
 import type { OpenKgrag } from "../open.js";
 import { formatTable } from "../output.js";
 import { printJson } from "../print-json.js";
+import { UsageError } from "../usage-error.js";
 
 export interface CommunityRow {
   id: string;
@@ -16,9 +17,10 @@ export interface CommunityRow {
 
 /** `kgrag communities`: the hierarchy as a table or JSON, rebuilt first with --rebuild. */
 export async function communitiesAction(open: OpenKgrag, opts: CommunitiesOptions): Promise<void> {
+  if (opts.fresh && !opts.rebuild) throw new UsageError("--fresh goes with --rebuild");
   const kgrag = await open(opts);
   try {
-    if (opts.rebuild) await kgrag.rebuildCommunities();
+    if (opts.rebuild) await kgrag.rebuildCommunities({ fresh: opts.fresh === true });
     const rows = communityRows(await kgrag.services.store.listCommunities(), opts.level);
     if (opts.json) printJson({ communities: rows });
     else process.stdout.write(describeRows(rows, opts.level));

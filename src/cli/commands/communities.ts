@@ -7,6 +7,7 @@ export interface CommunitiesOptions {
   level?: number;
   json?: boolean;
   rebuild?: boolean;
+  fresh?: boolean;
 }
 
 export function registerCommunitiesCommand(program: Command, open: OpenKgrag): void {
@@ -17,6 +18,10 @@ export function registerCommunitiesCommand(program: Command, open: OpenKgrag): v
     .option("--level <n>", "only communities of this level (0 = top)", parseLevel)
     .option("--json", 'print {"communities":[{id,level,parent,children,size,title,rating}]}')
     .option("--rebuild", "re-cluster the graph now and write the missing or outdated reports")
+    .option(
+      "--fresh",
+      "with --rebuild: cluster from scratch instead of starting from the stored hierarchy (more reports change)",
+    )
     .action(async (opts: CommunitiesOptions) =>
       (await import("../actions/communities.js")).communitiesAction(open, opts),
     );
