@@ -80,7 +80,7 @@ export interface Kgrag {
   query(question: string, options?: Partial<QueryOptions>): Promise<QueryResult>;
   deleteDocuments(docIds: string[]): Promise<{ deleted: string[]; missing: string[] }>;
   rebuildCommunities(): Promise<void>;
-  /** Hand curation: merge, rename, edit, split, delete, add relationships (kept as rules). */
+  /** Hand curation: create, merge, rename, edit, split, delete, add relationships (kept as rules). */
   readonly entities: EntityCuration;
   close(): Promise<void>;
 }

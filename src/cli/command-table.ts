@@ -98,7 +98,7 @@ export const COMMAND_TABLE: readonly CommandSummary[] = [
     name: "entities",
     usage: "",
     summary:
-      "List entities and curate the graph (merge, rename, edit, split, delete); edits survive re-indexing",
+      "List entities and curate the graph (add, merge, rename, edit, split, delete); edits survive re-indexing",
   },
 ];
 
