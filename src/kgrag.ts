@@ -22,6 +22,14 @@ import type { SourceDocumentInput } from "./types.js";
 import { oneAtATime } from "./util/one-at-a-time.js";
 import type { ProgressReporter } from "./util/progress.js";
 import { parseOptions } from "./util/strict-options.js";
+import {
+  BackupError,
+  type BackupOptions,
+  BackupOptionsSchema,
+  type BackupSummary,
+  backupWorkspace,
+  NEO4J_BACKUP_ADVICE,
+} from "./workspace/backup.js";
 import { createComponents } from "./workspace/components.js";
 import { recordWorkspaceModels } from "./workspace/embedding-guard.js";
 import {
@@ -82,6 +90,11 @@ export interface Kgrag {
   rebuildCommunities(): Promise<void>;
   /** Hand curation: create, merge, rename, edit, split, delete, add relationships (kept as rules). */
   readonly entities: EntityCuration;
+  /**
+   * Writes the workspace into one backup file, safe while another process indexes it (SQLite
+   * only: a Neo4j workspace is refused with what to use instead). `restoreWorkspace` reads it back.
+   */
+  backup(outFile: string, options?: BackupOptions): Promise<BackupSummary>;
   close(): Promise<void>;
 }
 
@@ -199,6 +212,14 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
     },
     rebuildCommunities: () => writing(() => refreshCommunities(services, components, true)),
     entities: createEntityCuration(services, components, writing),
+    backup: async (outFile, given) => {
+      const options = parseOptions(BackupOptionsSchema, given, { what: "backup" });
+      if (typeof outFile !== "string" || outFile === "") {
+        throw new OptionsError(`backup takes the path of the file to write; got ${describeGiven(outFile)}.`);
+      }
+      if (store.kind !== "sqlite") throw new BackupError(NEO4J_BACKUP_ADVICE);
+      return backupWorkspace(workspace, outFile, options);
+    },
     // After the writes under way: closing the store under a run would fail it halfway.
     close: () => inTurn(() => store.close()),
   };

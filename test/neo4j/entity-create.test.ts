@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ const DOCS = [
 ];
 const GUILD_DOC = { id: "guild", title: "Guild", text: "The Vessen Guild met in Porto." };
 
-/** Entities made by hand on Neo4j, as test/unit/curation-create-entity.test.ts does them on SQLite. */
+/** Entities made by hand on Neo4j, as test/unit/curation-create-entity.test.ts does them on SQLite; backups refused. */
 describe.skipIf(!liveNeo4j)(`kg.entities.create on Neo4j (${liveNeo4j ? "live" : skipReason})`, () => {
   let root: string;
   let kg: Kgrag;
@@ -74,4 +74,10 @@ describe.skipIf(!liveNeo4j)(`kg.entities.create on Neo4j (${liveNeo4j ? "live" :
     expect(guild.description).toContain("A guild of lens grinders.");
     expect(guild.type).toBe("organization");
   }, 120_000);
+
+  it("refuses a backup with what to use instead, writing nothing", async () => {
+    const file = join(root, "neo4j.kgrag-backup");
+    await expect(kg.backup(file)).rejects.toThrow(/stored in Neo4j.*neo4j-admin database dump/s);
+    expect(existsSync(file)).toBe(false);
+  });
 });
