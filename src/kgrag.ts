@@ -177,7 +177,10 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         return writing(() => indexPaths(run.services, run.components, inputs, indexOptions));
       }
       // Validated before taking the lock: a bad document refuses the call with nothing written.
-      const sources = parseSourceDocuments(isLangChainList(inputs) ? fromLangChainDocuments(inputs) : inputs);
+      const parsed = parseSourceDocuments(isLangChainList(inputs) ? fromLangChainDocuments(inputs) : inputs);
+      // The call's metadata is each document's default; its own wins.
+      const shared = indexOptions.metadata;
+      const sources = shared ? parsed.map((s) => ({ ...s, metadata: { ...shared, ...s.metadata } })) : parsed;
       return writing(() => indexSources(run.services, run.components, sources, [], indexOptions));
     },
     status: async () => {
