@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
 import { OptionsError } from "../../src/options-error.js";
+import { runMain } from "../support/cli-in-process.js";
 
 /** Entities made by hand (kg.entities.create): indexed like extracted ones, kept by their rule. */
 let dir: string;
@@ -58,6 +59,11 @@ describe("kg.entities.create", () => {
     expect((await store.vectorHashes("entities")).has("vessen guild")).toBe(true);
     expect((await store.searchEntityText("lens grinders", 3)).map((h) => h.id)).toContain("vessen guild");
     expect((await kg.status()).communitiesStale).toBe(true);
+    const out = join(dir, "graph.json");
+    const exported = await runMain(["export", "--out", out, "--workspace", dir]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const nodes = (JSON.parse(readFileSync(out, "utf8")) as { nodes: { id: string }[] }).nodes;
+    expect(nodes.map((n) => n.id)).toContain("vessen guild");
     const history = await kg.entities.history("Vessen Guild");
     expect(history).toEqual([
       expect.objectContaining({ action: "create", cause: "create entity by alice", key: "vessen guild" }),
