@@ -154,11 +154,19 @@ function workspaceFiles(workspace: string): string[] {
       (folder) => path === folder || path.startsWith(`${folder}/`),
     ) ||
     (path.startsWith("server/") && !path.startsWith(`${uploads}/`));
-  return readdirSync(workspace, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(workspace, join(entry.parentPath, entry.name)).split(sep).join("/"))
+  return filesBelow(workspace)
+    .map((file) => relative(workspace, file).split(sep).join("/"))
     .filter((path) => !leftOut(path))
     .sort();
+}
+
+/** Every regular file below `dir` (links are not followed). Walked by hand: `parentPath` needs Node 20.12. */
+function filesBelow(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return filesBelow(path);
+    return entry.isFile() ? [path] : [];
+  });
 }
 
 /**
