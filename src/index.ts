@@ -78,6 +78,7 @@ export type {
   CurationErrorReason,
   EditOptions,
   EntityCuration,
+  EntityInput,
   MergeOptions,
   RelationshipInput,
 } from "./resolve/curation.js";
@@ -89,6 +90,14 @@ export type { GraphStore, VectorIndexStatus } from "./storage/graph-store.js";
 export { Neo4jWorkspaceBusyError } from "./storage/neo4j/busy-error.js";
 export type * from "./types.js";
 export type { ProgressReporter } from "./util/progress.js";
+export {
+  BackupError,
+  type BackupOptions,
+  type BackupSummary,
+  backupWorkspace,
+  type RestoreSummary,
+  restoreWorkspace,
+} from "./workspace/backup.js";
 export { EmbeddingMismatchError } from "./workspace/embedding-guard.js";
 export type { IndexOptions, IndexSummary } from "./workspace/indexing.js";
 export { WorkspaceBusyError } from "./workspace/lock.js";

@@ -22,6 +22,14 @@ import type { SourceDocumentInput } from "./types.js";
 import { oneAtATime } from "./util/one-at-a-time.js";
 import type { ProgressReporter } from "./util/progress.js";
 import { parseOptions } from "./util/strict-options.js";
+import {
+  BackupError,
+  type BackupOptions,
+  BackupOptionsSchema,
+  type BackupSummary,
+  backupWorkspace,
+  NEO4J_BACKUP_ADVICE,
+} from "./workspace/backup.js";
 import { createComponents } from "./workspace/components.js";
 import { recordWorkspaceModels } from "./workspace/embedding-guard.js";
 import {
@@ -81,8 +89,13 @@ export interface Kgrag {
   deleteDocuments(docIds: string[]): Promise<{ deleted: string[]; missing: string[] }>;
   /** Re-clusters (warm-started from the stored hierarchy unless `fresh`) and writes missing reports. */
   rebuildCommunities(options?: { fresh?: boolean }): Promise<void>;
-  /** Hand curation: merge, rename, edit, split, delete, add relationships (kept as rules). */
+  /** Hand curation: create, merge, rename, edit, split, delete, add relationships (kept as rules). */
   readonly entities: EntityCuration;
+  /**
+   * Writes the workspace into one backup file, safe while another process indexes it (SQLite
+   * only: a Neo4j workspace is refused with what to use instead). `restoreWorkspace` reads it back.
+   */
+  backup(outFile: string, options?: BackupOptions): Promise<BackupSummary>;
   close(): Promise<void>;
 }
 
@@ -165,7 +178,10 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         return writing(() => indexPaths(run.services, run.components, inputs, indexOptions));
       }
       // Validated before taking the lock: a bad document refuses the call with nothing written.
-      const sources = parseSourceDocuments(isLangChainList(inputs) ? fromLangChainDocuments(inputs) : inputs);
+      const parsed = parseSourceDocuments(isLangChainList(inputs) ? fromLangChainDocuments(inputs) : inputs);
+      // The call's metadata is each document's default; its own wins.
+      const shared = indexOptions.metadata;
+      const sources = shared ? parsed.map((s) => ({ ...s, metadata: { ...shared, ...s.metadata } })) : parsed;
       return writing(() => indexSources(run.services, run.components, sources, [], indexOptions));
     },
     status: async () => {
@@ -205,6 +221,14 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         }),
       ),
     entities: createEntityCuration(services, components, writing),
+    backup: async (outFile, given) => {
+      const options = parseOptions(BackupOptionsSchema, given, { what: "backup" });
+      if (typeof outFile !== "string" || outFile === "") {
+        throw new OptionsError(`backup takes the path of the file to write; got ${describeGiven(outFile)}.`);
+      }
+      if (store.kind !== "sqlite") throw new BackupError(NEO4J_BACKUP_ADVICE);
+      return backupWorkspace(workspace, outFile, options);
+    },
     // After the writes under way: closing the store under a run would fail it halfway.
     close: () => inTurn(() => store.close()),
   };

@@ -98,7 +98,18 @@ export const COMMAND_TABLE: readonly CommandSummary[] = [
     name: "entities",
     usage: "",
     summary:
-      "List entities and curate the graph (merge, rename, edit, split, delete); edits survive re-indexing",
+      "List entities and curate the graph (add, merge, rename, edit, split, delete); edits survive re-indexing",
+  },
+  {
+    name: "backup",
+    usage: "[options]",
+    summary:
+      "Copy the SQLite workspace into one file (safe while an index runs): database, config file, uploads",
+  },
+  {
+    name: "restore",
+    usage: "[options] <file>",
+    summary: "Restore a kgrag backup into a workspace folder (new or empty, or replaced with --force)",
   },
 ];
 

@@ -39,6 +39,8 @@ const COMMANDS: Record<string, Register> = {
   serve: async (p) => (await import("./commands/serve.js")).registerServeCommand(p),
   mcp: async (p, o) => (await import("./commands/mcp.js")).registerMcpCommand(p, o),
   entities: async (p, o) => (await import("./commands/entities.js")).registerEntitiesCommand(p, o),
+  backup: async (p) => (await import("./commands/backup.js")).registerBackupCommand(p),
+  restore: async (p) => (await import("./commands/backup.js")).registerRestoreCommand(p),
 };
 
 /** The CLI's workspace opener, loaded by the first command that opens a workspace: it pulls in the library. */

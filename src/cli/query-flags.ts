@@ -66,17 +66,21 @@ export function checkInvocation(question: string | undefined, flags: QueryFlags)
 }
 
 export function parseFilters(pairs: string[]): Record<string, string> {
-  const metadata = new Map<string, string>();
+  // Metadata filters are ANDed, one value per key: a second value would silently replace the first.
+  return parseKeyValues(pairs, "--filter", "a document matches one value per key");
+}
+
+/** `key=value` flags (--filter, --meta) as an object; a key given twice is refused, saying `why`. */
+export function parseKeyValues(pairs: string[], flag: string, why: string): Record<string, string> {
+  const values = new Map<string, string>();
   for (const pair of pairs) {
     const at = pair.indexOf("=");
-    if (at <= 0) throw new UsageError(`--filter expects key=value, got "${pair}"`);
+    if (at <= 0) throw new UsageError(`${flag} expects key=value, got "${pair}"`);
     const key = pair.slice(0, at).trim();
-    // Metadata filters are ANDed, one value per key: a second value would silently replace the first.
-    if (metadata.has(key))
-      throw new UsageError(`--filter ${key} given twice; a document matches one value per key.`);
-    metadata.set(key, pair.slice(at + 1).trim());
+    if (values.has(key)) throw new UsageError(`${flag} ${key} given twice; ${why}.`);
+    values.set(key, pair.slice(at + 1).trim());
   }
-  return Object.fromEntries(metadata);
+  return Object.fromEntries(values);
 }
 
 /** --top-k and --chunk-top-k: a whole number from 1 to MAX_TOP_K, the bound the query options keep. */

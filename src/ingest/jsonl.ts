@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import type { SourceDocument } from "../types.js";
+import type { Metadata, SourceDocument } from "../types.js";
 import { hashText } from "../util/hash.js";
 import { parseJsonLine } from "../util/jsonl-line.js";
 import { mustBe } from "../util/zod-messages.js";
@@ -37,7 +37,11 @@ type JsonlRecord = z.infer<typeof JsonlRecordSchema>;
  * any size stream through. A bad line is reported with its file:line and the rest still load.
  * `seenIds` spans the whole load, so an id reused in another line or file is reported, not merged.
  */
-export async function* loadJsonl(path: string, seenIds: Map<string, string>): AsyncGenerator<LoadEvent> {
+export async function* loadJsonl(
+  path: string,
+  seenIds: Map<string, string>,
+  runMetadata: Metadata = {},
+): AsyncGenerator<LoadEvent> {
   // Read as latin1 (one char per byte) so each line's bytes can be checked as UTF-8 on their own:
   // a bad line is reported and the rest still load. "\n" and "\r" never occur inside UTF-8 sequences.
   const input = createReadStream(path, { encoding: "latin1" });
@@ -55,7 +59,7 @@ export async function* loadJsonl(path: string, seenIds: Map<string, string>): As
         line: lineNumber,
       };
     } else if (line.trim()) {
-      yield lineEvent(line, path, lineNumber, seenIds);
+      yield lineEvent(line, path, lineNumber, seenIds, runMetadata);
     }
   }
 }
@@ -70,7 +74,13 @@ function decodeUtf8(latin1: string): string | null {
   }
 }
 
-function lineEvent(line: string, path: string, lineNumber: number, seenIds: Map<string, string>): LoadEvent {
+function lineEvent(
+  line: string,
+  path: string,
+  lineNumber: number,
+  seenIds: Map<string, string>,
+  runMetadata: Metadata,
+): LoadEvent {
   const where = `${path}:${lineNumber}`;
   const parsed = parseJsonLine(line, lineNumber, JsonlRecordSchema, LINE_SHAPE);
   if (!parsed.ok)
@@ -81,7 +91,7 @@ function lineEvent(line: string, path: string, lineNumber: number, seenIds: Map<
       unreadable: true,
       line: lineNumber,
     };
-  const document = toDocument(parsed.value, path, lineNumber);
+  const document = toDocument(parsed.value, path, lineNumber, runMetadata);
   if (!hasText(document.text)) return { kind: "skipped", ...emptySource(where, document.id) };
   const firstSeen = seenIds.get(document.id);
   if (firstSeen) {
@@ -99,7 +109,12 @@ function lineProblem(problem: string): string {
   return problem === "not valid JSON" ? problem : `expected ${LINE_SHAPE}: ${problem}`;
 }
 
-function toDocument(record: JsonlRecord, path: string, lineNumber: number): SourceDocument {
+function toDocument(
+  record: JsonlRecord,
+  path: string,
+  lineNumber: number,
+  runMetadata: Metadata,
+): SourceDocument {
   const title = record.title?.trim() ?? "";
   const body = record.text.trim() ? record.text : "";
   // Short passages often name their subject only in the title, so the title is indexed too.
@@ -110,7 +125,8 @@ function toDocument(record: JsonlRecord, path: string, lineNumber: number): Sour
     title: title || `${basename(path)} line ${lineNumber}`,
     path,
     text,
-    metadata: { source: path, format: "jsonl", line: lineNumber, ...record.metadata },
+    // The run's metadata (`--meta`) is a default: a line's own metadata wins.
+    metadata: { source: path, format: "jsonl", line: lineNumber, ...runMetadata, ...record.metadata },
   };
 }
 

@@ -1,11 +1,15 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
-import type { SourceDocument } from "../types.js";
+import type { Metadata, SourceDocument } from "../types.js";
 import { hashText } from "../util/hash.js";
+import { issuesLine } from "../util/zod-messages.js";
 import { emptySource, hasText } from "./empty-input.js";
 import { loadJsonl } from "./jsonl.js";
 import { loadDocx, loadPdf } from "./office-formats.js";
 import { pageStartsMetadata } from "./pdf-pages.js";
 import { skipReason } from "./skip-reason.js";
+import { MetadataSchema } from "./source-input.js";
 import type { LoadEvent, SkippedSource, SourceFormat } from "./source-types.js";
 import { type LoadedText, loadHtml, loadMarkdown, loadPlainText, plainTextTitle } from "./text-formats.js";
 import { collectFiles } from "./walk.js";
@@ -35,6 +39,8 @@ const WHOLE_FILE_FORMATS: Record<string, { format: SourceFormat; load: WholeFile
 };
 
 export const SUPPORTED_EXTENSIONS = [...Object.keys(WHOLE_FILE_FORMATS), ".jsonl"];
+/** `report.pdf.meta.json` holds the metadata of `report.pdf` (of every line, for a .jsonl file). */
+export const SIDECAR_SUFFIX = ".meta.json";
 
 /**
  * Loads files and folders into documents. Unsupported, unreadable or empty files (and bad or empty
@@ -43,10 +49,11 @@ export const SUPPORTED_EXTENSIONS = [...Object.keys(WHOLE_FILE_FORMATS), ".jsonl
  */
 export async function loadSources(
   paths: string[],
+  options: LoadOptions = {},
 ): Promise<{ documents: SourceDocument[]; skipped: SkippedSource[] }> {
   const documents: SourceDocument[] = [];
   const skipped: SkippedSource[] = [];
-  for await (const event of iterateSources(paths)) {
+  for await (const event of iterateSources(paths, options)) {
     if (event.kind === "document") documents.push(event.document);
     else {
       const { kind: _, ...skip } = event;
@@ -56,38 +63,94 @@ export async function loadSources(
   return { documents, skipped };
 }
 
+export interface LoadOptions {
+  /**
+   * Metadata every document of these paths gets (`kgrag index --meta key=value`), under what a
+   * file's sidecar or a .jsonl line gives and the provenance keys kgrag sets.
+   */
+  metadata?: Metadata;
+}
+
 /** The streaming form of loadSources: documents one at a time, in a deterministic order. */
-export async function* iterateSources(paths: string[]): AsyncGenerator<LoadEvent> {
+export async function* iterateSources(paths: string[], options: LoadOptions = {}): AsyncGenerator<LoadEvent> {
   const { files, skipped } = await collectFiles(paths);
   for (const skip of skipped) yield { kind: "skipped", ...skip };
   const jsonlIds = new Map<string, string>();
+  const listed = new Set(files);
+  const runMetadata = options.metadata ?? {};
   for (const file of files) {
     const extension = extname(file).toLowerCase();
-    if (extension === ".jsonl") yield* loadJsonlOrExplain(file, jsonlIds);
-    else yield await loadWholeFile(file, extension);
+    const described = sidecarOwner(file);
+    // A sidecar is read with its file, not indexed; one beside no file it could describe is reported.
+    if (described !== null && (listed.has(described) || existsSync(described))) continue;
+    if (described !== null)
+      yield { kind: "skipped", path: file, reason: `a metadata file for ${described}, which does not exist` };
+    else if (extension === ".jsonl") yield* loadJsonlOrExplain(file, jsonlIds, runMetadata);
+    else yield await loadWholeFile(file, extension, runMetadata);
   }
 }
 
-async function loadWholeFile(path: string, extension: string): Promise<LoadEvent> {
+/** The file a sidecar (`report.pdf.meta.json`) describes, or null for any other file. */
+function sidecarOwner(path: string): string | null {
+  return path.toLowerCase().endsWith(SIDECAR_SUFFIX) ? path.slice(0, -SIDECAR_SUFFIX.length) : null;
+}
+
+/**
+ * A file's own metadata, from `<file>.meta.json` beside it: one JSON object of strings, numbers
+ * and booleans. Empty when there is none; a sidecar that cannot be used throws, naming it.
+ */
+async function readSidecar(path: string): Promise<Metadata> {
+  const sidecar = `${path}${SIDECAR_SUFFIX}`;
+  if (!existsSync(sidecar)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse((await readFile(sidecar, "utf8")).replace(/^\uFEFF/, ""));
+  } catch (error) {
+    throw new SidecarError(`its metadata file ${sidecar} is not valid JSON (${(error as Error).message})`);
+  }
+  const metadata = MetadataSchema.safeParse(parsed);
+  if (!metadata.success) {
+    throw new SidecarError(
+      `its metadata file ${sidecar} must be one JSON object of strings, numbers and booleans: ${issuesLine(metadata.error)}`,
+    );
+  }
+  return metadata.data;
+}
+
+/** A sidecar that cannot be used: its file is skipped with why, rather than indexed without its metadata. */
+class SidecarError extends Error {}
+
+async function loadWholeFile(path: string, extension: string, runMetadata: Metadata): Promise<LoadEvent> {
   const handler = WHOLE_FILE_FORMATS[extension];
   if (!handler) {
     const what = extension ? `unsupported file type ${extension}` : "no file extension";
     return { kind: "skipped", path, reason: `${what} (supported: ${SUPPORTED_EXTENSIONS.join(", ")})` };
   }
   try {
+    const sidecar = await readSidecar(path);
     const { text, title, metadata } = await handler.load(path);
     if (!hasText(text)) return { kind: "skipped", ...emptySource(path, fileDocumentId(path)) };
     const document = fileDocument(path, handler.format, text, title);
-    return { kind: "document", document: { ...document, metadata: { ...document.metadata, ...metadata } } };
+    // The file's own sidecar wins over the run's metadata; what the loader found (PDF pages) over both.
+    const merged = { ...runMetadata, ...sidecar, ...document.metadata, ...metadata };
+    return { kind: "document", document: { ...document, metadata: merged } };
   } catch (error) {
+    if (error instanceof SidecarError) {
+      return { kind: "skipped", path, reason: error.message, docId: fileDocumentId(path) };
+    }
     // The file is still there: naming its document keeps an indexed version from being taken for gone.
     return { kind: "skipped", path, reason: skipReason(error), docId: fileDocumentId(path) };
   }
 }
 
-async function* loadJsonlOrExplain(path: string, seenIds: Map<string, string>): AsyncGenerator<LoadEvent> {
+async function* loadJsonlOrExplain(
+  path: string,
+  seenIds: Map<string, string>,
+  runMetadata: Metadata,
+): AsyncGenerator<LoadEvent> {
   try {
-    yield* loadJsonl(path, seenIds);
+    // A .jsonl file's sidecar gives every line defaults, as --meta does; a line's own metadata wins.
+    yield* loadJsonl(path, seenIds, { ...runMetadata, ...(await readSidecar(path)) });
   } catch (error) {
     yield { kind: "skipped", path, reason: skipReason(error) };
   }

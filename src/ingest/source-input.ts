@@ -19,13 +19,16 @@ const metadataValue = z.union([z.string(), z.number(), z.boolean()], {
   error: "must be a string, number or boolean",
 });
 
+/** A document's metadata as the library, a sidecar file and `--meta` give it. */
+export const MetadataSchema = z.record(z.string(), metadataValue, mustBe("an object"));
+
 const SourceDocumentInputSchema = z.object(
   {
     id: nonEmptyId,
     title: z.string(mustBe("a string")),
     text: z.string(mustBe("a string")),
     path: z.string(mustBe("a string or null")).nullable().optional(),
-    metadata: z.record(z.string(), metadataValue, mustBe("an object")).optional(),
+    metadata: MetadataSchema.optional(),
   },
   { error: `must be a document object ${SHAPE}` },
 );

@@ -62,6 +62,15 @@ export interface MergeOptions extends EditOptions {
   name?: string;
 }
 
+/** An entity made by hand: no passage holds it, so only a delete by hand removes it. */
+export interface EntityInput {
+  name: string;
+  /** Any type, kept in lower case as edits keep it; default the type later extractions give, else "unknown". */
+  type?: string;
+  /** What the entity is: embedded and searched like an extracted description (one fragment a line). */
+  description: string;
+}
+
 export interface RelationshipInput {
   description: string;
   keywords?: string[];
@@ -82,6 +91,11 @@ const EditFieldsSchema = z.strictObject({
   type: NonEmptyText.optional(),
   description: NonEmptyText.optional(),
 });
+const EntityInputSchema = z.strictObject({
+  name: NonEmptyText,
+  type: NonEmptyText.optional(),
+  description: NonEmptyText,
+}) satisfies z.ZodType<EntityInput>;
 const RelationshipInputSchema = z.strictObject({
   description: NonEmptyText,
   keywords: z.array(z.string()).optional(),
@@ -106,6 +120,12 @@ export interface EntityCuration {
   get(nameOrKey: string): Promise<EntityRecord>;
   /** Pairs that might be one entity but were left apart, with their evidence, for a person to decide. */
   duplicates(): Promise<CandidatePair[]>;
+  /**
+   * Makes an entity by hand, embedded and searchable like an extracted one. It is kept through
+   * re-indexing and document deletes; a later extraction of its name folds into it. Refused when
+   * the name is another entity's name or alias.
+   */
+  create(input: EntityInput, options?: EditOptions): Promise<EntityRecord>;
   merge(names: string[], options?: MergeOptions): Promise<EntityRecord>;
   rename(nameOrKey: string, newName: string, options?: EditOptions): Promise<EntityRecord>;
   edit(
@@ -235,6 +255,32 @@ export function createEntityCuration(
         (p) =>
           p.name.relation !== "conflict" && p.typesAgree && (p.foundBy === "name" || p.decision !== "apart"),
       );
+    },
+    create: async (givenInput, given) => {
+      const input = parseOptions(EntityInputSchema, givenInput, { what: "entities.create", noun: "field" });
+      const options = editOptions(given, "create");
+      const name = input.name.trim();
+      const key = entityKey(name);
+      if (key === "") throw new CurationInputError(`"${input.name}" has no letters to name an entity by.`);
+      await mustBeFreeName(name, []);
+      const folds = (await loadResolution(store)).canonical(key);
+      if (folds !== key) {
+        throw new CurationInputError(
+          `"${name}" is merged into ${folds} by an earlier rule; split it from that entity first.`,
+          "conflict",
+        );
+      }
+      const p = provenance(options);
+      const rule: EntityRule = {
+        kind: "add-entity",
+        key,
+        name,
+        ...(input.type !== undefined ? { type: input.type.trim().toLowerCase() } : {}),
+        description: storedDescription(input.description),
+        ...p,
+      };
+      await apply("create", [rule], [key], "create entity", p.by);
+      return readableEntity(await find(key));
     },
     merge: async (names, given) => {
       const options = parseOptions(MergeOptionsSchema, given, { what: "entities.merge" });

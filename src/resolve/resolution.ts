@@ -1,9 +1,12 @@
 import { canonicalPair, entityKey, relationshipKey } from "../merge/keys.js";
+import { UNKNOWN_TYPE } from "../merge/mentions.js";
 import type { EntityMention, EntityRecord, RelationshipMention, RelationshipRecord } from "../types.js";
 import type { EntityRule } from "./rules.js";
 
-/** Chunk ids of hand-added relationship mentions start with this; they are no source passage. */
+/** Chunk ids of hand-added entity and relationship mentions start with this; they are no source passage. */
 export const MANUAL_CHUNK_PREFIX = "manual:";
+/** Hand-made entities' mentions, apart from the relationships' (`manual:0`, ...) numbered by rule. */
+const MANUAL_ENTITY_CHUNK_PREFIX = `${MANUAL_CHUNK_PREFIX}entity:`;
 
 interface EntityEdit {
   type?: string;
@@ -22,8 +25,10 @@ export class Resolution {
   private readonly deletedEntities = new Set<string>();
   private readonly deletedRelationships: [string, string][] = [];
   private readonly added: Extract<EntityRule, { kind: "add-relationship" }>[] = [];
+  private readonly created: Extract<EntityRule, { kind: "add-entity" }>[] = [];
   private members = new Map<string, string[]>();
   private manual = new Map<string, RelationshipMention[]>();
+  private manualEntities = new Map<string, EntityMention[]>();
 
   constructor(readonly rules: readonly EntityRule[] = []) {
     for (const rule of rules) this.replay(rule);
@@ -73,6 +78,11 @@ export class Resolution {
     return this.manual.get(key) ?? [];
   }
 
+  /** The mentions of entities made by hand that fold into this entity key (no stored passage holds them). */
+  manualEntityMentions(key: string): EntityMention[] {
+    return this.manualEntities.get(key) ?? [];
+  }
+
   /** Keys of every relationship added by hand (they have no extracted mention to be found by). */
   manualRelationshipKeys(): string[] {
     return [...this.manual.keys()];
@@ -109,7 +119,8 @@ export class Resolution {
       .map(([, surface]) => surface)
       .sort();
     const edit = this.edits.get(key);
-    const record: EntityRecord = { ...folded, name };
+    const sourceChunkIds = folded.sourceChunkIds.filter((id) => !id.startsWith(MANUAL_CHUNK_PREFIX));
+    const record: EntityRecord = { ...folded, name, sourceChunkIds };
     if (aliases.length > 0) record.aliases = aliases;
     if (edit?.type) record.type = edit.type;
     if (edit?.description !== undefined) {
@@ -158,6 +169,14 @@ export class Resolution {
       case "delete-entity":
         this.deletedEntities.add(rule.key);
         return;
+      case "add-entity":
+        // Made again after a delete, it is back; its name and type are the hand-given ones, as
+        // after a rename and an edit, while its description is one fragment among the extracted.
+        this.created.push(rule);
+        this.deletedEntities.delete(rule.key);
+        this.names.set(rule.key, rule.name);
+        this.edits.set(rule.key, rule.type ? { type: rule.type } : {});
+        return;
       case "delete-relationship":
         this.deletedRelationships.push([rule.source, rule.target]);
         return;
@@ -192,6 +211,19 @@ export class Resolution {
       manual.set(key, [...(manual.get(key) ?? []), mention]);
     });
     this.manual = manual;
+    const manualEntities = new Map<string, EntityMention[]>();
+    this.created.forEach((rule, i) => {
+      const key = this.canonical(rule.key);
+      const mention: EntityMention = {
+        entityKey: key,
+        chunkId: `${MANUAL_ENTITY_CHUNK_PREFIX}${i}`,
+        name: rule.name,
+        type: rule.type ?? UNKNOWN_TYPE,
+        description: rule.description,
+      };
+      manualEntities.set(key, [...(manualEntities.get(key) ?? []), mention]);
+    });
+    this.manualEntities = manualEntities;
   }
 }
 

@@ -5,8 +5,8 @@ import type { Resolution } from "./resolution.js";
 
 /**
  * The store's mention reads seen through the rules: asking for an entity key returns the mentions
- * of every key that folds into it, relabelled, and a relationship's include those of every pair of
- * such keys plus the ones added by hand. Records are read as stored.
+ * of every key that folds into it, relabelled, plus those of the entities made by hand that fold
+ * into it, and a relationship's include those of every pair of such keys plus the ones added by hand. Records are read as stored.
  */
 export function resolvedReads(store: MergeReadStore, resolution: Resolution): MergeReadStore {
   return {
@@ -14,7 +14,8 @@ export function resolvedReads(store: MergeReadStore, resolution: Resolution): Me
     getRelationships: (keys) => store.getRelationships(keys),
     getEntityMentions: async (keys) => {
       const extracted = unique(keys.flatMap((key) => resolution.expandEntity(key)));
-      return (await store.getEntityMentions(extracted)).map((m) => resolution.mapEntityMention(m));
+      const mapped = (await store.getEntityMentions(extracted)).map((m) => resolution.mapEntityMention(m));
+      return [...mapped, ...unique(keys).flatMap((key) => resolution.manualEntityMentions(key))];
     },
     getRelationshipMentions: async (keys) => {
       const extracted = unique(

@@ -33,6 +33,18 @@ export const EntityRuleSchema = z.discriminatedUnion("kind", [
     ...Provenance,
   }),
   z.object({ kind: z.literal("delete-entity"), key: z.string().min(1), ...Provenance }),
+  /**
+   * An entity made by hand: it stands on this rule, not on a passage, so no re-index or document
+   * delete removes it; what later documents say under its name folds into it.
+   */
+  z.object({
+    kind: z.literal("add-entity"),
+    key: z.string().min(1),
+    name: z.string().min(1),
+    type: z.string().min(1).optional(),
+    description: z.string().min(1),
+    ...Provenance,
+  }),
   z.object({
     kind: z.literal("delete-relationship"),
     source: z.string().min(1),

@@ -22,6 +22,7 @@ import {
   unsupportedMediaType,
 } from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
+import { backupRoutes } from "./routes/backup.js";
 import { cypherRoutes } from "./routes/cypher.js";
 import { documentRoutes } from "./routes/documents.js";
 import { entityRoutes } from "./routes/entities.js";
@@ -174,6 +175,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   await graphRoutes(app, ctx);
   await entityRoutes(app, ctx);
   await cypherRoutes(app, ctx);
+  await backupRoutes(app, ctx);
   await ollamaRoutes(app, ctx);
   await openAiRoutes(app, ctx);
   await serveWebApp(app, config.webDir ?? packagePath("web/dist"));

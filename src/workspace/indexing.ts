@@ -4,6 +4,7 @@ import { z } from "zod";
 import { embeddingCost } from "../embedding/embedding-cost.js";
 import { isEmptySource, setAsideEmpty } from "../ingest/empty-input.js";
 import { loadSources } from "../ingest/loaders.js";
+import { MetadataSchema } from "../ingest/source-input.js";
 import type { SkippedSource } from "../ingest/source-types.js";
 import { stillPresent } from "../ingest/still-present.js";
 import type { EmbeddingUsage } from "../llm/usage.js";
@@ -20,7 +21,7 @@ import {
 import { IndexInterruptedError, progressOf } from "../pipeline/interrupted.js";
 import type { StageTimings } from "../pipeline/stage-timings.js";
 import type { KgragServices } from "../services.js";
-import type { DocumentRecord, SourceDocument } from "../types.js";
+import type { DocumentRecord, Metadata, SourceDocument } from "../types.js";
 import { AbortSignalSchema } from "../util/abort-signal-schema.js";
 
 export interface IndexOptions {
@@ -37,6 +38,11 @@ export interface IndexOptions {
    * committed is lost and the next run resumes where this one stopped.
    */
   signal?: AbortSignal;
+  /**
+   * Metadata for every document of the call (`--meta key=value`), usable by the queries' metadata
+   * filters: under a file's sidecar (`<file>.meta.json`), a .jsonl line's or a document's own.
+   */
+  metadata?: Metadata;
 }
 
 /** Strict: a misspelt option (`prnue`) would otherwise be dropped and the run go on without it. */
@@ -44,6 +50,7 @@ export const IndexOptionsSchema = z.strictObject({
   communities: z.boolean().optional(),
   prune: z.boolean().optional(),
   signal: AbortSignalSchema.optional(),
+  metadata: MetadataSchema.optional(),
 }) satisfies z.ZodType<IndexOptions>;
 
 export interface IndexSummary {
@@ -107,7 +114,10 @@ export async function indexPaths(
   paths: string[],
   options: IndexOptions = {},
 ): Promise<IndexSummary> {
-  const { documents, skipped } = await loadSources(paths);
+  const { documents, skipped } = await loadSources(
+    paths,
+    options.metadata ? { metadata: options.metadata } : {},
+  );
   // The workspace may sit inside an indexed folder (./kgrag-data under .): the files found there
   // are not input. A file named itself is (the server keeps its uploads in the workspace).
   const workspace = resolve(services.config.workspace) + sep;

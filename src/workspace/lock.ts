@@ -6,7 +6,7 @@ import lockfile from "proper-lockfile";
 import { isRunning } from "../util/process-alive.js";
 import { describeWriterHolder } from "../util/writer-holder.js";
 
-const LOCK_NAME = "kgrag.lock";
+export const LOCK_NAME = "kgrag.lock";
 /** Written inside the lock folder, so it disappears with the lock it describes. */
 const OWNER_FILE = "owner.json";
 

@@ -124,6 +124,23 @@ describe("entity resolution and curation (SQLite, scripted LLM extraction of A C
       "family",
     );
     expect(link.code).toBe(0);
+    const added = await entities(
+      "add",
+      "Marley's Door-knocker",
+      "--type",
+      "object",
+      "--description",
+      "The knocker that showed Marley's face.",
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({ key: "marley's door-knocker", type: "object" });
+    expect(
+      (await entities("link", "Marley's Door-knocker", "SCROOGE", "--description", "It frightened him."))
+        .code,
+    ).toBe(0);
+    const taken = await entities("add", "Fred", "--description", "Another Fred.");
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toMatch(/"Fred" already names another entity \("FRED"/);
     const unknown = await entities("rename", "NOBODY", "x");
     expect(unknown.code).toBe(2);
 
@@ -135,6 +152,11 @@ describe("entity resolution and curation (SQLite, scripted LLM extraction of A C
       expect(named(all, "TOPPER")?.type).toBe("guest");
       expect(named(all, "TIM")!.key).not.toBe(named(all, "TINY TIM")!.key);
       expect(named(all, "CHARWOMAN")).toBeUndefined();
+      expect(named(all, "Marley's Door-knocker")).toMatchObject({
+        type: "object",
+        description: "The knocker that showed Marley's face.",
+        sourceChunkIds: [],
+      });
       const kgrag = await createKgrag({ env });
       try {
         const rels = await kgrag.services.store.listRelationships();
@@ -144,6 +166,7 @@ describe("entity resolution and curation (SQLite, scripted LLM extraction of A C
         expect(between("fan", "fred")?.description).toBe("Fan is Fred's mother.");
         expect(between("fan", "fred")?.sourceChunkIds).toEqual([]);
         expect(rels.some((r) => r.sourceKey === "charwoman" || r.targetKey === "charwoman")).toBe(false);
+        expect(between("ebenezer scrooge", "marley's door-knocker")?.description).toBe("It frightened him.");
       } finally {
         await kgrag.close();
       }

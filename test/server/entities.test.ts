@@ -88,6 +88,8 @@ describe("kgrag serve: entity curation", () => {
         "/api/v1/entities/history",
       ]),
     );
+    const paths = openapi.paths as Record<string, Record<string, { requestBody?: unknown }>>;
+    expect(paths["/api/v1/entities"]?.post?.requestBody).toBeDefined();
   });
 
   it("merges under a surviving name, finds the entity by its alias, and keeps the merge through a re-index job", async () => {
@@ -297,6 +299,52 @@ describe("kgrag serve: entity curation", () => {
     expect((await library().entities.list()).map((e) => e.key)).not.toContain("canton");
   });
 
+  it("makes an entity by hand, found by search and with its neighbourhood, and refuses a taken or empty name", async () => {
+    const made = await post("/api/v1/entities", {
+      name: "Canton Tea Board",
+      type: "Organization",
+      description: "The board that graded Canton tea for export.",
+      by: "dana",
+    });
+    expect(made.status).toBe(201);
+    const { entity } = (await made.json()) as { entity: EntityView & { passages: number } };
+    expect(entity).toMatchObject({
+      key: "canton tea board",
+      name: "Canton Tea Board",
+      type: "organization",
+      description: "The board that graded Canton tea for export.",
+      aliases: [],
+      passages: 0,
+    });
+    const found = await json(await get(`/api/v1/graph/entities?${q({ q: "graded tea export" })}`));
+    expect((found.items as { name: string }[]).map((i) => i.name)).toContain("Canton Tea Board");
+    expect(
+      (
+        await post("/api/v1/relationships", {
+          source: "Canton Tea Board",
+          target: "Bristol",
+          description: "It shipped to Bristol.",
+        })
+      ).status,
+    ).toBe(201);
+    const around = await json(await get(`/api/v1/graph/neighbourhood?${q({ name: "Canton Tea Board" })}`));
+    expect(JSON.stringify(around)).toContain("Bristol");
+    const history = await library().entities.history("Canton Tea Board");
+    expect(history[0]).toMatchObject({ action: "create", cause: "create entity by dana" });
+
+    const rules = await library().entities.rules();
+    const taken = await post("/api/v1/entities", { name: "bristol", description: "A port." });
+    expect(taken.status).toBe(409);
+    expect(((await taken.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: "name_taken",
+      message: expect.stringMatching(/"bristol" already names another entity \("Bristol"/),
+    });
+    const empty = await post("/api/v1/entities", { name: " ", description: "Nothing." });
+    expect(empty.status).toBe(400);
+    expect((await post("/api/v1/entities", { name: "Leeds Office" })).status).toBe(400);
+    expect(await library().entities.rules()).toEqual(rules);
+  });
+
   it("shows merged descriptions readable, one fragment a line, in every graph and curation view", async () => {
     const { store } = library().services;
     const merged = (await store.listEntities()).find((e) => e.description.includes(DESCRIPTION_SEPARATOR));
@@ -411,6 +459,9 @@ describe("kgrag serve: curation with keys, workspaces and a running job", () => 
   it("needs a key, and a key only curates its own workspaces, recorded as who made the edit", async () => {
     const rename = { entity: "Osric Venn", name: "Osric Venn the Elder" };
     expect((await call("/api/v1/entities/rename", rename)).status).toBe(401);
+    const made = { name: "Harbour Guild", description: "Keepers of the harbour." };
+    expect((await call("/api/v1/entities", made)).status).toBe(401);
+    expect((await call("/api/v1/entities", made, HARBOUR_ONLY, "atlas")).status).toBe(403);
     expect((await call("/api/v1/entities/rename", rename, HARBOUR_ONLY, "atlas")).status).toBe(403);
     const atlasBefore = await atlas().entities.list();
     const done = await call("/api/v1/entities/rename", rename, HARBOUR_ONLY);

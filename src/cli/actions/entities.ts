@@ -100,6 +100,15 @@ export const entityActions = {
       printEntity(record, opts);
       process.stdout.write(`passages: ${record.sourceChunkIds.length}\nhistory:\n${historyTable(history)}\n`);
     }),
+  add: (
+    open: OpenKgrag,
+    name: string,
+    opts: EntitiesCommonOptions & { description: string; type?: string },
+  ) =>
+    withKgrag(open, opts, async (kg) => {
+      const input = { name, description: opts.description, ...(opts.type ? { type: opts.type } : {}) };
+      printEntity(await kg.entities.create(input, editor(opts)), opts);
+    }),
   merge: (open: OpenKgrag, names: string[], opts: EntitiesCommonOptions & { into?: string; name?: string }) =>
     withKgrag(open, opts, async (kg) => {
       if (names.length < 2) throw new UsageError("kgrag entities merge needs two or more entities.");

@@ -10,12 +10,16 @@ import { INTERRUPTED_EXIT_CODE, runStoppable } from "../interrupt.js";
 import { money } from "../money.js";
 import { type OpenKgrag, undoCreatedWorkspace, workspaceToCreate } from "../open.js";
 import { printJson } from "../print-json.js";
+import { parseKeyValues } from "../query-flags.js";
 import { USAGE_EXIT_CODE, UsageError } from "../usage-error.js";
 
 /** `kgrag index`: indexes the paths, prints the summary, and sets the exit code from what failed. */
 export async function indexAction(open: OpenKgrag, paths: string[], opts: IndexFlags): Promise<void> {
   const missing = paths.filter((path) => !existsSync(path));
   if (missing.length > 0) throw new UsageError(`No such file or folder: ${missing.join(", ")}`);
+  const metadata = opts.meta
+    ? parseKeyValues(opts.meta, "--meta", "a document has one value per key")
+    : undefined;
   const created = workspaceToCreate(opts.workspace);
   const kgrag = await open({ ...opts, create: true });
   let nothingDone = false;
@@ -26,6 +30,7 @@ export async function indexAction(open: OpenKgrag, paths: string[], opts: IndexF
         communities: opts.communities === false ? false : undefined,
         prune: opts.prune,
         signal,
+        ...(metadata ? { metadata } : {}),
       }),
     );
     const { badLines, skipped } = splitBadLines(summary.skipped);

@@ -14,7 +14,7 @@ export function registerEntitiesCommand(program: Command, open: OpenKgrag): void
   const entities = program
     .command("entities")
     .description(
-      "List entities and curate the graph (merge, rename, edit, split, delete); edits survive re-indexing",
+      "List entities and curate the graph (add, merge, rename, edit, split, delete); edits survive re-indexing",
     );
   const common = (command: Command) =>
     command
@@ -33,6 +33,19 @@ export function registerEntitiesCommand(program: Command, open: OpenKgrag): void
   common(entities.command("show").description("One entity: aliases, description, history"))
     .argument("<entity>", "name, alias or key")
     .action((entity: string, opts: EntitiesCommonOptions) => run((a) => a.show(open, entity, opts)));
+  common(
+    entities
+      .command("add")
+      .description(
+        "Make an entity by hand; kept through re-indexing and deletes, later mentions of its name fold into it",
+      ),
+  )
+    .argument("<name>", "its name")
+    .requiredOption("--description <text>", "what it is (embedded and searched like extracted descriptions)")
+    .option("--type <type>", "entity type (default the type later extractions give, else unknown)")
+    .action((name: string, opts: EntitiesCommonOptions & { description: string; type?: string }) =>
+      run((a) => a.add(open, name, opts)),
+    );
   common(
     entities
       .command("merge")

@@ -7,6 +7,7 @@ export interface IndexFlags {
   communities: boolean;
   prune?: boolean;
   dryRun?: boolean;
+  meta?: string[];
 }
 
 export function registerIndexCommand(program: Command, open: OpenKgrag): void {
@@ -20,6 +21,11 @@ export function registerIndexCommand(program: Command, open: OpenKgrag): void {
     .option("--json", "print one JSON summary object on stdout")
     .option("--no-communities", "skip building communities and reports")
     .option("--prune", "remove documents whose files are gone from the indexed folders")
+    .option(
+      "--meta <key=value>",
+      "metadata for every document indexed, for query --filter (repeatable; a file's FILE.meta.json wins)",
+      (pair: string, earlier: string[] = []) => [...earlier, pair],
+    )
     .option(
       "--dry-run",
       "estimate chunks, model calls, tokens and cost per stage; call no model, write nothing",

@@ -14,6 +14,15 @@ const entityName = (field: string) => z.string().trim().min(1, `${field} must no
 /** Who made the edit, as recorded in the rules and the history (default: the API key's number, or "api"). */
 const by = z.string().trim().min(1).max(100).optional();
 
+const CreateBodySchema = z
+  .object({
+    name: entityName("name"),
+    type: entityName("type").optional(),
+    description: z.string().trim().min(1, "description must not be empty"),
+    by,
+  })
+  .strict();
+
 const MergeBodySchema = z
   .object({
     names: z.array(entityName("a name")).min(2, "names must hold two or more entities"),
@@ -129,6 +138,27 @@ export async function entityRoutes(app: FastifyInstance, ctx: ServerContext): Pr
     async (request) => ({
       items: await reads(request).history(request.query.name),
     }),
+  );
+
+  api.post(
+    "/api/v1/entities",
+    {
+      schema: {
+        tags: ["entities"],
+        summary:
+          "Make an entity by hand (kept through re-indexing and deletes; later mentions of its name fold into it)",
+        description: `${READABLE_DESCRIPTIONS} A name that is another entity's name or alias answers 409 name_taken.`,
+        body: CreateBodySchema,
+        querystring: z.object({ workspace }),
+      },
+    },
+    async (request, reply) => {
+      const { name, type, description } = request.body;
+      const by = editor(request, request.body.by);
+      const input = { name, description, ...(type ? { type } : {}) };
+      const entity = await curate(request, (kg) => kg.create(input, { by }));
+      return reply.status(201).send({ entity: entityView(entity) });
+    },
   );
 
   api.post(

@@ -1,0 +1,313 @@
+import { randomBytes } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import Database from "better-sqlite3";
+import { z } from "zod";
+import { OptionsError } from "../options-error.js";
+import { uploadFolderOf } from "../server/upload-folder.js";
+import { ANN_FOLDER } from "../storage/sqlite/ann-file.js";
+import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../storage/sqlite/schema.js";
+import { SQLITE_FILE_NAME, sqliteFile } from "../storage/sqlite/sqlite-store.js";
+import { parseOptions } from "../util/strict-options.js";
+import { activeWriter, LOCK_NAME, WorkspaceBusyError } from "./lock.js";
+
+/**
+ * A backup is one SQLite file: a copy of the workspace's database made with SQLite's online backup
+ * API (one consistent snapshot, whatever a writer does meanwhile), plus two tables of its own: the
+ * backup's facts and the workspace's other files (its config file, the server's uploads). A restore
+ * copies it into a fresh folder, writes the files out and drops the two tables.
+ */
+const BACKUP_TABLE = "kgrag_backup";
+const FILES_TABLE = "kgrag_backup_files";
+/** Bumped when the layout above changes; a restore refuses a backup of a later format. */
+export const BACKUP_FORMAT = 1;
+/**
+ * Pages copied per backup step: all of them. A step copies inside one read transaction, so a
+ * write from another process (an index job) never restarts the copy, as it would between steps.
+ */
+const ALL_PAGES = 0x7fffffff;
+
+/** A backup or restore refused as asked (a Neo4j workspace, a target in the way, a newer backup): nothing changed. */
+export class BackupError extends OptionsError {
+  constructor(message: string) {
+    super(message);
+    this.name = "BackupError";
+  }
+}
+
+export interface BackupOptions {
+  /** Replace an existing file (a backup) or a folder that is not empty (a restore). */
+  force?: boolean;
+}
+export const BackupOptionsSchema = z.strictObject({
+  force: z.boolean().optional(),
+}) satisfies z.ZodType<BackupOptions>;
+
+export interface BackupSummary {
+  file: string;
+  bytes: number;
+  schemaVersion: number;
+  /** The workspace's other files kept in the backup, relative to the workspace, `/`-separated. */
+  files: string[];
+}
+
+export interface RestoreSummary {
+  workspace: string;
+  schemaVersion: number;
+  files: string[];
+  /** When the backup was made (ISO time). */
+  createdAt: string;
+}
+
+/** What to do instead of a backup on Neo4j: the data lives in the database, not in the folder. */
+export const NEO4J_BACKUP_ADVICE =
+  "This workspace is stored in Neo4j, which kgrag backup cannot copy: back up the database with " +
+  "neo4j-admin (`neo4j-admin database dump <database>` with the database stopped, or " +
+  "`neo4j-admin database backup` online on Enterprise), which keeps every workspace in it. " +
+  "`kgrag export` writes the graph alone (GraphML, GEXF, JSON or neo4j-csv), without documents, " +
+  "passages or vectors.";
+
+/**
+ * Writes a backup of the SQLite workspace in `workspaceDir` to `outFile`, safe while another
+ * process writes the workspace. The file appears only once complete; an existing one is replaced
+ * only with `force`.
+ */
+export async function backupWorkspace(
+  workspaceDir: string,
+  outFile: string,
+  options: BackupOptions = {},
+): Promise<BackupSummary> {
+  const workspace = resolve(workspaceDir);
+  const out = resolve(outFile);
+  if (!existsSync(sqliteFile(workspace))) {
+    throw new BackupError(`${workspace} holds no kgrag workspace (no ${SQLITE_FILE_NAME} in it).`);
+  }
+  if (existsSync(out) && !options.force) {
+    throw new BackupError(`${out} exists; give --force (force: true) to replace it.`);
+  }
+  if (!existsSync(dirname(out))) throw new BackupError(`The folder of ${out} does not exist.`);
+  const partial = `${out}.partial-${randomBytes(4).toString("hex")}`;
+  try {
+    const source = new Database(sqliteFile(workspace), { readonly: true, fileMustExist: true });
+    try {
+      await source.backup(partial, { progress: () => ALL_PAGES });
+    } finally {
+      source.close();
+    }
+    const files = workspaceFiles(workspace);
+    const schemaVersion = addBackupTables(partial, workspace, files);
+    renameSync(partial, out);
+    return { file: out, bytes: statSync(out).size, schemaVersion, files };
+  } finally {
+    rmSync(partial, { force: true });
+  }
+}
+
+/** Stores the workspace's other files and the backup's facts in the copy; returns its schema version. */
+function addBackupTables(copy: string, workspace: string, files: string[]): number {
+  const db = new Database(copy);
+  try {
+    // One self-contained file: no -wal or -shm beside it.
+    db.pragma("journal_mode = DELETE");
+    db.exec(`CREATE TABLE ${BACKUP_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE ${FILES_TABLE} (path TEXT PRIMARY KEY, content BLOB NOT NULL);`);
+    const schemaVersion = storedSchemaVersion(db);
+    db.transaction(() => {
+      const fact = db.prepare(`INSERT INTO ${BACKUP_TABLE} (key, value) VALUES (?, ?)`);
+      fact.run("format", String(BACKUP_FORMAT));
+      fact.run("createdAt", new Date().toISOString());
+      fact.run("workspace", basename(workspace));
+      const file = db.prepare(`INSERT INTO ${FILES_TABLE} (path, content) VALUES (?, ?)`);
+      for (const path of files) file.run(path, readFileSync(join(workspace, ...path.split("/"))));
+    })();
+    return schemaVersion;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The workspace's files a restore needs besides the database: everything but the database's own
+ * files (copied through SQLite), the vector index files (rebuilt from the database's vectors), the
+ * writer's lock, and the server's job queue (a restored workspace must not run another's jobs
+ * again); of the server's folder, the uploads are kept (a re-index reads them).
+ */
+function workspaceFiles(workspace: string): string[] {
+  const uploads = relative(workspace, uploadFolderOf(workspace)).split(sep).join("/");
+  const leftOut = (path: string) =>
+    [
+      SQLITE_FILE_NAME,
+      `${SQLITE_FILE_NAME}-wal`,
+      `${SQLITE_FILE_NAME}-shm`,
+      `${SQLITE_FILE_NAME}-journal`,
+    ].includes(path) ||
+    [ANN_FOLDER, LOCK_NAME, `${LOCK_NAME}-reclaim`].some(
+      (folder) => path === folder || path.startsWith(`${folder}/`),
+    ) ||
+    (path.startsWith("server/") && !path.startsWith(`${uploads}/`));
+  return filesBelow(workspace)
+    .map((file) => relative(workspace, file).split(sep).join("/"))
+    .filter((path) => !leftOut(path))
+    .sort();
+}
+
+/** Every regular file below `dir` (links are not followed). Walked by hand: `parentPath` needs Node 20.12. */
+function filesBelow(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return filesBelow(path);
+    return entry.isFile() ? [path] : [];
+  });
+}
+
+/**
+ * Restores a backup into `workspaceDir`. A folder that is not empty is replaced only with `force`
+ * (and never while a process writes it); a backup of a newer schema or format than this kgrag
+ * reads is refused. The restore is built beside the target and moved into place at the end, so
+ * on any error the target is as it was.
+ */
+export async function restoreWorkspace(
+  backupFile: string,
+  workspaceDir: string,
+  given: BackupOptions = {},
+): Promise<RestoreSummary> {
+  const options = parseOptions(BackupOptionsSchema, given, { what: "restoreWorkspace" });
+  const file = resolve(backupFile);
+  const target = resolve(workspaceDir);
+  const backup = openBackup(file);
+  try {
+    const facts = checkBackup(backup, file);
+    checkTarget(target, options.force ?? false);
+    mkdirSync(dirname(target), { recursive: true });
+    const staging = join(dirname(target), `.${basename(target)}.restoring-${randomBytes(4).toString("hex")}`);
+    try {
+      mkdirSync(staging);
+      await backup.backup(join(staging, SQLITE_FILE_NAME), { progress: () => ALL_PAGES });
+      const files = writeBackupFiles(backup, staging);
+      dropBackupTables(join(staging, SQLITE_FILE_NAME));
+      moveIntoPlace(staging, target);
+      return { workspace: target, schemaVersion: facts.schemaVersion, files, createdAt: facts.createdAt };
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+  } finally {
+    backup.close();
+  }
+}
+
+function openBackup(file: string): Database.Database {
+  if (!existsSync(file)) throw new BackupError(`No backup file ${file}.`);
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    db.prepare("SELECT count(*) FROM sqlite_master").get();
+    return db;
+  } catch (error) {
+    throw new BackupError(`${file} is not a kgrag backup: ${(error as Error).message}.`);
+  }
+}
+
+function checkBackup(db: Database.Database, file: string): { schemaVersion: number; createdAt: string } {
+  const hasTable = (name: string) =>
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+  if (!hasTable(BACKUP_TABLE) || !hasTable(FILES_TABLE) || !hasTable("meta")) {
+    throw new BackupError(`${file} is not a kgrag backup (made by kgrag backup).`);
+  }
+  const fact = (key: string) =>
+    db.prepare(`SELECT value FROM ${BACKUP_TABLE} WHERE key = ?`).pluck(true).get(key) as string | undefined;
+  const format = Number(fact("format"));
+  if (!Number.isInteger(format) || format > BACKUP_FORMAT) {
+    throw new BackupError(
+      `${file} is a backup of format ${fact("format")}, newer than this kgrag reads (${BACKUP_FORMAT}): ` +
+        "upgrade kgrag to restore it.",
+    );
+  }
+  const schemaVersion = storedSchemaVersion(db);
+  if (schemaVersion > SCHEMA_VERSION) {
+    throw new BackupError(
+      `${file} holds a workspace of schema version ${schemaVersion}, newer than this kgrag supports ` +
+        `(${SCHEMA_VERSION}): upgrade kgrag to restore it.`,
+    );
+  }
+  const check = db.pragma("quick_check", { simple: true });
+  if (check !== "ok") throw new BackupError(`${file} is damaged (SQLite quick_check: ${String(check)}).`);
+  return { schemaVersion, createdAt: fact("createdAt") ?? "" };
+}
+
+function storedSchemaVersion(db: Database.Database): number {
+  const stored = db.prepare("SELECT value FROM meta WHERE key = ?").pluck(true).get(SCHEMA_VERSION_KEY);
+  const version = Number(stored ?? 0);
+  if (!Number.isInteger(version)) throw new BackupError(`The schema version ${String(stored)} is no number.`);
+  return version;
+}
+
+function checkTarget(target: string, force: boolean): void {
+  if (!existsSync(target)) return;
+  if (!statSync(target).isDirectory()) throw new BackupError(`${target} is a file; a workspace is a folder.`);
+  if (readdirSync(target).length === 0) return;
+  if (!force) {
+    throw new BackupError(
+      `${target} is not empty; give --force (force: true) to replace what is there with the backup.`,
+    );
+  }
+  const writer = activeWriter(target);
+  if (writer) throw new WorkspaceBusyError(target, writer === "unnamed" ? undefined : writer);
+}
+
+/** The backup's files, each checked to stay inside the workspace (a crafted path could reach elsewhere). */
+function writeBackupFiles(db: Database.Database, staging: string): string[] {
+  const rows = db.prepare(`SELECT path, content FROM ${FILES_TABLE} ORDER BY path`).all() as {
+    path: string;
+    content: Buffer;
+  }[];
+  for (const row of rows) {
+    const normal = posix.normalize(row.path);
+    if (
+      isAbsolute(row.path) ||
+      normal.startsWith("..") ||
+      normal !== row.path ||
+      normal === SQLITE_FILE_NAME
+    ) {
+      throw new BackupError(`The backup holds a file outside the workspace (${JSON.stringify(row.path)}).`);
+    }
+    const path = join(staging, ...normal.split("/"));
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, row.content);
+  }
+  return rows.map((row) => row.path);
+}
+
+function dropBackupTables(database: string): void {
+  const db = new Database(database);
+  try {
+    db.exec(`DROP TABLE ${FILES_TABLE}; DROP TABLE ${BACKUP_TABLE};`);
+    db.pragma("journal_mode = WAL");
+  } finally {
+    db.close();
+  }
+}
+
+/** Swaps the restored folder in; what the target held is removed only once the new one is in place. */
+function moveIntoPlace(staging: string, target: string): void {
+  if (!existsSync(target)) {
+    renameSync(staging, target);
+    return;
+  }
+  const previous = join(dirname(target), `.${basename(target)}.replaced-${randomBytes(4).toString("hex")}`);
+  renameSync(target, previous);
+  try {
+    renameSync(staging, target);
+  } catch (error) {
+    renameSync(previous, target);
+    throw error;
+  }
+  rmSync(previous, { recursive: true, force: true });
+}

@@ -1,0 +1,83 @@
+import { readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createKgrag } from "../../src/kgrag.js";
+import { parseApiKeys } from "../../src/server/server-config.js";
+import { restoreWorkspace } from "../../src/workspace/backup.js";
+import {
+  ATLAS_DOCS,
+  HARBOUR_DOCS,
+  json,
+  offlineWorkspace,
+  type Running,
+  removeAll,
+  startServer,
+  tempDir,
+} from "../support/server.js";
+
+const ADMIN = "admin-key-123";
+const HARBOUR_ONLY = "harbour-key-456";
+
+const dirs: string[] = [];
+let root: string;
+let running: Running;
+
+beforeAll(async () => {
+  root = await tempDir("backup-api");
+  dirs.push(root);
+  await offlineWorkspace(join(root, "atlas"), ATLAS_DOCS);
+  await offlineWorkspace(join(root, "harbour"), HARBOUR_DOCS);
+  running = await startServer({
+    workspaces: [join(root, "atlas"), join(root, "harbour")],
+    server: { apiKeys: parseApiKeys(`${ADMIN},${HARBOUR_ONLY}=harbour`) },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await running?.stop();
+  await removeAll(dirs);
+});
+
+/** The server's temporary backup folders. */
+const downloads = () => readdirSync(tmpdir()).filter((name) => name.startsWith("kgrag-backup-download-"));
+
+const download = (key?: string, workspace?: string) =>
+  fetch(`${running.url}/api/v1/backup${workspace ? `?workspace=${workspace}` : ""}`, {
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+  });
+
+describe("kgrag serve: GET /api/v1/backup", () => {
+  it("is published in the OpenAPI document", async () => {
+    const openapi = await json(
+      await fetch(`${running.url}/openapi.json`, { headers: { authorization: `Bearer ${ADMIN}` } }),
+    );
+    expect(Object.keys(openapi.paths as object)).toContain("/api/v1/backup");
+  });
+
+  it("needs a key that reaches the workspace", async () => {
+    expect((await download()).status).toBe(401);
+    expect((await download(HARBOUR_ONLY, "atlas")).status).toBe(403);
+  });
+
+  it("sends a backup file that kgrag restore turns back into the workspace, leaving no file behind", async () => {
+    const tempBefore = downloads();
+    const response = await download(ADMIN, "atlas");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="atlas-\d{8}-\d{6}\.kgrag-backup"$/,
+    );
+    const file = join(root, "atlas.kgrag-backup");
+    writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+    const target = join(root, "atlas-restored");
+    await restoreWorkspace(file, target);
+    const copy = await createKgrag({ env: {}, config: { workspace: target } });
+    try {
+      expect((await copy.status()).documents.map((d) => d.id).sort()).toEqual(["lumen", "porto"]);
+    } finally {
+      await copy.close();
+    }
+    // The server's copy is removed once sent (a moment after the client has read it all).
+    await vi.waitFor(() => expect(downloads()).toEqual(tempBefore), { timeout: 10_000 });
+  });
+});

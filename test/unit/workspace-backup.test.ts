@@ -1,0 +1,191 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createKgrag, type Kgrag } from "../../src/kgrag.js";
+import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
+import { BackupError, restoreWorkspace } from "../../src/workspace/backup.js";
+import { runMain } from "../support/cli-in-process.js";
+
+let root: string;
+let source: string;
+let kg: Kgrag;
+
+const DOCS = Array.from({ length: 12 }, (_, i) => ({
+  id: `doc-${i}`,
+  title: `Town ${i}`,
+  text: `Ines Varga${i} repairs clocks in Porto${i}. Tomas Reis${i} sells clocks in Lisbon${i}.`,
+}));
+
+beforeEach(async () => {
+  root = mkdtempSync(join(tmpdir(), "kgrag-backup-"));
+  source = join(root, "source");
+  mkdirSync(join(source, "server", "uploads"), { recursive: true });
+  mkdirSync(join(source, "server", "job-inputs"), { recursive: true });
+  writeFileSync(join(source, "kgrag.config.json"), JSON.stringify({ chunking: { size: 300 } }));
+  writeFileSync(join(source, "server", "uploads", "notes.md"), "# Notes\n");
+  writeFileSync(join(source, "server", "jobs.json"), "[]");
+  writeFileSync(join(source, "server", "job-inputs", "job.json"), "{}");
+  kg = await createKgrag({ env: {}, config: { workspace: source } });
+  await kg.index(DOCS.slice(0, 2), { communities: false });
+});
+
+afterEach(async () => {
+  await kg.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Every file under `dir`, relative, `/`-separated. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
+}
+
+describe("kg.backup and restoreWorkspace", () => {
+  it("copies the workspace while it is being indexed, and restores a workspace that opens whole", async () => {
+    const file = join(root, "ws.kgrag-backup");
+    // The index run's writes go on between the backup's steps: the copy is one snapshot anyway.
+    const indexing = kg.index(DOCS.slice(2), { communities: false });
+    const summary = await kg.backup(file);
+    await indexing;
+    expect(summary.files).toEqual(["kgrag.config.json", "server/uploads/notes.md"]);
+    expect(summary.schemaVersion).toBe(SCHEMA_VERSION);
+    // One self-contained file: no journal beside it.
+    expect(readdirSync(root).filter((name) => name.startsWith("ws.kgrag-backup"))).toEqual([
+      "ws.kgrag-backup",
+    ]);
+
+    const target = join(root, "restored");
+    const restored = await restoreWorkspace(file, target);
+    expect(restored).toMatchObject({ workspace: target, schemaVersion: SCHEMA_VERSION });
+    // The config file and the uploads come back; the server's job queue and the backup's own tables do not.
+    expect(filesUnder(target)).toEqual(["kgrag.config.json", "kgrag.sqlite", "server/uploads/notes.md"]);
+    expect(readFileSync(join(target, "kgrag.config.json"), "utf8")).toBe(
+      JSON.stringify({ chunking: { size: 300 } }),
+    );
+    const db = new Database(join(target, "kgrag.sqlite"), { readonly: true });
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'kgrag_backup%'").all();
+    db.close();
+    expect(tables).toEqual([]);
+
+    const copy = await createKgrag({ env: {}, config: { workspace: target } });
+    try {
+      const status = await copy.status();
+      // A state the index run passed through: whole documents, each with its chunks and graph.
+      expect(status.documents.length).toBeGreaterThanOrEqual(2);
+      expect(status.documents.every((d) => DOCS.some((doc) => doc.id === d.id))).toBe(true);
+      const answer = await copy.query("Who repairs clocks in Porto0?", { mode: "local" });
+      expect(answer.references.length).toBeGreaterThan(0);
+      // It is a workspace like any other: it takes more documents.
+      await copy.index([{ id: "faro", title: "Faro", text: "Rosa Lima builds boats in Faro." }], {
+        communities: false,
+      });
+      expect((await copy.entities.list("Rosa Lima")).length).toBe(1);
+    } finally {
+      await copy.close();
+    }
+  });
+
+  it("refuses a folder that is not empty unless forced, and replaces it when forced", async () => {
+    const file = join(root, "ws.kgrag-backup");
+    await kg.backup(file);
+    await expect(kg.backup(file)).rejects.toThrow(/exists; give --force/);
+    const target = join(root, "busy");
+    mkdirSync(target);
+    writeFileSync(join(target, "keep.txt"), "mine");
+    await expect(restoreWorkspace(file, target)).rejects.toThrow(/is not empty; give --force/);
+    expect(filesUnder(target)).toEqual(["keep.txt"]);
+    await restoreWorkspace(file, target, { force: true });
+    expect(filesUnder(target)).toEqual(["kgrag.config.json", "kgrag.sqlite", "server/uploads/notes.md"]);
+    // Nothing of the restore is left beside it.
+    expect(readdirSync(root).sort()).toEqual(["busy", "source", "ws.kgrag-backup"]);
+  });
+
+  it("refuses a newer schema, a file that is no backup and a file outside the workspace, leaving the target as it was", async () => {
+    const file = join(root, "ws.kgrag-backup");
+    await kg.backup(file);
+    const target = join(root, "target");
+    mkdirSync(target);
+    writeFileSync(join(target, "keep.txt"), "mine");
+    const edited = (name: string, sql: string) => {
+      const copy = join(root, name);
+      writeFileSync(copy, readFileSync(file));
+      const db = new Database(copy);
+      db.exec(sql);
+      db.close();
+      return copy;
+    };
+    const newer = edited(
+      "newer.kgrag-backup",
+      `UPDATE meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = '${SCHEMA_VERSION_KEY}'`,
+    );
+    const escaping = edited(
+      "escaping.kgrag-backup",
+      "INSERT INTO kgrag_backup_files (path, content) VALUES ('../outside.txt', x'00')",
+    );
+    writeFileSync(join(root, "notes.txt"), "not a backup");
+    const refusals: [string, RegExp][] = [
+      [
+        newer,
+        new RegExp(
+          `schema version ${SCHEMA_VERSION + 1}, newer than this kgrag supports \\(${SCHEMA_VERSION}\\): upgrade kgrag`,
+        ),
+      ],
+      [escaping, /a file outside the workspace \("\.\.\/outside\.txt"\)/],
+      [join(root, "notes.txt"), /is not a kgrag backup/],
+      [join(source, "kgrag.sqlite"), /is not a kgrag backup \(made by kgrag backup\)/],
+      [join(root, "missing.kgrag-backup"), /No backup file/],
+    ];
+    for (const [backup, message] of refusals) {
+      const refused = restoreWorkspace(backup, target, { force: true });
+      await expect(refused).rejects.toThrow(message);
+      await expect(refused).rejects.toBeInstanceOf(BackupError);
+      expect(filesUnder(target)).toEqual(["keep.txt"]);
+    }
+    expect(existsSync(join(root, "outside.txt"))).toBe(false);
+    expect(readdirSync(root).filter((name) => name.startsWith("."))).toEqual([]);
+  });
+});
+
+describe("kgrag backup and kgrag restore", () => {
+  it("back up and restore from the command line, exiting 2 with what to do on bad input", async () => {
+    await kg.close();
+    const file = join(root, "cli.kgrag-backup");
+    const backup = await runMain(["backup", "--workspace", source, "--out", file, "--json"]);
+    expect(backup.code, backup.stderr).toBe(0);
+    expect(JSON.parse(backup.stdout)).toMatchObject({
+      file,
+      files: ["kgrag.config.json", "server/uploads/notes.md"],
+    });
+    const target = join(root, "cli-restored");
+    const restore = await runMain(["restore", file, "--workspace", target]);
+    expect(restore.code, restore.stderr).toBe(0);
+    expect(restore.stdout).toContain(`into ${target}`);
+    const status = await runMain(["status", "--workspace", target, "--json"]);
+    expect(JSON.parse(status.stdout).documents).toHaveLength(2);
+
+    const again = await runMain(["restore", file, "--workspace", target]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/is not empty; give --force/);
+    const neo4j = await runMain(["backup", "--workspace", source, "--out", join(root, "n.kgrag-backup")], {
+      KGRAG_STORAGE: "neo4j",
+      NEO4J_URI: "bolt://127.0.0.1:1",
+      NEO4J_PASSWORD: "unused",
+    });
+    expect(neo4j.code).toBe(2);
+    expect(neo4j.stderr).toMatch(/stored in Neo4j.*neo4j-admin database dump/s);
+    expect(existsSync(join(root, "n.kgrag-backup"))).toBe(false);
+    kg = await createKgrag({ env: {}, config: { workspace: source } });
+  });
+});
