@@ -215,11 +215,7 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
       });
     },
     rebuildCommunities: (options = {}) =>
-      writing(() =>
-        refreshCommunities(services, components, true, undefined, undefined, undefined, undefined, {
-          fresh: options.fresh === true,
-        }),
-      ),
+      writing(() => refreshCommunities(services, components, true, { fresh: options.fresh === true })),
     entities: createEntityCuration(services, components, writing),
     backup: async (outFile, given) => {
       const options = parseOptions(BackupOptionsSchema, given, { what: "backup" });

@@ -392,15 +392,12 @@ export async function settleGraph(
   );
   try {
     if (wantCommunities) {
-      await refreshCommunities(
-        services,
-        components,
-        graphChanged || descriptionsChanged,
+      await refreshCommunities(services, components, graphChanged || descriptionsChanged, {
         signal,
         clock,
         graph,
-        hierarchy?.nodes,
-      );
+        hierarchy: hierarchy?.nodes,
+      });
     }
   } finally {
     await vectors;
@@ -461,20 +458,23 @@ async function needsClustering(store: KgragServices["store"], graphChanged: bool
   return graphChanged || (await store.listCommunities()).length === 0 || (await communitiesAreStale(store));
 }
 
-/**
- * Re-clusters when the graph changed (or no hierarchy exists yet) and writes the missing reports.
- * `hierarchy`, when given, is the clustering of the current graph started ahead (clusterAhead).
- */
+/** What an index run hands to refreshCommunities besides the community options. */
+export interface CommunityRefresh extends CommunityRunOptions {
+  signal?: AbortSignal;
+  clock?: StageClock;
+  graph?: GraphView;
+  /** The clustering of the current graph started ahead (clusterAhead). */
+  hierarchy?: Promise<Clustering>;
+}
+
+/** Re-clusters when the graph changed (or no hierarchy exists yet) and writes the missing reports. */
 export async function refreshCommunities(
   services: KgragServices,
   components: Pick<IndexComponents, "reportWriter" | "reportsOffThread">,
   graphChanged: boolean,
-  signal?: AbortSignal,
-  clock?: StageClock,
-  graph?: GraphView,
-  hierarchy?: Promise<Clustering>,
-  options: CommunityRunOptions = {},
+  refresh: CommunityRefresh = {},
 ): Promise<void> {
+  const { signal, clock, graph, hierarchy, ...options } = refresh;
   const { store } = services;
   await stopPoint(signal);
   // A hierarchy clustered ahead was started because clustering is needed: not read again.
