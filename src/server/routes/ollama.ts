@@ -24,6 +24,15 @@ import {
 /** The default workspace's model (the first one a key may use, or the one X-Kgrag-Workspace names). */
 export const OLLAMA_MODEL = "kgrag:latest";
 
+/**
+ * The Ollama version /api/version reports: clients refuse a server below their minimum (VS Code's
+ * Copilot and Raycast 0.6.4, Continue 0.6.5) and Open WebUI reads the version as dotted integers,
+ * so kgrag's own version (0.x, or a pre-release) is no use there. The API kgrag speaks is that of
+ * this release (structured `format`, `capabilities` in /api/show, load/unload replies); kgrag's
+ * version goes in `kgrag_version` beside it.
+ */
+export const OLLAMA_API_VERSION = "0.12.0";
+
 /** The `expires_at` /api/ps gives a workspace: Ollama's for a model kept loaded (keep_alive -1). */
 const LOADED_FOR_GOOD = "2318-01-01T00:00:00Z";
 
@@ -166,10 +175,14 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
 
   api.get(
     "/api/version",
-    { schema: { tags: ["ollama"], summary: "Ollama-compatible version" } },
-    async () => ({
-      version: ctx.version,
-    }),
+    {
+      schema: {
+        tags: ["ollama"],
+        summary:
+          "Ollama-compatible version: the Ollama API version kgrag follows (clients check a minimum), kgrag's own as kgrag_version",
+      },
+    },
+    async () => ({ version: OLLAMA_API_VERSION, kgrag_version: ctx.version }),
   );
 
   /** The models this caller may use: kgrag:latest for its default workspace, kgrag-<id>:latest for the others. */
