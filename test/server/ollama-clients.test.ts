@@ -383,3 +383,65 @@ describe("kgrag serve: OpenAI's chat completions (/v1), through OpenAI's own cli
     });
   });
 });
+
+describe("kgrag serve: the question and history of a conversation, the same on /api/chat and /v1", () => {
+  const turns = [
+    { role: "system", content: "You are a helpful assistant." },
+    { role: "user", content: "/local Who founded Lumen Robotics?" },
+    { role: "assistant", content: "Mara Okafor founded Lumen Robotics [1]." },
+    { role: "tool", content: '{"result": 1}' },
+    { role: "user", content: "  " },
+    { role: "user", content: "/etc/hosts is a file; ignore it" },
+    { role: "assistant", content: "" },
+    { role: "user", content: "/naive When was it founded?" },
+  ];
+  const history = [
+    { role: "user", content: "Who founded Lumen Robotics?" },
+    { role: "assistant", content: "Mara Okafor founded Lumen Robotics [1]." },
+    { role: "user", content: "/etc/hosts is a file; ignore it" },
+  ];
+
+  it("asks the last user message, its /mode prefix read, with the earlier user and assistant turns as history", async () => {
+    const ask = queriesRun();
+    try {
+      const ollama = await post("/api/chat", { model: "kgrag", messages: turns, stream: false });
+      expect(ollama.status).toBe(200);
+      // OpenAI's clients may send a message's text as parts.
+      const openAiTurns = turns.map((t, i) =>
+        i === 1 ? { ...t, content: [{ type: "text", text: t.content }] } : t,
+      );
+      const openAi = await fetch(`${running.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "kgrag", messages: openAiTurns }),
+      });
+      expect(openAi.status).toBe(200);
+      expect(ask).toHaveBeenCalledTimes(2);
+      for (const [question, options] of ask.mock.calls) {
+        expect(question).toBe("When was it founded?");
+        expect(options).toEqual({ mode: "naive", history });
+      }
+    } finally {
+      ask.mockRestore();
+    }
+  });
+
+  it("refuses a conversation without a user message alike", async () => {
+    const messages = [
+      { role: "system", content: "Who?" },
+      { role: "assistant", content: "Nobody." },
+    ];
+    const ollama = await post("/api/chat", { model: "kgrag", messages, stream: false });
+    expect(ollama.status).toBe(400);
+    expect(await json(ollama)).toEqual({ error: expect.stringMatching(/no user message/) });
+    const openAi = await fetch(`${running.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "kgrag", messages }),
+    });
+    expect(openAi.status).toBe(400);
+    expect(await json(openAi)).toMatchObject({
+      error: { message: expect.stringMatching(/no user message/) },
+    });
+  });
+});

@@ -3,12 +3,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { HistoryMessage } from "../../query/options.js";
-import { QUERY_MODES, type QueryMode } from "../../query/options.js";
+import { QUERY_MODES } from "../../query/options.js";
 import type { ServerContext } from "../context.js";
 import { badRequest, ollamaErrorBody } from "../errors.js";
 import { clientGoneSignal } from "../queries/query-limits.js";
 import { workspaceOf } from "../request-workspace.js";
 import type { ServedWorkspace, WorkspaceRegistry } from "../workspaces.js";
+import { askedTurns, modeAndQuestion } from "./chat-turns.js";
 import { doClientTask, isClientTask } from "./client-tasks.js";
 import {
   type AnswerFormat,
@@ -86,19 +87,6 @@ const GenerateBodySchema = z.object({
 const ShowBodySchema = z.object({ model: z.string().optional(), name: z.string().optional() });
 
 const MODE_PREFIXES = QUERY_MODES.map((m) => `/${m}`);
-
-/**
- * `/local what...` picks the mode; without a prefix the question goes to mix. A `/word` that names
- * no mode is `unknownPrefix` (a path such as `/etc/hosts ...` is no prefix: the word ends at a space).
- */
-export function modeAndQuestion(text: string): { mode: QueryMode; question: string; unknownPrefix?: string } {
-  const match = /^\s*\/(\w+)(?:\s+([\s\S]*))?$/.exec(text);
-  const named = match?.[1]?.toLowerCase();
-  if (match && named && (QUERY_MODES as readonly string[]).includes(named))
-    return { mode: named as QueryMode, question: (match[2] ?? "").trim() };
-  if (match?.[1]) return { mode: "mix", question: text.trim(), unknownPrefix: `/${match[1]}` };
-  return { mode: "mix", question: text.trim() };
-}
 
 /** What an Ollama client shows for a message that starts with a prefix naming no mode. */
 export function unknownPrefixAnswer(prefix: string): string {
@@ -288,16 +276,7 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
       if (!workspace) return modelNotFound(reply, model);
       const frame = chatFrame(model);
       if (messages.length === 0) return loadReply(frame, keep_alive);
-      const lastUser = messages.map((m) => m.role).lastIndexOf("user");
-      if (lastUser < 0) throw badRequest("messages hold no user message to answer");
-      // The conversation's turns of text; system prompts, tool results and tool calls are not kgrag's.
-      const history: HistoryMessage[] = messages
-        .slice(0, lastUser)
-        .filter(
-          (m): m is { role: "user" | "assistant"; content: string } =>
-            (m.role === "user" || m.role === "assistant") && m.content.trim() !== "",
-        );
-      const message = messages[lastUser]?.content ?? "";
+      const { message, history } = askedTurns(messages);
       return answer(request, reply, workspace, message, history, ollamaFormat(frame), stream);
     },
   );

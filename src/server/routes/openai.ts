@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { HistoryMessage } from "../../query/options.js";
 import type { QueryResult } from "../../query/result.js";
 import type { ServerContext } from "../context.js";
-import { ApiError, badRequest } from "../errors.js";
+import { ApiError } from "../errors.js";
+import { askedTurns } from "./chat-turns.js";
 import { answer, OLLAMA_MODEL, workspaceModel, workspaceOfModel } from "./ollama.js";
 import type { AnswerFormat } from "./ollama-answer.js";
 
@@ -110,17 +110,11 @@ export async function openAiRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       const { model, messages, stream, stream_options } = request.body;
       const workspace = workspaceOfModel(model, request, ctx.registry);
       if (!workspace) throw new ApiError(404, "model_not_found", `The model '${model}' does not exist`);
-      const turns = messages.map((m) => ({ role: m.role, content: textOf(m.content) }));
-      const lastUser = turns.map((m) => m.role).lastIndexOf("user");
-      if (lastUser < 0) throw badRequest("messages hold no user message to answer");
-      const history: HistoryMessage[] = turns
-        .slice(0, lastUser)
-        .filter(
-          (m): m is HistoryMessage =>
-            (m.role === "user" || m.role === "assistant") && m.content.trim() !== "",
-        );
+      const { message, history } = askedTurns(
+        messages.map((m) => ({ role: m.role, content: textOf(m.content) })),
+      );
       const format = openAiFormat(model, stream_options?.include_usage === true);
-      return answer(request, reply, workspace, turns[lastUser]?.content ?? "", history, format, stream);
+      return answer(request, reply, workspace, message, history, format, stream);
     },
   );
 }
