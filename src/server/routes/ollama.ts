@@ -2,14 +2,14 @@ import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { HistoryMessage } from "../../query/options.js";
+import { STRUCTURED_OUTPUT_OFFLINE, type StructuredOutput } from "../../query/answer/structured-output.js";
 import { QUERY_MODES } from "../../query/options.js";
 import type { ServerContext } from "../context.js";
 import { badRequest, ollamaErrorBody } from "../errors.js";
 import { clientGoneSignal } from "../queries/query-limits.js";
 import { workspaceOf } from "../request-workspace.js";
 import type { ServedWorkspace, WorkspaceRegistry } from "../workspaces.js";
-import { askedTurns, modeAndQuestion } from "./chat-turns.js";
+import { type AskedTurns, askedTurns, modeAndQuestion } from "./chat-turns.js";
 import { doClientTask, isClientTask } from "./client-tasks.js";
 import {
   type AnswerFormat,
@@ -56,8 +56,20 @@ declare module "fastify" {
   }
 }
 
-// Other fields Ollama's clients send (options, format, tools, think, a message's images) are let
-// through and not used: kgrag answers from its graph with its own models.
+/**
+ * Ollama's `format`: "json", or a JSON Schema the answer must follow; "" (what some clients send
+ * by default) and null ask for text.
+ */
+const FormatSchema = z.union([z.literal(""), z.literal("json"), z.record(z.string(), z.unknown())]).nullish();
+
+/** The JSON answer an Ollama `format` asks for, if any. */
+export function ollamaStructuredOutput(format: z.infer<typeof FormatSchema>): StructuredOutput | undefined {
+  if (!format) return undefined;
+  return format === "json" ? {} : { schema: format };
+}
+
+// Other fields Ollama's clients send (options, tools, think, a message's images) are let through
+// and not used: kgrag answers from its graph with its own models.
 const ChatBodySchema = z.object({
   model: z.string().default(OLLAMA_MODEL),
   // None: a client loading or unloading the model (keep_alive 0).
@@ -72,6 +84,7 @@ const ChatBodySchema = z.object({
     .default([]),
   stream: z.boolean().default(true),
   keep_alive: KeepAliveSchema,
+  format: FormatSchema,
 });
 
 /** Ollama's completion: the prompt is the question (a `system` prompt, `context` and `suffix` are not used). */
@@ -81,6 +94,7 @@ const GenerateBodySchema = z.object({
   prompt: z.string().default(""),
   stream: z.boolean().default(true),
   keep_alive: KeepAliveSchema,
+  format: FormatSchema,
 });
 
 /** Ollama's clients name the model as `model`, older ones as `name`. */
@@ -271,13 +285,13 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { messages, stream, model, keep_alive } = request.body;
+      const { messages, stream, model, keep_alive, format } = request.body;
       const workspace = workspaceOfModel(model, request, ctx.registry);
       if (!workspace) return modelNotFound(reply, model);
       const frame = chatFrame(model);
       if (messages.length === 0) return loadReply(frame, keep_alive);
-      const { message, history } = askedTurns(messages);
-      return answer(request, reply, workspace, message, history, ollamaFormat(frame), stream);
+      const asked = { ...askedTurns(messages), output: ollamaStructuredOutput(format) };
+      return answer(request, reply, workspace, asked, ollamaFormat(frame), stream);
     },
   );
 
@@ -293,36 +307,48 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { prompt, stream, model, keep_alive } = request.body;
+      const { prompt, stream, model, keep_alive, format } = request.body;
       const workspace = workspaceOfModel(model, request, ctx.registry);
       if (!workspace) return modelNotFound(reply, model);
       const frame = generateFrame(model);
       if (prompt.trim() === "") return loadReply(frame, keep_alive);
-      return answer(request, reply, workspace, prompt, [], ollamaFormat(frame), stream);
+      const asked = { message: prompt, history: [], output: ollamaStructuredOutput(format) };
+      return answer(request, reply, workspace, asked, ollamaFormat(frame), stream);
     },
   );
 }
 
+/** What a chat asks: the message, its history, and the JSON format its answer must take, if any. */
+export interface ChatAsk extends AskedTurns {
+  output?: StructuredOutput;
+}
+
 /**
  * Asks the message (its /mode prefix read) on the workspace, or answers a prefix naming no mode, or
- * does a client's errand (a title...) with the chat model alone.
+ * does a client's errand (a title...) with the chat model alone. A JSON answer needs the chat
+ * model: offline it is refused (400) before anything is asked.
  */
 export async function answer(
   request: FastifyRequest,
   reply: FastifyReply,
   workspace: ServedWorkspace,
-  message: string,
-  history: HistoryMessage[],
+  asked: ChatAsk,
   format: AnswerFormat,
   stream: boolean,
 ) {
+  const { message, history, output } = asked;
+  const { services } = workspace.kgrag;
   if (isClientTask(message)) {
-    const done = await doClientTask(workspace.kgrag.services, message, clientGoneSignal(reply));
+    const done = await doClientTask(services, message, clientGoneSignal(reply), output);
+    if (done === undefined) throw badRequest(STRUCTURED_OUTPUT_OFFLINE, "structured_output_offline");
     return sendNotice(reply, format, done, stream);
   }
+  if (output && !services.chat) throw badRequest(STRUCTURED_OUTPUT_OFFLINE, "structured_output_offline");
   const { mode, question, unknownPrefix } = modeAndQuestion(message);
   if (!question) throw badRequest("The message holds no question (after its /mode prefix, if any)");
   // Answered, not refused: a chat client shows an answer, and may hide an error's body.
+  // Asked for JSON, a notice in words would break the client's parsing: refused with it instead.
+  if (unknownPrefix && output) throw badRequest(unknownPrefixAnswer(unknownPrefix));
   if (unknownPrefix) return sendNotice(reply, format, unknownPrefixAnswer(unknownPrefix), stream);
-  return sendAnswer(request, reply, workspace, { question, mode, history }, format, stream);
+  return sendAnswer(request, reply, workspace, { question, mode, history, output }, format, stream);
 }
