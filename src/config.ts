@@ -260,7 +260,11 @@ export const LlmSchema = z.object({
   baseURL: z.string().url().optional(),
   /** Local servers (Ollama, vLLM) accept any key; unset sends a placeholder. */
   apiKey: z.string().min(1).optional(),
-  model: z.string().min(1),
+  /**
+   * The chat model kgrag's OpenAI-compatible client asks. Needed only for that client: leave it out
+   * when createKgrag is given a chat model object (the rest of `llm`, concurrency..., still applies).
+   */
+  model: z.string().min(1).optional(),
   concurrency: z.number().int().min(1).default(4),
   timeoutMs: z.number().int().min(100).default(120_000),
   maxRetries: z.number().int().min(0).default(5),
@@ -321,7 +325,8 @@ export const EstimateSchema = z.object({
 export const EmbeddingSchema = z.object({
   baseURL: z.string().url().optional(),
   apiKey: z.string().min(1).optional(),
-  model: z.string().min(1),
+  /** Needed only for kgrag's OpenAI-compatible embedder: leave it out when createKgrag is given an embedder. */
+  model: z.string().min(1).optional(),
   dimension: z.number().int().min(1).optional(),
   batchSize: z.number().int().min(1).default(32),
   concurrency: z.number().int().min(1).default(4),

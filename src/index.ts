@@ -26,8 +26,6 @@ export type { KgragDocumentMetadata, KgragRetrieverInput } from "./integrations/
 export { KgragRetriever } from "./integrations/langchain/kgrag-retriever.js";
 export type { KgragToolOptions } from "./integrations/langchain/kgrag-tool.js";
 export { createKgragTool } from "./integrations/langchain/kgrag-tool.js";
-export type { KgragMcpOptions } from "./integrations/mcp/kgrag-mcp-server.js";
-export { createKgragMcpServer } from "./integrations/mcp/kgrag-mcp-server.js";
 export type { AgentAnswer, AgentQueryOptions, AgentSource } from "./integrations/query-for-agents.js";
 export { queryForAgents } from "./integrations/query-for-agents.js";
 export type { CreateKgragOptions, Kgrag, StatusReport } from "./kgrag.js";

@@ -1,10 +1,16 @@
 import { type CypherNode, findRules, parseCypherTree, tokenText } from "./parse-tree.js";
-import { checkReadOnly, READ_ONLY_DBMS_PROCEDURES, refusedCommands } from "./read-only.js";
+import {
+  checkReadOnly,
+  READ_ONLY_DBMS_PROCEDURES,
+  READ_ONLY_PROCEDURES,
+  refusedCommands,
+} from "./read-only.js";
 
 /**
  * What the EXPLAIN plan alone gets wrong, for the read-only runner: Neo4j plans TERMINATE
- * TRANSACTIONS as a read ("r") and every DBMS procedure as a schema write ("s"), the ones that
- * only report (dbms.components()) too. Both are judged from the parse tree, the validator's rules.
+ * TRANSACTIONS and procedures that change the server's state (db.stats.clear, db.resampleIndex...)
+ * as reads ("r"), and every DBMS procedure as a schema write ("s"), the ones that only report
+ * (dbms.components()) too. All are judged from the parse tree, the validator's rules.
  */
 
 /** The front end crashed: nothing it could not read runs, as in the validator. */
@@ -22,22 +28,40 @@ export function commandRefusals(query: string): string[] {
 }
 
 /**
- * Undefined when a query Neo4j plans as "s" may run all the same: it calls only read-only DBMS
- * procedures (READ_ONLY_DBMS_PROCEDURES) and passes the validator's read-only rules. Otherwise
- * why not: an unlisted DBMS procedure named when there is one, else `planned` (the plan's word).
+ * Why the query's procedure calls are refused: each one not on the read-only list
+ * (READ_ONLY_PROCEDURES), named. Only a query whose text has CALL is parsed: every call has it.
+ */
+export function procedureRefusals(query: string): string[] {
+  if (!/\bCALL\b/i.test(query)) return [];
+  const tree = parsed(query);
+  if (!tree) return [FRONT_END_FAILED];
+  const unlisted = procedureNames(tree).filter((name) => !READ_ONLY_PROCEDURES.includes(name));
+  return [...new Set(unlisted)].map(unlistedProcedure);
+}
+
+function unlistedProcedure(name: string): string {
+  if (/^dbms\./i.test(name)) {
+    return (
+      `${name} is not one of the read-only DBMS procedures kgrag runs ` +
+      `(${READ_ONLY_DBMS_PROCEDURES.join(", ")})`
+    );
+  }
+  return (
+    `procedure ${name} is not one of the read-only procedures kgrag runs ` +
+    `(${READ_ONLY_PROCEDURES.join(", ")})`
+  );
+}
+
+/**
+ * Undefined when a query Neo4j plans as "s" may run all the same: it calls DBMS procedures, all
+ * of them on the read-only list (procedureRefusals has refused any other), and passes the
+ * validator's read-only rules. Otherwise `planned` (the plan's word).
  */
 export function schemaPlanRefusal(query: string, planned: string): string | undefined {
   const tree = parsed(query);
   if (!tree) return FRONT_END_FAILED;
   const dbms = procedureNames(tree).filter((name) => /^dbms\./i.test(name));
-  const unlisted = dbms.find((name) => !READ_ONLY_DBMS_PROCEDURES.includes(name));
-  if (unlisted) {
-    return (
-      `${unlisted} is not one of the read-only DBMS procedures kgrag runs ` +
-      `(${READ_ONLY_DBMS_PROCEDURES.join(", ")})`
-    );
-  }
-  const { violations, errors } = checkReadOnly(tree);
+  const { violations, errors } = checkReadOnly(tree, { allowProcedures: READ_ONLY_PROCEDURES });
   if (dbms.length > 0 && violations.length === 0 && errors.length === 0) return undefined;
   return planned;
 }

@@ -27,6 +27,25 @@ export const DEFAULT_ALLOWED_PROCEDURES: readonly string[] = [
 ];
 
 /**
+ * The procedures any query kgrag runs may call (run-cypher.ts: `kgrag cypher`, the server's and
+ * MCP's Cypher, Text2Cypher's execution): the generated queries' ones and more introspection. An
+ * allow list, because Neo4j's own mode is no guide: it declares db.stats.collect/clear/stop,
+ * db.resampleIndex and db.prepareForReplanning READ although they change the server's state, and
+ * plans them as reads.
+ */
+export const READ_ONLY_PROCEDURES: readonly string[] = [
+  ...DEFAULT_ALLOWED_PROCEDURES,
+  "db.index.fulltext.listAvailableAnalyzers",
+  "db.info",
+  "db.ping",
+  "db.stats.status",
+  // Wait for indexes to come online (cypher/schema/await-index.cypher): they change nothing.
+  "db.awaitIndex",
+  "db.awaitIndexes",
+  "db.index.fulltext.awaitEventuallyConsistentIndexRefresh",
+];
+
+/**
  * Namespaced functions built into Neo4j. Functions without a namespace are always built in (Neo4j
  * requires user-defined functions to live in a namespace), so only namespaced ones need checking.
  */

@@ -1,13 +1,14 @@
 import neo4j, { type Driver } from "neo4j-driver";
 import { type PlainRecord, recordToPlain } from "../storage/neo4j/record-mapping.js";
-import { commandRefusals, schemaPlanRefusal } from "./introspection.js";
+import { commandRefusals, procedureRefusals, schemaPlanRefusal } from "./introspection.js";
 
 /**
  * Runs a user's Cypher against Neo4j, read-only three times over: EXPLAIN must report a read-only
  * plan (queryType "r") before anything runs, the query runs in a READ transaction (which the
  * server refuses to let write), with READ routing (replicas in a cluster). A timeout and a row cap
- * keep an exploratory query from running away. Where the plan misjudges (TERMINATE planned as a
- * read, read-only DBMS procedures as schema writes) the parse tree decides: see introspection.ts.
+ * keep an exploratory query from running away. Where the plan misjudges (TERMINATE and procedures
+ * that change the server's state planned as reads, read-only DBMS procedures as schema writes) the
+ * parse tree decides, and only procedures on the read-only list run: see introspection.ts.
  */
 
 export interface ReadOnlyLimits {
@@ -133,7 +134,8 @@ export async function runReadOnlyCypher(
       "Leave out EXPLAIN/PROFILE: kgrag runs EXPLAIN itself to check the query is read-only.",
     );
   }
-  const commands = commandRefusals(trimmed);
+  // Refused before EXPLAIN: none of these reaches the server.
+  const commands = [...commandRefusals(trimmed), ...procedureRefusals(trimmed)];
   if (commands.length > 0) throw new ReadOnlyRefusal(refusal(commands.join("; ")));
   const values = cypherParams(params);
   const queryType = await session.explain(trimmed, values);

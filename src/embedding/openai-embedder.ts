@@ -11,7 +11,8 @@ import { countTokens } from "../util/tokens.js";
 import { EmbeddingDimensionError } from "./dimension-error.js";
 import type { Embedder } from "./embedder.js";
 
-export type EmbeddingConfig = NonNullable<KgragConfig["embedding"]>;
+/** The `embedding` settings as kgrag's client needs them: with the model to ask. */
+export type EmbeddingConfig = NonNullable<KgragConfig["embedding"]> & { model: string };
 
 /**
  * The request's input tokens as the endpoint counted them; endpoints that send no usage (some local

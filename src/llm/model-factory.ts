@@ -11,7 +11,13 @@ import { CachedChatModel, type LlmCache } from "./cached-chat.js";
 import { type ChatModel, STAGES, type Stage } from "./chat-model.js";
 import { LangChainChatModel, type LangChainChatOptions } from "./langchain-chat.js";
 import type { RetryTuning } from "./retry.js";
-import { clientKey, type StageRoute, StageRoutedChat, stageSettings } from "./stage-models.js";
+import {
+  clientKey,
+  STAGE_CONFIG_KEYS,
+  type StageRoute,
+  StageRoutedChat,
+  stageSettings,
+} from "./stage-models.js";
 import type { UsageTracker } from "./usage.js";
 
 export interface Models {
@@ -40,7 +46,7 @@ async function configuredChat(
   const clients = new Map<string, ChatModel>();
   const routes = {} as Record<Stage, StageRoute>;
   for (const stage of STAGES) {
-    const settings = stageSettings(config, stage) ?? config.llm;
+    const settings = requireModel(stageSettings(config, stage) ?? config.llm, stageKeyOf(stage));
     requireNamedKey(settings, `the model of stage ${stage}`);
     const key = clientKey(settings);
     let chat = clients.get(key);
@@ -50,7 +56,31 @@ async function configuredChat(
     }
     routes[stage] = { chat, settings };
   }
-  return new StageRoutedChat(routes, config.llm.model);
+  return new StageRoutedChat(routes, requireModel(config.llm, "llm").model);
+}
+
+/** Where a stage's model is set: `stages.<key>.model`, else `llm.model`. */
+function stageKeyOf(stage: Stage): string {
+  return `llm (stage ${stage}, or stages.${STAGE_CONFIG_KEYS[stage]})`;
+}
+
+const MODEL_SOURCES: Record<"llm" | "embedding", string> = {
+  llm: "llm.model or KGRAG_LLM_MODEL, or give createKgrag a chat model object ({ chat })",
+  embedding:
+    "embedding.model or KGRAG_EMBEDDING_MODEL, or give createKgrag an embedder object ({ embedder })",
+};
+
+/**
+ * kgrag's own clients need a model name; a model object given to createKgrag does not, so the
+ * config may leave it out (and still tune the rest): refused here, only when a client is made.
+ */
+function requireModel<T extends { model?: string | undefined }>(
+  settings: T,
+  where: string,
+): T & { model: string } {
+  if (settings.model) return { ...settings, model: settings.model };
+  const kind = where.startsWith("embedding") ? "embedding" : "llm";
+  throw new ConfigError(`${where}: no model is named, so kgrag cannot call it. Set ${MODEL_SOURCES[kind]}.`);
 }
 
 async function configuredEmbedder(
@@ -64,9 +94,10 @@ async function configuredEmbedder(
     const thread = sharedBuiltInThread(config.builtInThread);
     return new ThreadedHashingEmbedder(thread, config.builtInThread, config.hashingDimension);
   }
-  requireNamedKey(config.embedding, "embedding");
+  const embedding = requireModel(config.embedding, "embedding");
+  requireNamedKey(embedding, "embedding");
   const { OpenAIEmbedder } = await import("../embedding/openai-embedder.js");
-  return OpenAIEmbedder.create(config.embedding, tuning, usage, knownDimension(config.embedding, recorded));
+  return OpenAIEmbedder.create(embedding, tuning, usage, knownDimension(embedding, recorded));
 }
 
 /** The workspace's embedding model and dimension, as its first writer recorded them. */
@@ -111,9 +142,11 @@ export async function createModels(
   usage: UsageTracker,
   tuning: RetryTuning = {},
   recorded?: RecordedEmbedding,
+  /** False when the caller brings its own chat model: none is made from `llm` (which may name none). */
+  makeChat = true,
 ): Promise<Models> {
   return {
-    chat: await configuredChat(config, cache, usage, tuning),
+    chat: makeChat ? await configuredChat(config, cache, usage, tuning) : null,
     embedder: await configuredEmbedder(config, tuning, usage, recorded),
   };
 }

@@ -18,7 +18,8 @@ import { FollowUpFirstLimit } from "./follow-up-first.js";
 import { RateLimiter } from "./rate-limiter.js";
 import { type RetryTuning, withRetry } from "./retry.js";
 
-export type LlmConfig = NonNullable<KgragConfig["llm"]>;
+/** The `llm` settings (or a stage's) as kgrag's client needs them: with the model to ask. */
+export type LlmConfig = NonNullable<KgragConfig["llm"]> & { model: string };
 
 type RequestBody = ChatCompletionCreateParamsNonStreaming;
 type ApiUsage = ChatCompletion["usage"];

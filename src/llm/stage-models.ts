@@ -4,6 +4,9 @@ import type { LlmConfig } from "./openai-chat.js";
 
 type StageKey = keyof NonNullable<KgragConfig["stages"]>;
 
+/** One stage's settings; the model may be missing where the caller brings a chat model object. */
+export type StageSettings = NonNullable<KgragConfig["llm"]>;
+
 /** Which config key under `stages` sets the model of each request stage. */
 export const STAGE_CONFIG_KEYS: Record<Stage, StageKey> = {
   extract: "extraction",
@@ -23,7 +26,7 @@ export const STAGE_CONFIG_KEYS: Record<Stage, StageKey> = {
  * Another model does not inherit the default's price and rate limits (they belong to a model),
  * and another endpoint does not inherit its API key (it would go to another host).
  */
-export function stageSettings(config: KgragConfig, stage: Stage): LlmConfig | null {
+export function stageSettings(config: KgragConfig, stage: Stage): StageSettings | null {
   const base = config.llm;
   if (!base) return null;
   const own = config.stages?.[STAGE_CONFIG_KEYS[stage]];
@@ -41,7 +44,7 @@ export function stageSettings(config: KgragConfig, stage: Stage): LlmConfig | nu
 }
 
 /** What makes two stages' clients different: everything but what is sent per request or only priced. */
-export function clientKey(settings: LlmConfig): string {
+export function clientKey(settings: StageSettings): string {
   const { temperature: _t, maxOutputTokens: _m, price: _p, ...client } = settings;
   return JSON.stringify(client);
 }

@@ -4,6 +4,7 @@ import type { Scope } from "../types.js";
 import { AbortSignalSchema } from "../util/abort-signal-schema.js";
 import { closestName } from "../util/closest-name.js";
 import { parseOptions } from "../util/strict-options.js";
+import { type StructuredOutput, StructuredOutputSchema } from "./answer/structured-output.js";
 import { GRAPH_RANKINGS, type GraphRanking, QUERY_MODES, type QueryMode } from "./mode-names.js";
 import { rankDepth, tokenBudget } from "./option-limits.js";
 import type { QueryResult } from "./result.js";
@@ -41,6 +42,11 @@ export const QueryOptionsSchema = z.strictObject({
   responseType: z.string().min(1).optional(),
   history: z.array(HistoryMessageSchema).default([]),
   graphRanking: z.enum(GRAPH_RANKINGS).default("ppr"),
+  /**
+   * Answer as JSON: any JSON object (`{}`), or one following `schema` (a JSON Schema). Needs a chat
+   * model (an OptionsError offline); the answer is then the model's JSON, without citations cleaned.
+   */
+  structuredOutput: StructuredOutputSchema.optional(),
   /**
    * Receives the answer's text: as a model writes it, or once, whole, for an answer written at once
    * (offline, nothing found, a model that does not stream). The pieces joined are the answer.
@@ -81,6 +87,7 @@ export interface ResolvedQueryOptions {
   responseType: string;
   history: HistoryMessage[];
   graphRanking: GraphRanking;
+  structuredOutput: StructuredOutput | undefined;
   onToken: ((delta: string) => void) | undefined;
   /** config query.ranking: PageRank damping, fusion constant, text-hit floor. */
   ranking: RankingConfig;
@@ -108,6 +115,7 @@ export function resolveQueryOptions(
     responseType: o.responseType ?? config.responseType,
     history: o.history,
     graphRanking: o.graphRanking,
+    structuredOutput: o.structuredOutput,
     onToken: o.onToken,
     ranking: config.ranking,
     onContext: o.onContext,

@@ -5,6 +5,7 @@ import { stopPoint } from "../pipeline/stop-point.js";
 import type { KgragServices } from "../services.js";
 import type { ScoredId } from "../types.js";
 import { answerQuestion, promptOverheadTexts } from "./answer/answer.js";
+import { STRUCTURED_OUTPUT_OFFLINE } from "./answer/structured-output.js";
 import { buildContext } from "./context/build-context.js";
 import { QueryGraph } from "./graph/query-graph.js";
 import { extractKeywords, type QueryKeywords } from "./keywords.js";
@@ -33,6 +34,9 @@ export async function runQuery(
 ): Promise<QueryResult> {
   checkQuestion(question, services.config.query.maxQuestionChars);
   const options = resolveQueryOptions(services.config.query, input);
+  // Before any retrieval: offline there will be no JSON answer to give.
+  if (options.structuredOutput && !services.chat && !options.contextOnly)
+    throw new OptionsError(STRUCTURED_OUTPUT_OFFLINE);
   return inSpan(
     SPANS.query,
     { "kgrag.query.mode": options.mode, "kgrag.query.scoped": !!options.scope },
@@ -109,6 +113,7 @@ async function runQuerySteps(
     responseType: options.responseType,
     history: options.history,
     onToken: tokens.onToken,
+    structuredOutput: options.structuredOutput,
   };
   const built = await inSpan(SPANS.queryStep("context"), {}, async (span) => {
     const context = await buildContext(graph, ranked, {
@@ -136,9 +141,9 @@ async function runQuerySteps(
   ];
   const { text: answer, warnings: answerWarnings } = options.contextOnly
     ? { text: "", warnings: [] }
-    : emptyScope && emptyContext
+    : emptyScope && emptyContext && !options.structuredOutput
       ? { text: NOTHING_IN_SCOPE, warnings: [] }
-      : squeezed
+      : squeezed && !options.structuredOutput
         ? { text: NO_ROOM_FOR_PASSAGES, warnings: [] }
         : await inSpan(SPANS.queryStep("answer"), {}, async (span) => {
             const written = await answerQuestion(metered, question, built, answerOptions);

@@ -25,7 +25,14 @@ export async function openModels(
   const configured =
     given.chat !== undefined && given.embedder
       ? null
-      : await createModels(config, store, usage, { onRetry: recordRetry }, recorded);
+      : await createModels(
+          config,
+          store,
+          usage,
+          { onRetry: recordRetry },
+          recorded,
+          given.chat === undefined,
+        );
   const chat =
     given.chat === undefined
       ? (configured?.chat ?? null)

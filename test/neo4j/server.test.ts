@@ -216,6 +216,15 @@ describe.skipIf(!liveNeo4j)(`kgrag serve on a Neo4j workspace (${liveNeo4j ? "li
       message:
         "Refused: dbms.listConfig is not one of the read-only DBMS procedures kgrag runs (dbms.components, dbms.info, dbms.showCurrentUser); kgrag runs only read-only Cypher.",
     });
+    // Neo4j plans this one as a read: the allow list refuses it by name, before EXPLAIN.
+    const clear = await post(offline, "/api/v1/cypher", { query: "CALL db.stats.clear('QUERIES')" });
+    expect(clear.status).toBe(400);
+    expect((await json(clear)).error).toMatchObject({
+      code: "cypher_refused",
+      message: expect.stringMatching(
+        /^Refused: procedure db\.stats\.clear is not one of the read-only procedures/,
+      ),
+    });
     const terminate = await post(offline, "/api/v1/cypher", {
       query: "TERMINATE TRANSACTIONS 'neo4j-transaction-1'",
     });

@@ -1,7 +1,10 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { rememberRetiredIds } from "../../src/community/community-aliases.js";
 import { runQuery } from "../../src/query/query-engine.js";
 import type { QueryResult } from "../../src/query/result.js";
+import { REPO_ROOT } from "../support/cli-child.js";
 import {
   ATLAS_DOCS,
   json,
@@ -396,7 +399,25 @@ describe("kgrag serve: Ollama-compatible API", () => {
   it("lists the kgrag model and its version", async () => {
     const tags = await json(await get("/api/tags"));
     expect(tags.models).toEqual([expect.objectContaining({ name: "kgrag:latest", model: "kgrag:latest" })]);
-    expect(await json(await get("/api/version"))).toHaveProperty("version");
+  });
+
+  it("reports an Ollama version that clients with a minimum accept, and kgrag's own beside it", async () => {
+    const body = (await json(await get("/api/version"))) as { version: string; kgrag_version: string };
+    const ownVersion = (
+      JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }
+    ).version;
+    expect(body.kgrag_version).toBe(ownVersion);
+    // Open WebUI reads the version as dotted integers (before any "-suffix"); Copilot and Raycast
+    // want at least 0.6.4, Continue 0.6.5.
+    expect(body.version).toMatch(/^\d+\.\d+\.\d+$/);
+    const parts = (version: string) => version.split(".").map(Number);
+    const atLeast = (version: string, minimum: string) => {
+      const [a, b] = [parts(version), parts(minimum)];
+      for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+      return true;
+    };
+    for (const minimum of ["0.1.16", "0.5.0", "0.6.4", "0.6.5"])
+      expect(atLeast(body.version, minimum)).toBe(true);
   });
 
   it("streams NDJSON answers with citations and a Sources list; a prefix picks the mode", async () => {

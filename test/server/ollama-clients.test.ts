@@ -27,6 +27,12 @@ let model: ScriptedServer;
 
 const TITLE = '{"title": "🤖 Lumen Robotics founder"}';
 const ANSWER = "Mara Okafor founded Lumen Robotics [1].";
+const JSON_ANSWER = '{"founder": "Mara Okafor", "company": "Lumen Robotics"}';
+const FOUNDER_SCHEMA = {
+  type: "object",
+  properties: { founder: { type: "string" }, company: { type: "string" } },
+  required: ["founder", "company"],
+};
 
 beforeAll(async () => {
   const [offline, modelled] = [await tempDir("ollama-clients"), await tempDir("ollama-clients-llm")];
@@ -40,9 +46,11 @@ beforeAll(async () => {
         content: '{"high_level_keywords": ["founding"], "low_level_keywords": ["Lumen Robotics"]}',
       },
       answer: (call) =>
-        String(call.body.messages?.at(-1)?.content).startsWith("### Task:")
-          ? { content: TITLE }
-          : { content: ANSWER },
+        call.body.response_format
+          ? { content: JSON_ANSWER }
+          : String(call.body.messages?.at(-1)?.content).startsWith("### Task:")
+            ? { content: TITLE }
+            : { content: ANSWER },
     }),
   });
   withModel = await startServer({
@@ -381,5 +389,169 @@ describe("kgrag serve: OpenAI's chat completions (/v1), through OpenAI's own cli
       status: 400,
       message: expect.stringMatching(/no user message/),
     });
+  });
+});
+
+describe("kgrag serve: the question and history of a conversation, the same on /api/chat and /v1", () => {
+  const turns = [
+    { role: "system", content: "You are a helpful assistant." },
+    { role: "user", content: "/local Who founded Lumen Robotics?" },
+    { role: "assistant", content: "Mara Okafor founded Lumen Robotics [1]." },
+    { role: "tool", content: '{"result": 1}' },
+    { role: "user", content: "  " },
+    { role: "user", content: "/etc/hosts is a file; ignore it" },
+    { role: "assistant", content: "" },
+    { role: "user", content: "/naive When was it founded?" },
+  ];
+  const history = [
+    { role: "user", content: "Who founded Lumen Robotics?" },
+    { role: "assistant", content: "Mara Okafor founded Lumen Robotics [1]." },
+    { role: "user", content: "/etc/hosts is a file; ignore it" },
+  ];
+
+  it("asks the last user message, its /mode prefix read, with the earlier user and assistant turns as history", async () => {
+    const ask = queriesRun();
+    try {
+      const ollama = await post("/api/chat", { model: "kgrag", messages: turns, stream: false });
+      expect(ollama.status).toBe(200);
+      // OpenAI's clients may send a message's text as parts.
+      const openAiTurns = turns.map((t, i) =>
+        i === 1 ? { ...t, content: [{ type: "text", text: t.content }] } : t,
+      );
+      const openAi = await fetch(`${running.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "kgrag", messages: openAiTurns }),
+      });
+      expect(openAi.status).toBe(200);
+      expect(ask).toHaveBeenCalledTimes(2);
+      for (const [question, options] of ask.mock.calls) {
+        expect(question).toBe("When was it founded?");
+        expect(options).toEqual({ mode: "naive", history });
+      }
+    } finally {
+      ask.mockRestore();
+    }
+  });
+
+  it("refuses a conversation without a user message alike", async () => {
+    const messages = [
+      { role: "system", content: "Who?" },
+      { role: "assistant", content: "Nobody." },
+    ];
+    const ollama = await post("/api/chat", { model: "kgrag", messages, stream: false });
+    expect(ollama.status).toBe(400);
+    expect(await json(ollama)).toEqual({ error: expect.stringMatching(/no user message/) });
+    const openAi = await fetch(`${running.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "kgrag", messages }),
+    });
+    expect(openAi.status).toBe(400);
+    expect(await json(openAi)).toMatchObject({
+      error: { message: expect.stringMatching(/no user message/) },
+    });
+  });
+});
+
+describe("kgrag serve: JSON answers (Ollama's format, OpenAI's response_format)", () => {
+  /** The answer-stage requests the scripted model received since `before`. */
+  const answerCalls = (before: number) => model.requests.slice(before).filter((r) => r.stage === "answer");
+  const systemPrompt = (body: Record<string, unknown>) =>
+    String((body.messages as { role: string; content: string }[])[0]?.content);
+
+  it("with a chat model, asks it for the schema and answers with its JSON alone, no sources", async () => {
+    let before = model.requests.length;
+    const chat = await json(
+      await fetch(`${withModel.url}/api/chat`, {
+        method: "POST",
+        body: JSON.stringify({
+          messages: [{ role: "user", content: "Who founded Lumen Robotics, as JSON?" }],
+          format: FOUNDER_SCHEMA,
+          stream: false,
+        }),
+      }),
+    );
+    expect((chat.message as { content: string }).content).toBe(JSON_ANSWER);
+    const [asked] = answerCalls(before);
+    expect(asked?.body.response_format).toEqual({
+      type: "json_schema",
+      json_schema: { name: "answer", schema: FOUNDER_SCHEMA, strict: false },
+    });
+    expect(systemPrompt(asked?.body ?? {})).toContain(JSON.stringify(FOUNDER_SCHEMA));
+
+    // format "json", streamed: the pieces add up to the model's JSON.
+    before = model.requests.length;
+    const lines = await ndjson(
+      await fetch(`${withModel.url}/api/generate`, {
+        method: "POST",
+        body: JSON.stringify({ prompt: "Who founded Lumen Robotics? Reply in JSON.", format: "json" }),
+      }),
+    );
+    expect(lines.map((l) => l.response).join("")).toBe(JSON_ANSWER);
+    expect(lines.at(-1)).toMatchObject({ done: true, ...STATISTICS });
+    expect(answerCalls(before)[0]?.body.response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { schema: { type: "object" } },
+    });
+
+    before = model.requests.length;
+    const client = new OpenAI({ baseURL: `${withModel.url}/v1`, apiKey: "none", maxRetries: 0 });
+    const completion = await client.chat.completions.create({
+      model: "kgrag",
+      messages: [{ role: "user", content: "Which company did Mara Okafor found? JSON please." }],
+      response_format: { type: "json_schema", json_schema: { name: "founder", schema: FOUNDER_SCHEMA } },
+    });
+    expect(completion.choices[0]?.message.content).toBe(JSON_ANSWER);
+    expect(answerCalls(before)[0]?.body.response_format).toEqual({
+      type: "json_schema",
+      json_schema: { name: "founder", schema: FOUNDER_SCHEMA, strict: false },
+    });
+  });
+
+  it("offline, refuses a JSON answer with a 400 in each API's error shape, asking nothing", async () => {
+    const ask = queriesRun();
+    try {
+      const question = [{ role: "user" as const, content: "Who founded Lumen Robotics?" }];
+      for (const [path, body] of [
+        ["/api/chat", { model: "kgrag", messages: question, format: "json", stream: false }],
+        ["/api/chat", { model: "kgrag", messages: question, format: FOUNDER_SCHEMA }],
+        ["/api/generate", { model: "kgrag", prompt: "Who founded Lumen Robotics?", format: FOUNDER_SCHEMA }],
+      ] as const) {
+        const response = await post(path, body);
+        expect(response.status, path).toBe(400);
+        expect(await json(response)).toEqual({ error: expect.stringMatching(/needs a chat model/) });
+      }
+      const client = new OpenAI({ baseURL: `${running.url}/v1`, apiKey: "none", maxRetries: 0 });
+      for (const response_format of [
+        { type: "json_object" as const },
+        { type: "json_schema" as const, json_schema: { name: "founder", schema: FOUNDER_SCHEMA } },
+      ]) {
+        const refused = client.chat.completions.create({
+          model: "kgrag",
+          messages: question,
+          response_format,
+        });
+        await expect(refused).rejects.toMatchObject({
+          status: 400,
+          code: "structured_output_offline",
+          message: expect.stringMatching(/needs a chat model/),
+        });
+      }
+      expect(ask).not.toHaveBeenCalled();
+      // No format, an empty one (what some clients send by default) or "text": answered as text.
+      const plain = await json(
+        await post("/api/chat", { model: "kgrag", messages: question, format: "", stream: false }),
+      );
+      expect((plain.message as { content: string }).content).toMatch(/Sources:/);
+      const text = await client.chat.completions.create({
+        model: "kgrag",
+        messages: question,
+        response_format: { type: "text" },
+      });
+      expect(text.choices[0]?.message.content).toMatch(/Sources:/);
+    } finally {
+      ask.mockRestore();
+    }
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { QueryResult } from "../../src/query/result.js";
-import { modeAndQuestion } from "../../src/server/routes/ollama.js";
+import { modeAndQuestion } from "../../src/server/routes/chat-turns.js";
 import { answerWithSources } from "../../src/server/routes/ollama-answer.js";
 import { hideServerPaths, shownMetadata } from "../../src/server/server-paths.js";
 import { workspaceFolders } from "../../src/server/workspaces.js";

@@ -17,12 +17,13 @@ afterEach(async () => {
 
 async function setup(options: ScriptedServerOptions, embedding: Record<string, unknown> = {}) {
   server = await startScriptedOpenAI(options);
-  const config = EmbeddingSchema.parse({
+  const parsed = EmbeddingSchema.parse({
     baseURL: server.baseURL,
     apiKey: "test",
     model: "emb",
     ...embedding,
   });
+  const config = { ...parsed, model: parsed.model ?? "emb" };
   return { server, create: () => OpenAIEmbedder.create(config, { baseDelayMs: 5, maxDelayMs: 20 }) };
 }
 

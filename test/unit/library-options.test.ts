@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { KgragConfigInput } from "../../src/config.js";
 import { ConfigError } from "../../src/config-error.js";
@@ -97,6 +98,30 @@ describe("createKgrag's options are strict", () => {
       progress: undefined,
     });
     await kg.close();
+  });
+});
+
+describe("createKgrag's model settings", () => {
+  it("tunes `llm` without a model name when given a chat model object, and uses that object", async () => {
+    const chat = new FakeListChatModel({ responses: ["ok"] });
+    // Typed: llm.model may be left out (the compiler checks this call as a consumer's would).
+    const config: KgragConfigInput = { workspace: dir, llm: { concurrency: 2, temperature: 0 } };
+    const kg = await createKgrag({ env: {}, config, chat, embedder: new HashingEmbedder() });
+    try {
+      expect(kg.mode).toBe("llm");
+      expect(kg.services.config.llm).toMatchObject({ concurrency: 2 });
+      expect(kg.services.chat?.model).toBe("fake-list");
+    } finally {
+      await kg.close();
+    }
+  });
+
+  it("refuses `llm` without a model when no chat model object is given, saying how to name one", async () => {
+    const opening = createKgrag({ env: {}, config: { workspace: dir, llm: { concurrency: 2 } } });
+    await expect(opening).rejects.toThrow(ConfigError);
+    await expect(opening).rejects.toThrow(/no model is named.*llm\.model or KGRAG_LLM_MODEL.*\{ chat \}/);
+    const embedding = createKgrag({ env: {}, config: { workspace: dir, embedding: { batchSize: 8 } } });
+    await expect(embedding).rejects.toThrow(/embedding: no model is named.*\{ embedder \}/);
   });
 });
 

@@ -37,7 +37,7 @@ async function setup(replies: string[], cutOff: (call: number) => boolean = () =
       return cutOff(index) ? { truncate: true, content } : { content, reasoning };
     },
   });
-  const config = LlmSchema.parse({ baseURL: server.baseURL, apiKey: "test", model: "scripted" });
+  const config = { ...LlmSchema.parse({ baseURL: server.baseURL, apiKey: "test" }), model: "scripted" };
   const usage = new UsageTracker();
   const cache = memoryCache();
   const model = new CachedChatModel(new OpenAIChatModel(config, { baseDelayMs: 5 }), cache, usage);

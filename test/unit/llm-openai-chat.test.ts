@@ -22,7 +22,8 @@ afterEach(async () => {
 
 async function setup(options: ScriptedServerOptions, llm: Record<string, unknown> = {}) {
   server = await startScriptedOpenAI(options);
-  const config = LlmSchema.parse({ baseURL: server.baseURL, apiKey: "test", model: "scripted", ...llm });
+  const parsed = LlmSchema.parse({ baseURL: server.baseURL, apiKey: "test", model: "scripted", ...llm });
+  const config = { ...parsed, model: parsed.model ?? "scripted" };
   return { server, model: new OpenAIChatModel(config, FAST_RETRY) };
 }
 

@@ -12,6 +12,7 @@ import {
   CLI_RAISE_TIMEOUT,
   CypherTimeout,
   parseCypherParams,
+  ReadOnlyRefusal,
   type ReadOnlySession,
   runReadOnlyCypher,
   withoutExplainPrefix,
@@ -85,10 +86,6 @@ describe("runReadOnlyCypher", () => {
       "CALL dbms.components() YIELD name CREATE (:Copy {name: name})",
       "Refused: Neo4j plans this query as schema-changing; kgrag runs only read-only Cypher.",
     ],
-    [
-      "CALL tx.setMetaData({a: 1})",
-      "Refused: Neo4j plans this query as schema-changing; kgrag runs only read-only Cypher.",
-    ],
   ])("refuses what the DBMS list does not cover, planned as schema-changing: %s", async (query, message) => {
     const { session, ran } = scriptedSession("s");
     await expect(runReadOnlyCypher(session, query, {}, limits)).rejects.toThrow(message);
@@ -118,6 +115,52 @@ describe("runReadOnlyCypher", () => {
     await expect(runReadOnlyCypher(session, query, {}, limits)).rejects.toThrow(message);
     expect(explained).toEqual([]);
     expect(ran).toEqual([]);
+  });
+
+  it.each([
+    "CALL db.stats.clear('QUERIES')",
+    "CALL db.stats.collect('QUERIES')",
+    "CALL db.stats.stop('QUERIES')",
+    "CALL db.stats.retrieve('GRAPH COUNTS')",
+    "CALL db.stats.retrieveAllAnonymized('graph')",
+    "CALL db.resampleIndex('entity_name')",
+    "CALL db.resampleOutdatedIndexes()",
+    "CALL db.prepareForReplanning()",
+    "CALL db.clearQueryCaches()",
+    "MATCH (n) WITH count(n) AS n CALL db.stats.clear('QUERIES') YIELD section RETURN n, section",
+    "CALL tx.setMetaData({a: 1})",
+    "CALL dbms.listConfig()",
+    "CALL dbms.killConnection('bolt-1')",
+  ])("refuses a procedure outside the read-only list before asking Neo4j: %s", async (query) => {
+    const explained: string[] = [];
+    const { session, ran } = scriptedSession("r");
+    session.explain = async (q) => {
+      explained.push(q);
+      return "r";
+    };
+    const name = /CALL ([\w.]+)\(/.exec(query.replace(/^.*?(?=CALL)/, ""))?.[1] ?? "";
+    const refused = runReadOnlyCypher(session, query, {}, limits);
+    await expect(refused).rejects.toThrow(ReadOnlyRefusal);
+    await expect(refused).rejects.toThrow(`${name} is not one of the read-only`);
+    expect(explained).toEqual([]);
+    expect(ran).toEqual([]);
+  });
+
+  it("runs the read-only introspection procedures Neo4j plans as reads", async () => {
+    const { session, ran } = scriptedSession("r");
+    const queries = [
+      "CALL db.labels() YIELD label RETURN label",
+      "CALL db.schema.visualization()",
+      "CALL db.info()",
+      "CALL db.ping()",
+      "CALL db.stats.status()",
+      "CALL db.awaitIndexes(5)",
+      "CALL db.index.fulltext.listAvailableAnalyzers()",
+      "CALL db.index.fulltext.queryNodes('entity_text', 'acme') YIELD node RETURN node",
+      "CALL { MATCH (n) RETURN n LIMIT 1 } RETURN n",
+    ];
+    for (const query of queries) await runReadOnlyCypher(session, query, {}, limits);
+    expect(ran.map((r) => r.query)).toEqual(queries);
   });
 
   it("runs the read-only SHOW commands, and a query that only mentions SHOW in a string", async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import type {
 import * as kgrag from "../../src/index.js";
 import { RequestTimeoutError, RetriesExhaustedError } from "../../src/llm/retry.js";
 import { Neo4jWorkspaceBusyError } from "../../src/storage/neo4j/busy-error.js";
+import { REPO_ROOT } from "../support/cli-child.js";
 
 let dir: string;
 beforeEach(() => {
@@ -35,6 +36,21 @@ function holdLock(workspace: string): void {
   const owner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
   writeFileSync(join(folder, "owner.json"), JSON.stringify(owner));
 }
+
+describe("the MCP server's entry, kgrag/mcp", () => {
+  it("holds createKgragMcpServer, which the main entry leaves out with the MCP SDK's DOM-typed declarations", async () => {
+    expect(Object.keys(kgrag)).not.toContain("createKgragMcpServer");
+    const mcp = await import("../../src/mcp.js");
+    expect(Object.keys(mcp)).toEqual(["createKgragMcpServer"]);
+    const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+      exports: Record<string, { types: string; import: string }>;
+    };
+    expect(packageJson.exports["./mcp"]).toEqual({
+      types: "./dist/src/mcp.d.ts",
+      import: "./dist/src/mcp.js",
+    });
+  });
+});
 
 describe("the package entry exports what its callers name", () => {
   it("the types of a query's options, context and references", async () => {

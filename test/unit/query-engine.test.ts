@@ -149,6 +149,27 @@ describe("runQuery result", () => {
     expect(chat.requests.length).toBe(before);
   });
 
+  it("refuses a JSON answer offline before retrieving anything, and returns the model's JSON as written", async () => {
+    fixture = await buildFixture(MULTI_HOP, { chat: null });
+    await expect(runQuery(fixture.services, QUESTION, { structuredOutput: {} })).rejects.toThrow(
+      /A JSON answer .* needs a chat model/,
+    );
+    await fixture.close();
+    // A citation the context does not hold stays: the JSON is the model's, not cleaned.
+    const written = '{"town": "Greenwich Village [9]"}';
+    const chat = new StageChat({ keywords: () => MULTI_HOP_KEYWORDS, answer: () => written });
+    fixture = await buildFixture(MULTI_HOP, { chat });
+    const schema = { type: "object", properties: { town: { type: "string" } } };
+    const result = await runQuery(fixture.services, QUESTION, {
+      mode: "naive",
+      structuredOutput: { schema },
+    });
+    expect(result.answer).toBe(written);
+    expect(result.warnings ?? []).toEqual([]);
+    const answerCall = chat.requests.find((r) => r.stage === "answer");
+    expect(answerCall?.jsonSchema).toEqual({ name: "answer", schema });
+  });
+
   it("streams the answer through onToken", async () => {
     fixture = await buildFixture(MULTI_HOP, { chat: scriptedChat() });
     const deltas: string[] = [];

@@ -3,6 +3,7 @@ import { questionWords, sharesAWord } from "../../community/shared-words.js";
 import type { ExtractiveAnswerConfig } from "../../config.js";
 import type { ChatMessage, ChatResponse } from "../../llm/chat-model.js";
 import { renderPrompt } from "../../llm/prompts.js";
+import { OptionsError } from "../../options-error.js";
 import type { KgragServices } from "../../services.js";
 import type { BuiltContext } from "../context/build-context.js";
 import type { HistoryMessage } from "../options.js";
@@ -10,11 +11,20 @@ import { citationFilter } from "./citation-stream.js";
 import { extractiveQuotes, extractiveText } from "./extractive-answer.js";
 import { formatHistory } from "./history.js";
 import { questionType } from "./question-type.js";
+import {
+  followsStructuredOutput,
+  STRUCTURED_OUTPUT_OFFLINE,
+  type StructuredOutput,
+  structuredInstruction,
+  structuredSpec,
+} from "./structured-output.js";
 
 export interface AnswerOptions {
   responseType: string;
   history: HistoryMessage[];
   onToken?: (delta: string) => void;
+  /** Answer as JSON in this format (a chat model only): the model's JSON, as it wrote it. */
+  structuredOutput?: StructuredOutput;
 }
 
 export const NOTHING_FOUND = "Nothing in the indexed documents matches this question.";
@@ -35,6 +45,8 @@ export async function answerQuestion(
   built: BuiltContext,
   options: AnswerOptions,
 ): Promise<Answer> {
+  if (options.structuredOutput)
+    return structuredAnswer(services, question, built, options.structuredOutput, options);
   if (built.context.chunks.length === 0 && built.context.communities.length === 0)
     return { text: NOTHING_FOUND, warnings: [] };
   if (!services.chat)
@@ -54,6 +66,34 @@ export async function answerQuestion(
   const cleaned = cleanCitations(reply.text, shown, passages);
   const text = cleaned.text.trim();
   return { text, warnings: [...replyWarnings(reply, text), ...removedCitationWarnings(cleaned)] };
+}
+
+/**
+ * The answer as JSON in the format asked, written by the chat model even from an empty context
+ * (the prompt has it say what the material lacks), and left as written: citations are not cleaned
+ * out of it, nor sources added. A reply that does not follow the format is not cached, and warned of.
+ */
+async function structuredAnswer(
+  services: KgragServices,
+  question: string,
+  built: BuiltContext,
+  output: StructuredOutput,
+  options: AnswerOptions,
+): Promise<Answer> {
+  if (!services.chat) throw new OptionsError(STRUCTURED_OUTPUT_OFFLINE);
+  const follows = (text: string) => followsStructuredOutput(text.trim(), output);
+  const reply = await services.chat.chat({
+    stage: "answer",
+    messages: answerMessages(question, built.text, options),
+    jsonSchema: structuredSpec(output),
+    onToken: options.onToken,
+    acceptAnswer: follows,
+  });
+  const text = reply.text.trim();
+  const warnings = replyWarnings(reply, text);
+  if (text && !follows(text))
+    warnings.push("the model's answer is not JSON that follows the format asked for");
+  return { text, warnings };
 }
 
 /**
@@ -130,8 +170,9 @@ export function answerMessages(question: string, context: string, options: Answe
     history: formatHistory(options.history),
     context,
   });
+  const format = options.structuredOutput ? `\n\n${structuredInstruction(options.structuredOutput)}` : "";
   return [
-    { role: "system", content: system },
+    { role: "system", content: `${system}${format}` },
     { role: "user", content: question },
   ];
 }

@@ -1,3 +1,8 @@
+import {
+  followsStructuredOutput,
+  type StructuredOutput,
+  structuredSpec,
+} from "../../query/answer/structured-output.js";
 import type { KgragServices } from "../../services.js";
 
 /**
@@ -13,18 +18,21 @@ export function isClientTask(text: string): boolean {
 
 /**
  * A client's errand done by the workspace's chat model alone, the prompt as it came (no retrieval,
- * no sources). Offline there is no model to write a title: `{}` names none, and Open WebUI falls
- * back to its own (the first message as the title, no tags or follow-ups).
+ * no sources), as JSON when the client asks for it (`output`). Offline there is no model to write a
+ * title: `{}` names none, and Open WebUI falls back to its own (the first message as the title, no
+ * tags or follow-ups); undefined when `{}` does not follow the format asked: nothing honest to send.
  */
 export async function doClientTask(
   services: KgragServices,
   prompt: string,
   signal: AbortSignal,
-): Promise<string> {
-  if (!services.chat) return "{}";
+  output?: StructuredOutput,
+): Promise<string | undefined> {
+  if (!services.chat) return !output || followsStructuredOutput("{}", output) ? "{}" : undefined;
   const reply = await services.chat.chat({
     stage: "answer",
     messages: [{ role: "user", content: prompt }],
+    ...(output ? { jsonSchema: structuredSpec(output) } : {}),
     signal,
   });
   return reply.text;

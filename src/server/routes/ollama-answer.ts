@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import type { StructuredOutput } from "../../query/answer/structured-output.js";
 import type { HistoryMessage, QueryMode } from "../../query/options.js";
 import type { QueryResult } from "../../query/result.js";
 import { citedSources, communitySourceLine, pagesPart } from "../../query/result-text.js";
@@ -129,6 +130,8 @@ export interface AskedQuestion {
   question: string;
   mode: QueryMode;
   history: HistoryMessage[];
+  /** The JSON format the answer must take: the model's JSON is sent as it is, without sources. */
+  output?: StructuredOutput;
 }
 
 /**
@@ -145,11 +148,17 @@ export async function sendAnswer(
   stream: boolean,
 ) {
   const { queries } = workspace;
-  const options = { mode: asked.mode, history: asked.history };
+  const options = {
+    mode: asked.mode,
+    history: asked.history,
+    ...(asked.output ? { structuredOutput: asked.output } : {}),
+  };
   const call = { clientGone: clientGoneSignal(reply) };
+  // A JSON answer stays the model's JSON: no sources or warnings after it.
+  const shown = (result: QueryResult) => (asked.output ? result.answer : answerWithSources(result));
   if (!stream) {
     const result = await queries.run(asked.question, options, {}, call);
-    return format.whole(answerWithSources(result), result);
+    return format.whole(shown(result), result);
   }
   reply.hijack();
   reply.raw.writeHead(200, { ...headersOf(reply.getHeaders()), "content-type": format.streamType });
@@ -169,7 +178,7 @@ export async function sendAnswer(
       },
       call,
     );
-    const rest = streamed ? answerWithSources(result).slice(result.answer.length) : answerWithSources(result);
+    const rest = streamed ? shown(result).slice(result.answer.length) : shown(result);
     if (rest) write(format.piece(rest));
     write(format.end(result));
   } catch (error) {

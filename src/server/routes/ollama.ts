@@ -2,13 +2,14 @@ import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { HistoryMessage } from "../../query/options.js";
-import { QUERY_MODES, type QueryMode } from "../../query/options.js";
+import { STRUCTURED_OUTPUT_OFFLINE, type StructuredOutput } from "../../query/answer/structured-output.js";
+import { QUERY_MODES } from "../../query/options.js";
 import type { ServerContext } from "../context.js";
 import { badRequest, ollamaErrorBody } from "../errors.js";
 import { clientGoneSignal } from "../queries/query-limits.js";
 import { workspaceOf } from "../request-workspace.js";
 import type { ServedWorkspace, WorkspaceRegistry } from "../workspaces.js";
+import { type AskedTurns, askedTurns, modeAndQuestion } from "./chat-turns.js";
 import { doClientTask, isClientTask } from "./client-tasks.js";
 import {
   type AnswerFormat,
@@ -23,6 +24,15 @@ import {
 
 /** The default workspace's model (the first one a key may use, or the one X-Kgrag-Workspace names). */
 export const OLLAMA_MODEL = "kgrag:latest";
+
+/**
+ * The Ollama version /api/version reports: clients refuse a server below their minimum (VS Code's
+ * Copilot and Raycast 0.6.4, Continue 0.6.5) and Open WebUI reads the version as dotted integers,
+ * so kgrag's own version (0.x, or a pre-release) is no use there. The API kgrag speaks is that of
+ * this release (structured `format`, `capabilities` in /api/show, load/unload replies); kgrag's
+ * version goes in `kgrag_version` beside it.
+ */
+export const OLLAMA_API_VERSION = "0.12.0";
 
 /** The `expires_at` /api/ps gives a workspace: Ollama's for a model kept loaded (keep_alive -1). */
 const LOADED_FOR_GOOD = "2318-01-01T00:00:00Z";
@@ -46,8 +56,20 @@ declare module "fastify" {
   }
 }
 
-// Other fields Ollama's clients send (options, format, tools, think, a message's images) are let
-// through and not used: kgrag answers from its graph with its own models.
+/**
+ * Ollama's `format`: "json", or a JSON Schema the answer must follow; "" (what some clients send
+ * by default) and null ask for text.
+ */
+const FormatSchema = z.union([z.literal(""), z.literal("json"), z.record(z.string(), z.unknown())]).nullish();
+
+/** The JSON answer an Ollama `format` asks for, if any. */
+export function ollamaStructuredOutput(format: z.infer<typeof FormatSchema>): StructuredOutput | undefined {
+  if (!format) return undefined;
+  return format === "json" ? {} : { schema: format };
+}
+
+// Other fields Ollama's clients send (options, tools, think, a message's images) are let through
+// and not used: kgrag answers from its graph with its own models.
 const ChatBodySchema = z.object({
   model: z.string().default(OLLAMA_MODEL),
   // None: a client loading or unloading the model (keep_alive 0).
@@ -62,6 +84,7 @@ const ChatBodySchema = z.object({
     .default([]),
   stream: z.boolean().default(true),
   keep_alive: KeepAliveSchema,
+  format: FormatSchema,
 });
 
 /** Ollama's completion: the prompt is the question (a `system` prompt, `context` and `suffix` are not used). */
@@ -71,25 +94,13 @@ const GenerateBodySchema = z.object({
   prompt: z.string().default(""),
   stream: z.boolean().default(true),
   keep_alive: KeepAliveSchema,
+  format: FormatSchema,
 });
 
 /** Ollama's clients name the model as `model`, older ones as `name`. */
 const ShowBodySchema = z.object({ model: z.string().optional(), name: z.string().optional() });
 
 const MODE_PREFIXES = QUERY_MODES.map((m) => `/${m}`);
-
-/**
- * `/local what...` picks the mode; without a prefix the question goes to mix. A `/word` that names
- * no mode is `unknownPrefix` (a path such as `/etc/hosts ...` is no prefix: the word ends at a space).
- */
-export function modeAndQuestion(text: string): { mode: QueryMode; question: string; unknownPrefix?: string } {
-  const match = /^\s*\/(\w+)(?:\s+([\s\S]*))?$/.exec(text);
-  const named = match?.[1]?.toLowerCase();
-  if (match && named && (QUERY_MODES as readonly string[]).includes(named))
-    return { mode: named as QueryMode, question: (match[2] ?? "").trim() };
-  if (match?.[1]) return { mode: "mix", question: text.trim(), unknownPrefix: `/${match[1]}` };
-  return { mode: "mix", question: text.trim() };
-}
 
 /** What an Ollama client shows for a message that starts with a prefix naming no mode. */
 export function unknownPrefixAnswer(prefix: string): string {
@@ -166,10 +177,14 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
 
   api.get(
     "/api/version",
-    { schema: { tags: ["ollama"], summary: "Ollama-compatible version" } },
-    async () => ({
-      version: ctx.version,
-    }),
+    {
+      schema: {
+        tags: ["ollama"],
+        summary:
+          "Ollama-compatible version: the Ollama API version kgrag follows (clients check a minimum), kgrag's own as kgrag_version",
+      },
+    },
+    async () => ({ version: OLLAMA_API_VERSION, kgrag_version: ctx.version }),
   );
 
   /** The models this caller may use: kgrag:latest for its default workspace, kgrag-<id>:latest for the others. */
@@ -270,22 +285,13 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { messages, stream, model, keep_alive } = request.body;
+      const { messages, stream, model, keep_alive, format } = request.body;
       const workspace = workspaceOfModel(model, request, ctx.registry);
       if (!workspace) return modelNotFound(reply, model);
       const frame = chatFrame(model);
       if (messages.length === 0) return loadReply(frame, keep_alive);
-      const lastUser = messages.map((m) => m.role).lastIndexOf("user");
-      if (lastUser < 0) throw badRequest("messages hold no user message to answer");
-      // The conversation's turns of text; system prompts, tool results and tool calls are not kgrag's.
-      const history: HistoryMessage[] = messages
-        .slice(0, lastUser)
-        .filter(
-          (m): m is { role: "user" | "assistant"; content: string } =>
-            (m.role === "user" || m.role === "assistant") && m.content.trim() !== "",
-        );
-      const message = messages[lastUser]?.content ?? "";
-      return answer(request, reply, workspace, message, history, ollamaFormat(frame), stream);
+      const asked = { ...askedTurns(messages), output: ollamaStructuredOutput(format) };
+      return answer(request, reply, workspace, asked, ollamaFormat(frame), stream);
     },
   );
 
@@ -301,36 +307,48 @@ async function routes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { prompt, stream, model, keep_alive } = request.body;
+      const { prompt, stream, model, keep_alive, format } = request.body;
       const workspace = workspaceOfModel(model, request, ctx.registry);
       if (!workspace) return modelNotFound(reply, model);
       const frame = generateFrame(model);
       if (prompt.trim() === "") return loadReply(frame, keep_alive);
-      return answer(request, reply, workspace, prompt, [], ollamaFormat(frame), stream);
+      const asked = { message: prompt, history: [], output: ollamaStructuredOutput(format) };
+      return answer(request, reply, workspace, asked, ollamaFormat(frame), stream);
     },
   );
 }
 
+/** What a chat asks: the message, its history, and the JSON format its answer must take, if any. */
+export interface ChatAsk extends AskedTurns {
+  output?: StructuredOutput;
+}
+
 /**
  * Asks the message (its /mode prefix read) on the workspace, or answers a prefix naming no mode, or
- * does a client's errand (a title...) with the chat model alone.
+ * does a client's errand (a title...) with the chat model alone. A JSON answer needs the chat
+ * model: offline it is refused (400) before anything is asked.
  */
 export async function answer(
   request: FastifyRequest,
   reply: FastifyReply,
   workspace: ServedWorkspace,
-  message: string,
-  history: HistoryMessage[],
+  asked: ChatAsk,
   format: AnswerFormat,
   stream: boolean,
 ) {
+  const { message, history, output } = asked;
+  const { services } = workspace.kgrag;
   if (isClientTask(message)) {
-    const done = await doClientTask(workspace.kgrag.services, message, clientGoneSignal(reply));
+    const done = await doClientTask(services, message, clientGoneSignal(reply), output);
+    if (done === undefined) throw badRequest(STRUCTURED_OUTPUT_OFFLINE, "structured_output_offline");
     return sendNotice(reply, format, done, stream);
   }
+  if (output && !services.chat) throw badRequest(STRUCTURED_OUTPUT_OFFLINE, "structured_output_offline");
   const { mode, question, unknownPrefix } = modeAndQuestion(message);
   if (!question) throw badRequest("The message holds no question (after its /mode prefix, if any)");
   // Answered, not refused: a chat client shows an answer, and may hide an error's body.
+  // Asked for JSON, a notice in words would break the client's parsing: refused with it instead.
+  if (unknownPrefix && output) throw badRequest(unknownPrefixAnswer(unknownPrefix));
   if (unknownPrefix) return sendNotice(reply, format, unknownPrefixAnswer(unknownPrefix), stream);
-  return sendAnswer(request, reply, workspace, { question, mode, history }, format, stream);
+  return sendAnswer(request, reply, workspace, { question, mode, history, output }, format, stream);
 }

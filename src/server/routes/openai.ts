@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { HistoryMessage } from "../../query/options.js";
+import type { StructuredOutput } from "../../query/answer/structured-output.js";
 import type { QueryResult } from "../../query/result.js";
 import type { ServerContext } from "../context.js";
-import { ApiError, badRequest } from "../errors.js";
+import { ApiError } from "../errors.js";
+import { askedTurns } from "./chat-turns.js";
 import { answer, OLLAMA_MODEL, workspaceModel, workspaceOfModel } from "./ollama.js";
 import type { AnswerFormat } from "./ollama-answer.js";
 
@@ -30,7 +31,30 @@ const CompletionBodySchema = z.object({
     .min(1, "messages must hold at least one message"),
   stream: z.boolean().default(false),
   stream_options: z.object({ include_usage: z.boolean().optional() }).nullish(),
+  response_format: z
+    .discriminatedUnion("type", [
+      z.object({ type: z.literal("text") }),
+      z.object({ type: z.literal("json_object") }),
+      z.object({
+        type: z.literal("json_schema"),
+        json_schema: z.object({
+          name: z.string().min(1),
+          schema: z.record(z.string(), z.unknown()).optional(),
+        }),
+      }),
+    ])
+    .nullish(),
 });
+
+type ResponseFormat = z.infer<typeof CompletionBodySchema>["response_format"];
+
+/** The JSON answer an OpenAI `response_format` asks for, if any (json_object: any JSON object). */
+export function openAiStructuredOutput(format: ResponseFormat): StructuredOutput | undefined {
+  if (!format || format.type === "text") return undefined;
+  if (format.type === "json_object") return {};
+  const { name, schema } = format.json_schema;
+  return { name, ...(schema ? { schema } : {}) };
+}
 
 type Content = z.infer<typeof ContentSchema>;
 
@@ -107,20 +131,13 @@ export async function openAiRoutes(app: FastifyInstance, ctx: ServerContext): Pr
       },
     },
     async (request, reply) => {
-      const { model, messages, stream, stream_options } = request.body;
+      const { model, messages, stream, stream_options, response_format } = request.body;
       const workspace = workspaceOfModel(model, request, ctx.registry);
       if (!workspace) throw new ApiError(404, "model_not_found", `The model '${model}' does not exist`);
-      const turns = messages.map((m) => ({ role: m.role, content: textOf(m.content) }));
-      const lastUser = turns.map((m) => m.role).lastIndexOf("user");
-      if (lastUser < 0) throw badRequest("messages hold no user message to answer");
-      const history: HistoryMessage[] = turns
-        .slice(0, lastUser)
-        .filter(
-          (m): m is HistoryMessage =>
-            (m.role === "user" || m.role === "assistant") && m.content.trim() !== "",
-        );
+      const turns = askedTurns(messages.map((m) => ({ role: m.role, content: textOf(m.content) })));
+      const asked = { ...turns, output: openAiStructuredOutput(response_format) };
       const format = openAiFormat(model, stream_options?.include_usage === true);
-      return answer(request, reply, workspace, turns[lastUser]?.content ?? "", history, format, stream);
+      return answer(request, reply, workspace, asked, format, stream);
     },
   );
 }

@@ -120,6 +120,44 @@ describe.skipIf(!liveNeo4j)(`kgrag cypher on a live Neo4j (${liveNeo4j ? "live" 
     expect(indexes.records).toEqual([]);
   });
 
+  it("refuses procedures that change the server's state before they reach it, and runs the read-only ones", async () => {
+    const status = async () => {
+      const { records } = await driver.executeQuery("CALL db.stats.status() YIELD section, status");
+      return Object.fromEntries(records.map((r) => [r.get("section"), r.get("status")]));
+    };
+    // Neo4j collects query statistics from the start: stopped here, a collect that ran would restart it.
+    await driver.executeQuery("CALL db.stats.stop('QUERIES')");
+    expect(await status()).toEqual({ QUERIES: "idle" });
+    const refused = [
+      "CALL db.stats.collect('QUERIES')",
+      "CALL db.stats.clear('QUERIES')",
+      "CALL db.stats.stop('QUERIES')",
+      "CALL db.stats.retrieve('QUERIES')",
+      "CALL db.stats.retrieveAllAnonymized('graph')",
+      "CALL db.resampleIndex('intruder')",
+      "CALL db.resampleOutdatedIndexes()",
+      "CALL db.prepareForReplanning()",
+      "CALL db.clearQueryCaches()",
+      "CALL dbms.listConnections()",
+    ];
+    for (const query of refused) {
+      const name = /CALL ([\w.]+)\(/.exec(query)?.[1];
+      const result = await cypher(query);
+      expect(result.code, `${query} was not refused`).toBe(2);
+      expect(result.stderr).toContain(`${name} is not one of the read-only`);
+    }
+    expect(await status()).toEqual({ QUERIES: "idle" });
+    const introspection = [
+      "CALL db.info() YIELD name RETURN name",
+      "CALL db.ping() YIELD success RETURN success",
+      "CALL db.stats.status() YIELD section, status RETURN section, status",
+      "CALL db.awaitIndexes(10)",
+      "CALL db.index.fulltext.listAvailableAnalyzers() YIELD analyzer RETURN analyzer LIMIT 1",
+    ];
+    for (const query of introspection) await rowsOf(query);
+    expect(await status()).toEqual({ QUERIES: "idle" });
+  });
+
   it("stops a query that runs past its timeout, with a clear message", async () => {
     const result = await cypher(
       "UNWIND range(1, 200000000) AS x WITH x WHERE x % 7 = 3 RETURN count(x) AS n",
