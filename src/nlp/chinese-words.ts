@@ -56,6 +56,14 @@ export const ORGANIZATION_SUFFIXES = [
   "队",
   "厂",
 ];
+/**
+ * Job titles jieba's dictionary lacks: without them it reads the title's last character with the
+ * name after it (首席财务官李明 → 财务 / 官李). Added to its dictionary as common nouns.
+ */
+export const JOB_TITLE_WORDS =
+  "首席执行官 首席财务官 首席技术官 首席运营官 首席信息官 首席营销官 首席科学家 财务官 技术官 信息官 营销官 联合创始人".split(
+    " ",
+  );
 /** Words that end a company's full name ("星河动力公司"): without them it is the company's short name. */
 export const COMPANY_WORDS = ["股份有限公司", "有限责任公司", "有限公司", "公司", "集团"];
 

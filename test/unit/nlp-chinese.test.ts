@@ -42,6 +42,13 @@ describe("analyzeChinese", () => {
     expect(kindOf("张海湖是作家。", "张海湖")).toBe("person");
   });
 
+  it("ends a job title jieba's dictionary lacks before the name after it", () => {
+    const { mentions } = analyzeChinese("首席财务官王芳说。");
+    // Without the title in jieba's dictionary: 首席 / 财务 / 官王芳.
+    expect(mentions.find((m) => m.name === "王芳")?.kind).toBe("person");
+    expect(mentions.some((m) => m.name.includes("官王"))).toBe(false);
+  });
+
   it("recovers names jieba's unknown-word model glued to a preposition", () => {
     const { mentions } = analyzeChinese("该公司由马云等人于1999年创立。");
     expect(mentions.find((m) => m.name === "马云")?.kind).toBe("person");
