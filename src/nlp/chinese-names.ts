@@ -1,11 +1,11 @@
 import {
-  endsWithAny,
   LEADING_FUNCTION_CHARS,
+  mayBePersonName,
   NAME_TAG_KINDS,
   ORGANIZATION_SUFFIXES,
   PLACE_SUFFIXES,
   QUESTION_WORD,
-  SURNAMES,
+  suffixKind,
   TRAILING_FUNCTION_CHARS,
 } from "./chinese-words.js";
 import type { Mention, MentionKind } from "./types.js";
@@ -67,9 +67,7 @@ export function namesIn(words: Word[], sentence: number): Mention[] {
     const kind = NAME_TAG_KINDS[w.tag];
     if (kind) {
       const suffixed = withSuffix(words, i)?.(sentence);
-      // A name whose class jieba leaves open takes the one its suffix gives: 星河动力 of 星河动力公司.
-      const own = kind === "concept" && suffixed ? suffixed.kind : kind;
-      found.push(mention(w.word, own, true, sentence, w.start, w.end));
+      found.push(mention(w.word, ownKind(w.word, kind, suffixed), true, sentence, w.start, w.end));
       if (suffixed) found.push(suffixed);
     } else if (w.tag === "x" && HAN.test(w.word)) {
       const guess = unknownName(w);
@@ -109,6 +107,18 @@ function joinLatinNames(words: Word[]): Word[] {
   return out;
 }
 
+/**
+ * The class of a name jieba tagged: its own ending outweighs a person tag (jieba tags 高新区 a
+ * person) and fills an open class, unless the name may be a person's (孙中山); a name whose class
+ * jieba leaves open takes the one the word after it gives: 星河动力 of 星河动力公司.
+ */
+function ownKind(name: string, tagKind: MentionKind, suffixed: Mention | undefined): MentionKind {
+  if (tagKind !== "person" && tagKind !== "concept") return tagKind;
+  const bySuffix = suffixKind(name);
+  if (bySuffix) return bySuffix;
+  return tagKind === "concept" && suffixed ? suffixed.kind : tagKind;
+}
+
 /** "阿里巴巴" + "集团": the name with the organisation or place word after it, as its own mention. */
 function withSuffix(words: Word[], i: number): ((sentence: number) => Mention) | null {
   const w = words[i]!;
@@ -136,12 +146,6 @@ function unknownName(w: Word): { name: string; kind: MentionKind; start: number;
   if (name.length < 2 || !/^\p{Script=Han}+$/u.test(name) || QUESTION_WORD.test(name)) return null;
   if (name.length === 2 && (LEADING_FUNCTION_CHARS.has(name[0]!) || TRAILING_FUNCTION_CHARS.has(name[1]!)))
     return null;
-  const kind: MentionKind = endsWithAny(name, ORGANIZATION_SUFFIXES)
-    ? "organization"
-    : endsWithAny(name, PLACE_SUFFIXES)
-      ? "location"
-      : SURNAMES.has(name[0]!) && name.length <= 3
-        ? "person"
-        : "concept";
+  const kind: MentionKind = suffixKind(name) ?? (mayBePersonName(name) ? "person" : "concept");
   return { name, kind, start: w.start + start, end: w.start + end };
 }

@@ -2,9 +2,9 @@ import type { Word } from "./chinese-names.js";
 import {
   endsWithAny,
   LEADING_FUNCTION_CHARS,
-  ORGANIZATION_SUFFIXES,
+  mayBePersonName,
   PLACE_SUFFIXES,
-  SURNAMES,
+  suffixKind,
   TRADE_WORDS,
   TRAILING_FUNCTION_CHARS,
 } from "./chinese-words.js";
@@ -139,10 +139,12 @@ function longestNameAt(words: Word[], i: number, names: ReadonlySet<string>): nu
 
 /** The jieba tag the joined name gets, so the name finder classes it: person, place, organisation or brand. */
 function nameTag(name: string, parts: Word[]): string {
-  if (endsWithAny(name, ORGANIZATION_SUFFIXES)) return "nt";
+  const bySuffix = suffixKind(name);
+  if (bySuffix === "organization") return "nt";
   if (parts.length === 2 && isCoinedWord(parts[0]!) && TRADE_WORDS.has(parts[1]!.word)) return "nt";
-  if (endsWithAny(name, PLACE_SUFFIXES) && parts.at(-1)?.tag === "ns") return "ns";
-  if (parts[0]?.tag === "nr" && SURNAMES.has(name[0]!) && name.length <= 3) return "nr";
+  if (bySuffix === "location" || (endsWithAny(name, PLACE_SUFFIXES) && parts.at(-1)?.tag === "ns"))
+    return "ns";
+  if (parts[0]?.tag === "nr" && mayBePersonName(name)) return "nr";
   // Transliterated-name tag: a name whose class the words do not tell.
   return "nrt";
 }

@@ -56,6 +56,14 @@ export const ORGANIZATION_SUFFIXES = [
   "队",
   "厂",
 ];
+/**
+ * Job titles jieba's dictionary lacks: without them it reads the title's last character with the
+ * name after it (首席财务官李明 → 财务 / 官李). Added to its dictionary as common nouns.
+ */
+export const JOB_TITLE_WORDS =
+  "首席执行官 首席财务官 首席技术官 首席运营官 首席信息官 首席营销官 首席科学家 财务官 技术官 信息官 营销官 联合创始人".split(
+    " ",
+  );
 /** Words that end a company's full name ("星河动力公司"): without them it is the company's short name. */
 export const COMPANY_WORDS = ["股份有限公司", "有限责任公司", "有限公司", "公司", "集团"];
 
@@ -69,6 +77,14 @@ export const TRADE_WORDS = new Set(
   ),
 );
 export const PLACE_SUFFIXES = [..."省市县区镇乡村州山河江湖海岛路街港湾"];
+/**
+ * Place and organisation endings a given name ends with too (孙中山, 李江, 王小海, 陈路): after a
+ * surname they leave the name a person's. The others (区, 市, 公司...) end no person's name.
+ */
+const GIVEN_NAME_ENDINGS = new Set([..."镇乡村州山河江湖海岛路街港湾部局党队厂"]);
+/** Two-character surnames: 欧阳修, 司马光, 诸葛亮. */
+const COMPOUND_SURNAMES =
+  "欧阳 司马 诸葛 上官 司徒 东方 皇甫 尉迟 公孙 慕容 长孙 宇文 夏侯 令狐 端木 独孤".split(" ");
 
 /** Nouns too general to be concepts of their own. */
 export const GENERIC_NOUNS = new Set(
@@ -84,4 +100,26 @@ export const LIGHT_VERBS = new Set(
 
 export function endsWithAny(word: string, suffixes: readonly string[]): boolean {
   return suffixes.some((suffix) => word.length > suffix.length && word.endsWith(suffix));
+}
+
+/** A person's name may be: a common surname and one or two characters, or a two-character surname and one or two. */
+export function mayBePersonName(name: string): boolean {
+  if (COMPOUND_SURNAMES.some((surname) => name.startsWith(surname)))
+    return name.length >= 3 && name.length <= 4;
+  return SURNAMES.has(name[0]!) && name.length >= 2 && name.length <= 3;
+}
+
+/**
+ * The class a name's ending gives: 高新区 a place, 星河公司 an organisation, whatever jieba tagged
+ * them. An ending that ends given names too leaves a name that may be a person's open (孙中山,
+ * 李江): null.
+ */
+export function suffixKind(name: string): "organization" | "location" | null {
+  const kind = endsWithAny(name, ORGANIZATION_SUFFIXES)
+    ? "organization"
+    : endsWithAny(name, PLACE_SUFFIXES)
+      ? "location"
+      : null;
+  if (!kind) return null;
+  return GIVEN_NAME_ENDINGS.has(name.at(-1)!) && mayBePersonName(name) ? null : kind;
 }

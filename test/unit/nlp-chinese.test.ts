@@ -24,6 +24,31 @@ describe("analyzeChinese", () => {
     });
   });
 
+  it("types a name by its place or organisation ending, over jieba's person tag", () => {
+    const kindOf = (text: string, name: string) =>
+      analyzeChinese(text).mentions.find((m) => m.name === name)?.kind;
+    // jieba tags 高新区 a person's name (nr); its ending 区 ends no given name.
+    expect(kindOf("公司总部位于高新区。", "高新区")).toBe("location");
+    expect(kindOf("听潮芯片的生产线设在澄州高新区。澄州高新区很大。", "澄州高新区")).toBe("location");
+  });
+
+  it("keeps a person's name whose given name ends with a place character", () => {
+    const kindOf = (text: string, name: string) =>
+      analyzeChinese(text).mentions.find((m) => m.name === name)?.kind;
+    expect(kindOf("孙中山是革命家。", "孙中山")).toBe("person");
+    expect(kindOf("王小山是工程师。", "王小山")).toBe("person");
+    // Words jieba does not know (tag x): a surname and a given name ending in 江 or 湖.
+    expect(kindOf("李江说。", "李江")).toBe("person");
+    expect(kindOf("张海湖是作家。", "张海湖")).toBe("person");
+  });
+
+  it("ends a job title jieba's dictionary lacks before the name after it", () => {
+    const { mentions } = analyzeChinese("首席财务官王芳说。");
+    // Without the title in jieba's dictionary: 首席 / 财务 / 官王芳.
+    expect(mentions.find((m) => m.name === "王芳")?.kind).toBe("person");
+    expect(mentions.some((m) => m.name.includes("官王"))).toBe(false);
+  });
+
   it("recovers names jieba's unknown-word model glued to a preposition", () => {
     const { mentions } = analyzeChinese("该公司由马云等人于1999年创立。");
     expect(mentions.find((m) => m.name === "马云")?.kind).toBe("person");
