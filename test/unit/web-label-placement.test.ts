@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { labelBox, labelSide, overflow } from "../../web/src/graph/label-placement.js";
+import { labelBox, labelPlacement, labelSide, overflow } from "../../web/src/graph/label-placement.js";
 
 const viewport = { width: 390, height: 500 };
 const at = (x: number, y: number, width = 120) => ({ x, y, radius: 6, margin: 5, width, height: 12 });
@@ -25,5 +25,15 @@ describe("web graph: a node's label is placed where it is read whole", () => {
     // Wider than the view on either side of a node in the middle: under it, centred, is cut least.
     const side = labelSide(at(195, 250, 500), viewport);
     expect(side).toBe("below");
+  });
+
+  it("hides the label of a node past the edge that would show only in part, not one whose node is in view", () => {
+    // Its label's end on the left would lie 19 px past the edge.
+    expect(labelPlacement(at(420, 200), viewport)).toBe("hidden");
+    expect(labelPlacement(at(385, 200), viewport)).toBe("left");
+    // Past the edge, but its label fits whole on the node's left.
+    expect(labelPlacement(at(395, 200), viewport)).toBe("left");
+    // In view, a label too wide for any side is still drawn, cut least.
+    expect(labelPlacement(at(195, 250, 500), viewport)).toBe("below");
   });
 });

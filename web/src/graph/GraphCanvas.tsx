@@ -8,7 +8,14 @@ import { pathLine } from "sigma/rendering";
 import { canvasLegend, FADED_COLOUR, OTHER_COLOUR, PALETTE_SIZE, sizeForDegree } from "./colors";
 import { GraphLegend } from "./GraphLegend";
 import { ARROW_DIRECTIONS, nearestInDirection, type ScreenNode, stepByDegree } from "./keyboard-nav";
-import { type Box, type LabelGeometry, type LabelSide, labelBox, labelSide } from "./label-placement";
+import {
+  type Box,
+  type LabelGeometry,
+  type LabelPlacement,
+  type LabelSide,
+  labelBox,
+  labelPlacement,
+} from "./label-placement";
 import { type ColourBy, categoryOf, type GraphEdgeData, type GraphNodeData } from "./types";
 import { ViewGraph } from "./view-graph";
 
@@ -43,8 +50,8 @@ type NodeAttributes = {
   category: string;
 };
 
-/** Per node, the side its label is drawn on (see placeLabels). */
-type LabelState = { labelSide: LabelSide };
+/** Per node, the side its label is drawn on, or "hidden" (see placeLabels). */
+type LabelState = { labelPlacement: LabelPlacement };
 
 /** Sigma's label font, size and gap from the node (its defaults), which the placement measures by. */
 const LABEL_FONT = "sans-serif";
@@ -99,6 +106,8 @@ export default function GraphCanvas(props: GraphCanvasProps) {
   );
   const renderer = useRef<Sigma<NodeAttributes, Attributes, Attributes, LabelState> | undefined>(undefined);
   const labelWidths = useMemo(() => new LabelWidths(), []);
+  /** Nodes whose labels placeLabels hid: outside the view, they would show only in part. */
+  const hiddenLabels = useMemo(() => new Set<string>(), []);
   const keysHint = useId();
   const layout = useRef<FA2Layout | undefined>(undefined);
   const layoutTimer = useRef<number | undefined>(undefined);
@@ -135,14 +144,18 @@ export default function GraphCanvas(props: GraphCanvasProps) {
           // shapes every edge's geometry (the graph has no self-loops: syncGraph skips them).
           primitives: { edges: { paths: [pathLine()] } },
           // A label that would run past the canvas's edge is drawn on the node's other side (see placeLabels).
-          customNodeState: { labelSide: "right" },
+          customNodeState: { labelPlacement: "right" },
           styles: {
             nodes: [
               DEFAULT_STYLES.nodes,
               {
                 labelFont: LABEL_FONT,
                 labelSize: LABEL_SIZE,
-                labelPosition: (_node, state) => state.labelSide,
+                labelPosition: (_node, { labelPlacement }) =>
+                  labelPlacement === "hidden" ? "right" : labelPlacement,
+                // Sigma's own rule (shown under the pointer, else where labels do not crowd), unless cut.
+                labelVisibility: (_node, { labelPlacement, isHovered }) =>
+                  labelPlacement === "hidden" ? "hidden" : isHovered ? "visible" : "auto",
               },
             ],
           },
@@ -272,17 +285,25 @@ export default function GraphCanvas(props: GraphCanvasProps) {
 
   /**
    * Moves each label shown to the side where it is read whole: one on the right of a node near the
-   * canvas's right edge was cut off. Runs after each frame; a label moved is drawn in the next.
+   * canvas's right edge was cut off. The label of a node outside the view that would show only in
+   * part is hidden. Runs after each frame; a label moved is drawn in the next.
    */
   function placeLabels() {
     const sigma = renderer.current;
     if (!sigma) return;
     const viewport = sigma.getDimensions();
-    for (const node of sigma.getNodeDisplayedLabels()) {
+    // Hidden labels are not among those shown: they are placed again too, to come back in view.
+    for (const node of new Set([...sigma.getNodeDisplayedLabels(), ...hiddenLabels])) {
       const geometry = labelGeometry(node);
-      if (!geometry) continue;
-      const side = labelSide(geometry, viewport);
-      if (sigma.getNodeState(node).labelSide !== side) sigma.setNodeState(node, { labelSide: side });
+      if (!geometry) {
+        hiddenLabels.delete(node);
+        continue;
+      }
+      const placement = labelPlacement(geometry, viewport);
+      if (placement === "hidden") hiddenLabels.add(node);
+      else hiddenLabels.delete(node);
+      if (sigma.getNodeState(node).labelPlacement !== placement)
+        sigma.setNodeState(node, { labelPlacement: placement });
     }
   }
 
@@ -308,7 +329,8 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     drawn.view.forEachNode((node) => {
       const geometry = labelGeometry(node);
       if (!geometry) return;
-      const side = sigma.getNodeState(node).labelSide;
+      const placement = sigma.getNodeState(node).labelPlacement;
+      const side = placement === "hidden" ? "right" : placement;
       labels.push({
         node,
         shown: shown.has(node),

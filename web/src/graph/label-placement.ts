@@ -1,6 +1,9 @@
 /** Where sigma draws a node's label, relative to the node. */
 export type LabelSide = "right" | "left" | "below" | "above";
 
+/** A label's side, or "hidden" for the label of a node outside the view that no side shows whole. */
+export type LabelPlacement = LabelSide | "hidden";
+
 /** A box in viewport pixels (y points down). */
 export interface Box {
   minX: number;
@@ -66,4 +69,18 @@ export function labelSide(geometry: LabelGeometry, viewport: { width: number; he
     }
   }
   return best;
+}
+
+/**
+ * Where a label goes: its side (see labelSide), or nowhere for a node whose centre lies outside the
+ * view and whose label would show only in part (a cut word at the edge, its node not even in sight).
+ */
+export function labelPlacement(
+  geometry: LabelGeometry,
+  viewport: { width: number; height: number },
+): LabelPlacement {
+  const side = labelSide(geometry, viewport);
+  const nodeInView =
+    geometry.x >= 0 && geometry.x <= viewport.width && geometry.y >= 0 && geometry.y <= viewport.height;
+  return nodeInView || overflow(labelBox(geometry, side), viewport) === 0 ? side : "hidden";
 }
