@@ -1424,20 +1424,20 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await page.route(neighbourhood, async (route) => {
       const response = await route.fetch();
       const body = (await response.json()) as { nodes: { community?: unknown }[] };
-      body.nodes = body.nodes.map((node, index) => ({ ...node, community: `c${index}` }));
+      body.nodes = body.nodes.map((node, index) => ({ ...node, community: `community ${index} of many` }));
       await route.fulfill({ response, json: body });
     });
     try {
       await page.getByRole("link", { name: "Graph" }).click();
-      await page.getByLabel("Depth").selectOption("2");
-      await page.getByRole("button", { name: "Expand", exact: true }).click();
+      // The address keeps the entity shown: a reload fetches its neighbourhood again, through the route.
+      await page.reload();
       await page.locator('[data-testid=graph-canvas][data-layout="settled"]').waitFor({ timeout: 30_000 });
       const legend = page.getByRole("list", { name: "Legend" });
       const cutOff = () =>
+        // The entries below the bottom of its content box: clipped, wholly or in part.
         legend.evaluate((list) => {
-          // Below the bottom of its content box: clipped, wholly or in part.
-          const bottom =
-            list.getBoundingClientRect().bottom - Number.parseFloat(getComputedStyle(list).paddingBottom);
+          const padding = list.ownerDocument.defaultView?.getComputedStyle(list).paddingBottom ?? "0";
+          const bottom = list.getBoundingClientRect().bottom - Number.parseFloat(padding);
           return [...list.children].filter((entry) => entry.getBoundingClientRect().bottom > bottom + 1)
             .length;
         });
@@ -1459,7 +1459,6 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       await expect(more.getAttribute("aria-expanded")).resolves.toBe("false");
     } finally {
       await page.unroute(neighbourhood);
-      await page.getByLabel("Depth").selectOption("1");
       await page.setViewportSize({ width: 1400, height: 900 });
     }
   }, 60_000);
