@@ -1434,10 +1434,9 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       await page.locator('[data-testid=graph-canvas][data-layout="settled"]').waitFor({ timeout: 30_000 });
       const legend = page.getByRole("list", { name: "Legend" });
       const cutOff = () =>
-        // The entries below the bottom of its content box: clipped, wholly or in part.
+        // The entries below its bottom edge, where it clips them, wholly or in part.
         legend.evaluate((list) => {
-          const padding = list.ownerDocument.defaultView?.getComputedStyle(list).paddingBottom ?? "0";
-          const bottom = list.getBoundingClientRect().bottom - Number.parseFloat(padding);
+          const bottom = list.getBoundingClientRect().bottom;
           return [...list.children].filter((entry) => entry.getBoundingClientRect().bottom > bottom + 1)
             .length;
         });

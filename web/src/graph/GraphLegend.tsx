@@ -42,10 +42,12 @@ export function GraphLegend(props: { children: ComponentChildren; entryCount: nu
   );
 }
 
-/** How many of the list's entries lie (wholly or partly) below its clipped content's bottom edge. */
+/**
+ * How many of the list's entries lie (wholly or partly) below its bottom edge: its overflow is clipped
+ * at its padding box, so an entry in the bottom padding is still seen.
+ */
 function entriesCutOff(list: HTMLUListElement): number {
-  const bottom =
-    list.getBoundingClientRect().bottom - Number.parseFloat(getComputedStyle(list).paddingBottom);
+  const bottom = list.getBoundingClientRect().bottom;
   let cut = 0;
   for (const entry of list.children) if (entry.getBoundingClientRect().bottom > bottom + 1) cut += 1;
   return cut;
