@@ -163,6 +163,62 @@ describe("runReadOnlyCypher", () => {
     expect(ran.map((r) => r.query)).toEqual(queries);
   });
 
+  describe("procedures the user vouches only read (allowProcedures)", () => {
+    const apoc = { ...limits, allowProcedures: ["apoc.meta.schema", "apoc.path.subgraphAll"] };
+
+    function explainedSession(queryType: string) {
+      const scripted = scriptedSession(queryType);
+      const explained: string[] = [];
+      scripted.session.explain = async (query) => {
+        explained.push(query);
+        return queryType;
+      };
+      return { ...scripted, explained };
+    }
+
+    it("refuses an unlisted plugin procedure, saying how to allow it", async () => {
+      const { session, explained } = explainedSession("r");
+      await expect(runReadOnlyCypher(session, "CALL apoc.meta.schema()", {}, limits)).rejects.toThrow(
+        /procedure apoc\.meta\.schema is not one of the read-only procedures kgrag runs \(.*\); if it only reads, name it in the config's neo4j\.readOnlyProcedures \(kgrag cypher: --allow-procedure NAME\)/,
+      );
+      expect(explained).toEqual([]);
+    });
+
+    it("lets an allowed procedure past the pre-check, and still asks EXPLAIN before running it", async () => {
+      const { session, ran, explained } = explainedSession("r");
+      const query = "MATCH (n:Entity) WITH n LIMIT 1 CALL apoc.path.subgraphAll(n, {}) YIELD nodes RETURN nodes";
+      await runReadOnlyCypher(session, query, {}, apoc);
+      expect(explained).toEqual([query]);
+      expect(ran.map((r) => r.query)).toEqual([query]);
+    });
+
+    it.each([
+      ["rw", /Refused: Neo4j plans this query as read-write/],
+      ["w", /Refused: Neo4j plans this query as write-only/],
+      ["s", /Refused: Neo4j plans this query as schema-changing/],
+    ])("refuses an allowed procedure that Neo4j plans as %s", async (queryType, message) => {
+      const { session, ran, explained } = explainedSession(queryType);
+      const allowed = { ...limits, allowProcedures: ["apoc.refactor.rename.label"] };
+      const query = "CALL apoc.refactor.rename.label('A', 'B')";
+      await expect(runReadOnlyCypher(session, query, {}, allowed)).rejects.toThrow(message);
+      expect(explained).toEqual([query]);
+      expect(ran).toEqual([]);
+    });
+
+    it.each([
+      "CALL APOC.META.SCHEMA()",
+      "CALL apoc.meta.Schema()",
+      "CALL apoc.meta",
+      "CALL apoc.meta.schemaX()",
+      "CALL apoc.meta.schema() YIELD value CALL apoc.meta.data() YIELD label RETURN value, label",
+    ])("allows the exact names only, as Neo4j resolves them: %s", async (query) => {
+      const { session, ran, explained } = explainedSession("r");
+      await expect(runReadOnlyCypher(session, query, {}, apoc)).rejects.toThrow(ReadOnlyRefusal);
+      expect(explained).toEqual([]);
+      expect(ran).toEqual([]);
+    });
+  });
+
   it("runs the read-only SHOW commands, and a query that only mentions SHOW in a string", async () => {
     const { session, ran } = scriptedSession("r");
     const queries = [
