@@ -351,6 +351,9 @@ export const RerankSchema = z.object({
 /** The schemes the Neo4j driver speaks; anything else fails inside the driver as "Unknown scheme". */
 const NEO4J_URI = /^(bolt|neo4j)(\+s|\+ssc)?:\/\/[^/\s]/;
 
+/** A procedure's qualified name as CALL takes it (namespace.name), without backticks. */
+const PROCEDURE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/;
+
 export const Neo4jSchema = z.object({
   uri: z
     .string()
@@ -437,6 +440,15 @@ export const Neo4jSchema = z.object({
    * index run. False treats them like a model's vectors (`inMemoryVectorFloats` decides).
    */
   hashingVectorsInMemory: z.boolean().default(true),
+  /**
+   * Procedures the read-only Cypher runner (`kgrag cypher`, the server's and MCP's Cypher,
+   * Text2Cypher's execution) may call besides its own list, e.g. APOC's apoc.meta.schema: you
+   * vouch that they only read. Exact names; EXPLAIN must still plan each query as a read.
+   */
+  readOnlyProcedures: z
+    .array(z.string().regex(PROCEDURE_NAME, "a procedure's full name, e.g. apoc.meta.schema"))
+    .default([])
+    .describe("procedures the read-only Cypher runner may also call; you vouch that they only read"),
 });
 
 /**

@@ -28,16 +28,22 @@ export function commandRefusals(query: string): string[] {
 }
 
 /**
- * Why the query's procedure calls are refused: each one not on the read-only list
- * (READ_ONLY_PROCEDURES), named. Only a query whose text has CALL is parsed: every call has it.
+ * Why the query's procedure calls are refused: each one neither on the read-only list
+ * (READ_ONLY_PROCEDURES) nor among the `extra` names the user vouches for, named. Names compare
+ * exactly, as Neo4j resolves them. Only a query whose text has CALL is parsed: every call has it.
  */
-export function procedureRefusals(query: string): string[] {
+export function procedureRefusals(query: string, extra: readonly string[] = []): string[] {
   if (!/\bCALL\b/i.test(query)) return [];
   const tree = parsed(query);
   if (!tree) return [FRONT_END_FAILED];
-  const unlisted = procedureNames(tree).filter((name) => !READ_ONLY_PROCEDURES.includes(name));
+  const allowed = new Set([...READ_ONLY_PROCEDURES, ...extra]);
+  const unlisted = procedureNames(tree).filter((name) => !allowed.has(name));
   return [...new Set(unlisted)].map(unlistedProcedure);
 }
+
+/** How a user allows a plugin's read-only procedure (APOC's apoc.meta.schema...). */
+export const ALLOW_PROCEDURE_HINT =
+  "if it only reads, name it in the config's neo4j.readOnlyProcedures (kgrag cypher: --allow-procedure NAME)";
 
 function unlistedProcedure(name: string): string {
   if (/^dbms\./i.test(name)) {
@@ -48,7 +54,7 @@ function unlistedProcedure(name: string): string {
   }
   return (
     `procedure ${name} is not one of the read-only procedures kgrag runs ` +
-    `(${READ_ONLY_PROCEDURES.join(", ")})`
+    `(${READ_ONLY_PROCEDURES.join(", ")}); ${ALLOW_PROCEDURE_HINT}`
   );
 }
 

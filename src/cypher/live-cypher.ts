@@ -1,4 +1,5 @@
 import type { Driver } from "neo4j-driver";
+import type { KgragConfig } from "../config.js";
 import { loadPrompt } from "../llm/prompts.js";
 import type { GraphStore } from "../storage/graph-store.js";
 import { DriverRunner } from "../storage/neo4j/driver-runner.js";
@@ -14,14 +15,27 @@ export interface LiveCypher {
   driver: Driver;
   database: string | undefined;
   workspace: string;
+  /** Procedures the user vouches only read (`neo4j.readOnlyProcedures`), see ReadOnlyLimits. */
+  allowProcedures?: readonly string[];
 }
 
-/** Undefined when the workspace uses the embedded store (Cypher needs the Neo4j backend). */
-export function liveCypherOf(store: Pick<GraphStore, "kind">): LiveCypher | undefined {
+/**
+ * Undefined when the workspace uses the embedded store (Cypher needs the Neo4j backend).
+ * `allowProcedures`: the config's `neo4j.readOnlyProcedures`.
+ */
+export function liveCypherOf(
+  store: Pick<GraphStore, "kind">,
+  allowProcedures: readonly string[] = [],
+): LiveCypher | undefined {
   if (!(store instanceof Neo4jGraphStore) || !(store.connection.runner instanceof DriverRunner))
     return undefined;
   const runner = store.connection.runner;
-  return { driver: runner.driver, database: runner.database, workspace: store.workspace };
+  return { driver: runner.driver, database: runner.database, workspace: store.workspace, allowProcedures };
+}
+
+/** The config's `neo4j.readOnlyProcedures` (none without a config or a neo4j section). */
+export function readOnlyProceduresOf(config: Pick<KgragConfig, "neo4j"> | undefined): readonly string[] {
+  return config?.neo4j?.readOnlyProcedures ?? [];
 }
 
 /**
@@ -32,7 +46,11 @@ export function liveCypherOf(store: Pick<GraphStore, "kind">): LiveCypher | unde
 export function liveExecutor(live: LiveCypher, raiseTimeout?: string): CypherExecutor {
   const session = driverReadOnlySession(live.driver, live.database);
   return async (cypher, limits, params) => {
-    const result = await runReadOnlyCypher(session, cypher, params, { ...limits, raiseTimeout });
+    const result = await runReadOnlyCypher(session, cypher, params, {
+      ...limits,
+      raiseTimeout,
+      allowProcedures: live.allowProcedures,
+    });
     return { rows: result.rows, truncated: result.truncated };
   };
 }

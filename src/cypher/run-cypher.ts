@@ -19,6 +19,12 @@ export interface ReadOnlyLimits {
    * field. Left out where the caller cannot, so no message points at a setting that is not there.
    */
   raiseTimeout?: string;
+  /**
+   * Procedures besides kgrag's read-only list that the user vouches only read (the config's
+   * `neo4j.readOnlyProcedures`, `kgrag cypher --allow-procedure`): exact names. They pass the
+   * pre-check only; EXPLAIN must still plan the query as a read.
+   */
+  allowProcedures?: readonly string[];
 }
 
 /** How the CLI commands (`kgrag cypher`, `ask`, `chat`) allow more time. */
@@ -135,7 +141,7 @@ export async function runReadOnlyCypher(
     );
   }
   // Refused before EXPLAIN: none of these reaches the server.
-  const commands = [...commandRefusals(trimmed), ...procedureRefusals(trimmed)];
+  const commands = [...commandRefusals(trimmed), ...procedureRefusals(trimmed, limits.allowProcedures)];
   if (commands.length > 0) throw new ReadOnlyRefusal(refusal(commands.join("; ")));
   const values = cypherParams(params);
   const queryType = await session.explain(trimmed, values);

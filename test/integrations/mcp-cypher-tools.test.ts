@@ -94,6 +94,23 @@ describe("the MCP cypher tool (Neo4j workspaces)", () => {
     await client.close();
   });
 
+  it("calls a procedure named in neo4j.readOnlyProcedures, and refuses it when not named", async () => {
+    const query = "CALL apoc.meta.schema() YIELD value RETURN value";
+    const { access, ran } = scriptedAccess();
+    const refused = await connected(access);
+    const before = await refused.callTool({ name: "cypher", arguments: { query } });
+    expect(before.isError).toBe(true);
+    expect(textOf(before)).toMatch(/apoc\.meta\.schema/);
+    expect(ran).toHaveLength(0);
+    await refused.close();
+
+    const client = await connected({ ...access, allowProcedures: ["apoc.meta.schema"] });
+    const result = await client.callTool({ name: "cypher", arguments: { query } });
+    expect(result.isError).toBeFalsy();
+    expect(ran.map((r) => r.query)).toEqual([query]);
+    await client.close();
+  });
+
   it("answers with Text2Cypher through the ask tool when a chat model is configured", async () => {
     const query = "MATCH (e:Entity) RETURN e.name AS name LIMIT 5";
     const { access } = scriptedAccess();

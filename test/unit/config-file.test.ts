@@ -55,6 +55,24 @@ describe("kgrag.config.json", () => {
     expect(() => loadConfig({ KGRAG_CONFIG: join(dir, "missing.json") })).toThrow(/Config file not found/);
   });
 
+  it("takes neo4j.readOnlyProcedures as full procedure names, none by default", () => {
+    const neo4j = { uri: "bolt://localhost:7687", password: "x" };
+    const plain = writeConfig({ neo4j }, join(dir, "plain.json"));
+    expect(loadConfig({ KGRAG_CONFIG: plain }).config.neo4j?.readOnlyProcedures).toEqual([]);
+    const listed = writeConfig(
+      { neo4j: { ...neo4j, readOnlyProcedures: ["apoc.meta.schema", "apoc.path.subgraphAll"] } },
+      join(dir, "listed.json"),
+    );
+    expect(loadConfig({ KGRAG_CONFIG: listed }).config.neo4j?.readOnlyProcedures).toEqual([
+      "apoc.meta.schema",
+      "apoc.path.subgraphAll",
+    ]);
+    const wrong = writeConfig({ neo4j: { ...neo4j, readOnlyProcedures: ["apoc.meta.schema()"] } });
+    expect(() => loadConfig({ KGRAG_CONFIG: wrong })).toThrow(
+      /a procedure's full name, e\.g\. apoc\.meta\.schema/,
+    );
+  });
+
   it("is read when saved with a byte order mark, as editors on Windows may save it", () => {
     const file = join(dir, "bom.json");
     writeFileSync(file, `\uFEFF${JSON.stringify({ query: { topK: 8 } })}`);

@@ -22,6 +22,7 @@ import { UsageTracker } from "../../src/llm/usage.js";
 import type { KgragServices } from "../../src/services.js";
 import { openSqliteStore } from "../../src/storage/sqlite/sqlite-store.js";
 import { silentProgress } from "../../src/util/progress.js";
+import { neo4jConfig, planScriptedDriver, planScriptedStore } from "../support/plan-scripted-neo4j.js";
 
 const limits = { timeoutMs: 1000, maxRows: 10 };
 
@@ -161,6 +162,63 @@ describe("runReadOnlyCypher", () => {
     ];
     for (const query of queries) await runReadOnlyCypher(session, query, {}, limits);
     expect(ran.map((r) => r.query)).toEqual(queries);
+  });
+
+  describe("procedures the user vouches only read (allowProcedures)", () => {
+    const apoc = { ...limits, allowProcedures: ["apoc.meta.schema", "apoc.path.subgraphAll"] };
+
+    function explainedSession(queryType: string) {
+      const scripted = scriptedSession(queryType);
+      const explained: string[] = [];
+      scripted.session.explain = async (query) => {
+        explained.push(query);
+        return queryType;
+      };
+      return { ...scripted, explained };
+    }
+
+    it("refuses an unlisted plugin procedure, saying how to allow it", async () => {
+      const { session, explained } = explainedSession("r");
+      await expect(runReadOnlyCypher(session, "CALL apoc.meta.schema()", {}, limits)).rejects.toThrow(
+        /procedure apoc\.meta\.schema is not one of the read-only procedures kgrag runs \(.*\); if it only reads, name it in the config's neo4j\.readOnlyProcedures \(kgrag cypher: --allow-procedure NAME\)/,
+      );
+      expect(explained).toEqual([]);
+    });
+
+    it("lets an allowed procedure past the pre-check, and still asks EXPLAIN before running it", async () => {
+      const { session, ran, explained } = explainedSession("r");
+      const query =
+        "MATCH (n:Entity) WITH n LIMIT 1 CALL apoc.path.subgraphAll(n, {}) YIELD nodes RETURN nodes";
+      await runReadOnlyCypher(session, query, {}, apoc);
+      expect(explained).toEqual([query]);
+      expect(ran.map((r) => r.query)).toEqual([query]);
+    });
+
+    it.each([
+      ["rw", /Refused: Neo4j plans this query as read-write/],
+      ["w", /Refused: Neo4j plans this query as write-only/],
+      ["s", /Refused: Neo4j plans this query as schema-changing/],
+    ])("refuses an allowed procedure that Neo4j plans as %s", async (queryType, message) => {
+      const { session, ran, explained } = explainedSession(queryType);
+      const allowed = { ...limits, allowProcedures: ["apoc.refactor.rename.label"] };
+      const query = "CALL apoc.refactor.rename.label('A', 'B')";
+      await expect(runReadOnlyCypher(session, query, {}, allowed)).rejects.toThrow(message);
+      expect(explained).toEqual([query]);
+      expect(ran).toEqual([]);
+    });
+
+    it.each([
+      "CALL APOC.META.SCHEMA()",
+      "CALL apoc.meta.Schema()",
+      "CALL apoc.meta",
+      "CALL apoc.meta.schemaX()",
+      "CALL apoc.meta.schema() YIELD value CALL apoc.meta.data() YIELD label RETURN value, label",
+    ])("allows the exact names only, as Neo4j resolves them: %s", async (query) => {
+      const { session, ran, explained } = explainedSession("r");
+      await expect(runReadOnlyCypher(session, query, {}, apoc)).rejects.toThrow(ReadOnlyRefusal);
+      expect(explained).toEqual([]);
+      expect(ran).toEqual([]);
+    });
   });
 
   it("runs the read-only SHOW commands, and a query that only mentions SHOW in a string", async () => {
@@ -341,6 +399,79 @@ describe("kgrag cypher command", () => {
       /needs the Neo4j backend/,
     );
     expect(close).toHaveBeenCalledOnce();
+  });
+});
+
+describe("kgrag cypher: procedures the user vouches only read", () => {
+  const savedStorage = process.env.KGRAG_STORAGE;
+  let printed: string[];
+
+  beforeEach(() => {
+    process.env.KGRAG_STORAGE = "neo4j";
+    printed = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+      printed.push(String(chunk));
+      return true;
+    });
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+    if (savedStorage === undefined) delete process.env.KGRAG_STORAGE;
+    else process.env.KGRAG_STORAGE = savedStorage;
+  });
+
+  /** `kgrag cypher ...args` on a Neo4j workspace whose plans `planOf` gives, with the config's list. */
+  async function runCypher(args: string[], readOnlyProcedures: string[], planOf = (_query: string) => "r") {
+    const fake = planScriptedDriver(planOf);
+    const services: KgragServices = {
+      config: neo4jConfig(readOnlyProcedures),
+      store: planScriptedStore(fake.driver),
+      embedder: new HashingEmbedder(16),
+      chat: null,
+      usage: new UsageTracker(),
+      progress: silentProgress,
+    };
+    const program = new Command("kgrag").exitOverride();
+    registerCypherCommand(program, async () => ({ services, close: async () => {} }));
+    const run = program.parseAsync(["cypher", ...args], { from: "user" });
+    return { run, ...fake };
+  }
+
+  it("runs a procedure named in neo4j.readOnlyProcedures after EXPLAIN plans it as a read", async () => {
+    const { run, explained, ran } = await runCypher(["CALL apoc.meta.schema()"], ["apoc.meta.schema"]);
+    await run;
+    expect(explained).toEqual(["CALL apoc.meta.schema()"]);
+    expect(ran).toEqual(["CALL apoc.meta.schema()"]);
+    expect(printed.join("")).toContain("1 row");
+  });
+
+  it("runs one allowed with --allow-procedure, and refuses it without, naming the flag", async () => {
+    const query = "CALL apoc.meta.data() YIELD label RETURN label";
+    const allowed = await runCypher([query, "--allow-procedure", "apoc.meta.data"], []);
+    await allowed.run;
+    expect(allowed.ran).toEqual([query]);
+
+    const refused = await runCypher([query], ["apoc.meta.schema"]);
+    await expect(refused.run).rejects.toBeInstanceOf(UsageError);
+    await expect(refused.run).rejects.toThrow(
+      /procedure apoc\.meta\.data is not one of the read-only procedures kgrag runs.*neo4j\.readOnlyProcedures.*--allow-procedure NAME/,
+    );
+    expect(refused.explained).toEqual([]);
+  });
+
+  it("refuses an allowed procedure that Neo4j plans as a write", async () => {
+    const query = "CALL apoc.create.node(['X'], {}) YIELD node RETURN node";
+    const { run, explained, ran } = await runCypher(
+      [query, "--allow-procedure", "apoc.create.node"],
+      [],
+      () => "rw",
+    );
+    await expect(run).rejects.toThrow(
+      "Refused: Neo4j plans this query as read-write; kgrag runs only read-only Cypher.",
+    );
+    expect(explained).toEqual([query]);
+    expect(ran).toEqual([]);
   });
 });
 

@@ -1,5 +1,11 @@
 import { configFromEnv } from "../../config.js";
-import { liveCypherOf, liveExecutor, resolveSchema, text2CypherSetup } from "../../cypher/live-cypher.js";
+import {
+  liveCypherOf,
+  liveExecutor,
+  readOnlyProceduresOf,
+  resolveSchema,
+  text2CypherSetup,
+} from "../../cypher/live-cypher.js";
 import { CLI_RAISE_TIMEOUT } from "../../cypher/run-cypher.js";
 import {
   answerWithCypher,
@@ -31,7 +37,7 @@ export async function openTextToCypher(open: OpenForCypher, opts: TextToCypherCl
   if (storageFromEnv() === "sqlite") throw new UsageError(needsNeo4j(command));
   const opened = await open(opts);
   try {
-    const live = liveCypherOf(opened.services.store);
+    const live = liveCypherOf(opened.services.store, readOnlyProceduresOf(opened.services.config));
     if (!live) throw new UsageError(needsNeo4j(command));
     if (!opened.services.chat) throw new UsageError(needsLlm(command));
     const { schema, options } = text2CypherSetup(

@@ -9,6 +9,7 @@ import {
   readCypherFile,
   usedParameters,
 } from "../../cypher/cypher-files.js";
+import { readOnlyProceduresOf } from "../../cypher/live-cypher.js";
 import {
   CLI_RAISE_TIMEOUT,
   CypherQueryError,
@@ -44,6 +45,7 @@ export async function cypherAction(
         timeoutMs: opts.timeout,
         maxRows: opts.maxRows,
         raiseTimeout: CLI_RAISE_TIMEOUT,
+        allowProcedures: [...readOnlyProceduresOf(services.config), ...opts.allowProcedure],
       });
     });
     if (opts.json) printJson(rows);

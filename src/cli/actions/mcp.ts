@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { readOnlyProceduresOf } from "../../cypher/live-cypher.js";
 import { cypherAccessOf } from "../../integrations/mcp/cypher-tools.js";
 import { createKgragMcpServer } from "../../integrations/mcp/kgrag-mcp-server.js";
 import { packagePath } from "../../util/paths.js";
@@ -12,7 +13,7 @@ import type { OpenKgrag } from "../open.js";
  */
 export async function mcpAction(open: OpenKgrag, opts: McpCommandOptions): Promise<void> {
   const kgrag = await open({ ...opts, usesModel: true });
-  const cypher = cypherAccessOf(kgrag.services.store);
+  const cypher = cypherAccessOf(kgrag.services.store, readOnlyProceduresOf(kgrag.services.config));
   const server = createKgragMcpServer(kgrag, { version: packageVersion(), ...(cypher ? { cypher } : {}) });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { KgragConfig } from "../../config.js";
 import { TEXT2CYPHER_DEFAULTS } from "../../cypher/text2cypher-defaults.js";
 import type { ChatModel } from "../../llm/chat-model.js";
 import type { GraphStore } from "../../storage/graph-store.js";
@@ -6,7 +7,7 @@ import { UsageError } from "../usage-error.js";
 
 /** What ask and chat open: the workspace's store and model, and (for chat) kgrag's GraphRAG query. */
 export type OpenForCypher = (opts: { workspace?: string }) => Promise<{
-  services: { store: Pick<GraphStore, "kind">; chat: ChatModel | null };
+  services: { store: Pick<GraphStore, "kind">; chat: ChatModel | null; config?: Pick<KgragConfig, "neo4j"> };
   close(): Promise<void>;
   query?: (question: string, options: { mode: "global" }) => Promise<{ answer: string | null }>;
 }>;

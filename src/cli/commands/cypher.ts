@@ -14,6 +14,7 @@ export interface CypherOptions {
   workspace?: string;
   timeout: number;
   maxRows: number;
+  allowProcedure: string[];
 }
 
 export const NEEDS_NEO4J = needsNeo4jMessage("cypher", "runs Cypher on the graph database");
@@ -36,6 +37,12 @@ export function registerCypherCommand(program: Command, open: OpenServices): Com
     .option("-w, --workspace <dir>", "workspace folder")
     .option("--timeout <ms>", "transaction timeout in milliseconds", positiveInteger, 30_000)
     .option("--max-rows <n>", "stop after this many rows", positiveInteger, 1000)
+    .option(
+      "--allow-procedure <name>",
+      "also allow this procedure, which you vouch only reads (repeatable; EXPLAIN must still plan a read)",
+      collect,
+      [],
+    )
     .enablePositionalOptions()
     .action(async (query: string | undefined, opts: CypherOptions) =>
       (await import("../actions/cypher.js")).cypherAction(open, query, opts),

@@ -23,17 +23,26 @@ export interface CypherAccess {
   session: ReadOnlySession;
   execute: CypherExecutor;
   schema(): Promise<GraphSchema>;
+  /** Procedures the user vouches only read (`neo4j.readOnlyProcedures`): the cypher tool may call them. */
+  allowProcedures?: readonly string[];
 }
 
-/** The live database's access, or undefined on the embedded store (no Cypher there). */
-export function cypherAccessOf(store: GraphStore): CypherAccess | undefined {
-  const live = liveCypherOf(store);
+/**
+ * The live database's access, or undefined on the embedded store (no Cypher there).
+ * `allowProcedures`: the config's `neo4j.readOnlyProcedures`.
+ */
+export function cypherAccessOf(
+  store: GraphStore,
+  allowProcedures: readonly string[] = [],
+): CypherAccess | undefined {
+  const live = liveCypherOf(store, allowProcedures);
   if (!live) return undefined;
   let schema: Promise<GraphSchema> | undefined;
   return {
     workspace: live.workspace,
     session: driverReadOnlySession(live.driver, live.database),
     execute: liveExecutor(live),
+    allowProcedures: live.allowProcedures,
     schema: () => {
       schema ??= resolveSchema(live, undefined);
       return schema;
@@ -94,11 +103,15 @@ async function runCypherTool(
   maxRows: number,
 ): Promise<CallToolResult> {
   const params = { workspace: access.workspace, ...given };
-  const checked = validateCypher(query, await access.schema(), { parameters: Object.keys(params) });
+  const allowProcedures = access.allowProcedures ?? [];
+  const checked = validateCypher(query, await access.schema(), {
+    parameters: Object.keys(params),
+    allowProcedures,
+  });
   if (!checked.valid) {
     return toolError(`Refused:\n${checked.errors.join("\n")}`);
   }
-  const limits = { timeoutMs: TEXT2CYPHER_DEFAULTS.timeoutMs, maxRows };
+  const limits = { timeoutMs: TEXT2CYPHER_DEFAULTS.timeoutMs, maxRows, allowProcedures };
   return json({
     ...(await runReadOnlyCypher(access.session, query, params, limits)),
     warnings: checked.warnings,

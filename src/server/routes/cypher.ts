@@ -3,7 +3,13 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { CypherChatSession } from "../../cypher/chat-session.js";
-import { liveCypherOf, liveExecutor, resolveSchema, text2CypherSetup } from "../../cypher/live-cypher.js";
+import {
+  liveCypherOf,
+  liveExecutor,
+  readOnlyProceduresOf,
+  resolveSchema,
+  text2CypherSetup,
+} from "../../cypher/live-cypher.js";
 import {
   CypherQueryError,
   CypherTimeout,
@@ -47,7 +53,8 @@ export async function cypherRoutes(app: FastifyInstance, ctx: ServerContext): Pr
 
   const liveOf = (request: FastifyRequest) => {
     const workspace = workspaceOf(request, ctx.registry);
-    const live = liveCypherOf(workspace.kgrag.services.store);
+    const { store, config } = workspace.kgrag.services;
+    const live = liveCypherOf(store, readOnlyProceduresOf(config));
     if (!live) throw needsNeo4j();
     return { workspace, live };
   };
@@ -76,7 +83,12 @@ export async function cypherRoutes(app: FastifyInstance, ctx: ServerContext): Pr
           driverReadOnlySession(live.driver, live.database),
           query,
           withWorkspace ? { ...params, workspace: live.workspace } : params,
-          { timeoutMs, maxRows: limit, raiseTimeout: REQUEST_RAISE_TIMEOUT },
+          {
+            timeoutMs,
+            maxRows: limit,
+            raiseTimeout: REQUEST_RAISE_TIMEOUT,
+            allowProcedures: live.allowProcedures,
+          },
         );
         return { ...result, elapsedMs: Math.round(performance.now() - started) };
       } catch (error) {
