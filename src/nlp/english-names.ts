@@ -5,15 +5,12 @@ import {
   CONNECTOR_ARTICLES,
   FUNCTION_TAGS,
   hasAny,
-  JOB_TITLES,
   NAME_CONNECTORS,
   NAME_TAGS,
-  ORGANIZATION_TAGS,
   PERSON_TAGS,
   PLACE_TAGS,
   SENTENCE_START_TAGS,
   STOP_ADJECTIVES,
-  TITLE_MODIFIERS,
 } from "./english-words.js";
 
 const MAX_NAME_TOKENS = 8;
@@ -133,16 +130,7 @@ export function findNames(tokens: Token[], text: string, evidence: NameEvidence)
     const quoted = quotedTitleEnd(tokens, i);
     const last = quoted >= 0 ? quoted : nameEnd(tokens, i);
     const span = trimName(tokens, i, last, evidence);
-    if (span) {
-      const named = describeName(tokens, span.first, span.last, text, tokens[last + 1]);
-      const { title } = span;
-      const role = title && {
-        text: text.slice(tokens[title.first]!.start, tokens[title.last]!.end).replace(/\s+/g, " "),
-        first: title.first,
-      };
-      // A job title before a name says it is a person's.
-      spans.push(role ? { ...named, kind: "person", role } : named);
-    }
+    if (span) spans.push(describeName(tokens, span.first, span.last, text, tokens[last + 1]));
     i = last + 1;
   }
   return spans;
@@ -153,7 +141,7 @@ function trimName(
   start: number,
   last: number,
   evidence: NameEvidence,
-): { first: number; last: number; title?: { first: number; last: number } } | null {
+): { first: number; last: number } | null {
   const atSentenceStart = startsSentence(tokens, start) && !opensKnownName(tokens, start, last, evidence);
   let first = start;
   while (first <= last && stripsAtStart(tokens[first]!, atSentenceStart && first === start)) first++;
@@ -175,52 +163,7 @@ function trimName(
   const lone = first === last && atSentenceStart && first === start;
   if (lone && !hasAny(words[0]!.tags, NAME_TAGS) && !evidence.midSentenceCaps.has(words[0]!.text))
     return null;
-  const person = personAfterJobTitle(tokens, first, last);
-  if (person === null) return { first, last };
-  return { first: person, last, title: { first: titleStart(tokens, start, person - 1), last: person - 1 } };
-}
-
-function titleWord(token: Token): string {
-  return token.normal.replace(/\.$/, "");
-}
-
-/**
- * "CEO Mara Okafor", "Vice President Kamala Harris", "Microsoft CEO Satya Nadella": the index of
- * the person's first word, right after the last job title of the name, else null. The words after
- * the title must be capitalised, with no connector ("Secretary of State"), title, organisation or
- * place among them ("General Motors", "President Hotel", "Captain America").
- */
-function personAfterJobTitle(tokens: Token[], first: number, last: number): number | null {
-  let title = -1;
-  for (let k = first; k < last; k++) if (JOB_TITLES.has(titleWord(tokens[k]!))) title = k;
-  if (title < 0) return null;
-  const rest = tokens.slice(title + 1, last + 1);
-  const personal = rest.every(
-    (t) =>
-      isCapitalised(t) &&
-      !TITLE_MODIFIERS.has(titleWord(t)) &&
-      !hasAny(t.tags, ORGANIZATION_TAGS) &&
-      !hasAny(t.tags, PLACE_TAGS),
-  );
-  // "Coach K": a lone initial is no name to keep.
-  return personal && rest.some((t) => t.text.length > 1) ? title + 1 : null;
-}
-
-/**
- * Where the title ending at `end` begins: back over title words and the capitalised words of the
- * title ("Chief Technology Officer", "Microsoft CEO"), not over a date or an opening word of the
- * sentence ("Yesterday CEO ...").
- */
-function titleStart(tokens: Token[], start: number, end: number): number {
-  let k = end;
-  while (k > start && isTitlePart(tokens[k - 1]!)) k--;
-  return k;
-}
-
-function isTitlePart(token: Token): boolean {
-  const word = titleWord(token);
-  if (JOB_TITLES.has(word) || TITLE_MODIFIERS.has(word)) return true;
-  return isCapitalised(token) && !hasAny(token.tags, [...FUNCTION_TAGS, ...SENTENCE_START_TAGS]);
+  return { first, last };
 }
 
 /**

@@ -17,8 +17,7 @@ export function analyzeEnglish(text: string, reading = unwrapLines(text)): TextA
     analysis.sentences.push({ text: text.slice(start, end), start, end });
     const inName = new Set<number>();
     for (const span of findNames(tokens, text, evidence)) {
-      // A job title before the name is no phrase of its own either, as when it was part of the name.
-      for (let k = span.role?.first ?? span.first; k <= span.last; k++) inName.add(k);
+      for (let k = span.first; k <= span.last; k++) inName.add(k);
       const mention: Mention = {
         name: span.name,
         kind: span.kind,
@@ -26,7 +25,6 @@ export function analyzeEnglish(text: string, reading = unwrapLines(text)): TextA
         sentence,
         start: tokens[span.first]!.start,
         end: tokens[span.last]!.end,
-        ...(span.role ? { role: span.role.text } : {}),
       };
       analysis.mentions.push(mention);
     }
