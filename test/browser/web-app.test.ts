@@ -1619,6 +1619,8 @@ describe("web app in Chromium against kgrag serve with two workspaces", () => {
     await page.waitForURL((url) => routeParams(url).get("workspace") === "wsA");
     await page.goBack();
     await expect.poll(() => page.getByLabel("Workspace").inputValue()).toBe("wsB");
+    // The workspace an address opened is saved (after the render that shows it) for a bare visit.
+    await expect.poll(() => page.evaluate("localStorage.getItem('kgrag.workspace')")).toBe("wsB");
     // A bare address gets the workspace shown.
     await page.goto("about:blank");
     await page.goto(`${server.url}/#/graph`);

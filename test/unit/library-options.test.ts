@@ -143,7 +143,7 @@ describe("the instance's methods refuse unknown options, as query does", () => {
       const indexing = kg.index(DOCS, untypedIndex({ prnue: true }));
       await expect(indexing).rejects.toBeInstanceOf(OptionsError);
       await expect(indexing).rejects.toThrow(
-        /Unknown index option "prnue" \(did you mean "prune"\?\)\. Known options: communities, prune, signal\./,
+        /Unknown index option "prnue" \(did you mean "prune"\?\)\. Known options: communities, prune, signal, metadata\./,
       );
       await expect(kg.index(DOCS, untypedIndex({ communities: "no" }))).rejects.toThrow(
         /^Invalid index options: communities: [^\n]*expected boolean[^\n]*\.$/,
