@@ -4,6 +4,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -186,7 +187,7 @@ export async function restoreWorkspace(
   const backup = openBackup(file);
   try {
     const facts = checkBackup(backup, file);
-    checkTarget(target, options.force ?? false);
+    checkTarget(target, file, options.force ?? false);
     mkdirSync(dirname(target), { recursive: true });
     const staging = join(dirname(target), `.${basename(target)}.restoring-${randomBytes(4).toString("hex")}`);
     try {
@@ -249,7 +250,11 @@ function storedSchemaVersion(db: Database.Database): number {
   return version;
 }
 
-function checkTarget(target: string, force: boolean): void {
+/**
+ * A forced restore replaces a kgrag workspace only: a folder without a database (a project folder,
+ * a home folder given by mistake) is refused, and so is one holding the backup being restored.
+ */
+function checkTarget(target: string, backupFile: string, force: boolean): void {
   if (!existsSync(target)) return;
   if (!statSync(target).isDirectory()) throw new BackupError(`${target} is a file; a workspace is a folder.`);
   if (readdirSync(target).length === 0) return;
@@ -258,8 +263,25 @@ function checkTarget(target: string, force: boolean): void {
       `${target} is not empty; give --force (force: true) to replace what is there with the backup.`,
     );
   }
+  if (!existsSync(sqliteFile(target))) {
+    throw new BackupError(
+      `${target} is not a kgrag workspace (no ${SQLITE_FILE_NAME} in it): --force replaces a workspace only; ` +
+        "restore into a new or empty folder instead.",
+    );
+  }
+  if (isInside(realpathSync(backupFile), realpathSync(target))) {
+    throw new BackupError(
+      `${backupFile} lies inside ${target}, which the restore would replace: move the backup out of it first.`,
+    );
+  }
   const writer = activeWriter(target);
   if (writer) throw new WorkspaceBusyError(target, writer === "unnamed" ? undefined : writer);
+}
+
+/** Whether `path` is `folder` or below it. */
+function isInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 /** The backup's files, each checked to stay inside the workspace (a crafted path could reach elsewhere). */

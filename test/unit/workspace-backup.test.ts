@@ -106,8 +106,22 @@ describe("kg.backup and restoreWorkspace", () => {
     writeFileSync(join(target, "keep.txt"), "mine");
     await expect(restoreWorkspace(file, target)).rejects.toThrow(/is not empty; give --force/);
     expect(filesUnder(target)).toEqual(["keep.txt"]);
+    // --force replaces a kgrag workspace only: a project or home folder given by mistake is kept.
+    await expect(restoreWorkspace(file, target, { force: true })).rejects.toThrow(
+      /is not a kgrag workspace \(no kgrag\.sqlite in it\): --force replaces a workspace only/,
+    );
+    expect(filesUnder(target)).toEqual(["keep.txt"]);
+    writeFileSync(join(target, "kgrag.sqlite"), "");
     await restoreWorkspace(file, target, { force: true });
     expect(filesUnder(target)).toEqual(["kgrag.config.json", "kgrag.sqlite", "server/uploads/notes.md"]);
+    // A backup lying inside the workspace it would replace is refused, not deleted with it.
+    const inside = join(target, "inside.kgrag-backup");
+    writeFileSync(inside, readFileSync(file));
+    await expect(restoreWorkspace(inside, target, { force: true })).rejects.toThrow(
+      /inside.kgrag-backup lies inside .*busy, which the restore would replace: move the backup out/,
+    );
+    expect(existsSync(inside)).toBe(true);
+    rmSync(inside);
     // Nothing of the restore is left beside it.
     expect(readdirSync(root).sort()).toEqual(["busy", "source", "ws.kgrag-backup"]);
   });
@@ -118,6 +132,7 @@ describe("kg.backup and restoreWorkspace", () => {
     const target = join(root, "target");
     mkdirSync(target);
     writeFileSync(join(target, "keep.txt"), "mine");
+    writeFileSync(join(target, "kgrag.sqlite"), "");
     const edited = (name: string, sql: string) => {
       const copy = join(root, name);
       writeFileSync(copy, readFileSync(file));
@@ -151,7 +166,7 @@ describe("kg.backup and restoreWorkspace", () => {
       const refused = restoreWorkspace(backup, target, { force: true });
       await expect(refused).rejects.toThrow(message);
       await expect(refused).rejects.toBeInstanceOf(BackupError);
-      expect(filesUnder(target)).toEqual(["keep.txt"]);
+      expect(filesUnder(target)).toEqual(["keep.txt", "kgrag.sqlite"]);
     }
     expect(existsSync(join(root, "outside.txt"))).toBe(false);
     expect(readdirSync(root).filter((name) => name.startsWith("."))).toEqual([]);
