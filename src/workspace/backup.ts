@@ -19,7 +19,7 @@ import { ANN_FOLDER } from "../storage/sqlite/ann-file.js";
 import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../storage/sqlite/schema.js";
 import { SQLITE_FILE_NAME, sqliteFile } from "../storage/sqlite/sqlite-store.js";
 import { parseOptions } from "../util/strict-options.js";
-import { activeWriter, LOCK_NAME, WorkspaceBusyError } from "./lock.js";
+import { LOCK_NAME, withWorkspaceLock } from "./lock.js";
 
 /**
  * A backup is one SQLite file: a copy of the workspace's database made with SQLite's online backup
@@ -188,20 +188,32 @@ export async function restoreWorkspace(
   try {
     const facts = checkBackup(backup, file);
     checkTarget(target, file, options.force ?? false);
-    mkdirSync(dirname(target), { recursive: true });
-    const staging = join(dirname(target), `.${basename(target)}.restoring-${randomBytes(4).toString("hex")}`);
-    try {
-      mkdirSync(staging);
-      await backup.backup(join(staging, SQLITE_FILE_NAME), { progress: () => ALL_PAGES });
-      const files = writeBackupFiles(backup, staging);
-      dropBackupTables(join(staging, SQLITE_FILE_NAME));
-      moveIntoPlace(staging, target);
+    const restore = async () => {
+      const files = await restoreBeside(backup, target);
       return { workspace: target, schemaVersion: facts.schemaVersion, files, createdAt: facts.createdAt };
-    } finally {
-      rmSync(staging, { recursive: true, force: true });
-    }
+    };
+    // An existing folder is held with the writer's lock (refused when a process writes it) from
+    // here through the swap, so no index run writes the folder the restore replaces. The lock is
+    // released right after the swap, before the event loop turns again.
+    return existsSync(target) ? await withWorkspaceLock(target, restore) : await restore();
   } finally {
     backup.close();
+  }
+}
+
+/** Builds the workspace in a folder beside `target` and moves it into place; returns the files written. */
+async function restoreBeside(backup: Database.Database, target: string): Promise<string[]> {
+  mkdirSync(dirname(target), { recursive: true });
+  const staging = join(dirname(target), `.${basename(target)}.restoring-${randomBytes(4).toString("hex")}`);
+  try {
+    mkdirSync(staging);
+    await backup.backup(join(staging, SQLITE_FILE_NAME), { progress: () => ALL_PAGES });
+    const files = writeBackupFiles(backup, staging);
+    dropBackupTables(join(staging, SQLITE_FILE_NAME));
+    moveIntoPlace(staging, target);
+    return files;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
   }
 }
 
@@ -274,8 +286,6 @@ function checkTarget(target: string, backupFile: string, force: boolean): void {
       `${backupFile} lies inside ${target}, which the restore would replace: move the backup out of it first.`,
     );
   }
-  const writer = activeWriter(target);
-  if (writer) throw new WorkspaceBusyError(target, writer === "unnamed" ? undefined : writer);
 }
 
 /** Whether `path` is `folder` or below it. */

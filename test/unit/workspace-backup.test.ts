@@ -5,15 +5,17 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  watch,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
 import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
 import { BackupError, restoreWorkspace } from "../../src/workspace/backup.js";
+import { WorkspaceBusyError, withWorkspaceLock } from "../../src/workspace/lock.js";
 import { runMain } from "../support/cli-in-process.js";
 
 let root: string;
@@ -124,6 +126,27 @@ describe("kg.backup and restoreWorkspace", () => {
     rmSync(inside);
     // Nothing of the restore is left beside it.
     expect(readdirSync(root).sort()).toEqual(["busy", "source", "ws.kgrag-backup"]);
+  });
+
+  it("holds the target's writer lock through a forced restore, and refuses a target being written", async () => {
+    const file = join(root, "ws.kgrag-backup");
+    await kg.backup(file);
+    const target = join(root, "held");
+    await restoreWorkspace(file, target);
+    // The lock folder appears in the target while the restore runs (inotify records it however briefly).
+    const seen: string[] = [];
+    const watcher = watch(target, (_event, name) => name && seen.push(name));
+    try {
+      await restoreWorkspace(file, target, { force: true });
+      await vi.waitFor(() => expect(seen).toContain("kgrag.lock"), { timeout: 5_000 });
+    } finally {
+      watcher.close();
+    }
+    expect(filesUnder(target)).toEqual(["kgrag.config.json", "kgrag.sqlite", "server/uploads/notes.md"]);
+    await withWorkspaceLock(target, async () => {
+      await expect(restoreWorkspace(file, target, { force: true })).rejects.toBeInstanceOf(WorkspaceBusyError);
+    });
+    expect(filesUnder(target)).toEqual(["kgrag.config.json", "kgrag.sqlite", "server/uploads/notes.md"]);
   });
 
   it("refuses a newer schema, a file that is no backup and a file outside the workspace, leaving the target as it was", async () => {
