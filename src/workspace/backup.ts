@@ -13,6 +13,7 @@ import {
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import Database from "better-sqlite3";
 import { z } from "zod";
+import { CONFIG_FILE_NAME } from "../config-file/find-config.js";
 import { OptionsError } from "../options-error.js";
 import { uploadFolderOf } from "../server/upload-folder.js";
 import { ANN_FOLDER } from "../storage/sqlite/ann-file.js";
@@ -59,6 +60,8 @@ export interface BackupSummary {
   schemaVersion: number;
   /** The workspace's other files kept in the backup, relative to the workspace, `/`-separated. */
   files: string[];
+  /** The config file's secret fields left out of the backup (`llm.apiKey`): set them again after a restore. */
+  secretsLeftOut: string[];
 }
 
 export interface RestoreSummary {
@@ -105,16 +108,23 @@ export async function backupWorkspace(
       source.close();
     }
     const files = workspaceFiles(workspace);
-    const schemaVersion = addBackupTables(partial, workspace, files);
+    const { schemaVersion, secretsLeftOut } = addBackupTables(partial, workspace, files);
     renameSync(partial, out);
-    return { file: out, bytes: statSync(out).size, schemaVersion, files };
+    return { file: out, bytes: statSync(out).size, schemaVersion, files, secretsLeftOut };
   } finally {
     rmSync(partial, { force: true });
   }
 }
 
-/** Stores the workspace's other files and the backup's facts in the copy; returns its schema version. */
-function addBackupTables(copy: string, workspace: string, files: string[]): number {
+/**
+ * Stores the workspace's other files and the backup's facts in the copy, the config file without
+ * its secrets; returns the copy's schema version and the secret fields left out.
+ */
+function addBackupTables(
+  copy: string,
+  workspace: string,
+  files: string[],
+): { schemaVersion: number; secretsLeftOut: string[] } {
   const db = new Database(copy);
   try {
     // One self-contained file: no -wal or -shm beside it.
@@ -122,18 +132,56 @@ function addBackupTables(copy: string, workspace: string, files: string[]): numb
     db.exec(`CREATE TABLE ${BACKUP_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE ${FILES_TABLE} (path TEXT PRIMARY KEY, content BLOB NOT NULL);`);
     const schemaVersion = storedSchemaVersion(db);
+    const secretsLeftOut: string[] = [];
     db.transaction(() => {
+      const file = db.prepare(`INSERT INTO ${FILES_TABLE} (path, content) VALUES (?, ?)`);
+      for (const path of files) {
+        const content = readFileSync(join(workspace, ...path.split("/")));
+        if (path !== CONFIG_FILE_NAME) file.run(path, content);
+        else file.run(path, configWithoutSecrets(content, join(workspace, path), secretsLeftOut));
+      }
       const fact = db.prepare(`INSERT INTO ${BACKUP_TABLE} (key, value) VALUES (?, ?)`);
       fact.run("format", String(BACKUP_FORMAT));
       fact.run("createdAt", new Date().toISOString());
       fact.run("workspace", basename(workspace));
-      const file = db.prepare(`INSERT INTO ${FILES_TABLE} (path, content) VALUES (?, ?)`);
-      for (const path of files) file.run(path, readFileSync(join(workspace, ...path.split("/"))));
+      fact.run("secretsLeftOut", JSON.stringify(secretsLeftOut));
     })();
-    return schemaVersion;
+    return { schemaVersion, secretsLeftOut };
   } finally {
     db.close();
   }
+}
+
+/** Config keys holding secrets (`apiKey`, `neo4j.password`, `clientSecret`, `accessToken`), not `maxTokens`. */
+const SECRET_KEY = /(api_?keys?|password|passwd|secret|token)$/i;
+
+/**
+ * The config file with every secret field left out, at any depth (a backup file is handed around
+ * more freely than the workspace it came from); `leftOut` gets their dotted paths. A file without
+ * secrets is kept byte for byte.
+ */
+function configWithoutSecrets(content: Buffer, path: string, leftOut: string[]): Buffer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content.toString("utf8").replace(/^\uFEFF/, ""));
+  } catch (error) {
+    throw new BackupError(
+      `${path} is not valid JSON (${(error as Error).message}), so its secrets cannot be left out of the backup: fix it first.`,
+    );
+  }
+  const stripped = withoutSecrets(parsed, [], leftOut);
+  return leftOut.length === 0 ? content : Buffer.from(`${JSON.stringify(stripped, null, 2)}\n`);
+}
+
+function withoutSecrets(value: unknown, at: string[], leftOut: string[]): unknown {
+  if (Array.isArray(value)) return value.map((item, i) => withoutSecrets(item, [...at, String(i)], leftOut));
+  if (value === null || typeof value !== "object") return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (SECRET_KEY.test(key)) leftOut.push([...at, key].join("."));
+    else kept[key] = withoutSecrets(field, [...at, key], leftOut);
+  }
+  return kept;
 }
 
 /**

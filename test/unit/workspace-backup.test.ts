@@ -149,6 +149,38 @@ describe("kg.backup and restoreWorkspace", () => {
     expect(filesUnder(target)).toEqual(["kgrag.config.json", "kgrag.sqlite", "server/uploads/notes.md"]);
   });
 
+  it("leaves the config file's secrets out of the backup, at any depth, and says so", async () => {
+    const config = {
+      chunking: { size: 300 },
+      llm: { apiKey: "sk-llm-secret", maxOutputTokens: 900 },
+      embedding: { apiKey: "sk-embed-secret", apiKeyEnv: "EMBED_KEY" },
+      neo4j: { password: "neo-secret" },
+      extra: [{ accessToken: "tok-secret", name: "kept" }],
+    };
+    writeFileSync(join(source, "kgrag.config.json"), JSON.stringify(config));
+    const file = join(root, "ws.kgrag-backup");
+    const summary = await kg.backup(file);
+    const leftOut = ["llm.apiKey", "embedding.apiKey", "neo4j.password", "extra.0.accessToken"];
+    expect(summary.secretsLeftOut).toEqual(leftOut);
+    const bytes = readFileSync(file).toString("latin1");
+    for (const secret of ["sk-llm-secret", "sk-embed-secret", "neo-secret", "tok-secret"]) {
+      expect(bytes).not.toContain(secret);
+    }
+    const db = new Database(file, { readonly: true });
+    const fact = db.prepare("SELECT value FROM kgrag_backup WHERE key = 'secretsLeftOut'").pluck().get();
+    db.close();
+    expect(JSON.parse(String(fact))).toEqual(leftOut);
+    const target = join(root, "restored");
+    await restoreWorkspace(file, target);
+    expect(JSON.parse(readFileSync(join(target, "kgrag.config.json"), "utf8"))).toEqual({
+      chunking: { size: 300 },
+      llm: { maxOutputTokens: 900 },
+      embedding: { apiKeyEnv: "EMBED_KEY" },
+      neo4j: {},
+      extra: [{ name: "kept" }],
+    });
+  });
+
   it("refuses a newer schema, a file that is no backup and a file outside the workspace, leaving the target as it was", async () => {
     const file = join(root, "ws.kgrag-backup");
     await kg.backup(file);
