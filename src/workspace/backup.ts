@@ -107,7 +107,7 @@ export async function backupWorkspace(
     } finally {
       source.close();
     }
-    const files = workspaceFiles(workspace);
+    const files = workspaceFiles(workspace, out);
     const { schemaVersion, secretsLeftOut } = addBackupTables(partial, workspace, files);
     renameSync(partial, out);
     return { file: out, bytes: statSync(out).size, schemaVersion, files, secretsLeftOut };
@@ -184,13 +184,17 @@ function withoutSecrets(value: unknown, at: string[], leftOut: string[]): unknow
   return kept;
 }
 
+/** A backup file or one being written (`x.kgrag-backup`, `x.kgrag-backup.partial-1a2b3c4d`). */
+const BACKUP_FILE = /\.kgrag-backup(\.partial-[0-9a-f]+)?$/;
+
 /**
  * The workspace's files a restore needs besides the database: everything but the database's own
  * files (copied through SQLite), the vector index files (rebuilt from the database's vectors), the
- * writer's lock, and the server's job queue (a restored workspace must not run another's jobs
- * again); of the server's folder, the uploads are kept (a re-index reads them).
+ * writer's lock, the server's job queue (a restored workspace must not run another's jobs again)
+ * and backups, above all `out` being written (a backup kept in its workspace must not copy
+ * itself); of the server's folder, the uploads are kept (a re-index reads them).
  */
-function workspaceFiles(workspace: string): string[] {
+function workspaceFiles(workspace: string, out: string): string[] {
   const uploads = relative(workspace, uploadFolderOf(workspace)).split(sep).join("/");
   const leftOut = (path: string) =>
     [
@@ -203,7 +207,9 @@ function workspaceFiles(workspace: string): string[] {
       (folder) => path === folder || path.startsWith(`${folder}/`),
     ) ||
     (path.startsWith("server/") && !path.startsWith(`${uploads}/`));
+  const isBackup = (file: string) => file === out || file.startsWith(`${out}.partial-`) || BACKUP_FILE.test(file);
   return filesBelow(workspace)
+    .filter((file) => !isBackup(file))
     .map((file) => relative(workspace, file).split(sep).join("/"))
     .filter((path) => !leftOut(path))
     .sort();

@@ -181,6 +181,17 @@ describe("kg.backup and restoreWorkspace", () => {
     });
   });
 
+  it("leaves backups out of a backup written inside its own workspace", async () => {
+    writeFileSync(join(source, "old.kgrag-backup"), "an earlier backup");
+    writeFileSync(join(source, "stale.kgrag-backup.partial-0a1b2c3d"), "an interrupted one");
+    const inside = join(source, "ws.bak");
+    const summary = await kg.backup(inside);
+    expect(summary.files).toEqual(["kgrag.config.json", "server/uploads/notes.md"]);
+    // Written again over itself: neither the old file nor the one being written is copied in.
+    const again = await kg.backup(inside, { force: true });
+    expect(again.files).toEqual(["kgrag.config.json", "server/uploads/notes.md"]);
+  });
+
   it("refuses a newer schema, a file that is no backup and a file outside the workspace, leaving the target as it was", async () => {
     const file = join(root, "ws.kgrag-backup");
     await kg.backup(file);
