@@ -195,8 +195,19 @@ const BACKUP_FILE = /\.kgrag-backup(\.partial-[0-9a-f]+)?$/;
  * itself); of the server's folder, the uploads are kept (a re-index reads them).
  */
 function workspaceFiles(workspace: string, out: string): string[] {
+  const leftOut = (path: string) => isLeftOut(workspace, path);
+  const isBackup = (file: string) => file === out || file.startsWith(`${out}.partial-`) || BACKUP_FILE.test(file);
+  return filesBelow(workspace)
+    .filter((file) => !isBackup(file))
+    .map((file) => relative(workspace, file).split(sep).join("/"))
+    .filter((path) => !leftOut(path))
+    .sort();
+}
+
+/** Whether a backup leaves `path` (relative, `/`-separated) out of `workspace`'s files, and a restore refuses it. */
+function isLeftOut(workspace: string, path: string): boolean {
   const uploads = relative(workspace, uploadFolderOf(workspace)).split(sep).join("/");
-  const leftOut = (path: string) =>
+  return (
     [
       SQLITE_FILE_NAME,
       `${SQLITE_FILE_NAME}-wal`,
@@ -206,13 +217,8 @@ function workspaceFiles(workspace: string, out: string): string[] {
     [ANN_FOLDER, LOCK_NAME, `${LOCK_NAME}-reclaim`].some(
       (folder) => path === folder || path.startsWith(`${folder}/`),
     ) ||
-    (path.startsWith("server/") && !path.startsWith(`${uploads}/`));
-  const isBackup = (file: string) => file === out || file.startsWith(`${out}.partial-`) || BACKUP_FILE.test(file);
-  return filesBelow(workspace)
-    .filter((file) => !isBackup(file))
-    .map((file) => relative(workspace, file).split(sep).join("/"))
-    .filter((path) => !leftOut(path))
-    .sort();
+    (path.startsWith("server/") && !path.startsWith(`${uploads}/`))
+  );
 }
 
 /** Every regular file below `dir` (links are not followed). Walked by hand: `parentPath` needs Node 20.12. */
@@ -355,20 +361,30 @@ function writeBackupFiles(db: Database.Database, staging: string): string[] {
     content: Buffer;
   }[];
   for (const row of rows) {
-    const normal = posix.normalize(row.path);
-    if (
-      isAbsolute(row.path) ||
-      normal.startsWith("..") ||
-      normal !== row.path ||
-      normal === SQLITE_FILE_NAME
-    ) {
-      throw new BackupError(`The backup holds a file outside the workspace (${JSON.stringify(row.path)}).`);
-    }
-    const path = join(staging, ...normal.split("/"));
+    const path = checkedFilePath(staging, row.path);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, row.content);
   }
   return rows.map((row) => row.path);
+}
+
+/**
+ * Where a backup's file goes in `staging`: a `/`-separated path that stays inside it, and none a
+ * backup leaves out (the database's files, the lock, the vector index, the job queue).
+ */
+function checkedFilePath(staging: string, stored: string): string {
+  const outside = () =>
+    new BackupError(`The backup holds a file outside the workspace (${JSON.stringify(stored)}).`);
+  if (stored.includes("\\") || isAbsolute(stored) || posix.isAbsolute(stored)) throw outside();
+  if (posix.normalize(stored) !== stored) throw outside();
+  const path = join(staging, ...stored.split("/"));
+  if (!isInside(path, staging) || path === staging) throw outside();
+  if (isLeftOut(staging, stored)) {
+    throw new BackupError(
+      `The backup holds ${JSON.stringify(stored)}, which no backup keeps (the database's or the writer's own files).`,
+    );
+  }
+  return path;
 }
 
 function dropBackupTables(database: string): void {

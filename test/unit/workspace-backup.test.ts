@@ -224,6 +224,16 @@ describe("kg.backup and restoreWorkspace", () => {
         ),
       ],
       [escaping, /a file outside the workspace \("\.\.\/outside\.txt"\)/],
+      [
+        edited("backslash.kgrag-backup", "INSERT INTO kgrag_backup_files VALUES ('up\\..\\..\\x.txt', x'00')"),
+        /a file outside the workspace \("up\\\\..\\\\..\\\\x\.txt"\)/,
+      ],
+      ...["kgrag.sqlite-wal", "kgrag.sqlite-journal", "kgrag.lock/owner.json", "vectors/ann.bin"].map(
+        (path): [string, RegExp] => [
+          edited(`${path.replace(/\W/g, "_")}.kgrag-backup`, `INSERT INTO kgrag_backup_files VALUES ('${path}', x'00')`),
+          new RegExp(`holds "${path.replace(/\./g, "\\.")}", which no backup keeps`),
+        ],
+      ),
       [join(root, "notes.txt"), /is not a kgrag backup/],
       [join(source, "kgrag.sqlite"), /is not a kgrag backup \(made by kgrag backup\)/],
       [join(root, "missing.kgrag-backup"), /No backup file/],
