@@ -391,6 +391,8 @@ function dropBackupTables(database: string): void {
   const db = new Database(database);
   try {
     db.exec(`DROP TABLE ${FILES_TABLE}; DROP TABLE ${BACKUP_TABLE};`);
+    // The dropped files (uploads can be large) would stay in the database as free pages.
+    db.exec("VACUUM");
     db.pragma("journal_mode = WAL");
   } finally {
     db.close();

@@ -192,6 +192,19 @@ describe("kg.backup and restoreWorkspace", () => {
     expect(again.files).toEqual(["kgrag.config.json", "server/uploads/notes.md"]);
   });
 
+  it("gives back the space of the backup's files in the restored database", async () => {
+    writeFileSync(join(source, "server", "uploads", "big.bin"), Buffer.alloc(512 * 1024, 7));
+    const file = join(root, "ws.kgrag-backup");
+    await kg.backup(file);
+    const target = join(root, "restored");
+    await restoreWorkspace(file, target);
+    expect(readFileSync(join(target, "server", "uploads", "big.bin")).length).toBe(512 * 1024);
+    const db = new Database(join(target, "kgrag.sqlite"), { readonly: true });
+    const free = db.pragma("freelist_count", { simple: true });
+    db.close();
+    expect(free).toBe(0);
+  });
+
   it("refuses a newer schema, a file that is no backup and a file outside the workspace, leaving the target as it was", async () => {
     const file = join(root, "ws.kgrag-backup");
     await kg.backup(file);
