@@ -196,7 +196,8 @@ const BACKUP_FILE = /\.kgrag-backup(\.partial-[0-9a-f]+)?$/;
  */
 function workspaceFiles(workspace: string, out: string): string[] {
   const leftOut = (path: string) => isLeftOut(workspace, path);
-  const isBackup = (file: string) => file === out || file.startsWith(`${out}.partial-`) || BACKUP_FILE.test(file);
+  const isBackup = (file: string) =>
+    file === out || file.startsWith(`${out}.partial-`) || BACKUP_FILE.test(file);
   return filesBelow(workspace)
     .filter((file) => !isBackup(file))
     .map((file) => relative(workspace, file).split(sep).join("/"))

@@ -144,7 +144,9 @@ describe("kg.backup and restoreWorkspace", () => {
     }
     expect(filesUnder(target)).toEqual(["kgrag.config.json", "kgrag.sqlite", "server/uploads/notes.md"]);
     await withWorkspaceLock(target, async () => {
-      await expect(restoreWorkspace(file, target, { force: true })).rejects.toBeInstanceOf(WorkspaceBusyError);
+      await expect(restoreWorkspace(file, target, { force: true })).rejects.toBeInstanceOf(
+        WorkspaceBusyError,
+      );
     });
     expect(filesUnder(target)).toEqual(["kgrag.config.json", "kgrag.sqlite", "server/uploads/notes.md"]);
   });
@@ -238,12 +240,18 @@ describe("kg.backup and restoreWorkspace", () => {
       ],
       [escaping, /a file outside the workspace \("\.\.\/outside\.txt"\)/],
       [
-        edited("backslash.kgrag-backup", "INSERT INTO kgrag_backup_files VALUES ('up\\..\\..\\x.txt', x'00')"),
+        edited(
+          "backslash.kgrag-backup",
+          "INSERT INTO kgrag_backup_files VALUES ('up\\..\\..\\x.txt', x'00')",
+        ),
         /a file outside the workspace \("up\\\\..\\\\..\\\\x\.txt"\)/,
       ],
       ...["kgrag.sqlite-wal", "kgrag.sqlite-journal", "kgrag.lock/owner.json", "vectors/ann.bin"].map(
         (path): [string, RegExp] => [
-          edited(`${path.replace(/\W/g, "_")}.kgrag-backup`, `INSERT INTO kgrag_backup_files VALUES ('${path}', x'00')`),
+          edited(
+            `${path.replace(/\W/g, "_")}.kgrag-backup`,
+            `INSERT INTO kgrag_backup_files VALUES ('${path}', x'00')`,
+          ),
           new RegExp(`holds "${path.replace(/\./g, "\\.")}", which no backup keeps`),
         ],
       ),
