@@ -90,9 +90,12 @@ export async function* iterateSources(paths: string[], options: LoadOptions = {}
   }
 }
 
-/** The file a sidecar (`report.pdf.meta.json`) describes, or null for any other file. */
+/**
+ * The file a sidecar (`report.pdf.meta.json`) describes, or null for any other file. Lower case
+ * only, as readSidecar looks it up: a `.META.JSON` is no sidecar and is loaded like any file.
+ */
 function sidecarOwner(path: string): string | null {
-  return path.toLowerCase().endsWith(SIDECAR_SUFFIX) ? path.slice(0, -SIDECAR_SUFFIX.length) : null;
+  return path.endsWith(SIDECAR_SUFFIX) ? path.slice(0, -SIDECAR_SUFFIX.length) : null;
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -12,13 +13,14 @@ import {
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import Database from "better-sqlite3";
 import { z } from "zod";
+import { CONFIG_FILE_NAME } from "../config-file/find-config.js";
 import { OptionsError } from "../options-error.js";
 import { uploadFolderOf } from "../server/upload-folder.js";
 import { ANN_FOLDER } from "../storage/sqlite/ann-file.js";
 import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../storage/sqlite/schema.js";
 import { SQLITE_FILE_NAME, sqliteFile } from "../storage/sqlite/sqlite-store.js";
 import { parseOptions } from "../util/strict-options.js";
-import { activeWriter, LOCK_NAME, WorkspaceBusyError } from "./lock.js";
+import { LOCK_NAME, withWorkspaceLock } from "./lock.js";
 
 /**
  * A backup is one SQLite file: a copy of the workspace's database made with SQLite's online backup
@@ -58,6 +60,8 @@ export interface BackupSummary {
   schemaVersion: number;
   /** The workspace's other files kept in the backup, relative to the workspace, `/`-separated. */
   files: string[];
+  /** The config file's secret fields left out of the backup (`llm.apiKey`): set them again after a restore. */
+  secretsLeftOut: string[];
 }
 
 export interface RestoreSummary {
@@ -103,17 +107,24 @@ export async function backupWorkspace(
     } finally {
       source.close();
     }
-    const files = workspaceFiles(workspace);
-    const schemaVersion = addBackupTables(partial, workspace, files);
+    const files = workspaceFiles(workspace, out);
+    const { schemaVersion, secretsLeftOut } = addBackupTables(partial, workspace, files);
     renameSync(partial, out);
-    return { file: out, bytes: statSync(out).size, schemaVersion, files };
+    return { file: out, bytes: statSync(out).size, schemaVersion, files, secretsLeftOut };
   } finally {
     rmSync(partial, { force: true });
   }
 }
 
-/** Stores the workspace's other files and the backup's facts in the copy; returns its schema version. */
-function addBackupTables(copy: string, workspace: string, files: string[]): number {
+/**
+ * Stores the workspace's other files and the backup's facts in the copy, the config file without
+ * its secrets; returns the copy's schema version and the secret fields left out.
+ */
+function addBackupTables(
+  copy: string,
+  workspace: string,
+  files: string[],
+): { schemaVersion: number; secretsLeftOut: string[] } {
   const db = new Database(copy);
   try {
     // One self-contained file: no -wal or -shm beside it.
@@ -121,29 +132,83 @@ function addBackupTables(copy: string, workspace: string, files: string[]): numb
     db.exec(`CREATE TABLE ${BACKUP_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE ${FILES_TABLE} (path TEXT PRIMARY KEY, content BLOB NOT NULL);`);
     const schemaVersion = storedSchemaVersion(db);
+    const secretsLeftOut: string[] = [];
     db.transaction(() => {
+      const file = db.prepare(`INSERT INTO ${FILES_TABLE} (path, content) VALUES (?, ?)`);
+      for (const path of files) {
+        const content = readFileSync(join(workspace, ...path.split("/")));
+        if (path !== CONFIG_FILE_NAME) file.run(path, content);
+        else file.run(path, configWithoutSecrets(content, join(workspace, path), secretsLeftOut));
+      }
       const fact = db.prepare(`INSERT INTO ${BACKUP_TABLE} (key, value) VALUES (?, ?)`);
       fact.run("format", String(BACKUP_FORMAT));
       fact.run("createdAt", new Date().toISOString());
       fact.run("workspace", basename(workspace));
-      const file = db.prepare(`INSERT INTO ${FILES_TABLE} (path, content) VALUES (?, ?)`);
-      for (const path of files) file.run(path, readFileSync(join(workspace, ...path.split("/"))));
+      fact.run("secretsLeftOut", JSON.stringify(secretsLeftOut));
     })();
-    return schemaVersion;
+    return { schemaVersion, secretsLeftOut };
   } finally {
     db.close();
   }
 }
 
+/** Config keys holding secrets (`apiKey`, `neo4j.password`, `clientSecret`, `accessToken`), not `maxTokens`. */
+const SECRET_KEY = /(api_?keys?|password|passwd|secret|token)$/i;
+
+/**
+ * The config file with every secret field left out, at any depth (a backup file is handed around
+ * more freely than the workspace it came from); `leftOut` gets their dotted paths. A file without
+ * secrets is kept byte for byte.
+ */
+function configWithoutSecrets(content: Buffer, path: string, leftOut: string[]): Buffer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content.toString("utf8").replace(/^\uFEFF/, ""));
+  } catch (error) {
+    throw new BackupError(
+      `${path} is not valid JSON (${(error as Error).message}), so its secrets cannot be left out of the backup: fix it first.`,
+    );
+  }
+  const stripped = withoutSecrets(parsed, [], leftOut);
+  return leftOut.length === 0 ? content : Buffer.from(`${JSON.stringify(stripped, null, 2)}\n`);
+}
+
+function withoutSecrets(value: unknown, at: string[], leftOut: string[]): unknown {
+  if (Array.isArray(value)) return value.map((item, i) => withoutSecrets(item, [...at, String(i)], leftOut));
+  if (value === null || typeof value !== "object") return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (SECRET_KEY.test(key)) leftOut.push([...at, key].join("."));
+    else kept[key] = withoutSecrets(field, [...at, key], leftOut);
+  }
+  return kept;
+}
+
+/** A backup file or one being written (`x.kgrag-backup`, `x.kgrag-backup.partial-1a2b3c4d`). */
+const BACKUP_FILE = /\.kgrag-backup(\.partial-[0-9a-f]+)?$/;
+
 /**
  * The workspace's files a restore needs besides the database: everything but the database's own
  * files (copied through SQLite), the vector index files (rebuilt from the database's vectors), the
- * writer's lock, and the server's job queue (a restored workspace must not run another's jobs
- * again); of the server's folder, the uploads are kept (a re-index reads them).
+ * writer's lock, the server's job queue (a restored workspace must not run another's jobs again)
+ * and backups, above all `out` being written (a backup kept in its workspace must not copy
+ * itself); of the server's folder, the uploads are kept (a re-index reads them).
  */
-function workspaceFiles(workspace: string): string[] {
+function workspaceFiles(workspace: string, out: string): string[] {
+  const leftOut = (path: string) => isLeftOut(workspace, path);
+  const isBackup = (file: string) =>
+    file === out || file.startsWith(`${out}.partial-`) || BACKUP_FILE.test(file);
+  return filesBelow(workspace)
+    .filter((file) => !isBackup(file))
+    .map((file) => relative(workspace, file).split(sep).join("/"))
+    .filter((path) => !leftOut(path))
+    .sort();
+}
+
+/** Whether a backup leaves `path` (relative, `/`-separated) out of `workspace`'s files, and a restore refuses it. */
+function isLeftOut(workspace: string, path: string): boolean {
   const uploads = relative(workspace, uploadFolderOf(workspace)).split(sep).join("/");
-  const leftOut = (path: string) =>
+  return (
     [
       SQLITE_FILE_NAME,
       `${SQLITE_FILE_NAME}-wal`,
@@ -153,11 +218,8 @@ function workspaceFiles(workspace: string): string[] {
     [ANN_FOLDER, LOCK_NAME, `${LOCK_NAME}-reclaim`].some(
       (folder) => path === folder || path.startsWith(`${folder}/`),
     ) ||
-    (path.startsWith("server/") && !path.startsWith(`${uploads}/`));
-  return filesBelow(workspace)
-    .map((file) => relative(workspace, file).split(sep).join("/"))
-    .filter((path) => !leftOut(path))
-    .sort();
+    (path.startsWith("server/") && !path.startsWith(`${uploads}/`))
+  );
 }
 
 /** Every regular file below `dir` (links are not followed). Walked by hand: `parentPath` needs Node 20.12. */
@@ -186,21 +248,33 @@ export async function restoreWorkspace(
   const backup = openBackup(file);
   try {
     const facts = checkBackup(backup, file);
-    checkTarget(target, options.force ?? false);
-    mkdirSync(dirname(target), { recursive: true });
-    const staging = join(dirname(target), `.${basename(target)}.restoring-${randomBytes(4).toString("hex")}`);
-    try {
-      mkdirSync(staging);
-      await backup.backup(join(staging, SQLITE_FILE_NAME), { progress: () => ALL_PAGES });
-      const files = writeBackupFiles(backup, staging);
-      dropBackupTables(join(staging, SQLITE_FILE_NAME));
-      moveIntoPlace(staging, target);
+    checkTarget(target, file, options.force ?? false);
+    const restore = async () => {
+      const files = await restoreBeside(backup, target);
       return { workspace: target, schemaVersion: facts.schemaVersion, files, createdAt: facts.createdAt };
-    } finally {
-      rmSync(staging, { recursive: true, force: true });
-    }
+    };
+    // An existing folder is held with the writer's lock (refused when a process writes it) from
+    // here through the swap, so no index run writes the folder the restore replaces. The lock is
+    // released right after the swap, before the event loop turns again.
+    return existsSync(target) ? await withWorkspaceLock(target, restore) : await restore();
   } finally {
     backup.close();
+  }
+}
+
+/** Builds the workspace in a folder beside `target` and moves it into place; returns the files written. */
+async function restoreBeside(backup: Database.Database, target: string): Promise<string[]> {
+  mkdirSync(dirname(target), { recursive: true });
+  const staging = join(dirname(target), `.${basename(target)}.restoring-${randomBytes(4).toString("hex")}`);
+  try {
+    mkdirSync(staging);
+    await backup.backup(join(staging, SQLITE_FILE_NAME), { progress: () => ALL_PAGES });
+    const files = writeBackupFiles(backup, staging);
+    dropBackupTables(join(staging, SQLITE_FILE_NAME));
+    moveIntoPlace(staging, target);
+    return files;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
   }
 }
 
@@ -249,7 +323,11 @@ function storedSchemaVersion(db: Database.Database): number {
   return version;
 }
 
-function checkTarget(target: string, force: boolean): void {
+/**
+ * A forced restore replaces a kgrag workspace only: a folder without a database (a project folder,
+ * a home folder given by mistake) is refused, and so is one holding the backup being restored.
+ */
+function checkTarget(target: string, backupFile: string, force: boolean): void {
   if (!existsSync(target)) return;
   if (!statSync(target).isDirectory()) throw new BackupError(`${target} is a file; a workspace is a folder.`);
   if (readdirSync(target).length === 0) return;
@@ -258,8 +336,23 @@ function checkTarget(target: string, force: boolean): void {
       `${target} is not empty; give --force (force: true) to replace what is there with the backup.`,
     );
   }
-  const writer = activeWriter(target);
-  if (writer) throw new WorkspaceBusyError(target, writer === "unnamed" ? undefined : writer);
+  if (!existsSync(sqliteFile(target))) {
+    throw new BackupError(
+      `${target} is not a kgrag workspace (no ${SQLITE_FILE_NAME} in it): --force replaces a workspace only; ` +
+        "restore into a new or empty folder instead.",
+    );
+  }
+  if (isInside(realpathSync(backupFile), realpathSync(target))) {
+    throw new BackupError(
+      `${backupFile} lies inside ${target}, which the restore would replace: move the backup out of it first.`,
+    );
+  }
+}
+
+/** Whether `path` is `folder` or below it. */
+function isInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 /** The backup's files, each checked to stay inside the workspace (a crafted path could reach elsewhere). */
@@ -269,26 +362,38 @@ function writeBackupFiles(db: Database.Database, staging: string): string[] {
     content: Buffer;
   }[];
   for (const row of rows) {
-    const normal = posix.normalize(row.path);
-    if (
-      isAbsolute(row.path) ||
-      normal.startsWith("..") ||
-      normal !== row.path ||
-      normal === SQLITE_FILE_NAME
-    ) {
-      throw new BackupError(`The backup holds a file outside the workspace (${JSON.stringify(row.path)}).`);
-    }
-    const path = join(staging, ...normal.split("/"));
+    const path = checkedFilePath(staging, row.path);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, row.content);
   }
   return rows.map((row) => row.path);
 }
 
+/**
+ * Where a backup's file goes in `staging`: a `/`-separated path that stays inside it, and none a
+ * backup leaves out (the database's files, the lock, the vector index, the job queue).
+ */
+function checkedFilePath(staging: string, stored: string): string {
+  const outside = () =>
+    new BackupError(`The backup holds a file outside the workspace (${JSON.stringify(stored)}).`);
+  if (stored.includes("\\") || isAbsolute(stored) || posix.isAbsolute(stored)) throw outside();
+  if (posix.normalize(stored) !== stored) throw outside();
+  const path = join(staging, ...stored.split("/"));
+  if (!isInside(path, staging) || path === staging) throw outside();
+  if (isLeftOut(staging, stored)) {
+    throw new BackupError(
+      `The backup holds ${JSON.stringify(stored)}, which no backup keeps (the database's or the writer's own files).`,
+    );
+  }
+  return path;
+}
+
 function dropBackupTables(database: string): void {
   const db = new Database(database);
   try {
     db.exec(`DROP TABLE ${FILES_TABLE}; DROP TABLE ${BACKUP_TABLE};`);
+    // The dropped files (uploads can be large) would stay in the database as free pages.
+    db.exec("VACUUM");
     db.pragma("journal_mode = WAL");
   } finally {
     db.close();

@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -62,13 +62,20 @@ describe("kgrag serve: GET /api/v1/backup", () => {
 
   it("sends a backup file that kgrag restore turns back into the workspace, leaving no file behind", async () => {
     const tempBefore = downloads();
+    // Written after the server opened the workspace: the backup reads the file as it is now.
+    writeFileSync(
+      join(root, "atlas", "kgrag.config.json"),
+      JSON.stringify({ llm: { apiKey: "sk-atlas-secret", model: "m" } }),
+    );
     const response = await download(ADMIN, "atlas");
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(body.toString("latin1")).not.toContain("sk-atlas-secret");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-disposition")).toMatch(
       /^attachment; filename="atlas-\d{8}-\d{6}\.kgrag-backup"$/,
     );
     const file = join(root, "atlas.kgrag-backup");
-    writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+    writeFileSync(file, body);
     const target = join(root, "atlas-restored");
     await restoreWorkspace(file, target);
     const copy = await createKgrag({ env: {}, config: { workspace: target } });
@@ -77,6 +84,11 @@ describe("kgrag serve: GET /api/v1/backup", () => {
     } finally {
       await copy.close();
     }
+    // The workspace's config file comes back without its secrets.
+    expect(readFileSync(join(target, "kgrag.config.json"), "utf8")).not.toContain("sk-atlas-secret");
+    expect(JSON.parse(readFileSync(join(target, "kgrag.config.json"), "utf8"))).toEqual({
+      llm: { model: "m" },
+    });
     // The server's copy is removed once sent (a moment after the client has read it all).
     await vi.waitFor(() => expect(downloads()).toEqual(tempBefore), { timeout: 10_000 });
   });

@@ -78,6 +78,18 @@ describe("per-file metadata", () => {
     expect(none.references.map((r) => r.docId)).not.toContain(await idOfFile("robots.txt"));
   });
 
+  it("takes a sidecar by its lower-case name only, as it is read: a .META.JSON is an ordinary file", async () => {
+    const upper = join(root, "upper");
+    mkdirSync(upper);
+    writeFileSync(join(upper, "lisbon.txt"), "Lisbon lies on the Tagus.");
+    writeFileSync(join(upper, "lisbon.txt.META.JSON"), JSON.stringify({ team: "shouting" }));
+    const summary = await kg.index([upper], { communities: false });
+    expect(await metadataOf(await idOfFile("lisbon.txt"))).not.toHaveProperty("team");
+    // Not passed over silently as the sidecar of lisbon.txt: indexed, or reported.
+    const reported = summary.skipped.some((s) => s.path.endsWith("lisbon.txt.META.JSON"));
+    expect(reported || (await idOfFile("lisbon.txt.META.JSON")) !== "").toBe(true);
+  });
+
   it("gives documents passed to the library the call's metadata under their own", async () => {
     await kg.index(
       [{ id: "x", title: "X", text: "Osric Venn built Harbour Light.", metadata: { team: "own" } }],

@@ -5,15 +5,17 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  watch,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
 import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
 import { BackupError, restoreWorkspace } from "../../src/workspace/backup.js";
+import { WorkspaceBusyError, withWorkspaceLock } from "../../src/workspace/lock.js";
 import { runMain } from "../support/cli-in-process.js";
 
 let root: string;
@@ -106,10 +108,103 @@ describe("kg.backup and restoreWorkspace", () => {
     writeFileSync(join(target, "keep.txt"), "mine");
     await expect(restoreWorkspace(file, target)).rejects.toThrow(/is not empty; give --force/);
     expect(filesUnder(target)).toEqual(["keep.txt"]);
+    // --force replaces a kgrag workspace only: a project or home folder given by mistake is kept.
+    await expect(restoreWorkspace(file, target, { force: true })).rejects.toThrow(
+      /is not a kgrag workspace \(no kgrag\.sqlite in it\): --force replaces a workspace only/,
+    );
+    expect(filesUnder(target)).toEqual(["keep.txt"]);
+    writeFileSync(join(target, "kgrag.sqlite"), "");
     await restoreWorkspace(file, target, { force: true });
     expect(filesUnder(target)).toEqual(["kgrag.config.json", "kgrag.sqlite", "server/uploads/notes.md"]);
+    // A backup lying inside the workspace it would replace is refused, not deleted with it.
+    const inside = join(target, "inside.kgrag-backup");
+    writeFileSync(inside, readFileSync(file));
+    await expect(restoreWorkspace(inside, target, { force: true })).rejects.toThrow(
+      /inside.kgrag-backup lies inside .*busy, which the restore would replace: move the backup out/,
+    );
+    expect(existsSync(inside)).toBe(true);
+    rmSync(inside);
     // Nothing of the restore is left beside it.
     expect(readdirSync(root).sort()).toEqual(["busy", "source", "ws.kgrag-backup"]);
+  });
+
+  it("holds the target's writer lock through a forced restore, and refuses a target being written", async () => {
+    const file = join(root, "ws.kgrag-backup");
+    await kg.backup(file);
+    const target = join(root, "held");
+    await restoreWorkspace(file, target);
+    // The lock folder appears in the target while the restore runs (inotify records it however briefly).
+    const seen: string[] = [];
+    const watcher = watch(target, (_event, name) => name && seen.push(name));
+    try {
+      await restoreWorkspace(file, target, { force: true });
+      await vi.waitFor(() => expect(seen).toContain("kgrag.lock"), { timeout: 5_000 });
+    } finally {
+      watcher.close();
+    }
+    expect(filesUnder(target)).toEqual(["kgrag.config.json", "kgrag.sqlite", "server/uploads/notes.md"]);
+    await withWorkspaceLock(target, async () => {
+      await expect(restoreWorkspace(file, target, { force: true })).rejects.toBeInstanceOf(
+        WorkspaceBusyError,
+      );
+    });
+    expect(filesUnder(target)).toEqual(["kgrag.config.json", "kgrag.sqlite", "server/uploads/notes.md"]);
+  });
+
+  it("leaves the config file's secrets out of the backup, at any depth, and says so", async () => {
+    const config = {
+      chunking: { size: 300 },
+      llm: { apiKey: "sk-llm-secret", maxOutputTokens: 900 },
+      embedding: { apiKey: "sk-embed-secret", apiKeyEnv: "EMBED_KEY" },
+      neo4j: { password: "neo-secret" },
+      extra: [{ accessToken: "tok-secret", name: "kept" }],
+    };
+    writeFileSync(join(source, "kgrag.config.json"), JSON.stringify(config));
+    const file = join(root, "ws.kgrag-backup");
+    const summary = await kg.backup(file);
+    const leftOut = ["llm.apiKey", "embedding.apiKey", "neo4j.password", "extra.0.accessToken"];
+    expect(summary.secretsLeftOut).toEqual(leftOut);
+    const bytes = readFileSync(file).toString("latin1");
+    for (const secret of ["sk-llm-secret", "sk-embed-secret", "neo-secret", "tok-secret"]) {
+      expect(bytes).not.toContain(secret);
+    }
+    const db = new Database(file, { readonly: true });
+    const fact = db.prepare("SELECT value FROM kgrag_backup WHERE key = 'secretsLeftOut'").pluck().get();
+    db.close();
+    expect(JSON.parse(String(fact))).toEqual(leftOut);
+    const target = join(root, "restored");
+    await restoreWorkspace(file, target);
+    expect(JSON.parse(readFileSync(join(target, "kgrag.config.json"), "utf8"))).toEqual({
+      chunking: { size: 300 },
+      llm: { maxOutputTokens: 900 },
+      embedding: { apiKeyEnv: "EMBED_KEY" },
+      neo4j: {},
+      extra: [{ name: "kept" }],
+    });
+  });
+
+  it("leaves backups out of a backup written inside its own workspace", async () => {
+    writeFileSync(join(source, "old.kgrag-backup"), "an earlier backup");
+    writeFileSync(join(source, "stale.kgrag-backup.partial-0a1b2c3d"), "an interrupted one");
+    const inside = join(source, "ws.bak");
+    const summary = await kg.backup(inside);
+    expect(summary.files).toEqual(["kgrag.config.json", "server/uploads/notes.md"]);
+    // Written again over itself: neither the old file nor the one being written is copied in.
+    const again = await kg.backup(inside, { force: true });
+    expect(again.files).toEqual(["kgrag.config.json", "server/uploads/notes.md"]);
+  });
+
+  it("gives back the space of the backup's files in the restored database", async () => {
+    writeFileSync(join(source, "server", "uploads", "big.bin"), Buffer.alloc(512 * 1024, 7));
+    const file = join(root, "ws.kgrag-backup");
+    await kg.backup(file);
+    const target = join(root, "restored");
+    await restoreWorkspace(file, target);
+    expect(readFileSync(join(target, "server", "uploads", "big.bin")).length).toBe(512 * 1024);
+    const db = new Database(join(target, "kgrag.sqlite"), { readonly: true });
+    const free = db.pragma("freelist_count", { simple: true });
+    db.close();
+    expect(free).toBe(0);
   });
 
   it("refuses a newer schema, a file that is no backup and a file outside the workspace, leaving the target as it was", async () => {
@@ -118,6 +213,7 @@ describe("kg.backup and restoreWorkspace", () => {
     const target = join(root, "target");
     mkdirSync(target);
     writeFileSync(join(target, "keep.txt"), "mine");
+    writeFileSync(join(target, "kgrag.sqlite"), "");
     const edited = (name: string, sql: string) => {
       const copy = join(root, name);
       writeFileSync(copy, readFileSync(file));
@@ -143,6 +239,22 @@ describe("kg.backup and restoreWorkspace", () => {
         ),
       ],
       [escaping, /a file outside the workspace \("\.\.\/outside\.txt"\)/],
+      [
+        edited(
+          "backslash.kgrag-backup",
+          "INSERT INTO kgrag_backup_files VALUES ('up\\..\\..\\x.txt', x'00')",
+        ),
+        /a file outside the workspace \("up\\\\..\\\\..\\\\x\.txt"\)/,
+      ],
+      ...["kgrag.sqlite-wal", "kgrag.sqlite-journal", "kgrag.lock/owner.json", "vectors/ann.bin"].map(
+        (path): [string, RegExp] => [
+          edited(
+            `${path.replace(/\W/g, "_")}.kgrag-backup`,
+            `INSERT INTO kgrag_backup_files VALUES ('${path}', x'00')`,
+          ),
+          new RegExp(`holds "${path.replace(/\./g, "\\.")}", which no backup keeps`),
+        ],
+      ),
       [join(root, "notes.txt"), /is not a kgrag backup/],
       [join(source, "kgrag.sqlite"), /is not a kgrag backup \(made by kgrag backup\)/],
       [join(root, "missing.kgrag-backup"), /No backup file/],
@@ -151,7 +263,7 @@ describe("kg.backup and restoreWorkspace", () => {
       const refused = restoreWorkspace(backup, target, { force: true });
       await expect(refused).rejects.toThrow(message);
       await expect(refused).rejects.toBeInstanceOf(BackupError);
-      expect(filesUnder(target)).toEqual(["keep.txt"]);
+      expect(filesUnder(target)).toEqual(["keep.txt", "kgrag.sqlite"]);
     }
     expect(existsSync(join(root, "outside.txt"))).toBe(false);
     expect(readdirSync(root).filter((name) => name.startsWith("."))).toEqual([]);

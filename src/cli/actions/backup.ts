@@ -18,8 +18,12 @@ export async function backupAction(opts: BackupCommandOptions): Promise<void> {
   if (opts.json) return printJson(summary);
   const files =
     summary.files.length > 0 ? ` and ${summary.files.length} file(s): ${summary.files.join(", ")}` : "";
+  const secrets =
+    summary.secretsLeftOut.length > 0
+      ? ` Left out of its config file: ${summary.secretsLeftOut.join(", ")} (set them again after a restore).`
+      : "";
   process.stdout.write(
-    `Backed up ${config.workspace} (schema ${summary.schemaVersion}${files}) to ${summary.file}, ${summary.bytes} bytes.\n`,
+    `Backed up ${config.workspace} (schema ${summary.schemaVersion}${files}) to ${summary.file}, ${summary.bytes} bytes.${secrets}\n`,
   );
 }
 
