@@ -1,3 +1,4 @@
+import { lintCypher } from "./language-support.js";
 import { type CypherNode, findRules, parseCypherTree, tokenText } from "./parse-tree.js";
 import {
   checkReadOnly,
@@ -19,10 +20,11 @@ const FRONT_END_FAILED = "the Cypher front end could not read this query";
 /**
  * Why the query's SHOW or TERMINATE commands are refused (empty when it has none or only
  * read-only SHOW commands). The front end loads in seconds, so only a query whose text has
- * either word is parsed: every such command has it.
+ * either word is parsed: every such command has it. The test has no word boundaries: Neo4j reads
+ * `1TERMINATE` as 1 then TERMINATE.
  */
 export function commandRefusals(query: string): string[] {
-  if (!/\b(SHOW|TERMINATE)\b/i.test(query)) return [];
+  if (!/SHOW|TERMINATE/i.test(query)) return [];
   const tree = parsed(query);
   return tree ? refusedCommands(tree) : [FRONT_END_FAILED];
 }
@@ -30,10 +32,11 @@ export function commandRefusals(query: string): string[] {
 /**
  * Why the query's procedure calls are refused: each one neither on the read-only list
  * (READ_ONLY_PROCEDURES) nor among the `extra` names the user vouches for, named. Names compare
- * exactly, as Neo4j resolves them. Only a query whose text has CALL is parsed: every call has it.
+ * exactly, as Neo4j resolves them. Only a query whose text has CALL is parsed: every call has it,
+ * word boundary or not (`LIMIT 1CALL db.stats.clear()`).
  */
 export function procedureRefusals(query: string, extra: readonly string[] = []): string[] {
-  if (!/\bCALL\b/i.test(query)) return [];
+  if (!/CALL/i.test(query)) return [];
   const tree = parsed(query);
   if (!tree) return [FRONT_END_FAILED];
   const allowed = new Set([...READ_ONLY_PROCEDURES, ...extra]);
@@ -76,10 +79,27 @@ function procedureNames(tree: CypherNode): string[] {
   return findRules(tree, "procedureName").map(tokenText);
 }
 
+/**
+ * Undefined when the front end cannot read the query: it crashed, or it found a syntax error,
+ * after which its tree stops short (`LIMIT 1CALL db.stats.clear()` lexes as one token here, while
+ * the server may read a CALL) and a clause the server runs could be missing from it.
+ */
 function parsed(query: string): CypherNode | undefined {
   try {
+    if (hasSyntaxError(query)) return undefined;
     return parseCypherTree(query);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A syntax error from Neo4j's own parser (semantic errors, such as a clause this front end does not
+ * support, say nothing of what the server reads: `SHOW SETTINGS` is still judged from the tree).
+ */
+function hasSyntaxError(query: string): boolean {
+  return lintCypher(query, { defaultLanguage: "CYPHER 5" }).some((diagnostic) => {
+    const text = typeof diagnostic.message === "string" ? diagnostic.message : diagnostic.message.value;
+    return /^Invalid input\b/.test(text);
+  });
 }
