@@ -25,7 +25,9 @@ export class Resolution {
   private readonly deletedEntities = new Set<string>();
   private readonly deletedRelationships: [string, string][] = [];
   private readonly added: Extract<EntityRule, { kind: "add-relationship" }>[] = [];
-  private readonly created: Extract<EntityRule, { kind: "add-entity" }>[] = [];
+  private created: Extract<EntityRule, { kind: "add-entity" }>[] = [];
+  /** Keys deleted by hand: their extracted mentions stay out, even when the name is made again by hand. */
+  private readonly extractedDeleted = new Set<string>();
   private members = new Map<string, string[]>();
   private manual = new Map<string, RelationshipMention[]>();
   private manualEntities = new Map<string, EntityMention[]>();
@@ -61,6 +63,11 @@ export class Resolution {
     return keys;
   }
 
+  /** An extracted mention of an entity deleted by hand (made again or not): it stays out. */
+  dropsExtractedEntityMention(m: EntityMention): boolean {
+    return this.extractedDeleted.has(m.entityKey);
+  }
+
   mapEntityMention(m: EntityMention): EntityMention {
     const key = this.canonical(m.entityKey);
     return key === m.entityKey ? m : { ...m, entityKey: key };
@@ -70,6 +77,8 @@ export class Resolution {
   mapRelationshipMention(m: RelationshipMention): RelationshipMention | null {
     const [source, target] = canonicalPair(this.canonical(m.sourceKey), this.canonical(m.targetKey));
     if (source === target) return null;
+    // An extracted relationship of an entity deleted by hand stays out when the name is made again.
+    if (this.extractedDeleted.has(m.sourceKey) || this.extractedDeleted.has(m.targetKey)) return null;
     if (source === m.sourceKey && target === m.targetKey) return m;
     return { ...m, sourceKey: source, targetKey: target, relationshipKey: relationshipKey(source, target) };
   }
@@ -168,10 +177,14 @@ export class Resolution {
         return;
       case "delete-entity":
         this.deletedEntities.add(rule.key);
+        this.extractedDeleted.add(rule.key);
+        // Made again later, it has only the later hand-given description.
+        this.created = this.created.filter((made) => made.key !== rule.key);
         return;
       case "add-entity":
-        // Made again after a delete, it is back; its name and type are the hand-given ones, as
-        // after a rename and an edit, while its description is one fragment among the extracted.
+        // Made again after a delete, it is back with only what was made by hand (extractedDeleted
+        // keeps the extracted mentions out); its name and type are the hand-given ones, as after a
+        // rename and an edit, while its description is one fragment among the extracted.
         this.created.push(rule);
         this.deletedEntities.delete(rule.key);
         this.names.set(rule.key, rule.name);

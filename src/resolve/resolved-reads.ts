@@ -14,7 +14,7 @@ export function resolvedReads(store: MergeReadStore, resolution: Resolution): Me
     getRelationships: (keys) => store.getRelationships(keys),
     getEntityMentions: async (keys) => {
       const extracted = unique(keys.flatMap((key) => resolution.expandEntity(key)));
-      const mapped = (await store.getEntityMentions(extracted)).map((m) => resolution.mapEntityMention(m));
+      const mapped = mapEntityMentions(resolution, await store.getEntityMentions(extracted));
       return [...mapped, ...unique(keys).flatMap((key) => resolution.manualEntityMentions(key))];
     },
     getRelationshipMentions: async (keys) => {
@@ -36,9 +36,15 @@ export function resolveMentions(
   mentions: { entities: EntityMention[]; relationships: RelationshipMention[] },
 ): { entities: EntityMention[]; relationships: RelationshipMention[] } {
   return {
-    entities: mentions.entities.map((m) => resolution.mapEntityMention(m)),
+    entities: mapEntityMentions(resolution, mentions.entities),
     relationships: mapRelationshipMentions(resolution, mentions.relationships),
   };
+}
+
+function mapEntityMentions(resolution: Resolution, mentions: EntityMention[]): EntityMention[] {
+  return mentions.flatMap((m) =>
+    resolution.dropsExtractedEntityMention(m) ? [] : [resolution.mapEntityMention(m)],
+  );
 }
 
 function mapRelationshipMentions(

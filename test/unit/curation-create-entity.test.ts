@@ -107,8 +107,24 @@ describe("kg.entities.create", () => {
     await expect(kg.entities.get("Vessen Guild")).rejects.toThrow(/No entity named "Vessen Guild"/);
     await kg.index([GUILD_DOC], { communities: false });
     expect((await kg.entities.list("Vessen")).map((e) => e.name)).toEqual([]);
+    // Made again, it is the hand-made entity only: the deleted extraction stays deleted.
     const again = await create("Vessen Guild");
-    expect(again.sourceChunkIds).toEqual((await kg.services.store.listChunks("guild")).map((c) => c.id));
+    expect(again).toMatchObject({ sourceChunkIds: [], description: "A guild of lens grinders." });
+  });
+
+  it("made, deleted and made again, has only the later description", async () => {
+    await kg.entities.create({ name: "Vessen Guild", description: "First words." });
+    await kg.entities.deleteEntity("Vessen Guild");
+    await kg.entities.create({ name: "Vessen Guild", description: "Second words." });
+    expect((await kg.entities.get("Vessen Guild")).description).toBe("Second words.");
+  });
+
+  it("made by hand under the name of a deleted extracted entity, brings back none of its extractions", async () => {
+    await kg.entities.deleteEntity("Tomas Reis");
+    expect(await kg.services.store.relationshipsOf(["tomas reis"])).toEqual([]);
+    const made = await kg.entities.create({ name: "Tomas Reis", description: "A clock seller." });
+    expect(made).toMatchObject({ sourceChunkIds: [], description: "A clock seller." });
+    expect(await kg.services.store.relationshipsOf(["tomas reis"])).toEqual([]);
   });
 
   it("refuses bad input with a clear error and changes nothing", async () => {
