@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { type Clustering, type CommunityNode, clusterGraph } from "../community/cluster.js";
 import { rememberRetiredIds } from "../community/community-aliases.js";
@@ -26,8 +27,12 @@ export interface CommunityRunOptions {
   fresh?: boolean;
 }
 
-/** Meta key: the node fingerprints of the graph the stored hierarchy was clustered from. */
-const CLUSTERED_FINGERPRINTS = "communities.fingerprints";
+/**
+ * Meta key: the node fingerprints of the graph the stored hierarchy was clustered from, with a
+ * hash of that hierarchy. The hierarchy and the meta are two writes: a crash between them leaves
+ * fingerprints beside another hierarchy, which the hash tells (the next clustering is then fresh).
+ */
+export const CLUSTERED_FINGERPRINTS = "communities.fingerprints";
 
 /**
  * The warm start of a re-clustering: the stored hierarchy and the fingerprints of the graph it
@@ -40,10 +45,11 @@ export async function warmStartOf(
 ): Promise<WarmStart | undefined> {
   const { store, config } = services;
   if (fresh || !config.community.warmStart) return undefined;
-  const fingerprints = recordedFingerprints(await store.getMeta(CLUSTERED_FINGERPRINTS));
-  if (!fingerprints) return undefined;
+  const recorded = recordedFingerprints(await store.getMeta(CLUSTERED_FINGERPRINTS));
+  if (!recorded) return undefined;
   const communities = previous ?? (await store.listCommunities());
-  if (communities.length === 0) return undefined;
+  if (communities.length === 0 || recorded.hierarchy !== hierarchyHash(communities)) return undefined;
+  const { fingerprints } = recorded;
   return {
     // Levels and members only: this goes to the built-ins' thread, reports would be dead weight.
     previous: {
@@ -54,10 +60,11 @@ export async function warmStartOf(
   };
 }
 
-const FingerprintsSchema = z.array(z.string());
+const FingerprintsSchema = z.object({ hierarchy: z.string(), fingerprints: z.array(z.string()) });
+type RecordedFingerprints = z.infer<typeof FingerprintsSchema>;
 
 /** The recorded fingerprints; none when absent or unreadable (the next clustering is then fresh). */
-function recordedFingerprints(recorded: string | undefined): string[] | undefined {
+function recordedFingerprints(recorded: string | undefined): RecordedFingerprints | undefined {
   if (!recorded) return undefined;
   try {
     const parsed = FingerprintsSchema.safeParse(JSON.parse(recorded));
@@ -89,7 +96,11 @@ export async function createCommunities(
     (await hierarchy) ?? clusterView(config, view, await warmStartOf(services, options, previous));
   const { communities, retired } = clusterCommunities(config, view, previous, clustered);
   await store.replaceCommunities(communities);
-  await store.setMeta(CLUSTERED_FINGERPRINTS, JSON.stringify(clustered.fingerprints));
+  const record: RecordedFingerprints = {
+    hierarchy: hierarchyHash(communities),
+    fingerprints: clustered.fingerprints,
+  };
+  await store.setMeta(CLUSTERED_FINGERPRINTS, JSON.stringify(record));
   const current = new Set(communities.map((c) => c.id));
   await rememberRetiredIds(store, retired, current, config.community.retiredIdAliases);
   const retiredIds = retired.map((c) => c.id);
@@ -104,6 +115,14 @@ export async function createCommunities(
     );
   }
   return { communities, levels, reused, splits: clustered.splits };
+}
+
+/** What the warm start reads of a hierarchy (levels and members), hashed. */
+export function hierarchyHash(communities: readonly Pick<CommunityRecord, "level" | "entityKeys">[]): string {
+  const lines = communities.map(
+    ({ level, entityKeys }) => `${level}\u001f${[...entityKeys].sort().join("\u001f")}`,
+  );
+  return createHash("sha256").update(lines.sort().join("\n")).digest("hex");
 }
 
 /** Said when a warm start gave way to fresh clustering somewhere (its communities then moved more). */
