@@ -58,9 +58,30 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 
 function homeOrTemp(): string {
   try {
-    return homedir() || tmpdir();
+    return homedir() || userTempDir();
   } catch {
-    return tmpdir();
+    return userTempDir();
+  }
+}
+
+/** The temp folder is shared by every local user: the cache goes to a folder of the user's own. */
+function userTempDir(): string {
+  return join(tmpdir(), `kgrag-${process.getuid?.() ?? "user"}`);
+}
+
+/**
+ * False for an existing folder another user owns or others may write to: a cache planted there
+ * would be fed to V8. A missing folder is made private (mode 0o700) when the cache is written.
+ */
+export function isPrivateCacheDir(dir: string): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined) return true; // Windows: no POSIX owners or modes to check.
+  try {
+    const stats = statSync(dir);
+    if (!stats.isDirectory()) return true; // Not a folder: the cache write fails and is ignored.
+    return stats.uid === uid && (stats.mode & 0o022) === 0;
+  } catch {
+    return true;
   }
 }
 
@@ -148,12 +169,12 @@ export function loadBundleWithCodeCache(file: string, options: CodeCacheOptions 
   if (env.KGRAG_NO_COMPILE_CACHE === "1") {
     return { exports: require(file), state: "off", saveCache: () => {} };
   }
+  const cacheDir = options.cacheDir ?? defaultCacheDir(env);
+  if (!isPrivateCacheDir(cacheDir)) {
+    return { exports: require(file), state: "off", saveCache: () => {} };
+  }
   const bytes = readFileSync(file);
-  const cacheFile = cacheFileFor(
-    bundleIdentity(file, bytes),
-    options.cacheDir ?? defaultCacheDir(env),
-    options.variant ?? "default",
-  );
+  const cacheFile = cacheFileFor(bundleIdentity(file, bytes), cacheDir, options.variant ?? "default");
   const cachedData = readCache(cacheFile);
   // The build writes it in ASCII: read as latin1, a one-byte string at a third of UTF-8's cost.
   const script = compileBundle(bytes.toString(isAscii(bytes) ? "latin1" : "utf8"), file, cachedData);
@@ -188,7 +209,8 @@ function readCache(cacheFile: string): Buffer | undefined {
 function writeCacheAtomically(cacheFile: string, data: () => Buffer): void {
   const partial = `${cacheFile}.${process.pid}.tmp`;
   try {
-    mkdirSync(dirname(cacheFile), { recursive: true });
+    mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
+    if (!isPrivateCacheDir(dirname(cacheFile))) return;
     writeFileSync(partial, data());
     renameSync(partial, cacheFile);
     pruneOldCaches(dirname(cacheFile));

@@ -1,5 +1,14 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -132,6 +141,16 @@ describe("the bundled CLI's code cache", () => {
     expect(cacheVariantOf(["--help"])).toBe("kgrag-help");
     expect(cacheVariantOf(["-V"])).toBe("version");
     expect(cacheVariantOf([])).toBe("kgrag");
+  });
+
+  it("leaves the cache off in a folder others may write to", () => {
+    mkdirSync(cacheDir);
+    chmodSync(cacheDir, 0o777);
+    const loaded = loadBundleWithCodeCache(bundle, { cacheDir, variant: "index", env: {} });
+    expect(loaded.state).toBe("off");
+    loaded.saveCache();
+    expect(readdirSync(cacheDir)).toEqual([]);
+    expect((loaded.exports as { describe(n: number): unknown }).describe(3)).toEqual(DESCRIBED);
   });
 
   it("keeps the caches in the user's cache folder", () => {
