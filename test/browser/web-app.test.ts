@@ -10,16 +10,6 @@ import { type ServeChild, startServe } from "../support/serve-child.js";
 import { ATLAS_DOCS, offlineWorkspace } from "../support/server.js";
 import { buildWebApp } from "../support/web-build.js";
 
-/** A node label as the graph canvas reports it drawn (its `window.kgragGraphLabels` hook). */
-interface DrawnLabel {
-  node: string;
-  shown: boolean;
-  x: number;
-  y: number;
-  side: string;
-  box: { minX: number; maxX: number; minY: number; maxY: number };
-}
-
 const CORPUS = join(REPO_ROOT, "samples", "corpus");
 /** Screenshots land here (git-ignored); the README's is copied from it by hand. */
 const ARTIFACTS = process.env.KGRAG_BROWSER_ARTIFACTS ?? join(REPO_ROOT, ".tmp", "browser-artifacts");
@@ -1367,100 +1357,6 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     // No console or chat that would only fail once used.
     expect(await page.getByLabel("Cypher query").count()).toBe(0);
     expect(await page.getByLabel("Chat message").count()).toBe(0);
-  }, 60_000);
-
-  it("draws the label of a node near the canvas's right edge on its left, whole, at desktop and phone width", async () => {
-    await page.getByRole("link", { name: "Graph" }).click();
-    const canvas = page.locator("[data-testid=graph-canvas]");
-    await page.locator('[data-testid=graph-canvas][data-layout="settled"]').waitFor({ timeout: 30_000 });
-    const labels = () => page.evaluate<DrawnLabel[]>("window.kgragGraph?.labels() ?? []");
-    try {
-      for (const width of [1366, 390]) {
-        await page.setViewportSize({ width, height: width > 1000 ? 900 : 740 });
-        const frame = await canvas.boundingBox();
-        if (!frame) throw new Error("no canvas");
-        const within = (label: DrawnLabel) =>
-          label.x >= 0 && label.x <= frame.width && label.y >= 0 && label.y <= frame.height;
-        await expect.poll(async () => (await labels()).length, { timeout: 10_000 }).toBeGreaterThan(0);
-        // The node with the longest name is panned to a few pixels from the right edge (as a drag would)
-        // and shown under the pointer: its label has no room on its right.
-        const [longest] = (await labels()).sort(
-          (a, b) => b.box.maxX - b.box.minX - (a.box.maxX - a.box.minX),
-        );
-        if (!longest) throw new Error("no node drawn");
-        const at = { x: frame.width - 15, y: frame.height / 2 };
-        await page.evaluate(`window.kgragGraph.panNodeTo(${JSON.stringify(longest.node)}, ${at.x}, ${at.y})`);
-        await page.mouse.move(frame.x + at.x, frame.y + at.y);
-        const inside = (label: DrawnLabel) =>
-          label.box.minX >= 0 &&
-          label.box.maxX <= frame.width &&
-          label.box.minY >= 0 &&
-          label.box.maxY <= frame.height;
-        // Every label drawn for a node within the canvas lies whole inside it, the edge node's on its left.
-        await expect
-          .poll(
-            async () => {
-              const drawn = (await labels()).filter((label) => label.shown && within(label));
-              return {
-                edgeNode: drawn.find((label) => label.node === longest.node && label.x > frame.width - 20)
-                  ?.side,
-                cut: drawn.filter((label) => !inside(label)).map((label) => label.node),
-              };
-            },
-            { timeout: 10_000 },
-          )
-          .toEqual({ edgeNode: "left", cut: [] });
-        await shot(`graph-labels-${width}`);
-      }
-    } finally {
-      await page.mouse.move(0, 0);
-      await page.setViewportSize({ width: 1400, height: 900 });
-    }
-  }, 90_000);
-
-  it("says at phone width that the legend has more entries than it shows, and shows them from the keyboard", async () => {
-    await page.setViewportSize({ width: 390, height: 740 });
-    // Each node in a community of its own: more legend entries than the band's few lines hold.
-    const neighbourhood = (url: URL) => url.pathname === "/api/v1/graph/neighbourhood";
-    await page.route(neighbourhood, async (route) => {
-      const response = await route.fetch();
-      const body = (await response.json()) as { nodes: { community?: unknown }[] };
-      body.nodes = body.nodes.map((node, index) => ({ ...node, community: `community ${index} of many` }));
-      await route.fulfill({ response, json: body });
-    });
-    try {
-      await page.getByRole("link", { name: "Graph" }).click();
-      // The address keeps the entity shown: a reload fetches its neighbourhood again, through the route.
-      await page.reload();
-      await page.locator('[data-testid=graph-canvas][data-layout="settled"]').waitFor({ timeout: 30_000 });
-      const legend = page.getByRole("list", { name: "Legend" });
-      const cutOff = () =>
-        // The entries below its bottom edge, where it clips them, wholly or in part.
-        legend.evaluate((list) => {
-          const bottom = list.getBoundingClientRect().bottom;
-          return [...list.children].filter((entry) => entry.getBoundingClientRect().bottom > bottom + 1)
-            .length;
-        });
-      await expect.poll(cutOff, { timeout: 10_000 }).toBeGreaterThan(0);
-      await shot("phone-legend-collapsed");
-      const hidden = await cutOff();
-      const more = page.getByRole("button", { name: `Show ${hidden} more legend entries` });
-      await expect(more.textContent()).resolves.toBe(`+${hidden} more`);
-      await more.focus();
-      await page.keyboard.press("Enter");
-      const fewer = page.getByRole("button", { name: "Show fewer legend entries" });
-      await expect(fewer.getAttribute("aria-expanded")).resolves.toBe("true");
-      // Expanded, every entry can be reached: the list scrolls only past half the screen.
-      await expect
-        .poll(() => legend.evaluate((list) => list.scrollHeight <= list.clientHeight + 1))
-        .toBe(true);
-      await shot("phone-legend-expanded");
-      await page.keyboard.press("Enter");
-      await expect(more.getAttribute("aria-expanded")).resolves.toBe("false");
-    } finally {
-      await page.unroute(neighbourhood);
-      await page.setViewportSize({ width: 1400, height: 900 });
-    }
   }, 60_000);
 
   it("made no request outside its server and logged no errors", () => {
