@@ -859,6 +859,9 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     // A short description is shown whole, with no button.
     await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("林晓舟")}`);
     const panel = page.getByRole("complementary", { name: "Entity details" });
+    // Only the address's hash changed: until the app takes it, the panel still shows 澄州 (with
+    // its relationships and button). The heading names the new entity once the old one is gone.
+    await panel.getByRole("heading", { level: 2, name: "林晓舟" }).waitFor({ timeout: 30_000 });
     await panel.locator(".relationships li").first().waitFor({ timeout: 30_000 });
     expect(await panel.getByRole("button", { name: /^Show (more|less)$/ }).count()).toBe(0);
   }, 90_000);
