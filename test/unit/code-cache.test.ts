@@ -153,6 +153,15 @@ describe("the bundled CLI's code cache", () => {
     expect((loaded.exports as { describe(n: number): unknown }).describe(3)).toEqual(DESCRIBED);
   });
 
+  it("does not feed V8 a cache file others may write, and rewrites it", async () => {
+    await firstLoad();
+    // What a folder swapped in after the folder check would hold: a file not the user's alone.
+    chmodSync(cacheFile(), 0o666);
+    expect(await loadInChild()).toMatchObject({ state: "missing", result: DESCRIBED });
+    expect(statSync(cacheFile()).mode & 0o022).toBe(0);
+    expect((await loadInChild()).state).toBe("used");
+  });
+
   it("keeps the caches in the user's cache folder", () => {
     expect(defaultCacheDir({ XDG_CACHE_HOME: "/x/cache" })).toBe(join("/x/cache", "kgrag", "code-cache"));
   });
