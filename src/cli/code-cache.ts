@@ -238,7 +238,9 @@ function writeCacheAtomically(cacheFile: string, data: () => Buffer): void {
   try {
     mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
     if (!isPrivateCacheDir(dirname(cacheFile))) return;
-    writeFileSync(partial, data());
+    // A new file of its own ("wx"): never written through a link left at that name.
+    rmSync(partial, { force: true });
+    writeFileSync(partial, data(), { flag: "wx", mode: 0o600 });
     renameSync(partial, cacheFile);
     pruneOldCaches(dirname(cacheFile));
   } catch {
