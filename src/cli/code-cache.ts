@@ -5,7 +5,19 @@
 // only: it runs before anything else in the bundled CLI's process.
 import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -74,15 +86,20 @@ function userTempDir(): string {
  * would be fed to V8. A missing folder is made private (mode 0o700) when the cache is written.
  */
 export function isPrivateCacheDir(dir: string): boolean {
-  const uid = process.getuid?.();
-  if (uid === undefined) return true; // Windows: no POSIX owners or modes to check.
   try {
     const stats = statSync(dir);
     if (!stats.isDirectory()) return true; // Not a folder: the cache write fails and is ignored.
-    return stats.uid === uid && (stats.mode & 0o022) === 0;
+    return isOwnAndPrivate(stats);
   } catch {
     return true;
   }
+}
+
+/** Owned by this process's user, and no one else may write it. */
+function isOwnAndPrivate(stats: Stats): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined) return true; // Windows: no POSIX owners or modes to check.
+  return stats.uid === uid && (stats.mode & 0o022) === 0;
 }
 
 /**
@@ -197,11 +214,21 @@ export function loadBundleWithCodeCache(file: string, options: CodeCacheOptions 
   };
 }
 
+/**
+ * The cache file's bytes, if the file read is the user's own and no one else may write it. Checked
+ * on the open file, not by path: the folder checked before could have been swapped since (its parent
+ * may be another user's, as the temp folder's kgrag-<uid> is when someone made it first), and
+ * only a file the user wrote may be fed to V8.
+ */
 function readCache(cacheFile: string): Buffer | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(cacheFile);
+    fd = openSync(cacheFile, "r");
+    return isOwnAndPrivate(fstatSync(fd)) ? readFileSync(fd) : undefined;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) ignoreErrors(() => closeSync(fd as number));
   }
 }
 
@@ -211,7 +238,9 @@ function writeCacheAtomically(cacheFile: string, data: () => Buffer): void {
   try {
     mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
     if (!isPrivateCacheDir(dirname(cacheFile))) return;
-    writeFileSync(partial, data());
+    // A new file of its own ("wx"): never written through a link left at that name.
+    rmSync(partial, { force: true });
+    writeFileSync(partial, data(), { flag: "wx", mode: 0o600 });
     renameSync(partial, cacheFile);
     pruneOldCaches(dirname(cacheFile));
   } catch {

@@ -24,9 +24,11 @@ const FRONT_END_FAILED = "the Cypher front end could not read this query";
  * `1TERMINATE` as 1 then TERMINATE.
  */
 export function commandRefusals(query: string): string[] {
-  if (!/SHOW|TERMINATE/i.test(query)) return [];
-  const tree = parsed(query);
-  return tree ? refusedCommands(tree) : [FRONT_END_FAILED];
+  return inEveryReading(query, (reading) => {
+    if (!/SHOW|TERMINATE/i.test(reading)) return [];
+    const tree = parsed(reading);
+    return tree ? refusedCommands(tree) : [FRONT_END_FAILED];
+  });
 }
 
 /**
@@ -36,12 +38,45 @@ export function commandRefusals(query: string): string[] {
  * word boundary or not (`LIMIT 1CALL db.stats.clear()`).
  */
 export function procedureRefusals(query: string, extra: readonly string[] = []): string[] {
-  if (!/CALL/i.test(query)) return [];
-  const tree = parsed(query);
-  if (!tree) return [FRONT_END_FAILED];
   const allowed = new Set([...READ_ONLY_PROCEDURES, ...extra]);
-  const unlisted = procedureNames(tree).filter((name) => !allowed.has(name));
-  return [...new Set(unlisted)].map(unlistedProcedure);
+  return inEveryReading(query, (reading) => {
+    if (!/CALL/i.test(reading)) return [];
+    const tree = parsed(reading);
+    if (!tree) return [FRONT_END_FAILED];
+    return procedureNames(tree)
+      .filter((name) => !allowed.has(name))
+      .map(unlistedProcedure);
+  });
+}
+
+/**
+ * The refusals of `judge` over the query as written and, when it holds `\uXXXX` escapes, as Neo4j's
+ * parser reads it (see withUnicodeEscapesRead), each named once.
+ */
+function inEveryReading(query: string, judge: (reading: string) => string[]): string[] {
+  return [...new Set(readingsOf(query).flatMap(judge))];
+}
+
+function readingsOf(query: string): string[] {
+  const read = withUnicodeEscapesRead(query);
+  return read === query ? [query] : [query, read];
+}
+
+/**
+ * The query with its `\uXXXX` escapes turned into their characters wherever they stand, as Java's
+ * compiler reads them and as Neo4j's parser did (JavaCC's JAVA_UNICODE_ESCAPE: an escape in a
+ * backticked name is read there too, neo4j/neo4j#12901), before it splits the text into tokens.
+ * The front end here reads them inside strings only, so `\u0043ALL db.stats.clear()` would have
+ * no CALL for it, and in `RETURN 'x\u0027 CALL db.stats.clear() //'` the call would be string text.
+ * As in Java, an escape's backslash must not be escaped itself (an even run of backslashes before
+ * it) and `\uuuu0043` is one escape.
+ */
+export function withUnicodeEscapesRead(query: string): string {
+  if (!query.includes("\\")) return query;
+  return query.replace(/(\\+)u+([0-9a-fA-F]{4})/g, (whole, slashes: string, hex: string) => {
+    if (slashes.length % 2 === 0) return whole;
+    return slashes.slice(1) + String.fromCharCode(Number.parseInt(hex, 16));
+  });
 }
 
 /** How a user allows a plugin's read-only procedure (APOC's apoc.meta.schema...). */
@@ -67,6 +102,14 @@ function unlistedProcedure(name: string): string {
  * validator's read-only rules. Otherwise `planned` (the plan's word).
  */
 export function schemaPlanRefusal(query: string, planned: string): string | undefined {
+  for (const reading of readingsOf(query)) {
+    const why = schemaPlanRefusalOf(reading, planned);
+    if (why !== undefined) return why;
+  }
+  return undefined;
+}
+
+function schemaPlanRefusalOf(query: string, planned: string): string | undefined {
   const tree = parsed(query);
   if (!tree) return FRONT_END_FAILED;
   const dbms = procedureNames(tree).filter((name) => /^dbms\./i.test(name));

@@ -214,11 +214,12 @@ export function createEntityCuration(
    * Records the rules, re-folds what they touch, then summarises and re-embeds what changed. The
    * rules are checked as they will be read back first: one that could not be read would be stored.
    */
+  const record = async (what: string, rules: EntityRule[], touched: string[], action: string, by: string) => {
+    await addRules(services, checkNewRules(rules, `entities.${what}`), touched, `${action} by ${by}`);
+    await settleGraph(services, components, true, { communities: false });
+  };
   const apply = (what: string, rules: EntityRule[], touched: string[], action: string, by: string) =>
-    writing(async () => {
-      await addRules(services, checkNewRules(rules, `entities.${what}`), touched, `${action} by ${by}`);
-      await settleGraph(services, components, true, { communities: false });
-    });
+    writing(() => record(what, rules, touched, action, by));
 
   const provenance = (options: EditOptions = {}) => ({
     by: options.by ?? currentUser(),
@@ -262,14 +263,6 @@ export function createEntityCuration(
       const name = input.name.trim();
       const key = entityKey(name);
       if (key === "") throw new CurationInputError(`"${input.name}" has no letters to name an entity by.`);
-      await mustBeFreeName(name, []);
-      const folds = (await loadResolution(store)).canonical(key);
-      if (folds !== key) {
-        throw new CurationInputError(
-          `"${name}" is merged into ${folds} by an earlier rule; split it from that entity first.`,
-          "conflict",
-        );
-      }
       const p = provenance(options);
       const rule: EntityRule = {
         kind: "add-entity",
@@ -279,7 +272,19 @@ export function createEntityCuration(
         description: storedDescription(input.description),
         ...p,
       };
-      await apply("create", [rule], [key], "create entity", p.by);
+      // The name is checked in the same writer's turn as the rule is added: two creates of one
+      // name at once would otherwise both find it free and make one entity of two rules.
+      await writing(async () => {
+        await mustBeFreeName(name, []);
+        const folds = (await loadResolution(store)).canonical(key);
+        if (folds !== key) {
+          throw new CurationInputError(
+            `"${name}" is merged into ${folds} by an earlier rule; split it from that entity first.`,
+            "conflict",
+          );
+        }
+        await record("create", [rule], [key], "create entity", p.by);
+      });
       return readableEntity(await find(key));
     },
     merge: async (names, given) => {

@@ -1,12 +1,14 @@
 import { execFile } from "node:child_process";
 import {
   chmodSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -151,6 +153,26 @@ describe("the bundled CLI's code cache", () => {
     loaded.saveCache();
     expect(readdirSync(cacheDir)).toEqual([]);
     expect((loaded.exports as { describe(n: number): unknown }).describe(3)).toEqual(DESCRIBED);
+  });
+
+  it("does not feed V8 a cache file others may write, and rewrites it", async () => {
+    await firstLoad();
+    // What a folder swapped in after the folder check would hold: a file not the user's alone.
+    chmodSync(cacheFile(), 0o666);
+    expect(await loadInChild()).toMatchObject({ state: "missing", result: DESCRIBED });
+    expect(statSync(cacheFile()).mode & 0o022).toBe(0);
+    expect((await loadInChild()).state).toBe("used");
+  });
+
+  it("writes a cache as a new file, never through a link left at its temporary name", () => {
+    const loaded = loadBundleWithCodeCache(bundle, { cacheDir, variant: "index", env: {} });
+    const target = join(dir, "precious.txt");
+    writeFileSync(target, "precious");
+    mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    symlinkSync(target, `${loaded.cacheFile}.${process.pid}.tmp`);
+    loaded.saveCache();
+    expect(readFileSync(target, "utf8")).toBe("precious");
+    expect(lstatSync(loaded.cacheFile ?? "").isFile()).toBe(true);
   });
 
   it("keeps the caches in the user's cache folder", () => {

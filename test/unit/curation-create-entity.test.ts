@@ -127,6 +127,18 @@ describe("kg.entities.create", () => {
     expect(await kg.services.store.relationshipsOf(["tomas reis"])).toEqual([]);
   });
 
+  it("made twice at once under one name, makes one entity and refuses the other call", async () => {
+    const calls = await Promise.allSettled([
+      kg.entities.create({ name: "Vessen Guild", description: "First words." }),
+      kg.entities.create({ name: "Vessen Guild", description: "Second words." }),
+    ]);
+    expect(calls.map((call) => call.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = calls.find((call) => call.status === "rejected");
+    expect(String(refused?.reason)).toMatch(/"Vessen Guild" already names another entity/);
+    expect((await kg.entities.rules()).filter((rule) => rule.kind === "add-entity")).toHaveLength(1);
+    expect((await kg.entities.get("Vessen Guild")).description).toBe("First words.");
+  });
+
   it("refuses bad input with a clear error and changes nothing", async () => {
     await kg.entities.merge(["Ines Varga", "Tomas Reis"], { into: "Ines Varga" });
     const rules = await kg.entities.rules();
