@@ -51,7 +51,10 @@ async function onThreadOrHere<T>(
  */
 export class ThreadedNlpExtractor implements Extractor {
   readonly kind = "offline-nlp" as const;
-  /** Loaded with the first in-process chunk: the module (through marked) is not start-up's to pay. */
+  /**
+   * The in-process extractor, given (createComponents loads its module with the offline branch) or
+   * loaded with the first in-process chunk: through marked, the module is not start-up's to pay.
+   */
   private here: Promise<OfflineNlpExtractor> | undefined;
   private extracted = 0;
 
@@ -59,7 +62,10 @@ export class ThreadedNlpExtractor implements Extractor {
     private readonly thread: BuiltInThread,
     private readonly config: BuiltInThreadConfig,
     private readonly options: OfflineExtractionConfig = OFFLINE_EXTRACTION_DEFAULTS,
-  ) {}
+    here?: OfflineNlpExtractor,
+  ) {
+    if (here) this.here = Promise.resolve(here);
+  }
 
   private inProcess(): Promise<OfflineNlpExtractor> {
     this.here ??= import("../extraction/offline-extractor.js").then(

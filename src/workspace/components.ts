@@ -46,6 +46,8 @@ export async function createComponents(services: KgragServices): Promise<IndexCo
           sharedBuiltInThread(config.builtInThread),
           config.builtInThread,
           config.extraction.offline,
+          // Loaded already: the first chunks are extracted in-process at once, ahead of the thread's.
+          new OfflineNlpExtractor(config.extraction.offline),
         )
       : new OfflineNlpExtractor(config.extraction.offline),
     summarizer: new ExtractiveSummarizer(config.merge),
