@@ -153,14 +153,20 @@ await build({
 // as they are, where gpt-tokenizer's own module builds a map of all 200,000 ranks on every load. The
 // table's builder is the reader's own module (src/util/bpe-table.ts), compiled here for the purpose.
 const require = createRequire(import.meta.url);
-const { buildBpeTable } = await importTypeScript(
+// Each table's pre-tokenizer pattern is saved beside it (`.split`), so a run builds only its own.
+const { buildBpeTable, splitPatternText } = await importTypeScript(
   new URL("../src/util/bpe-table.ts", import.meta.url).pathname,
   outdir,
 );
+const splitPatterns = require("gpt-tokenizer/encodingParams/constants");
 mkdirSync(`${outdir}/bpe-ranks`, { recursive: true });
-for (const encoding of ["o200k_base", "cl100k_base"]) {
+for (const [encoding, pattern] of [
+  ["o200k_base", splitPatterns.O200K_TOKEN_SPLIT_REGEX],
+  ["cl100k_base", splitPatterns.CL100K_TOKEN_SPLIT_REGEX],
+]) {
   const ranks = require(`gpt-tokenizer/bpeRanks/${encoding}`).default;
   writeFileSync(`${outdir}/bpe-ranks/${encoding}.bpe`, buildBpeTable(ranks));
+  writeFileSync(`${outdir}/bpe-ranks/${encoding}.split`, splitPatternText(pattern));
 }
 
 // compromise with its English model built once, here, rather than on every load (src/nlp/compromise.ts).

@@ -135,7 +135,7 @@ export async function createKgrag(options: CreateKgragOptions = {}): Promise<Kgr
   );
   const services = await openServices(options);
   try {
-    const components = createComponents(services);
+    const components = await createComponents(services);
     return buildFacade(resolve(services.config.workspace), services, components);
   } catch (error) {
     await services.store.close();
@@ -173,7 +173,9 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         "index takes a list of file and folder paths, of documents or of LangChain documents",
       );
       const indexOptions = parseOptions(IndexOptionsSchema, given, { what: "index" });
-      const run = indexOptions.signal ? stoppable(services, indexOptions.signal) : { services, components };
+      const run = indexOptions.signal
+        ? await stoppable(services, indexOptions.signal)
+        : { services, components };
       if (isPathList(inputs)) {
         return writing(() => indexPaths(run.services, run.components, inputs, indexOptions));
       }
@@ -285,9 +287,9 @@ function mustBeList(value: unknown, expected: string): void {
 }
 
 /** Services and components of one run whose every model call the signal cancels. */
-function stoppable(services: KgragServices, signal: AbortSignal) {
+async function stoppable(services: KgragServices, signal: AbortSignal) {
   const scoped = { ...services, chat: services.chat && withAbortSignal(services.chat, signal) };
-  return { services: scoped, components: createComponents(scoped) };
+  return { services: scoped, components: await createComponents(scoped) };
 }
 
 function isPathList(inputs: unknown[]): inputs is string[] {

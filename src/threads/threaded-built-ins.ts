@@ -5,19 +5,19 @@ import {
   type ClusterOptions,
   inProcessClusterer,
 } from "../community/cluster.js";
-import {
-  type ExtractiveReportBatches,
+import type {
+  ExtractiveReportBatches,
   ExtractiveReportBook,
-  type ExtractiveReportsHost,
-  type ExtractiveReportsInput,
-  type WrittenReport,
+  ExtractiveReportsHost,
+  ExtractiveReportsInput,
+  WrittenReport,
 } from "../community/extractive-reports.js";
 import type { BuiltInThreadConfig, OfflineExtractionConfig } from "../config.js";
 import type { Embedder } from "../embedding/embedder.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
 import type { ExtractionContext, ExtractionOutcome, Extractor } from "../extraction/extractor.js";
 import { OFFLINE_EXTRACTION_DEFAULTS } from "../extraction/offline-defaults.js";
-import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
+import type { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
 import type { ChunkRecord } from "../types.js";
 import { BuiltInThread, BuiltInThreadUnavailable, BuiltInWorkStopped } from "./built-in-thread.js";
 
@@ -51,15 +51,27 @@ async function onThreadOrHere<T>(
  */
 export class ThreadedNlpExtractor implements Extractor {
   readonly kind = "offline-nlp" as const;
-  private readonly here: OfflineNlpExtractor;
+  /**
+   * The in-process extractor, given (createComponents loads its module with the offline branch) or
+   * loaded with the first in-process chunk: through marked, the module is not start-up's to pay.
+   */
+  private here: Promise<OfflineNlpExtractor> | undefined;
   private extracted = 0;
 
   constructor(
     private readonly thread: BuiltInThread,
     private readonly config: BuiltInThreadConfig,
     private readonly options: OfflineExtractionConfig = OFFLINE_EXTRACTION_DEFAULTS,
+    here?: OfflineNlpExtractor,
   ) {
-    this.here = new OfflineNlpExtractor(options);
+    if (here) this.here = Promise.resolve(here);
+  }
+
+  private inProcess(): Promise<OfflineNlpExtractor> {
+    this.here ??= import("../extraction/offline-extractor.js").then(
+      ({ OfflineNlpExtractor }) => new OfflineNlpExtractor(this.options),
+    );
+    return this.here;
   }
 
   /**
@@ -78,7 +90,7 @@ export class ThreadedNlpExtractor implements Extractor {
 
   async extract(chunk: ChunkRecord, context: ExtractionContext): Promise<ExtractionOutcome> {
     this.extracted += 1;
-    const here = () => this.here.extract(chunk, context);
+    const here = async () => (await this.inProcess()).extract(chunk, context);
     if (this.extracted <= this.config.inProcessChunks) return here();
     try {
       return await onThreadOrHere<ExtractionOutcome>(
@@ -184,7 +196,8 @@ const NEVER_IDLE_MS = 2 ** 31 - 1;
  */
 export class ThreadedReportBatches implements ExtractiveReportBatches {
   private readonly opened: Promise<void>;
-  private here: ExtractiveReportBook | undefined;
+  /** Loaded only if the thread fails (through marked, the module is not start-up's to pay). */
+  private here: Promise<ExtractiveReportBook> | undefined;
   private closed = false;
 
   constructor(
@@ -207,8 +220,10 @@ export class ThreadedReportBatches implements ExtractiveReportBatches {
       async () => {
         // Closed with this batch in hand (the step stopped or failed): dropped, not written here.
         if (this.closed) throw new BuiltInWorkStopped();
-        this.here ??= new ExtractiveReportBook(this.input);
-        return this.here.write(ids);
+        this.here ??= import("../community/extractive-reports.js").then(
+          ({ ExtractiveReportBook }) => new ExtractiveReportBook(this.input),
+        );
+        return (await this.here).write(ids);
       },
     );
   }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Tiktoken, TiktokenBPE, TiktokenEncoding } from "js-tiktoken/lite";
 import { z } from "zod";
-import { BpeTable, BpeTableEncoder, type EncodedPieces } from "./bpe-table.js";
+import { BpeTable, BpeTableEncoder, type EncodedPieces, readSplitPattern } from "./bpe-table.js";
 
 export const DEFAULT_ENCODING: TiktokenEncoding = "o200k_base";
 
@@ -64,8 +64,21 @@ const SplitPatternsSchema = z.object({
   CL100K_TOKEN_SPLIT_REGEX: z.instanceof(RegExp),
 });
 
+/**
+ * The encoding's pre-tokenizer pattern: saved beside its table (`<encoding>.split`, see
+ * splitPatternText), else from gpt-tokenizer's module, which builds every encoding's pattern.
+ */
+function splitPattern(encoding: TiktokenEncoding, tableFile: URL): RegExp | undefined {
+  const saved = new URL(`${encoding}.split`, tableFile);
+  if (existsSync(saved)) {
+    const pattern = readSplitPattern(readFileSync(saved, "utf8"));
+    if (pattern) return pattern;
+  }
+  return splitPatternOfPackage(encoding);
+}
+
 /** The encoding's pre-tokenizer pattern, from gpt-tokenizer (a small module of its own). */
-function splitPattern(encoding: TiktokenEncoding): RegExp | undefined {
+function splitPatternOfPackage(encoding: TiktokenEncoding): RegExp | undefined {
   const patterns = SplitPatternsSchema.parse(require("gpt-tokenizer/encodingParams/constants"));
   if (encoding === "o200k_base") return patterns.O200K_TOKEN_SPLIT_REGEX;
   if (encoding === "cl100k_base") return patterns.CL100K_TOKEN_SPLIT_REGEX;
@@ -82,7 +95,7 @@ export function loadCounter(encoding: TiktokenEncoding, ranksDir: URL | URL[] = 
     .flat()
     .map((dir) => new URL(`${encoding}.bpe`, dir))
     .find((file) => existsSync(file));
-  const split = tableFile ? splitPattern(encoding) : undefined;
+  const split = tableFile ? splitPattern(encoding, tableFile) : undefined;
   if (!split || !tableFile) return CounterSchema.parse(require(`gpt-tokenizer/encoding/${encoding}`));
   const encoder = new BpeTableEncoder(new BpeTable(readFileSync(tableFile)), split);
   return {

@@ -1,8 +1,7 @@
 import { inProcessClusterer } from "../community/cluster.js";
 import { reportWriterFor } from "../community/report-writer.js";
 import { LlmExtractor } from "../extraction/llm-extractor.js";
-import { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
-import { ExtractiveSummarizer, LlmDescriptionSummarizer } from "../merge/summarize.js";
+import { LlmDescriptionSummarizer } from "../merge/llm-summarizer.js";
 import type { IndexComponents } from "../pipeline/index-workflow.js";
 import type { KgragServices } from "../services.js";
 import { BuiltInThread } from "../threads/built-in-thread.js";
@@ -13,8 +12,12 @@ import {
   ThreadedReportsHost,
 } from "../threads/threaded-built-ins.js";
 
-/** With a chat model every stage asks it; without one each stage uses its offline built-in. */
-export function createComponents(services: KgragServices): IndexComponents {
+/**
+ * With a chat model every stage asks it; without one each stage uses its offline built-in. The
+ * offline modules load only then: through their markdown reader (marked) they would add to a model
+ * run's start-up before its first request.
+ */
+export async function createComponents(services: KgragServices): Promise<IndexComponents> {
   const { chat, config } = services;
   const reportWriter = reportWriterFor(services);
   const threaded = config.builtInThread.enabled;
@@ -32,6 +35,10 @@ export function createComponents(services: KgragServices): IndexComponents {
       reportWriter,
     };
   }
+  const [{ OfflineNlpExtractor }, { ExtractiveSummarizer }] = await Promise.all([
+    import("../extraction/offline-extractor.js"),
+    import("../merge/extractive-summarizer.js"),
+  ]);
   return {
     clusterer,
     extractor: threaded
@@ -39,6 +46,8 @@ export function createComponents(services: KgragServices): IndexComponents {
           sharedBuiltInThread(config.builtInThread),
           config.builtInThread,
           config.extraction.offline,
+          // Loaded already: the first chunks are extracted in-process at once, ahead of the thread's.
+          new OfflineNlpExtractor(config.extraction.offline),
         )
       : new OfflineNlpExtractor(config.extraction.offline),
     summarizer: new ExtractiveSummarizer(config.merge),

@@ -63,4 +63,22 @@ describe.skipIf(!process.env[CLI_BUNDLE_ENV])("the bundled CLI's code cache", ()
     expect(run.code, run.stderr).toBe(0);
     expect(readdirSync(cacheHome)).toEqual([]);
   });
+
+  it("indexes offline through the bundle, cached or not: the offline built-ins load on demand", async () => {
+    const file = join(cacheHome, "notes.md");
+    writeFileSync(
+      file,
+      "Ada Lovelace worked with Charles Babbage in London.\n\nBabbage designed the **Analytical Engine**.\n",
+    );
+    for (const run of ["writes the cache", "uses it"]) {
+      const workspace = join(cacheHome, `ws-${run.replaceAll(" ", "-")}`);
+      const result = await kgrag(["index", file, "--workspace", workspace, "--json"]);
+      expect(result.code, `${run}: ${result.stderr}`).toBe(0);
+      const summary = JSON.parse(result.stdout) as { entities: number; relationships: number };
+      // The offline extractor (with its markdown reader) and the extractive writers did the work.
+      expect(summary.entities, run).toBeGreaterThan(0);
+      expect(summary.relationships, run).toBeGreaterThan(0);
+    }
+    expect(cacheFiles().map((f) => f.replace(/^.*[/\\]|-[0-9a-f]{32}\.v8$/g, ""))).toEqual(["index"]);
+  });
 });

@@ -203,6 +203,22 @@ describe("the built-ins' worker thread", () => {
     expect(await new ThreadedClusterer(thread, EAGER).hierarchy(graph, warm)).toEqual(warmHere);
   });
 
+  it("extracts in-process with the extractor it is given, loading none of its own", async () => {
+    const thread = startedThread(() => {
+      throw new Error("the thread must not start");
+    });
+    const given = new OfflineNlpExtractor();
+    const texts: string[] = [];
+    given.extract = async (chunk) => {
+      texts.push(chunk.text);
+      return { ok: true, extraction: { entities: [], relationships: [] } };
+    };
+    const extractor = new ThreadedNlpExtractor(thread, { ...EAGER, inProcessChunks: 2 }, undefined, given);
+    const outcome = await extractor.extract(chunkOf("Ada met Charles.", 0), { title: "A" });
+    expect(outcome).toEqual({ ok: true, extraction: { entities: [], relationships: [] } });
+    expect(texts).toEqual(["Ada met Charles."]);
+  });
+
   it("keeps small runs and small embedding calls in-process", async () => {
     const thread = startedThread(() => {
       throw new Error("the thread must not start");

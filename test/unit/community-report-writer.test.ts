@@ -4,6 +4,7 @@ import { ExtractiveReportWriter } from "../../src/community/extractive-report-wr
 import { GraphIndex } from "../../src/community/graph-index.js";
 import { LlmReportWriter } from "../../src/community/llm-report-writer.js";
 import { buildReportContext } from "../../src/community/report-context.js";
+import { DeferredExtractiveWriter } from "../../src/community/report-writer.js";
 import { ScriptedChat } from "../support/community-chat.js";
 import { entity, relationship } from "../support/community-fake-store.js";
 
@@ -252,6 +253,14 @@ describe("LlmReportWriter", () => {
     expect(report.method).toBe("extractive");
     expect(warnings[0]).toContain("c0-abc");
     await expect(new LlmReportWriter(chat).write(context())).rejects.toBeInstanceOf(UnreadableReplyError);
+  });
+
+  it("falls back through the extractive writer loaded on demand, to the same report", async () => {
+    const chat = new ScriptedChat(() => '{"summary": "no title here"}');
+    const writer = new LlmReportWriter(chat, { fallback: new DeferredExtractiveWriter() });
+    const report = await writer.write(context());
+    expect(report).toEqual(await new ExtractiveReportWriter().write(context()));
+    expect(report.method).toBe("extractive");
   });
 
   it("lets a failing endpoint stop the run instead of silently going offline", async () => {

@@ -6,7 +6,13 @@ import { pathToFileURL } from "node:url";
 import { Tiktoken, type TiktokenBPE } from "js-tiktoken/lite";
 import { afterAll, describe, expect, it } from "vitest";
 import { TokenBoundaries } from "../../src/ingest/token-boundaries.js";
-import { type BpeRanks, BpeTable, buildBpeTable } from "../../src/util/bpe-table.js";
+import {
+  type BpeRanks,
+  BpeTable,
+  buildBpeTable,
+  readSplitPattern,
+  splitPatternText,
+} from "../../src/util/bpe-table.js";
 import { loadCounter } from "../../src/util/tokens.js";
 
 const require = createRequire(import.meta.url);
@@ -27,10 +33,19 @@ function ranksOf(encoding: string): BpeRanks {
   return require(`gpt-tokenizer/bpeRanks/${encoding}`).default as BpeRanks;
 }
 
+/** gpt-tokenizer's pre-tokenizer patterns, which scripts/bundle-cli.mjs saves beside the tables. */
+const SPLIT_PATTERNS = require("gpt-tokenizer/encodingParams/constants") as Record<string, RegExp>;
+const splitPatternOf = (encoding: string) =>
+  SPLIT_PATTERNS[
+    encoding === "o200k_base" ? "O200K_TOKEN_SPLIT_REGEX" : "CL100K_TOKEN_SPLIT_REGEX"
+  ] as RegExp;
+
 /** The tables saved the way scripts/bundle-cli.mjs saves them beside the bundled CLI. */
 function saveTables(dir: string): URL {
-  for (const encoding of ENCODINGS)
+  for (const encoding of ENCODINGS) {
     writeFileSync(join(dir, `${encoding}.bpe`), buildBpeTable(ranksOf(encoding)));
+    writeFileSync(join(dir, `${encoding}.split`), splitPatternText(splitPatternOf(encoding)));
+  }
   return pathToFileURL(`${dir}/`);
 }
 
@@ -91,6 +106,28 @@ describe("the tokenizer read from the bundled CLI's rank tables", () => {
     }
     expect(table.rankOf(new TextEncoder().encode("no such token, surely"), 0, 21)).toBe(-1);
     expect(() => new BpeTable(new Uint8Array(64))).toThrow(/Not a byte-pair rank table/);
+  });
+
+  it("reads the pre-tokenizer pattern saved beside the table, not gpt-tokenizer's module", () => {
+    for (const encoding of ENCODINGS) {
+      const saved = readSplitPattern(splitPatternText(splitPatternOf(encoding)));
+      expect(saved?.source).toBe(splitPatternOf(encoding).source);
+      expect(saved?.flags).toBe(splitPatternOf(encoding).flags);
+    }
+    // A table saved with another pattern (one piece per character) is read with that pattern.
+    const other = mkdtempSync(join(tmpdir(), "kgrag-bpe-split-"));
+    try {
+      writeFileSync(join(other, "o200k_base.bpe"), buildBpeTable(ranksOf("o200k_base")));
+      writeFileSync(join(other, "o200k_base.split"), splitPatternText(/[\s\S]/gu));
+      const perCharacter = loadCounter("o200k_base", pathToFileURL(`${other}/`));
+      expect(perCharacter.countTokens("Hello world", PLAIN)).toBe(11);
+      expect(loadCounter("o200k_base", ranksDir).countTokens("Hello world", PLAIN)).toBe(2);
+      // An unreadable pattern file falls back to gpt-tokenizer's pattern.
+      writeFileSync(join(other, "o200k_base.split"), "no flags line");
+      expect(loadCounter("o200k_base", pathToFileURL(`${other}/`)).countTokens("Hello world", PLAIN)).toBe(2);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it("falls back to gpt-tokenizer's module where no table is saved (running from sources)", () => {
