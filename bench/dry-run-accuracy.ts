@@ -4,6 +4,9 @@
  * through a scripted OpenAI-compatible server on 127.0.0.1 whose answers are model-sized
  * (test/support/plausible-replies.ts). Prints estimated and actual calls and tokens per stage, their
  * ratios, and the same as a markdown table for the README (embedding: requests, tokens, texts).
+ * BENCH_UPDATE=N measures an update instead: the DOCS passages are indexed first, then the next N
+ * are estimated against that workspace and indexed (reports: only the communities they change,
+ * warm start); `reportsFromScratch` is the report count estimated without the workspace.
  * Run: npx tsx bench/dry-run-accuracy.ts
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -11,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFromEnv } from "../src/config.js";
 import { estimateIndexing } from "../src/estimate/dry-run.js";
+import { readWorkspaceGraph } from "../src/estimate/workspace-graph.js";
 import { parseSourceDocuments } from "../src/ingest/source-input.js";
 import { createKgrag } from "../src/kgrag.js";
 import { countTokens } from "../src/util/tokens.js";
@@ -20,6 +24,8 @@ import { startScriptedOpenAI } from "../test/support/scripted-openai-server.js";
 const DOCS = Number(process.env.BENCH_DOCS ?? 200);
 /** Passages skipped first: BENCH_SKIP=400 measures on passages the estimate defaults were not set from. */
 const SKIP = Number(process.env.BENCH_SKIP ?? 0);
+/** Passages of the measured update after the DOCS passages indexed first (0: the DOCS from scratch). */
+const UPDATE = Number(process.env.BENCH_UPDATE ?? 0);
 // ../shared beside the clone, or beside the worktrees folder when run from a worktree.
 const corpus = ["../../shared", "../../../shared"]
   .map((up) => join(import.meta.dirname, up, "datasets/hotpotqa-100/corpus.jsonl"))
@@ -27,7 +33,7 @@ const corpus = ["../../shared", "../../../shared"]
 const lines = readFileSync(corpus, "utf8")
   .split("\n")
   .filter(Boolean)
-  .slice(SKIP, SKIP + DOCS);
+  .slice(SKIP, SKIP + DOCS + UPDATE);
 const inputs = lines.map((line) => {
   const { id, title, text } = JSON.parse(line) as { id: string; title: string; text: string };
   return { id, title, text };
@@ -43,13 +49,24 @@ const env = {
   KGRAG_EMBEDDING_DIM: "64",
 };
 const config = configFromEnv(env, { workspace: join(root, "ws") });
+const measured = UPDATE > 0 ? inputs.slice(DOCS) : inputs;
+if (UPDATE > 0) {
+  const first = await createKgrag({ env, config: { workspace: join(root, "ws") } });
+  await first.index(inputs.slice(0, DOCS));
+  await first.close();
+}
+const requestsBefore = server.requests.length;
 const estimateStarted = performance.now();
-const estimate = await estimateIndexing(config, parseSourceDocuments(inputs));
+const workspace = await readWorkspaceGraph(config);
+const estimate = await estimateIndexing(config, parseSourceDocuments(measured), [], workspace);
 const estimateSeconds = (performance.now() - estimateStarted) / 1000;
+const reportsFromScratch = workspace
+  ? (await estimateIndexing(config, parseSourceDocuments(measured))).stages.report?.calls
+  : undefined;
 
 const kgrag = await createKgrag({ env, config: { workspace: join(root, "ws") } });
 const started = performance.now();
-const summary = await kgrag.index(inputs);
+const summary = await kgrag.index(measured);
 const seconds = (performance.now() - started) / 1000;
 await kgrag.close();
 await server.close();
@@ -73,7 +90,10 @@ const chatRows: Row[] = Object.entries(estimate.stages).map(([stage, e]) => {
   };
 });
 // What the embedding endpoint received: requests, texts and their tokens, as the estimate counts them.
-const embeddingRequests = server.requests.filter((r) => r.path === "/v1/embeddings");
+const measuredRequests = server.requests.slice(requestsBefore);
+const measuredCalls: Record<string, number> = {};
+for (const r of measuredRequests) measuredCalls[r.stage] = (measuredCalls[r.stage] ?? 0) + 1;
+const embeddingRequests = measuredRequests.filter((r) => r.path === "/v1/embeddings");
 const embeddedTexts = embeddingRequests.flatMap((r) => (r.body.input as string[] | string | undefined) ?? []);
 const embeddingRow: Row = {
   stage: "embedding",
@@ -96,7 +116,7 @@ const number = (n: number) => n.toLocaleString("en-US");
 const cell = ([estimated, actual]: [number, number]) =>
   `${number(estimated)} / ${number(actual)} (${ratio(estimated, actual).toFixed(2)})`;
 const table = [
-  `| ${DOCS} passages (skip ${SKIP}) | calls | input tokens | output tokens (embedding: texts) |`,
+  `| ${UPDATE > 0 ? `${UPDATE} passages after ${DOCS}` : `${DOCS} passages`} (skip ${SKIP}) | calls | input tokens | output tokens (embedding: texts) |`,
   "| --- | --- | --- | --- |",
   ...[...chatRows, totalRow, embeddingRow].map(
     (r) => `| ${r.stage} | ${cell(r.calls)} | ${cell(r.input)} | ${cell(r.output)} |`,
@@ -113,10 +133,11 @@ console.log(
     {
       docs: DOCS,
       skipped: SKIP,
+      ...(UPDATE > 0 ? { update: UPDATE, reportsFromScratch } : {}),
       chunks: estimate.chunks,
       estimateSeconds: Number(estimateSeconds.toFixed(1)),
       runSeconds: Number(seconds.toFixed(1)),
-      serverCalls: server.countByStage(),
+      serverCalls: measuredCalls,
       // The run's own account of its embedding requests (IndexSummary.embedding), beside the estimate's split.
       embedding: { summary: summary.embedding, estimatedByStage: estimate.embedding.stages },
       graph: {

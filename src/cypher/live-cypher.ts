@@ -85,24 +85,32 @@ const KGRAG_INTERNAL_LABELS = new Set([
   "WriterLease",
 ]);
 
+/** Where Text2Cypher asks: the workspace, and the procedures the user vouches only read. */
+export type Text2CypherScope = Partial<Pick<LiveCypher, "workspace" | "allowProcedures">>;
+
 /**
- * What Text2Cypher gets on the live database: on kgrag's own graph, the workspace note and
- * parameter, and a schema without bookkeeping labels and embedding vectors (they only cost prompt
- * tokens; the validator still accepts them).
+ * What Text2Cypher gets on the live database: the allowed procedures for the validator of the
+ * model's queries (the executor's own list, so a query `kgrag cypher` runs is not refused when a
+ * model writes it), and on kgrag's own graph the workspace note and parameter, and a schema
+ * without bookkeeping labels and embedding vectors (they only cost prompt tokens; the validator
+ * still accepts them).
  */
 export function text2CypherSetup(
   schema: GraphSchema,
-  workspace: string | undefined,
+  scope: Text2CypherScope,
   target: CypherTarget = "workspace",
 ): {
   schema: GraphSchema;
-  options: Pick<TextToCypherOptions, "instructions" | "parameters" | "requiredParameters">;
+  options: Pick<TextToCypherOptions, "instructions" | "parameters" | "requiredParameters" | "validation">;
 } {
-  if (target === "external") return { schema: withoutKgragGraph(schema), options: {} };
-  if (workspace === undefined || !isKgragGraph(schema)) return { schema, options: {} };
+  const validation = { allowProcedures: scope.allowProcedures ?? [] };
+  if (target === "external") return { schema: withoutKgragGraph(schema), options: { validation } };
+  const workspace = scope.workspace;
+  if (workspace === undefined || !isKgragGraph(schema)) return { schema, options: { validation } };
   return {
     schema: withoutInternals(schema),
     options: {
+      validation,
       instructions: loadPrompt("text2cypher-workspace").trim(),
       parameters: { workspace },
       requiredParameters: { workspace: WORKSPACE_FILTER_MISSING },

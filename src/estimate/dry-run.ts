@@ -23,6 +23,7 @@ import {
   summaryStage,
 } from "./graph-stages.js";
 import { foldStandInGraph, StandInExtractor } from "./stand-in-graph.js";
+import { readWorkspaceGraph, type WorkspaceGraph } from "./workspace-graph.js";
 
 export interface StageEstimate {
   calls: number;
@@ -55,8 +56,12 @@ export interface DryRunReport {
     stages: { embed: EmbeddingEstimate; resolve?: EmbeddingEstimate };
   };
   totals: { calls: number; inputTokens: number; outputTokens: number; cost: number };
-  /** The graph the estimate assumed: the stand-in extractor's, merged and clustered (config `estimate`). */
-  assumed: { entities: number; relationships: number; reports: number };
+  /**
+   * The graph the estimate assumed: the stand-in extractor's, merged and clustered (config
+   * `estimate`). `existingCommunities`: the workspace's communities the update re-clusters (0 for
+   * a new workspace), of which only the changed ones are among `reports`.
+   */
+  assumed: { entities: number; relationships: number; reports: number; existingCommunities: number };
 }
 
 const NONE: Counted = { calls: 0, inputTokens: 0, outputTokens: 0 };
@@ -110,15 +115,18 @@ function priced(config: KgragConfig, stage: Stage, counted: Counted): StageEstim
 }
 
 /**
- * What indexing `documents` from scratch would ask of the models, without asking them anything.
- * Extraction prompts are exact; the graph the later stages work on is the stand-in extractor's
+ * What indexing `documents` would ask of the models, without asking them anything. Extraction
+ * prompts are exact; the graph the later stages work on is the stand-in extractor's
  * (stand-in-graph.ts), put through the real merge, summary thresholds, clustering and report
- * context code, so summaries, reports and embeddings follow the corpus's own repetition.
+ * context code, so summaries, reports and embeddings follow the corpus's own repetition. With
+ * `workspace` (its graph and communities), reports are counted for the communities the update
+ * changes, as a warm-started re-clustering keeps the others' reports; else for every community.
  */
 export async function estimateIndexing(
   config: KgragConfig,
   documents: SourceDocument[],
   skipped: SkippedSource[] = [],
+  workspace?: WorkspaceGraph,
 ): Promise<DryRunReport> {
   const { withText, empty } = setAsideEmpty(documents);
   const standIn = new StandInExtractor(config.estimate);
@@ -140,7 +148,7 @@ export async function estimateIndexing(
   // Resolution asks about the graph as extracted, before summaries replace its descriptions.
   const resolve = await resolveStage(config, graph);
   const summarize = await summaryStage(config, graph);
-  const report = reportStage(config, graph);
+  const report = reportStage(config, graph, workspace);
   const stages: Partial<Record<Stage, StageEstimate>> = {
     extract: priced(config, "extract", extract),
     glean: priced(config, "glean", glean),
@@ -164,6 +172,7 @@ export async function estimateIndexing(
       entities: graph.entities.length,
       relationships: graph.relationships.length,
       reports: report.reports,
+      existingCommunities: workspace?.communities.length ?? 0,
     },
   };
 }
@@ -183,8 +192,8 @@ function embeddingEstimate(config: KgragConfig, stages: EmbeddingStages): DryRun
   return { model, ...priced(total), stages: byStage };
 }
 
-/** Loads the paths as `kgrag index` would and estimates them. */
+/** Loads the paths as `kgrag index` would and estimates them as an update of the configured workspace. */
 export async function dryRunIndex(config: KgragConfig, paths: string[]): Promise<DryRunReport> {
   const { documents, skipped } = await loadSources(paths);
-  return await estimateIndexing(config, documents, skipped);
+  return await estimateIndexing(config, documents, skipped, await readWorkspaceGraph(config));
 }

@@ -1,6 +1,6 @@
 import { clusterHierarchy } from "../community/cluster.js";
 import { EMBED_BATCH } from "../community/embed-reports.js";
-import { GraphIndex } from "../community/graph-index.js";
+import { GraphIndex, graphIndexOf } from "../community/graph-index.js";
 import { projectGraph } from "../community/project-graph.js";
 import { buildReportContext } from "../community/report-context.js";
 import type { KgragConfig } from "../config.js";
@@ -8,13 +8,16 @@ import type { ChatModel, ChatRequest, ChatResponse } from "../llm/chat-model.js"
 import { renderPrompt } from "../llm/prompts.js";
 import { splitRelationshipKey } from "../merge/keys.js";
 import { LlmDescriptionSummarizer } from "../merge/llm-summarizer.js";
+import { clusterCommunities, clusterView } from "../pipeline/create-communities.js";
+import { needsReport } from "../pipeline/create-community-reports.js";
 import { entityEmbeddingText, relationshipEmbeddingText, WRITE_BATCH } from "../pipeline/embed-graph.js";
 import { resolutionEmbedsEntities } from "../pipeline/resolve-entities.js";
 import { findCandidates } from "../resolve/candidates.js";
 import { confirmPair } from "../resolve/confirm.js";
-import type { ChunkRecord } from "../types.js";
+import type { ChunkRecord, CommunityRecord } from "../types.js";
 import { countTokens } from "../util/tokens.js";
 import type { StandInGraph } from "./stand-in-graph.js";
+import { type WorkspaceGraph, withStandIn } from "./workspace-graph.js";
 
 export interface Counted {
   calls: number;
@@ -92,14 +95,19 @@ export async function resolveStage(config: KgragConfig, graph: StandInGraph): Pr
 /**
  * Community reports on the stand-in graph: the real clustering gives the communities (one report
  * each), the real context builder each report's prompt; the answer length is config `estimate`.
+ * On a workspace with communities, the reports are those of the update: its graph with the
+ * stand-in graph merged in, re-clustered as a run would (warm-started, ids carried over), and only
+ * the communities whose content changes (or whose offline report a model would upgrade) counted.
  */
-export function reportStage(config: KgragConfig, graph: StandInGraph): Counted & { reports: number } {
+export function reportStage(
+  config: KgragConfig,
+  graph: StandInGraph,
+  workspace?: WorkspaceGraph,
+): Counted & { reports: number } {
   if (!config.community.enabled) return { calls: 0, inputTokens: 0, outputTokens: 0, reports: 0 };
-  const communities = clusterHierarchy(projectGraph(graph.entities, graph.relationships), {
-    maxClusterSize: config.community.maxClusterSize,
-    seed: config.community.seed,
-  });
-  const index = new GraphIndex(graph.entities, graph.relationships);
+  const { communities, index } = workspace
+    ? changedCommunities(config, graph, workspace)
+    : standInCommunities(config, graph);
   let inputTokens = 0;
   for (const community of communities) {
     // Children's reports stand in for a parent's detail only over budget, which fills the budget either way.
@@ -118,6 +126,36 @@ export function reportStage(config: KgragConfig, graph: StandInGraph): Counted &
     inputTokens,
     outputTokens: reports * config.estimate.reportOutputTokens,
     reports,
+  };
+}
+
+type ReportedCommunity = Pick<CommunityRecord, "id" | "level" | "entityKeys">;
+
+/** Every community of the stand-in graph clustered from scratch (a new workspace). */
+function standInCommunities(
+  config: KgragConfig,
+  graph: StandInGraph,
+): { communities: ReportedCommunity[]; index: GraphIndex } {
+  const communities = clusterHierarchy(projectGraph(graph.entities, graph.relationships), {
+    maxClusterSize: config.community.maxClusterSize,
+    seed: config.community.seed,
+  });
+  return { communities, index: new GraphIndex(graph.entities, graph.relationships) };
+}
+
+/** The communities of the updated workspace that a run would write a report for. */
+function changedCommunities(
+  config: KgragConfig,
+  graph: StandInGraph,
+  workspace: WorkspaceGraph,
+): { communities: ReportedCommunity[]; index: GraphIndex } {
+  const view = withStandIn(workspace.view, graph);
+  const clustered = clusterView(config, view, workspace.warmStart);
+  const { communities } = clusterCommunities(config, view, workspace.communities, clustered);
+  const writer = { kind: config.llm ? ("llm" as const) : ("extractive" as const) };
+  return {
+    communities: communities.filter((community) => needsReport(community, writer)),
+    index: graphIndexOf(view),
   };
 }
 

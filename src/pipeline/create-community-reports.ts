@@ -185,7 +185,7 @@ class ReportSaves {
 }
 
 /** Missing, outdated, or extractive while an LLM is available (offline reports get upgraded). */
-export function needsReport(community: CommunityRecord, writer: ReportWriter): boolean {
+export function needsReport(community: CommunityRecord, writer: Pick<ReportWriter, "kind">): boolean {
   if (!community.report || community.reportHash !== community.contentHash) return true;
   return writer.kind === "llm" && community.report.method === "extractive";
 }

@@ -137,6 +137,25 @@ describe("the MCP cypher tool (Neo4j workspaces)", () => {
     expect(executed).toEqual([query]);
     await client.close();
   });
+  it("runs through ask a model's call to a procedure named in neo4j.readOnlyProcedures", async () => {
+    const call = "CALL apoc.meta.stats() YIELD labels RETURN labels";
+    const { access } = scriptedAccess();
+    const executed: string[] = [];
+    access.execute = async (cypher) => {
+      executed.push(cypher);
+      return { rows: [{ labels: { Entity: 3 } }] };
+    };
+    const client = await connected(
+      { ...access, allowProcedures: ["apoc.meta.stats"] },
+      scriptedChat({ text2cypher: call, answer: "Three entities." }),
+    );
+    const result = await client.callTool({ name: "ask", arguments: { question: "Nodes per label?" } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(JSON.parse(textOf(result))).toMatchObject({ cypher: call, valid: true, executed: true });
+    expect(executed).toEqual([call]);
+    await client.close();
+  });
+
   it("reports through ask, as kgrag ask --json does, a query Neo4j failed at run time and its correction", async () => {
     const divides = "MATCH (e:Entity) RETURN e.name AS name, 1 / size(e.name) AS ratio";
     const fixed = "MATCH (e:Entity) RETURN e.name AS name";

@@ -61,7 +61,7 @@ describe.skipIf(!uri)("Text2Cypher on a live Neo4j (skipped: NEO4J_URI not set)"
     const live = { driver, database, workspace };
     const { schema, options } = text2CypherSetup(
       await introspectSchema(driver, database, { refresh: true }),
-      workspace,
+      live,
     );
     expect(schema.patterns).toContainEqual({ start: "Chunk", type: "MENTIONS", end: "Entity" });
     const chat = scriptedChat([COUNT_MENTIONS, "Alice is mentioned in 2 chunks."]);
@@ -79,7 +79,7 @@ describe.skipIf(!uri)("Text2Cypher on a live Neo4j (skipped: NEO4J_URI not set)"
 
   it("never sends a write to the database, and EXPLAIN flags one without running it", async () => {
     const execute = vi.fn<CypherExecutor>(liveExecutor({ driver, database, workspace }));
-    const { schema, options } = text2CypherSetup(await introspectSchema(driver, database), workspace);
+    const { schema, options } = text2CypherSetup(await introspectSchema(driver, database), { workspace });
     const write = "MATCH (e:Entity {workspace: $workspace}) DETACH DELETE e";
     const result = await answerWithCypher(
       "Delete Alice",
@@ -106,7 +106,7 @@ describe.skipIf(!uri)("Text2Cypher on a live Neo4j (skipped: NEO4J_URI not set)"
     try {
       const { schema, options } = text2CypherSetup(
         await introspectSchema(driver, database, { refresh: true }),
-        workspace,
+        { workspace },
       );
       const prompts: string[] = [];
       const replies = [

@@ -33,7 +33,9 @@ export function planScriptedDriver(planOf: (query: string) => string) {
     executeRead: async <T>(work: (transaction: typeof tx) => Promise<T> | T) => work(tx),
     close: async () => {},
   };
-  const driver = { session: () => session } as unknown as Driver;
+  // Schema introspection (driver.executeQuery) finds an empty database.
+  const executeQuery = async () => ({ records: [] });
+  const driver = { session: () => session, executeQuery } as unknown as Driver;
   return { driver, explained, ran };
 }
 

@@ -1,7 +1,14 @@
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../src/config.js";
+import { ConfigSchema, configFromEnv } from "../../src/config.js";
 import { estimateIndexing } from "../../src/estimate/dry-run.js";
+import { readWorkspaceGraph } from "../../src/estimate/workspace-graph.js";
+import { loadSources } from "../../src/ingest/loaders.js";
 import { parseSourceDocuments } from "../../src/ingest/source-input.js";
+import { createKgrag } from "../../src/kgrag.js";
+import { packagePath } from "../../src/util/paths.js";
 
 const DOCUMENTS = parseSourceDocuments([
   {
@@ -69,5 +76,41 @@ describe("index --dry-run: entity resolution's embeddings", () => {
     expect(await stages({ entityResolution: "on", resolution: { similarity: { enabled: false } } })).toEqual([
       "embed",
     ]);
+  });
+});
+
+describe("index --dry-run on a workspace with communities (warm start)", () => {
+  it("counts reports for the communities the new documents change, as the run writes them", async () => {
+    // The offline run extracts with the offline extractor, as the estimate's stand-in does.
+    const root = mkdtempSync(join(tmpdir(), "kgrag-dry-run-update-"));
+    try {
+      const workspace = join(root, "ws");
+      const corpus = packagePath("samples/corpus");
+      const files = readdirSync(corpus)
+        .filter((name) => name.endsWith(".md") || name.endsWith(".txt"))
+        .sort();
+      const [update, ...first] = files.map((name) => join(corpus, name));
+      const kgrag = await createKgrag({ env: {}, config: { workspace } });
+      try {
+        await kgrag.index(first);
+        const before = await kgrag.services.store.listCommunities();
+        const config = configFromEnv({}, { workspace });
+        const { documents } = await loadSources([update as string]);
+        const estimate = await estimateIndexing(config, documents, [], await readWorkspaceGraph(config));
+        const fromScratch = await estimateIndexing(config, documents);
+        await kgrag.index([update as string]);
+        const kept = new Set(before.map((c) => `${c.id} ${c.reportHash}`));
+        const after = await kgrag.services.store.listCommunities();
+        const written = after.filter((c) => !kept.has(`${c.id} ${c.reportHash}`)).length;
+        expect(estimate.assumed.existingCommunities).toBe(before.length);
+        expect(estimate.stages.report?.calls).toBe(written);
+        // From scratch it would count the new document's own communities, not the ones it changes.
+        expect(fromScratch.stages.report?.calls).not.toBe(written);
+      } finally {
+        await kgrag.close();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

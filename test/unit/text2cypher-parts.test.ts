@@ -168,7 +168,7 @@ describe("text2CypherSetup on kgrag's own graph", () => {
   const model = parseGraphSchema(GRAPH_MODEL);
 
   it("adds the workspace note and parameter and hides bookkeeping labels and vectors", () => {
-    const { schema, options } = text2CypherSetup(model, "ws-1");
+    const { schema, options } = text2CypherSetup(model, { workspace: "ws-1" });
     expect(options.parameters).toEqual({ workspace: "ws-1" });
     expect(options.instructions).toMatch(/workspace: \$workspace/);
     expect(schema.labels).toEqual(["Document", "Chunk", "Entity", "Community"]);
@@ -184,7 +184,7 @@ describe("text2CypherSetup on kgrag's own graph", () => {
       patterns: [...GRAPH_MODEL.patterns, { start: "Person", type: "ACTED_IN", end: "Movie" }],
       nodeProperties: { ...GRAPH_MODEL.nodeProperties, Person: { name: "STRING" } },
     });
-    const { schema } = text2CypherSetup(shared, "ws-1");
+    const { schema } = text2CypherSetup(shared, { workspace: "ws-1" });
     expect(schema.labels).toEqual(["Document", "Chunk", "Entity", "Community"]);
     expect(schema.relationshipTypes).not.toContain("ACTED_IN");
     expect(schema.nodeProperties).not.toHaveProperty("Person");
@@ -193,7 +193,10 @@ describe("text2CypherSetup on kgrag's own graph", () => {
 
   it("leaves any other graph as it is", () => {
     const movies = parseGraphSchema({ patterns: [{ start: "Person", type: "ACTED_IN", end: "Movie" }] });
-    expect(text2CypherSetup(movies, "ws-1")).toEqual({ schema: movies, options: {} });
+    expect(text2CypherSetup(movies, { workspace: "ws-1" })).toEqual({
+      schema: movies,
+      options: { validation: { allowProcedures: [] } },
+    });
   });
 });
 

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { CypherChatSession } from "../../src/cypher/chat-session.js";
 import { NO_DATA_ANSWER } from "../../src/cypher/cypher-answer.js";
+import { text2CypherSetup } from "../../src/cypher/live-cypher.js";
 import { CypherQueryError, CypherTimeout } from "../../src/cypher/run-cypher.js";
 import { parseGraphSchema } from "../../src/cypher/schema.js";
 import { answerWithCypher, type CypherExecutor } from "../../src/cypher/text2cypher.js";
@@ -236,6 +237,28 @@ describe("answerWithCypher", () => {
     const result = await answerWithCypher("Is The Matrix good?", { chat, schema, execute });
     expect(result).toMatchObject({ cypher: null, valid: false, noCypherReason: "opinions are not stored" });
     expect(execute).not.toHaveBeenCalled();
+  });
+
+  it("runs a model's call to a procedure the user allows (neo4j.readOnlyProcedures), as kgrag cypher does", async () => {
+    const call = "CALL apoc.meta.stats() YIELD labels RETURN labels";
+    const ask = (allowProcedures: string[]) => {
+      const { options } = text2CypherSetup(schema, { allowProcedures });
+      const chat = new ScriptedChat({ text2cypher: [call, call], answer: ["Counts per label."] });
+      const execute = vi.fn<CypherExecutor>(async () => ({ rows: [{ labels: { Movie: 38 } }] }));
+      return {
+        execute,
+        answer: answerWithCypher("How many nodes per label?", { chat, schema, execute }, options),
+      };
+    };
+    const allowed = ask(["apoc.meta.stats"]);
+    expect(await allowed.answer).toMatchObject({ valid: true, executed: true, answer: "Counts per label." });
+    expect(allowed.execute).toHaveBeenCalledWith(call, expect.anything(), {});
+
+    const unlisted = ask([]);
+    const refused = await unlisted.answer;
+    expect(refused).toMatchObject({ valid: false, executed: false });
+    expect(refused.errors.join("\n")).toMatch(/apoc\.meta\.stats/);
+    expect(unlisted.execute).not.toHaveBeenCalled();
   });
 });
 

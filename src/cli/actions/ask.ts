@@ -42,7 +42,7 @@ export async function openTextToCypher(open: OpenForCypher, opts: TextToCypherCl
     if (!opened.services.chat) throw new UsageError(needsLlm(command));
     const { schema, options } = text2CypherSetup(
       await resolveSchema(live, opts.schema),
-      live.workspace,
+      live,
       opts.external ? "external" : "workspace",
     );
     const deps: TextToCypherDeps = {

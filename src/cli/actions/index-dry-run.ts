@@ -8,7 +8,10 @@ import { formatTable } from "../output.js";
 import { printJson } from "../print-json.js";
 import { UsageError } from "../usage-error.js";
 
-/** `kgrag index --dry-run`: what indexing the paths from scratch would cost, with no model called. */
+/**
+ * `kgrag index --dry-run`: what indexing the paths would cost, with no model called (reports: only
+ * those of the communities the paths change, when the workspace has communities already).
+ */
 export async function indexDryRunAction(paths: string[], opts: IndexFlags): Promise<void> {
   const missing = paths.filter((path) => !existsSync(path));
   if (missing.length > 0) throw new UsageError(`No such file or folder: ${missing.join(", ")}`);
@@ -37,6 +40,12 @@ function embeddingRows(e: DryRunReport["embedding"]): (string | number)[][] {
     : [row("embedding", e)];
 }
 
+/** On a workspace with communities, only the ones the documents change get a report. */
+function updateNote(r: DryRunReport): string {
+  const existing = r.assumed.existingCommunities;
+  return existing > 0 ? ` (the communities of the workspace's ${existing} that these documents change)` : "";
+}
+
 function humanReport(r: DryRunReport): string {
   const rows = Object.entries(r.stages).map(([stage, s]) => [
     stage,
@@ -52,7 +61,7 @@ function humanReport(r: DryRunReport): string {
     `Dry run: ${r.documents} document(s), ${r.chunks} chunk(s) (${r.chunkTokens} tokens), ${r.skipped.length} input(s) skipped.`,
     formatTable(["stage", "model", "calls", "input tokens", "output tokens", "cost"], rows),
     `Embedding inputs: ${r.embedding.inputs}. Expected graph: ${r.assumed.entities} entities, ` +
-      `${r.assumed.relationships} relationships, ${r.assumed.reports} reports.`,
+      `${r.assumed.relationships} relationships, ${r.assumed.reports} reports${updateNote(r)}.`,
     "Extraction calls and prompts are computed from the real prompts and chunks. Answers, summaries " +
       "and reports are estimated on a stand-in graph from the offline extractor, sized by config " +
       '"estimate". Documents already indexed would cost nothing (LLM cache).',

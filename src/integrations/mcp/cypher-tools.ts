@@ -82,7 +82,7 @@ export function registerCypherTools(server: McpServer, access: CypherAccess, cha
     },
     async ({ question }) =>
       guarded(async () => {
-        const setup = text2CypherSetup(await access.schema(), access.workspace);
+        const setup = text2CypherSetup(await access.schema(), access);
         const result = await answerWithCypher(
           question,
           { chat, schema: setup.schema, execute: access.execute },

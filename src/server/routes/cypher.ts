@@ -207,7 +207,7 @@ async function textToCypher(
     );
   const { schema, options } = text2CypherSetup(
     await resolveSchema(live, undefined),
-    live.workspace,
+    live,
     external ? "external" : "workspace",
   );
   const deps: TextToCypherDeps = { chat, schema, execute: liveExecutor(live, limits.raiseTimeout) };
