@@ -81,6 +81,7 @@ export type {
   RelationshipInput,
 } from "./resolve/curation.js";
 export { CurationInputError, UnknownEntityError } from "./resolve/curation.js";
+export { type MetadataPatch, UnknownDocumentError } from "./pipeline/document-metadata.js";
 export type { NameEvidence, NameRelation } from "./resolve/name-evidence.js";
 export type { EntityRule } from "./resolve/rules.js";
 export type { KgragServices } from "./services.js";

@@ -79,6 +79,7 @@ describe("an index job's message", () => {
     updated: [],
     resumed: [],
     unchanged: [],
+    metadataUpdated: [],
     failures: [],
     skipped: [],
     ...parts,
