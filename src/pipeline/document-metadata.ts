@@ -31,7 +31,7 @@ export const MetadataPatchSchema = z
       ctx.addIssue({
         code: "custom",
         path: [key],
-        message: `"${key}" is set by kgrag from where the document was read and cannot be edited`,
+        message: "kgrag's own key, set from where the document was read; it cannot be edited",
       });
     }
   });
