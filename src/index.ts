@@ -47,6 +47,7 @@ export type { PricedStageUsage } from "./llm/usage-cost.js";
 export { descriptionFragments, readableDescription } from "./merge/description-text.js";
 export type { DescriptionSummarizer } from "./merge/summarizer.js";
 export { OptionsError } from "./options-error.js";
+export { type MetadataPatch, UnknownDocumentError } from "./pipeline/document-metadata.js";
 export type { IndexComponents } from "./pipeline/index-workflow.js";
 export type { IndexProgress } from "./pipeline/interrupted.js";
 export { IndexInterruptedError } from "./pipeline/interrupted.js";
@@ -81,7 +82,6 @@ export type {
   RelationshipInput,
 } from "./resolve/curation.js";
 export { CurationInputError, UnknownEntityError } from "./resolve/curation.js";
-export { type MetadataPatch, UnknownDocumentError } from "./pipeline/document-metadata.js";
 export type { NameEvidence, NameRelation } from "./resolve/name-evidence.js";
 export type { EntityRule } from "./resolve/rules.js";
 export type { KgragServices } from "./services.js";

@@ -222,8 +222,7 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         return { deleted, missing };
       });
     },
-    updateDocumentMetadata: (docId, patch) =>
-      writing(() => updateDocumentMetadata(services, docId, patch)),
+    updateDocumentMetadata: (docId, patch) => writing(() => updateDocumentMetadata(services, docId, patch)),
     rebuildCommunities: (options = {}) =>
       writing(() => refreshCommunities(services, components, true, { fresh: options.fresh === true })),
     entities: createEntityCuration(services, components, writing),

@@ -35,7 +35,11 @@ export const COMMAND_TABLE: readonly CommandSummary[] = [
     usage: "[options] [docIds...]",
     summary: "Delete documents; the graph is rebuilt from the remaining passages with no new extraction",
   },
-  { name: "docs", usage: "", summary: "Edit indexed documents' metadata in place, with no extraction (meta)" },
+  {
+    name: "docs",
+    usage: "",
+    summary: "Edit indexed documents' metadata in place, with no extraction (meta)",
+  },
   {
     name: "communities",
     usage: "[options]",
