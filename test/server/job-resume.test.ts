@@ -104,4 +104,12 @@ describe("an index job's message", () => {
         .message,
     ).toBe("0 document(s) indexed, 0 unchanged, 1 error(s)");
   });
+
+  it("names the documents whose metadata alone was updated, apart from the indexed and unchanged ones", () => {
+    const finished = finishedFrom([
+      summary({ added: ["new"], metadataUpdated: ["retagged"], unchanged: ["same"] }),
+    ]);
+    expect(finished.message).toBe("1 document(s) indexed, 1 metadata updated, 1 unchanged, 0 error(s)");
+    expect([...finished.documents].sort()).toEqual(["new", "retagged", "same"]);
+  });
 });
