@@ -47,6 +47,7 @@ export type { PricedStageUsage } from "./llm/usage-cost.js";
 export { descriptionFragments, readableDescription } from "./merge/description-text.js";
 export type { DescriptionSummarizer } from "./merge/summarizer.js";
 export { OptionsError } from "./options-error.js";
+export { type MetadataPatch, UnknownDocumentError } from "./pipeline/document-metadata.js";
 export type { IndexComponents } from "./pipeline/index-workflow.js";
 export type { IndexProgress } from "./pipeline/interrupted.js";
 export { IndexInterruptedError } from "./pipeline/interrupted.js";

@@ -12,13 +12,14 @@ import {
 import { withAbortSignal } from "./llm/chat-model.js";
 import { describeGiven, OptionsError } from "./options-error.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
+import { type MetadataPatch, updateDocumentMetadata } from "./pipeline/document-metadata.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
 import type { QueryOptions, QueryResult } from "./query/query-engine.js";
 import type { Reranker } from "./rerank/reranker.js";
 import { createEntityCuration, type EntityCuration } from "./resolve/curation.js";
 import type { KgragServices } from "./services.js";
 import type { GraphStore } from "./storage/graph-store.js";
-import type { SourceDocumentInput } from "./types.js";
+import type { DocumentRecord, SourceDocumentInput } from "./types.js";
 import { oneAtATime } from "./util/one-at-a-time.js";
 import type { ProgressReporter } from "./util/progress.js";
 import { parseOptions } from "./util/strict-options.js";
@@ -87,6 +88,13 @@ export interface Kgrag {
   status(): Promise<StatusReport>;
   query(question: string, options?: Partial<QueryOptions>): Promise<QueryResult>;
   deleteDocuments(docIds: string[]): Promise<{ deleted: string[]; missing: string[] }>;
+  /**
+   * Sets metadata keys of one document (a null value removes the key) in place, for the scope
+   * filters: nothing is extracted or embedded again. Returns the updated record. An unknown id
+   * throws UnknownDocumentError, a bad patch an OptionsError; either way nothing changes. The next
+   * index of the document's file gives it the file's metadata again (keep lasting metadata there).
+   */
+  updateDocumentMetadata(docId: string, patch: MetadataPatch): Promise<DocumentRecord>;
   /** Re-clusters (warm-started from the stored hierarchy unless `fresh`) and writes missing reports. */
   rebuildCommunities(options?: { fresh?: boolean }): Promise<void>;
   /** Hand curation: create, merge, rename, edit, split, delete, add relationships (kept as rules). */
@@ -216,6 +224,7 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         return { deleted, missing };
       });
     },
+    updateDocumentMetadata: (docId, patch) => writing(() => updateDocumentMetadata(services, docId, patch)),
     rebuildCommunities: (options = {}) =>
       writing(() => refreshCommunities(services, components, true, { fresh: options.fresh === true })),
     entities: createEntityCuration(services, components, writing),

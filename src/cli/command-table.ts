@@ -36,6 +36,11 @@ export const COMMAND_TABLE: readonly CommandSummary[] = [
     summary: "Delete documents; the graph is rebuilt from the remaining passages with no new extraction",
   },
   {
+    name: "docs",
+    usage: "",
+    summary: "Edit indexed documents' metadata in place, with no extraction (meta)",
+  },
+  {
     name: "communities",
     usage: "[options]",
     summary: "Show the community hierarchy (Louvain, split until max_cluster_size) with report titles",

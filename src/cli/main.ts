@@ -22,6 +22,7 @@ const COMMANDS: Record<string, Register> = {
   status: async (p) => (await import("./commands/status.js")).registerStatusCommand(p),
   query: async (p) => (await import("./commands/query.js")).registerQueryCommand(p, openServicesLazily),
   delete: async (p, o) => (await import("./commands/delete.js")).registerDeleteCommand(p, o),
+  docs: async (p, o) => (await import("./commands/docs.js")).registerDocsCommand(p, o),
   communities: async (p, o) => (await import("./commands/communities.js")).registerCommunitiesCommand(p, o),
   eval: async (p, o) => (await import("./commands/eval.js")).registerEvalCommand(p, o),
   demo: async (p, o) => (await import("./commands/demo.js")).registerDemoCommand(p, o),

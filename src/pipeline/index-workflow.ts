@@ -69,6 +69,8 @@ export interface IndexRunResult {
   updated: string[];
   resumed: string[];
   unchanged: string[];
+  /** Same title and text with other metadata: the record was updated in place, nothing extracted. */
+  metadataUpdated: string[];
   /**
    * Set when the unchanged documents were extracted by other extractors than this run's (the
    * offline built-ins before a model was configured): they keep that graph.
@@ -142,8 +144,9 @@ async function indexWorkflow(
   const chunkedWith = await recordedChunkings(services.store);
   const chunking = chunkingLabel(services.config.chunking);
   await removeDocuments(services, plan.changed, "update document");
-  // Same content from a new place: the record follows the file, the graph stays as it is.
-  await services.store.upsertDocuments(plan.moved);
+  // Same title and text from a new place or with new metadata: the record follows the read, the
+  // graph, vectors and communities stay as they are (scope filters read metadata from the record).
+  await services.store.upsertDocuments(plan.recordUpdates);
 
   // Extraction starts on the first registered documents while the others are chunked and stored.
   const registered = new BatchChannel<string[]>();
@@ -239,20 +242,19 @@ async function indexWorkflow(
   }));
   const seenBefore = new Set([...plan.changed, ...plan.resumed]);
   const added = plan.toProcess.filter((id) => !seenBefore.has(id));
+  // Documents whose metadata alone changed keep their graph and chunks as unchanged ones do.
+  const kept = plan.unchanged.length + plan.metadataUpdated.length;
   return {
     added,
     updated: plan.changed,
     resumed: plan.resumed,
     unchanged: plan.unchanged,
-    ...(plan.unchanged.length > 0 &&
-    extractedBy.length > 0 &&
-    !extractedBy.includes(components.extractor.kind)
-      ? { extractedByOthers: { documents: plan.unchanged.length, extractors: extractedBy } }
+    metadataUpdated: plan.metadataUpdated,
+    ...(kept > 0 && extractedBy.length > 0 && !extractedBy.includes(components.extractor.kind)
+      ? { extractedByOthers: { documents: kept, extractors: extractedBy } }
       : {}),
-    ...(plan.unchanged.length > 0 && chunkedWith.length > 0 && !chunkedWith.includes(chunking)
-      ? {
-          chunkedOtherwise: { documents: plan.unchanged.length, chunking: chunkedWith, configured: chunking },
-        }
+    ...(kept > 0 && chunkedWith.length > 0 && !chunkedWith.includes(chunking)
+      ? { chunkedOtherwise: { documents: kept, chunking: chunkedWith, configured: chunking } }
       : {}),
     failures,
     graphChanged,

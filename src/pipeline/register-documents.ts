@@ -3,7 +3,7 @@ import { chunkDocument } from "../ingest/chunker.js";
 import { EMPTY_DOCUMENT_REASON, hasText } from "../ingest/empty-input.js";
 import type { KgragServices } from "../services.js";
 import type { DocumentRegistration } from "../storage/graph-store.js";
-import type { DocumentRecord, SourceDocument } from "../types.js";
+import type { DocumentRecord, Metadata, SourceDocument } from "../types.js";
 import { hashJson, stableStringify } from "../util/hash.js";
 import { slices } from "../util/slices.js";
 import { stopPoint } from "./stop-point.js";
@@ -12,75 +12,120 @@ import { documentBatchSize, registrationChunkLimit } from "./write-batches.js";
 export interface RegistrationPlan {
   /** Documents whose chunks must be extracted and merged (new, changed or unfinished). */
   toProcess: string[];
-  /** Documents already indexed with the same content: nothing to do. */
+  /** Documents already indexed with the same content and metadata: nothing to extract. */
   unchanged: string[];
+  /**
+   * Indexed documents with the same title and text whose metadata (other than provenance) changed:
+   * their record takes the new metadata; nothing is extracted, embedded or clustered again.
+   */
+  metadataUpdated: string[];
   /** Documents whose content changed: their old version must be removed first. */
   changed: string[];
   /** Documents seen before with the same content whose indexing did not finish (or failed). */
   resumed: string[];
   /**
-   * Unchanged documents read from another place (a moved folder, another line of the same JSONL):
-   * their record takes the new path and metadata; nothing is extracted again.
+   * Records of unchanged and metadata-updated documents to rewrite in place: the new metadata, the
+   * path of a moved folder (or another line of the same JSONL), or a content hash stored before
+   * metadata was left out of it.
    */
-  moved: DocumentRecord[];
+  recordUpdates: DocumentRecord[];
 }
 
 /**
  * Metadata that says where a document was read from, not what it says: a corpus moved to another
  * folder (or a line moved within a JSONL file) is the same content and must not be extracted again.
  */
-const PROVENANCE_KEYS = new Set(["source", "line"]);
+export const PROVENANCE_KEYS: ReadonlySet<string> = new Set(["source", "line"]);
 
-/** What a document says: title, text and the metadata that is not provenance. */
-export function contentHashOf(source: SourceDocument): string {
-  const metadata = Object.fromEntries(
-    Object.entries(source.metadata).filter(([key]) => !PROVENANCE_KEYS.has(key)),
+/**
+ * What a document says: its title and text. Metadata is not part of it: a change of metadata alone
+ * updates the record in place (scope filters read metadata from the record), with no extraction.
+ */
+export function contentHashOf(source: Pick<SourceDocument, "title" | "text">): string {
+  return hashJson({ title: source.title, text: source.text });
+}
+
+function withoutProvenance(metadata: Metadata): Metadata {
+  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !PROVENANCE_KEYS.has(key)));
+}
+
+/**
+ * The hashes stored before metadata was left out of the content hash, of this title and text with
+ * `metadata`: title, text and the metadata that is not provenance, and before that all metadata.
+ */
+function earlierContentHashes(source: SourceDocument, metadata: Metadata): string[] {
+  const { title, text } = source;
+  return [
+    hashJson({ title, text, metadata: withoutProvenance(metadata) }),
+    hashJson({ title, text, metadata }),
+  ];
+}
+
+/**
+ * Whether the stored record has this title and text. A hash stored by an earlier version holds the
+ * metadata too: it is checked with the metadata stored beside it and, in case that was edited
+ * since (`updateDocumentMetadata`), with the metadata this read gives.
+ */
+function sameTitleAndText(existing: DocumentRecord, source: SourceDocument, hash: string): boolean {
+  if (existing.contentHash === hash) return true;
+  return [existing.metadata, source.metadata].some((metadata) =>
+    earlierContentHashes(source, metadata).includes(existing.contentHash),
   );
-  return hashJson({ title: source.title, text: source.text, metadata });
 }
 
-/** The hash stored before provenance was left out: it still marks content as unchanged. */
-function legacyContentHashOf(source: SourceDocument): string {
-  return hashJson({ title: source.title, text: source.text, metadata: source.metadata });
+function sameMetadata(a: Metadata, b: Metadata): boolean {
+  return stableStringify(a) === stableStringify(b);
 }
 
-/** The stored record of unchanged content with this read's path and metadata, if either differs. */
-function movedRecord(
+/**
+ * The stored record of unchanged title and text with this read's path, metadata and content hash,
+ * if any differs. A hash rewritten alone (stored by an earlier version) keeps the update time.
+ */
+function updatedRecord(
   existing: DocumentRecord,
   source: SourceDocument,
   hash: string,
 ): DocumentRecord | undefined {
-  const same =
-    existing.contentHash === hash &&
-    existing.path === source.path &&
-    stableStringify(existing.metadata) === stableStringify(source.metadata);
-  if (same) return undefined;
+  const sameRead = existing.path === source.path && sameMetadata(existing.metadata, source.metadata);
+  if (sameRead && existing.contentHash === hash) return undefined;
   return {
     ...existing,
     path: source.path,
     metadata: source.metadata,
     contentHash: hash,
-    updatedAt: new Date().toISOString(),
+    updatedAt: sameRead ? existing.updatedAt : new Date().toISOString(),
   };
 }
 
-/** Sorts incoming documents into unchanged, changed and new, without writing anything. */
+/** Sorts incoming documents into unchanged, metadata-updated, changed and new, without writing anything. */
 export async function planRegistration(
   services: KgragServices,
   sources: SourceDocument[],
 ): Promise<RegistrationPlan> {
-  const plan: RegistrationPlan = { toProcess: [], unchanged: [], changed: [], resumed: [], moved: [] };
+  const plan: RegistrationPlan = {
+    toProcess: [],
+    unchanged: [],
+    metadataUpdated: [],
+    changed: [],
+    resumed: [],
+    recordUpdates: [],
+  };
   // Read together: a networked store (Neo4j) answers them in one round trip instead of one each.
   const known = await Promise.all(sources.map((source) => services.store.getDocument(source.id)));
   for (const [i, source] of sources.entries()) {
     const existing = known[i];
     const hash = contentHashOf(source);
-    if (existing && (existing.contentHash === hash || existing.contentHash === legacyContentHashOf(source))) {
+    if (existing && sameTitleAndText(existing, source, hash)) {
       if (existing.status === "processed") {
-        plan.unchanged.push(source.id);
-        const moved = movedRecord(existing, source, hash);
-        if (moved) plan.moved.push(moved);
+        const metadataChanged = !sameMetadata(
+          withoutProvenance(existing.metadata),
+          withoutProvenance(source.metadata),
+        );
+        (metadataChanged ? plan.metadataUpdated : plan.unchanged).push(source.id);
+        const record = updatedRecord(existing, source, hash);
+        if (record) plan.recordUpdates.push(record);
       } else {
+        // Registered again below, with this read's metadata.
         plan.toProcess.push(source.id);
         plan.resumed.push(source.id);
       }

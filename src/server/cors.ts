@@ -11,7 +11,7 @@ export function allowedOrigin(origin: string | undefined, allowList: readonly st
 /**
  * @fastify/cors's options for the allow-list. Its preflight allows GET, HEAD and POST only by
  * default, so a page of an allowed origin could not delete a document, an entity or a
- * relationship; and a page reads only the headers it is told it may (the query cache's).
+ * relationship, nor edit a document's metadata; and a page reads only the headers it is told it may (the query cache's).
  */
 export function corsOptions(allowList: readonly string[]): {
   origin: string[];
@@ -20,7 +20,7 @@ export function corsOptions(allowList: readonly string[]): {
 } {
   return {
     origin: [...allowList],
-    methods: ["GET", "HEAD", "POST", "DELETE"],
+    methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
     exposedHeaders: ["x-kgrag-cache"],
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { UnknownDocumentError } from "../pipeline/document-metadata.js";
 import { CurationInputError, UnknownEntityError } from "../resolve/curation.js";
 import { Neo4jWorkspaceBusyError } from "../storage/neo4j/busy-error.js";
 import { WorkspaceBusyError } from "../workspace/lock.js";
@@ -56,6 +57,7 @@ function writeError(error: unknown): ApiError | undefined {
     if (error.reason === "ambiguous") return new ApiError(409, "ambiguous_entity", message);
     return new ApiError(404, "not_found", message);
   }
+  if (error instanceof UnknownDocumentError) return new ApiError(404, "not_found", message);
   if (error instanceof CurationInputError) {
     if (error.reason === "conflict") return new ApiError(409, "name_taken", message);
     return new ApiError(400, "bad_request", message);

@@ -85,6 +85,12 @@ export interface IndexSummary {
   resumed: string[];
   unchanged: string[];
   /**
+   * Indexed before with the same title and text but other metadata (`--meta`, a sidecar, a line's
+   * or a document's own; `source` and `line` aside): the record, which scope filters read, was
+   * updated in place; nothing was extracted, embedded or clustered again.
+   */
+  metadataUpdated: string[];
+  /**
    * Unchanged documents extracted by other extractors than this run's (the offline built-ins,
    * before a model was configured): they keep that graph; only new and edited documents are
    * extracted again. Absent when there are none.
@@ -204,6 +210,7 @@ async function indexAll(
     updated: run.updated,
     resumed: run.resumed,
     unchanged: run.unchanged,
+    metadataUpdated: run.metadataUpdated,
     ...(run.extractedByOthers ? { extractedByOthers: run.extractedByOthers } : {}),
     ...(run.chunkedOtherwise ? { chunkedOtherwise: run.chunkedOtherwise } : {}),
     removed: [...pruned, ...emptied.removed],
@@ -221,6 +228,7 @@ async function untouchedRun(services: KgragServices): Promise<IndexRunResult> {
     updated: [],
     resumed: [],
     unchanged: [],
+    metadataUpdated: [],
     failures: [],
     graphChanged: false,
     counts: await services.store.counts(),

@@ -79,6 +79,7 @@ describe("an index job's message", () => {
     updated: [],
     resumed: [],
     unchanged: [],
+    metadataUpdated: [],
     failures: [],
     skipped: [],
     ...parts,
@@ -102,5 +103,13 @@ describe("an index job's message", () => {
       finishedFrom([summary({ resumed: ["x"], failures: [{ docId: "x", title: "x.txt", error: "no" }] })])
         .message,
     ).toBe("0 document(s) indexed, 0 unchanged, 1 error(s)");
+  });
+
+  it("names the documents whose metadata alone was updated, apart from the indexed and unchanged ones", () => {
+    const finished = finishedFrom([
+      summary({ added: ["new"], metadataUpdated: ["retagged"], unchanged: ["same"] }),
+    ]);
+    expect(finished.message).toBe("1 document(s) indexed, 1 metadata updated, 1 unchanged, 0 error(s)");
+    expect([...finished.documents].sort()).toEqual(["new", "retagged", "same"]);
   });
 });

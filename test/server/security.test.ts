@@ -390,7 +390,8 @@ describe("kgrag serve: rate limit and CORS allow-list", () => {
       expect((await json(refused)).error).toMatchObject({ code: "bad_request" });
       expect(refused.headers.get("access-control-allow-origin")).toBe("https://app.example");
       expect(refused.headers.get("vary")).toMatch(/Origin/);
-      // A page of an allowed origin may delete (a document, an entity) and read the cache header.
+      // A page of an allowed origin may delete (a document, an entity), edit a document's metadata
+      // and read the cache header.
       const preflight = await fetch(`${limited.url}/api/v1/documents/doc-1`, {
         method: "OPTIONS",
         headers: {
@@ -400,7 +401,9 @@ describe("kgrag serve: rate limit and CORS allow-list", () => {
         },
       });
       expect(preflight.status).toBe(204);
-      expect(preflight.headers.get("access-control-allow-methods")?.split(/, */)).toContain("DELETE");
+      expect(preflight.headers.get("access-control-allow-methods")?.split(/, */)).toEqual(
+        expect.arrayContaining(["DELETE", "PATCH"]),
+      );
       expect(other.headers.get("access-control-expose-headers")).toContain("x-kgrag-cache");
       const refusedStranger = await unroutable("https://evil.example");
       expect(refusedStranger.status).toBe(400);

@@ -156,7 +156,8 @@ function isUnsupportedType(reason: string): boolean {
 
 /** No document to index, and none whose file is gone: `index --prune` after deleting every file is fine. */
 function nothingIndexable(s: IndexSummary): boolean {
-  const indexable = s.added.length + s.updated.length + s.resumed.length + s.unchanged.length;
+  const indexable =
+    s.added.length + s.updated.length + s.resumed.length + s.unchanged.length + s.metadataUpdated.length;
   return indexable + s.removed.length + s.missing.length === 0;
 }
 
@@ -187,6 +188,7 @@ function jsonSummary(s: IndexSummary) {
     updated: s.updated.length,
     resumed: s.resumed.length,
     unchanged: s.unchanged.length,
+    metadataUpdated: s.metadataUpdated.length,
     ...(s.extractedByOthers ? { extractedByOthers: s.extractedByOthers } : {}),
     ...(s.chunkedOtherwise ? { chunkedOtherwise: s.chunkedOtherwise } : {}),
     removed: s.removed,
@@ -211,6 +213,11 @@ function resumedPart(s: IndexSummary): string {
   return s.resumed.length > 0 ? `${s.resumed.length} resumed, ` : "";
 }
 
+/** Documents whose metadata alone changed (updated in place, not extracted): said only when there are some. */
+function metadataUpdatedPart(s: IndexSummary): string {
+  return s.metadataUpdated.length > 0 ? `${s.metadataUpdated.length} metadata updated, ` : "";
+}
+
 /** The run's chat calls and, at a configured price, their cost (the embedding line has its own). */
 function llmLine(s: IndexSummary): string {
   const chatCost = s.cost - s.embedding.cost;
@@ -227,7 +234,8 @@ function embeddingLine(e: IndexSummary["embedding"]): string {
 function humanSummary(s: IndexSummary): string {
   const lines = [
     `Indexed in ${(s.durationMs / 1000).toFixed(1)} s: ${s.added.length} new, ${s.updated.length} updated, ` +
-      `${resumedPart(s)}${s.unchanged.length} unchanged, ${s.removed.length} removed document(s), ` +
+      `${resumedPart(s)}${metadataUpdatedPart(s)}${s.unchanged.length} unchanged, ` +
+      `${s.removed.length} removed document(s), ` +
       `${s.skipped.length} input(s) skipped.`,
     `Workspace: ${counted(s.documents, "document")}, ${counted(s.chunks, "chunk")}, ` +
       `${counted(s.entities, "entity", "entities")}, ${counted(s.relationships, "relationship")}.`,

@@ -115,7 +115,7 @@ export function textFromChunks(chunks: ChunkRecord[]): string {
 /** What an index job's message counts and lists of each run's summary. */
 export type JobSummary = Pick<
   IndexSummary,
-  "added" | "updated" | "resumed" | "unchanged" | "failures" | "skipped"
+  "added" | "updated" | "resumed" | "unchanged" | "metadataUpdated" | "failures" | "skipped"
 >;
 
 export function finishedFrom(summaries: JobSummary[]): Finished {
@@ -127,6 +127,7 @@ export function finishedFrom(summaries: JobSummary[]): Finished {
         ...s.updated,
         ...s.resumed,
         ...s.unchanged,
+        ...s.metadataUpdated,
         ...s.failures.map((f) => f.docId),
       ]),
     ),
@@ -146,11 +147,13 @@ export function finishedFrom(summaries: JobSummary[]): Finished {
   const resumed = summaries.reduce((n, s) => n + succeeded(s.resumed), 0);
   const indexed = summaries.reduce((n, s) => n + succeeded(s.added) + succeeded(s.updated), resumed);
   const unchanged = summaries.reduce((n, s) => n + s.unchanged.length, 0);
+  const metadataUpdated = summaries.reduce((n, s) => n + s.metadataUpdated.length, 0);
   const ofWhich = resumed > 0 ? ` (${resumed} resumed)` : "";
+  const metadataPart = metadataUpdated > 0 ? `, ${metadataUpdated} metadata updated` : "";
   return {
     type: "finished",
     documents,
     errors,
-    message: `${indexed} document(s) indexed${ofWhich}, ${unchanged} unchanged, ${errors.length} error(s)`,
+    message: `${indexed} document(s) indexed${ofWhich}${metadataPart}, ${unchanged} unchanged, ${errors.length} error(s)`,
   };
 }

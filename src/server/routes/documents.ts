@@ -6,6 +6,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { fileDocumentId, SUPPORTED_EXTENSIONS } from "../../ingest/loaders.js";
+import { MetadataPatchSchema } from "../../pipeline/document-metadata.js";
 import { referenceTitle } from "../../query/context/references.js";
 import type { DocumentRecord } from "../../types.js";
 import { hashText } from "../../util/hash.js";
@@ -63,6 +64,8 @@ const ListQuerySchema = z.object({
 });
 
 const IdParamsSchema = z.object({ id: z.string().min(1) });
+
+const MetadataBodySchema = z.object({ metadata: MetadataPatchSchema }).strict();
 
 export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -163,6 +166,32 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
         [doc.id]: referenceTitle(doc),
       });
       return reply.status(202).send({ job });
+    },
+  );
+
+  api.patch(
+    "/api/v1/documents/:id",
+    {
+      schema: {
+        tags: ["documents"],
+        summary:
+          "Set a document's metadata keys (null removes one) in place, for the query filters: nothing is extracted again",
+        description:
+          "Keys not named keep their values. `source`, `line`, `format` and `pageStarts` are kgrag's own and " +
+          "cannot be edited. The next index of the document's file gives it the file's metadata again. A job " +
+          "running in the workspace answers 409 `workspace_busy`.",
+        params: IdParamsSchema,
+        body: MetadataBodySchema,
+        querystring: z.object({ workspace: z.string().optional() }),
+      },
+    },
+    async (request) => {
+      const workspace = workspaceOf(request, ctx.registry);
+      await mustExist(workspace, request.params.id);
+      const { id } = request.params;
+      const { metadata } = request.body;
+      const doc = await workspace.jobs.exclusive(() => workspace.kgrag.updateDocumentMetadata(id, metadata));
+      return { document: documentRow(doc, workspace.path) };
     },
   );
 

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { PAGE_STARTS_KEY } from "../ingest/pdf-pages.js";
+import { describeGiven, OptionsError } from "../options-error.js";
+import type { KgragServices } from "../services.js";
+import type { DocumentRecord, Metadata } from "../types.js";
+import { stableStringify } from "../util/hash.js";
+import { issuesLine } from "../util/zod-messages.js";
+import { PROVENANCE_KEYS } from "./register-documents.js";
+
+/** A change to a document's metadata: each key set to its value, or removed where the value is null. */
+export type MetadataPatch = Record<string, string | number | boolean | null>;
+
+/**
+ * Keys kgrag writes from where and how a document was read (its file, line, format and PDF page
+ * starts, which citations turn into pages): every index of the file sets them again.
+ */
+const READ_KEYS: ReadonlySet<string> = new Set([...PROVENANCE_KEYS, "format", PAGE_STARTS_KEY]);
+
+/** The same value types as Metadata (src/types.ts), or null to remove the key. */
+export const MetadataPatchSchema = z
+  .record(
+    z.string().trim().min(1, "a key must not be empty"),
+    z.union([z.string(), z.number(), z.boolean(), z.null()], {
+      error: "must be a string, number, boolean, or null to remove the key",
+    }),
+    { error: "must be an object of metadata keys and values" },
+  )
+  .refine((patch) => Object.keys(patch).length > 0, "give at least one key to set or remove")
+  .superRefine((patch, ctx) => {
+    for (const key of Object.keys(patch).filter((k) => READ_KEYS.has(k))) {
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: "kgrag's own key, set from where the document was read; it cannot be edited",
+      });
+    }
+  });
+
+/** `updateDocumentMetadata` named a document the workspace does not hold: nothing was changed. */
+export class UnknownDocumentError extends OptionsError {
+  constructor(readonly docId: string) {
+    super(
+      `No document with id ${JSON.stringify(docId)} in this workspace; nothing was changed. ` +
+        "`kgrag status` lists the document ids (over HTTP: GET /api/v1/documents).",
+    );
+    this.name = "UnknownDocumentError";
+  }
+}
+
+/** The patch checked, or an OptionsError naming every bad key and value (nothing is written). */
+export function parseMetadataPatch(patch: unknown): MetadataPatch {
+  const parsed = MetadataPatchSchema.safeParse(patch);
+  if (parsed.success) return parsed.data;
+  throw new OptionsError(`Invalid metadata: ${issuesLine(parsed.error)}; nothing was changed.`);
+}
+
+/** `metadata` with the patch's keys set, and its null keys removed. */
+export function patchedMetadata(metadata: Metadata, patch: MetadataPatch): Metadata {
+  const result: Metadata = { ...metadata };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = value;
+  }
+  return result;
+}
+
+/**
+ * Sets and removes metadata keys of one indexed document, in place: only its record changes (scope
+ * filters read metadata from it), so nothing is extracted, embedded or clustered again. The
+ * content hash stays: it holds the title and text. Returns the record as stored after the change.
+ */
+export async function updateDocumentMetadata(
+  services: KgragServices,
+  docId: unknown,
+  patch: unknown,
+): Promise<DocumentRecord> {
+  if (typeof docId !== "string" || docId === "") {
+    throw new OptionsError(`updateDocumentMetadata takes a document id; got ${describeGiven(docId)}.`);
+  }
+  const changes = parseMetadataPatch(patch);
+  const existing = await services.store.getDocument(docId);
+  if (!existing) throw new UnknownDocumentError(docId);
+  const metadata = patchedMetadata(existing.metadata, changes);
+  if (stableStringify(metadata) === stableStringify(existing.metadata)) return existing;
+  const updated = { ...existing, metadata, updatedAt: new Date().toISOString() };
+  await services.store.upsertDocument(updated);
+  return updated;
+}
