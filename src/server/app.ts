@@ -183,7 +183,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   await backupRoutes(app, ctx);
   await ollamaRoutes(app, ctx);
   await openAiRoutes(app, ctx);
-  await serveWebApp(app, config.webDir ?? packagePath("web/dist"), noRoute);
+  await serveWebApp(app, webAppDir(config), noRoute);
 }
 
 /**
@@ -251,6 +251,16 @@ function noRouteBody(method: string, path: string, otherMethods: readonly string
   return isOllamaPath(path) ? ollamaErrorBody(message) : errorBody("not_found", message);
 }
 
+/** The folder of the built web app the server serves at `/`: built there by `npm run build`. */
+export function webAppDir(config: { webDir?: string }): string {
+  return config.webDir ?? packagePath("web/dist");
+}
+
+/** True when the web app has been built, so that `/` serves it. */
+export function webAppBuilt(config: { webDir?: string }): boolean {
+  return existsSync(join(webAppDir(config), "index.html"));
+}
+
 /**
  * The built web app at `/`, when it was built; unknown non-API paths fall back to its index.html.
  * A file path (`/assets/index-<hash>.js`) is looked up when asked for, not only among the files
@@ -263,7 +273,7 @@ async function serveWebApp(
   dir: string,
   noRoute: (method: string, path: string) => ReturnType<typeof noRouteBody>,
 ): Promise<void> {
-  if (!existsSync(join(dir, "index.html"))) return;
+  if (!webAppBuilt({ webDir: dir })) return;
   await app.register(fastifyStatic, { root: dir, prefix: "/", wildcard: false });
   app.get("/*", { schema: { hide: true } }, (request, reply) => {
     const path = request.url.split("?")[0] ?? "/";
