@@ -105,7 +105,7 @@ function errorCode(error: unknown): string | undefined {
 export function classifyFailure(error: unknown): FailureVerdict {
   // The label is left out of a reason: RetriesExhaustedError names the request once.
   if (error instanceof RequestTimeoutError) return { retryable: true, reason: timedOut(error.timeoutMs) };
-  if (error instanceof APIConnectionError) return { retryable: true, reason: error.message };
+  if (error instanceof APIConnectionError) return { retryable: true, reason: connectionFailure(error) };
   if (error instanceof APIError && typeof error.status === "number") {
     return {
       retryable: RETRYABLE_STATUS(error.status),
@@ -121,6 +121,23 @@ export function classifyFailure(error: unknown): FailureVerdict {
     return { retryable: true, reason: code ? `${code} ${message}` : message };
   }
   return { retryable: false, reason: message };
+}
+
+/**
+ * The client's "Connection error." alone does not say what failed; the innermost cause does
+ * ("connect ECONNREFUSED 127.0.0.1:8000", "getaddrinfo ENOTFOUND host"), naming the endpoint.
+ */
+function connectionFailure(error: APIConnectionError): string {
+  const root = innermostCause(error);
+  if (root === error || !root.message) return error.message;
+  return `${error.message.replace(/\.+$/, "")} (${root.message})`;
+}
+
+function innermostCause(error: Error): Error {
+  let current = error;
+  // Bounded: a cause chain is short, and a cycle must not hang the error path.
+  for (let depth = 0; depth < 8 && current.cause instanceof Error; depth++) current = current.cause;
+  return current;
 }
 
 /** The openai client's messages start with the status ("500 boom"); the reason says it once. */

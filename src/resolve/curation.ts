@@ -8,6 +8,7 @@ import type { IndexComponents } from "../pipeline/index-workflow.js";
 import { settleGraph } from "../pipeline/index-workflow.js";
 import type { KgragServices } from "../services.js";
 import type { EntityRecord, HistoryEntry, RelationshipRecord } from "../types.js";
+import { closestName } from "../util/closest-name.js";
 import { parseOptions } from "../util/strict-options.js";
 import { addRules, loadResolution } from "./apply-rules.js";
 import { type CandidatePair, findCandidates } from "./candidates.js";
@@ -151,6 +152,13 @@ export interface EntityCuration {
 
 type Writing = <T>(work: () => Promise<T>) => Promise<T>;
 
+/** A slip of the keyboard ("Lumora Opitcs") gets the name or alias it most likely meant. */
+function guessOf(name: string, entities: readonly EntityRecord[]): string {
+  const names = entities.flatMap((e) => [e.name, ...(e.aliases ?? [])]);
+  const meant = closestName(name, names);
+  return meant ? ` Did you mean "${meant}"?` : "";
+}
+
 export function createEntityCuration(
   services: KgragServices,
   components: IndexComponents,
@@ -163,7 +171,8 @@ export function createEntityCuration(
     const direct = await store.getEntities([resolution.canonical(entityKey(nameOrKey))]);
     if (direct[0]) return direct[0];
     const wanted = entityKey(nameOrKey);
-    const matches = (await store.listEntities()).filter(
+    const entities = await store.listEntities();
+    const matches = entities.filter(
       (e) => entityKey(e.name) === wanted || (e.aliases ?? []).some((a) => entityKey(a) === wanted),
     );
     if (matches.length === 1) return matches[0]!;
@@ -173,7 +182,9 @@ export function createEntityCuration(
         "ambiguous",
       );
     }
-    throw new UnknownEntityError(`No entity named "${nameOrKey}" in this workspace.`);
+    throw new UnknownEntityError(
+      `No entity named "${nameOrKey}" in this workspace.${guessOf(nameOrKey, entities)}`,
+    );
   };
 
   /**

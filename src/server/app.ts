@@ -22,6 +22,7 @@ import {
   unsupportedMediaType,
 } from "./errors.js";
 import { childProcessRunner, type JobRunner } from "./jobs/job-runner.js";
+import { RouteMethods } from "./route-methods.js";
 import { backupRoutes } from "./routes/backup.js";
 import { cypherRoutes } from "./routes/cypher.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -112,6 +113,10 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
 
 async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   const { config } = ctx;
+  const routeMethods = new RouteMethods();
+  routeMethods.watch(app);
+  const noRoute = (method: string, path: string) =>
+    noRouteBody(method, path, routeMethods.othersAt(method, path));
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
@@ -124,7 +129,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
       throw unsupportedMediaType("This route takes a JSON body (Content-Type: application/json)");
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send(noRouteBody(request.method, request.url.split("?")[0] ?? "/"));
+    void reply.status(404).send(noRoute(request.method, request.url.split("?")[0] ?? "/"));
   });
   if (config.corsOrigins.length > 0) await app.register(cors, corsOptions(config.corsOrigins));
   app.addHook("onRequest", requireApiKey(config.apiKeys));
@@ -178,7 +183,7 @@ async function configure(app: FastifyInstance, ctx: ServerContext): Promise<void
   await backupRoutes(app, ctx);
   await ollamaRoutes(app, ctx);
   await openAiRoutes(app, ctx);
-  await serveWebApp(app, config.webDir ?? packagePath("web/dist"));
+  await serveWebApp(app, webAppDir(config), noRoute);
 }
 
 /**
@@ -236,10 +241,24 @@ function refuseMalformedRequest(error: Error & { code?: string }, socket: Duplex
   socket.destroy(error);
 }
 
-/** A request no route takes: the REST shape, or Ollama's under its paths (an Ollama client asking for /api/pull). */
-function noRouteBody(method: string, path: string) {
-  const message = `No route ${method} ${path}`;
+/**
+ * A request no route takes: the REST shape, or Ollama's under its paths (an Ollama client asking
+ * for /api/pull). A path that takes other methods says which (`curl` of a POST route sends GET).
+ */
+function noRouteBody(method: string, path: string, otherMethods: readonly string[]) {
+  const takes = otherMethods.length > 0 ? `; this path takes ${otherMethods.join(" or ")}` : "";
+  const message = `No route ${method} ${path}${takes}`;
   return isOllamaPath(path) ? ollamaErrorBody(message) : errorBody("not_found", message);
+}
+
+/** The folder of the built web app the server serves at `/`: built there by `npm run build`. */
+export function webAppDir(config: { webDir?: string }): string {
+  return config.webDir ?? packagePath("web/dist");
+}
+
+/** True when the web app has been built, so that `/` serves it. */
+export function webAppBuilt(config: { webDir?: string }): boolean {
+  return existsSync(join(webAppDir(config), "index.html"));
 }
 
 /**
@@ -249,13 +268,17 @@ function noRouteBody(method: string, path: string) {
  * the fallback answered with index.html itself (a blank app: HTML is no module script); a
  * file that is not there is a 404.
  */
-async function serveWebApp(app: FastifyInstance, dir: string): Promise<void> {
-  if (!existsSync(join(dir, "index.html"))) return;
+async function serveWebApp(
+  app: FastifyInstance,
+  dir: string,
+  noRoute: (method: string, path: string) => ReturnType<typeof noRouteBody>,
+): Promise<void> {
+  if (!webAppBuilt({ webDir: dir })) return;
   await app.register(fastifyStatic, { root: dir, prefix: "/", wildcard: false });
   app.get("/*", { schema: { hide: true } }, (request, reply) => {
     const path = request.url.split("?")[0] ?? "/";
     if (path.startsWith("/api/") || path.startsWith("/v1/")) {
-      void reply.status(404).send(noRouteBody(request.method, path));
+      void reply.status(404).send(noRoute(request.method, path));
       return;
     }
     // send (under sendFile) decodes the path and refuses one that climbs out of the folder.

@@ -33,6 +33,10 @@ describe("kgrag serve (CLI)", () => {
       expect(new URL(url).hostname).toBe("127.0.0.1");
       const health = (await (await fetch(`${url}/health`)).json()) as { ok: boolean };
       expect(health.ok).toBe(true);
+      // Where the web app is, or that it is not built (then `/` serves none): said at the start.
+      const home = await fetch(`${url}/`);
+      const built = home.ok && (home.headers.get("content-type") ?? "").includes("text/html");
+      expect(stderr).toContain(built ? `kgrag: web app at ${url}/\n` : "kgrag: no web app: it is not built");
     } finally {
       child.process.kill("SIGTERM");
     }

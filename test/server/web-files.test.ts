@@ -60,4 +60,27 @@ describe("kgrag serve: the web app's files", () => {
       expect(await response.json(), path).toEqual(body);
     }
   });
+
+  it("answers a path asked with the wrong method with the methods it takes (curl of a POST route sends GET)", async () => {
+    for (const [path, body] of [
+      [
+        "/api/v1/query",
+        { error: { code: "not_found", message: "No route GET /api/v1/query; this path takes POST" } },
+      ],
+      [
+        "/api/v1/documents/doc-1/reindex",
+        {
+          error: {
+            code: "not_found",
+            message: "No route GET /api/v1/documents/doc-1/reindex; this path takes POST",
+          },
+        },
+      ],
+      ["/api/chat", { error: "No route GET /api/chat; this path takes POST" }],
+    ] as const) {
+      const response = await fetch(`${running.url}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(await response.json(), path).toEqual(body);
+    }
+  });
 });

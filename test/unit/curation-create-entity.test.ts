@@ -112,6 +112,15 @@ describe("kg.entities.create", () => {
     expect(again).toMatchObject({ sourceChunkIds: [], description: "A guild of lens grinders." });
   });
 
+  it("an unknown name is refused with the name it most likely meant, when one is a slip away", async () => {
+    await expect(kg.entities.get("Ines Vraga")).rejects.toThrow(
+      'No entity named "Ines Vraga" in this workspace. Did you mean "Ines Varga"?',
+    );
+    await expect(kg.entities.get("Nobody At All")).rejects.toThrow(
+      /^No entity named "Nobody At All" in this workspace\.$/,
+    );
+  });
+
   it("made, deleted and made again, has only the later description", async () => {
     await kg.entities.create({ name: "Vessen Guild", description: "First words." });
     await kg.entities.deleteEntity("Vessen Guild");

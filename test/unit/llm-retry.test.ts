@@ -93,4 +93,16 @@ describe("withRetry", () => {
     expect(error.message).toContain("last error: Connection error. Check that the endpoint is up");
     expect(error.message).not.toContain("..");
   });
+
+  it("says why a connection failed, naming the endpoint (the client's message alone does not)", async () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:59999"), {
+      code: "ECONNREFUSED",
+    });
+    const fetchFailed = new TypeError("fetch failed", { cause: refused });
+    const failures = [new APIConnectionError({ message: "Connection error.", cause: fetchFailed })];
+    const error = (await runWith(failures, 0).catch((e: unknown) => e)) as RetriesExhaustedError;
+    expect(error.message).toContain(
+      "last error: Connection error (connect ECONNREFUSED 127.0.0.1:59999). Check that the endpoint is up",
+    );
+  });
 });

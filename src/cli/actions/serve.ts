@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { createServer as createProbe } from "node:net";
 import { resolve } from "node:path";
-import { createServer } from "../../server/app.js";
+import { createServer, webAppBuilt } from "../../server/app.js";
 import type { ServedWorkspace } from "../../server/workspaces.js";
 import type { ServeFlags } from "../commands/serve.js";
 import { runStoppable } from "../interrupt.js";
@@ -37,6 +37,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     config.apiKeys.length > 0 ? `${config.apiKeys.length} API key(s)` : "no API key (open to this host)";
   process.stderr.write(
     `kgrag: serving ${registry.all.map((w) => `${w.id} (${w.path})`).join(", ")} on ${address} with ${keys}.\n` +
+      `${webAppLine(address, webAppBuilt(config))}\n` +
       `kgrag: API docs at ${address}/docs, Ollama-compatible chat at ${address}/api/chat, OpenAI-compatible at ${address}/v1.\n`,
   );
   const served = new Set(registry.all.map((w) => w.id));
@@ -54,6 +55,13 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     "stopping the server; a running job stops at its next safe point and resumes on the next start",
   );
   await server.close();
+}
+
+/** Where to open the web app, or why there is none (a clone not yet built serves the API alone). */
+function webAppLine(address: string, built: boolean): string {
+  return built
+    ? `kgrag: web app at ${address}/`
+    : "kgrag: no web app: it is not built (run `npm run build` in the kgrag folder); the API is served.";
 }
 
 /**
