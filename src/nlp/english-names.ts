@@ -1,5 +1,5 @@
 import { describeName, type NameSpan } from "./english-name-kind.js";
-import { isOrganizationWord, type Token } from "./english-tokens.js";
+import { isLexiconAdjective, isOrganizationWord, type Token } from "./english-tokens.js";
 import {
   CALENDAR_WORDS,
   CONNECTOR_ARTICLES,
@@ -199,20 +199,29 @@ function titleWord(token: Token): string {
  */
 function personAfterJobTitle(tokens: Token[], first: number, last: number): number | null {
   let title = -1;
-  for (let k = first; k < last; k++) if (JOB_TITLES.has(titleWord(tokens[k]!))) title = k;
-  if (title < 0) return null;
+  for (let k = first; k < last; k++) if (isJobTitle(tokens[k]!)) title = k;
+  // "Katharine Sergeant Angell White", "Steven Dean Moore": after a first name it is a middle name.
+  if (title < 0 || tokens.slice(first, title).some((t) => hasAny(t.tags, PERSON_TAGS))) return null;
   const rest = tokens.slice(title + 1, last + 1);
   const personal = rest.every(
     (t) =>
       isCapitalised(t) &&
       !TITLE_MODIFIERS.has(titleWord(t)) &&
+      !JOB_TITLES.has(titleWord(t)) &&
       !hasAny(t.tags, ORGANIZATION_TAGS) &&
-      !hasAny(t.tags, PLACE_TAGS),
+      !hasAny(t.tags, PLACE_TAGS) &&
+      // "GNU General Public License", "National Premier Leagues": common words, no one's name.
+      (hasAny(t.tags, PERSON_TAGS) || !(t.tags.has("Plural") || isLexiconAdjective(t.normal))),
   );
   // "Coach K": a lone initial is no name to keep.
   const named =
     rest.some((t) => t.text.length > 1) && (rest.length > 1 || hasAny(rest[0]!.tags, PERSON_TAGS));
   return personal && named ? title + 1 : null;
+}
+
+/** A job title, unless the tagger reads the word as part of a person's name here. */
+function isJobTitle(token: Token): boolean {
+  return JOB_TITLES.has(titleWord(token)) && !hasAny(token.tags, PERSON_TAGS);
 }
 
 /**

@@ -79,14 +79,15 @@ export const NON_PHRASE_TAGS = [
 
 /**
  * Job and office titles written before a person's name ("CEO Mara Okafor", "President Lena
- * Ortiz"): the name is the person's without them. Nobility and saints stay part of the name
+ * Ortiz"): the name is the person's without them ("Dean" is left out: it is a first name as often).
+ * Nobility and saints stay part of the name
  * ("Queen Elizabeth", "St. Louis"); honorifics ("Dr.", "Mr.") are compromise's Honorific tag.
  */
 export const JOB_TITLES = words(`
   ceo cfo cto coo cio cmo president chairman chairwoman chairperson chair director executive officer
   founder co-founder cofounder manager minister premier secretary senator congressman congresswoman
   representative governor mayor ambassador commissioner chancellor treasurer spokesman spokeswoman
-  spokesperson professor prof judge justice dean provost coach editor general colonel captain
+  spokesperson professor prof judge justice provost coach editor general colonel captain
   lieutenant admiral sergeant commander
 `);
 /**

@@ -89,6 +89,11 @@ describe("analyzeEnglish", () => {
       "Admiral Foods",
     );
     expect(names("Admiral Grace Hopper wrote code.")).toEqual(["Grace Hopper"]);
+    // A title word after a first name is a middle name; common words after a title are no one's name.
+    expect(names("Katharine Sergeant Angell White wrote.")).toEqual(["Katharine Sergeant Angell White"]);
+    expect(names("It uses the GNU General Public License.")).toEqual(["GNU General Public License"]);
+    expect(names("It won the National Premier Leagues title.")).toEqual(["National Premier Leagues"]);
+    expect(names("He was Executive Story Editor there.")).toEqual(["Executive Story Editor"]);
   });
 
   it("keeps a quoted title whole and a possessive inside a title", () => {
