@@ -12,6 +12,8 @@ export interface ChunkEntity {
   /** Sentences it appears in, in text order. */
   sentences: number[];
   count: number;
+  /** Job titles the text writes before a person's name ("CEO"), in order of appearance. */
+  roles: string[];
   firstAt: number;
   score: number;
 }
@@ -43,12 +45,14 @@ export function chunkEntities(
         isTitle: false,
         sentences: [mention.sentence],
         count: 1,
+        roles: mention.role ? [mention.role] : [],
         firstAt: mention.start,
         score: 0,
       });
       continue;
     }
     entity.count++;
+    if (mention.role && !entity.roles.includes(mention.role)) entity.roles.push(mention.role);
     if (!entity.sentences.includes(mention.sentence)) entity.sentences.push(mention.sentence);
     // A name beats a lower-case phrase with the same key ("Demon" as name vs "demon").
     if (mention.named && !entity.named)
@@ -91,6 +95,7 @@ function addTitle(byKey: Map<string, ChunkEntity>, title: string): void {
     isTitle: true,
     sentences: [],
     count: 0,
+    roles: [],
     firstAt: -1,
     score: 0,
   });

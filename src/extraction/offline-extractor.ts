@@ -81,10 +81,12 @@ export class OfflineNlpExtractor implements Extractor {
     // The title entity may never be written out in the text: the passage's opening is about it.
     if (chosen.length === 0 && entity.isTitle) chosen = sentences.text.map((_, s) => s).filter(informative);
     if (chosen.length === 0) chosen = entity.sentences;
-    const description = withoutPartialOpening(chosen, sentences)
+    const quoted = withoutPartialOpening(chosen, sentences)
       .slice(0, this.options.sentencesPerEntity)
-      .map((s) => sentences.clipped[s])
-      .join(" ");
+      .map((s) => sentences.clipped[s]);
+    // The job title kept out of a person's name ("CEO Mara Okafor") opens the description.
+    const roles = entity.roles.length > 0 ? [`${entity.name}, ${entity.roles.join(", ")}.`] : [];
+    const description = [...roles, ...quoted].join(" ");
     return { name: entity.name, type: entity.kind, description: description || entity.name };
   }
 }

@@ -1,10 +1,12 @@
 import {
+  isSurname,
   LEADING_FUNCTION_CHARS,
   mayBePersonName,
   NAME_TAG_KINDS,
   ORGANIZATION_SUFFIXES,
   PLACE_SUFFIXES,
   QUESTION_WORD,
+  SPEECH_VERBS,
   suffixKind,
   TRAILING_FUNCTION_CHARS,
 } from "./chinese-words.js";
@@ -48,6 +50,40 @@ export function joinTransliterations(words: Word[]): Word[] {
     }
   }
   return out;
+}
+
+/**
+ * jieba reads a name's last character with the speech verb after it as a word it knows: 首席财务官
+ * 李明说 → 李 / 明说. A surname tagged alone, then a word of one or two characters and a speech
+ * verb, is the name and the verb again: 李明 / 说.
+ */
+export function splitSpeechVerbs(words: Word[]): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const split = nameBeforeSpeechVerb(words[i]!, words[i + 1]);
+    if (split) {
+      out.push(...split);
+      i++;
+    } else {
+      out.push(words[i]!);
+    }
+  }
+  return out;
+}
+
+function nameBeforeSpeechVerb(surname: Word, next: Word | undefined): Word[] | null {
+  // A word cut by a line break has no one-to-one offsets to split at.
+  if (!next || surname.tag !== "nr" || !isSurname(surname.word) || next.end - next.start !== next.word.length)
+    return null;
+  const verb = SPEECH_VERBS.find((v) => next.word.endsWith(v) && next.word.length - v.length <= 2);
+  if (!verb || next.word === verb) return null;
+  const name = surname.word + next.word.slice(0, -verb.length);
+  if (!mayBePersonName(name) || !/^\p{Script=Han}+$/u.test(name)) return null;
+  const cut = next.end - verb.length;
+  return [
+    { word: name, tag: "nr", start: surname.start, end: cut },
+    { word: verb, tag: "v", start: cut, end: next.end },
+  ];
 }
 
 export function mention(
@@ -142,6 +178,9 @@ function unknownName(w: Word): { name: string; kind: MentionKind; start: number;
   let end = w.word.length;
   while (end - start > 2 && LEADING_FUNCTION_CHARS.has(w.word[start]!)) start++;
   while (end - start > 2 && TRAILING_FUNCTION_CHARS.has(w.word[end - 1]!)) end--;
+  const spoken = SPEECH_VERBS.find((v) => w.word.slice(start, end).endsWith(v));
+  // "李明称": a speaker's name with the verb after it.
+  if (spoken && mayBePersonName(w.word.slice(start, end - spoken.length))) end -= spoken.length;
   const name = w.word.slice(start, end);
   if (name.length < 2 || !/^\p{Script=Han}+$/u.test(name) || QUESTION_WORD.test(name)) return null;
   if (name.length === 2 && (LEADING_FUNCTION_CHARS.has(name[0]!) || TRAILING_FUNCTION_CHARS.has(name[1]!)))

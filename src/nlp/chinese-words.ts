@@ -26,6 +26,15 @@ export const LEADING_FUNCTION_CHARS = new Set([
 ]);
 export const TRAILING_FUNCTION_CHARS = new Set([..."的了等说是于在和与及也都就"]);
 
+/**
+ * Verbs of speech that follow a speaker's name ("李明说", "王芳表示"): jieba may read a name's last
+ * character into one it knows (李 / 明说), or keep the verb in a name it does not know (李明称).
+ */
+export const SPEECH_VERBS =
+  "说 说道 称 表示 指出 认为 强调 透露 介绍 坦言 直言 回忆 解释 告诉 宣布 承认 补充 提到 谈到 声称 回应 笑称".split(
+    " ",
+  );
+
 /** Question words jieba's HMM glues to a measure word ("哪座", "哪家"): they ask, they name nothing. */
 export const QUESTION_WORD = /^(?:哪|谁|啥|什么|怎么|怎样|多少)/u;
 
@@ -100,6 +109,11 @@ export const LIGHT_VERBS = new Set(
 
 export function endsWithAny(word: string, suffixes: readonly string[]): boolean {
   return suffixes.some((suffix) => word.length > suffix.length && word.endsWith(suffix));
+}
+
+/** A surname on its own: 李, 欧阳. */
+export function isSurname(word: string): boolean {
+  return (word.length === 1 && SURNAMES.has(word)) || COMPOUND_SURNAMES.includes(word);
 }
 
 /** A person's name may be: a common surname and one or two characters, or a two-character surname and one or two. */

@@ -1,5 +1,5 @@
 import type { Jieba, TfIdf } from "@node-rs/jieba";
-import { joinTransliterations, mention, namesIn, type Word } from "./chinese-names.js";
+import { joinTransliterations, mention, namesIn, splitSpeechVerbs, type Word } from "./chinese-names.js";
 import { joinWholeNames, wholeNames } from "./chinese-whole-names.js";
 import { GENERIC_NOUNS, LIGHT_VERBS, NOUN_TAGS, ORGANIZATION_SUFFIXES } from "./chinese-words.js";
 import { chineseTools } from "./jieba.js";
@@ -53,7 +53,9 @@ export function analyzeChinese(
   // jieba reads each sentence with its wrapped lines joined, so a word cut by a line break is whole.
   const joined = sentences.map((sentence) => joinWrappedCjk(sentence.text));
   const tagged = joined.map((sentence, index) =>
-    joinTransliterations(tagWords(jieba.tag(sentence.text, true), sentence, sentences[index]!.start)),
+    splitSpeechVerbs(
+      joinTransliterations(tagWords(jieba.tag(sentence.text, true), sentence, sentences[index]!.start)),
+    ),
   );
   const whole = wholeNames(tagged, knownNames, rareWords(jieba, tfIdf));
   tagged.forEach((sentenceWords, index) => {

@@ -10,6 +10,8 @@ export interface NameSpan {
   kind: MentionKind;
   /** Demonyms ("American", "Chinese") are names, but describe too much to rank as entities. */
   demonym: boolean;
+  /** The job title written before a person's name, left out of it: "CEO" of "CEO Mara Okafor", from token `first`. */
+  role?: { text: string; first: number };
 }
 
 /** The name as written (without a possessive ending) and its class. */

@@ -1,16 +1,20 @@
 import { describeName, type NameSpan } from "./english-name-kind.js";
-import type { Token } from "./english-tokens.js";
+import { isLexiconAdjective, isOrganizationWord, type Token } from "./english-tokens.js";
 import {
   CALENDAR_WORDS,
   CONNECTOR_ARTICLES,
   FUNCTION_TAGS,
   hasAny,
+  JOB_TITLES,
   NAME_CONNECTORS,
+  NAME_OPENING_WORDS,
   NAME_TAGS,
+  ORGANIZATION_TAGS,
   PERSON_TAGS,
   PLACE_TAGS,
   SENTENCE_START_TAGS,
   STOP_ADJECTIVES,
+  TITLE_MODIFIERS,
 } from "./english-words.js";
 
 const MAX_NAME_TOKENS = 8;
@@ -130,7 +134,18 @@ export function findNames(tokens: Token[], text: string, evidence: NameEvidence)
     const quoted = quotedTitleEnd(tokens, i);
     const last = quoted >= 0 ? quoted : nameEnd(tokens, i);
     const span = trimName(tokens, i, last, evidence);
-    if (span) spans.push(describeName(tokens, span.first, span.last, text, tokens[last + 1]));
+    if (span) {
+      const named = describeName(tokens, span.first, span.last, text, tokens[last + 1]);
+      const { title } = span;
+      const role = title && {
+        text: text.slice(tokens[title.first]!.start, tokens[title.last]!.end).replace(/\s+/g, " "),
+        first: title.first,
+      };
+      // The title does not decide the kind: "Osric Venn" stays as unclassed as "Professor Osric
+      // Venn" was. Typed a person, it made a bystander's sentence the demo's answer to "who
+      // founded it?" (the extractive answer counts a sure person over a guessed one).
+      spans.push(role ? { ...named, role } : named);
+    }
     i = last + 1;
   }
   return spans;
@@ -141,7 +156,7 @@ function trimName(
   start: number,
   last: number,
   evidence: NameEvidence,
-): { first: number; last: number } | null {
+): { first: number; last: number; title?: { first: number; last: number } } | null {
   const atSentenceStart = startsSentence(tokens, start) && !opensKnownName(tokens, start, last, evidence);
   let first = start;
   while (first <= last && stripsAtStart(tokens[first]!, atSentenceStart && first === start)) first++;
@@ -163,7 +178,69 @@ function trimName(
   const lone = first === last && atSentenceStart && first === start;
   if (lone && !hasAny(words[0]!.tags, NAME_TAGS) && !evidence.midSentenceCaps.has(words[0]!.text))
     return null;
-  return { first, last };
+  // A name known whole ("General Mills", the document's title) keeps a title-like first word.
+  const person = startsKnownName(tokens, first, last, evidence.knownNames)
+    ? null
+    : personAfterJobTitle(tokens, first, last);
+  if (person === null) return { first, last };
+  return { first: person, last, title: { first: titleStart(tokens, start, person - 1), last: person - 1 } };
+}
+
+function titleWord(token: Token): string {
+  return token.normal.replace(/\.$/, "");
+}
+
+/**
+ * "CEO Mara Okafor", "Vice President Kamala Harris", "Microsoft CEO Satya Nadella": the index of
+ * the person's first word, right after the last job title of the name, else null. The words after
+ * the title must be capitalised, with no connector ("Secretary of State"), title, organisation or
+ * place among them ("General Motors", "President Hotel", "Captain America"), and be two words or
+ * one the tagger knows as a person's: "General Mills" and "Director General" stay whole.
+ */
+function personAfterJobTitle(tokens: Token[], first: number, last: number): number | null {
+  let title = -1;
+  for (let k = first; k < last; k++) if (isJobTitle(tokens[k]!)) title = k;
+  // "Katharine Sergeant Angell White", "Steven Dean Moore": after a first name it is a middle name.
+  if (title < 0 || tokens.slice(first, title).some((t) => hasAny(t.tags, PERSON_TAGS))) return null;
+  const rest = tokens.slice(title + 1, last + 1);
+  const personal = rest.every(
+    (t) =>
+      isCapitalised(t) &&
+      !TITLE_MODIFIERS.has(titleWord(t)) &&
+      !JOB_TITLES.has(titleWord(t)) &&
+      !hasAny(t.tags, ORGANIZATION_TAGS) &&
+      !hasAny(t.tags, PLACE_TAGS) &&
+      // "GNU General Public License", "National Premier Leagues": common words, no one's name.
+      (hasAny(t.tags, PERSON_TAGS) || !(t.tags.has("Plural") || isLexiconAdjective(t.normal))),
+  );
+  // "Coach K": a lone initial is no name to keep.
+  const named =
+    rest.some((t) => t.text.length > 1) && (rest.length > 1 || hasAny(rest[0]!.tags, PERSON_TAGS));
+  return personal && named ? title + 1 : null;
+}
+
+/** A job title, unless the tagger reads the word as part of a person's name here. */
+function isJobTitle(token: Token): boolean {
+  return JOB_TITLES.has(titleWord(token)) && !hasAny(token.tags, PERSON_TAGS);
+}
+
+/**
+ * Where the title ending at `end` begins: back over title words and the capitalised words of the
+ * title ("Chief Technology Officer", "Microsoft CEO"), not over a date or an opening word of the
+ * sentence ("Yesterday CEO ...").
+ */
+function titleStart(tokens: Token[], start: number, end: number): number {
+  let k = end;
+  while (k > start && isTitlePart(tokens[k - 1]!)) k--;
+  return k;
+}
+
+function isTitlePart(token: Token): boolean {
+  const word = titleWord(token);
+  if (JOB_TITLES.has(word) || TITLE_MODIFIERS.has(word)) return true;
+  // Adjectives qualify a title ("Chief Financial Officer"); dates and adverbs open the sentence.
+  const opening = SENTENCE_START_TAGS.filter((tag) => tag !== "Adjective");
+  return isCapitalised(token) && !hasAny(token.tags, [...FUNCTION_TAGS, ...opening]);
 }
 
 /**
@@ -179,11 +256,29 @@ function opensKnownName(tokens: Token[], start: number, last: number, evidence: 
   const next = tokens[start + 1];
   if (last === start || !next || !isCapitalised(next) || hasAny(opening.tags, FUNCTION_TAGS)) return false;
   if (evidence.midSentencePairs.has(pairKey(opening, next))) return true;
+  if (startsKnownName(tokens, start, last, evidence.knownNames)) return true;
+  // "General Mills", "National Geographic", "Royal Mail": words that open organisations' names.
+  if (NAME_OPENING_WORDS.has(opening.normal)) return true;
+  const ordinary = opening.tags.has("Adjective") && !STOP_ADJECTIVES.has(opening.normal);
+  // "United Airlines", "Southern Company": a run ending in an organisation's word is its name.
+  if (ordinary && isOrganizationWord(tokens[last]!.normal)) return true;
   return (
     (evidence.openingRuns.get(runKey(tokens, start, last)) ?? 0) >= 2 &&
-    opening.tags.has("Adjective") &&
-    !STOP_ADJECTIVES.has(opening.normal) &&
+    ordinary &&
     !tokens.slice(start + 1, last + 1).some((t) => t.tags.has("Demonym"))
+  );
+}
+
+/**
+ * Whether a name the caller knows (the document's title: "General Mills") of two words or more is
+ * written from `start`, within the run that ends at `last`.
+ */
+function startsKnownName(tokens: Token[], start: number, last: number, knownNames: readonly string[][]) {
+  return knownNames.some(
+    (words) =>
+      words.length >= 2 &&
+      start + words.length - 1 <= last &&
+      words.every((word, k) => tokens[start + k]!.text === word),
   );
 }
 
@@ -206,6 +301,8 @@ export interface NameEvidence {
   midSentencePairs: ReadonlySet<string>;
   /** The capitalised runs that open sentences, with the number of sentences each opens. */
   openingRuns: ReadonlyMap<string, number>;
+  /** Names known before reading (the document's title), each as its words. */
+  knownNames: readonly string[][];
 }
 
 function pairKey(a: Token, b: Token): string {
@@ -219,7 +316,7 @@ function runKey(tokens: Token[], first: number, last: number): string {
     .join(" ");
 }
 
-export function nameEvidence(sentences: Token[][]): NameEvidence {
+export function nameEvidence(sentences: Token[][], knownNames: readonly string[] = []): NameEvidence {
   const midSentenceCaps = new Set<string>();
   const midSentencePairs = new Set<string>();
   const openingRuns = new Map<string, number>();
@@ -236,5 +333,6 @@ export function nameEvidence(sentences: Token[][]): NameEvidence {
       if (next && isCapitalised(next) && joins(token, next)) midSentencePairs.add(pairKey(token, next));
     });
   }
-  return { midSentenceCaps, midSentencePairs, openingRuns };
+  const knownWords = knownNames.map((name) => name.split(/\s+/).filter(Boolean));
+  return { midSentenceCaps, midSentencePairs, openingRuns, knownNames: knownWords };
 }

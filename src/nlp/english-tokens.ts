@@ -92,7 +92,10 @@ function sentenceEndLength(post: string): number {
 }
 
 interface CompromiseInternals {
-  model: { two: { orgWords: Record<string, boolean>; placeWords: Record<string, boolean> } };
+  model: {
+    one: { lexicon: Record<string, string | string[]> };
+    two: { orgWords: Record<string, boolean>; placeWords: Record<string, boolean> };
+  };
   methods: {
     two: {
       transform: {
@@ -118,6 +121,11 @@ export function isOrganizationWord(normal: string): boolean {
 
 export function isPlaceWord(normal: string): boolean {
   return internals().model.two.placeWords[normal] === true;
+}
+
+/** An adjective of compromise's lexicon ("public"), not one guessed from its ending ("Osric"). */
+export function isLexiconAdjective(normal: string): boolean {
+  return internals().model.one.lexicon[normal] === "Adjective";
 }
 
 /** Words that end like a plural but are not one ("species" would become "specy"). */

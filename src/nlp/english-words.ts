@@ -77,6 +77,33 @@ export const NON_PHRASE_TAGS = [
   "Conjunction",
 ];
 
+/**
+ * Job and office titles written before a person's name ("CEO Mara Okafor", "President Lena
+ * Ortiz"): the name is the person's without them ("Dean" is left out: it is a first name as often).
+ * Nobility and saints stay part of the name
+ * ("Queen Elizabeth", "St. Louis"); honorifics ("Dr.", "Mr.") are compromise's Honorific tag.
+ */
+export const JOB_TITLES = words(`
+  ceo cfo cto coo cio cmo president chairman chairwoman chairperson chair director executive officer
+  founder co-founder cofounder manager minister premier secretary senator congressman congresswoman
+  representative governor mayor ambassador commissioner chancellor treasurer spokesman spokeswoman
+  spokesperson professor prof judge justice provost coach editor general colonel captain
+  lieutenant admiral sergeant commander
+`);
+/**
+ * Capitalised words that open many organisations' and places' names ("General Mills", "United
+ * Airlines", "National Gallery"): opening a sentence before another capitalised word, they are the
+ * name's first word, not just the sentence's.
+ */
+export const NAME_OPENING_WORDS = words(`
+  general national united royal federal international central western eastern northern southern
+  imperial universal continental standard
+`);
+/** Words that qualify a job title: "Chief Executive", "Vice President", "Former CEO". */
+export const TITLE_MODIFIERS = words(`
+  chief vice deputy senior acting former interim assistant associate managing prime lead head
+`);
+
 /** A word list written as whitespace-separated words. */
 function words(list: string): Set<string> {
   return new Set(list.split(/\s+/).filter(Boolean));

@@ -7,17 +7,26 @@ import type { Mention, TextAnalysis } from "./types.js";
 /**
  * English analysis with compromise: sentences, proper names classed as person, location,
  * organization or (other) concept, common noun phrases as concepts, and content words. Offsets are
- * positions in `text`; `reading` is `text` with its wrapping line breaks made spaces.
+ * positions in `text`; `reading` is `text` with its wrapping line breaks made spaces. `knownNames`
+ * (the document's title) keep their first word where it opens a sentence ("General Mills").
  */
-export function analyzeEnglish(text: string, reading = unwrapLines(text)): TextAnalysis {
+export function analyzeEnglish(
+  text: string,
+  reading = unwrapLines(text),
+  knownNames: readonly string[] = [],
+): TextAnalysis {
   const tagged = tagEnglish(reading);
-  const evidence = nameEvidence(tagged.map((s) => s.tokens));
+  const evidence = nameEvidence(
+    tagged.map((s) => s.tokens),
+    knownNames,
+  );
   const analysis: TextAnalysis = { sentences: [], mentions: [], words: [], salient: [] };
   tagged.forEach(({ tokens, start, end }, sentence) => {
     analysis.sentences.push({ text: text.slice(start, end), start, end });
     const inName = new Set<number>();
     for (const span of findNames(tokens, text, evidence)) {
-      for (let k = span.first; k <= span.last; k++) inName.add(k);
+      // A job title before the name is no phrase of its own either, as when it was part of the name.
+      for (let k = span.role?.first ?? span.first; k <= span.last; k++) inName.add(k);
       const mention: Mention = {
         name: span.name,
         kind: span.kind,
@@ -25,6 +34,7 @@ export function analyzeEnglish(text: string, reading = unwrapLines(text)): TextA
         sentence,
         start: tokens[span.first]!.start,
         end: tokens[span.last]!.end,
+        ...(span.role ? { role: span.role.text } : {}),
       };
       analysis.mentions.push(mention);
     }

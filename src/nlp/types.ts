@@ -19,6 +19,8 @@ export interface Mention {
    * (首席执行官) or a generic activity (市场销售), so it serves keywords, not entities.
    */
   chineseCommonNoun?: boolean;
+  /** A job title written before a person's name and kept out of it: "CEO" of "CEO Mara Okafor". */
+  role?: string;
   /** Index into TextAnalysis.sentences. */
   sentence: number;
   start: number;

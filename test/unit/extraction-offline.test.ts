@@ -63,6 +63,26 @@ describe("OfflineNlpExtractor on English", () => {
     expect(warsaw?.description).toBe("She was born in Warsaw, Poland.");
   });
 
+  it("names a person without the job title before the name, and gives the title in the description", async () => {
+    const text = "Harbor Labs makes sensors. CEO Mara Okafor leads Harbor Labs.";
+    const extraction = await extract(text, "Harbor Labs");
+    const okafor = extraction.entities.find((e) => e.name === "Mara Okafor");
+    expect(okafor?.type).toBe("person");
+    expect(okafor?.description).toBe("Mara Okafor, CEO. CEO Mara Okafor leads Harbor Labs.");
+    expect(extraction.entities.map((e) => e.name)).not.toContain("CEO Mara Okafor");
+  });
+
+  it("keeps the first word of the document's title where a sentence opens with it", async () => {
+    // "Verdant" alone opening a sentence would be just its first word: "Mills".
+    const extraction = await extract(
+      "Verdant Mills\n\nVerdant Mills grinds flour in Saltmere.",
+      "Verdant Mills",
+    );
+    const names = extraction.entities.map((e) => e.name);
+    expect(names).toContain("Verdant Mills");
+    expect(names).not.toContain("Mills");
+  });
+
   it("quotes a chunk's opening that continues a sentence begun before it only as a last resort, marked", async () => {
     // A chunk cut from inside its document opens with the end of the previous chunk's sentence.
     const text = [

@@ -49,6 +49,21 @@ describe("analyzeChinese", () => {
     expect(mentions.some((m) => m.name.includes("官王"))).toBe(false);
   });
 
+  it("ends a speaker's name before the speech verb after it", () => {
+    const person = (text: string) =>
+      analyzeChinese(text)
+        .mentions.filter((m) => m.kind === "person")
+        .map((m) => m.name);
+    // jieba: 首席财务官 / 李 / 明说 (明说 is a word of its dictionary).
+    expect(person("首席财务官李明说，公司业绩很好。")).toEqual(["李明"]);
+    // jieba keeps the verb in a name it does not know: 李明称.
+    expect(person("李明称公司很好。")).toEqual(["李明"]);
+    expect(person("首席技术官张华强调安全。")).toEqual(["张华"]);
+    // 明说 with no surname before it is the verb it is.
+    expect(person("他明说了不来。")).toEqual([]);
+    expect(person("王小明说他来了。")).toEqual(["王小明"]);
+  });
+
   it("recovers names jieba's unknown-word model glued to a preposition", () => {
     const { mentions } = analyzeChinese("该公司由马云等人于1999年创立。");
     expect(mentions.find((m) => m.name === "马云")?.kind).toBe("person");

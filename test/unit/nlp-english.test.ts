@@ -50,6 +50,52 @@ describe("analyzeEnglish", () => {
     expect(names("Yesterday Dr. Smith met Mr. Jones.")).toEqual(["Smith", "Jones"]);
   });
 
+  it("keeps a job title out of the person's name, as its role", () => {
+    const roleOf = (text: string) => named(text).map((m) => [m.name, m.kind, m.role]);
+    expect(roleOf("The firm hired CEO Mara Okafor in 2020.")).toEqual([["Mara Okafor", "person", "CEO"]]);
+    expect(roleOf("Chief Executive Mara Okafor said so.")).toEqual([
+      ["Mara Okafor", "person", "Chief Executive"],
+    ]);
+    expect(names("President Lena Ortiz visited Paris.")).toEqual(["Lena Ortiz", "Paris"]);
+    expect(names("Chief Technology Officer Dan Wu and Vice President Kamala Harris met.")).toEqual([
+      "Dan Wu",
+      "Kamala Harris",
+    ]);
+    // A title-like word opening an organisation's or place's name stays in it.
+    expect(names("General Motors bought the President Hotel in Rome.")).toEqual([
+      "General Motors",
+      "President Hotel",
+      "Rome",
+    ]);
+    // No phrase is made of the title either.
+    expect(analyzeEnglish("CEO Mara Okafor spoke.").mentions.map((m) => m.name)).toEqual(["Mara Okafor"]);
+    expect(roleOf("Chief Financial Officer Jane Smith said the results were strong.")).toEqual([
+      ["Jane Smith", "person", "Chief Financial Officer"],
+    ]);
+  });
+
+  it("leaves a titled name's kind to its words, not to the title", () => {
+    // The tagger does not know Osric Venn; "Professor" alone makes no sure person (see findNames).
+    expect(
+      named("Professor Osric Venn trained a generation of lens engineers.").map((m) => [m.name, m.kind]),
+    ).toEqual([["Osric Venn", "concept"]]);
+  });
+
+  it("keeps a title-like word that opens an organisation's name, or one the text knows whole", () => {
+    // One word after the title that the tagger does not know as a person's is no person's name.
+    expect(names("Analysts like General Mills.")).toEqual(["General Mills"]);
+    expect(names("General Patton led the army.")).toEqual(["General Patton"]);
+    expect(analyzeEnglish("Admiral Foods sells fish.", undefined, ["Admiral Foods"]).mentions[0]?.name).toBe(
+      "Admiral Foods",
+    );
+    expect(names("Admiral Grace Hopper wrote code.")).toEqual(["Grace Hopper"]);
+    // A title word after a first name is a middle name; common words after a title are no one's name.
+    expect(names("Katharine Sergeant Angell White wrote.")).toEqual(["Katharine Sergeant Angell White"]);
+    expect(names("It uses the GNU General Public License.")).toEqual(["GNU General Public License"]);
+    expect(names("It won the National Premier Leagues title.")).toEqual(["National Premier Leagues"]);
+    expect(names("He was Executive Story Editor there.")).toEqual(["Executive Story Editor"]);
+  });
+
   it("keeps a quoted title whole and a possessive inside a title", () => {
     expect(names('She sang "Welcome to the Show" on tour.')).toEqual(["Welcome to the Show"]);
     expect(names("It was printed in the Woman's Viewpoint magazine.")).toEqual(["Woman's Viewpoint"]);
@@ -59,7 +105,7 @@ describe("analyzeEnglish", () => {
     // compromise knows "Li" as a name, so the run before "of" is a person, not part of a longer name.
     const found = named("The study was led by Professor Li Yujie of Henan University.");
     expect(found.map((m) => [m.name, m.kind])).toEqual([
-      ["Professor Li Yujie", "person"],
+      ["Li Yujie", "person"],
       ["Henan University", "organization"],
     ]);
   });
@@ -146,7 +192,24 @@ describe("a name whose first word is an ordinary adjective opening every sentenc
     );
     expect(names("Ancient Greek philosophy is old. Ancient Greek philosophy was taught.")).toEqual([]);
     expect(names("Many French writers came. Many French writers left.")).toEqual([]);
-    expect(names("Verdant Markets opened a store. It hired staff.")).toEqual(["Markets"]);
+    expect(names("Verdant Kestrel opened a store. It hired staff.")).toEqual(["Kestrel"]);
+  });
+
+  it("keeps a sentence's first word in a name it opens: a known name, a name-opening word, an organisation's", () => {
+    // The document's title names it, or the word opens many organisations' names ("General Mills").
+    const title = "Verdant Mills";
+    expect(analyzeEnglish("Verdant Mills grinds flour.", undefined, [title]).mentions[0]?.name).toBe(title);
+    expect(names("Verdant Mills grinds flour.")).toEqual(["Mills"]);
+    expect(names("General Mills reported earnings. The company is based in Minneapolis.")).toEqual([
+      "General Mills",
+      "Minneapolis",
+    ]);
+    // An organisation's word ends the run: "Verdant Markets", "Southern Company".
+    expect(names("Verdant Markets opened a store. It hired staff.")).toEqual(["Verdant Markets"]);
+    expect(names("Southern Company sells power.")).toEqual(["Southern Company"]);
+    // Ordinary opening words stay out, and make no name alone.
+    expect(names("The company grew. However, it fell. General relativity is hard.")).toEqual([]);
+    expect(names("Early Roman history is complex.")).not.toContain("Early Roman");
   });
 });
 
