@@ -298,11 +298,9 @@ export function personalizedPageRank(
         stranded += score;
         continue;
       }
-      // damping * score * p, grouped as written: the same bits with the product taken once per node.
-      const moving = damping * score;
       for (let e = start; e < end; e++) {
         const t = targets[e] as number;
-        next[t] = (next[t] as number) + moving * (probabilities[e] as number);
+        next[t] = (next[t] as number) + damping * score * (probabilities[e] as number);
       }
     }
     const jump = 1 - damping + damping * stranded;
