@@ -6,7 +6,14 @@ import type { Retrieval } from "../modes/retrieval.js";
 import type { ContextEntity, ContextRelationship, QueryContext, Reference } from "../result.js";
 import { type FittedCommunities, fitCommunities } from "./context-communities.js";
 import { entityLine, passageHeader, relationshipLine, renderContext } from "./context-format.js";
-import { fitting, lineTokens, type TokenMeasure, tokenBound } from "./line-tokens.js";
+import {
+  fittingBy,
+  type ItemMeasures,
+  lineTokens,
+  measuresByKey,
+  type TokenMeasure,
+  tokenBound,
+} from "./line-tokens.js";
 import { documentTitles, numberReferences, withPages } from "./references.js";
 
 export interface ContextBudget {
@@ -60,8 +67,7 @@ export async function buildContext(
 ): Promise<BuiltContext> {
   const candidates = await contextCandidates(graph, retrieval, budget.chunkTopK);
   const fitted =
-    fitCountingWhereNeeded(candidates, retrieval, budget) ??
-    fitCandidates(candidates, retrieval, budget, lineTokens);
+    fitCountingWhereNeeded(candidates, retrieval, budget) ?? fitCandidates(candidates, retrieval, budget);
   const references = await withPages(
     graph.store,
     numberReferences(
@@ -131,21 +137,17 @@ async function contextCandidates(
   };
 }
 
-function fitCandidates(
-  candidates: Candidates,
-  retrieval: Retrieval,
-  budget: ContextBudget,
-  measure: TokenMeasure,
-): Fitted {
+/** Every budget counted with exact token counts. */
+function fitCandidates(candidates: Candidates, retrieval: Retrieval, budget: ContextBudget): Fitted {
+  const measure = lineTokens;
   const reserved = budget.reservedTexts.reduce((sum, text) => sum + measure(text), 0);
   let left = Math.max(0, budget.totalTokens - reserved);
-  const entities = fitting(candidates.entities, entityLine, Math.min(budget.entityTokens, left), measure);
+  const entities = fittingBy(candidates.entities, entityMeasures.exact, Math.min(budget.entityTokens, left));
   left -= entities.tokens;
-  const relationships = fitting(
+  const relationships = fittingBy(
     candidates.relationships,
-    relationshipLine,
+    relationshipMeasures.exact,
     Math.min(budget.relationshipTokens, left),
-    measure,
   );
   left -= relationships.tokens;
   const reports = fitCommunities(retrieval, left, measure);
@@ -175,12 +177,12 @@ function fitCountingWhereNeeded(
 ): Fitted | undefined {
   const reserved = budget.reservedTexts.reduce((sum, text) => sum + tokenBound(text), 0);
   let left = Math.max(0, budget.totalTokens - reserved);
-  const entities = fitWithin(candidates.entities, entityLine, budget.entityTokens, left);
+  const entities = fitWithin(candidates.entities, entityMeasures, budget.entityTokens, left);
   if (!entities) return undefined;
   left -= entities.tokens;
   const relationships = fitWithin(
     candidates.relationships,
-    relationshipLine,
+    relationshipMeasures,
     budget.relationshipTokens,
     left,
   );
@@ -204,14 +206,29 @@ function fitCountingWhereNeeded(
  */
 function fitWithin<T>(
   items: T[],
-  render: (item: T) => string,
+  measures: ItemMeasures<T>,
   own: number,
   leftAtLeast: number,
 ): { items: T[]; tokens: number } | undefined {
-  const bounded = fitting(items, render, Math.min(own, leftAtLeast), tokenBound);
+  const bounded = fittingBy(items, measures.bound, Math.min(own, leftAtLeast));
   if (bounded.items.length === items.length) return bounded;
-  return own <= leftAtLeast ? fitting(items, render, own, lineTokens) : undefined;
+  return own <= leftAtLeast ? fittingBy(items, measures.exact, own) : undefined;
 }
+
+/**
+ * Entity and relationship lines measured by their description (see measuresByKey): the same
+ * counts as their rendered lines', without rendering and hashing each line on every query.
+ */
+const entityMeasures = measuresByKey(
+  entityLine,
+  (e: ContextEntity) => e.description,
+  (e) => [e.name, e.type],
+);
+const relationshipMeasures = measuresByKey(
+  relationshipLine,
+  (r: ContextRelationship) => r.description,
+  (r) => [r.source, r.target, ...r.keywords],
+);
 
 interface RankedChunk {
   record: ChunkRecord;

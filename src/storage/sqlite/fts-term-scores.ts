@@ -64,12 +64,16 @@ export class TermScores {
     // The heap's k best scores do not depend on the order rows are offered in; ties at the k-th are refilled by rowid.
     const best = new TopK(topK);
     for (const row of touched) best.offer(sums[row] as number, row);
-    const kept = olderFirstAmongTies(best.sorted(), topK, sums, touched);
+    const ranked = best.sorted();
+    // Ties at the k-th score matter only when the heap is full; they are found as the sums are reset.
+    const lowest = ranked.length < topK ? undefined : ranked.at(-1)?.score;
+    const tied: number[] = [];
     for (const row of touched) {
+      if (sums[row] === lowest) tied.push(row);
       sums[row] = 0;
       hit[row] = 0;
     }
-    return kept.map(({ row, score }) => ({ rowid: row, score }));
+    return olderFirstAmongTies(ranked, topK, tied).map(({ row, score }) => ({ rowid: row, score }));
   }
 
   /**
@@ -178,18 +182,17 @@ function indexOf(rowids: Int32Array, row: number): number {
 /**
  * The heap keeps the k best scores, but which of several rows tied at the k-th score it keeps is
  * arbitrary; FTS5's ORDER BY score, rowid keeps the oldest. Rows above that score are all kept;
- * the ties are refilled in rowid order.
+ * the ties (`tied`: every touched row scoring the k-th score) are refilled in rowid order.
  */
 function olderFirstAmongTies(
   kept: { row: number; score: number }[],
   topK: number,
-  sums: Float64Array,
-  touched: number[],
+  tied: number[],
 ): { row: number; score: number }[] {
   const lowest = kept.at(-1);
   if (!lowest || kept.length < topK) return kept;
   const above = kept.filter((k) => k.score > lowest.score);
-  const tiedRows = Int32Array.from(touched.filter((row) => sums[row] === lowest.score)).sort();
+  const tiedRows = Int32Array.from(tied).sort();
   const ties = Array.from(tiedRows.subarray(0, topK - above.length), (row) => ({ row, score: lowest.score }));
   return [...above, ...ties];
 }
