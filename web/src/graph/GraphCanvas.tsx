@@ -69,6 +69,11 @@ export default function GraphCanvas(props: GraphCanvasProps) {
   const resizeWatcher = useRef<ResizeObserver | undefined>(undefined);
   const [failure, setFailure] = useState<string>();
   const [layoutRunning, setLayoutRunning] = useState(false);
+  /**
+   * The nodes last put in the drawn graph (and laid out, when any were new). Until these are the
+   * props' nodes, the layout is not settled: it has not even started for them.
+   */
+  const [syncedNodes, setSyncedNodes] = useState<GraphNodeData[]>();
   const clickHandler = useRef(props.onNodeClick);
   clickHandler.current = props.onNodeClick;
   /** The node the keyboard is on, and whether the drawing has the keyboard's focus. */
@@ -144,6 +149,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     });
     if (renderer.current) tuneForSize(renderer.current, graph.order);
     if (added > 0) runLayout();
+    setSyncedNodes(props.nodes);
     renderer.current?.refresh();
   }, [props.nodes, props.edges, props.colourBy, legend]);
 
@@ -313,7 +319,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
             ref={container}
             class="sigma-container"
             data-testid="graph-canvas"
-            data-layout={layoutRunning ? "running" : "settled"}
+            data-layout={layoutRunning || syncedNodes !== props.nodes ? "running" : "settled"}
             data-keyboard-node={hasFocus ? keyboardNode : undefined}
             // The canvas has no elements to tab to: the drawing takes the focus, and keys move
             // between its nodes (see onKeyDown), each announced below.
