@@ -13,6 +13,16 @@ import { buildWebApp } from "../support/web-build.js";
 
 pollAsOnALoadedMachine();
 
+/** A node label as the graph canvas reports it drawn (its `window.kgragGraph` hook). */
+interface DrawnLabel {
+  node: string;
+  shown: boolean;
+  x: number;
+  y: number;
+  side: string;
+  box: { minX: number; maxX: number; minY: number; maxY: number };
+}
+
 const CORPUS = join(REPO_ROOT, "samples", "corpus");
 /** Screenshots land here (git-ignored); the README's is copied from it by hand. */
 const ARTIFACTS = process.env.KGRAG_BROWSER_ARTIFACTS ?? join(REPO_ROOT, ".tmp", "browser-artifacts");
@@ -651,7 +661,7 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       .toBe(true);
     for (const text of await legend.allTextContents()) expect(text).not.toMatch(/^c\d+-[0-9a-f]{12} /);
     // ForceAtlas2 runs in its worker for a bounded time, then the canvas reports the layout settled.
-    await page.locator('[data-testid=graph-canvas][data-layout="settled"]').waitFor({ timeout: 30_000 });
+    await layoutSettled(page);
     await shot("graph");
     // Expand the neighbour: the panel moves to it and its own neighbours join the graph.
     const neighbour = panel.locator(".relationships li button.link").first();
@@ -771,7 +781,7 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     const panel = page.getByRole("complementary", { name: "Entity details" });
     await page.goto(`${server.url}/#/graph?workspace=ws&entity=${encodeURIComponent("澄州")}`);
     await panel.getByRole("heading", { name: "澄州", exact: true, level: 2 }).waitFor({ timeout: 30_000 });
-    await page.locator('[data-testid=graph-canvas][data-layout="settled"]').waitFor({ timeout: 30_000 });
+    await layoutSettled(page);
     const canvas = page.locator("[data-testid=graph-canvas]");
     const keyboardNode = () => canvas.getAttribute("data-keyboard-node");
     const announced = page.getByTestId("graph-announcement");
@@ -1401,6 +1411,105 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     expect(await page.getByLabel("Chat message").count()).toBe(0);
   }, 60_000);
 
+  it("draws the label of a node near the canvas's right edge on its left, whole, at desktop and phone width", async () => {
+    await page.getByRole("link", { name: "Graph" }).click();
+    const canvas = page.locator("[data-testid=graph-canvas]");
+    await layoutSettled(page);
+    const labels = () => page.evaluate<DrawnLabel[]>("window.kgragGraph?.labels() ?? []");
+    // Every label read below is as drawn in a frame whose labels all lie where placeLabels put them.
+    const labelsPlaced = () => page.evaluate("window.kgragGraph.labelsPlaced()");
+    try {
+      for (const width of [1366, 390]) {
+        await page.setViewportSize({ width, height: width > 1000 ? 900 : 740 });
+        await labelsPlaced();
+        const frame = await canvas.boundingBox();
+        if (!frame) throw new Error("no canvas");
+        const within = (label: DrawnLabel) =>
+          label.x >= 0 && label.x <= frame.width && label.y >= 0 && label.y <= frame.height;
+        // The node with the longest name is panned to a few pixels from the right edge (as a drag would)
+        // and drawn as under the pointer, its label shown: that label has no room on its right.
+        const [longest] = (await labels()).sort(
+          (a, b) => b.box.maxX - b.box.minX - (a.box.maxX - a.box.minX),
+        );
+        if (!longest) throw new Error("no node drawn");
+        const at = { x: frame.width - 15, y: frame.height / 2 };
+        const node = JSON.stringify(longest.node);
+        await page.evaluate(`window.kgragGraph.panNodeTo(${node}, ${at.x}, ${at.y})`);
+        await page.evaluate(`window.kgragGraph.hover(${node})`);
+        await labelsPlaced();
+        const inside = (label: DrawnLabel) =>
+          label.box.minX >= 0 &&
+          label.box.maxX <= frame.width &&
+          label.box.minY >= 0 &&
+          label.box.maxY <= frame.height;
+        // Every label drawn for a node within the canvas lies whole inside it, the edge node's on its left.
+        const drawn = (await labels()).filter((label) => label.shown && within(label));
+        expect({
+          edgeNode: drawn.find((label) => label.node === longest.node && label.x > frame.width - 20)?.side,
+          cut: drawn.filter((label) => !inside(label)).map((label) => label.node),
+        }).toEqual({ edgeNode: "left", cut: [] });
+        await shot(`graph-labels-${width}`);
+      }
+    } finally {
+      await page.evaluate("window.kgragGraph?.hover()");
+      await page.setViewportSize({ width: 1400, height: 900 });
+    }
+  }, 90_000);
+
+  it("says at phone width that the legend has more entries than it shows, and shows them from the keyboard", async () => {
+    await page.setViewportSize({ width: 390, height: 740 });
+    // Each node in a community of its own: more legend entries than the band's few lines hold.
+    const neighbourhood = (url: URL) => url.pathname === "/api/v1/graph/neighbourhood";
+    await page.route(neighbourhood, async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { nodes: { community?: unknown }[] };
+      body.nodes = body.nodes.map((node, index) => ({ ...node, community: `community ${index} of many` }));
+      await route.fulfill({ response, json: body });
+    });
+    try {
+      await page.getByRole("link", { name: "Graph" }).click();
+      // The address keeps the entity shown: a reload fetches its neighbourhood again, through the route.
+      await page.reload();
+      await layoutSettled(page);
+      const legend = page.getByRole("list", { name: "Legend" });
+      const cutOff = () =>
+        // The entries below its bottom edge, where it clips them, wholly or in part.
+        legend.evaluate((list) => {
+          const bottom = list.getBoundingClientRect().bottom;
+          return [...list.children].filter((entry) => entry.getBoundingClientRect().bottom > bottom + 1)
+            .length;
+        });
+      // The button counts the entries cut off once the band is laid out: wait until it says so.
+      const toggle = page.locator(".legend-toggle");
+      let hidden = 0;
+      await expect
+        .poll(async () => {
+          hidden = await cutOff();
+          return (
+            hidden > 0 && (await toggle.getAttribute("aria-label")) === `Show ${hidden} more legend entries`
+          );
+        })
+        .toBe(true);
+      await shot("phone-legend-collapsed");
+      const more = page.getByRole("button", { name: `Show ${hidden} more legend entries` });
+      await expect(more.textContent()).resolves.toBe(`+${hidden} more`);
+      await more.focus();
+      await page.keyboard.press("Enter");
+      const fewer = page.getByRole("button", { name: "Show fewer legend entries" });
+      await expect(fewer.getAttribute("aria-expanded")).resolves.toBe("true");
+      // Expanded, every entry can be reached: the list scrolls only past half the screen.
+      await expect
+        .poll(() => legend.evaluate((list) => list.scrollHeight <= list.clientHeight + 1))
+        .toBe(true);
+      await shot("phone-legend-expanded");
+      await page.keyboard.press("Enter");
+      await expect(more.getAttribute("aria-expanded")).resolves.toBe("false");
+    } finally {
+      await page.unroute(neighbourhood);
+      await page.setViewportSize({ width: 1400, height: 900 });
+    }
+  }, 60_000);
+
   it("made no request outside its server and logged no errors", () => {
     expect(outsideRequests).toEqual([]);
     expect(consoleErrors).toEqual([]);
@@ -1448,6 +1557,15 @@ function largeNeighbourhood(hub: string) {
     ...leaves.map((leaf) => ({ source: hub, target: leaf, weight: 1 })),
   ].map((edge, i) => ({ id: `edge ${i}`, ...edge }));
   return { nodes: [hub, ...core, ...leaves].map(node), edges };
+}
+
+/**
+ * Waits for the graph on screen to have nodes and their layout to have stopped (an empty graph, as
+ * the view first draws before its neighbourhood comes, has nothing to lay out and reads settled).
+ */
+async function layoutSettled(page: Page): Promise<void> {
+  await expect.poll(() => nodeCount(page)).toBeGreaterThan(0);
+  await page.locator('[data-testid=graph-canvas][data-layout="settled"]').waitFor({ timeout: 60_000 });
 }
 
 async function nodeCount(page: Page): Promise<number> {
