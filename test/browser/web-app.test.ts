@@ -643,6 +643,16 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
   }, 60_000);
 
   it("opens the graph, shows an entity and expands a neighbour", async () => {
+    // What the canvas says of its layout, at each change of the page once it draws nodes: tests
+    // wait for "settled", which must not be said of nodes not laid out yet.
+    await page.evaluate(`(() => {
+      window.layoutSaid = [];
+      new MutationObserver(() => {
+        const canvas = document.querySelector("[data-testid=graph-canvas]");
+        const count = document.querySelector(".graph-count")?.textContent ?? "";
+        if (canvas && /[1-9]\\d* nodes/.test(count)) window.layoutSaid.push(canvas.dataset.layout);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    })()`);
     await page.getByRole("link", { name: "Graph" }).click();
     const panel = page.getByRole("complementary", { name: "Entity details" });
     await panel.locator(".relationships li").first().waitFor({ timeout: 60_000 });
@@ -660,8 +670,12 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       )
       .toBe(true);
     for (const text of await legend.allTextContents()) expect(text).not.toMatch(/^c\d+-[0-9a-f]{12} /);
-    // ForceAtlas2 runs in its worker for a bounded time, then the canvas reports the layout settled.
+    // ForceAtlas2 runs in its worker for a bounded time, then the canvas reports the layout settled:
+    // running from the first render that drew the nodes (the layout starts after it).
     await layoutSettled(page);
+    const said = await page.evaluate<string[]>("window.layoutSaid");
+    expect(said[0]).toBe("running");
+    expect(said.at(-1)).toBe("settled");
     await shot("graph");
     // Expand the neighbour: the panel moves to it and its own neighbours join the graph.
     const neighbour = panel.locator(".relationships li button.link").first();
