@@ -116,7 +116,8 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await page.setInputFiles("[data-testid=file-input]", files);
     const job = page.locator("article.job").first();
     await job.waitFor();
-    await page.locator('article.job[data-status="done"]').first().waitFor({ timeout: 150_000 });
+    // Indexing the corpus is real work: at load 35 it has taken more than 150 s.
+    await page.locator('article.job[data-status="done"]').first().waitFor({ timeout: 300_000 });
     expect(await job.locator(".stage").textContent()).not.toBe("");
     // The card says what the job does, its id only below.
     expect(await job.locator(".job-heading").textContent()).toMatch(
@@ -128,7 +129,7 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     // Chinese titles come back intact from upload to table.
     await expect(page.locator("table.documents").textContent()).resolves.toContain("青岚科技");
     await shot("documents");
-  }, 180_000);
+  }, 360_000);
 
   it("fills a job's bar with the whole job's progress, with the live step beside it", async () => {
     // A job at its last phase, one report in ten: its step is 10% done, the job about 80%.
