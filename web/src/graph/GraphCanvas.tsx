@@ -1,11 +1,21 @@
 import Graph from "graphology";
 import { inferSettings } from "graphology-layout-forceatlas2";
 import FA2Layout from "graphology-layout-forceatlas2/worker";
+import type { Attributes } from "graphology-types";
 import { useEffect, useId, useMemo, useRef, useState } from "preact/hooks";
-import Sigma from "sigma";
+import Sigma, { DEFAULT_STYLES } from "sigma";
 import { pathLine } from "sigma/rendering";
 import { canvasLegend, FADED_COLOUR, OTHER_COLOUR, PALETTE_SIZE, sizeForDegree } from "./colors";
+import { GraphLegend } from "./GraphLegend";
 import { ARROW_DIRECTIONS, nearestInDirection, type ScreenNode, stepByDegree } from "./keyboard-nav";
+import {
+  type Box,
+  type LabelGeometry,
+  type LabelPlacement,
+  type LabelSide,
+  labelBox,
+  labelPlacement,
+} from "./label-placement";
 import { type ColourBy, categoryOf, type GraphEdgeData, type GraphNodeData } from "./types";
 import { ViewGraph } from "./view-graph";
 
@@ -40,6 +50,45 @@ type NodeAttributes = {
   category: string;
 };
 
+/** Per node, the side its label is drawn on, or "hidden" (see placeLabels). */
+type LabelState = { labelPlacement: LabelPlacement };
+
+/** Sigma's label font, size and gap from the node (its defaults), which the placement measures by. */
+const LABEL_FONT = "sans-serif";
+const LABEL_SIZE = 12;
+const LABEL_MARGIN = 5;
+
+/** A node's label, where it is or would be drawn, for the browser tests (see `window.kgragGraph`). */
+export interface DrawnLabel {
+  node: string;
+  /** Whether sigma draws the label in this frame (it leaves some out where labels crowd). */
+  shown: boolean;
+  x: number;
+  y: number;
+  side: LabelSide;
+  box: Box;
+}
+
+/** What the browser tests read and do through `window.kgragGraph`. */
+export interface GraphTestHook {
+  labels(): DrawnLabel[];
+  /** Pans the view so `node` is drawn at (x, y) in the canvas, as a drag would. */
+  panNodeTo(node: string, x: number, y: number): void;
+  /** Draws `node` as under the pointer (its label shown however crowded), none without one. */
+  hover(node?: string): void;
+  /**
+   * Settles once a frame is drawn (one is asked for) in which every label shown already lies on
+   * the side placeLabels gives it: what `labels()` then reads is what is on screen.
+   */
+  labelsPlaced(): Promise<void>;
+}
+
+declare global {
+  interface Window {
+    kgragGraph?: GraphTestHook;
+  }
+}
+
 /**
  * From this many nodes on, drawing trades finish for frame rate: labels hide while the view moves
  * (edges always do), fewer labels are drawn, and edges lose their anti-aliasing, which a browser
@@ -62,13 +111,25 @@ export default function GraphCanvas(props: GraphCanvasProps) {
       ),
     [graph],
   );
-  const renderer = useRef<Sigma<NodeAttributes> | undefined>(undefined);
+  const renderer = useRef<Sigma<NodeAttributes, Attributes, Attributes, LabelState> | undefined>(undefined);
+  const labelWidths = useMemo(() => new LabelWidths(), []);
+  /** Nodes whose labels placeLabels hid: outside the view, they would show only in part. */
+  const hiddenLabels = useMemo(() => new Set<string>(), []);
+  /** Whether placeLabels moved a label after the last frame (drawn in the next one). */
+  const labelsMoved = useRef(false);
+  /** The node the test hook draws as hovered. */
+  const hoveredByHook = useRef<string | undefined>(undefined);
   const keysHint = useId();
   const layout = useRef<FA2Layout | undefined>(undefined);
   const layoutTimer = useRef<number | undefined>(undefined);
   const resizeWatcher = useRef<ResizeObserver | undefined>(undefined);
   const [failure, setFailure] = useState<string>();
   const [layoutRunning, setLayoutRunning] = useState(false);
+  /**
+   * The nodes last put in the drawn graph (and laid out, when any were new). Until these are the
+   * props' nodes, the layout is not settled: it has not even started for them.
+   */
+  const [syncedNodes, setSyncedNodes] = useState<GraphNodeData[]>();
   const clickHandler = useRef(props.onNodeClick);
   clickHandler.current = props.onNodeClick;
   /** The node the keyboard is on, and whether the drawing has the keyboard's focus. */
@@ -91,32 +152,56 @@ export default function GraphCanvas(props: GraphCanvasProps) {
   useEffect(() => {
     if (!container.current) return;
     try {
-      const sigma = new Sigma(drawn.view, container.current, {
-        // Straight edges only: sigma's default also declares self-loops, whose 32-segment path then
-        // shapes every edge's geometry (the graph has no self-loops: syncGraph skips them).
-        primitives: { edges: { paths: [pathLine()] } },
-        // Sizes in screen pixels: sigma 4 defaults to graph units, which makes a few nodes fill the view.
-        settings: {
-          itemSizesReference: "screen",
-          labelDensity: 0.5,
-          hideEdgesOnMove: true,
-          renderEdgeLabels: false,
-          // Fixed when the shaders are built: decided by the first graph shown.
-          antialiasEdges: props.nodes.length < LARGE_GRAPH_NODES,
-          antialiasNodes: props.nodes.length < LARGE_GRAPH_NODES,
-          // The hidden picking layer (what is under the pointer) is drawn every frame: at a quarter
-          // of the resolution (sigma's default is half) it costs a quarter of the pixels...
-          pickingDownSizingRatio: props.nodes.length < LARGE_GRAPH_NODES ? 2 : 4,
-          // ...and small nodes are padded there, so they stay as easy to click as at full size.
-          nodePickingPadding: props.nodes.length < LARGE_GRAPH_NODES ? 0 : 2,
-          // The panel can be laid out (or hidden) after the canvas mounts: draw once it has a size.
-          allowInvalidContainer: true,
+      const sigma = new Sigma<NodeAttributes, Attributes, Attributes, LabelState>(
+        drawn.view,
+        container.current,
+        {
+          // Straight edges only: sigma's default also declares self-loops, whose 32-segment path then
+          // shapes every edge's geometry (the graph has no self-loops: syncGraph skips them).
+          primitives: { edges: { paths: [pathLine()] } },
+          // A label that would run past the canvas's edge is drawn on the node's other side (see placeLabels).
+          customNodeState: { labelPlacement: "right" },
+          styles: {
+            nodes: [
+              DEFAULT_STYLES.nodes,
+              {
+                labelFont: LABEL_FONT,
+                labelSize: LABEL_SIZE,
+                labelPosition: (_node, { labelPlacement }) =>
+                  labelPlacement === "hidden" ? "right" : labelPlacement,
+                // Sigma's own rule (shown under the pointer, else where labels do not crowd), unless cut.
+                labelVisibility: (_node, { labelPlacement, isHovered }) =>
+                  labelPlacement === "hidden" ? "hidden" : isHovered ? "visible" : "auto",
+              },
+            ],
+          },
+          // Sizes in screen pixels: sigma 4 defaults to graph units, which makes a few nodes fill the view.
+          settings: {
+            itemSizesReference: "screen",
+            labelDensity: 0.5,
+            hideEdgesOnMove: true,
+            renderEdgeLabels: false,
+            // Fixed when the shaders are built: decided by the first graph shown.
+            antialiasEdges: props.nodes.length < LARGE_GRAPH_NODES,
+            antialiasNodes: props.nodes.length < LARGE_GRAPH_NODES,
+            // The hidden picking layer (what is under the pointer) is drawn every frame: at a quarter
+            // of the resolution (sigma's default is half) it costs a quarter of the pixels...
+            pickingDownSizingRatio: props.nodes.length < LARGE_GRAPH_NODES ? 2 : 4,
+            // ...and small nodes are padded there, so they stay as easy to click as at full size.
+            nodePickingPadding: props.nodes.length < LARGE_GRAPH_NODES ? 0 : 2,
+            // The panel can be laid out (or hidden) after the canvas mounts: draw once it has a size.
+            allowInvalidContainer: true,
+          },
         },
-      });
+      );
       sigma.on("clickNode", ({ node }) => clickHandler.current?.(node));
       // The keyboard's ring follows its node as the layout, a pan or a zoom moves it.
-      sigma.on("afterRender", () => placeKeyboardRing());
+      sigma.on("afterRender", () => {
+        placeKeyboardRing();
+        labelsMoved.current = placeLabels();
+      });
       renderer.current = sigma;
+      window.kgragGraph = testHook;
       resizeWatcher.current = new ResizeObserver(() => sigma.refresh());
       resizeWatcher.current.observe(container.current);
     } catch (error) {
@@ -128,6 +213,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
       layout.current?.kill();
       renderer.current?.kill();
       renderer.current = undefined;
+      if (window.kgragGraph === testHook) window.kgragGraph = undefined;
       drawn.kill();
     };
   }, [graph]);
@@ -144,6 +230,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     });
     if (renderer.current) tuneForSize(renderer.current, graph.order);
     if (added > 0) runLayout();
+    setSyncedNodes(props.nodes);
     renderer.current?.refresh();
   }, [props.nodes, props.edges, props.colourBy, legend]);
 
@@ -195,6 +282,110 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     const radius = sigma.scaleSize(drawnAt.size) + 5;
     ring.style.width = ring.style.height = `${2 * radius}px`;
     ring.style.transform = `translate(${x - radius}px, ${y - radius}px)`;
+  }
+
+  /** A node's label as drawn now, in viewport pixels; none for a node not drawn. */
+  function labelGeometry(node: string): LabelGeometry | undefined {
+    const sigma = renderer.current;
+    const drawnAt = sigma && drawn.view.hasNode(node) ? sigma.getNodeDisplayData(node) : undefined;
+    if (!sigma || !drawnAt?.label) return undefined;
+    const { x, y } = sigma.framedGraphToViewport(drawnAt);
+    return {
+      x,
+      y,
+      radius: sigma.scaleSize(drawnAt.size),
+      margin: LABEL_MARGIN,
+      width: labelWidths.of(drawnAt.label),
+      height: LABEL_SIZE,
+    };
+  }
+
+  /**
+   * Moves each label shown to the side where it is read whole: one on the right of a node near the
+   * canvas's right edge was cut off. The label of a node outside the view that would show only in
+   * part is hidden. Runs after each frame; a label moved is drawn in the next. Says whether one moved.
+   */
+  function placeLabels(): boolean {
+    const sigma = renderer.current;
+    if (!sigma) return false;
+    const viewport = sigma.getDimensions();
+    let moved = false;
+    // Hidden labels are not among those shown: they are placed again too, to come back in view.
+    for (const node of new Set([...sigma.getNodeDisplayedLabels(), ...hiddenLabels])) {
+      const geometry = labelGeometry(node);
+      if (!geometry) {
+        hiddenLabels.delete(node);
+        continue;
+      }
+      const placement = labelPlacement(geometry, viewport);
+      if (placement === "hidden") hiddenLabels.add(node);
+      else hiddenLabels.delete(node);
+      if (sigma.getNodeState(node).labelPlacement !== placement) {
+        sigma.setNodeState(node, { labelPlacement: placement });
+        moved = true;
+      }
+    }
+    return moved;
+  }
+
+  const testHook: GraphTestHook = { labels: drawnLabels, panNodeTo, hover, labelsPlaced };
+
+  function hover(node?: string) {
+    const sigma = renderer.current;
+    if (!sigma) return;
+    if (hoveredByHook.current !== undefined && drawn.view.hasNode(hoveredByHook.current))
+      sigma.setNodeState(hoveredByHook.current, { isHovered: false });
+    hoveredByHook.current = node !== undefined && drawn.view.hasNode(node) ? node : undefined;
+    if (hoveredByHook.current !== undefined) sigma.setNodeState(hoveredByHook.current, { isHovered: true });
+  }
+
+  function labelsPlaced(): Promise<void> {
+    const sigma = renderer.current;
+    if (!sigma) return Promise.resolve();
+    return new Promise((resolve) => {
+      // After the frame's own listener (registered first), which placed its labels.
+      const onFrame = () => {
+        if (labelsMoved.current) return;
+        sigma.off("afterRender", onFrame);
+        resolve();
+      };
+      sigma.on("afterRender", onFrame);
+      sigma.scheduleRefresh();
+    });
+  }
+
+  function panNodeTo(node: string, x: number, y: number) {
+    const sigma = renderer.current;
+    const geometry = labelGeometry(node);
+    if (!sigma || !geometry) return;
+    const { width, height } = sigma.getDimensions();
+    const centre = sigma.viewportToFramedGraph({
+      x: width / 2 - (x - geometry.x),
+      y: height / 2 - (y - geometry.y),
+    });
+    sigma.getCamera().setState(centre);
+  }
+
+  function drawnLabels(): DrawnLabel[] {
+    const sigma = renderer.current;
+    if (!sigma) return [];
+    const shown = sigma.getNodeDisplayedLabels();
+    const labels: DrawnLabel[] = [];
+    drawn.view.forEachNode((node) => {
+      const geometry = labelGeometry(node);
+      if (!geometry) return;
+      const placement = sigma.getNodeState(node).labelPlacement;
+      const side = placement === "hidden" ? "right" : placement;
+      labels.push({
+        node,
+        shown: shown.has(node),
+        x: geometry.x,
+        y: geometry.y,
+        side,
+        box: labelBox(geometry, side),
+      });
+    });
+    return labels;
   }
 
   /** The nodes drawn within the canvas, where they are drawn. */
@@ -279,7 +470,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     <div class="graph-canvas">
       {/* No legend at all for an empty graph (an entity not found, a cleared view). */}
       {(legend.length > 0 || fadedCount > 0) && (
-        <ul class="legend" aria-label="Legend">
+        <GraphLegend entryCount={Math.min(legend.length, PALETTE_SIZE + 1) + (fadedCount > 0 ? 1 : 0)}>
           {legend.slice(0, PALETTE_SIZE).map((entry) => {
             const label = props.categoryLabels?.get(entry.key) ?? entry.key;
             return (
@@ -302,7 +493,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
               {props.fadedLabel ?? "others"} <span class="muted">({fadedCount})</span>
             </li>
           )}
-        </ul>
+        </GraphLegend>
       )}
       {/* The legend sits above the drawing, never over its nodes (a corner node's label was under it). */}
       <div class="graph-stage">
@@ -313,7 +504,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
             ref={container}
             class="sigma-container"
             data-testid="graph-canvas"
-            data-layout={layoutRunning ? "running" : "settled"}
+            data-layout={layoutRunning || syncedNodes !== props.nodes ? "running" : "settled"}
             data-keyboard-node={hasFocus ? keyboardNode : undefined}
             // The canvas has no elements to tab to: the drawing takes the focus, and keys move
             // between its nodes (see onKeyDown), each announced below.
@@ -350,13 +541,32 @@ export default function GraphCanvas(props: GraphCanvasProps) {
   );
 }
 
+/** Label widths in pixels, measured once per label text in the font sigma draws them in. */
+class LabelWidths {
+  private readonly widths = new Map<string, number>();
+  private context: CanvasRenderingContext2D | null | undefined;
+
+  of(label: string): number {
+    const known = this.widths.get(label);
+    if (known !== undefined) return known;
+    if (this.context === undefined) {
+      this.context = document.createElement("canvas").getContext("2d");
+      if (this.context) this.context.font = `${LABEL_SIZE}px ${LABEL_FONT}`;
+    }
+    // Without a 2D context, an average glyph's width (a little over half the font size) per character.
+    const width = this.context ? this.context.measureText(label).width : label.length * LABEL_SIZE * 0.6;
+    this.widths.set(label, width);
+    return width;
+  }
+}
+
 /** Whether a node is drawn faint: some nodes are emphasised, and not this one. */
 function fades(emphasised: ReadonlySet<string> | undefined, node: string): boolean {
   return emphasised !== undefined && emphasised.size > 0 && !emphasised.has(node);
 }
 
 /** Settings that cost little on a small graph and most of the frame on a large one (see LARGE_GRAPH_NODES). */
-function tuneForSize(sigma: Sigma<NodeAttributes>, nodes: number): void {
+function tuneForSize(sigma: Sigma<NodeAttributes, Attributes, Attributes, LabelState>, nodes: number): void {
   const large = nodes >= LARGE_GRAPH_NODES;
   if (sigma.getSetting("hideLabelsOnMove") === large) return;
   sigma.setSetting("hideLabelsOnMove", large);

@@ -255,6 +255,10 @@ export default function GraphView(props: { entity?: string }) {
             // Node ids are names: after a rename or merge the neighbourhood is drawn again, and the
             // route names the entity by its name now (the old one names nothing).
             setRevision((n) => n + 1);
+            // The panel opens under that name at once: selected only when the neighbourhood
+            // answers, it would open under the old name first, then anew (closing a form opened
+            // in between).
+            setSelected(name);
             pick(name, true, "replace");
           }}
         />
