@@ -355,18 +355,28 @@ function isInside(path: string, folder: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
-/** The backup's files, each checked to stay inside the workspace (a crafted path could reach elsewhere). */
+interface StoredFile {
+  path: string;
+  content: Buffer;
+}
+
+/**
+ * The backup's files, each checked to stay inside the workspace (a crafted path could reach
+ * elsewhere). Read one row at a time: uploads can be large, and all of them at once need not fit
+ * in memory.
+ */
 function writeBackupFiles(db: Database.Database, staging: string): string[] {
-  const rows = db.prepare(`SELECT path, content FROM ${FILES_TABLE} ORDER BY path`).all() as {
-    path: string;
-    content: Buffer;
-  }[];
+  const rows = db
+    .prepare(`SELECT path, content FROM ${FILES_TABLE} ORDER BY path`)
+    .iterate() as IterableIterator<StoredFile>;
+  const written: string[] = [];
   for (const row of rows) {
     const path = checkedFilePath(staging, row.path);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, row.content);
+    written.push(row.path);
   }
-  return rows.map((row) => row.path);
+  return written;
 }
 
 /**

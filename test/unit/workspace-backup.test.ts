@@ -207,6 +207,43 @@ describe("kg.backup and restoreWorkspace", () => {
     expect(free).toBe(0);
   });
 
+  it("restores several files, read one row at a time rather than all loaded at once", async () => {
+    const uploads = join(source, "server", "uploads");
+    mkdirSync(join(uploads, "deep", "er"), { recursive: true });
+    const written: Record<string, Buffer> = {
+      "server/uploads/a.bin": Buffer.from([0, 1, 2, 255, 254]),
+      "server/uploads/deep/er/b.txt": Buffer.from("nested\n"),
+      "server/uploads/empty.txt": Buffer.alloc(0),
+      "server/uploads/z.bin": Buffer.alloc(64 * 1024, 3),
+    };
+    for (const [path, content] of Object.entries(written)) writeFileSync(join(source, path), content);
+    const file = join(root, "ws.kgrag-backup");
+    await kg.backup(file);
+    // better-sqlite3's statements share one prototype: a restore that loads every file row with
+    // .all() holds all uploads in memory at once.
+    const probe = new Database(":memory:");
+    const statement = Object.getPrototypeOf(probe.prepare("SELECT 1")) as { all: () => unknown[] };
+    probe.close();
+    const all = vi.spyOn(statement, "all");
+    const target = join(root, "restored");
+    try {
+      const restored = await restoreWorkspace(file, target);
+      expect(restored.files).toEqual(
+        ["kgrag.config.json", "server/uploads/notes.md", ...Object.keys(written)].sort(),
+      );
+      const fileRowsLoaded = all.mock.contexts.filter((context) =>
+        String((context as { source?: unknown }).source).includes("kgrag_backup_files"),
+      );
+      expect(fileRowsLoaded).toEqual([]);
+    } finally {
+      all.mockRestore();
+    }
+    for (const [path, content] of Object.entries(written)) {
+      expect(readFileSync(join(target, ...path.split("/")))).toEqual(content);
+    }
+    expect(readFileSync(join(target, "server", "uploads", "notes.md"), "utf8")).toBe("# Notes\n");
+  });
+
   it("refuses a newer schema, a file that is no backup and a file outside the workspace, leaving the target as it was", async () => {
     const file = join(root, "ws.kgrag-backup");
     await kg.backup(file);
