@@ -183,6 +183,34 @@ describe("kg.backup and restoreWorkspace", () => {
     });
   });
 
+  it("leaves out the secrets of a config file given by path that lies in the workspace, whatever its name", async () => {
+    mkdirSync(join(source, "conf"));
+    const given = join(source, "conf", "prod.json");
+    writeFileSync(
+      given,
+      JSON.stringify({
+        chunking: { size: 300 },
+        neo4j: { uri: "bolt://127.0.0.1:1", password: "neo-prod-secret" },
+      }),
+    );
+    const withGiven = await createKgrag({ env: { KGRAG_CONFIG: given }, config: { workspace: source } });
+    const file = join(root, "given.kgrag-backup");
+    try {
+      const summary = await withGiven.backup(file);
+      expect(summary.files).toContain("conf/prod.json");
+      expect(summary.secretsLeftOut).toEqual(["conf/prod.json: neo4j.password"]);
+    } finally {
+      await withGiven.close();
+    }
+    expect(readFileSync(file).toString("latin1")).not.toContain("neo-prod-secret");
+    const target = join(root, "restored");
+    await restoreWorkspace(file, target);
+    expect(JSON.parse(readFileSync(join(target, "conf", "prod.json"), "utf8"))).toEqual({
+      chunking: { size: 300 },
+      neo4j: { uri: "bolt://127.0.0.1:1" },
+    });
+  });
+
   it("leaves backups out of a backup written inside its own workspace", async () => {
     writeFileSync(join(source, "old.kgrag-backup"), "an earlier backup");
     writeFileSync(join(source, "stale.kgrag-backup.partial-0a1b2c3d"), "an interrupted one");
@@ -327,6 +355,24 @@ describe("kgrag backup and kgrag restore", () => {
     const again = await runMain(["restore", file, "--workspace", target]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/is not empty; give --force/);
+    // A --config file in the workspace, under another name, loses its secrets as kgrag.config.json does.
+    writeFileSync(
+      join(source, "prod.json"),
+      JSON.stringify({ neo4j: { uri: "bolt://127.0.0.1:1", password: "neo-cli-secret" } }),
+    );
+    const withConfig = join(root, "config.kgrag-backup");
+    const given = await runMain([
+      "backup",
+      "--workspace",
+      source,
+      "--config",
+      join(source, "prod.json"),
+      "--out",
+      withConfig,
+    ]);
+    expect(given.code, given.stderr).toBe(0);
+    expect(given.stdout).toContain("Left out of its config file: prod.json: neo4j.password");
+    expect(readFileSync(withConfig).toString("latin1")).not.toContain("neo-cli-secret");
     const neo4j = await runMain(["backup", "--workspace", source, "--out", join(root, "n.kgrag-backup")], {
       KGRAG_STORAGE: "neo4j",
       NEO4J_URI: "bolt://127.0.0.1:1",
