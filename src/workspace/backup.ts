@@ -21,6 +21,7 @@ import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../storage/sqlite/schema.js"
 import { SQLITE_FILE_NAME, sqliteFile } from "../storage/sqlite/sqlite-store.js";
 import { parseOptions } from "../util/strict-options.js";
 import { LOCK_NAME, withWorkspaceLock } from "./lock.js";
+import { activeServer, SERVED_MARKER } from "./served-marker.js";
 
 /**
  * A backup is one SQLite file: a copy of the workspace's database made with SQLite's online backup
@@ -247,7 +248,7 @@ function isLeftOut(workspace: string, path: string): boolean {
       `${SQLITE_FILE_NAME}-shm`,
       `${SQLITE_FILE_NAME}-journal`,
     ].includes(path) ||
-    [ANN_FOLDER, LOCK_NAME, `${LOCK_NAME}-reclaim`].some(
+    [ANN_FOLDER, LOCK_NAME, `${LOCK_NAME}-reclaim`, SERVED_MARKER].some(
       (folder) => path === folder || path.startsWith(`${folder}/`),
     ) ||
     (path.startsWith("server/") && !path.startsWith(`${uploads}/`))
@@ -282,6 +283,7 @@ export async function restoreWorkspace(
     const facts = checkBackup(backup, file);
     checkTarget(target, file, options.force ?? false);
     const restore = async () => {
+      refuseServed(target);
       const files = await restoreBeside(backup, target);
       return { workspace: target, schemaVersion: facts.schemaVersion, files, createdAt: facts.createdAt };
     };
@@ -292,6 +294,19 @@ export async function restoreWorkspace(
   } finally {
     backup.close();
   }
+}
+
+/**
+ * A running `kgrag serve` keeps the target's database open: swapped under it, it would answer from
+ * the old file and its later writes would be lost. Checked under the writer's lock, before the swap.
+ */
+function refuseServed(target: string): void {
+  const server = existsSync(target) ? activeServer(target) : null;
+  if (!server) return;
+  throw new BackupError(
+    `${target} is served by kgrag serve (pid ${server.pid} on ${server.host}, ${server.url}): ` +
+      "stop the server first, then restore (and start it again).",
+  );
 }
 
 /** Builds the workspace in a folder beside `target` and moves it into place; returns the files written. */

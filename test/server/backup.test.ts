@@ -1,10 +1,12 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
 import { parseApiKeys } from "../../src/server/server-config.js";
-import { restoreWorkspace } from "../../src/workspace/backup.js";
+import { BackupError, restoreWorkspace } from "../../src/workspace/backup.js";
+import { SERVED_MARKER } from "../../src/workspace/served-marker.js";
 import { childEnv } from "../support/cli-child.js";
 import {
   ATLAS_DOCS,
@@ -121,5 +123,30 @@ describe("kgrag serve --config FILE in the workspace: GET /api/v1/backup", () =>
     } finally {
       await withConfig.stop();
     }
+  });
+});
+
+describe("kgrag restore over a served workspace", () => {
+  it("refuses while the server runs, naming it, and ignores the mark a killed server left", async () => {
+    const atlas = join(root, "atlas");
+    const file = join(root, "served.kgrag-backup");
+    writeFileSync(file, Buffer.from(await (await download(ADMIN, "atlas")).arrayBuffer()));
+    const refused = restoreWorkspace(file, atlas, { force: true });
+    await expect(refused).rejects.toBeInstanceOf(BackupError);
+    await expect(refused).rejects.toThrow(
+      new RegExp(
+        `is served by kgrag serve \\(pid ${process.pid} on .*${running.url}\\): stop the server first`,
+      ),
+    );
+    // The server still answers from its workspace, which the refused restore left in place.
+    expect((await download(ADMIN, "atlas")).status).toBe(200);
+    // A server killed without cleaning up leaves its mark behind: a process no longer running.
+    const copy = join(root, "atlas-copy");
+    await restoreWorkspace(file, copy);
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid;
+    const mark = { pid: gone, host: hostname(), url: "http://127.0.0.1:1", since: new Date().toISOString() };
+    writeFileSync(join(copy, SERVED_MARKER), JSON.stringify(mark));
+    await restoreWorkspace(file, copy, { force: true });
+    expect(existsSync(join(copy, SERVED_MARKER))).toBe(false);
   });
 });
