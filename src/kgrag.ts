@@ -234,7 +234,7 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         throw new OptionsError(`backup takes the path of the file to write; got ${describeGiven(outFile)}.`);
       }
       if (store.kind !== "sqlite") throw new BackupError(NEO4J_BACKUP_ADVICE);
-      return backupWorkspace(workspace, outFile, options);
+      return backupWorkspace(workspace, outFile, options, services.configFile ?? null);
     },
     // After the writes under way: closing the store under a run would fail it halfway.
     close: () => inTurn(() => store.close()),

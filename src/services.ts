@@ -20,4 +20,9 @@ export interface KgragServices {
   progress: ProgressReporter;
   /** Reorders candidate passages of naive, local and mix queries; absent when none is configured. */
   reranker?: Reranker | null;
+  /**
+   * The config file the settings were read from (LoadedConfig.file), if any: a backup strips its
+   * secrets when it lies in the workspace, whatever its name.
+   */
+  configFile?: string | null;
 }

@@ -69,7 +69,10 @@ function readingsOf(query: string): string[] {
  * The front end here reads them inside strings only, so `\u0043ALL db.stats.clear()` would have
  * no CALL for it, and in `RETURN 'x\u0027 CALL db.stats.clear() //'` the call would be string text.
  * As in Java, an escape's backslash must not be escaped itself (an even run of backslashes before
- * it) and `\uuuu0043` is one escape.
+ * it) and `\uuuu0043` is one escape. Checked on Neo4j 5.26.30 (test/neo4j/cypher-unicode-escapes.test.ts):
+ * `RETURN 1 AS \u0078` names a column x, `WITH 1 AS a \u0043ALL db.info() ...` calls, and in
+ * `WITH 'x\u0027 AS a CALL ... //'` the escaped quote ends the string; only a query's first word
+ * escaped (`\u0043ALL db.labels()` alone) is a syntax error there.
  */
 export function withUnicodeEscapesRead(query: string): string {
   if (!query.includes("\\")) return query;

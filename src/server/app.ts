@@ -10,6 +10,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { packagePath } from "../util/paths.js";
+import { markServed } from "../workspace/served-marker.js";
 import { findKey, presentedKey, requireApiKey } from "./auth.js";
 import type { ServerContext } from "./context.js";
 import { allowedOrigin, corsOptions } from "./cors.js";
@@ -87,10 +88,19 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
     await registry.close();
     throw error;
   }
+  // Marked once listening (the address known), so a restore can refuse and name this server.
+  let unmark = () => {};
+  const sqliteFolders = registry.all
+    .filter((w) => w.kgrag.services.store.kind === "sqlite")
+    .map((w) => w.path);
   return {
     app,
     context,
-    listen: () => app.listen({ host: config.host, port: config.port }),
+    listen: async () => {
+      const url = await app.listen({ host: config.host, port: config.port });
+      unmark = markServed(sqliteFolders, url);
+      return url;
+    },
     close: async () => {
       // The query processes are unref'd (idle, they keep nothing alive); with the socket closed,
       // waiting for them to exit must not let the event loop drain and the process end half-closed.
@@ -105,6 +115,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<K
       try {
         await registry.close();
       } finally {
+        unmark();
         clearInterval(keepAlive);
       }
     },

@@ -21,6 +21,7 @@ import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../storage/sqlite/schema.js"
 import { SQLITE_FILE_NAME, sqliteFile } from "../storage/sqlite/sqlite-store.js";
 import { parseOptions } from "../util/strict-options.js";
 import { LOCK_NAME, withWorkspaceLock } from "./lock.js";
+import { activeServer, SERVED_MARKER } from "./served-marker.js";
 
 /**
  * A backup is one SQLite file: a copy of the workspace's database made with SQLite's online backup
@@ -60,7 +61,11 @@ export interface BackupSummary {
   schemaVersion: number;
   /** The workspace's other files kept in the backup, relative to the workspace, `/`-separated. */
   files: string[];
-  /** The config file's secret fields left out of the backup (`llm.apiKey`): set them again after a restore. */
+  /**
+   * The config files' secret fields left out of the backup: set them again after a restore. Those
+   * of kgrag.config.json as dotted paths (`llm.apiKey`), those of another config file in force
+   * inside the workspace after its path (`conf/prod.json: llm.apiKey`).
+   */
   secretsLeftOut: string[];
 }
 
@@ -83,12 +88,15 @@ export const NEO4J_BACKUP_ADVICE =
 /**
  * Writes a backup of the SQLite workspace in `workspaceDir` to `outFile`, safe while another
  * process writes the workspace. The file appears only once complete; an existing one is replaced
- * only with `force`.
+ * only with `force`. `configFile` is the config file in force (LoadedConfig.file): when it lies in
+ * the workspace under another name than kgrag.config.json (`--config ws/prod.json`), its secrets
+ * are left out as that one's are.
  */
 export async function backupWorkspace(
   workspaceDir: string,
   outFile: string,
   options: BackupOptions = {},
+  configFile: string | null = null,
 ): Promise<BackupSummary> {
   const workspace = resolve(workspaceDir);
   const out = resolve(outFile);
@@ -108,7 +116,8 @@ export async function backupWorkspace(
       source.close();
     }
     const files = workspaceFiles(workspace, out);
-    const { schemaVersion, secretsLeftOut } = addBackupTables(partial, workspace, files);
+    const configFiles = configFilesIn(workspace, configFile);
+    const { schemaVersion, secretsLeftOut } = addBackupTables(partial, workspace, files, configFiles);
     renameSync(partial, out);
     return { file: out, bytes: statSync(out).size, schemaVersion, files, secretsLeftOut };
   } finally {
@@ -117,13 +126,30 @@ export async function backupWorkspace(
 }
 
 /**
- * Stores the workspace's other files and the backup's facts in the copy, the config file without
- * its secrets; returns the copy's schema version and the secret fields left out.
+ * The workspace's config files (relative, `/`-separated) whose secrets a backup leaves out: its
+ * kgrag.config.json, and the config file in force when it lies in the workspace (compared by real
+ * path: the workspace or the file may be named through a link).
+ */
+function configFilesIn(workspace: string, configFile: string | null): Set<string> {
+  const paths = new Set([CONFIG_FILE_NAME]);
+  if (configFile && existsSync(configFile)) {
+    const realWorkspace = realpathSync(workspace);
+    const real = realpathSync(configFile);
+    if (isInside(real, realWorkspace)) paths.add(relative(realWorkspace, real).split(sep).join("/"));
+  }
+  return paths;
+}
+
+/**
+ * Stores the workspace's other files and the backup's facts in the copy, the config files without
+ * their secrets; returns the copy's schema version and the secret fields left out (prefixed with
+ * the file's path when it is not kgrag.config.json).
  */
 function addBackupTables(
   copy: string,
   workspace: string,
   files: string[],
+  configFiles: Set<string>,
 ): { schemaVersion: number; secretsLeftOut: string[] } {
   const db = new Database(copy);
   try {
@@ -137,8 +163,15 @@ function addBackupTables(
       const file = db.prepare(`INSERT INTO ${FILES_TABLE} (path, content) VALUES (?, ?)`);
       for (const path of files) {
         const content = readFileSync(join(workspace, ...path.split("/")));
-        if (path !== CONFIG_FILE_NAME) file.run(path, content);
-        else file.run(path, configWithoutSecrets(content, join(workspace, path), secretsLeftOut));
+        if (!configFiles.has(path)) {
+          file.run(path, content);
+          continue;
+        }
+        const fields: string[] = [];
+        file.run(path, configWithoutSecrets(content, join(workspace, path), fields));
+        // The workspace's own config file's fields go unprefixed, as before any other was stripped.
+        const named = path === CONFIG_FILE_NAME ? fields : fields.map((field) => `${path}: ${field}`);
+        secretsLeftOut.push(...named);
       }
       const fact = db.prepare(`INSERT INTO ${BACKUP_TABLE} (key, value) VALUES (?, ?)`);
       fact.run("format", String(BACKUP_FORMAT));
@@ -215,7 +248,7 @@ function isLeftOut(workspace: string, path: string): boolean {
       `${SQLITE_FILE_NAME}-shm`,
       `${SQLITE_FILE_NAME}-journal`,
     ].includes(path) ||
-    [ANN_FOLDER, LOCK_NAME, `${LOCK_NAME}-reclaim`].some(
+    [ANN_FOLDER, LOCK_NAME, `${LOCK_NAME}-reclaim`, SERVED_MARKER].some(
       (folder) => path === folder || path.startsWith(`${folder}/`),
     ) ||
     (path.startsWith("server/") && !path.startsWith(`${uploads}/`))
@@ -250,6 +283,7 @@ export async function restoreWorkspace(
     const facts = checkBackup(backup, file);
     checkTarget(target, file, options.force ?? false);
     const restore = async () => {
+      refuseServed(target);
       const files = await restoreBeside(backup, target);
       return { workspace: target, schemaVersion: facts.schemaVersion, files, createdAt: facts.createdAt };
     };
@@ -260,6 +294,19 @@ export async function restoreWorkspace(
   } finally {
     backup.close();
   }
+}
+
+/**
+ * A running `kgrag serve` keeps the target's database open: swapped under it, it would answer from
+ * the old file and its later writes would be lost. Checked under the writer's lock, before the swap.
+ */
+function refuseServed(target: string): void {
+  const server = existsSync(target) ? activeServer(target) : null;
+  if (!server) return;
+  throw new BackupError(
+    `${target} is served by kgrag serve (pid ${server.pid} on ${server.host}, ${server.url}): ` +
+      "stop the server first, then restore (and start it again).",
+  );
 }
 
 /** Builds the workspace in a folder beside `target` and moves it into place; returns the files written. */
@@ -355,18 +402,28 @@ function isInside(path: string, folder: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
-/** The backup's files, each checked to stay inside the workspace (a crafted path could reach elsewhere). */
+interface StoredFile {
+  path: string;
+  content: Buffer;
+}
+
+/**
+ * The backup's files, each checked to stay inside the workspace (a crafted path could reach
+ * elsewhere). Read one row at a time: uploads can be large, and all of them at once need not fit
+ * in memory.
+ */
 function writeBackupFiles(db: Database.Database, staging: string): string[] {
-  const rows = db.prepare(`SELECT path, content FROM ${FILES_TABLE} ORDER BY path`).all() as {
-    path: string;
-    content: Buffer;
-  }[];
+  const rows = db
+    .prepare(`SELECT path, content FROM ${FILES_TABLE} ORDER BY path`)
+    .iterate() as IterableIterator<StoredFile>;
+  const written: string[] = [];
   for (const row of rows) {
     const path = checkedFilePath(staging, row.path);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, row.content);
+    written.push(row.path);
   }
-  return rows.map((row) => row.path);
+  return written;
 }
 
 /**

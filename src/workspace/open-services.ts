@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { configFromEnv } from "../config.js";
+import { loadConfig } from "../config.js";
 import type { CreateKgragOptions } from "../kgrag.js";
 import { usePromptOverrides } from "../llm/prompts.js";
 import { UsageTracker } from "../llm/usage.js";
@@ -16,7 +16,7 @@ import { openStore } from "./store.js";
  * opens this alone and so never loads the indexing pipelines. The caller closes the store.
  */
 export async function openServices(options: CreateKgragOptions = {}): Promise<KgragServices> {
-  const config = configFromEnv(options.env ?? process.env, options.config ?? {});
+  const { config, file: configFile } = loadConfig(options.env ?? process.env, options.config ?? {});
   // Checked before anything opens: a broken prompt override stops the start, not the 500th chunk.
   usePromptOverrides(config.prompts);
   const store = options.store ?? (await openStore(config, resolve(config.workspace), options.progress));
@@ -32,6 +32,7 @@ export async function openServices(options: CreateKgragOptions = {}): Promise<Kg
       usage,
       progress: options.progress ?? silentProgress,
       reranker: options.reranker ?? (config.rerank ? new HttpReranker(config.rerank) : null),
+      configFile,
     };
   } catch (error) {
     await store.close();

@@ -1,10 +1,13 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
 import { parseApiKeys } from "../../src/server/server-config.js";
-import { restoreWorkspace } from "../../src/workspace/backup.js";
+import { BackupError, restoreWorkspace } from "../../src/workspace/backup.js";
+import { SERVED_MARKER } from "../../src/workspace/served-marker.js";
+import { childEnv } from "../support/cli-child.js";
 import {
   ATLAS_DOCS,
   HARBOUR_DOCS,
@@ -91,5 +94,59 @@ describe("kgrag serve: GET /api/v1/backup", () => {
     });
     // The server's copy is removed once sent (a moment after the client has read it all).
     await vi.waitFor(() => expect(downloads()).toEqual(tempBefore), { timeout: 10_000 });
+  });
+});
+
+describe("kgrag serve --config FILE in the workspace: GET /api/v1/backup", () => {
+  it("leaves out the secrets of the config file the server was started with", async () => {
+    const workspace = join(root, "given-config");
+    await offlineWorkspace(workspace, ATLAS_DOCS);
+    mkdirSync(join(workspace, "conf"));
+    const given = join(workspace, "conf", "serve.json");
+    writeFileSync(
+      given,
+      JSON.stringify({ neo4j: { uri: "bolt://127.0.0.1:1", password: "neo-serve-secret" } }),
+    );
+    const withConfig = await startServer({ workspaces: [workspace], env: childEnv({ KGRAG_CONFIG: given }) });
+    try {
+      const response = await fetch(`${withConfig.url}/api/v1/backup`);
+      expect(response.status).toBe(200);
+      const body = Buffer.from(await response.arrayBuffer());
+      expect(body.toString("latin1")).not.toContain("neo-serve-secret");
+      const file = join(root, "given-config.kgrag-backup");
+      writeFileSync(file, body);
+      const target = join(root, "given-config-restored");
+      await restoreWorkspace(file, target);
+      expect(JSON.parse(readFileSync(join(target, "conf", "serve.json"), "utf8"))).toEqual({
+        neo4j: { uri: "bolt://127.0.0.1:1" },
+      });
+    } finally {
+      await withConfig.stop();
+    }
+  });
+});
+
+describe("kgrag restore over a served workspace", () => {
+  it("refuses while the server runs, naming it, and ignores the mark a killed server left", async () => {
+    const atlas = join(root, "atlas");
+    const file = join(root, "served.kgrag-backup");
+    writeFileSync(file, Buffer.from(await (await download(ADMIN, "atlas")).arrayBuffer()));
+    const refused = restoreWorkspace(file, atlas, { force: true });
+    await expect(refused).rejects.toBeInstanceOf(BackupError);
+    await expect(refused).rejects.toThrow(
+      new RegExp(
+        `is served by kgrag serve \\(pid ${process.pid} on .*${running.url}\\): stop the server first`,
+      ),
+    );
+    // The server still answers from its workspace, which the refused restore left in place.
+    expect((await download(ADMIN, "atlas")).status).toBe(200);
+    // A server killed without cleaning up leaves its mark behind: a process no longer running.
+    const copy = join(root, "atlas-copy");
+    await restoreWorkspace(file, copy);
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid;
+    const mark = { pid: gone, host: hostname(), url: "http://127.0.0.1:1", since: new Date().toISOString() };
+    writeFileSync(join(copy, SERVED_MARKER), JSON.stringify(mark));
+    await restoreWorkspace(file, copy, { force: true });
+    expect(existsSync(join(copy, SERVED_MARKER))).toBe(false);
   });
 });

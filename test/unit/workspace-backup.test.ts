@@ -183,6 +183,34 @@ describe("kg.backup and restoreWorkspace", () => {
     });
   });
 
+  it("leaves out the secrets of a config file given by path that lies in the workspace, whatever its name", async () => {
+    mkdirSync(join(source, "conf"));
+    const given = join(source, "conf", "prod.json");
+    writeFileSync(
+      given,
+      JSON.stringify({
+        chunking: { size: 300 },
+        neo4j: { uri: "bolt://127.0.0.1:1", password: "neo-prod-secret" },
+      }),
+    );
+    const withGiven = await createKgrag({ env: { KGRAG_CONFIG: given }, config: { workspace: source } });
+    const file = join(root, "given.kgrag-backup");
+    try {
+      const summary = await withGiven.backup(file);
+      expect(summary.files).toContain("conf/prod.json");
+      expect(summary.secretsLeftOut).toEqual(["conf/prod.json: neo4j.password"]);
+    } finally {
+      await withGiven.close();
+    }
+    expect(readFileSync(file).toString("latin1")).not.toContain("neo-prod-secret");
+    const target = join(root, "restored");
+    await restoreWorkspace(file, target);
+    expect(JSON.parse(readFileSync(join(target, "conf", "prod.json"), "utf8"))).toEqual({
+      chunking: { size: 300 },
+      neo4j: { uri: "bolt://127.0.0.1:1" },
+    });
+  });
+
   it("leaves backups out of a backup written inside its own workspace", async () => {
     writeFileSync(join(source, "old.kgrag-backup"), "an earlier backup");
     writeFileSync(join(source, "stale.kgrag-backup.partial-0a1b2c3d"), "an interrupted one");
@@ -205,6 +233,43 @@ describe("kg.backup and restoreWorkspace", () => {
     const free = db.pragma("freelist_count", { simple: true });
     db.close();
     expect(free).toBe(0);
+  });
+
+  it("restores several files, read one row at a time rather than all loaded at once", async () => {
+    const uploads = join(source, "server", "uploads");
+    mkdirSync(join(uploads, "deep", "er"), { recursive: true });
+    const written: Record<string, Buffer> = {
+      "server/uploads/a.bin": Buffer.from([0, 1, 2, 255, 254]),
+      "server/uploads/deep/er/b.txt": Buffer.from("nested\n"),
+      "server/uploads/empty.txt": Buffer.alloc(0),
+      "server/uploads/z.bin": Buffer.alloc(64 * 1024, 3),
+    };
+    for (const [path, content] of Object.entries(written)) writeFileSync(join(source, path), content);
+    const file = join(root, "ws.kgrag-backup");
+    await kg.backup(file);
+    // better-sqlite3's statements share one prototype: a restore that loads every file row with
+    // .all() holds all uploads in memory at once.
+    const probe = new Database(":memory:");
+    const statement = Object.getPrototypeOf(probe.prepare("SELECT 1")) as { all: () => unknown[] };
+    probe.close();
+    const all = vi.spyOn(statement, "all");
+    const target = join(root, "restored");
+    try {
+      const restored = await restoreWorkspace(file, target);
+      expect(restored.files).toEqual(
+        ["kgrag.config.json", "server/uploads/notes.md", ...Object.keys(written)].sort(),
+      );
+      const fileRowsLoaded = all.mock.contexts.filter((context) =>
+        String((context as { source?: unknown }).source).includes("kgrag_backup_files"),
+      );
+      expect(fileRowsLoaded).toEqual([]);
+    } finally {
+      all.mockRestore();
+    }
+    for (const [path, content] of Object.entries(written)) {
+      expect(readFileSync(join(target, ...path.split("/")))).toEqual(content);
+    }
+    expect(readFileSync(join(target, "server", "uploads", "notes.md"), "utf8")).toBe("# Notes\n");
   });
 
   it("refuses a newer schema, a file that is no backup and a file outside the workspace, leaving the target as it was", async () => {
@@ -290,6 +355,24 @@ describe("kgrag backup and kgrag restore", () => {
     const again = await runMain(["restore", file, "--workspace", target]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/is not empty; give --force/);
+    // A --config file in the workspace, under another name, loses its secrets as kgrag.config.json does.
+    writeFileSync(
+      join(source, "prod.json"),
+      JSON.stringify({ neo4j: { uri: "bolt://127.0.0.1:1", password: "neo-cli-secret" } }),
+    );
+    const withConfig = join(root, "config.kgrag-backup");
+    const given = await runMain([
+      "backup",
+      "--workspace",
+      source,
+      "--config",
+      join(source, "prod.json"),
+      "--out",
+      withConfig,
+    ]);
+    expect(given.code, given.stderr).toBe(0);
+    expect(given.stdout).toContain("Left out of its config file: prod.json: neo4j.password");
+    expect(readFileSync(withConfig).toString("latin1")).not.toContain("neo-cli-secret");
     const neo4j = await runMain(["backup", "--workspace", source, "--out", join(root, "n.kgrag-backup")], {
       KGRAG_STORAGE: "neo4j",
       NEO4J_URI: "bolt://127.0.0.1:1",

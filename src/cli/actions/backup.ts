@@ -1,4 +1,4 @@
-import { configFromEnv } from "../../config.js";
+import { loadConfig } from "../../config.js";
 import {
   BackupError,
   backupWorkspace,
@@ -11,10 +11,18 @@ import { printJson } from "../print-json.js";
 
 /** `kgrag backup`: the configured workspace (flag, env, config file) into one file. */
 export async function backupAction(opts: BackupCommandOptions): Promise<void> {
-  const config = configFromEnv(process.env, opts.workspace ? { workspace: opts.workspace } : {});
+  const { config, file: configFile } = loadConfig(
+    process.env,
+    opts.workspace ? { workspace: opts.workspace } : {},
+  );
   if (config.storage !== "sqlite") throw new BackupError(NEO4J_BACKUP_ADVICE);
   checkOutPath(opts.out, "file", opts.force ?? false);
-  const summary = await backupWorkspace(config.workspace, opts.out, { force: opts.force ?? false });
+  const summary = await backupWorkspace(
+    config.workspace,
+    opts.out,
+    { force: opts.force ?? false },
+    configFile,
+  );
   if (opts.json) return printJson(summary);
   const files =
     summary.files.length > 0 ? ` and ${summary.files.length} file(s): ${summary.files.join(", ")}` : "";
