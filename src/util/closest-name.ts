@@ -21,12 +21,20 @@ export function closestName(
   if (synonym !== undefined && known.includes(synonym)) return synonym;
   // Short names are too easily one slip away from each other ("id", "k") to guess.
   const slips = wanted.length >= 7 ? 2 : wanted.length >= 4 ? 1 : 0;
-  // The one nearest name, if no other is as near.
-  const distances = known.map((key) => editDistance(wanted, squash(key)));
-  const nearest = Math.min(...distances);
-  if (nearest > slips) return undefined;
-  const at = distances.indexOf(nearest);
-  return distances.indexOf(nearest, at + 1) < 0 ? known[at] : undefined;
+  // The one nearest name, if no other is as near. A loop, not Math.min(...): a workspace's entity
+  // names and aliases can be more than a spread's arguments fit on the stack.
+  let nearest = Number.POSITIVE_INFINITY;
+  let meant: string | undefined;
+  for (const key of known) {
+    const distance = editDistance(wanted, squash(key));
+    if (distance < nearest) {
+      nearest = distance;
+      meant = key;
+    } else if (distance === nearest) {
+      meant = undefined;
+    }
+  }
+  return nearest <= slips ? meant : undefined;
 }
 
 /** Letters inserted, deleted, replaced or swapped with a neighbour (optimal string alignment). */

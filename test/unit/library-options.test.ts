@@ -269,6 +269,13 @@ describe("closestName", () => {
   it("knows synonyms callers reach for", () => {
     expect(closestName("filter", ["metadata"], { filter: "metadata" })).toBe("metadata");
   });
+
+  it("looks through more names than a call's arguments fit (a large workspace's entities)", () => {
+    const entities = Array.from({ length: 300_000 }, (_, i) => `Entity number ${i}`);
+    entities.push("Lumora Optics");
+    expect(closestName("Lumora Opitcs", entities)).toBe("Lumora Optics");
+    expect(closestName("Nothing close at all", entities)).toBeUndefined();
+  });
 });
 
 describe("a refused option value is said in one line", () => {
