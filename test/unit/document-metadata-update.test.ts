@@ -197,6 +197,18 @@ describe("metadata-only document updates", () => {
     const reserved = await runMain(["docs", "meta", id, "line=3", "--workspace", ws]);
     expect(reserved.code).toBe(2);
     expect(reserved.stderr).toMatch(/line: kgrag's own key/);
+    const pairAfterUnset = await runMain([
+      "docs",
+      "meta",
+      id,
+      "--unset",
+      "owner",
+      "team=x",
+      "--workspace",
+      ws,
+    ]);
+    expect(pairAfterUnset.code).toBe(2);
+    expect(pairAfterUnset.stderr).toMatch(/--unset takes keys, got "team=x"/);
     const noPair = await runMain(["docs", "meta", id, "team", "--workspace", ws]);
     expect(noPair.code).toBe(2);
     expect(noPair.stderr).toMatch(/expects key=value, got "team"/);

@@ -33,6 +33,13 @@ export async function docsMetaAction(
 
 /** The flags as one patch: a key both set and removed is refused, as `--meta` refuses a key given twice. */
 function patchOf(pairs: string[], unset: string[]): MetadataPatch {
+  // `--unset` takes every word after it: `--unset b a=1` would remove a key named "a=1".
+  const swallowed = unset.find((key) => key.includes("="));
+  if (swallowed) {
+    throw new UsageError(
+      `docs meta: --unset takes keys, got "${swallowed}"; put key=value pairs before --unset.`,
+    );
+  }
   const set = parseKeyValues(pairs, "docs meta", "a document has one value per key");
   const both = unset.find((key) => Object.hasOwn(set, key));
   if (both) throw new UsageError(`docs meta: ${both} is both set and --unset; give it once.`);
