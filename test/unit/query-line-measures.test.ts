@@ -36,6 +36,26 @@ describe("line measures keyed by description", () => {
     expect(measures.exact(items[1] as Item)).toBeGreaterThan(measures.exact(items[0] as Item));
   });
 
+  it("keeps a few lines per shared description and measures the rest each time, still right", () => {
+    let renders = 0;
+    const counted = (item: Item) => {
+      renders += 1;
+      return render(item);
+    };
+    const measures = measuresByKey(
+      counted,
+      (i: Item) => i.description,
+      (i) => [i.name],
+    );
+    // Forty entities with no description: one key, forty lines.
+    const items = Array.from({ length: 40 }, (_, n) => ({ name: `Entity ${n}`, description: "" }));
+    for (let round = 0; round < 2; round++) {
+      for (const item of items) expect(measures.exact(item)).toBe(lineTokens(render(item)));
+    }
+    // The first sixteen are remembered (rendered once); the other 24 are rendered in both rounds.
+    expect(renders).toBe(16 + 24 * 2);
+  });
+
   it("keeps the same prefix as measuring rendered lines", () => {
     const measures = measuresByKey(
       render,

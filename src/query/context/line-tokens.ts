@@ -33,6 +33,9 @@ interface MeasuredLine {
   bound?: number;
 }
 
+/** Lines kept per key by measuresByKey. */
+const MAX_LINES_PER_KEY = 16;
+
 /**
  * Line costs remembered by a text that identifies the item, checked against the item's other
  * fields: an entity's or relationship's description is the very string the read caches hold, so
@@ -52,7 +55,9 @@ export function measuresByKey<T>(
     let found = known.find((m) => sameFields(m.fields, own));
     if (!found) {
       found = { fields: own };
-      known.push(found);
+      // Many items can share one description (an empty one, a template): past a few lines a key
+      // keeps no more, so its linear search stays short; the rest are measured each time.
+      if (known.length < MAX_LINES_PER_KEY) known.push(found);
     }
     return found;
   };
