@@ -21,7 +21,7 @@ import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../storage/sqlite/schema.js"
 import { SQLITE_FILE_NAME, sqliteFile } from "../storage/sqlite/sqlite-store.js";
 import { parseOptions } from "../util/strict-options.js";
 import { LOCK_NAME, withWorkspaceLock } from "./lock.js";
-import { activeServer, SERVED_MARKER } from "./served-marker.js";
+import { activeServers, isServedMarker } from "./served-marker.js";
 
 /**
  * A backup is one SQLite file: a copy of the workspace's database made with SQLite's online backup
@@ -248,9 +248,10 @@ function isLeftOut(workspace: string, path: string): boolean {
       `${SQLITE_FILE_NAME}-shm`,
       `${SQLITE_FILE_NAME}-journal`,
     ].includes(path) ||
-    [ANN_FOLDER, LOCK_NAME, `${LOCK_NAME}-reclaim`, SERVED_MARKER].some(
+    [ANN_FOLDER, LOCK_NAME, `${LOCK_NAME}-reclaim`].some(
       (folder) => path === folder || path.startsWith(`${folder}/`),
     ) ||
+    isServedMarker(path) ||
     (path.startsWith("server/") && !path.startsWith(`${uploads}/`))
   );
 }
@@ -301,11 +302,12 @@ export async function restoreWorkspace(
  * the old file and its later writes would be lost. Checked under the writer's lock, before the swap.
  */
 function refuseServed(target: string): void {
-  const server = existsSync(target) ? activeServer(target) : null;
+  const [server] = existsSync(target) ? activeServers(target) : [];
   if (!server) return;
   throw new BackupError(
     `${target} is served by kgrag serve (pid ${server.pid} on ${server.host}, ${server.url}): ` +
-      "stop the server first, then restore (and start it again).",
+      "stop the server first, then restore (and start it again). " +
+      `Its marker is ${server.marker}: if no server runs (its host is gone, or the pid is another process's now), delete that file.`,
   );
 }
 

@@ -1,14 +1,26 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { isRunning } from "../util/process-alive.js";
 
 /**
- * The file `kgrag serve` keeps in each workspace it serves: a server holds the database open
- * between requests, so a restore that swapped the folder under it would leave it answering from
- * the old file and losing its later writes. A restore refuses while the server it names runs.
+ * The files `kgrag serve` keeps in each workspace it serves, one per server process: a server
+ * holds the database open between requests, so a restore that swapped the folder under it would
+ * leave it answering from the old file and losing its later writes. A restore refuses while any
+ * server they name runs. One file per process, so that two servers of one workspace do not
+ * overwrite each other's mark, and the first to stop does not remove the other's.
  */
-export const SERVED_MARKER = "kgrag.served.json";
+const SERVED_MARKER_PATTERN = /^kgrag\.served\.\d+\.json$/;
+
+/** The name of the mark process `pid` keeps in each workspace it serves. */
+export function servedMarkerName(pid: number): string {
+  return `kgrag.served.${pid}.json`;
+}
+
+/** Whether `name` (a file name in a workspace's top folder) is a server's mark. */
+export function isServedMarker(name: string): boolean {
+  return SERVED_MARKER_PATTERN.test(name);
+}
 
 export interface ServedBy {
   pid: number;
@@ -17,31 +29,75 @@ export interface ServedBy {
   since: string;
 }
 
-/** Marks the workspaces served by this process at `url`; the returned call (or the process's exit) removes the marks. */
-export function markServed(workspaces: readonly string[], url: string): () => void {
-  const by: ServedBy = { pid: process.pid, host: hostname(), url, since: new Date().toISOString() };
-  const files = workspaces.map((workspace) => join(workspace, SERVED_MARKER));
-  for (const file of files) writeFileSync(file, JSON.stringify(by));
-  const remove = () => {
-    for (const file of files) rmSync(file, { force: true });
-    process.off("exit", remove);
-  };
-  process.on("exit", remove);
-  return remove;
+/** A running server's mark, and the file holding it (the way out when it cannot be checked). */
+export interface ActiveServer extends ServedBy {
+  marker: string;
 }
 
 /**
- * The server serving `workspace` now: the marker's process while it runs on this host (a killed
- * server's mark is stale and ignored); a mark from another host is trusted, as it cannot be checked.
+ * Marks the workspaces served by this process at `url`; the returned call (or the process's exit)
+ * removes this process's marks only. When a mark cannot be written, the marks already written are
+ * removed and the error says which workspace failed.
  */
-export function activeServer(workspace: string): ServedBy | null {
-  let by: Partial<ServedBy>;
+export function markServed(workspaces: readonly string[], url: string): () => void {
+  const by: ServedBy = { pid: process.pid, host: hostname(), url, since: new Date().toISOString() };
+  const written: string[] = [];
+  const remove = () => {
+    for (const file of written) rmSync(file, { force: true });
+    process.off("exit", remove);
+  };
+  process.on("exit", remove);
+  for (const workspace of workspaces) {
+    const file = join(workspace, servedMarkerName(process.pid));
+    try {
+      writeMark(file, by);
+    } catch (error) {
+      remove();
+      throw new Error(`cannot write the served marker ${file}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    written.push(file);
+  }
+  return remove;
+}
+
+/** A new file of its own ("wx" after removing the name): never written through a link left there. */
+function writeMark(file: string, by: ServedBy): void {
+  rmSync(file, { force: true });
+  writeFileSync(file, JSON.stringify(by), { flag: "wx", mode: 0o600 });
+}
+
+/**
+ * The servers serving `workspace` now: each mark's process while it runs on this host (a killed
+ * server's mark is stale and ignored, as is one naming no real process: pid 0, 1 or below); a mark
+ * from another host is trusted, as it cannot be checked.
+ */
+export function activeServers(workspace: string): ActiveServer[] {
+  let names: string[];
   try {
-    by = JSON.parse(readFileSync(join(workspace, SERVED_MARKER), "utf8")) as Partial<ServedBy>;
+    names = readdirSync(workspace).filter(isServedMarker);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const marker = join(workspace, name);
+    const by = readMark(marker);
+    if (!by) return [];
+    if (by.host === hostname() && !isRunning(by.pid)) return [];
+    return [{ ...by, marker }];
+  });
+}
+
+/** The mark in `file`, or null when it is unreadable or names no process a server could be. */
+function readMark(file: string): ServedBy | null {
+  let by: Partial<ServedBy> | null;
+  try {
+    by = JSON.parse(readFileSync(file, "utf8")) as Partial<ServedBy> | null;
   } catch {
     return null;
   }
-  if (typeof by.pid !== "number" || typeof by.host !== "string") return null;
-  if (by.host === hostname() && !isRunning(by.pid)) return null;
+  if (typeof by?.pid !== "number" || !Number.isInteger(by.pid) || by.pid <= 1) return null;
+  if (typeof by.host !== "string") return null;
   return by as ServedBy;
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createKgrag } from "../../src/kgrag.js";
 import { parseApiKeys } from "../../src/server/server-config.js";
 import { BackupError, restoreWorkspace } from "../../src/workspace/backup.js";
-import { SERVED_MARKER } from "../../src/workspace/served-marker.js";
+import { servedMarkerName } from "../../src/workspace/served-marker.js";
 import { childEnv } from "../support/cli-child.js";
 import {
   ATLAS_DOCS,
@@ -145,8 +145,8 @@ describe("kgrag restore over a served workspace", () => {
     await restoreWorkspace(file, copy);
     const gone = spawnSync(process.execPath, ["-e", ""]).pid;
     const mark = { pid: gone, host: hostname(), url: "http://127.0.0.1:1", since: new Date().toISOString() };
-    writeFileSync(join(copy, SERVED_MARKER), JSON.stringify(mark));
+    writeFileSync(join(copy, servedMarkerName(gone)), JSON.stringify(mark));
     await restoreWorkspace(file, copy, { force: true });
-    expect(existsSync(join(copy, SERVED_MARKER))).toBe(false);
+    expect(existsSync(join(copy, servedMarkerName(gone)))).toBe(false);
   });
 });

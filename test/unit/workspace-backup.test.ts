@@ -1,14 +1,16 @@
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   watch,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -16,6 +18,7 @@ import { createKgrag, type Kgrag } from "../../src/kgrag.js";
 import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
 import { BackupError, restoreWorkspace } from "../../src/workspace/backup.js";
 import { WorkspaceBusyError, withWorkspaceLock } from "../../src/workspace/lock.js";
+import { activeServers, markServed, servedMarkerName } from "../../src/workspace/served-marker.js";
 import { runMain } from "../support/cli-in-process.js";
 
 let root: string;
@@ -311,15 +314,19 @@ describe("kg.backup and restoreWorkspace", () => {
         ),
         /a file outside the workspace \("up\\\\..\\\\..\\\\x\.txt"\)/,
       ],
-      ...["kgrag.sqlite-wal", "kgrag.sqlite-journal", "kgrag.lock/owner.json", "vectors/ann.bin"].map(
-        (path): [string, RegExp] => [
-          edited(
-            `${path.replace(/\W/g, "_")}.kgrag-backup`,
-            `INSERT INTO kgrag_backup_files VALUES ('${path}', x'00')`,
-          ),
-          new RegExp(`holds "${path.replace(/\./g, "\\.")}", which no backup keeps`),
-        ],
-      ),
+      ...[
+        "kgrag.sqlite-wal",
+        "kgrag.sqlite-journal",
+        "kgrag.lock/owner.json",
+        "vectors/ann.bin",
+        "kgrag.served.4242.json",
+      ].map((path): [string, RegExp] => [
+        edited(
+          `${path.replace(/\W/g, "_")}.kgrag-backup`,
+          `INSERT INTO kgrag_backup_files VALUES ('${path}', x'00')`,
+        ),
+        new RegExp(`holds "${path.replace(/\./g, "\\.")}", which no backup keeps`),
+      ]),
       [join(root, "notes.txt"), /is not a kgrag backup/],
       [join(source, "kgrag.sqlite"), /is not a kgrag backup \(made by kgrag backup\)/],
       [join(root, "missing.kgrag-backup"), /No backup file/],
@@ -332,6 +339,80 @@ describe("kg.backup and restoreWorkspace", () => {
     }
     expect(existsSync(join(root, "outside.txt"))).toBe(false);
     expect(readdirSync(root).filter((name) => name.startsWith("."))).toEqual([]);
+  });
+});
+
+describe("restoreWorkspace over a workspace kgrag serve marks as served", () => {
+  /** Writes the mark a server with this pid on this host would keep in `workspace`. */
+  function markAs(workspace: string, pid: number): string {
+    const marker = join(workspace, servedMarkerName(pid));
+    const by = { pid, host: hostname(), url: `http://127.0.0.1:${pid}`, since: new Date().toISOString() };
+    writeFileSync(marker, JSON.stringify(by));
+    return marker;
+  }
+
+  it("keeps refusing while a second server runs after the first stopped, and backs up no mark", async () => {
+    const file = join(root, "ws.kgrag-backup");
+    const target = join(root, "restored");
+    const unmark = markServed([source], "http://127.0.0.1:1");
+    try {
+      expect((await kg.backup(file)).files).toEqual(["kgrag.config.json", "server/uploads/notes.md"]);
+    } finally {
+      unmark();
+    }
+    await restoreWorkspace(file, target);
+    // Two servers of one workspace: this process and another running one (the test's parent).
+    expect(process.ppid).toBeGreaterThan(1);
+    const other = markAs(target, process.ppid);
+    const stopFirst = markServed([target], "http://127.0.0.1:2");
+    expect(activeServers(target).map((s) => s.pid)).toEqual(
+      expect.arrayContaining([process.pid, process.ppid]),
+    );
+    stopFirst();
+    expect(existsSync(join(target, servedMarkerName(process.pid)))).toBe(false);
+    const refused = restoreWorkspace(file, target, { force: true });
+    await expect(refused).rejects.toBeInstanceOf(BackupError);
+    await expect(refused).rejects.toThrow(
+      `is served by kgrag serve (pid ${process.ppid} on ${hostname()}, http://127.0.0.1:${process.ppid})`,
+    );
+    await expect(refused).rejects.toThrow(`Its marker is ${other}: if no server runs`);
+    // Deleting the named file is the way out the message gives.
+    rmSync(other);
+    await restoreWorkspace(file, target, { force: true });
+  });
+
+  it("ignores a mark naming pid 0 or below, which no server can have", async () => {
+    for (const pid of [0, -1, 1]) {
+      mkdirSync(join(root, `ws${pid}`));
+      markAs(join(root, `ws${pid}`), pid);
+    }
+    writeFileSync(join(source, servedMarkerName(7)), JSON.stringify({ pid: -1, host: hostname() }));
+    for (const pid of [0, -1, 1]) expect(activeServers(join(root, `ws${pid}`))).toEqual([]);
+    expect(activeServers(source)).toEqual([]);
+  });
+
+  it("writes its mark as a new file of its own, never through a link left at its name", () => {
+    const elsewhere = join(root, "elsewhere.txt");
+    writeFileSync(elsewhere, "not the server's");
+    const marker = join(source, servedMarkerName(process.pid));
+    symlinkSync(elsewhere, marker);
+    const unmark = markServed([source], "http://127.0.0.1:3");
+    try {
+      expect(readFileSync(elsewhere, "utf8")).toBe("not the server's");
+      expect(lstatSync(marker).isFile()).toBe(true);
+      expect(lstatSync(marker).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(readFileSync(marker, "utf8"))).toMatchObject({ pid: process.pid });
+    } finally {
+      unmark();
+    }
+  });
+
+  it("removes the marks it wrote and says which one failed when a mark cannot be written", () => {
+    const missing = join(root, "missing");
+    expect(() => markServed([source, missing], "http://127.0.0.1:4")).toThrow(
+      `cannot write the served marker ${join(missing, servedMarkerName(process.pid))}`,
+    );
+    expect(existsSync(join(source, servedMarkerName(process.pid)))).toBe(false);
   });
 });
 
