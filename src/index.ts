@@ -11,7 +11,13 @@ export type { Embedder } from "./embedding/embedder.js";
 export { HashingEmbedder } from "./embedding/hashing-embedder.js";
 export { LangChainEmbedder, type LangChainEmbedderOptions } from "./embedding/langchain-embedder.js";
 export { OpenAIEmbedder } from "./embedding/openai-embedder.js";
-export { type DryRunReport, dryRunIndex, estimateIndexing, type StageEstimate } from "./estimate/dry-run.js";
+export {
+  type DryRunReport,
+  dryRunIndex,
+  estimateIndexing,
+  type IndexDryRunReport,
+  type StageEstimate,
+} from "./estimate/dry-run.js";
 export type {
   ExtractionContext,
   ExtractionOutcome,

@@ -23,7 +23,7 @@ import {
   summaryStage,
 } from "./graph-stages.js";
 import { foldStandInGraph, StandInExtractor } from "./stand-in-graph.js";
-import { readWorkspaceGraph, type WorkspaceGraph } from "./workspace-graph.js";
+import { readWorkspace, type WorkspaceGraph } from "./workspace-graph.js";
 
 export interface StageEstimate {
   calls: number;
@@ -192,8 +192,25 @@ function embeddingEstimate(config: KgragConfig, stages: EmbeddingStages): DryRun
   return { model, ...priced(total), stages: byStage };
 }
 
-/** Loads the paths as `kgrag index` would and estimates them as an update of the configured workspace. */
-export async function dryRunIndex(config: KgragConfig, paths: string[]): Promise<DryRunReport> {
+/**
+ * `dryRunIndex`'s estimate, of the documents a run would extract. `unchanged`: documents left out
+ * as indexed already with the same title and text. `workspaceRead` false: the store was not opened
+ * (Neo4j), so no document was left out and existing communities were not read.
+ */
+export interface IndexDryRunReport extends DryRunReport {
+  unchanged: number;
+  workspaceRead: boolean;
+}
+
+/**
+ * Loads the paths as `kgrag index` would and estimates them as an update of the configured
+ * workspace: the documents it holds with the same content are left out, as a run skips them.
+ */
+export async function dryRunIndex(config: KgragConfig, paths: string[]): Promise<IndexDryRunReport> {
   const { documents, skipped } = await loadSources(paths);
-  return await estimateIndexing(config, documents, skipped, await readWorkspaceGraph(config));
+  const workspace = await readWorkspace(config, documents);
+  const unchanged = new Set(workspace.unchanged);
+  const toExtract = documents.filter((doc) => !unchanged.has(doc.id));
+  const report = await estimateIndexing(config, toExtract, skipped, workspace.graph);
+  return { ...report, unchanged: unchanged.size, workspaceRead: workspace.read };
 }

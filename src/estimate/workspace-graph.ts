@@ -5,9 +5,10 @@ import type { KgragConfig } from "../config.js";
 import { DESCRIPTION_SEPARATOR } from "../merge/keys.js";
 import { warmStartOf } from "../pipeline/create-communities.js";
 import { loadGraphView } from "../pipeline/graph-view.js";
-import type { GraphEntity, GraphRelationship, GraphView } from "../storage/graph-store.js";
+import { planRegistration } from "../pipeline/register-documents.js";
+import type { GraphEntity, GraphRelationship, GraphStore, GraphView } from "../storage/graph-store.js";
 import { sqliteFile } from "../storage/sqlite/sqlite-store.js";
-import type { CommunityRecord } from "../types.js";
+import type { CommunityRecord, SourceDocument } from "../types.js";
 import { openStore } from "../workspace/store.js";
 import type { StandInGraph } from "./stand-in-graph.js";
 
@@ -23,24 +24,58 @@ export interface WorkspaceGraph {
 }
 
 /**
- * The workspace's graph and communities, or undefined when it has none to update (no workspace
- * yet, no communities, or community reports turned off). An embedded workspace that does not
- * exist is not created: a dry run writes nothing.
+ * What a dry run reads of the workspace. `read` is false on Neo4j: opening its store sets up the
+ * schema (writes) and needs the database, and a dry run writes nothing and needs none, so every
+ * document counts as new and existing communities are not seen.
  */
-export async function readWorkspaceGraph(config: KgragConfig): Promise<WorkspaceGraph | undefined> {
-  if (!config.community.enabled) return undefined;
+export interface WorkspaceRead {
+  read: boolean;
+  /** Documents indexed already with the same title and text (metadata changes are written in place): a run skips them. */
+  unchanged: string[];
+  graph?: WorkspaceGraph;
+}
+
+/**
+ * The workspace's state for estimating an update with `documents`: which of them a run would
+ * skip, as planRegistration decides (it writes nothing), and its graph and communities. An
+ * embedded workspace that does not exist is not created: a dry run writes nothing.
+ */
+export async function readWorkspace(
+  config: KgragConfig,
+  documents: SourceDocument[],
+): Promise<WorkspaceRead> {
+  if (config.storage !== "sqlite") return { read: false, unchanged: [] };
   const dir = resolve(config.workspace);
-  if (config.storage === "sqlite" && !existsSync(sqliteFile(dir))) return undefined;
+  if (!existsSync(sqliteFile(dir))) return { read: true, unchanged: [] };
   const store = await openStore(config, dir);
   try {
-    const communities = await store.listCommunities();
-    if (communities.length === 0) return undefined;
-    const view = await loadGraphView(store);
-    const warmStart = await warmStartOf({ store, config }, {}, communities);
-    return { view, communities, ...(warmStart ? { warmStart } : {}) };
+    const plan = await planRegistration({ store }, documents);
+    const graph = await graphOf(store, config);
+    return {
+      read: true,
+      unchanged: [...plan.unchanged, ...plan.metadataUpdated],
+      ...(graph ? { graph } : {}),
+    };
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The workspace's graph and communities, or undefined when it has none to update (no workspace
+ * yet, no communities, community reports turned off, or a Neo4j store, which a dry run does not open).
+ */
+export async function readWorkspaceGraph(config: KgragConfig): Promise<WorkspaceGraph | undefined> {
+  return (await readWorkspace(config, [])).graph;
+}
+
+async function graphOf(store: GraphStore, config: KgragConfig): Promise<WorkspaceGraph | undefined> {
+  if (!config.community.enabled) return undefined;
+  const communities = await store.listCommunities();
+  if (communities.length === 0) return undefined;
+  const view = await loadGraphView(store);
+  const warmStart = await warmStartOf({ store, config }, {}, communities);
+  return { view, communities, ...(warmStart ? { warmStart } : {}) };
 }
 
 /**

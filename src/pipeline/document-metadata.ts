@@ -5,7 +5,8 @@ import type { KgragServices } from "../services.js";
 import type { DocumentRecord, Metadata } from "../types.js";
 import { stableStringify } from "../util/hash.js";
 import { issuesLine } from "../util/zod-messages.js";
-import { PROVENANCE_KEYS } from "./register-documents.js";
+import { contentHashOf, hasEarlierContentHash, PROVENANCE_KEYS } from "./register-documents.js";
+import { textFromChunks } from "./stored-text.js";
 
 /** A change to a document's metadata: each key set to its value, or removed where the value is null. */
 export type MetadataPatch = Record<string, string | number | boolean | null>;
@@ -67,7 +68,9 @@ export function patchedMetadata(metadata: Metadata, patch: MetadataPatch): Metad
 /**
  * Sets and removes metadata keys of one indexed document, in place: only its record changes (scope
  * filters read metadata from it), so nothing is extracted, embedded or clustered again. The
- * content hash stays: it holds the title and text. Returns the record as stored after the change.
+ * content hash holds the title and text; one stored by an earlier version also holds the metadata,
+ * so it is rewritten as the current hash (else the file read with other metadata than the stored
+ * one would count as changed). Returns the record as stored after the change.
  */
 export async function updateDocumentMetadata(
   services: KgragServices,
@@ -82,7 +85,17 @@ export async function updateDocumentMetadata(
   if (!existing) throw new UnknownDocumentError(docId);
   const metadata = patchedMetadata(existing.metadata, changes);
   if (stableStringify(metadata) === stableStringify(existing.metadata)) return existing;
-  const updated = { ...existing, metadata, updatedAt: new Date().toISOString() };
+  const contentHash = await currentContentHash(services, existing);
+  const updated = { ...existing, metadata, contentHash, updatedAt: new Date().toISOString() };
   await services.store.upsertDocument(updated);
   return updated;
+}
+
+/**
+ * The record's content hash as this version computes it, when the stored one is an earlier
+ * version's (of the title, the text as its chunks give it back, and the metadata stored beside it).
+ */
+async function currentContentHash(services: KgragServices, record: DocumentRecord): Promise<string> {
+  const stored = { title: record.title, text: textFromChunks(await services.store.listChunks(record.id)) };
+  return hasEarlierContentHash(record, stored) ? contentHashOf(stored) : record.contentHash;
 }

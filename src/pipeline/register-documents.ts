@@ -53,12 +53,23 @@ function withoutProvenance(metadata: Metadata): Metadata {
  * The hashes stored before metadata was left out of the content hash, of this title and text with
  * `metadata`: title, text and the metadata that is not provenance, and before that all metadata.
  */
-function earlierContentHashes(source: SourceDocument, metadata: Metadata): string[] {
+function earlierContentHashes(source: Pick<SourceDocument, "title" | "text">, metadata: Metadata): string[] {
   const { title, text } = source;
   return [
     hashJson({ title, text, metadata: withoutProvenance(metadata) }),
     hashJson({ title, text, metadata }),
   ];
+}
+
+/**
+ * Whether `record` holds a hash an earlier version stored of this title and text with the metadata
+ * stored beside it: one to rewrite as contentHashOf, before that metadata is edited.
+ */
+export function hasEarlierContentHash(
+  record: DocumentRecord,
+  source: Pick<SourceDocument, "title" | "text">,
+): boolean {
+  return earlierContentHashes(source, record.metadata).includes(record.contentHash);
 }
 
 /**
@@ -99,7 +110,7 @@ function updatedRecord(
 
 /** Sorts incoming documents into unchanged, metadata-updated, changed and new, without writing anything. */
 export async function planRegistration(
-  services: KgragServices,
+  services: Pick<KgragServices, "store">,
   sources: SourceDocument[],
 ): Promise<RegistrationPlan> {
   const plan: RegistrationPlan = {

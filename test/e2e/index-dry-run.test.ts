@@ -113,9 +113,17 @@ describe("kgrag index --dry-run", () => {
     // (they were left out); those only embedding similarity proposes cannot be, so at most the run's.
     expect(dry.stages.resolve?.calls).toBeGreaterThan(0);
     expect(dry.stages.resolve?.calls).toBeLessThanOrEqual(server.count("resolve"));
+    // Now indexed, the same documents are left out as unchanged; the variants below estimate them
+    // on another, empty workspace.
+    const again = await runMain(["index", "--dry-run", ...CORPUS], { KGRAG_CONFIG: file });
+    expect(again.stdout).toContain("Dry run: 0 document(s)");
+    expect(again.stdout).toContain(
+      `${CORPUS.length} document(s) already indexed with the same content were left out`,
+    );
+    const fresh = ["--workspace", join(dir, "ws-estimate")];
     const unresolved = JSON.parse(
       (
-        await runMain(["index", "--dry-run", ...CORPUS, "--json"], {
+        await runMain(["index", "--dry-run", ...fresh, ...CORPUS, "--json"], {
           KGRAG_CONFIG: file,
           KGRAG_ENTITY_RESOLUTION: "off",
         })
@@ -124,8 +132,11 @@ describe("kgrag index --dry-run", () => {
     expect(unresolved.stages.resolve?.calls).toBe(0);
     // --no-communities: the same estimate without reports.
     const without = JSON.parse(
-      (await runMain(["index", "--dry-run", "--no-communities", ...CORPUS, "--json"], { KGRAG_CONFIG: file }))
-        .stdout,
+      (
+        await runMain(["index", "--dry-run", "--no-communities", ...fresh, ...CORPUS, "--json"], {
+          KGRAG_CONFIG: file,
+        })
+      ).stdout,
     ) as DryRunReport;
     expect(without.stages.report?.calls).toBe(0);
     expect(without.stages.extract?.calls).toBe(dry.stages.extract?.calls);

@@ -125,6 +125,35 @@ describe("metadata-only document updates", () => {
     }
   });
 
+  it("updateDocumentMetadata rewrites an earlier version's hash, so a file read with other metadata is not re-extracted", async () => {
+    await kg.index([docs]);
+    const id = await robotsId();
+    const record = await store().getDocument(id);
+    if (!record) throw new Error("not indexed");
+    const { title, metadata } = record;
+    const { source: _source, ...notProvenance } = metadata;
+    for (const stored of [
+      hashJson({ title, text: robots, metadata: notProvenance }),
+      hashJson({ title, text: robots, metadata }),
+    ]) {
+      await store().upsertDocument({ ...record, contentHash: stored });
+      // The patched record no longer holds the metadata the old hash was computed with.
+      const patched = await kg.updateDocumentMetadata(id, { reviewed: true });
+      expect(patched.contentHash).toBe(record.contentHash);
+      expect((await store().getDocument(id))?.contentHash).toBe(record.contentHash);
+
+      extract.mockClear();
+      writeFileSync(join(docs, "robots.txt.meta.json"), JSON.stringify({ team: "drones" }));
+      const changed = await kg.index([docs]);
+      expect(extract).not.toHaveBeenCalled();
+      expect(changed.updated).toEqual([]);
+      expect(changed.metadataUpdated).toEqual([id]);
+      expect((await store().getDocument(id))?.metadata).toMatchObject({ team: "drones" });
+      writeFileSync(join(docs, "robots.txt.meta.json"), JSON.stringify({ team: "robotics", year: 2021 }));
+      await kg.index([docs]);
+    }
+  });
+
   it("kg.updateDocumentMetadata sets and removes keys in place; bad input changes nothing", async () => {
     await kg.index([docs]);
     const id = await robotsId();

@@ -1,10 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigSchema, configFromEnv } from "../../src/config.js";
-import { estimateIndexing } from "../../src/estimate/dry-run.js";
+import { dryRunIndex, estimateIndexing } from "../../src/estimate/dry-run.js";
 import { readWorkspaceGraph } from "../../src/estimate/workspace-graph.js";
+import { chunkDocument } from "../../src/ingest/chunker.js";
 import { loadSources } from "../../src/ingest/loaders.js";
 import { parseSourceDocuments } from "../../src/ingest/source-input.js";
 import { createKgrag } from "../../src/kgrag.js";
@@ -112,5 +113,55 @@ describe("index --dry-run on a workspace with communities (warm start)", () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe("index --dry-run of a corpus indexed already, plus a new file", () => {
+  it("counts extraction for the new document only and reports the others as unchanged", async () => {
+    const root = mkdtempSync(join(tmpdir(), "kgrag-dry-run-rerun-"));
+    try {
+      const workspace = join(root, "ws");
+      const docs = join(root, "docs");
+      mkdirSync(docs);
+      const corpus = packagePath("samples/corpus");
+      const files = readdirSync(corpus)
+        .filter((name) => name.endsWith(".md") || name.endsWith(".txt"))
+        .sort();
+      const [added, ...first] = files;
+      for (const name of first) copyFileSync(join(corpus, name), join(docs, name));
+      const kgrag = await createKgrag({ env: {}, config: { workspace } });
+      try {
+        await kgrag.index([docs]);
+      } finally {
+        await kgrag.close();
+      }
+      copyFileSync(join(corpus, added as string), join(docs, added as string));
+      const config = configFromEnv({}, { workspace });
+      const { documents } = await loadSources([join(docs, added as string)]);
+      const newChunks = chunkDocument(documents[0] as (typeof documents)[number], config.chunking).length;
+
+      const estimate = await dryRunIndex(config, [docs]);
+      expect(estimate.documents).toBe(1);
+      expect(estimate.stages.extract?.calls).toBe(newChunks);
+      expect(estimate.unchanged).toBe(first.length);
+      expect(estimate.workspaceRead).toBe(true);
+      expect(estimate.assumed.existingCommunities).toBeGreaterThan(0);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("on Neo4j opens no database: every document counts as new and existing communities are not read", async () => {
+    const config = configFromEnv({
+      KGRAG_STORAGE: "neo4j",
+      NEO4J_URI: "bolt://127.0.0.1:9",
+      NEO4J_USERNAME: "neo4j",
+      NEO4J_PASSWORD: "unreachable",
+    });
+    const estimate = await dryRunIndex(config, [packagePath("samples/corpus")]);
+    expect(estimate.workspaceRead).toBe(false);
+    expect(estimate.unchanged).toBe(0);
+    expect(estimate.documents).toBeGreaterThan(1);
+    expect(estimate.assumed.existingCommunities).toBe(0);
   });
 });

@@ -1,6 +1,11 @@
 import { existsSync } from "node:fs";
 import { loadConfig } from "../../config.js";
-import { type DryRunReport, dryRunIndex, type EmbeddingEstimate } from "../../estimate/dry-run.js";
+import {
+  type DryRunReport,
+  dryRunIndex,
+  type EmbeddingEstimate,
+  type IndexDryRunReport,
+} from "../../estimate/dry-run.js";
 import { usePromptOverrides } from "../../llm/prompts.js";
 import type { IndexFlags } from "../commands/index-command.js";
 import { money } from "../money.js";
@@ -46,7 +51,17 @@ function updateNote(r: DryRunReport): string {
   return existing > 0 ? ` (the communities of the workspace's ${existing} that these documents change)` : "";
 }
 
-function humanReport(r: DryRunReport): string {
+/** What the estimate left out as indexed already, or why it could not tell. */
+function workspaceNote(r: IndexDryRunReport): string {
+  if (!r.workspaceRead)
+    return (
+      "Neo4j storage: the dry run does not open the database, so every document is counted as new " +
+      "and the workspace's existing communities were not read (reports counted as for a new workspace)."
+    );
+  return `${r.unchanged} document(s) already indexed with the same content were left out: a run skips them.`;
+}
+
+function humanReport(r: IndexDryRunReport): string {
   const rows = Object.entries(r.stages).map(([stage, s]) => [
     stage,
     s?.model ?? "-",
@@ -59,12 +74,13 @@ function humanReport(r: DryRunReport): string {
   rows.push(["total", "", r.totals.calls, r.totals.inputTokens, r.totals.outputTokens, money(r.totals.cost)]);
   const lines = [
     `Dry run: ${r.documents} document(s), ${r.chunks} chunk(s) (${r.chunkTokens} tokens), ${r.skipped.length} input(s) skipped.`,
+    workspaceNote(r),
     formatTable(["stage", "model", "calls", "input tokens", "output tokens", "cost"], rows),
     `Embedding inputs: ${r.embedding.inputs}. Expected graph: ${r.assumed.entities} entities, ` +
       `${r.assumed.relationships} relationships, ${r.assumed.reports} reports${updateNote(r)}.`,
     "Extraction calls and prompts are computed from the real prompts and chunks. Answers, summaries " +
       "and reports are estimated on a stand-in graph from the offline extractor, sized by config " +
-      '"estimate". Documents already indexed would cost nothing (LLM cache).',
+      '"estimate".',
   ];
   if (!r.llmConfigured)
     lines.push("No LLM configured: the offline built-ins would run instead, calling no model.");

@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { loadSources } from "../../ingest/loaders.js";
 import type { Kgrag } from "../../kgrag.js";
-import type { ChunkRecord, SourceDocument, SourceDocumentInput } from "../../types.js";
+import { textFromChunks } from "../../pipeline/stored-text.js";
+import type { SourceDocument, SourceDocumentInput } from "../../types.js";
 import type { IndexSummary } from "../../workspace/indexing.js";
 import { uploadFolderOf } from "../upload-folder.js";
 import type { JobError, JobSpec, WorkerMessage } from "./job-types.js";
@@ -100,16 +101,6 @@ async function reindexJob(kgrag: Kgrag, docId: string): Promise<Finished> {
 async function documentInFile(path: string, id: string): Promise<SourceDocument | undefined> {
   const { documents } = await loadSources([path]);
   return documents.find((document) => document.id === id);
-}
-
-/** A document's text put back together from its chunks, whose offsets may overlap. */
-export function textFromChunks(chunks: ChunkRecord[]): string {
-  let text = "";
-  for (const chunk of [...chunks].sort((a, b) => a.start - b.start)) {
-    if (chunk.end <= text.length) continue;
-    text += chunk.text.slice(Math.max(0, text.length - chunk.start));
-  }
-  return text;
 }
 
 /** What an index job's message counts and lists of each run's summary. */
