@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { JobRunner } from "../../src/server/jobs/job-runner.js";
 import type { Job } from "../../src/server/jobs/job-types.js";
 import { parseApiKeys } from "../../src/server/server-config.js";
 import {
   HARBOUR_DOCS,
+  heldJobRunner,
   json,
   offlineWorkspace,
   type Running,
@@ -26,18 +26,10 @@ beforeAll(async () => {
   const withTeam = HARBOUR_DOCS.map((d) => ({ ...d, metadata: { team: "lights" } }));
   await offlineWorkspace(join(root, "atlas"), withTeam);
   await offlineWorkspace(join(root, "harbour"), withTeam);
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
   // Jobs stay running until the test releases them: an edit meets a job in progress.
-  const runner: JobRunner = {
-    run: async () => {
-      await held;
-      return { type: "finished", documents: [], errors: [], message: "held" };
-    },
-    stop: () => {},
-    close: async () => {},
-  };
+  const held = heldJobRunner();
+  release = held.release;
+  const { runner } = held;
   running = await startServer({
     workspaces: [join(root, "atlas"), join(root, "harbour")],
     runner,

@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DESCRIPTION_SEPARATOR } from "../../src/merge/keys.js";
-import type { JobRunner } from "../../src/server/jobs/job-runner.js";
 import type { Job } from "../../src/server/jobs/job-types.js";
 import { parseApiKeys } from "../../src/server/server-config.js";
 import type { SourceDocumentInput } from "../../src/types.js";
 import {
   HARBOUR_DOCS,
+  heldJobRunner,
   json,
   offlineWorkspace,
   type Running,
@@ -419,18 +419,10 @@ describe("kgrag serve: curation with keys, workspaces and a running job", () => 
     dirs.push(root);
     await offlineWorkspace(join(root, "atlas"), NORTHWIND_DOCS);
     await offlineWorkspace(join(root, "harbour"), HARBOUR_DOCS);
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
     // Jobs stay running until the test releases them: a curation request meets a job in progress.
-    const runner: JobRunner = {
-      run: async () => {
-        await held;
-        return { type: "finished", documents: [], errors: [], message: "held" };
-      },
-      stop: () => {},
-      close: async () => {},
-    };
+    const held = heldJobRunner();
+    release = held.release;
+    const { runner } = held;
     guarded = await startServer({
       workspaces: [join(root, "atlas"), join(root, "harbour")],
       runner,

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKgrag } from "../../src/kgrag.js";
 import { type CreateServerOptions, createServer, type KgragServer } from "../../src/server/app.js";
+import type { JobRunner } from "../../src/server/jobs/job-runner.js";
 import type { SourceDocumentInput } from "../../src/types.js";
 import { childEnv } from "./cli-child.js";
 
@@ -83,4 +84,24 @@ export async function readEvents(response: Response): Promise<{ event: string; d
 
 export async function removeAll(dirs: string[]): Promise<void> {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+/**
+ * A job runner whose jobs stay running until `release` is called: a request meets a job in
+ * progress (a write refused with 409 while it runs).
+ */
+export function heldJobRunner(): { runner: JobRunner; release: () => void } {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const runner: JobRunner = {
+    run: async () => {
+      await held;
+      return { type: "finished", documents: [], errors: [], message: "held" };
+    },
+    stop: () => {},
+    close: async () => {},
+  };
+  return { runner, release: () => release() };
 }
