@@ -54,7 +54,14 @@ export async function createCommunityReports(
   return { written: stale.length, reused: communities.length - stale.length };
 }
 
-/** Level by level, deepest first, up to the model's concurrency at once (shareTurn between). */
+/**
+ * Each report as soon as the reports its context may read are done: its community's stale
+ * children (a context reads its children's finished reports and nothing else the run writes).
+ * Waiting for a whole level held a parent back for unrelated communities of the level below while
+ * chat slots idled. Up to the model's concurrency at once, deepest level first in the queue,
+ * shareTurn between. After a failure no further report starts; every one started is settled
+ * (kept when it finished) before the first failure is thrown.
+ */
 async function writeOneByOne(
   services: KgragServices,
   writer: ReportWriter,
@@ -65,23 +72,52 @@ async function writeOneByOne(
   const { stale, saves } = run;
   const contextOf = reportContextBuilder(reportBudgetOf(config), graphIndexOf(run.view), run.communities);
   const limit = pLimit(config.llm?.concurrency ?? 4);
-  for (const level of [...new Set(stale.map((c) => c.level))].sort((a, b) => b - a)) {
-    const atLevel = stale.filter((c) => c.level === level);
-    // Settled, not raced: a failing (or stopped) report must not leave others writing after return.
-    const outcomes = await Promise.allSettled(
-      atLevel.map((community) =>
-        limit(async () => {
-          await stopPoint(signal);
-          await shareTurn();
-          await keepReport(services, saves, community, await writer.write(contextOf(community)));
-        }),
-      ),
-    );
-    // Finished reports are kept even when another one failed or the run was stopped.
-    await saves.flush();
-    const failure = outcomes.find((o) => o.status === "rejected");
-    if (failure) throw failure.reason;
-  }
+  let failed = false;
+  const writeReport = async (community: CommunityRecord) => {
+    if (failed) return;
+    await stopPoint(signal);
+    await shareTurn();
+    await keepReport(services, saves, community, await writer.write(contextOf(community)));
+  };
+  const writes = afterStaleChildren(stale, (community) =>
+    limit(writeReport, community).catch((error: unknown) => {
+      failed = true;
+      throw error;
+    }),
+  );
+  // Settled, not raced: a failing (or stopped) report must not leave others writing after return.
+  const outcomes = await Promise.allSettled(writes);
+  // Finished reports are kept even when another one failed or the run was stopped.
+  await saves.flush();
+  const failure = outcomes.find((o) => o.status === "rejected");
+  if (failure) throw failure.reason;
+}
+
+/**
+ * Starts `write` for every stale community once the writes of its stale children succeeded
+ * (a failed child's parent is not written), deepest level first among those ready together.
+ * Returns every write's promise.
+ */
+export function afterStaleChildren(
+  stale: readonly CommunityRecord[],
+  write: (community: CommunityRecord) => Promise<void>,
+): Promise<void>[] {
+  const byId = new Map(stale.map((c) => [c.id, c]));
+  const started = new Map<string, Promise<void>>();
+  const start = (community: CommunityRecord): Promise<void> => {
+    const known = started.get(community.id);
+    if (known) return known;
+    const children = community.childIds.flatMap((id) => {
+      const child = byId.get(id);
+      return child ? [start(child)] : [];
+    });
+    const written =
+      children.length === 0 ? write(community) : Promise.all(children).then(() => write(community));
+    started.set(community.id, written);
+    return written;
+  };
+  // Deepest first: a community's queue place is taken when it is started, children before parents.
+  return [...stale].sort((a, b) => b.level - a.level).map(start);
 }
 
 /**

@@ -32,6 +32,54 @@ class RecordingWriter implements ReportWriter {
   }
 }
 
+/**
+ * An extractive writer that holds one community's report until a report `releases` accepts is
+ * asked for, or, failing that, until no other report has been asked for during 50 turns.
+ */
+class HoldingWriter implements ReportWriter {
+  readonly kind = "extractive" as const;
+  onEvent: (event: string) => void = () => {};
+  releasedBy: "an unrelated report" | "idle turns" | undefined;
+  private readonly inner = new ExtractiveReportWriter();
+  private release: () => void = () => {};
+  private readonly held: Promise<void>;
+  private asked = 0;
+
+  constructor(
+    private readonly heldId: string,
+    private readonly releases: (context: ReportContext) => boolean,
+  ) {
+    this.held = new Promise((resolve) => {
+      this.release = resolve;
+    });
+  }
+
+  async write(context: ReportContext) {
+    this.asked += 1;
+    this.onEvent(`start ${context.communityId}`);
+    if (context.communityId === this.heldId) {
+      void this.releaseWhenIdle();
+      await this.held;
+    } else if (this.releases(context) && !this.releasedBy) {
+      this.releasedBy = "an unrelated report";
+      this.release();
+    }
+    const report = await this.inner.write(context);
+    this.onEvent(`end ${context.communityId}`);
+    return report;
+  }
+
+  private async releaseWhenIdle() {
+    let seen = -1;
+    for (let idle = 0; idle < 50 && !this.releasedBy; idle = seen === this.asked ? idle + 1 : 0) {
+      seen = this.asked;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (!this.releasedBy) this.releasedBy = "idle turns";
+    this.release();
+  }
+}
+
 const SETTINGS = { community: { maxClusterSize: 6, reportContextTokens: 256 } };
 
 function setup() {
@@ -74,6 +122,39 @@ describe("createCommunities + createCommunityReports", () => {
     const substituted = writer.contexts.filter((c) => c.childReports.length > 0);
     expect(substituted.length).toBeGreaterThan(0);
     for (const context of substituted) expect(context.text).toContain(`[C:${context.childReports[0]?.id}]`);
+  });
+
+  it("starts a parent's report as soon as its own children's are done, not the whole level below", async () => {
+    const { store, services } = setup();
+    await createCommunities(services);
+    const deepest = Math.max(...store.communities.map((c) => c.level));
+    const [held, ...others] = store.communities.filter((c) => c.level === deepest);
+    const ancestors = new Set<string>();
+    for (let id = held?.parentId; id; id = store.communities.find((c) => c.id === id)?.parentId ?? null) {
+      ancestors.add(id);
+    }
+    // A community above the held one's level that waits on none of it.
+    const unrelated = (c: CommunityRecord) => c.level < deepest && !ancestors.has(c.id);
+    expect(held && others.length > 0 && store.communities.some(unrelated)).toBe(true);
+    const events: string[] = [];
+    const writer = new HoldingWriter(held?.id ?? "", (context) => {
+      const community = store.communities.find((c) => c.id === context.communityId);
+      return community !== undefined && unrelated(community);
+    });
+    writer.onEvent = (event) => events.push(event);
+    await createCommunityReports(services, writer);
+    // Without dependencies the level barrier held every higher report until the held one ended.
+    const heldEnd = events.indexOf(`end ${held?.id}`);
+    const firstUnrelated = events.findIndex((e) => e.startsWith("start ") && e !== `start ${held?.id}`);
+    expect(heldEnd).toBeGreaterThan(-1);
+    expect(writer.releasedBy).toBe("an unrelated report");
+    expect(firstUnrelated).toBeLessThan(heldEnd);
+    for (const community of store.communities) {
+      for (const child of community.childIds) {
+        expect(events.indexOf(`end ${child}`)).toBeLessThan(events.indexOf(`start ${community.id}`));
+      }
+      expect(community.report).not.toBeNull();
+    }
   });
 
   it("rewrites no report and embeds nothing when the graph did not change", async () => {
