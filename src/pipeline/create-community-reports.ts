@@ -1,5 +1,5 @@
 import pLimit from "p-limit";
-import { embedCommunityReports } from "../community/embed-reports.js";
+import { ReportEmbeddings } from "../community/embed-reports.js";
 import type { ExtractiveReportBatches, ExtractiveReportsHost } from "../community/extractive-reports.js";
 import { graphIndexOf } from "../community/graph-index.js";
 import { reportBudgetOf, reportContextBuilder } from "../community/report-context.js";
@@ -38,19 +38,26 @@ export async function createCommunityReports(
   const communities = await store.listCommunities();
   const view = graph ?? (await loadGraphView(store));
   const stale = communities.filter((c) => needsReport(c, writer));
-  const saves = new ReportSaves(store, reportSaveSize(services));
+  const embeddings = await ReportEmbeddings.open(services);
+  const saves = new ReportSaves(store, reportSaveSize(services), embeddings);
   progress.start(STEP, stale.length);
   const batches =
     writer.kind === "extractive"
       ? offThread?.open({ graph: view, communities, budget: reportBudgetOf(config) }, stale.length)
       : undefined;
-  if (batches) {
-    await writeInBatches(services, batches, stale, saves, signal);
-  } else {
-    await writeOneByOne(services, writer, { view, communities, stale, saves }, signal);
+  try {
+    if (batches) {
+      await writeInBatches(services, batches, stale, saves, signal);
+    } else {
+      await writeOneByOne(services, writer, { view, communities, stale, saves }, signal);
+    }
+  } catch (error) {
+    // No vector is written for a step that failed or stopped, but no request outlives it.
+    await embeddings.settled();
+    throw error;
   }
   progress.finish(STEP);
-  await embedCommunityReports(services, communities, vectorWriteSize(services));
+  await embeddings.finish(communities, vectorWriteSize(services));
   return { written: stale.length, reused: communities.length - stale.length };
 }
 
@@ -190,14 +197,14 @@ async function saveReport(
   community: CommunityRecord,
   report: CommunityReport,
 ): Promise<void> {
-  await saves.add({ id: community.id, report, reportHash: community.contentHash });
+  await saves.add({ id: community.id, report, reportHash: community.contentHash }, community);
   services.progress.advance(STEP);
 }
 
 /**
  * Collects finished reports and saves them a batch at a time (reportSaveSize: a commit per report
- * dominates report writing on Neo4j), one save in flight. A crash loses at most the batch being
- * collected; those reports are written again by the next run.
+ * dominates report writing on Neo4j), one save in flight, and hands each to the report vectors.
+ * A crash loses at most the batch being collected; those reports are written again by the next run.
  */
 class ReportSaves {
   private pending: ReportSave[] = [];
@@ -206,10 +213,13 @@ class ReportSaves {
   constructor(
     private readonly store: GraphStore,
     private readonly size: number,
+    private readonly embeddings: ReportEmbeddings,
   ) {}
 
-  async add(save: ReportSave): Promise<void> {
+  async add(save: ReportSave, community: CommunityRecord): Promise<void> {
     this.pending.push(save);
+    // Its vector is embedded while later reports are written (written itself after the last).
+    this.embeddings.add(community);
     if (this.pending.length >= this.size) await this.flush();
   }
 

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { communityRows } from "../../src/cli/actions/communities.js";
 import { loadCommunityAliases } from "../../src/community/community-aliases.js";
+import { EMBED_BATCH } from "../../src/community/embed-reports.js";
 import { ExtractiveReportWriter } from "../../src/community/extractive-report-writer.js";
 import { LlmReportWriter } from "../../src/community/llm-report-writer.js";
 import type { ReportContext } from "../../src/community/report-context.js";
 import type { ReportWriter } from "../../src/community/report-writer.js";
+import type { Embedder } from "../../src/embedding/embedder.js";
 import { createCommunities } from "../../src/pipeline/create-communities.js";
 import { createCommunityReports } from "../../src/pipeline/create-community-reports.js";
 import type { CommunityRecord } from "../../src/types.js";
@@ -39,7 +41,7 @@ class RecordingWriter implements ReportWriter {
 class HoldingWriter implements ReportWriter {
   readonly kind = "extractive" as const;
   onEvent: (event: string) => void = () => {};
-  releasedBy: "an unrelated report" | "idle turns" | undefined;
+  releasedBy: string | undefined;
   private readonly inner = new ExtractiveReportWriter();
   private release: () => void = () => {};
   private readonly held: Promise<void>;
@@ -60,9 +62,8 @@ class HoldingWriter implements ReportWriter {
     if (context.communityId === this.heldId) {
       void this.releaseWhenIdle();
       await this.held;
-    } else if (this.releases(context) && !this.releasedBy) {
-      this.releasedBy = "an unrelated report";
-      this.release();
+    } else if (this.releases(context)) {
+      this.releaseNow("an unrelated report");
     }
     const report = await this.inner.write(context);
     this.onEvent(`end ${context.communityId}`);
@@ -75,7 +76,12 @@ class HoldingWriter implements ReportWriter {
       seen = this.asked;
       await new Promise((resolve) => setImmediate(resolve));
     }
-    if (!this.releasedBy) this.releasedBy = "idle turns";
+    this.releaseNow("idle turns");
+  }
+
+  /** Lets the held report go on; the first reason is kept. */
+  releaseNow(reason: string) {
+    this.releasedBy ??= reason;
     this.release();
   }
 }
@@ -154,6 +160,40 @@ describe("createCommunities + createCommunityReports", () => {
         expect(events.indexOf(`end ${child}`)).toBeLessThan(events.indexOf(`start ${community.id}`));
       }
       expect(community.report).not.toBeNull();
+    }
+  });
+
+  it("sends a full embedding request while later reports are written, and no more requests", async () => {
+    const store = new CommunityFakeStore();
+    loadGraph(store, blockModelGraph({ nodes: 240, edges: 560, blocks: 12, mixing: 0.85, seed: 4 }));
+    const services = communityServices(store, null, SETTINGS);
+    await createCommunities(services);
+    const reports = store.communities.length;
+    expect(reports).toBeGreaterThan(EMBED_BATCH);
+    const top = store.communities.find((c) => c.level === 0 && c.childIds.length > 0);
+    const writer = new HoldingWriter(top?.id ?? "", () => false);
+    const events: string[] = [];
+    writer.onEvent = (event) => events.push(event);
+    const inner = services.embedder;
+    const requests: number[] = [];
+    services.embedder = Object.assign(Object.create(inner) as Embedder, {
+      embed: (texts: string[]) => {
+        requests.push(texts.length);
+        events.push(`embed ${texts.length}`);
+        writer.releaseNow("an embedding request");
+        return inner.embed(texts);
+      },
+    });
+    await createCommunityReports(services, writer);
+    expect(writer.releasedBy).toBe("an embedding request");
+    expect(events.indexOf(`embed ${EMBED_BATCH}`)).toBeLessThan(events.indexOf(`end ${top?.id}`));
+    // As many requests as embedding every report after the last one: full ones, then the rest.
+    expect(requests.length).toBe(Math.ceil(reports / EMBED_BATCH));
+    expect(requests.slice(0, -1).every((n) => n === EMBED_BATCH)).toBe(true);
+    const vectors = store.vectors.get("communities");
+    for (const community of store.communities) {
+      const [expected] = await inner.embed([community.report?.markdown ?? ""]);
+      expect(vectors?.get(community.id)?.vector).toEqual(expected);
     }
   });
 
