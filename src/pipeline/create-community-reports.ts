@@ -1,5 +1,5 @@
 import pLimit from "p-limit";
-import { embedCommunityReports } from "../community/embed-reports.js";
+import { ReportEmbeddings } from "../community/embed-reports.js";
 import type { ExtractiveReportBatches, ExtractiveReportsHost } from "../community/extractive-reports.js";
 import { graphIndexOf } from "../community/graph-index.js";
 import { reportBudgetOf, reportContextBuilder } from "../community/report-context.js";
@@ -38,23 +38,37 @@ export async function createCommunityReports(
   const communities = await store.listCommunities();
   const view = graph ?? (await loadGraphView(store));
   const stale = communities.filter((c) => needsReport(c, writer));
-  const saves = new ReportSaves(store, reportSaveSize(services));
+  const embeddings = await ReportEmbeddings.open(services);
+  const saves = new ReportSaves(store, reportSaveSize(services), embeddings);
   progress.start(STEP, stale.length);
   const batches =
     writer.kind === "extractive"
       ? offThread?.open({ graph: view, communities, budget: reportBudgetOf(config) }, stale.length)
       : undefined;
-  if (batches) {
-    await writeInBatches(services, batches, stale, saves, signal);
-  } else {
-    await writeOneByOne(services, writer, { view, communities, stale, saves }, signal);
+  try {
+    if (batches) {
+      await writeInBatches(services, batches, stale, saves, signal);
+    } else {
+      await writeOneByOne(services, writer, { view, communities, stale, saves }, signal);
+    }
+  } catch (error) {
+    // No vector is written for a step that failed or stopped, but no request outlives it.
+    await embeddings.settled();
+    throw error;
   }
   progress.finish(STEP);
-  await embedCommunityReports(services, communities, vectorWriteSize(services));
+  await embeddings.finish(communities, vectorWriteSize(services));
   return { written: stale.length, reused: communities.length - stale.length };
 }
 
-/** Level by level, deepest first, up to the model's concurrency at once (shareTurn between). */
+/**
+ * Each report as soon as the reports its context may read are done: its community's stale
+ * children (a context reads its children's finished reports and nothing else the run writes).
+ * Waiting for a whole level held a parent back for unrelated communities of the level below while
+ * chat slots idled. Up to the model's concurrency at once, deepest level first in the queue,
+ * shareTurn between. After a failure no further report starts; every one started is settled
+ * (kept when it finished) before the first failure is thrown.
+ */
 async function writeOneByOne(
   services: KgragServices,
   writer: ReportWriter,
@@ -65,23 +79,52 @@ async function writeOneByOne(
   const { stale, saves } = run;
   const contextOf = reportContextBuilder(reportBudgetOf(config), graphIndexOf(run.view), run.communities);
   const limit = pLimit(config.llm?.concurrency ?? 4);
-  for (const level of [...new Set(stale.map((c) => c.level))].sort((a, b) => b - a)) {
-    const atLevel = stale.filter((c) => c.level === level);
-    // Settled, not raced: a failing (or stopped) report must not leave others writing after return.
-    const outcomes = await Promise.allSettled(
-      atLevel.map((community) =>
-        limit(async () => {
-          await stopPoint(signal);
-          await shareTurn();
-          await keepReport(services, saves, community, await writer.write(contextOf(community)));
-        }),
-      ),
-    );
-    // Finished reports are kept even when another one failed or the run was stopped.
-    await saves.flush();
-    const failure = outcomes.find((o) => o.status === "rejected");
-    if (failure) throw failure.reason;
-  }
+  let failed = false;
+  const writeReport = async (community: CommunityRecord) => {
+    if (failed) return;
+    await stopPoint(signal);
+    await shareTurn();
+    await keepReport(services, saves, community, await writer.write(contextOf(community)));
+  };
+  const writes = afterStaleChildren(stale, (community) =>
+    limit(writeReport, community).catch((error: unknown) => {
+      failed = true;
+      throw error;
+    }),
+  );
+  // Settled, not raced: a failing (or stopped) report must not leave others writing after return.
+  const outcomes = await Promise.allSettled(writes);
+  // Finished reports are kept even when another one failed or the run was stopped.
+  await saves.flush();
+  const failure = outcomes.find((o) => o.status === "rejected");
+  if (failure) throw failure.reason;
+}
+
+/**
+ * Starts `write` for every stale community once the writes of its stale children succeeded
+ * (a failed child's parent is not written), deepest level first among those ready together.
+ * Returns every write's promise.
+ */
+export function afterStaleChildren(
+  stale: readonly CommunityRecord[],
+  write: (community: CommunityRecord) => Promise<void>,
+): Promise<void>[] {
+  const byId = new Map(stale.map((c) => [c.id, c]));
+  const started = new Map<string, Promise<void>>();
+  const start = (community: CommunityRecord): Promise<void> => {
+    const known = started.get(community.id);
+    if (known) return known;
+    const children = community.childIds.flatMap((id) => {
+      const child = byId.get(id);
+      return child ? [start(child)] : [];
+    });
+    const written =
+      children.length === 0 ? write(community) : Promise.all(children).then(() => write(community));
+    started.set(community.id, written);
+    return written;
+  };
+  // Deepest first: a community's queue place is taken when it is started, children before parents.
+  return [...stale].sort((a, b) => b.level - a.level).map(start);
 }
 
 /**
@@ -154,14 +197,14 @@ async function saveReport(
   community: CommunityRecord,
   report: CommunityReport,
 ): Promise<void> {
-  await saves.add({ id: community.id, report, reportHash: community.contentHash });
+  await saves.add({ id: community.id, report, reportHash: community.contentHash }, community);
   services.progress.advance(STEP);
 }
 
 /**
  * Collects finished reports and saves them a batch at a time (reportSaveSize: a commit per report
- * dominates report writing on Neo4j), one save in flight. A crash loses at most the batch being
- * collected; those reports are written again by the next run.
+ * dominates report writing on Neo4j), one save in flight, and hands each to the report vectors.
+ * A crash loses at most the batch being collected; those reports are written again by the next run.
  */
 class ReportSaves {
   private pending: ReportSave[] = [];
@@ -170,10 +213,13 @@ class ReportSaves {
   constructor(
     private readonly store: GraphStore,
     private readonly size: number,
+    private readonly embeddings: ReportEmbeddings,
   ) {}
 
-  async add(save: ReportSave): Promise<void> {
+  async add(save: ReportSave, community: CommunityRecord): Promise<void> {
     this.pending.push(save);
+    // Its vector is embedded while later reports are written (written itself after the last).
+    this.embeddings.add(community);
     if (this.pending.length >= this.size) await this.flush();
   }
 

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { graphIndexOf } from "../community/graph-index.js";
 import { type ReportContext, reportBudgetOf, reportContextBuilder } from "../community/report-context.js";
 import type { ReportWriter } from "../community/report-writer.js";
@@ -80,5 +81,8 @@ export async function askReportsAhead(
   const contextOf = reportContextBuilder(reportBudgetOf(config), graphIndexOf(view), communities);
   for (const community of stale.filter((c) => c.level === deepest).slice(0, limit)) {
     writer.askAhead(contextOf(community));
+    // The first report asked frees the slot the first report past the concurrency takes: it goes
+    // out before the next context holds the thread, not after all of them.
+    await nextTurn();
   }
 }

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { communityRows } from "../../src/cli/actions/communities.js";
 import { loadCommunityAliases } from "../../src/community/community-aliases.js";
+import { EMBED_BATCH } from "../../src/community/embed-reports.js";
 import { ExtractiveReportWriter } from "../../src/community/extractive-report-writer.js";
 import { LlmReportWriter } from "../../src/community/llm-report-writer.js";
 import type { ReportContext } from "../../src/community/report-context.js";
 import type { ReportWriter } from "../../src/community/report-writer.js";
+import type { Embedder } from "../../src/embedding/embedder.js";
 import { createCommunities } from "../../src/pipeline/create-communities.js";
 import { createCommunityReports } from "../../src/pipeline/create-community-reports.js";
 import type { CommunityRecord } from "../../src/types.js";
@@ -29,6 +31,58 @@ class RecordingWriter implements ReportWriter {
   async write(context: ReportContext) {
     this.contexts.push(context);
     return this.inner.write(context);
+  }
+}
+
+/**
+ * An extractive writer that holds one community's report until a report `releases` accepts is
+ * asked for, or, failing that, until no other report has been asked for during 50 turns.
+ */
+class HoldingWriter implements ReportWriter {
+  readonly kind = "extractive" as const;
+  onEvent: (event: string) => void = () => {};
+  releasedBy: string | undefined;
+  private readonly inner = new ExtractiveReportWriter();
+  private release: () => void = () => {};
+  private readonly held: Promise<void>;
+  private asked = 0;
+
+  constructor(
+    private readonly heldId: string,
+    private readonly releases: (context: ReportContext) => boolean,
+  ) {
+    this.held = new Promise((resolve) => {
+      this.release = resolve;
+    });
+  }
+
+  async write(context: ReportContext) {
+    this.asked += 1;
+    this.onEvent(`start ${context.communityId}`);
+    if (context.communityId === this.heldId) {
+      void this.releaseWhenIdle();
+      await this.held;
+    } else if (this.releases(context)) {
+      this.releaseNow("an unrelated report");
+    }
+    const report = await this.inner.write(context);
+    this.onEvent(`end ${context.communityId}`);
+    return report;
+  }
+
+  private async releaseWhenIdle() {
+    let seen = -1;
+    for (let idle = 0; idle < 50 && !this.releasedBy; idle = seen === this.asked ? idle + 1 : 0) {
+      seen = this.asked;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    this.releaseNow("idle turns");
+  }
+
+  /** Lets the held report go on; the first reason is kept. */
+  releaseNow(reason: string) {
+    this.releasedBy ??= reason;
+    this.release();
   }
 }
 
@@ -74,6 +128,73 @@ describe("createCommunities + createCommunityReports", () => {
     const substituted = writer.contexts.filter((c) => c.childReports.length > 0);
     expect(substituted.length).toBeGreaterThan(0);
     for (const context of substituted) expect(context.text).toContain(`[C:${context.childReports[0]?.id}]`);
+  });
+
+  it("starts a parent's report as soon as its own children's are done, not the whole level below", async () => {
+    const { store, services } = setup();
+    await createCommunities(services);
+    const deepest = Math.max(...store.communities.map((c) => c.level));
+    const [held, ...others] = store.communities.filter((c) => c.level === deepest);
+    const ancestors = new Set<string>();
+    for (let id = held?.parentId; id; id = store.communities.find((c) => c.id === id)?.parentId ?? null) {
+      ancestors.add(id);
+    }
+    // A community above the held one's level that waits on none of it.
+    const unrelated = (c: CommunityRecord) => c.level < deepest && !ancestors.has(c.id);
+    expect(held && others.length > 0 && store.communities.some(unrelated)).toBe(true);
+    const events: string[] = [];
+    const writer = new HoldingWriter(held?.id ?? "", (context) => {
+      const community = store.communities.find((c) => c.id === context.communityId);
+      return community !== undefined && unrelated(community);
+    });
+    writer.onEvent = (event) => events.push(event);
+    await createCommunityReports(services, writer);
+    // Without dependencies the level barrier held every higher report until the held one ended.
+    const heldEnd = events.indexOf(`end ${held?.id}`);
+    const firstUnrelated = events.findIndex((e) => e.startsWith("start ") && e !== `start ${held?.id}`);
+    expect(heldEnd).toBeGreaterThan(-1);
+    expect(writer.releasedBy).toBe("an unrelated report");
+    expect(firstUnrelated).toBeLessThan(heldEnd);
+    for (const community of store.communities) {
+      for (const child of community.childIds) {
+        expect(events.indexOf(`end ${child}`)).toBeLessThan(events.indexOf(`start ${community.id}`));
+      }
+      expect(community.report).not.toBeNull();
+    }
+  });
+
+  it("sends a full embedding request while later reports are written, and no more requests", async () => {
+    const store = new CommunityFakeStore();
+    loadGraph(store, blockModelGraph({ nodes: 240, edges: 560, blocks: 12, mixing: 0.85, seed: 4 }));
+    const services = communityServices(store, null, SETTINGS);
+    await createCommunities(services);
+    const reports = store.communities.length;
+    expect(reports).toBeGreaterThan(EMBED_BATCH);
+    const top = store.communities.find((c) => c.level === 0 && c.childIds.length > 0);
+    const writer = new HoldingWriter(top?.id ?? "", () => false);
+    const events: string[] = [];
+    writer.onEvent = (event) => events.push(event);
+    const inner = services.embedder;
+    const requests: number[] = [];
+    services.embedder = Object.assign(Object.create(inner) as Embedder, {
+      embed: (texts: string[]) => {
+        requests.push(texts.length);
+        events.push(`embed ${texts.length}`);
+        writer.releaseNow("an embedding request");
+        return inner.embed(texts);
+      },
+    });
+    await createCommunityReports(services, writer);
+    expect(writer.releasedBy).toBe("an embedding request");
+    expect(events.indexOf(`embed ${EMBED_BATCH}`)).toBeLessThan(events.indexOf(`end ${top?.id}`));
+    // As many requests as embedding every report after the last one: full ones, then the rest.
+    expect(requests.length).toBe(Math.ceil(reports / EMBED_BATCH));
+    expect(requests.slice(0, -1).every((n) => n === EMBED_BATCH)).toBe(true);
+    const vectors = store.vectors.get("communities");
+    for (const community of store.communities) {
+      const [expected] = await inner.embed([community.report?.markdown ?? ""]);
+      expect(vectors?.get(community.id)?.vector).toEqual(expected);
+    }
   });
 
   it("rewrites no report and embeds nothing when the graph did not change", async () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ReportContext } from "../../src/community/report-context.js";
 import type { ReportWriter } from "../../src/community/report-writer.js";
-import { ReportsAhead } from "../../src/pipeline/reports-ahead.js";
+import { askReportsAhead, ReportsAhead } from "../../src/pipeline/reports-ahead.js";
 import type { CommunityReport } from "../../src/types.js";
+import { CommunityFakeStore, communityServices, loadGraph } from "../support/community-fake-store.js";
+import { joinedCliques } from "../support/community-graphs.js";
 
 function context(communityId: string, text = `about ${communityId}`): ReportContext {
   return {
@@ -61,5 +63,36 @@ describe("ReportsAhead", () => {
     const report = await writer.write(context("c1"));
     expect(report.title).toBe("about c1");
     expect(inner.asked).toEqual(["about c1", "about c1"]);
+  });
+});
+
+/** A settled graph: no description waits for its summary. */
+function settledStore(): CommunityFakeStore {
+  const none = async () => [];
+  return Object.assign(new CommunityFakeStore(), {
+    entitiesNeedingSummary: none,
+    relationshipsNeedingSummary: none,
+  });
+}
+
+describe("askReportsAhead", () => {
+  it("gives each report asked a turn to go out before building the next context", async () => {
+    const store = settledStore();
+    loadGraph(store, joinedCliques(4, 5));
+    const services = communityServices(store, null, { community: { maxClusterSize: 6 } });
+    const events: string[] = [];
+    const writer = new ReportsAhead({
+      kind: "llm",
+      write: async (c) => {
+        events.push("asked");
+        // What a request needs to go out: the event loop's next turn.
+        setImmediate(() => events.push("turn"));
+        return { title: c.text, method: "llm" } as unknown as CommunityReport;
+      },
+    });
+    await askReportsAhead(services, writer, 8);
+    await writer.settled();
+    expect(events.filter((e) => e === "asked").length).toBeGreaterThan(1);
+    expect(events.slice(0, 4)).toEqual(["asked", "turn", "asked", "turn"]);
   });
 });
