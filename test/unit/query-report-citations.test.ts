@@ -1,6 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { readableCitations } from "../../src/community/citations.js";
 import { embedCommunityReports } from "../../src/community/embed-reports.js";
+import { offlineGlobalSearch } from "../../src/community/offline-global.js";
+import { selectReports } from "../../src/community/select-reports.js";
 import { entityKey } from "../../src/merge/keys.js";
 import { fitCommunities } from "../../src/query/context/context-communities.js";
 import { communityLine } from "../../src/query/context/context-format.js";
@@ -10,6 +12,12 @@ import type { ContextCommunity, QueryResult } from "../../src/query/result.js";
 import { resultText } from "../../src/query/result-text.js";
 import type { CommunityRecord } from "../../src/types.js";
 import { buildFixture, type Fixture, StageChat } from "./query-fixture.js";
+
+// Counted: the offline answer quotes a summary that cites no report once per text, not per query.
+vi.mock("../../src/community/citations.js", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../../src/community/citations.js")>();
+  return { ...actual, readableCitations: vi.fn(actual.readableCitations) };
+});
 
 const WHALING = "Whaling ships from Nantucket hunted sperm whales across the Pacific.";
 const LYON = "Lyon is a city in France on the Rhône river with a famous food culture.";
@@ -172,6 +180,30 @@ describe("community report citations in query results", () => {
     );
     const lyon = result.context.communities.find((c) => c.id === "c0-lyon");
     expect(lyon?.summary).toContain("whaling ports [C:c0-ships]");
+  });
+
+  it("offline: a summary citing no report is cleaned once per text; one citing a report follows the reports shown", async () => {
+    const f = await reportFixture();
+    const reports = selectReports(COMMUNITIES, 1);
+    const pod = "A pod of sperm whales [E:1].";
+    const quote = (question: string, offlineReports: number) =>
+      offlineGlobalSearch({ ...f.services, chat: null }, question, reports, { offlineReports });
+    const cleaned = vi.mocked(readableCitations);
+    cleaned.mockClear();
+    for (let i = 0; i < 2; i++) {
+      const all = await quote("Which ships hunted whales, and what is Lyon?", 3);
+      const summaries = new Map(all.communities.map((c) => [c.id, c.summary]));
+      expect(summaries.get("c1-pod")).toBe("A pod of sperm whales.");
+      expect(summaries.get("c0-lyon")).toContain("whaling ports [C:c0-ships]");
+      expect(summaries.get("c0-ships")).toContain("The whale pod [C:c1-pod].");
+    }
+    expect(cleaned.mock.calls.filter(([text]) => text === pod)).toHaveLength(0);
+    // Lyon alone: the report its summary cites is not shown, so the citation goes.
+    const lyonOnly = await quote("What is Lyon, the city in France?", 1);
+    expect(lyonOnly.communities.map((c) => c.id)).toEqual(["c0-lyon"]);
+    expect(lyonOnly.communities[0]?.summary).toBe(
+      "Lyon is a city in France. Its river trade is like the whaling ports.",
+    );
   });
 
   it("asks the embedder once a query: the reports are ranked with the question's vector from the query's one call", async () => {
