@@ -161,8 +161,8 @@ function reportIndex(reports: ReportedCommunity[]): ReportIndex {
 
 /**
  * `words`, when given, puts the hits that share one of them first. Only the hits are tested (at
- * most SIMILAR_REPORTS reports per query, each report's words worked out once): the reports
- * beyond them keep their order by rating and size.
+ * most SIMILAR_REPORTS reports per query, each report's words worked out once), and only as far
+ * as the caller reads: the reports beyond them keep their order by rating and size.
  */
 function* orderedReports(
   reports: ReportedCommunity[],
@@ -182,23 +182,27 @@ function* orderedReports(
   // The hits' reports in list order, as filtering the whole list would give them, without the pass over it.
   const { positions } = reportIndex(reports);
   const hitPositions = Int32Array.from(similarity.keys(), (id) => positions.get(id) ?? -1).sort();
-  // Each hit's sort keys worked out once, not in every comparison (the word test was the costly one).
   const hits = Array.from(
     hitPositions.filter((at) => at >= 0),
     (at) => {
       const report = reports[at] as ReportedCommunity;
-      const shares = words && reportSharesAWord(words, report) ? 1 : 0;
-      return { report, shares, score: score(report) };
+      return { report, score: score(report) };
     },
   );
   hits.sort(
     (a, b) =>
-      b.shares - a.shares ||
       b.score - a.score ||
       b.report.report.rating - a.report.report.rating ||
       b.report.entityKeys.length - a.report.entityKeys.length,
   );
-  yield* hits.map((hit) => toRef(hit.report));
+  // The hits sharing a word first, each group in that order (a stable partition, the same order as
+  // sorting on the test first): tested as the caller asks, which stops after a handful of the 64.
+  const sharingNone: ReportedCommunity[] = [];
+  for (const { report } of hits) {
+    if (!words || reportSharesAWord(words, report)) yield toRef(report);
+    else sharingNone.push(report);
+  }
+  yield* sharingNone.map(toRef);
   yield* reports
     .filter((c) => !similarity.has(c.id))
     .sort(priority)

@@ -3,6 +3,7 @@ import { readableCitations } from "../../src/community/citations.js";
 import { embedCommunityReports } from "../../src/community/embed-reports.js";
 import { offlineGlobalSearch } from "../../src/community/offline-global.js";
 import { selectReports } from "../../src/community/select-reports.js";
+import { reportSharesAWord } from "../../src/community/shared-words.js";
 import { entityKey } from "../../src/merge/keys.js";
 import { fitCommunities } from "../../src/query/context/context-communities.js";
 import { communityLine } from "../../src/query/context/context-format.js";
@@ -17,6 +18,12 @@ import { buildFixture, type Fixture, StageChat } from "./query-fixture.js";
 vi.mock("../../src/community/citations.js", async (importOriginal) => {
   const actual = await importOriginal<typeof import("../../src/community/citations.js")>();
   return { ...actual, readableCitations: vi.fn(actual.readableCitations) };
+});
+
+// Counted: the offline ranking tests the hits for a shared word only as far as the answer reads them.
+vi.mock("../../src/community/shared-words.js", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../../src/community/shared-words.js")>();
+  return { ...actual, reportSharesAWord: vi.fn(actual.reportSharesAWord) };
 });
 
 const WHALING = "Whaling ships from Nantucket hunted sperm whales across the Pacific.";
@@ -204,6 +211,24 @@ describe("community report citations in query results", () => {
     expect(lyonOnly.communities[0]?.summary).toBe(
       "Lyon is a city in France. Its river trade is like the whaling ports.",
     );
+  });
+
+  it("offline: reports sharing a word with the question go first, tested only as far as the answer reads", async () => {
+    const f = await reportFixture();
+    const reports = selectReports(COMMUNITIES, 1);
+    const quote = (offlineReports: number) =>
+      offlineGlobalSearch({ ...f.services, chat: null }, "Which ships hunted whales?", reports, {
+        offlineReports,
+      });
+    const all = await quote(3);
+    // Lyon's report shares no word with the question: it goes last, whatever its similarity.
+    expect(all.communities.map((c) => c.id).at(-1)).toBe("c0-lyon");
+    const tested = vi.mocked(reportSharesAWord);
+    tested.mockClear();
+    const first = await quote(1);
+    expect(first.communities.map((c) => c.id)).toEqual([all.communities[0]?.id]);
+    // The first report, and the one read to see that the answer is full: not all three.
+    expect(tested.mock.calls.length).toBeLessThan(reports.length);
   });
 
   it("asks the embedder once a query: the reports are ranked with the question's vector from the query's one call", async () => {
