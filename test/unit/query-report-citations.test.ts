@@ -1,6 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { readableCitations } from "../../src/community/citations.js";
 import { embedCommunityReports } from "../../src/community/embed-reports.js";
+import { offlineGlobalSearch } from "../../src/community/offline-global.js";
+import { selectReports } from "../../src/community/select-reports.js";
+import { reportSharesAWord } from "../../src/community/shared-words.js";
 import { entityKey } from "../../src/merge/keys.js";
 import { fitCommunities } from "../../src/query/context/context-communities.js";
 import { communityLine } from "../../src/query/context/context-format.js";
@@ -10,6 +13,18 @@ import type { ContextCommunity, QueryResult } from "../../src/query/result.js";
 import { resultText } from "../../src/query/result-text.js";
 import type { CommunityRecord } from "../../src/types.js";
 import { buildFixture, type Fixture, StageChat } from "./query-fixture.js";
+
+// Counted: the offline answer quotes a summary that cites no report once per text, not per query.
+vi.mock("../../src/community/citations.js", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../../src/community/citations.js")>();
+  return { ...actual, readableCitations: vi.fn(actual.readableCitations) };
+});
+
+// Counted: the offline ranking tests the hits for a shared word only as far as the answer reads them.
+vi.mock("../../src/community/shared-words.js", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../../src/community/shared-words.js")>();
+  return { ...actual, reportSharesAWord: vi.fn(actual.reportSharesAWord) };
+});
 
 const WHALING = "Whaling ships from Nantucket hunted sperm whales across the Pacific.";
 const LYON = "Lyon is a city in France on the Rhône river with a famous food culture.";
@@ -172,6 +187,48 @@ describe("community report citations in query results", () => {
     );
     const lyon = result.context.communities.find((c) => c.id === "c0-lyon");
     expect(lyon?.summary).toContain("whaling ports [C:c0-ships]");
+  });
+
+  it("offline: a summary citing no report is cleaned once per text; one citing a report follows the reports shown", async () => {
+    const f = await reportFixture();
+    const reports = selectReports(COMMUNITIES, 1);
+    const pod = "A pod of sperm whales [E:1].";
+    const quote = (question: string, offlineReports: number) =>
+      offlineGlobalSearch({ ...f.services, chat: null }, question, reports, { offlineReports });
+    const cleaned = vi.mocked(readableCitations);
+    cleaned.mockClear();
+    for (let i = 0; i < 2; i++) {
+      const all = await quote("Which ships hunted whales, and what is Lyon?", 3);
+      const summaries = new Map(all.communities.map((c) => [c.id, c.summary]));
+      expect(summaries.get("c1-pod")).toBe("A pod of sperm whales.");
+      expect(summaries.get("c0-lyon")).toContain("whaling ports [C:c0-ships]");
+      expect(summaries.get("c0-ships")).toContain("The whale pod [C:c1-pod].");
+    }
+    expect(cleaned.mock.calls.filter(([text]) => text === pod)).toHaveLength(0);
+    // Lyon alone: the report its summary cites is not shown, so the citation goes.
+    const lyonOnly = await quote("What is Lyon, the city in France?", 1);
+    expect(lyonOnly.communities.map((c) => c.id)).toEqual(["c0-lyon"]);
+    expect(lyonOnly.communities[0]?.summary).toBe(
+      "Lyon is a city in France. Its river trade is like the whaling ports.",
+    );
+  });
+
+  it("offline: reports sharing a word with the question go first, tested only as far as the answer reads", async () => {
+    const f = await reportFixture();
+    const reports = selectReports(COMMUNITIES, 1);
+    const quote = (offlineReports: number) =>
+      offlineGlobalSearch({ ...f.services, chat: null }, "Which ships hunted whales?", reports, {
+        offlineReports,
+      });
+    const all = await quote(3);
+    // Lyon's report shares no word with the question: it goes last, whatever its similarity.
+    expect(all.communities.map((c) => c.id).at(-1)).toBe("c0-lyon");
+    const tested = vi.mocked(reportSharesAWord);
+    tested.mockClear();
+    const first = await quote(1);
+    expect(first.communities.map((c) => c.id)).toEqual([all.communities[0]?.id]);
+    // The first report, and the one read to see that the answer is full: not all three.
+    expect(tested.mock.calls.length).toBeLessThan(reports.length);
   });
 
   it("asks the embedder once a query: the reports are ranked with the question's vector from the query's one call", async () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { entityKey } from "../../src/merge/keys.js";
 import { rankByPageRank } from "../../src/query/graph/pagerank-ranking.js";
 import { QueryGraph } from "../../src/query/graph/query-graph.js";
+import type { ResolvedScope } from "../../src/query/graph/scope.js";
 import { homeChunks, subjectIndex } from "../../src/query/graph/subjects.js";
 import { makeDocument } from "../support/storage-fixtures.js";
 import { buildFixture, DIRECTOR, FILM, type Fixture, MULTI_HOP } from "./query-fixture.js";
@@ -49,5 +50,27 @@ describe("document subjects (an entity's home passages)", () => {
     expect([...(homes.get(TRIGIANI) ?? [])]).toEqual([fixture.chunkOf(FILM).id]);
     expect(homes.has(entityKey("Greenwich Village"))).toBe(false);
     expect((await rankFromTrigiani())[0]).toBe(fixture.chunkOf(FILM).id);
+  });
+
+  it("keep each entity's home chunks for every query of a data generation, and work them out again after a write", async () => {
+    fixture = await buildFixture(MULTI_HOP);
+    const { store } = fixture.services;
+    const homesOf = async (scope?: ResolvedScope) =>
+      (await homeChunks(new QueryGraph(store, scope), [TRIGIANI])).get(TRIGIANI);
+    await store.upsertDocument(makeDocument("film", { title: "Adriana Trigiani (film)", chunkCount: 1 }));
+    const first = await homesOf();
+    expect([...(first ?? [])]).toEqual([fixture.chunkOf(FILM).id]);
+    // Another query of the same generation is given the same set, not one gathered again.
+    expect(await homesOf()).toBe(first);
+    // A scoped query keeps its own (its scope may hide chunks).
+    const scope: ResolvedScope = {
+      entityKeys: new Set([TRIGIANI]),
+      relationshipKeys: new Set(),
+      chunkIds: new Set(),
+    };
+    expect([...((await homesOf(scope)) ?? [])]).toEqual([]);
+    // Retitled away from the entity: the next query finds no home.
+    await store.upsertDocument(makeDocument("film", { title: "Big Stone Gap (film)", chunkCount: 1 }));
+    expect(await homesOf()).toBeUndefined();
   });
 });

@@ -271,7 +271,12 @@ function edgeFlows(
  * An entity passes its score to the chunks that mention it in equal shares, so hubs mentioned
  * everywhere add little to each; its home passages (see subjects.ts) share its whole score instead.
  */
-function spread(scores: Map<string, number>, chunkIds: string[], score: number, home?: Set<string>): void {
+function spread(
+  scores: Map<string, number>,
+  chunkIds: string[],
+  score: number,
+  home?: ReadonlySet<string>,
+): void {
   if (chunkIds.length === 0 || score <= 0) return;
   const homeIds = home ? chunkIds.filter((id) => home.has(id)) : [];
   for (const id of chunkIds) addScore(scores, id, score / chunkIds.length);

@@ -17,12 +17,19 @@ export class QueryGraph {
   private subjects: Promise<Map<string, string[]>> | undefined;
   /** Document id -> its chunk ids; shared by the queries of one data generation where the store has one. */
   private readonly documentChunks: Map<string, string[]>;
+  /**
+   * Entity key -> its home chunks (see subjects.ts), null for an entity no title names; shared like
+   * documentChunks, but only while the whole graph is in view (a scope hides some of the chunks).
+   */
+  readonly homeChunkSets: Map<string, ReadonlySet<string> | null>;
 
   constructor(
     readonly store: GraphStore,
     readonly scope: ResolvedScope | undefined,
   ) {
-    this.documentChunks = generationDocumentChunks(store) ?? new Map();
+    const shared = generationCaches(store);
+    this.documentChunks = shared?.chunkIds ?? new Map();
+    this.homeChunkSets = (scope ? undefined : shared?.homeChunks) ?? new Map();
   }
 
   entityAllowed(key: string): boolean {
@@ -155,23 +162,38 @@ export class QueryGraph {
 
 /** Documents whose chunk ids are remembered between queries; cleared whole beyond it. */
 const MAX_REMEMBERED_DOCUMENTS = 100_000;
+/** Entities whose home chunks are remembered between queries; cleared whole beyond it. */
+const MAX_REMEMBERED_HOMES = 200_000;
 
-const documentChunkCache = new WeakMap<GraphStore, { generation: string; chunkIds: Map<string, string[]> }>();
+/** What the queries of one data generation share. */
+interface GenerationCaches {
+  generation: string;
+  chunkIds: Map<string, string[]>;
+  homeChunks: Map<string, ReadonlySet<string> | null>;
+}
+
+const generationCache = new WeakMap<GraphStore, GenerationCaches>();
 
 /**
- * The chunk ids of each document change only with the store's data: the walks' home passages read
- * the same documents query after query, and reading a document's chunks (texts included) cost a
- * twentieth of a graph query. Without a data generation (Neo4j) each query reads them afresh.
+ * The chunk ids of each document, and so each entity's home chunks, change only with the store's
+ * data: the walks' home passages read the same documents query after query, and reading a
+ * document's chunks (texts included) cost a twentieth of a graph query; gathering an entity's home
+ * chunks again per query (a promise per document and a set per entity) was about 1.5 % of a mix
+ * query. Without a data generation (Neo4j) each query reads them afresh.
  */
-function generationDocumentChunks(store: GraphStore): Map<string, string[]> | undefined {
+function generationCaches(store: GraphStore): GenerationCaches | undefined {
   const generation = store.dataGeneration?.();
   if (generation === undefined) return undefined;
-  let cached = documentChunkCache.get(store);
-  if (cached?.generation !== generation || cached.chunkIds.size >= MAX_REMEMBERED_DOCUMENTS) {
-    cached = { generation, chunkIds: new Map() };
-    documentChunkCache.set(store, cached);
+  let cached = generationCache.get(store);
+  if (
+    cached?.generation !== generation ||
+    cached.chunkIds.size >= MAX_REMEMBERED_DOCUMENTS ||
+    cached.homeChunks.size >= MAX_REMEMBERED_HOMES
+  ) {
+    cached = { generation, chunkIds: new Map(), homeChunks: new Map() };
+    generationCache.set(store, cached);
   }
-  return cached.chunkIds;
+  return cached;
 }
 
 const subjectCache = new WeakMap<
