@@ -23,12 +23,7 @@ import {
   summaryStage,
 } from "./graph-stages.js";
 import { foldStandInGraph, StandInExtractor } from "./stand-in-graph.js";
-import {
-  type EarlierWork,
-  NO_EARLIER_WORK,
-  readWorkspace,
-  type WorkspaceGraph,
-} from "./workspace-graph.js";
+import { type EarlierWork, NO_EARLIER_WORK, readWorkspace, type WorkspaceGraph } from "./workspace-graph.js";
 
 export interface StageEstimate {
   calls: number;

@@ -32,7 +32,8 @@ export async function withoutOldVersions(
 
 /** The store's merge reads as if the chunks were deleted: their mentions left out. */
 function withoutChunks(store: MergeReadStore, chunkIds: ReadonlySet<string>): MergeReadStore {
-  const kept = <T extends { chunkId: string }>(mentions: T[]) => mentions.filter((m) => !chunkIds.has(m.chunkId));
+  const kept = <T extends { chunkId: string }>(mentions: T[]) =>
+    mentions.filter((m) => !chunkIds.has(m.chunkId));
   return {
     getEntities: (keys) => store.getEntities(keys),
     getRelationships: (keys) => store.getRelationships(keys),
@@ -49,7 +50,11 @@ function withoutChunks(store: MergeReadStore, chunkIds: ReadonlySet<string>): Me
 function applied(view: GraphView, changes: GraphChanges): GraphView {
   return {
     entities: changedRecords(view.entities, changes.upsertEntities, changes.deleteEntityKeys),
-    relationships: changedRecords(view.relationships, changes.upsertRelationships, changes.deleteRelationshipKeys),
+    relationships: changedRecords(
+      view.relationships,
+      changes.upsertRelationships,
+      changes.deleteRelationshipKeys,
+    ),
   };
 }
 

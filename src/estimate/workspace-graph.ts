@@ -9,8 +9,8 @@ import { planRegistration } from "../pipeline/register-documents.js";
 import type { GraphEntity, GraphRelationship, GraphStore, GraphView } from "../storage/graph-store.js";
 import { sqliteFile } from "../storage/sqlite/sqlite-store.js";
 import type { CommunityRecord, SourceDocument } from "../types.js";
-import { openStore } from "../workspace/store.js";
 import { hashText } from "../util/hash.js";
+import { openStore } from "../workspace/store.js";
 import { withoutOldVersions } from "./old-versions.js";
 import type { StandInGraph } from "./stand-in-graph.js";
 

@@ -442,7 +442,6 @@ function renameRules(key: string, name: string, provenance: { by: string; at: st
   return [rename, { kind: "merge", from: named, into: key, ...provenance, note: "the entity's new name" }];
 }
 
-
 /**
  * An entity as the curation API returns it: its description readable (fragments on lines, no
  * stored separator) as everywhere else in the API, and its aliases always a list.

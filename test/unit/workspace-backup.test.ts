@@ -16,9 +16,9 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
 import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
+import { processStartTime } from "../../src/util/process-alive.js";
 import { BackupError, restoreWorkspace } from "../../src/workspace/backup.js";
 import { WorkspaceBusyError, withWorkspaceLock } from "../../src/workspace/lock.js";
-import { processStartTime } from "../../src/util/process-alive.js";
 import { activeServers, markServed, servedMarkerName } from "../../src/workspace/served-marker.js";
 import { runMain } from "../support/cli-in-process.js";
 

@@ -6,8 +6,8 @@ import type { EntityCuration } from "../../resolve/curation.js";
 import type { EntityRecord, RelationshipRecord } from "../../types.js";
 import { READABLE_DESCRIPTIONS } from "../api-notes.js";
 import type { ServerContext } from "../context.js";
-import { queryNumber } from "../query-number.js";
 import { editorOf } from "../editor.js";
+import { queryNumber } from "../query-number.js";
 import { workspaceOf } from "../request-workspace.js";
 
 const workspace = z.string().optional();
