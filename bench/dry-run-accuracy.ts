@@ -7,14 +7,15 @@
  * BENCH_UPDATE=N measures an update instead: the DOCS passages are indexed first, then the next N
  * are estimated against that workspace and indexed (reports: only the communities they change,
  * warm start); `reportsFromScratch` is the report count estimated without the workspace.
+ * BENCH_CHANGED=K adds to that update the first K of the DOCS passages with changed content (cut
+ * to their first half): the run removes their old version before extracting them again.
  * Run: npx tsx bench/dry-run-accuracy.ts
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFromEnv } from "../src/config.js";
-import { estimateIndexing } from "../src/estimate/dry-run.js";
-import { readWorkspaceGraph } from "../src/estimate/workspace-graph.js";
+import { estimateIndexing, estimateUpdate } from "../src/estimate/dry-run.js";
 import { parseSourceDocuments } from "../src/ingest/source-input.js";
 import { createKgrag } from "../src/kgrag.js";
 import { countTokens } from "../src/util/tokens.js";
@@ -26,6 +27,8 @@ const DOCS = Number(process.env.BENCH_DOCS ?? 200);
 const SKIP = Number(process.env.BENCH_SKIP ?? 0);
 /** Passages of the measured update after the DOCS passages indexed first (0: the DOCS from scratch). */
 const UPDATE = Number(process.env.BENCH_UPDATE ?? 0);
+/** Passages indexed first that the update brings again with changed content. */
+const CHANGED = Number(process.env.BENCH_CHANGED ?? 0);
 // ../shared beside the clone, or beside the worktrees folder when run from a worktree.
 const corpus = ["../../shared", "../../../shared"]
   .map((up) => join(import.meta.dirname, up, "datasets/hotpotqa-100/corpus.jsonl"))
@@ -49,18 +52,25 @@ const env = {
   KGRAG_EMBEDDING_DIM: "64",
 };
 const config = configFromEnv(env, { workspace: join(root, "ws") });
-const measured = UPDATE > 0 ? inputs.slice(DOCS) : inputs;
-if (UPDATE > 0) {
+/** A passage's first half, cut after a sentence when there is one: a change that drops records. */
+function firstHalf(text: string): string {
+  const sentenceEnd = text.lastIndexOf(". ", text.length / 2);
+  return sentenceEnd > 0 ? text.slice(0, sentenceEnd + 1) : text.slice(0, Math.ceil(text.length / 2));
+}
+
+const isUpdate = UPDATE > 0 || CHANGED > 0;
+const changed = inputs.slice(0, CHANGED).map((input) => ({ ...input, text: firstHalf(input.text) }));
+const measured = isUpdate ? [...changed, ...inputs.slice(DOCS)] : inputs;
+if (isUpdate) {
   const first = await createKgrag({ env, config: { workspace: join(root, "ws") } });
   await first.index(inputs.slice(0, DOCS));
   await first.close();
 }
 const requestsBefore = server.requests.length;
 const estimateStarted = performance.now();
-const workspace = await readWorkspaceGraph(config);
-const estimate = await estimateIndexing(config, parseSourceDocuments(measured), [], workspace);
+const estimate = await estimateUpdate(config, parseSourceDocuments(measured));
 const estimateSeconds = (performance.now() - estimateStarted) / 1000;
-const reportsFromScratch = workspace
+const reportsFromScratch = isUpdate
   ? (await estimateIndexing(config, parseSourceDocuments(measured))).stages.report?.calls
   : undefined;
 
@@ -116,7 +126,7 @@ const number = (n: number) => n.toLocaleString("en-US");
 const cell = ([estimated, actual]: [number, number]) =>
   `${number(estimated)} / ${number(actual)} (${ratio(estimated, actual).toFixed(2)})`;
 const table = [
-  `| ${UPDATE > 0 ? `${UPDATE} passages after ${DOCS}` : `${DOCS} passages`} (skip ${SKIP}) | calls | input tokens | output tokens (embedding: texts) |`,
+  `| ${isUpdate ? `${UPDATE} passages and ${CHANGED} changed after ${DOCS}` : `${DOCS} passages`} (skip ${SKIP}) | calls | input tokens | output tokens (embedding: texts) |`,
   "| --- | --- | --- | --- |",
   ...[...chatRows, totalRow, embeddingRow].map(
     (r) => `| ${r.stage} | ${cell(r.calls)} | ${cell(r.input)} | ${cell(r.output)} |`,
@@ -133,7 +143,7 @@ console.log(
     {
       docs: DOCS,
       skipped: SKIP,
-      ...(UPDATE > 0 ? { update: UPDATE, reportsFromScratch } : {}),
+      ...(isUpdate ? { update: UPDATE, changed: CHANGED, reportsFromScratch } : {}),
       chunks: estimate.chunks,
       estimateSeconds: Number(estimateSeconds.toFixed(1)),
       runSeconds: Number(seconds.toFixed(1)),

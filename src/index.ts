@@ -14,7 +14,9 @@ export { OpenAIEmbedder } from "./embedding/openai-embedder.js";
 export {
   type DryRunReport,
   dryRunIndex,
+  type EstimateContext,
   estimateIndexing,
+  estimateUpdate,
   type IndexDryRunReport,
   type StageEstimate,
 } from "./estimate/dry-run.js";

@@ -12,7 +12,11 @@ import {
 import { withAbortSignal } from "./llm/chat-model.js";
 import { describeGiven, OptionsError } from "./options-error.js";
 import { removeDocuments } from "./pipeline/delete-documents.js";
-import { type MetadataPatch, updateDocumentMetadata } from "./pipeline/document-metadata.js";
+import {
+  type MetadataEditOptions,
+  type MetadataPatch,
+  updateDocumentMetadata,
+} from "./pipeline/document-metadata.js";
 import { type IndexComponents, refreshCommunities, settleGraph } from "./pipeline/index-workflow.js";
 import type { QueryOptions, QueryResult } from "./query/query-engine.js";
 import type { Reranker } from "./rerank/reranker.js";
@@ -93,8 +97,13 @@ export interface Kgrag {
    * filters: nothing is extracted or embedded again. Returns the updated record. An unknown id
    * throws UnknownDocumentError, a bad patch an OptionsError; either way nothing changes. The next
    * index of the document's file gives it the file's metadata again (keep lasting metadata there).
+   * The edit is recorded in the workspace history (kind "document": keys, old and new values, `by`).
    */
-  updateDocumentMetadata(docId: string, patch: MetadataPatch): Promise<DocumentRecord>;
+  updateDocumentMetadata(
+    docId: string,
+    patch: MetadataPatch,
+    options?: MetadataEditOptions,
+  ): Promise<DocumentRecord>;
   /** Re-clusters (warm-started from the stored hierarchy unless `fresh`) and writes missing reports. */
   rebuildCommunities(options?: { fresh?: boolean }): Promise<void>;
   /** Hand curation: create, merge, rename, edit, split, delete, add relationships (kept as rules). */
@@ -224,7 +233,8 @@ function buildFacade(workspace: string, services: KgragServices, components: Ind
         return { deleted, missing };
       });
     },
-    updateDocumentMetadata: (docId, patch) => writing(() => updateDocumentMetadata(services, docId, patch)),
+    updateDocumentMetadata: (docId, patch, options) =>
+      writing(() => updateDocumentMetadata(services, docId, patch, options)),
     rebuildCommunities: (options = {}) =>
       writing(() => refreshCommunities(services, components, true, { fresh: options.fresh === true })),
     entities: createEntityCuration(services, components, writing),

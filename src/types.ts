@@ -152,12 +152,15 @@ export interface RelationshipRecord {
 export type HistoryAction = "create" | "update" | "delete";
 
 export interface HistoryEntry {
-  kind: "entity" | "relationship";
+  /** "document": a direct edit of a document's metadata (key: the document id). */
+  kind: "entity" | "relationship" | "document";
   key: string;
   action: HistoryAction;
+  /** For a document: the edited keys' values before, as JSON (null for a key it did not have). */
   oldDescription: string | null;
+  /** For a document: the edited keys' values after, as JSON (null for a key removed). */
   newDescription: string | null;
-  /** Why it changed, e.g. "merge chunk <id>", "summarize", "delete document <id>". */
+  /** Why it changed, e.g. "merge chunk <id>", "summarize", "delete document <id>", "metadata set a; removed b by alice". */
   cause: string;
   at: string;
 }

@@ -23,7 +23,7 @@ import {
   summaryStage,
 } from "./graph-stages.js";
 import { foldStandInGraph, StandInExtractor } from "./stand-in-graph.js";
-import { readWorkspace, type WorkspaceGraph } from "./workspace-graph.js";
+import { type EarlierWork, NO_EARLIER_WORK, readWorkspace, type WorkspaceGraph } from "./workspace-graph.js";
 
 export interface StageEstimate {
   calls: number;
@@ -44,8 +44,11 @@ export interface EmbeddingEstimate {
 
 export interface DryRunReport {
   documents: number;
+  /** Every chunk of the documents, including those an earlier, unfinished run extracted already. */
   chunks: number;
   chunkTokens: number;
+  /** Chunks of resumed documents (an earlier run did not finish them) merged already: not extracted again. */
+  chunksDone: number;
   skipped: SkippedSource[];
   /** False when no chat model is configured: the offline built-ins would run, and these calls would not. */
   llmConfigured: boolean;
@@ -62,6 +65,14 @@ export interface DryRunReport {
    * a new workspace), of which only the changed ones are among `reports`.
    */
   assumed: { entities: number; relationships: number; reports: number; existingCommunities: number };
+}
+
+/** What the estimate runs with besides the documents: the workspace it updates, if any. */
+export interface EstimateContext {
+  /** The workspace's graph and communities (old versions of changed documents left out). */
+  workspace?: WorkspaceGraph;
+  /** Chunks of resumed documents an earlier run merged or embedded. */
+  earlier?: EarlierWork;
 }
 
 const NONE: Counted = { calls: 0, inputTokens: 0, outputTokens: 0 };
@@ -121,26 +132,36 @@ function priced(config: KgragConfig, stage: Stage, counted: Counted): StageEstim
  * context code, so summaries, reports and embeddings follow the corpus's own repetition. With
  * `workspace` (its graph and communities), reports are counted for the communities the update
  * changes, as a warm-started re-clustering keeps the others' reports; else for every community.
+ * With `earlier`, the chunks an unfinished run merged are not extracted again, nor the ones it
+ * embedded embedded again, as a resumed run skips them.
  */
 export async function estimateIndexing(
   config: KgragConfig,
   documents: SourceDocument[],
   skipped: SkippedSource[] = [],
-  workspace?: WorkspaceGraph,
+  { workspace, earlier = NO_EARLIER_WORK }: EstimateContext = {},
 ): Promise<DryRunReport> {
   const { withText, empty } = setAsideEmpty(documents);
   const standIn = new StandInExtractor(config.estimate);
   let extract = NONE;
   let glean = NONE;
   const chunks: ChunkRecord[] = [];
+  const toEmbed: ChunkRecord[] = [];
   const mentions: ChunkMentions[] = [];
+  let chunksDone = 0;
   for (const doc of withText) {
     for (const chunk of chunkDocument(doc, config.chunking)) {
+      chunks.push(chunk);
+      if (!earlier.embeddedChunks.has(chunk.id)) toEmbed.push(chunk);
+      // Its mentions are in the workspace's graph already.
+      if (earlier.mergedChunks.has(chunk.id)) {
+        chunksDone += 1;
+        continue;
+      }
       const extraction = standIn.extract(chunk, doc.title);
       const one = extractionOf(config, chunk, doc.title, extraction);
       extract = add(extract, one.extract);
       glean = add(glean, one.glean);
-      chunks.push(chunk);
       mentions.push(mentionsFromExtraction(chunk.id, extraction));
     }
   }
@@ -156,13 +177,14 @@ export async function estimateIndexing(
     summarize: priced(config, "summarize", summarize),
     report: priced(config, "report", report),
   };
-  const embedding = embeddingEstimate(config, embeddingStage(config, chunks, graph, report.reports));
+  const embedding = embeddingEstimate(config, embeddingStage(config, toEmbed, graph, report.reports));
   const all = Object.values(stages).reduce<Counted>((sum, s) => add(sum, s ?? NONE), NONE);
   const stageCost = Object.values(stages).reduce((sum, s) => sum + (s?.cost ?? 0), 0);
   return {
     documents: withText.length,
     chunks: chunks.length,
     chunkTokens: chunks.reduce((sum, c) => sum + c.tokens, 0),
+    chunksDone,
     skipped: [...skipped, ...empty],
     llmConfigured: config.llm !== undefined,
     stages,
@@ -194,23 +216,50 @@ function embeddingEstimate(config: KgragConfig, stages: EmbeddingStages): DryRun
 
 /**
  * `dryRunIndex`'s estimate, of the documents a run would extract. `unchanged`: documents left out
- * as indexed already with the same title and text. `workspaceRead` false: the store was not opened
- * (Neo4j), so no document was left out and existing communities were not read.
+ * as indexed already with the same title and text. `updated`: documents whose content changed,
+ * whose old version the estimate removes from the workspace's graph first, as the run does.
+ * `resumed`: documents an earlier run did not finish, estimated by the work left (`chunksDone`).
+ * `workspaceRead` false: the store was not opened (Neo4j), so no document was left out and
+ * existing communities were not read.
  */
 export interface IndexDryRunReport extends DryRunReport {
   unchanged: number;
+  updated: number;
+  resumed: number;
   workspaceRead: boolean;
 }
 
 /**
  * Loads the paths as `kgrag index` would and estimates them as an update of the configured
- * workspace: the documents it holds with the same content are left out, as a run skips them.
+ * workspace (estimateUpdate).
  */
 export async function dryRunIndex(config: KgragConfig, paths: string[]): Promise<IndexDryRunReport> {
   const { documents, skipped } = await loadSources(paths);
+  return estimateUpdate(config, documents, skipped);
+}
+
+/**
+ * The documents estimated as an update of the configured workspace, as a run would do it: the
+ * documents it holds with the same content are left out, changed ones have their old version
+ * removed from the graph first, unfinished ones are estimated by the work left.
+ */
+export async function estimateUpdate(
+  config: KgragConfig,
+  documents: SourceDocument[],
+  skipped: SkippedSource[] = [],
+): Promise<IndexDryRunReport> {
   const workspace = await readWorkspace(config, documents);
   const unchanged = new Set(workspace.unchanged);
   const toExtract = documents.filter((doc) => !unchanged.has(doc.id));
-  const report = await estimateIndexing(config, toExtract, skipped, workspace.graph);
-  return { ...report, unchanged: unchanged.size, workspaceRead: workspace.read };
+  const report = await estimateIndexing(config, toExtract, skipped, {
+    ...(workspace.graph ? { workspace: workspace.graph } : {}),
+    earlier: workspace.earlier,
+  });
+  return {
+    ...report,
+    unchanged: unchanged.size,
+    updated: workspace.changed.length,
+    resumed: workspace.resumed.length,
+    workspaceRead: workspace.read,
+  };
 }

@@ -9,7 +9,9 @@ import { planRegistration } from "../pipeline/register-documents.js";
 import type { GraphEntity, GraphRelationship, GraphStore, GraphView } from "../storage/graph-store.js";
 import { sqliteFile } from "../storage/sqlite/sqlite-store.js";
 import type { CommunityRecord, SourceDocument } from "../types.js";
+import { hashText } from "../util/hash.js";
 import { openStore } from "../workspace/store.js";
+import { withoutOldVersions } from "./old-versions.js";
 import type { StandInGraph } from "./stand-in-graph.js";
 
 /**
@@ -32,8 +34,27 @@ export interface WorkspaceRead {
   read: boolean;
   /** Documents indexed already with the same title and text (metadata changes are written in place): a run skips them. */
   unchanged: string[];
+  /** Documents whose content changed: the run removes their old version before extracting them. */
+  changed: string[];
+  /** Documents seen before with the same content whose indexing did not finish (or failed). */
+  resumed: string[];
+  /** What earlier runs did of the documents whose indexing did not finish: a run resumes them. */
+  earlier: EarlierWork;
+  /** With changed documents, their old versions are left out of the graph, as the run removes them. */
   graph?: WorkspaceGraph;
 }
+
+/**
+ * Chunks of documents whose indexing did not finish that an earlier run took care of: a run
+ * re-registers such a document with its chunks' state kept, extracts only the chunks not merged
+ * yet, and embeds only the chunks whose vector is missing.
+ */
+export interface EarlierWork {
+  mergedChunks: ReadonlySet<string>;
+  embeddedChunks: ReadonlySet<string>;
+}
+
+export const NO_EARLIER_WORK: EarlierWork = { mergedChunks: new Set(), embeddedChunks: new Set() };
 
 /**
  * The workspace's state for estimating an update with `documents`: which of them a run would
@@ -44,16 +65,20 @@ export async function readWorkspace(
   config: KgragConfig,
   documents: SourceDocument[],
 ): Promise<WorkspaceRead> {
-  if (config.storage !== "sqlite") return { read: false, unchanged: [] };
+  const nothingRead = { unchanged: [], changed: [], resumed: [], earlier: NO_EARLIER_WORK };
+  if (config.storage !== "sqlite") return { read: false, ...nothingRead };
   const dir = resolve(config.workspace);
-  if (!existsSync(sqliteFile(dir))) return { read: true, unchanged: [] };
+  if (!existsSync(sqliteFile(dir))) return { read: true, ...nothingRead };
   const store = await openStore(config, dir);
   try {
     const plan = await planRegistration({ store }, documents);
-    const graph = await graphOf(store, config);
+    const graph = await graphOf(store, config, plan.changed);
     return {
       read: true,
       unchanged: [...plan.unchanged, ...plan.metadataUpdated],
+      changed: plan.changed,
+      resumed: plan.resumed,
+      earlier: await earlierWorkOf(store, plan.resumed),
       ...(graph ? { graph } : {}),
     };
   } finally {
@@ -69,13 +94,30 @@ export async function readWorkspaceGraph(config: KgragConfig): Promise<Workspace
   return (await readWorkspace(config, [])).graph;
 }
 
-async function graphOf(store: GraphStore, config: KgragConfig): Promise<WorkspaceGraph | undefined> {
+async function graphOf(
+  store: GraphStore,
+  config: KgragConfig,
+  changed: string[],
+): Promise<WorkspaceGraph | undefined> {
   if (!config.community.enabled) return undefined;
   const communities = await store.listCommunities();
   if (communities.length === 0) return undefined;
-  const view = await loadGraphView(store);
+  const view = await withoutOldVersions(store, config, await loadGraphView(store), changed);
   const warmStart = await warmStartOf({ store, config }, {}, communities);
   return { view, communities, ...(warmStart ? { warmStart } : {}) };
+}
+
+/** The chunks of the resumed documents an earlier run merged, and those whose vector it stored. */
+async function earlierWorkOf(store: GraphStore, resumed: string[]): Promise<EarlierWork> {
+  if (resumed.length === 0) return NO_EARLIER_WORK;
+  const states = (await Promise.all(resumed.map((docId) => store.getChunkStates(docId)))).flat();
+  const chunks = await store.getChunks(states.map((state) => state.chunkId));
+  const vectors = await store.vectorHashes("chunks");
+  return {
+    mergedChunks: new Set(states.filter((state) => state.status === "merged").map((state) => state.chunkId)),
+    // The run re-embeds a chunk whose stored vector is of another text (syncNamespace).
+    embeddedChunks: new Set(chunks.filter((c) => vectors.get(c.id) === hashText(c.text)).map((c) => c.id)),
+  };
 }
 
 /**

@@ -64,11 +64,23 @@ async function keysSupportedBy(
   services: KgragServices,
   docIds: string[],
 ): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
+  return keysMentionedIn(services.store, await chunkIdsOf(services.store, docIds));
+}
+
+/** The ids of the documents' stored chunks. */
+export async function chunkIdsOf(store: KgragServices["store"], docIds: string[]): Promise<string[]> {
   const chunkIds: string[] = [];
-  for (const docId of docIds) chunkIds.push(...(await services.store.listChunks(docId)).map((c) => c.id));
-  // The graph holds keys as the rules fold them; those are what must be re-folded.
-  const resolution = await loadResolution(services.store);
-  const mentions = resolveMentions(resolution, await services.store.getChunkMentions(chunkIds));
+  for (const docId of docIds) chunkIds.push(...(await store.listChunks(docId)).map((c) => c.id));
+  return chunkIds;
+}
+
+/** Keys the chunks mention, as the rules fold them (the keys the graph holds). */
+export async function keysMentionedIn(
+  store: KgragServices["store"],
+  chunkIds: string[],
+): Promise<{ entityKeys: string[]; relationshipKeys: string[] }> {
+  const resolution = await loadResolution(store);
+  const mentions = resolveMentions(resolution, await store.getChunkMentions(chunkIds));
   return {
     entityKeys: [...new Set(mentions.entities.map((m) => m.entityKey))],
     relationshipKeys: [...new Set(mentions.relationships.map((m) => m.relationshipKey))],

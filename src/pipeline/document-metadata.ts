@@ -2,8 +2,10 @@ import { z } from "zod";
 import { PAGE_STARTS_KEY } from "../ingest/pdf-pages.js";
 import { describeGiven, OptionsError } from "../options-error.js";
 import type { KgragServices } from "../services.js";
-import type { DocumentRecord, Metadata } from "../types.js";
+import type { DocumentRecord, HistoryEntry, Metadata } from "../types.js";
+import { currentUser } from "../util/current-user.js";
 import { stableStringify } from "../util/hash.js";
+import { parseOptions } from "../util/strict-options.js";
 import { issuesLine } from "../util/zod-messages.js";
 import { contentHashOf, hasEarlierContentHash, PROVENANCE_KEYS } from "./register-documents.js";
 import { textFromChunks } from "./stored-text.js";
@@ -76,19 +78,70 @@ export async function updateDocumentMetadata(
   services: KgragServices,
   docId: unknown,
   patch: unknown,
+  options?: unknown,
 ): Promise<DocumentRecord> {
   if (typeof docId !== "string" || docId === "") {
     throw new OptionsError(`updateDocumentMetadata takes a document id; got ${describeGiven(docId)}.`);
   }
   const changes = parseMetadataPatch(patch);
+  const { by } = parseOptions(MetadataEditOptionsSchema, options, { what: "updateDocumentMetadata" });
   const existing = await services.store.getDocument(docId);
   if (!existing) throw new UnknownDocumentError(docId);
   const metadata = patchedMetadata(existing.metadata, changes);
   if (stableStringify(metadata) === stableStringify(existing.metadata)) return existing;
   const contentHash = await currentContentHash(services, existing);
-  const updated = { ...existing, metadata, contentHash, updatedAt: new Date().toISOString() };
+  const updatedAt = new Date().toISOString();
+  const updated = { ...existing, metadata, contentHash, updatedAt };
   await services.store.upsertDocument(updated);
+  // After the record: a process killed in between leaves an edit unlisted, never one listed that was not made.
+  const entry = metadataHistoryEntry(existing, metadata, by ?? currentUser(), updatedAt);
+  await services.store.applyGraphChanges({ ...NO_GRAPH_CHANGES, history: [entry] });
   return updated;
+}
+
+export interface MetadataEditOptions {
+  /** Who made the edit, for the history (default: $KGRAG_USER or the OS user). */
+  by?: string;
+}
+const MetadataEditOptionsSchema = z.strictObject({ by: z.string().trim().min(1).optional() });
+
+const NO_GRAPH_CHANGES = {
+  upsertEntities: [],
+  upsertRelationships: [],
+  deleteEntityKeys: [],
+  deleteRelationshipKeys: [],
+};
+
+/**
+ * The history entry of a metadata edit, beside the graph's curation: the keys whose value changed,
+ * their values before and after (JSON objects; null where the key was absent or is removed), and
+ * which keys were set and removed, by whom, in the cause.
+ */
+export function metadataHistoryEntry(
+  before: DocumentRecord,
+  metadata: Metadata,
+  by: string,
+  at: string,
+): HistoryEntry {
+  const keys = [...new Set([...Object.keys(before.metadata), ...Object.keys(metadata)])]
+    .filter((key) => stableStringify(before.metadata[key] ?? null) !== stableStringify(metadata[key] ?? null))
+    .sort();
+  const valuesIn = (m: Metadata) => Object.fromEntries(keys.map((key) => [key, m[key] ?? null]));
+  const set = keys.filter((key) => key in metadata);
+  const removed = keys.filter((key) => !(key in metadata));
+  const what = [
+    ...(set.length > 0 ? [`set ${set.join(", ")}`] : []),
+    ...(removed.length > 0 ? [`removed ${removed.join(", ")}`] : []),
+  ].join("; ");
+  return {
+    kind: "document",
+    key: before.id,
+    action: "update",
+    oldDescription: JSON.stringify(valuesIn(before.metadata)),
+    newDescription: JSON.stringify(valuesIn(metadata)),
+    cause: `metadata ${what} by ${by}`,
+    at,
+  };
 }
 
 /**

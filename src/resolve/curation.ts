@@ -1,4 +1,3 @@
-import { userInfo } from "node:os";
 import { z } from "zod";
 import { readableDescription, readableHistoryEntry, storedDescription } from "../merge/description-text.js";
 import { entityKey, relationshipKey } from "../merge/keys.js";
@@ -9,6 +8,7 @@ import { settleGraph } from "../pipeline/index-workflow.js";
 import type { KgragServices } from "../services.js";
 import type { EntityRecord, HistoryEntry, RelationshipRecord } from "../types.js";
 import { closestName } from "../util/closest-name.js";
+import { currentUser } from "../util/current-user.js";
 import { parseOptions } from "../util/strict-options.js";
 import { addRules, loadResolution } from "./apply-rules.js";
 import { type CandidatePair, findCandidates } from "./candidates.js";
@@ -440,14 +440,6 @@ function renameRules(key: string, name: string, provenance: { by: string; at: st
   const named = entityKey(name);
   if (named === key) return [rename];
   return [rename, { kind: "merge", from: named, into: key, ...provenance, note: "the entity's new name" }];
-}
-
-function currentUser(): string {
-  try {
-    return process.env.KGRAG_USER || userInfo().username || "unknown";
-  } catch {
-    return "unknown";
-  }
 }
 
 /**

@@ -304,10 +304,17 @@ export async function restoreWorkspace(
 function refuseServed(target: string): void {
   const [server] = existsSync(target) ? activeServers(target) : [];
   if (!server) return;
+  const named = `pid ${server.pid} on ${server.host}, ${server.url}`;
+  if (server.otherHost)
+    throw new BackupError(
+      `${target} is marked as served by kgrag serve on another host, ${server.host} (${named}), ` +
+        "which cannot be checked from here: stop that server first, then restore. " +
+        `If no server runs there, delete its marker ${server.marker} and restore again.`,
+    );
   throw new BackupError(
-    `${target} is served by kgrag serve (pid ${server.pid} on ${server.host}, ${server.url}): ` +
+    `${target} is served by kgrag serve (${named}): ` +
       "stop the server first, then restore (and start it again). " +
-      `Its marker is ${server.marker}: if no server runs (its host is gone, or the pid is another process's now), delete that file.`,
+      `Its marker is ${server.marker}: if no server runs, delete that file.`,
   );
 }
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { isRunning } from "../util/process-alive.js";
+import { isRunning, processStartTime } from "../util/process-alive.js";
 
 /**
  * The files `kgrag serve` keeps in each workspace it serves, one per server process: a server
@@ -27,11 +27,20 @@ export interface ServedBy {
   host: string;
   url: string;
   since: string;
+  /**
+   * The server process's start time (processStartTime): a later process given the same pid has
+   * another, so its mark is not taken for the server's. Absent in marks of earlier versions.
+   */
+  started?: string;
 }
 
-/** A running server's mark, and the file holding it (the way out when it cannot be checked). */
+/**
+ * A server's mark that may be live, and the file holding it (the way out when it cannot be
+ * checked). `otherHost`: written on another host (a shared folder), where its process cannot be seen.
+ */
 export interface ActiveServer extends ServedBy {
   marker: string;
+  otherHost: boolean;
 }
 
 /**
@@ -40,7 +49,14 @@ export interface ActiveServer extends ServedBy {
  * removed and the error says which workspace failed.
  */
 export function markServed(workspaces: readonly string[], url: string): () => void {
-  const by: ServedBy = { pid: process.pid, host: hostname(), url, since: new Date().toISOString() };
+  const started = processStartTime(process.pid);
+  const by: ServedBy = {
+    pid: process.pid,
+    host: hostname(),
+    url,
+    since: new Date().toISOString(),
+    ...(started ? { started } : {}),
+  };
   const written: string[] = [];
   const remove = () => {
     for (const file of written) rmSync(file, { force: true });
@@ -69,9 +85,10 @@ function writeMark(file: string, by: ServedBy): void {
 }
 
 /**
- * The servers serving `workspace` now: each mark's process while it runs on this host (a killed
- * server's mark is stale and ignored, as is one naming no real process: pid 0, 1 or below); a mark
- * from another host is trusted, as it cannot be checked.
+ * The servers serving `workspace` now: each mark's process while it runs on this host with the
+ * start time the mark records (a killed server's mark is stale and ignored, as is one whose pid an
+ * unrelated process has now, or that names no real process: pid 0, 1 or below); a mark from
+ * another host is kept, as it cannot be checked from here, and says so (`otherHost`).
  */
 export function activeServers(workspace: string): ActiveServer[] {
   let names: string[];
@@ -84,9 +101,22 @@ export function activeServers(workspace: string): ActiveServer[] {
     const marker = join(workspace, name);
     const by = readMark(marker);
     if (!by) return [];
-    if (by.host === hostname() && !isRunning(by.pid)) return [];
-    return [{ ...by, marker }];
+    const otherHost = by.host !== hostname();
+    if (!otherHost && !isLive(by)) return [];
+    return [{ ...by, marker, otherHost }];
   });
+}
+
+/**
+ * Whether the mark's server still runs here: its pid runs, and started when the mark says. A mark
+ * without a start time (an earlier version's), or a process whose start cannot be read, is taken
+ * at its pid.
+ */
+function isLive(by: ServedBy): boolean {
+  if (!isRunning(by.pid)) return false;
+  if (by.started === undefined) return true;
+  const started = processStartTime(by.pid);
+  return started === null || started === by.started;
 }
 
 /** The mark in `file`, or null when it is unreadable or names no process a server could be. */
@@ -99,5 +129,6 @@ function readMark(file: string): ServedBy | null {
   }
   if (typeof by?.pid !== "number" || !Number.isInteger(by.pid) || by.pid <= 1) return null;
   if (typeof by.host !== "string") return null;
+  if (by.started !== undefined && typeof by.started !== "string") return null;
   return by as ServedBy;
 }

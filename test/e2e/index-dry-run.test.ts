@@ -59,10 +59,11 @@ describe("kgrag index --dry-run", () => {
     expect(report.stages.report?.calls).toBe(0);
   });
 
-  it("refuses --prune, which has nothing to do in an estimate from scratch", async () => {
+  it("refuses --prune and says the estimate leaves out the removals it makes", async () => {
     const result = await runMain(["index", "--dry-run", "--prune", ...CORPUS], env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/--dry-run estimates indexing the paths from scratch, so --prune/);
+    expect(result.stderr).toMatch(/--dry-run does not estimate --prune: .* as an update of the workspace/);
+    expect(result.stderr).not.toMatch(/from scratch/);
     expect(server.requests).toHaveLength(0);
   });
 

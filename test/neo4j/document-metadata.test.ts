@@ -84,6 +84,15 @@ describe.skipIf(!liveNeo4j)(
       expect((await inScope({ team: "boats" })).size).toBe(0);
       await expect(kg.updateDocumentMetadata("nope", { team: "x" })).rejects.toThrow(UnknownDocumentError);
       expect(extract).not.toHaveBeenCalled();
+      const recorded = (await kg.services.store.listHistory("faro")).filter((e) => e.kind === "document");
+      expect(recorded).toMatchObject([
+        {
+          action: "update",
+          oldDescription: JSON.stringify({ harbour: null, team: "boats" }),
+          newDescription: JSON.stringify({ harbour: "south", team: null }),
+          cause: expect.stringMatching(/^metadata set harbour; removed team by /),
+        },
+      ]);
     });
   },
 );

@@ -80,6 +80,18 @@ describe("PATCH /api/v1/documents/:id", () => {
     expect(((await json(removed)) as { document: { metadata: object } }).document.metadata).toEqual({
       team: "beacons",
     });
+    // Both edits are in the workspace history, by the key that made them or the name given.
+    const named = await patch("harbour", { metadata: { team: "lamps" }, by: "dora" }, HARBOUR_ONLY);
+    expect(named.status).toBe(200);
+    const history = await send("GET", "/api/v1/entities/history", undefined, ADMIN, "harbour");
+    const { items } = (await json(history)) as { items: { kind: string; key: string; cause: string }[] };
+    expect(items.filter((e) => e.kind === "document")).toEqual([
+      expect.objectContaining({ key: "harbour", cause: "metadata set team, year by api key 2" }),
+      expect.objectContaining({ key: "harbour", cause: "metadata removed year by api key 1" }),
+      expect.objectContaining({ key: "harbour", cause: "metadata set team by dora" }),
+    ]);
+    const restored = await patch("harbour", { metadata: { team: "beacons" } });
+    expect(restored.status).toBe(200);
 
     const query = (team: string) =>
       send(

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } fr
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
 import { OptionsError } from "../../src/options-error.js";
 import { UnknownDocumentError } from "../../src/pipeline/document-metadata.js";
+import type { HistoryEntry } from "../../src/types.js";
 import { hashJson } from "../../src/util/hash.js";
 import { runMain } from "../support/cli-in-process.js";
 import { graphSnapshot } from "../support/graph-snapshot.js";
@@ -193,6 +194,33 @@ describe("metadata-only document updates", () => {
     expect((await store().getDocument(id))?.metadata).toMatchObject({ team: "robotics", year: 2021 });
   });
 
+  it("records each metadata edit in the workspace history: keys set and removed, old and new values, who", async () => {
+    await kg.index([docs]);
+    const id = await robotsId();
+    const graphHistory = (await store().listHistory()).length;
+
+    await kg.updateDocumentMetadata(id, { team: "drones", year: null, reviewed: true }, { by: "alice" });
+    // Nothing changes: nothing is recorded.
+    await kg.updateDocumentMetadata(id, { team: "drones" });
+    await expect(kg.updateDocumentMetadata(id, { team: "x" }, { by: "" })).rejects.toThrow(OptionsError);
+    await expect(kg.updateDocumentMetadata(id, { team: "x" }, { who: "bob" } as never)).rejects.toThrow(
+      /Unknown updateDocumentMetadata option "who"/,
+    );
+
+    const entries = (await kg.entities.history()).slice(graphHistory);
+    expect(entries).toEqual([
+      {
+        kind: "document",
+        key: id,
+        action: "update",
+        oldDescription: JSON.stringify({ reviewed: null, team: "robotics", year: 2021 }),
+        newDescription: JSON.stringify({ reviewed: true, team: "drones", year: null }),
+        cause: "metadata set reviewed, team; removed year by alice",
+        at: (await store().getDocument(id))?.updatedAt,
+      },
+    ]);
+  });
+
   it("kgrag docs meta sets and unsets keys; an unknown id or a kgrag key is refused with exit 2", async () => {
     await kg.index([docs]);
     const id = await robotsId();
@@ -241,6 +269,18 @@ describe("metadata-only document updates", () => {
     const noPair = await runMain(["docs", "meta", id, "team", "--workspace", ws]);
     expect(noPair.code).toBe(2);
     expect(noPair.stderr).toMatch(/expects key=value, got "team"/);
+
+    // The edits are in the history `kgrag entities history` lists, with who made them.
+    const byCarol = await runMain(["docs", "meta", id, "team=rovers", "--by", "carol", "--workspace", ws]);
+    expect(byCarol.code, byCarol.stderr).toBe(0);
+    const history = await runMain(["entities", "history", "--workspace", ws, "--json"]);
+    const documentEntries = (JSON.parse(history.stdout) as { history: HistoryEntry[] }).history.filter(
+      (e) => e.kind === "document",
+    );
+    expect(documentEntries.map((e) => [e.key, e.cause])).toEqual([
+      [id, expect.stringMatching(/^metadata set owner, team; removed year by \S+$/)],
+      [id, "metadata set team by carol"],
+    ]);
 
     const query = await runMain([
       "query",

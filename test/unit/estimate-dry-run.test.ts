@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigSchema, configFromEnv } from "../../src/config.js";
-import { dryRunIndex, estimateIndexing } from "../../src/estimate/dry-run.js";
+import { dryRunIndex, estimateIndexing, estimateUpdate } from "../../src/estimate/dry-run.js";
 import { readWorkspaceGraph } from "../../src/estimate/workspace-graph.js";
 import { chunkDocument } from "../../src/ingest/chunker.js";
 import { loadSources } from "../../src/ingest/loaders.js";
@@ -97,7 +97,9 @@ describe("index --dry-run on a workspace with communities (warm start)", () => {
         const before = await kgrag.services.store.listCommunities();
         const config = configFromEnv({}, { workspace });
         const { documents } = await loadSources([update as string]);
-        const estimate = await estimateIndexing(config, documents, [], await readWorkspaceGraph(config));
+        const estimate = await estimateIndexing(config, documents, [], {
+          workspace: await readWorkspaceGraph(config),
+        });
         const fromScratch = await estimateIndexing(config, documents);
         await kgrag.index([update as string]);
         const kept = new Set(before.map((c) => `${c.id} ${c.reportHash}`));
@@ -163,5 +165,87 @@ describe("index --dry-run of a corpus indexed already, plus a new file", () => {
     expect(estimate.unchanged).toBe(0);
     expect(estimate.documents).toBeGreaterThan(1);
     expect(estimate.assumed.existingCommunities).toBe(0);
+  });
+});
+
+/** The samples corpus as in-memory documents (id, title, text), in file order. */
+async function sampleDocuments() {
+  const corpus = packagePath("samples/corpus");
+  const files = readdirSync(corpus)
+    .filter((name) => name.endsWith(".md") || name.endsWith(".txt"))
+    .sort();
+  const { documents } = await loadSources(files.map((name) => join(corpus, name)));
+  return documents.map(({ id, title, text }) => ({ id, title, text }));
+}
+
+/** Reports a run wrote: communities whose id or report hash is not among `before`'s. */
+function written(before: { id: string; reportHash: string | null }[], after: typeof before): number {
+  const kept = new Set(before.map((c) => `${c.id} ${c.reportHash}`));
+  return after.filter((c) => !kept.has(`${c.id} ${c.reportHash}`)).length;
+}
+
+describe("index --dry-run of an update that changes documents' content", () => {
+  it("leaves the old versions out of the graph it clusters: the communities that lose them count", async () => {
+    const root = mkdtempSync(join(tmpdir(), "kgrag-dry-run-changed-"));
+    try {
+      const workspace = join(root, "ws");
+      const documents = await sampleDocuments();
+      const kgrag = await createKgrag({ env: {}, config: { workspace } });
+      try {
+        await kgrag.index(documents);
+        const before = await kgrag.services.store.listCommunities();
+        // Two documents rewritten about something else: the records only they named go away.
+        const changed = documents
+          .slice(0, 2)
+          .map((doc, i) => ({ ...doc, text: (DOCUMENTS[i] as (typeof DOCUMENTS)[number]).text }));
+        const config = configFromEnv({}, { workspace });
+        const estimate = await estimateUpdate(config, parseSourceDocuments(changed));
+        await kgrag.index(changed);
+        const after = await kgrag.services.store.listCommunities();
+        expect(estimate.updated).toBe(2);
+        expect(estimate.stages.report?.calls).toBe(written(before, after));
+      } finally {
+        await kgrag.close();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("index --dry-run of documents whose earlier indexing did not finish", () => {
+  it("counts only the chunks the earlier run did not merge", async () => {
+    const root = mkdtempSync(join(tmpdir(), "kgrag-dry-run-resumed-"));
+    try {
+      const workspace = join(root, "ws");
+      // Small chunks: each document has several, so one can be left unfinished.
+      const chunking = { size: 40, overlap: 0 };
+      const documents = parseSourceDocuments(await sampleDocuments());
+      const kgrag = await createKgrag({ env: {}, config: { workspace, chunking } });
+      const config = configFromEnv({}, { workspace, chunking });
+      const unfinished = documents[0] as (typeof documents)[number];
+      const chunks = chunkDocument(unfinished, config.chunking);
+      expect(chunks.length).toBeGreaterThan(2);
+      try {
+        await kgrag.index(documents);
+        // As a run killed mid-way leaves it: the document processing, one chunk failed, the others merged.
+        const { store } = kgrag.services;
+        const record = await store.getDocument(unfinished.id);
+        await store.registerDocuments([
+          { document: { ...(record as NonNullable<typeof record>), status: "processing" }, chunks },
+        ]);
+        await store.markChunkFailed((chunks[1] as (typeof chunks)[number]).id, "cut off", null);
+      } finally {
+        await kgrag.close();
+      }
+      const estimate = await estimateUpdate(config, documents);
+      expect(estimate.resumed).toBe(1);
+      expect(estimate.unchanged).toBe(documents.length - 1);
+      expect(estimate.chunks).toBe(chunks.length);
+      expect(estimate.chunksDone).toBe(chunks.length - 1);
+      expect(estimate.stages.extract?.calls).toBe(1);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -16,6 +16,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
 import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
+import { processStartTime } from "../../src/util/process-alive.js";
 import { BackupError, restoreWorkspace } from "../../src/workspace/backup.js";
 import { WorkspaceBusyError, withWorkspaceLock } from "../../src/workspace/lock.js";
 import { activeServers, markServed, servedMarkerName } from "../../src/workspace/served-marker.js";
@@ -343,10 +344,16 @@ describe("kg.backup and restoreWorkspace", () => {
 });
 
 describe("restoreWorkspace over a workspace kgrag serve marks as served", () => {
-  /** Writes the mark a server with this pid on this host would keep in `workspace`. */
-  function markAs(workspace: string, pid: number): string {
+  /** Writes the mark a server with this pid on this host (or `facts`' host) would keep in `workspace`. */
+  function markAs(workspace: string, pid: number, facts: { host?: string; started?: string } = {}): string {
     const marker = join(workspace, servedMarkerName(pid));
-    const by = { pid, host: hostname(), url: `http://127.0.0.1:${pid}`, since: new Date().toISOString() };
+    const by = {
+      pid,
+      host: hostname(),
+      url: `http://127.0.0.1:${pid}`,
+      since: new Date().toISOString(),
+      ...facts,
+    };
     writeFileSync(marker, JSON.stringify(by));
     return marker;
   }
@@ -378,6 +385,46 @@ describe("restoreWorkspace over a workspace kgrag serve marks as served", () => 
     await expect(refused).rejects.toThrow(`Its marker is ${other}: if no server runs`);
     // Deleting the named file is the way out the message gives.
     rmSync(other);
+    await restoreWorkspace(file, target, { force: true });
+  });
+
+  it("records the server's start time and ignores a mark whose pid another process has now", async () => {
+    const unmark = markServed([source], "http://127.0.0.1:5");
+    try {
+      const started = processStartTime(process.pid);
+      expect(started).toMatch(/^(proc|ps):\S/);
+      expect(JSON.parse(readFileSync(join(source, servedMarkerName(process.pid)), "utf8"))).toMatchObject({
+        started,
+      });
+      expect(activeServers(source).map((s) => s.pid)).toEqual([process.pid]);
+    } finally {
+      unmark();
+    }
+    const file = join(root, "ws.kgrag-backup");
+    await kg.backup(file);
+    const target = join(root, "restored");
+    await restoreWorkspace(file, target);
+    // This process's pid, but a start time of an earlier process that had it: that server is gone.
+    markAs(target, process.pid, { started: "proc:1" });
+    expect(activeServers(target)).toEqual([]);
+    await restoreWorkspace(file, target, { force: true });
+  });
+
+  it("refuses over a mark from another host, naming the host and the file to delete when no server runs there", async () => {
+    const file = join(root, "ws.kgrag-backup");
+    await kg.backup(file);
+    const target = join(root, "restored");
+    await restoreWorkspace(file, target);
+    // A pid that runs nowhere here: on another host it cannot be checked, so it is not taken as stale.
+    const marker = markAs(target, 999_999_999, { host: "elsewhere.example", started: "proc:42" });
+    expect(activeServers(target)).toMatchObject([{ host: "elsewhere.example", otherHost: true }]);
+    const refused = restoreWorkspace(file, target, { force: true });
+    await expect(refused).rejects.toBeInstanceOf(BackupError);
+    await expect(refused).rejects.toThrow(
+      `is marked as served by kgrag serve on another host, elsewhere.example (pid 999999999 on elsewhere.example`,
+    );
+    await expect(refused).rejects.toThrow(`If no server runs there, delete its marker ${marker}`);
+    rmSync(marker);
     await restoreWorkspace(file, target, { force: true });
   });
 

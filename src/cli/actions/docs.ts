@@ -9,7 +9,8 @@ import { UsageError } from "../usage-error.js";
 
 /**
  * `kgrag docs meta <id> key=value ... --unset key`: the document's record updated in place (the
- * library's updateDocumentMetadata); with nothing to set or remove, its metadata printed.
+ * library's updateDocumentMetadata, recorded in the history); with nothing to set or remove, its
+ * metadata printed.
  */
 export async function docsMetaAction(
   open: OpenKgrag,
@@ -23,7 +24,7 @@ export async function docsMetaAction(
     const doc =
       Object.keys(patch).length === 0
         ? await documentOf(kgrag.services.store, docId)
-        : await kgrag.updateDocumentMetadata(docId, patch);
+        : await kgrag.updateDocumentMetadata(docId, patch, opts.by ? { by: opts.by } : {});
     if (opts.json) printJson({ id: doc.id, title: doc.title, metadata: doc.metadata });
     else process.stdout.write(metadataTable(doc));
   } finally {

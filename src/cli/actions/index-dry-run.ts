@@ -22,7 +22,7 @@ export async function indexDryRunAction(paths: string[], opts: IndexFlags): Prom
   if (missing.length > 0) throw new UsageError(`No such file or folder: ${missing.join(", ")}`);
   if (opts.prune)
     throw new UsageError(
-      "--dry-run estimates indexing the paths from scratch, so --prune (which removes documents whose files are gone) has nothing to do in it; drop one of them",
+      "--dry-run does not estimate --prune: it estimates what indexing the paths asks of the models, as an update of the workspace, and leaves out the removal of documents whose files are gone (which calls no model, but changes the communities those documents were in); run the dry run without --prune",
     );
   const { config } = loadConfig(process.env, {
     ...(opts.workspace ? { workspace: opts.workspace } : {}),
@@ -58,7 +58,18 @@ function workspaceNote(r: IndexDryRunReport): string {
       "Neo4j storage: the dry run does not open the database, so every document is counted as new " +
       "and the workspace's existing communities were not read (reports counted as for a new workspace)."
     );
-  return `${r.unchanged} document(s) already indexed with the same content were left out: a run skips them.`;
+  const lines = [
+    `${r.unchanged} document(s) already indexed with the same content were left out: a run skips them.`,
+  ];
+  if (r.updated > 0)
+    lines.push(
+      `${r.updated} document(s) changed since indexed: estimated with their old version removed from the graph, as a run removes it first.`,
+    );
+  if (r.resumed > 0)
+    lines.push(
+      `${r.resumed} document(s) an earlier run did not finish: ${r.chunksDone} of their chunks were merged already and are not counted again.`,
+    );
+  return lines.join("\n");
 }
 
 function humanReport(r: IndexDryRunReport): string {

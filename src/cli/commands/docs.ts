@@ -5,6 +5,7 @@ export interface DocsMetaOptions {
   workspace?: string;
   json?: boolean;
   unset?: string[];
+  by?: string;
 }
 
 /** `kgrag docs ...`: work on indexed documents' records (`kgrag status` lists them). */
@@ -20,6 +21,7 @@ export function registerDocsCommand(program: Command, open: OpenKgrag): void {
     .argument("<docId>", "document id (see `kgrag status`)")
     .argument("[pairs...]", "key=value to set (string values)")
     .option("--unset <keys...>", "keys to remove")
+    .option("--by <name>", "who makes the edit, for the history (default $KGRAG_USER or the OS user)")
     .option("-w, --workspace <dir>", "workspace folder")
     .option("--json", "print JSON")
     .action(async (docId: string, pairs: string[], opts: DocsMetaOptions) =>

@@ -11,6 +11,7 @@ import { referenceTitle } from "../../query/context/references.js";
 import type { DocumentRecord } from "../../types.js";
 import { hashText } from "../../util/hash.js";
 import type { ServerContext } from "../context.js";
+import { editorOf } from "../editor.js";
 import { ApiError, badRequest, notFound, unsupportedMediaType } from "../errors.js";
 import { queryNumber } from "../query-number.js";
 import { workspaceOf } from "../request-workspace.js";
@@ -65,7 +66,9 @@ const ListQuerySchema = z.object({
 
 const IdParamsSchema = z.object({ id: z.string().min(1) });
 
-const MetadataBodySchema = z.object({ metadata: MetadataPatchSchema }).strict();
+const MetadataBodySchema = z
+  .object({ metadata: MetadataPatchSchema, by: z.string().trim().min(1).max(100).optional() })
+  .strict();
 
 export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -178,8 +181,9 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
           "Set a document's metadata keys (null removes one) in place, for the query filters: nothing is extracted again",
         description:
           "Keys not named keep their values. `source`, `line`, `format` and `pageStarts` are kgrag's own and " +
-          "cannot be edited. The next index of the document's file gives it the file's metadata again. A job " +
-          "running in the workspace answers 409 `workspace_busy`.",
+          "cannot be edited. The next index of the document's file gives it the file's metadata again. The edit " +
+          "is recorded in the workspace history (`GET /api/v1/entities/history`, kind `document`) with `by` (default: " +
+          "the API key's number). A job running in the workspace answers 409 `workspace_busy`.",
         params: IdParamsSchema,
         body: MetadataBodySchema,
         querystring: z.object({ workspace: z.string().optional() }),
@@ -190,7 +194,10 @@ export async function documentRoutes(app: FastifyInstance, ctx: ServerContext): 
       await mustExist(workspace, request.params.id);
       const { id } = request.params;
       const { metadata } = request.body;
-      const doc = await workspace.jobs.exclusive(() => workspace.kgrag.updateDocumentMetadata(id, metadata));
+      const by = editorOf(request, ctx.config.apiKeys, request.body.by);
+      const doc = await workspace.jobs.exclusive(() =>
+        workspace.kgrag.updateDocumentMetadata(id, metadata, { by }),
+      );
       return { document: documentRow(doc, workspace.path) };
     },
   );

@@ -6,6 +6,7 @@ import type { EntityCuration } from "../../resolve/curation.js";
 import type { EntityRecord, RelationshipRecord } from "../../types.js";
 import { READABLE_DESCRIPTIONS } from "../api-notes.js";
 import type { ServerContext } from "../context.js";
+import { editorOf } from "../editor.js";
 import { queryNumber } from "../query-number.js";
 import { workspaceOf } from "../request-workspace.js";
 
@@ -92,11 +93,8 @@ function relationshipView(relationship: RelationshipRecord, names: Map<string, s
 export async function entityRoutes(app: FastifyInstance, ctx: ServerContext): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  const editor = (request: FastifyRequest, given: string | undefined): string => {
-    if (given) return given;
-    const index = request.apiKey ? ctx.config.apiKeys.indexOf(request.apiKey) : -1;
-    return index >= 0 ? `api key ${index + 1}` : "api";
-  };
+  const editor = (request: FastifyRequest, given: string | undefined): string =>
+    editorOf(request, ctx.config.apiKeys, given);
 
   /** Runs one edit as the workspace's only writer; the graph views are renewed after it. */
   const curate = async <T>(request: FastifyRequest, work: (curation: EntityCuration) => Promise<T>) => {

@@ -130,7 +130,7 @@ const CommunityRow = z.object({
 });
 
 const HistoryRow = z.object({
-  kind: z.enum(["entity", "relationship"]),
+  kind: z.enum(["entity", "relationship", "document"]),
   key: text,
   action: z.enum(["create", "update", "delete"]),
   oldDescription: nullableText,
