@@ -648,6 +648,13 @@ export const IndexOverlapSchema = z.object({
    */
   chunkTextPauseMs: z.number().int().min(0).default(20),
   /**
+   * With a model extracting, the first slice (and the clustering libraries' load) waits until the
+   * first round of extraction requests (one per concurrent call) has been written to its sockets,
+   * at most this long: started earlier, that synchronous work held those requests back on their
+   * way out. Requests through transports other than Node's fetch are not seen and wait it out.
+   */
+  firstRoundWaitMs: z.number().int().min(0).default(1000),
+  /**
    * Community reports asked for while entity resolution runs, on the bet that it merges nothing
    * (see src/pipeline/reports-ahead.ts): each is a request wasted when it does merge. 0: none.
    */

@@ -30,5 +30,10 @@ export interface Extractor {
   readonly inFlight?: number;
   /** Called as an extraction run starts (an extractor may serve many runs). */
   beginRun?(): void;
+  /**
+   * Runs once what reading the first replies will need (schema checks compiled on first use), in
+   * the wait for the first round's replies rather than on the way to the next requests.
+   */
+  warmUp?(): void;
   extract(chunk: ChunkRecord, context: ExtractionContext): Promise<ExtractionOutcome>;
 }

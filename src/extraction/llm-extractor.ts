@@ -23,6 +23,14 @@ type Asked = { ok: true; round: Round; cut: boolean } | { ok: false; error: stri
 /** Only complete answers are cached; a cut-short or unreadable one is asked again on the next run. */
 const acceptAnswer = isCompleteExtraction;
 
+/** An answer of every shape a reply holds, read once before the first replies come. */
+const WARM_UP_ANSWER = JSON.stringify({
+  entities: [{ name: "Ada", type: "person", description: "A traveller." }],
+  relationships: [
+    { source: "Ada", target: "Ben", description: "They meet.", keywords: ["meet"], strength: 5 },
+  ],
+});
+
 /** What the retry prompt is told when an answer's JSON stopped before it was closed. */
 const CUT_OFF =
   "it was cut off before the JSON was complete, so entities and relationships after the cut were lost";
@@ -42,6 +50,11 @@ export class LlmExtractor implements Extractor {
     private readonly chat: ChatModel,
     private readonly options: LlmExtractorOptions,
   ) {}
+
+  warmUp(): void {
+    parseExtraction(WARM_UP_ANSWER);
+    gleanMessages([], WARM_UP_ANSWER, this.options);
+  }
 
   async extract(chunk: ChunkRecord, context: { title: string }): Promise<ExtractionOutcome> {
     try {

@@ -16,6 +16,7 @@ import {
 } from "./endpoint-quirks.js";
 import { FollowUpFirstLimit } from "./follow-up-first.js";
 import { RateLimiter } from "./rate-limiter.js";
+import { STAGE_HEADER } from "./requests-sent.js";
 import { type RetryTuning, withRetry } from "./retry.js";
 
 /** The `llm` settings (or a stage's) as kgrag's client needs them: with the model to ask. */
@@ -28,8 +29,7 @@ interface CallOptions {
   signal: AbortSignal;
 }
 
-/** The header gateways use to attribute cost to a pipeline stage. */
-export const STAGE_HEADER = "X-Kgrag-Stage";
+export { STAGE_HEADER } from "./requests-sent.js";
 
 /** What a request will count against a tokens-per-minute limit: its prompt and its output allowance. */
 function estimatedTokens(request: ChatRequest): number {

@@ -4,6 +4,7 @@ import type { ExtractiveReportsHost } from "../community/extractive-reports.js";
 import { loadClusteringLibraries } from "../community/project-graph.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { Extractor } from "../extraction/extractor.js";
+import { stageRequestsSent } from "../llm/requests-sent.js";
 import type { DescriptionSummarizer } from "../merge/summarizer.js";
 import type { KgragServices } from "../services.js";
 import type { GraphView } from "../storage/graph-store.js";
@@ -169,11 +170,12 @@ async function indexWorkflow(
   const chunkText = holdFailure(
     plan.toProcess.length > 0
       ? firstRequest.settled.then(async () => {
-          // A request takes several turns of the event loop to go out: after a pause the first
-          // round is in flight, and the first slice's one-off costs (the sentence segmenter's
-          // locale data, 40-80 ms) and the clustering libraries' load use the wait for its replies
-          // instead of holding back the next requests when those replies come back together.
-          await pause(services.config.indexOverlap.chunkTextPauseMs, chunkTextUntil);
+          // A request takes several turns of the event loop to go out: once the first round is
+          // written, the first slice's one-off costs (the sentence segmenter's locale data, 40-80
+          // ms) and the clustering libraries' load use the wait for its replies instead of holding
+          // back those requests or the next ones when the replies come back together.
+          await firstRoundSent(services, components.extractor, chunkTextUntil);
+          components.extractor.warmUp?.();
           // Left out of start-up, loaded here rather than between the last reply and the reports.
           if (options.communities ?? services.config.community.enabled) loadClusteringLibraries();
           return indexChunkText(services, chunkTextUntil, clock);
@@ -303,6 +305,24 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   return sleep(ms, undefined, { signal }).catch(() => {});
 }
 
+/**
+ * After the first extraction call: with a model, until one request per concurrent call has been
+ * written (at most `firstRoundWaitMs`); otherwise a pause of `chunkTextPauseMs`.
+ */
+async function firstRoundSent(
+  services: KgragServices,
+  extractor: Extractor,
+  signal: AbortSignal,
+): Promise<void> {
+  const { chunkTextPauseMs, firstRoundWaitMs } = services.config.indexOverlap;
+  const concurrency = services.config.llm?.concurrency;
+  if (extractor.kind !== "llm" || !concurrency) return pause(chunkTextPauseMs, signal);
+  const waited = new AbortController();
+  const until = AbortSignal.any([signal, waited.signal]);
+  await Promise.race([stageRequestsSent("extract", concurrency, until), pause(firstRoundWaitMs, until)]);
+  waited.abort();
+}
+
 /** A promise settled by the first call of `settle` (later calls do nothing). */
 function settleOnce(): { settled: Promise<void>; settle: () => void } {
   let settle = () => {};
@@ -318,6 +338,7 @@ function signallingFirstCall(extractor: Extractor, onCall: () => void): Extracto
     kind: extractor.kind,
     ...(extractor.inFlight === undefined ? {} : { inFlight: extractor.inFlight }),
     beginRun: () => extractor.beginRun?.(),
+    warmUp: () => extractor.warmUp?.(),
     extract: (chunk, context) => {
       onCall();
       return extractor.extract(chunk, context);

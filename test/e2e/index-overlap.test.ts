@@ -1,8 +1,10 @@
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createKgrag, type Kgrag } from "../../src/kgrag.js";
+import { stageOf } from "../../src/llm/requests-sent.js";
 import { loadRules } from "../../src/resolve/rules.js";
 import { plausibleReplies } from "../support/plausible-replies.js";
 import { type EmbeddingsCall, startScriptedOpenAI } from "../support/scripted-openai-server.js";
@@ -177,6 +179,45 @@ describe("an index run keeps the model busy between stages", () => {
     }
   });
 
+  it("starts indexing the chunks' text only once the first round of extraction requests is written", async () => {
+    // The index's first slice and the clustering libraries' load are synchronous: run before the
+    // first round's requests are on their sockets, they held those requests back. Counted here
+    // through undici's public channel, as the requests' bodies are written; replies are held
+    // until the index starts, so no second round can make up the count.
+    const gate = new Gate();
+    const server = await startScriptedOpenAI({
+      chat: async (call) => {
+        if (call.stage === "extract") await gate.hold();
+        return plausibleReplies(call);
+      },
+    });
+    let extractionsWritten = 0;
+    const countExtraction = (message: unknown) => {
+      if (stageOf(message) === "extract") extractionsWritten += 1;
+    };
+    subscribe("undici:request:bodySent", countExtraction);
+    try {
+      // No pause of its own: only the wait for the written requests stands before the index.
+      const run = await harbourWorkspace(server.baseURL, 4, { chunkTextPauseMs: 0 });
+      const { store } = run.kg.services;
+      const indexChunkText = store.indexChunkText?.bind(store);
+      let writtenAtStart: number | undefined;
+      store.indexChunkText = (slices, signal) => {
+        writtenAtStart ??= extractionsWritten;
+        gate.open("chunk text");
+        return indexChunkText?.(slices, signal) ?? Promise.resolve();
+      };
+      expect((await run.kg.index(HARBOURS)).failures).toEqual([]);
+      expect(await gate.released).toBe("chunk text");
+      // Two at a time: the whole first round was out before the index began.
+      expect(writtenAtStart).toBe(2);
+      await run.close();
+    } finally {
+      unsubscribe("undici:request:bodySent", countExtraction);
+      await server.close();
+    }
+  });
+
   it("sends the first extraction request while later documents are still being chunked", async () => {
     // Nothing holds the registration here: chunking and the embedded store are synchronous, so the
     // request goes out only if registration gives the event loop a turn between documents.
@@ -246,7 +287,11 @@ const HARBOURS = Array.from({ length: 20 }, (_, i) => ({
  * registration batch is cut at `firstRegistrationChunks`; `beforeBatch` runs before each
  * registration batch is stored (numbered from 1) and may hold it or fail it.
  */
-async function harbourWorkspace(baseURL: string, firstRegistrationChunks: number) {
+async function harbourWorkspace(
+  baseURL: string,
+  firstRegistrationChunks: number,
+  overlap: Record<string, number> = {},
+) {
   const workspace = await mkdtemp(join(tmpdir(), "kgrag-overlap-"));
   const kg = await createKgrag({
     env: {},
@@ -256,7 +301,7 @@ async function harbourWorkspace(baseURL: string, firstRegistrationChunks: number
       embedding: { baseURL, model: "scripted-embed", dimension: 64 },
       entityResolution: "off",
       community: { enabled: false },
-      indexOverlap: { firstRegistrationChunks },
+      indexOverlap: { firstRegistrationChunks, ...overlap },
     },
   });
   const { store } = kg.services;
