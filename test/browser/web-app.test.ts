@@ -13,6 +13,9 @@ import { buildWebApp } from "../support/web-build.js";
 
 pollAsOnALoadedMachine();
 
+/** The localStorage key that asks the graph canvas for its test hook (web/src/graph/test-hook-flag.ts). */
+const GRAPH_TEST_HOOK_STORAGE = "kgrag.graphTestHook";
+
 /** A node label as the graph canvas reports it drawn (its `window.kgragGraph` hook). */
 interface DrawnLabel {
   node: string;
@@ -1430,6 +1433,14 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
     await page.getByRole("link", { name: "Graph" }).click();
     const canvas = page.locator("[data-testid=graph-canvas]");
     await layoutSettled(page);
+    // The canvas's test hook is for the browser tests only: a page that did not ask has none.
+    expect(await page.evaluate("typeof window.kgragGraph")).toBe("undefined");
+    await page.evaluate(`localStorage.setItem("${GRAPH_TEST_HOOK_STORAGE}", "1")`);
+    // Asked for, it comes with the next canvas drawn.
+    await page.getByRole("link", { name: "Documents" }).click();
+    await page.getByRole("link", { name: "Graph" }).click();
+    await layoutSettled(page);
+    await page.waitForFunction("window.kgragGraph !== undefined");
     const labels = () => page.evaluate<DrawnLabel[]>("window.kgragGraph?.labels() ?? []");
     // Every label read below is as drawn in a frame whose labels all lie where placeLabels put them.
     const labelsPlaced = () => page.evaluate("window.kgragGraph.labelsPlaced()");
@@ -1467,6 +1478,7 @@ describe("web app in Chromium against kgrag serve (offline workspace)", () => {
       }
     } finally {
       await page.evaluate("window.kgragGraph?.hover()");
+      await page.evaluate(`localStorage.removeItem("${GRAPH_TEST_HOOK_STORAGE}")`);
       await page.setViewportSize({ width: 1400, height: 900 });
     }
   }, 90_000);

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli, startCli } from "../support/cli-child.js";
 import { ATLAS_DOCS, offlineWorkspace, removeAll, tempDir } from "../support/server.js";
@@ -16,6 +16,15 @@ async function announcedAddress(stderr: () => string): Promise<string> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`kgrag serve announced no address:\n${stderr()}`);
+}
+
+/** The lines of `stderr` before the first one starting with `start`. */
+function linesBefore(stderr: string, start: string): string[] {
+  const lines = stderr.split("\n");
+  return lines.slice(
+    0,
+    lines.findIndex((line) => line.startsWith(start)),
+  );
 }
 
 describe("kgrag serve (CLI)", () => {
@@ -37,6 +46,11 @@ describe("kgrag serve (CLI)", () => {
       const home = await fetch(`${url}/`);
       const built = home.ok && (home.headers.get("content-type") ?? "").includes("text/html");
       expect(stderr).toContain(built ? `kgrag: web app at ${url}/\n` : "kgrag: no web app: it is not built");
+      // While starting it says so, then what each workspace runs on, all before the address.
+      expect(linesBefore(stderr, "kgrag: serving ")).toEqual([
+        "kgrag: starting: opening the workspaces and starting the query processes...",
+        `kgrag: workspace ${basename(dir)} (${dir}): sqlite, offline built-ins (no model configured)`,
+      ]);
     } finally {
       child.process.kill("SIGTERM");
     }
@@ -98,5 +112,35 @@ describe("kgrag serve (CLI)", () => {
     );
     expect(result.stderr).toMatch(/check the --workspace path/);
     expect(existsSync(missing)).toBe(true);
+  }, 90_000);
+
+  it("names the models a workspace calls before it listens", async () => {
+    const parent = await tempDir("serve-cli-models");
+    dirs.push(parent);
+    const dir = join(parent, "team");
+    // Nothing is asked of the models while starting: an address where none answers will do.
+    const models = {
+      KGRAG_LLM_MODEL: "team-chat-model",
+      KGRAG_LLM_BASE_URL: "http://127.0.0.1:9/v1",
+      KGRAG_LLM_API_KEY: "unused-key",
+      KGRAG_EMBEDDING_MODEL: "team-embedding-model",
+      KGRAG_EMBEDDING_DIM: "8",
+    };
+    const child = startCli(["serve", "--port", "0", "--workspace", dir], models);
+    let stderr = "";
+    child.process.stderr?.on("data", (text: string) => {
+      stderr += text;
+    });
+    try {
+      await announcedAddress(() => stderr);
+    } finally {
+      child.process.kill("SIGTERM");
+    }
+    const result = await child.done;
+    expect(result.code).toBe(0);
+    expect(linesBefore(result.stderr, "kgrag: NOTE: ")).toContain(
+      `kgrag: workspace team (${dir}): sqlite, chat team-chat-model, embeddings team-embedding-model`,
+    );
+    expect(result.stderr).not.toContain("unused-key");
   }, 90_000);
 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createKgrag } from "../../src/kgrag.js";
 import { type CreateServerOptions, createServer, type KgragServer } from "../../src/server/app.js";
 import type { JobRunner } from "../../src/server/jobs/job-runner.js";
+import type { WorkerMessage } from "../../src/server/jobs/job-types.js";
 import type { SourceDocumentInput } from "../../src/types.js";
 import { childEnv } from "./cli-child.js";
 
@@ -88,20 +89,27 @@ export async function removeAll(dirs: string[]): Promise<void> {
 
 /**
  * A job runner whose jobs stay running until `release` is called: a request meets a job in
- * progress (a write refused with 409 while it runs).
+ * progress (a write refused with 409 while it runs). `report` passes a message to the running
+ * job's queue as its process would (a progress count).
  */
-export function heldJobRunner(): { runner: JobRunner; release: () => void } {
+export function heldJobRunner(): {
+  runner: JobRunner;
+  release: () => void;
+  report: (message: WorkerMessage) => void;
+} {
   let release: () => void = () => {};
   const held = new Promise<void>((resolve) => {
     release = resolve;
   });
+  let onRunning: ((message: WorkerMessage) => void) | undefined;
   const runner: JobRunner = {
-    run: async () => {
+    run: async (_workspace, _spec, onMessage) => {
+      onRunning = onMessage;
       await held;
       return { type: "finished", documents: [], errors: [], message: "held" };
     },
     stop: () => {},
     close: async () => {},
   };
-  return { runner, release: () => release() };
+  return { runner, release: () => release(), report: (message) => onRunning?.(message) };
 }

@@ -407,6 +407,11 @@ export const api = {
     send(`/api/v1/documents/${encodeURIComponent(id)}`, { method: "DELETE" })
       .then((r) => r.json())
       .then((body) => JobEnvelopeSchema.parse(body).job),
+  /** Sets (a value) and removes (null) metadata keys of a document; resolves with its row as it is now. */
+  updateDocumentMetadata: (id: string, metadata: Record<string, string | number | boolean | null>) =>
+    send(`/api/v1/documents/${encodeURIComponent(id)}`, { method: "PATCH" }, { metadata })
+      .then((r) => r.json())
+      .then((body) => z.object({ document: DocumentRowSchema }).parse(body).document),
   reindexDocument: (id: string) =>
     postJson(JobEnvelopeSchema, `/api/v1/documents/${encodeURIComponent(id)}/reindex`, {}).then((r) => r.job),
   jobs: (signal?: AbortSignal) =>

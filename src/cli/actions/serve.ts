@@ -15,10 +15,13 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
   await probePort(flags);
   // A mistyped path would otherwise serve a new, empty workspace without a word.
   const missing = (flags.workspace ?? []).map((dir) => resolve(dir)).filter((dir) => !existsSync(dir));
+  // Opening large workspaces and starting the query processes takes a while: say so meanwhile.
+  process.stderr.write("kgrag: starting: opening the workspaces and starting the query processes...\n");
   const server = await createServer({
     workspaces: flags.workspace,
     server: { host: flags.host, port: flags.port, ...(flags.cors ? { corsOrigins: flags.cors } : {}) },
   });
+  for (const workspace of server.context.registry.all) process.stderr.write(`${workspaceLine(workspace)}\n`);
   let address: string;
   try {
     address = await server.listen();
@@ -55,6 +58,24 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     "stopping the server; a running job stops at its next safe point and resumes on the next start",
   );
   await server.close();
+}
+
+/**
+ * What a workspace runs on: its storage and the models it calls, or the offline built-ins when it
+ * calls none (then every answer is extractive, which a team should know before asking).
+ */
+export function workspaceLine(workspace: ServedWorkspace): string {
+  const { chat, config, embedder, reranker, store } = workspace.kgrag.services;
+  const offlineEmbedder = embedder.kind === "hashing";
+  const models =
+    chat === null && offlineEmbedder && !reranker
+      ? "offline built-ins (no model configured)"
+      : [
+          chat ? `chat ${config.llm?.model ?? "custom"}` : "chat: offline built-ins",
+          offlineEmbedder ? "embeddings: offline built-in (hashing)" : `embeddings ${embedder.model}`,
+          ...(reranker ? [`rerank ${reranker.model}`] : []),
+        ].join(", ");
+  return `kgrag: workspace ${workspace.id} (${workspace.path}): ${store.kind}, ${models}`;
 }
 
 /** Where to open the web app, or why there is none (a clone not yet built serves the API alone). */

@@ -5,7 +5,7 @@ import type { ServerContext } from "../context.js";
 import { notFound } from "../errors.js";
 import type { Job } from "../jobs/job-types.js";
 import { workspaceOf } from "../request-workspace.js";
-import { openEventStream } from "../sse.js";
+import { type EventStream, openEventStream } from "../sse.js";
 
 const IdParamsSchema = z.object({ id: z.string().min(1) });
 
@@ -38,7 +38,7 @@ export async function jobRoutes(app: FastifyInstance, ctx: ServerContext): Promi
     {
       schema: {
         tags: ["jobs"],
-        summary: "Server-sent events: `progress` (the job) on every change, then `end` (the job)",
+        summary: "Server-sent events: `progress` (the job) on every change, then `end` (the finished job)",
         params: IdParamsSchema,
       },
     },
@@ -46,22 +46,33 @@ export async function jobRoutes(app: FastifyInstance, ctx: ServerContext): Promi
       const jobs = workspaceOf(request, ctx.registry).jobs;
       const job = jobs.get(request.params.id);
       if (!job) throw notFound(`Job ${request.params.id}`);
-      const stream = openEventStream(reply);
-      stream.send("progress", job);
-      if (isFinished(job)) {
-        stream.send("end", job);
-        stream.end();
-        return;
-      }
+      const send = jobEventSender(openEventStream(reply));
+      if (send(job)) return;
       // The job goes on whether or not the client stays: only the subscription ends with it.
       const unsubscribe = jobs.subscribe(job.id, (changed) => {
-        stream.send("progress", changed);
-        if (!isFinished(changed)) return;
-        stream.send("end", changed);
-        stream.end();
-        unsubscribe();
+        if (send(changed)) unsubscribe();
       });
       reply.raw.on("close", unsubscribe);
     },
   );
+}
+
+/**
+ * Sends a job's states on `stream`: a `progress` event only when the job differs from the last one
+ * sent (a job process reports the same count again, a stage repeats), and the finished job once,
+ * as `end`, which closes the stream. Returns whether the stream ended.
+ */
+function jobEventSender(stream: EventStream): (job: Job) => boolean {
+  let lastSent = "";
+  return (job) => {
+    if (isFinished(job)) {
+      stream.send("end", job);
+      stream.end();
+      return true;
+    }
+    const payload = JSON.stringify(job);
+    if (payload !== lastSent) stream.send("progress", job);
+    lastSent = payload;
+    return false;
+  };
 }

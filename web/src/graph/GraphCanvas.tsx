@@ -8,14 +8,8 @@ import { pathLine } from "sigma/rendering";
 import { canvasLegend, FADED_COLOUR, OTHER_COLOUR, PALETTE_SIZE, sizeForDegree } from "./colors";
 import { GraphLegend } from "./GraphLegend";
 import { ARROW_DIRECTIONS, nearestInDirection, type ScreenNode, stepByDegree } from "./keyboard-nav";
-import {
-  type Box,
-  type LabelGeometry,
-  type LabelPlacement,
-  type LabelSide,
-  labelBox,
-  labelPlacement,
-} from "./label-placement";
+import { type LabelGeometry, type LabelPlacement, labelPlacement } from "./label-placement";
+import { graphTestHookWanted } from "./test-hook-flag";
 import { type ColourBy, categoryOf, type GraphEdgeData, type GraphNodeData } from "./types";
 import { ViewGraph } from "./view-graph";
 
@@ -58,37 +52,6 @@ const LABEL_FONT = "sans-serif";
 const LABEL_SIZE = 12;
 const LABEL_MARGIN = 5;
 
-/** A node's label, where it is or would be drawn, for the browser tests (see `window.kgragGraph`). */
-export interface DrawnLabel {
-  node: string;
-  /** Whether sigma draws the label in this frame (it leaves some out where labels crowd). */
-  shown: boolean;
-  x: number;
-  y: number;
-  side: LabelSide;
-  box: Box;
-}
-
-/** What the browser tests read and do through `window.kgragGraph`. */
-export interface GraphTestHook {
-  labels(): DrawnLabel[];
-  /** Pans the view so `node` is drawn at (x, y) in the canvas, as a drag would. */
-  panNodeTo(node: string, x: number, y: number): void;
-  /** Draws `node` as under the pointer (its label shown however crowded), none without one. */
-  hover(node?: string): void;
-  /**
-   * Settles once a frame is drawn (one is asked for) in which every label shown already lies on
-   * the side placeLabels gives it: what `labels()` then reads is what is on screen.
-   */
-  labelsPlaced(): Promise<void>;
-}
-
-declare global {
-  interface Window {
-    kgragGraph?: GraphTestHook;
-  }
-}
-
 /**
  * From this many nodes on, drawing trades finish for frame rate: labels hide while the view moves
  * (edges always do), fewer labels are drawn, and edges lose their anti-aliasing, which a browser
@@ -117,8 +80,8 @@ export default function GraphCanvas(props: GraphCanvasProps) {
   const hiddenLabels = useMemo(() => new Set<string>(), []);
   /** Whether placeLabels moved a label after the last frame (drawn in the next one). */
   const labelsMoved = useRef(false);
-  /** The node the test hook draws as hovered. */
-  const hoveredByHook = useRef<string | undefined>(undefined);
+  /** Removes the browser tests' hook, when one was asked for (see graphTestHookWanted). */
+  const detachTestHook = useRef<() => void>(() => {});
   const keysHint = useId();
   const layout = useRef<FA2Layout | undefined>(undefined);
   const layoutTimer = useRef<number | undefined>(undefined);
@@ -201,7 +164,7 @@ export default function GraphCanvas(props: GraphCanvasProps) {
         labelsMoved.current = placeLabels();
       });
       renderer.current = sigma;
-      window.kgragGraph = testHook;
+      if (graphTestHookWanted()) void attachTestHook();
       resizeWatcher.current = new ResizeObserver(() => sigma.refresh());
       resizeWatcher.current.observe(container.current);
     } catch (error) {
@@ -213,7 +176,8 @@ export default function GraphCanvas(props: GraphCanvasProps) {
       layout.current?.kill();
       renderer.current?.kill();
       renderer.current = undefined;
-      if (window.kgragGraph === testHook) window.kgragGraph = undefined;
+      detachTestHook.current();
+      detachTestHook.current = () => {};
       drawn.kill();
     };
   }, [graph]);
@@ -328,64 +292,18 @@ export default function GraphCanvas(props: GraphCanvasProps) {
     return moved;
   }
 
-  const testHook: GraphTestHook = { labels: drawnLabels, panNodeTo, hover, labelsPlaced };
-
-  function hover(node?: string) {
+  /** Loads and installs the browser tests' hook (a chunk of its own, which users never load). */
+  async function attachTestHook() {
+    const { installGraphTestHook } = await import("./graph-test-hook");
     const sigma = renderer.current;
+    // The canvas may have gone while the hook loaded.
     if (!sigma) return;
-    if (hoveredByHook.current !== undefined && drawn.view.hasNode(hoveredByHook.current))
-      sigma.setNodeState(hoveredByHook.current, { isHovered: false });
-    hoveredByHook.current = node !== undefined && drawn.view.hasNode(node) ? node : undefined;
-    if (hoveredByHook.current !== undefined) sigma.setNodeState(hoveredByHook.current, { isHovered: true });
-  }
-
-  function labelsPlaced(): Promise<void> {
-    const sigma = renderer.current;
-    if (!sigma) return Promise.resolve();
-    return new Promise((resolve) => {
-      // After the frame's own listener (registered first), which placed its labels.
-      const onFrame = () => {
-        if (labelsMoved.current) return;
-        sigma.off("afterRender", onFrame);
-        resolve();
-      };
-      sigma.on("afterRender", onFrame);
-      sigma.scheduleRefresh();
+    detachTestHook.current = installGraphTestHook({
+      sigma: () => renderer.current,
+      drawnNodes: () => drawn.view.nodes(),
+      labelGeometry,
+      labelsMoved: () => labelsMoved.current,
     });
-  }
-
-  function panNodeTo(node: string, x: number, y: number) {
-    const sigma = renderer.current;
-    const geometry = labelGeometry(node);
-    if (!sigma || !geometry) return;
-    const { width, height } = sigma.getDimensions();
-    const centre = sigma.viewportToFramedGraph({
-      x: width / 2 - (x - geometry.x),
-      y: height / 2 - (y - geometry.y),
-    });
-    sigma.getCamera().setState(centre);
-  }
-
-  function drawnLabels(): DrawnLabel[] {
-    const sigma = renderer.current;
-    if (!sigma) return [];
-    const shown = sigma.getNodeDisplayedLabels();
-    const labels: DrawnLabel[] = [];
-    drawn.view.forEachNode((node) => {
-      const geometry = labelGeometry(node);
-      if (!geometry) return;
-      const placement = sigma.getNodeState(node).labelPlacement;
-      const side = placement === "hidden" ? "right" : placement;
-      labels.push({
-        node,
-        shown: shown.has(node),
-        x: geometry.x,
-        y: geometry.y,
-        side,
-        box: labelBox(geometry, side),
-      });
-    });
-    return labels;
   }
 
   /** The nodes drawn within the canvas, where they are drawn. */

@@ -5,6 +5,7 @@ import { errorText } from "../components/errors";
 import { JobCard } from "../components/JobCard";
 import { loadDismissed, saveDismissed } from "../components/job-dismissals";
 import { isFinished, jobsShown } from "../components/job-list";
+import { MetadataEditor } from "../components/MetadataEditor";
 import { inBatches, planUpload, replaceQuestion, type SkippedFile } from "../components/upload-plan";
 
 const PAGE_SIZE = 50;
@@ -41,6 +42,8 @@ export function DocumentsView() {
   /** Documents with a delete or re-index under way (a ref too: two clicks come before a render). */
   const busy = useRef(new Set<string>());
   const [busyDocs, setBusyDocs] = useState<ReadonlySet<string>>(new Set());
+  /** The document whose metadata editor is open, if any. */
+  const [editing, setEditing] = useState<string>();
   const fileInput = useRef<HTMLInputElement>(null);
   const tableSection = useRef<HTMLElement>(null);
 
@@ -167,6 +170,11 @@ export function DocumentsView() {
       setFailure(errorText(error));
     }
   }
+  /** Shows the row as the server has it after an edit, and closes its editor. */
+  const metadataSaved = (row: DocumentRow) => {
+    setDocuments((current) => current.map((doc) => (doc.id === row.id ? row : doc)));
+    setEditing(undefined);
+  };
   const reindex = (doc: DocumentRow) => {
     if (!busy.current.has(doc.id)) void act(doc.id, () => api.reindexDocument(doc.id));
   };
@@ -305,7 +313,7 @@ export function DocumentsView() {
             </tr>
           </thead>
           <tbody>
-            {documents.map((doc) => (
+            {documents.map((doc) => [
               <tr key={doc.id} data-document-id={doc.id}>
                 <td class="doc-title">
                   <div>{doc.title || doc.id}</div>
@@ -319,7 +327,16 @@ export function DocumentsView() {
                 <td class="small">
                   {Object.entries(doc.metadata)
                     .map(([key, value]) => `${key}=${String(value)}`)
-                    .join(", ")}
+                    .join(", ")}{" "}
+                  <button
+                    type="button"
+                    class="link"
+                    aria-label={`Edit metadata of ${doc.title || doc.id}`}
+                    aria-expanded={editing === doc.id}
+                    onClick={() => setEditing(editing === doc.id ? undefined : doc.id)}
+                  >
+                    Edit
+                  </button>
                 </td>
                 <td class="small">{doc.updatedAt ? new Date(doc.updatedAt).toLocaleString() : ""}</td>
                 <td class="actions">
@@ -342,8 +359,15 @@ export function DocumentsView() {
                     Delete
                   </button>
                 </td>
-              </tr>
-            ))}
+              </tr>,
+              editing === doc.id && (
+                <tr key={`${doc.id}:metadata`} class="metadata-row">
+                  <td colSpan={6}>
+                    <MetadataEditor doc={doc} onSaved={metadataSaved} onClose={() => setEditing(undefined)} />
+                  </td>
+                </tr>
+              ),
+            ])}
           </tbody>
         </table>
         {documents.length === 0 && <p class="muted">{emptyTableText(listed.filter, listed.all)}</p>}
