@@ -21,7 +21,7 @@ interface Candidate {
   gains: Map<string, number>;
   /** How sure it holds the kind of answer asked for, 0 to 1; computed on first use (the tagger is the cost). */
   kind: () => number;
-  /** The most `boost` can return. */
+  /** The most its kind multiplier (1 + kindBoost x kind) can be. */
   maxBoost: number;
 }
 
@@ -39,10 +39,11 @@ interface Candidate {
  *    connected to the question: a name in an unrelated sentence earns nothing;
  *  - a term an earlier pick already holds counts at `repeatWeight`, so a question of two parts
  *    ("which company makes it, and where was its founder born?") is answered in both;
- *  - a sentence holding the kind asked for in a passage whose subject an earlier pick names (the
- *    second hop: "He played for the Philadelphia Eagles" leads to "The Philadelphia Eagles are ...
- *    based in Philadelphia, Pennsylvania") also counts the pick's question terms it lacks, at
- *    `bridgeWeight`: the two sentences answer the question together.
+ *  - a sentence in a passage whose subject an earlier pick names (the second hop: "He played for
+ *    the Philadelphia Eagles" leads to "The Philadelphia Eagles are ... based in Philadelphia,
+ *    Pennsylvania") also counts the pick's question terms it lacks, at `bridgeWeight`: the two
+ *    sentences answer the question together. When the question asks for a kind, only a sentence
+ *    holding it takes the hop; "What position did ... play?" asks none, and any sentence may.
  */
 export function scoreSentences(
   question: string,
@@ -56,13 +57,13 @@ export function scoreSentences(
     const candidates = candidatesFor(question, part.type, passages, config, mentionsOf);
     // The sentence answering a part must hold some word of that part, not only the others'.
     const relevant = candidates.filter((c) => [...c.gains.keys()].some((t) => part.own.has(t)));
-    pick(picked, relevant, { covered: part.others, hops: new Map(), config });
+    pick(picked, relevant, { covered: part.others, hops: new Map(), hopNeedsKind: true, config });
   }
   const candidates = candidatesFor(question, type, passages, config, mentionsOf);
   while (picked.length < config.sentences) {
     const covered = new Set(picked.flatMap((p) => [...(gainsOf(candidates, p.sentence)?.keys() ?? [])]));
-    const hops = type.kinds.length > 0 ? hopGains(question, picked, candidates, passages, config) : new Map();
-    if (!pick(picked, candidates, { covered, hops, config })) break;
+    const hops = hopGains(question, picked, candidates, passages, config);
+    if (!pick(picked, candidates, { covered, hops, hopNeedsKind: type.kinds.length > 0, config })) break;
   }
   return picked;
 }
@@ -95,6 +96,8 @@ interface PickState {
   covered: ReadonlySet<string>;
   /** Second-hop candidates and what they carry over from the pick that leads to them (see hopGains). */
   hops: ReadonlyMap<Candidate, number>;
+  /** Whether a hop counts only for a sentence holding the kind asked for (when the question asks one). */
+  hopNeedsKind: boolean;
   config: ExtractiveAnswerConfig;
 }
 
@@ -149,14 +152,14 @@ function candidatesFor(
 /**
  * The best-scoring candidate. Candidates are tried by lexical score (with any second-hop gain), and
  * the search stops once even the largest boost could not lift one over the best found: most
- * sentences are never tagged. A second-hop gain counts only for a sentence holding the kind asked
- * for: the hop is taken to reach the answer.
+ * sentences are never tagged. When the question asks for a kind, a second-hop gain counts only
+ * for a sentence holding it: the hop is taken to reach the answer.
  */
 function bestCandidate(
   candidates: Candidate[],
   state: PickState,
 ): { candidate: Candidate; score: number } | undefined {
-  const { covered, hops, config } = state;
+  const { covered, hops, hopNeedsKind, config } = state;
   const ranked = candidates
     .map((candidate) => {
       const lexical = lexicalScore(candidate, covered, config.repeatWeight);
@@ -167,7 +170,7 @@ function bestCandidate(
   for (const { candidate, lexical, hop } of ranked) {
     if (best && (lexical + hop) * candidate.maxBoost < best.score) break;
     const kind = candidate.kind();
-    const score = (lexical + (kind > 0 ? hop : 0)) * (1 + config.kindBoost * kind);
+    const score = (lexical + (kind > 0 || !hopNeedsKind ? hop : 0)) * (1 + config.kindBoost * kind);
     const better =
       !best ||
       score > best.score ||
