@@ -3,7 +3,9 @@
  * workspace already indexed by bench/hotpotqa.ts or `kgrag eval --corpus`: per mode, the share of
  * answers holding the gold answer (answerContains, as `kgrag eval` reports it), and the same on
  * the quoted passage sentences alone, without the community reports global, hybrid and mix append.
- * Run: npx tsx bench/hotpotqa-answers.ts --workspace DIR [--data DIR] [--modes naive,mix] [--misses]
+ * --data may name any set with gold answers (bench/datasets/.cache/wiki-vital-en); --range 1-50 scores
+ * only those questions (1-based, inclusive), to tune on one half of a set and check on the other.
+ * Run: npx tsx bench/hotpotqa-answers.ts --workspace DIR [--data DIR] [--modes naive,mix] [--range A-B] [--misses]
  */
 import { join } from "node:path";
 import { createKgrag } from "../src/kgrag.js";
@@ -22,7 +24,9 @@ async function main(): Promise<void> {
   const modes = (flag("--modes")?.split(",") ?? [...QUERY_MODES]) as QueryMode[];
   const kgrag = await createKgrag({ env: {}, config: { workspace } });
   try {
-    const questions = await readEvalQuestions(join(flag("--data") ?? DATA, "questions.jsonl"));
+    const all = await readEvalQuestions(join(flag("--data") ?? DATA, "questions.jsonl"));
+    const [from, to] = (flag("--range") ?? `1-${all.length}`).split("-").map(Number);
+    const questions = all.slice((from ?? 1) - 1, to ?? all.length);
     for (const mode of modes) {
       const whole: number[] = [];
       const sentences: number[] = [];

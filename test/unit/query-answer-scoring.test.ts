@@ -174,6 +174,32 @@ describe("extractive answer scoring", () => {
     expect(lines.slice(0, 2).join("\n")).toContain("It was directed by Stephen King. [2]");
   });
 
+  it("takes the second hop from the passage a quoted sentence names, over sentences sharing more words", () => {
+    // The pick naming the Saltmere Gulls says which team; only the Gulls' passage says where it is
+    // based, and the Tarn Rovers' sentence shares more of the question's words.
+    const lines = quoted("From 1990 to 1995 Osric Venn played for a football team based in what state?", [
+      ["Osric Venn", "Osric Venn is a retired footballer. He played for the Saltmere Gulls (1990-1995)."],
+      ["Harbor Kites", "The Harbor Kites are a football team that plays in the state of Corland."],
+      ["Tarn Rovers", "The Tarn Rovers football team plays in the state of Estmark."],
+      ["Saltmere Gulls", "The Saltmere Gulls are a club based in Vessen, Dunmoor."],
+    ]);
+    expect(lines).toContain("He played for the Saltmere Gulls (1990-1995). [1]");
+    expect(lines).toContain("The Saltmere Gulls are a club based in Vessen, Dunmoor. [4]");
+  });
+
+  it("takes the second hop for a question asking no kind of answer too", () => {
+    // "What position" asks for no person, place, time or number: the hop alone finds the answer.
+    const lines = quoted("What position did the winner of the 2009 Golden Boot play?", [
+      ["Golden Boot 2009", "The Golden Boot of 2009 was given to Osric Venn."],
+      ["Tarn Rovers", "Every position at the Tarn Rovers is played by a winner."],
+      ["Harbor Kites", "Position play won the Harbor Kites the cup in 2009."],
+      ["Dunmoor", "The winner of the Dunmoor cup plays in any position."],
+      ["Osric Venn", "Osric Venn is a footballer. He plays as a goalkeeper for the Saltmere Gulls."],
+    ]);
+    expect(lines[0]).toBe("The Golden Boot of 2009 was given to Osric Venn. [1]");
+    expect(lines).toContain("He plays as a goalkeeper for the Saltmere Gulls. [5]");
+  });
+
   it("answers a whole-corpus question with each passage's opening sentence", () => {
     const lines = quoted("What are the main themes?", [
       ["Vessen", "Vessen: a city guide\n\nVessen is a river city. Its main product is glass."],

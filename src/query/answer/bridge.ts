@@ -34,6 +34,28 @@ export function bridgeTerms(passages: AnswerPassage[], questionNames: ReadonlySe
   });
 }
 
+/**
+ * The passages a quoted sentence leads to: those whose subject it names ("He played for the
+ * Philadelphia Eagles" leads to the passage on the Philadelphia Eagles), other than its own and
+ * those on something the question names itself (a first hop, matched on its own words). The
+ * second hop of a bridge question ("...an NFL team based in what state?") is answered there.
+ */
+export function passagesNamedBy(
+  sentence: string,
+  from: AnswerPassage,
+  passages: AnswerPassage[],
+  question: string,
+): AnswerPassage[] {
+  const text = fold(sentence);
+  const asked = fold(question);
+  return passages.filter((p) => {
+    const subject = p.subject;
+    if (p === from || !subject || !longEnough(subject) || subject === from.subject) return false;
+    const needle = fold(subject);
+    return text.includes(needle) && !asked.includes(needle);
+  });
+}
+
 function ownTerms(passage: AnswerPassage): Set<string> {
   const own = new Set(contentTerms(passage.subject ?? ""));
   for (const sentence of passage.sentences) for (const t of sentence.terms) own.add(t);

@@ -1,7 +1,7 @@
 import type { ExtractiveAnswerConfig } from "../../config.js";
 import type { Mention } from "../../nlp/types.js";
 import { answerKindsIn } from "./answer-evidence.js";
-import { bridgeTerms } from "./bridge.js";
+import { bridgeTerms, passagesNamedBy } from "./bridge.js";
 import { verbsDoneToNames } from "./done-to-names.js";
 import type { AnswerPassage, AnswerSentence } from "./passages.js";
 import { type QuestionType, questionClauses, questionType } from "./question-type.js";
@@ -16,11 +16,12 @@ export interface ScoredSentence {
 interface Candidate {
   sentence: AnswerSentence;
   n: number;
+  passage: AnswerPassage;
   /** Question term -> what it adds: its inverse document frequency times how it was met. */
   gains: Map<string, number>;
-  /** 1 + kindBoost x how sure it holds the kind asked for; computed on first use (the tagger is the cost). */
-  boost: () => number;
-  /** The most `boost` can return. */
+  /** How sure it holds the kind of answer asked for, 0 to 1; computed on first use (the tagger is the cost). */
+  kind: () => number;
+  /** The most its kind multiplier (1 + kindBoost x kind) can be. */
   maxBoost: number;
 }
 
@@ -37,7 +38,12 @@ interface Candidate {
  *    answerKindsIn). Multiplying, not adding, keeps the boost for sentences
  *    connected to the question: a name in an unrelated sentence earns nothing;
  *  - a term an earlier pick already holds counts at `repeatWeight`, so a question of two parts
- *    ("which company makes it, and where was its founder born?") is answered in both.
+ *    ("which company makes it, and where was its founder born?") is answered in both;
+ *  - a sentence in a passage whose subject an earlier pick names (the second hop: "He played for
+ *    the Philadelphia Eagles" leads to "The Philadelphia Eagles are ... based in Philadelphia,
+ *    Pennsylvania") also counts the pick's question terms it lacks, at `bridgeWeight`: the two
+ *    sentences answer the question together. When the question asks for a kind, only a sentence
+ *    holding it takes the hop; "What position did ... play?" asks none, and any sentence may.
  */
 export function scoreSentences(
   question: string,
@@ -51,12 +57,13 @@ export function scoreSentences(
     const candidates = candidatesFor(question, part.type, passages, config, mentionsOf);
     // The sentence answering a part must hold some word of that part, not only the others'.
     const relevant = candidates.filter((c) => [...c.gains.keys()].some((t) => part.own.has(t)));
-    pick(picked, relevant, part.others, config.repeatWeight);
+    pick(picked, relevant, { covered: part.others, hops: new Map(), hopNeedsKind: true, config });
   }
   const candidates = candidatesFor(question, type, passages, config, mentionsOf);
   while (picked.length < config.sentences) {
     const covered = new Set(picked.flatMap((p) => [...(gainsOf(candidates, p.sentence)?.keys() ?? [])]));
-    if (!pick(picked, candidates, covered, config.repeatWeight)) break;
+    const hops = hopGains(question, picked, candidates, passages, config);
+    if (!pick(picked, candidates, { covered, hops, hopNeedsKind: type.kinds.length > 0, config })) break;
   }
   return picked;
 }
@@ -83,16 +90,22 @@ function questionParts(question: string, type: QuestionType): QuestionPart[] {
   });
 }
 
-/** Adds the best candidate not picked yet (terms in `covered` counting at `repeatWeight`); false if none. */
-function pick(
-  picked: ScoredSentence[],
-  candidates: Candidate[],
-  covered: ReadonlySet<string>,
-  repeatWeight: number,
-): boolean {
+/** What a pick weighs beyond a candidate's own terms. */
+interface PickState {
+  /** Terms earlier picks hold: they count at `repeatWeight`. */
+  covered: ReadonlySet<string>;
+  /** Second-hop candidates and what they carry over from the pick that leads to them (see hopGains). */
+  hops: ReadonlyMap<Candidate, number>;
+  /** Whether a hop counts only for a sentence holding the kind asked for (when the question asks one). */
+  hopNeedsKind: boolean;
+  config: ExtractiveAnswerConfig;
+}
+
+/** Adds the best candidate not picked yet; false if none. */
+function pick(picked: ScoredSentence[], candidates: Candidate[], state: PickState): boolean {
   const chosen = new Set(picked.map((p) => p.sentence));
   const fresh = candidates.filter((c) => !chosen.has(c.sentence));
-  const best = bestCandidate(fresh, covered, repeatWeight);
+  const best = bestCandidate(fresh, state);
   if (best) picked.push({ sentence: best.candidate.sentence, n: best.candidate.n, score: best.score });
   return best !== undefined;
 }
@@ -129,31 +142,35 @@ function candidatesFor(
         if (gain > 0) gains.set(term, gain);
       }
       if (gains.size === 0) continue;
-      const boost = once(
-        () => 1 + config.kindBoost * askedKindStrength(sentence.text, type, asked, mentionsOf),
-      );
-      candidates.push({ sentence, n: passage.n, gains, boost, maxBoost: 1 + config.kindBoost });
+      const kind = once(() => askedKindStrength(sentence.text, type, asked, mentionsOf));
+      candidates.push({ sentence, n: passage.n, passage, gains, kind, maxBoost: 1 + config.kindBoost });
     }
   });
   return candidates;
 }
 
 /**
- * The best-scoring candidate. Candidates are tried by lexical score, and the search stops once even
- * the largest boost could not lift one over the best found: most sentences are never tagged.
+ * The best-scoring candidate. Candidates are tried by lexical score (with any second-hop gain), and
+ * the search stops once even the largest boost could not lift one over the best found: most
+ * sentences are never tagged. When the question asks for a kind, a second-hop gain counts only
+ * for a sentence holding it: the hop is taken to reach the answer.
  */
 function bestCandidate(
   candidates: Candidate[],
-  covered: ReadonlySet<string>,
-  repeatWeight: number,
+  state: PickState,
 ): { candidate: Candidate; score: number } | undefined {
+  const { covered, hops, hopNeedsKind, config } = state;
   const ranked = candidates
-    .map((candidate) => ({ candidate, lexical: lexicalScore(candidate, covered, repeatWeight) }))
-    .sort((a, b) => b.lexical - a.lexical);
+    .map((candidate) => {
+      const lexical = lexicalScore(candidate, covered, config.repeatWeight);
+      return { candidate, lexical, hop: hops.get(candidate) ?? 0 };
+    })
+    .sort((a, b) => b.lexical + b.hop - (a.lexical + a.hop));
   let best: { candidate: Candidate; score: number } | undefined;
-  for (const { candidate, lexical } of ranked) {
-    if (best && lexical * candidate.maxBoost < best.score) break;
-    const score = lexical * candidate.boost();
+  for (const { candidate, lexical, hop } of ranked) {
+    if (best && (lexical + hop) * candidate.maxBoost < best.score) break;
+    const kind = candidate.kind();
+    const score = (lexical + (kind > 0 || !hopNeedsKind ? hop : 0)) * (1 + config.kindBoost * kind);
     const better =
       !best ||
       score > best.score ||
@@ -167,6 +184,34 @@ function lexicalScore(candidate: Candidate, covered: ReadonlySet<string>, repeat
   let lexical = 0;
   for (const [term, gain] of candidate.gains) lexical += covered.has(term) ? gain * repeatWeight : gain;
   return lexical;
+}
+
+/**
+ * The second-hop candidates: sentences of the passages an earlier pick names (see passagesNamedBy),
+ * each with the question terms that pick holds and it lacks, at `bridgeWeight` (the best pick
+ * leading to it counts).
+ */
+function hopGains(
+  question: string,
+  picked: ScoredSentence[],
+  candidates: Candidate[],
+  passages: AnswerPassage[],
+  config: ExtractiveAnswerConfig,
+): Map<Candidate, number> {
+  const hops = new Map<Candidate, number>();
+  for (const { sentence } of picked) {
+    const from = candidates.find((c) => c.sentence === sentence);
+    if (!from) continue;
+    const linked = new Set(passagesNamedBy(sentence.text, from.passage, passages, question));
+    for (const candidate of candidates) {
+      if (!linked.has(candidate.passage)) continue;
+      let carried = 0;
+      for (const [term, gain] of from.gains)
+        if (!candidate.gains.has(term)) carried += gain * config.bridgeWeight;
+      hops.set(candidate, Math.max(hops.get(candidate) ?? 0, carried));
+    }
+  }
+  return hops;
 }
 
 function once(compute: () => number): () => number {
