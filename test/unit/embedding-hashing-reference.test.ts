@@ -80,7 +80,7 @@ describe("HashingEmbedder against the Map-based reference", () => {
     const dimension = 64;
     const embedder = new HashingEmbedder(dimension);
     const flat = new Float64Array((texts.length + 2) * dimension).fill(7);
-    texts.forEach((text, row) => embedder.embedInto(text, flat, (row + 1) * dimension));
+    for (const [row, text] of texts.entries()) embedder.embedInto(text, flat, (row + 1) * dimension);
     texts.forEach((text, row) => {
       const written = Array.from(flat.subarray((row + 1) * dimension, (row + 2) * dimension));
       expect(written).toEqual(referenceEmbedding(text, dimension));
