@@ -43,7 +43,7 @@ export function extractiveFields(context: ReportContext, language = reportLangua
   const central = context.members.slice(0, TITLE_ENTITIES).map((m) => m.name);
   const size = context.members.length;
   const rating = Math.min(10, Math.round(2 * Math.log2(1 + size)));
-  const findings = distinctQuotes(strongest, (rel) => excerpt(rel.description)).map(
+  const findings = distinctQuotes(strongest, byDescription(excerpt)).map(
     ({ text, rels }): CommunityFinding => ({
       summary: pairName(rels[0] as ContextRelationship, names, phrases),
       explanation: `${text || phrases.related} ${cite(rels)}`,
@@ -72,7 +72,8 @@ function summaryOf(
   phrases: ReportPhrases,
 ): string {
   const opening = phrases.opening(context.members.length, central);
-  const quoted = distinctQuotes(strongest, (rel) => quotedSentence(rel, names))
+  const sentencesOfDescription = byDescription(descriptionSentences);
+  const quoted = distinctQuotes(strongest, (rel) => quotedSentence(rel, sentencesOfDescription(rel), names))
     .filter((quote) => quote.text)
     .slice(0, SUMMARY_RELATIONSHIPS)
     .map(({ text, rels }) => `${text} ${cite(rels)}`);
@@ -153,14 +154,36 @@ function firstSentence(text: string): string {
  * Then the first sentence naming one of the pair, else the first opening otherwise, else (nothing
  * else to say) the first after all.
  */
-function quotedSentence(rel: ContextRelationship, names: Map<string, string>): string {
-  const sentences = rel.description.split(DESCRIPTION_SEPARATOR).flatMap(sentencesOf);
+function quotedSentence(
+  rel: ContextRelationship,
+  sentences: readonly string[],
+  names: Map<string, string>,
+): string {
   const first = sentences[0] ?? "";
   if (!opensWithReference(first)) return capped(first);
   const pair = [rel.sourceKey, rel.targetKey].map((key) => (names.get(key) ?? key).toLowerCase());
   const namesThePair = (sentence: string) => pair.some((name) => sentence.toLowerCase().includes(name));
   const clear = sentences.filter((sentence) => !opensWithReference(sentence));
   return capped(clear.find(namesThePair) ?? clear[0] ?? first);
+}
+
+/** Every sentence of a description, fragment by fragment. */
+function descriptionSentences(description: string): string[] {
+  return description.split(DESCRIPTION_SEPARATOR).flatMap(sentencesOf);
+}
+
+/**
+ * A function of a relationship's description, computed once per distinct description of one
+ * report: the co-occurrence edges of one sentence all carry that sentence as their description.
+ */
+function byDescription<T>(of: (description: string) => T): (rel: ContextRelationship) => T {
+  const memo = new Map<string, T>();
+  return (rel) => {
+    if (memo.has(rel.description)) return memo.get(rel.description) as T;
+    const value = of(rel.description);
+    memo.set(rel.description, value);
+    return value;
+  };
 }
 
 /** A description fragment's sentences (Latin or CJK punctuation), as readable prose. */

@@ -188,6 +188,25 @@ export class HashingEmbedder implements Embedder {
   }
 
   embedOne(text: string): number[] {
+    const norm = this.countInto(text);
+    const vector = this.scratch;
+    const out = new Array<number>(vector.length);
+    for (let i = 0; i < vector.length; i += 1) out[i] = norm > 0 ? vector[i]! / norm : 0;
+    return out;
+  }
+
+  /**
+   * embedOne's values written into `target` from `offset`, bit for bit the same, without a
+   * number[] per text: the built-ins' thread fills one flat buffer per request with them.
+   */
+  embedInto(text: string, target: Float64Array, offset: number): void {
+    const norm = this.countInto(text);
+    const vector = this.scratch;
+    for (let i = 0; i < vector.length; i += 1) target[offset + i] = norm > 0 ? vector[i]! / norm : 0;
+  }
+
+  /** The text's unnormalised feature sums in the scratch vector; returns their L2 norm. */
+  private countInto(text: string): number {
     // One scratch vector for every call: a relationship-heavy graph embeds hundreds of thousands
     // of short texts, and a fresh typed array per text kept the garbage collector busy.
     const vector = this.scratch;
@@ -206,9 +225,6 @@ export class HashingEmbedder implements Embedder {
     });
     let norm = 0;
     for (let i = 0; i < vector.length; i += 1) norm += vector[i]! * vector[i]!;
-    norm = Math.sqrt(norm);
-    const out = new Array<number>(vector.length);
-    for (let i = 0; i < vector.length; i += 1) out[i] = norm > 0 ? vector[i]! / norm : 0;
-    return out;
+    return Math.sqrt(norm);
   }
 }

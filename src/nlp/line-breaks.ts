@@ -133,6 +133,8 @@ const CJK_LINE_BREAK = new RegExp(
 
 /** Line breaks inside Chinese or Japanese text removed (with the spaces around them); others stay. */
 export function joinCjkLines(text: string): string {
+  // Every match holds a "\n": most sentences have none, and the lookbehinds scan every position.
+  if (!text.includes("\n")) return text;
   return text.replace(CJK_LINE_BREAK, "");
 }
 

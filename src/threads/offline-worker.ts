@@ -68,7 +68,7 @@ function answer(request: ToBuiltInWorker): FromBuiltInWorker {
   const embedder = embedderOf(request.dimension);
   const vectors = new Float64Array(request.texts.length * request.dimension);
   request.texts.forEach((text, row) => {
-    vectors.set(embedder.embedOne(text), row * request.dimension);
+    embedder.embedInto(text, vectors, row * request.dimension);
   });
   return { id: request.id, kind: "embed", vectors };
 }

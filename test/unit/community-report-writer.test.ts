@@ -169,6 +169,28 @@ describe("ExtractiveReportWriter and sentences opening with a pronoun", () => {
     );
   });
 
+  it("picks each edge's own sentence from a description that edges of different pairs share", async () => {
+    // One description, read once per report: the choice among its sentences still depends on the pair.
+    const description = [
+      "He sailed in 1850.",
+      "Ada Reyes hired Tomas Brand.",
+      "Lena Ortiz lent Marco Diaz a ship.",
+    ].join("<SEP>");
+    const keys = ["ada reyes", "tomas brand", "lena ortiz", "marco diaz"];
+    const report = await new ExtractiveReportWriter().write(
+      contextOf(
+        [
+          relationship("ada reyes", "tomas brand", 5, description),
+          relationship("lena ortiz", "marco diaz", 4, description),
+        ],
+        keys,
+      ),
+    );
+    expect(report.summary).toContain("Ada Reyes hired Tomas Brand. [R:1]");
+    expect(report.summary).toContain("Lena Ortiz lent Marco Diaz a ship. [R:2]");
+    expect(report.summary).not.toContain("He sailed");
+  });
+
   it("keeps a pronoun's sentence that follows the name it refers to, and one with nothing else to quote", async () => {
     const follows = "Gideon Vale owned the mill. He sold it in 1860.";
     const alone = "She wrote to him every week.";

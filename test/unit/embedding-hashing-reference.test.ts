@@ -75,4 +75,17 @@ describe("HashingEmbedder against the Map-based reference", () => {
       expect(embedder.embedOne(text)).toEqual(referenceEmbedding(text, dimension));
     }
   });
+
+  it("writes the same bits into a flat buffer (embedInto), leaving the rest of it alone", () => {
+    const dimension = 64;
+    const embedder = new HashingEmbedder(dimension);
+    const flat = new Float64Array((texts.length + 2) * dimension).fill(7);
+    for (const [row, text] of texts.entries()) embedder.embedInto(text, flat, (row + 1) * dimension);
+    texts.forEach((text, row) => {
+      const written = Array.from(flat.subarray((row + 1) * dimension, (row + 2) * dimension));
+      expect(written).toEqual(referenceEmbedding(text, dimension));
+    });
+    expect(flat.subarray(0, dimension).every((x) => x === 7)).toBe(true);
+    expect(flat.subarray((texts.length + 1) * dimension).every((x) => x === 7)).toBe(true);
+  });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { OfflineNlpExtractor } from "../../src/extraction/offline-extractor.js";
 import { analyzeText } from "../../src/nlp/analyze.js";
 import { chineseSentences } from "../../src/nlp/chinese.js";
-import { softLineBreaks, unwrapLines } from "../../src/nlp/line-breaks.js";
+import { joinCjkLines, singleLine, softLineBreaks, unwrapLines } from "../../src/nlp/line-breaks.js";
 import { splitSentences } from "../../src/nlp/sentence-split.js";
 import type { TextAnalysis } from "../../src/nlp/types.js";
 
@@ -188,5 +188,18 @@ describe("hard-wrapped Chinese", () => {
     expect(
       extraction.entities.some((e) => e.description.includes("青岚科技专注于低功耗语音识别芯片。")),
     ).toBe(true);
+  });
+});
+
+describe("joinCjkLines", () => {
+  it("joins only line breaks beside Chinese text, and leaves a text without line breaks as it is", () => {
+    expect(joinCjkLines("北京大学\n位于北京")).toBe("北京大学位于北京");
+    expect(joinCjkLines("（\nVessen")).toBe("（Vessen");
+    expect(joinCjkLines("Paris is\nthe capital")).toBe("Paris is\nthe capital");
+    for (const text of ["北京大学 位于北京", "Paris is the capital.", "", "  a\tb  ", "城市。 Lumora"]) {
+      expect(joinCjkLines(text)).toBe(text);
+    }
+    expect(singleLine("  Paris \t is\n the  capital ")).toBe("Paris is the capital");
+    expect(singleLine("北京大学\n 位于北京")).toBe("北京大学位于北京");
   });
 });
