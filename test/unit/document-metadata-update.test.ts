@@ -221,6 +221,16 @@ describe("metadata-only document updates", () => {
     ]);
   });
 
+  it("lists a metadata edit's values as they were set: runs of spaces and <SEP> in them kept", async () => {
+    await kg.index([docs]);
+    const id = await robotsId();
+    const values = { owner: "Vale  & Sons", note: "north<SEP>south" };
+    await kg.updateDocumentMetadata(id, values, { by: "alice" });
+    const [entry] = (await kg.entities.history()).filter((e) => e.kind === "document");
+    // The history's values are JSON, not a graph description made readable.
+    expect(JSON.parse(entry?.newDescription ?? "null")).toEqual(values);
+  });
+
   it("kgrag docs meta sets and unsets keys; an unknown id or a kgrag key is refused with exit 2", async () => {
     await kg.index([docs]);
     const id = await robotsId();
