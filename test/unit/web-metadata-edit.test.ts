@@ -45,4 +45,18 @@ describe("the metadata editor's PATCH body", () => {
       year: "unknown",
     });
   });
+
+  it("sends Infinity and NaN as text: as numbers they go out as JSON null, which removes the key", () => {
+    const [, year] = lines();
+    const edited = [
+      ...lines().filter((l) => l.key !== "year"),
+      { ...year!, value: "Infinity" },
+      { id: 7, key: "limit", value: "NaN" },
+    ];
+    // As the body goes over the wire.
+    expect(JSON.parse(JSON.stringify(metadataPatch(metadata, edited)))).toEqual({
+      year: "Infinity",
+      limit: "NaN",
+    });
+  });
 });

@@ -59,7 +59,14 @@ function isEditable(value: unknown): value is EditableValue {
 function typedValue(text: string, before: unknown): EditableValue {
   if (typeof before === "string") return text;
   const number = Number(text);
-  if (typeof before !== "boolean" && text.trim() !== "" && String(number) === text.trim()) return number;
+  // Finite only: Infinity and NaN go out as JSON null, which would remove the key.
+  if (
+    typeof before !== "boolean" &&
+    text.trim() !== "" &&
+    Number.isFinite(number) &&
+    String(number) === text.trim()
+  )
+    return number;
   if (typeof before !== "number" && (text === "true" || text === "false")) return text === "true";
   return text;
 }
