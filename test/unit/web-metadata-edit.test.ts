@@ -59,4 +59,14 @@ describe("the metadata editor's PATCH body", () => {
       limit: "NaN",
     });
   });
+
+  it("keeps a renamed key's type: a text that reads as a number stays text", () => {
+    const [code, , flag] = metadataLines({ code: "12345", year: 1890, open: "true" }).lines;
+    expect(
+      metadataPatch({ code: "12345", year: 1890, open: "true" }, [
+        { ...code!, key: "zip" },
+        { ...flag!, key: "public" },
+      ]),
+    ).toEqual({ zip: "12345", public: "true", code: null, year: null, open: null });
+  });
 });
