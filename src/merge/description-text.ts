@@ -40,6 +40,8 @@ export function storedDescription(written: string): string {
 
 /** A history entry with its descriptions readable, for the CLI and the API. */
 export function readableHistoryEntry(entry: HistoryEntry): HistoryEntry {
+  // A metadata edit's values are JSON, not descriptions: made "readable", they would not parse.
+  if (entry.kind === "document") return entry;
   const readable = (text: string | null) => (text === null ? null : readableDescription(text));
   return {
     ...entry,

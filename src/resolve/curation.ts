@@ -192,11 +192,14 @@ export function createEntityCuration(
    * by its key, so what removed it can still be read.
    */
   const historyOfNamed = async (nameOrKey: string): Promise<HistoryEntry[]> => {
+    // A document's metadata edits are kept under its id, which may equal an entity's key ("porto").
+    const historyOfEntity = async (key: string) =>
+      (await store.listHistory(key)).filter((entry) => entry.kind !== "document");
     try {
-      return await store.listHistory((await find(nameOrKey)).key);
+      return await historyOfEntity((await find(nameOrKey)).key);
     } catch (error) {
       if (!(error instanceof UnknownEntityError) || error.reason !== "not_found") throw error;
-      const gone = await store.listHistory(entityKey(nameOrKey));
+      const gone = await historyOfEntity(entityKey(nameOrKey));
       if (gone.length === 0) throw error;
       return gone;
     }

@@ -75,6 +75,38 @@ describe("web app: editing a document's metadata", () => {
     expect(await storedMetadata("lumen")).not.toHaveProperty("kind");
   }, 60_000);
 
+  it("keeps a key another user set while the editor was open, after the table reloaded", async () => {
+    await openEditor();
+    // Someone else adds a key meanwhile; then the table reloads (Refresh) under the open editor.
+    const other = await fetch(`${server.url}/api/v1/documents/lumen`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ metadata: { owner: "ops" } }),
+    });
+    expect(other.status).toBe(200);
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect.poll(async () => (await row().textContent()) ?? "").toContain("owner=ops");
+    await editor().getByLabel("Value of founded").fill("2016");
+    await editor().getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => editor().count()).toBe(0);
+    // Only what was edited is sent: the other user's key stays.
+    expect(await storedMetadata("lumen")).toMatchObject({ founded: 2016, owner: "ops" });
+  }, 60_000);
+
+  it("keeps what was typed in the open editor when the table's rows move (a filter typed)", async () => {
+    await openEditor();
+    await editor().getByLabel("Value of founded").fill("2017");
+    // The filtered table has Lumen Robotics in another place: its editor must stay as it was.
+    await page.getByLabel("Filter documents").fill("Lumen");
+    await expect.poll(() => page.locator("table.documents tbody tr[data-document-id]").count()).toBe(1);
+    expect(await editor().getByLabel("Value of founded").inputValue()).toBe("2017");
+    await editor().getByRole("button", { name: "Cancel" }).click();
+    await page.getByLabel("Filter documents").fill("");
+    await expect
+      .poll(() => page.locator("table.documents tbody tr[data-document-id]").count())
+      .toBeGreaterThan(1);
+  }, 60_000);
+
   it("shows the server's refusal of one of kgrag's own keys in the editor, changing nothing", async () => {
     await openEditor();
     await editor().getByRole("button", { name: "Add key" }).click();

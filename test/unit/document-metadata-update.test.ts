@@ -221,6 +221,27 @@ describe("metadata-only document updates", () => {
     ]);
   });
 
+  it("lists a metadata edit's values as they were set: runs of spaces and <SEP> in them kept", async () => {
+    await kg.index([docs]);
+    const id = await robotsId();
+    const values = { owner: "Vale  & Sons", note: "north<SEP>south" };
+    await kg.updateDocumentMetadata(id, values, { by: "alice" });
+    const [entry] = (await kg.entities.history()).filter((e) => e.kind === "document");
+    // The history's values are JSON, not a graph description made readable.
+    expect(JSON.parse(entry?.newDescription ?? "null")).toEqual(values);
+  });
+
+  it("keeps a document's edits out of the history of an entity whose key is the document's id", async () => {
+    await kg.index([docs]);
+    // The document "porto" and the entity Porto (key "porto") share a key.
+    expect(await store().getDocument("porto")).toBeDefined();
+    expect((await kg.entities.get("Porto")).key).toBe("porto");
+    await kg.updateDocumentMetadata("porto", { team: "harbours" }, { by: "alice" });
+    const entityHistory = await kg.entities.history("Porto");
+    expect(entityHistory.length).toBeGreaterThan(0);
+    expect(entityHistory.filter((e) => e.kind === "document")).toEqual([]);
+  });
+
   it("kgrag docs meta sets and unsets keys; an unknown id or a kgrag key is refused with exit 2", async () => {
     await kg.index([docs]);
     const id = await robotsId();

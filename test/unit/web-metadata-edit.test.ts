@@ -45,4 +45,28 @@ describe("the metadata editor's PATCH body", () => {
       year: "unknown",
     });
   });
+
+  it("sends Infinity and NaN as text: as numbers they go out as JSON null, which removes the key", () => {
+    const [, year] = lines();
+    const edited = [
+      ...lines().filter((l) => l.key !== "year"),
+      { ...year!, value: "Infinity" },
+      { id: 7, key: "limit", value: "NaN" },
+    ];
+    // As the body goes over the wire.
+    expect(JSON.parse(JSON.stringify(metadataPatch(metadata, edited)))).toEqual({
+      year: "Infinity",
+      limit: "NaN",
+    });
+  });
+
+  it("keeps a renamed key's type: a text that reads as a number stays text", () => {
+    const [code, , flag] = metadataLines({ code: "12345", year: 1890, open: "true" }).lines;
+    expect(
+      metadataPatch({ code: "12345", year: 1890, open: "true" }, [
+        { ...code!, key: "zip" },
+        { ...flag!, key: "public" },
+      ]),
+    ).toEqual({ zip: "12345", public: "true", code: null, year: null, open: null });
+  });
 });

@@ -16,7 +16,9 @@ interface MetadataEditorProps {
  */
 export function MetadataEditor({ doc, onSaved, onClose }: MetadataEditorProps) {
   const name = doc.title || doc.id;
-  const [initial] = useState(() => metadataLines(doc.metadata));
+  // The metadata the lines were made from: the row may be reloaded under the open editor, and a
+  // patch worked out against the reloaded one would undo what others changed meanwhile.
+  const [initial] = useState(() => ({ metadata: doc.metadata, ...metadataLines(doc.metadata) }));
   const [lines, setLines] = useState<MetadataLine[]>(initial.lines);
   const [failure, setFailure] = useState<string>();
   const [saving, setSaving] = useState(false);
@@ -31,7 +33,7 @@ export function MetadataEditor({ doc, onSaved, onClose }: MetadataEditorProps) {
 
   async function save(event: Event) {
     event.preventDefault();
-    const patch = metadataPatch(doc.metadata, lines);
+    const patch = metadataPatch(initial.metadata, lines);
     if (Object.keys(patch).length === 0) return onClose();
     setSaving(true);
     setFailure(undefined);

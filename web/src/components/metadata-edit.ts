@@ -7,6 +7,8 @@ export interface MetadataLine {
   id: number;
   key: string;
   value: string;
+  /** The value the line was made from (none for a line added): its type is kept under a new key. */
+  original?: EditableValue;
 }
 
 /** The editor's lines for a document's metadata, and the keys it shows but does not edit (lists, objects). */
@@ -17,7 +19,7 @@ export function metadataLines(metadata: Record<string, unknown>): {
   const lines: MetadataLine[] = [];
   const fixed: [string, unknown][] = [];
   for (const [key, value] of Object.entries(metadata)) {
-    if (isEditable(value)) lines.push({ id: lines.length, key, value: String(value) });
+    if (isEditable(value)) lines.push({ id: lines.length, key, value: String(value), original: value });
     else fixed.push([key, value]);
   }
   return { lines, fixed };
@@ -40,7 +42,8 @@ export function metadataPatch(
     named.add(key);
     const before = metadata[key];
     if (isEditable(before) && String(before) === line.value) continue;
-    patch[key] = typedValue(line.value, before);
+    // A renamed line keeps the type of the value it was made from.
+    patch[key] = typedValue(line.value, key in metadata ? before : line.original);
   }
   for (const [key, value] of Object.entries(metadata))
     if (isEditable(value) && !named.has(key)) patch[key] = null;
@@ -59,7 +62,14 @@ function isEditable(value: unknown): value is EditableValue {
 function typedValue(text: string, before: unknown): EditableValue {
   if (typeof before === "string") return text;
   const number = Number(text);
-  if (typeof before !== "boolean" && text.trim() !== "" && String(number) === text.trim()) return number;
+  // Finite only: Infinity and NaN go out as JSON null, which would remove the key.
+  if (
+    typeof before !== "boolean" &&
+    text.trim() !== "" &&
+    Number.isFinite(number) &&
+    String(number) === text.trim()
+  )
+    return number;
   if (typeof before !== "number" && (text === "true" || text === "false")) return text === "true";
   return text;
 }

@@ -1,3 +1,4 @@
+import { Fragment } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type DocumentRow, type Job } from "../api";
 import { useApp } from "../app-context";
@@ -313,61 +314,68 @@ export function DocumentsView() {
             </tr>
           </thead>
           <tbody>
-            {documents.map((doc) => [
-              <tr key={doc.id} data-document-id={doc.id}>
-                <td class="doc-title">
-                  <div>{doc.title || doc.id}</div>
-                  <div class="muted small">{doc.id}</div>
-                </td>
-                <td>
-                  <span class={`status status-${doc.status}`}>{doc.status}</span>
-                  {doc.error && <div class="error small">{doc.error}</div>}
-                </td>
-                <td>{doc.chunks}</td>
-                <td class="small">
-                  {Object.entries(doc.metadata)
-                    .map(([key, value]) => `${key}=${String(value)}`)
-                    .join(", ")}{" "}
-                  <button
-                    type="button"
-                    class="link"
-                    aria-label={`Edit metadata of ${doc.title || doc.id}`}
-                    aria-expanded={editing === doc.id}
-                    onClick={() => setEditing(editing === doc.id ? undefined : doc.id)}
-                  >
-                    Edit
-                  </button>
-                </td>
-                <td class="small">{doc.updatedAt ? new Date(doc.updatedAt).toLocaleString() : ""}</td>
-                <td class="actions">
-                  {/* Named with the document: a screen reader's list of buttons says which one each is. */}
-                  <button
-                    type="button"
-                    aria-label={`Re-index ${doc.title || doc.id}`}
-                    disabled={busyDocs.has(doc.id)}
-                    onClick={() => reindex(doc)}
-                  >
-                    Re-index
-                  </button>
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={`Delete ${doc.title || doc.id}`}
-                    disabled={busyDocs.has(doc.id)}
-                    onClick={() => remove(doc)}
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>,
-              editing === doc.id && (
-                <tr key={`${doc.id}:metadata`} class="metadata-row">
-                  <td colSpan={6}>
-                    <MetadataEditor doc={doc} onSaved={metadataSaved} onClose={() => setEditing(undefined)} />
+            {/* Keyed per document: matched by place, an open editor was made anew, losing what was typed, when rows moved. */}
+            {documents.map((doc) => (
+              <Fragment key={doc.id}>
+                <tr data-document-id={doc.id}>
+                  <td class="doc-title">
+                    <div>{doc.title || doc.id}</div>
+                    <div class="muted small">{doc.id}</div>
+                  </td>
+                  <td>
+                    <span class={`status status-${doc.status}`}>{doc.status}</span>
+                    {doc.error && <div class="error small">{doc.error}</div>}
+                  </td>
+                  <td>{doc.chunks}</td>
+                  <td class="small">
+                    {Object.entries(doc.metadata)
+                      .map(([key, value]) => `${key}=${String(value)}`)
+                      .join(", ")}{" "}
+                    <button
+                      type="button"
+                      class="link"
+                      aria-label={`Edit metadata of ${doc.title || doc.id}`}
+                      aria-expanded={editing === doc.id}
+                      onClick={() => setEditing(editing === doc.id ? undefined : doc.id)}
+                    >
+                      Edit
+                    </button>
+                  </td>
+                  <td class="small">{doc.updatedAt ? new Date(doc.updatedAt).toLocaleString() : ""}</td>
+                  <td class="actions">
+                    {/* Named with the document: a screen reader's list of buttons says which one each is. */}
+                    <button
+                      type="button"
+                      aria-label={`Re-index ${doc.title || doc.id}`}
+                      disabled={busyDocs.has(doc.id)}
+                      onClick={() => reindex(doc)}
+                    >
+                      Re-index
+                    </button>
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={`Delete ${doc.title || doc.id}`}
+                      disabled={busyDocs.has(doc.id)}
+                      onClick={() => remove(doc)}
+                    >
+                      Delete
+                    </button>
                   </td>
                 </tr>
-              ),
-            ])}
+                {editing === doc.id && (
+                  <tr class="metadata-row">
+                    <td colSpan={6}>
+                      <MetadataEditor
+                        doc={doc}
+                        onSaved={metadataSaved}
+                        onClose={() => setEditing(undefined)}
+                      />
+                    </td>
+                  </tr>
+                )}
+              </Fragment>
+            ))}
           </tbody>
         </table>
         {documents.length === 0 && <p class="muted">{emptyTableText(listed.filter, listed.all)}</p>}
