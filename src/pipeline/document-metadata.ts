@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PAGE_STARTS_KEY } from "../ingest/pdf-pages.js";
 import { describeGiven, OptionsError } from "../options-error.js";
+import { EditorName } from "../resolve/rules.js";
 import type { KgragServices } from "../services.js";
 import type { DocumentRecord, HistoryEntry, Metadata } from "../types.js";
 import { currentUser } from "../util/current-user.js";
@@ -103,7 +104,9 @@ export interface MetadataEditOptions {
   /** Who made the edit, for the history (default: $KGRAG_USER or the OS user). */
   by?: string;
 }
-const MetadataEditOptionsSchema = z.strictObject({ by: z.string().trim().min(1).optional() });
+const MetadataEditOptionsSchema = z.strictObject({
+  by: EditorName.transform((name) => name.trim()).optional(),
+});
 
 const NO_GRAPH_CHANGES = {
   upsertEntities: [],

@@ -12,7 +12,7 @@ import { currentUser } from "../util/current-user.js";
 import { parseOptions } from "../util/strict-options.js";
 import { addRules, loadResolution } from "./apply-rules.js";
 import { type CandidatePair, findCandidates } from "./candidates.js";
-import { checkNewRules, type EntityRule, NonEmptyText } from "./rules.js";
+import { checkNewRules, EditorName, type EntityRule, NonEmptyText } from "./rules.js";
 import { findSimilarPairs, similarityTuning } from "./similar-pairs.js";
 
 /**
@@ -83,7 +83,7 @@ export interface RelationshipInput {
  * Strict, like the query's options: a misspelt `intoo` would otherwise be dropped and the merge
  * kept the first entity, a misspelt `keyword` left the relationship without its keywords.
  */
-const EditOptionsSchema = z.strictObject({ by: NonEmptyText.optional() }) satisfies z.ZodType<EditOptions>;
+const EditOptionsSchema = z.strictObject({ by: EditorName.optional() }) satisfies z.ZodType<EditOptions>;
 const MergeOptionsSchema = EditOptionsSchema.extend({
   into: NonEmptyText.optional(),
   name: NonEmptyText.optional(),

@@ -12,6 +12,12 @@ import { issuesLine } from "../util/zod-messages.js";
 /** Text that says something: empty or only spaces is refused (a `by`, a description, a name). */
 export const NonEmptyText = z.string().refine((text) => text.trim() !== "", "must not be empty");
 
+/** Who makes an edit, as given: shown in history tables, so no line breaks or terminal escapes. */
+export const EditorName = NonEmptyText.refine(
+  (text) => !/\p{Cc}/u.test(text),
+  "must not hold control characters (line breaks, tabs, escapes)",
+);
+
 const Provenance = {
   /** "resolution" for index-time merges, otherwise the person (or tool) that made the edit. */
   by: NonEmptyText,

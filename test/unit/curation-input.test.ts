@@ -50,6 +50,8 @@ describe("curation input is checked before anything is saved", () => {
     const refusals: [Promise<unknown>, RegExp][] = [
       [kg.entities.edit(a, { type: "city" }, { by: "" }), /\bby: must not be empty/],
       [kg.entities.edit(a, { type: "city" }, { by: "   " }), /\bby: /],
+      [kg.entities.edit(a, { type: "city" }, { by: "eve\nalice" }), /\bby: must not hold control characters/],
+      [kg.entities.rename(a, "Ines", { by: "\u001b[2Jeve" }), /\bby: must not hold control characters/],
       [kg.entities.edit(a, { description: "" }), /\bdescription: must not be empty/],
       [kg.entities.edit(a, { type: " " }), /\btype: /],
       [kg.entities.rename(a, "Ines", { by: "" }), /\bby: /],

@@ -203,6 +203,13 @@ describe("metadata-only document updates", () => {
     // Nothing changes: nothing is recorded.
     await kg.updateDocumentMetadata(id, { team: "drones" });
     await expect(kg.updateDocumentMetadata(id, { team: "x" }, { by: "" })).rejects.toThrow(OptionsError);
+    // A name with a line break or a terminal escape would garble the history table.
+    await expect(kg.updateDocumentMetadata(id, { team: "x" }, { by: "eve\nalice" })).rejects.toThrow(
+      /by: must not hold control characters/,
+    );
+    await expect(kg.updateDocumentMetadata(id, { team: "x" }, { by: "\u001b[31meve" })).rejects.toThrow(
+      OptionsError,
+    );
     await expect(kg.updateDocumentMetadata(id, { team: "x" }, { who: "bob" } as never)).rejects.toThrow(
       /Unknown updateDocumentMetadata option "who"/,
     );
