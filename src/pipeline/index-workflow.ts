@@ -5,6 +5,7 @@ import { loadClusteringLibraries } from "../community/project-graph.js";
 import type { ReportWriter } from "../community/report-writer.js";
 import type { Extractor } from "../extraction/extractor.js";
 import { stageRequestsSent } from "../llm/requests-sent.js";
+import { stageSettings } from "../llm/stage-models.js";
 import type { DescriptionSummarizer } from "../merge/summarizer.js";
 import type { KgragServices } from "../services.js";
 import type { GraphView } from "../storage/graph-store.js";
@@ -315,7 +316,8 @@ async function firstRoundSent(
   signal: AbortSignal,
 ): Promise<void> {
   const { chunkTextPauseMs, firstRoundWaitMs } = services.config.indexOverlap;
-  const concurrency = services.config.llm?.concurrency;
+  // Extraction may have a model of its own under `stages`, with its own number of calls in flight.
+  const concurrency = stageSettings(services.config, "extract")?.concurrency;
   if (extractor.kind !== "llm" || !concurrency) return pause(chunkTextPauseMs, signal);
   const waited = new AbortController();
   const until = AbortSignal.any([signal, waited.signal]);

@@ -218,6 +218,37 @@ describe("an index run keeps the model busy between stages", () => {
     }
   });
 
+  it("counts the first round by extraction's own concurrency when `stages.extraction` sets one", async () => {
+    // Two calls in flight for extraction, four for the default model: waiting for four written
+    // extraction requests would wait out firstRoundWaitMs (ten minutes here) with replies held.
+    const gate = new Gate();
+    const server = await startScriptedOpenAI({
+      chat: async (call) => {
+        if (call.stage === "extract") await gate.hold();
+        return plausibleReplies(call);
+      },
+    });
+    try {
+      const run = await harbourWorkspace(
+        server.baseURL,
+        4,
+        { chunkTextPauseMs: 0, firstRoundWaitMs: 600_000 },
+        { llmConcurrency: 4, extractionConcurrency: 2 },
+      );
+      const { store } = run.kg.services;
+      const indexChunkText = store.indexChunkText?.bind(store);
+      store.indexChunkText = (slices, signal) => {
+        gate.open("chunk text");
+        return indexChunkText?.(slices, signal) ?? Promise.resolve();
+      };
+      expect((await run.kg.index(HARBOURS)).failures).toEqual([]);
+      expect(await gate.released).toBe("chunk text");
+      await run.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it("sends the first extraction request while later documents are still being chunked", async () => {
     // Nothing holds the registration here: chunking and the embedded store are synchronous, so the
     // request goes out only if registration gives the event loop a turn between documents.
@@ -291,13 +322,17 @@ async function harbourWorkspace(
   baseURL: string,
   firstRegistrationChunks: number,
   overlap: Record<string, number> = {},
+  calls: { llmConcurrency?: number; extractionConcurrency?: number } = {},
 ) {
   const workspace = await mkdtemp(join(tmpdir(), "kgrag-overlap-"));
   const kg = await createKgrag({
     env: {},
     config: {
       workspace,
-      llm: { baseURL, model: "scripted", apiKey: "k", concurrency: 2 },
+      llm: { baseURL, model: "scripted", apiKey: "k", concurrency: calls.llmConcurrency ?? 2 },
+      ...(calls.extractionConcurrency
+        ? { stages: { extraction: { concurrency: calls.extractionConcurrency } } }
+        : {}),
       embedding: { baseURL, model: "scripted-embed", dimension: 64 },
       entityResolution: "off",
       community: { enabled: false },
