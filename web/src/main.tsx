@@ -93,7 +93,9 @@ function App() {
     if (!linked) replaceRoute(withWorkspace(location.hash, workspace.id));
     // ...and one opened from an address becomes the one a bare visit opens next.
     else if (linked === workspace.id && linked !== savedWorkspace) saveWorkspace(workspace.id);
-  }, [workspace?.id, linked]);
+    // On the saved one too: a pick (which saves it) undone by Back before the app rendered its
+    // address leaves the workspace and address as they were, and the pick saved.
+  }, [workspace?.id, linked, savedWorkspace]);
   // The Ask view's question and answers outlive the view (a visit to the graph and back keeps
   // them), not the workspace or key they were asked with.
   const askStore = useMemo(() => new AskStore(), [workspace?.id, keyVersion]);
