@@ -155,28 +155,7 @@ describe("an index run keeps the model busy between stages", () => {
     // done while the first round is in flight, they no longer hold back the requests its replies
     // free. Extraction replies wait here until that index starts: a run that started it only after
     // the first reply would wait for the gate's safety delay.
-    const gate = new Gate();
-    const server = await startScriptedOpenAI({
-      chat: async (call) => {
-        if (call.stage === "extract") await gate.hold();
-        return plausibleReplies(call);
-      },
-    });
-    try {
-      const run = await harbourWorkspace(server.baseURL, 4);
-      const { store } = run.kg.services;
-      const indexChunkText = store.indexChunkText?.bind(store);
-      expect(indexChunkText).toBeDefined();
-      store.indexChunkText = (slices, signal) => {
-        gate.open("chunk text");
-        return indexChunkText?.(slices, signal) ?? Promise.resolve();
-      };
-      expect((await run.kg.index(HARBOURS)).failures).toEqual([]);
-      expect(await gate.released).toBe("chunk text");
-      await run.close();
-    } finally {
-      await server.close();
-    }
+    await indexWithExtractionHeldUntilChunkText({});
   });
 
   it("starts indexing the chunks' text only once the first round of extraction requests is written", async () => {
@@ -184,69 +163,31 @@ describe("an index run keeps the model busy between stages", () => {
     // first round's requests are on their sockets, they held those requests back. Counted here
     // through undici's public channel, as the requests' bodies are written; replies are held
     // until the index starts, so no second round can make up the count.
-    const gate = new Gate();
-    const server = await startScriptedOpenAI({
-      chat: async (call) => {
-        if (call.stage === "extract") await gate.hold();
-        return plausibleReplies(call);
-      },
-    });
     let extractionsWritten = 0;
     const countExtraction = (message: unknown) => {
       if (stageOf(message) === "extract") extractionsWritten += 1;
     };
     subscribe("undici:request:bodySent", countExtraction);
     try {
-      // No pause of its own: only the wait for the written requests stands before the index.
-      const run = await harbourWorkspace(server.baseURL, 4, { chunkTextPauseMs: 0 });
-      const { store } = run.kg.services;
-      const indexChunkText = store.indexChunkText?.bind(store);
       let writtenAtStart: number | undefined;
-      store.indexChunkText = (slices, signal) => {
+      // No pause of its own: only the wait for the written requests stands before the index.
+      await indexWithExtractionHeldUntilChunkText({ chunkTextPauseMs: 0 }, {}, () => {
         writtenAtStart ??= extractionsWritten;
-        gate.open("chunk text");
-        return indexChunkText?.(slices, signal) ?? Promise.resolve();
-      };
-      expect((await run.kg.index(HARBOURS)).failures).toEqual([]);
-      expect(await gate.released).toBe("chunk text");
+      });
       // Two at a time: the whole first round was out before the index began.
       expect(writtenAtStart).toBe(2);
-      await run.close();
     } finally {
       unsubscribe("undici:request:bodySent", countExtraction);
-      await server.close();
     }
   });
 
   it("counts the first round by extraction's own concurrency when `stages.extraction` sets one", async () => {
     // Two calls in flight for extraction, four for the default model: waiting for four written
     // extraction requests would wait out firstRoundWaitMs (ten minutes here) with replies held.
-    const gate = new Gate();
-    const server = await startScriptedOpenAI({
-      chat: async (call) => {
-        if (call.stage === "extract") await gate.hold();
-        return plausibleReplies(call);
-      },
-    });
-    try {
-      const run = await harbourWorkspace(
-        server.baseURL,
-        4,
-        { chunkTextPauseMs: 0, firstRoundWaitMs: 600_000 },
-        { llmConcurrency: 4, extractionConcurrency: 2 },
-      );
-      const { store } = run.kg.services;
-      const indexChunkText = store.indexChunkText?.bind(store);
-      store.indexChunkText = (slices, signal) => {
-        gate.open("chunk text");
-        return indexChunkText?.(slices, signal) ?? Promise.resolve();
-      };
-      expect((await run.kg.index(HARBOURS)).failures).toEqual([]);
-      expect(await gate.released).toBe("chunk text");
-      await run.close();
-    } finally {
-      await server.close();
-    }
+    await indexWithExtractionHeldUntilChunkText(
+      { chunkTextPauseMs: 0, firstRoundWaitMs: 600_000 },
+      { llmConcurrency: 4, extractionConcurrency: 2 },
+    );
   });
 
   it("sends the first extraction request while later documents are still being chunked", async () => {
@@ -314,7 +255,47 @@ const HARBOURS = Array.from({ length: 20 }, (_, i) => ({
 }));
 
 /**
- * A workspace indexing through the scripted model, two requests at a time, whose first
+ * Indexes the harbours with every extraction reply held until the chunk text index starts
+ * (`onIndexStart` runs at that moment): the run ends only if that index starts before any reply.
+ */
+async function indexWithExtractionHeldUntilChunkText(
+  overlap: Record<string, number>,
+  calls: HarbourCalls = {},
+  onIndexStart: () => void = () => {},
+): Promise<void> {
+  const gate = new Gate();
+  const server = await startScriptedOpenAI({
+    chat: async (call) => {
+      if (call.stage === "extract") await gate.hold();
+      return plausibleReplies(call);
+    },
+  });
+  try {
+    const run = await harbourWorkspace(server.baseURL, 4, overlap, calls);
+    const { store } = run.kg.services;
+    const indexChunkText = store.indexChunkText?.bind(store);
+    expect(indexChunkText).toBeDefined();
+    store.indexChunkText = (slices, signal) => {
+      onIndexStart();
+      gate.open("chunk text");
+      return indexChunkText?.(slices, signal) ?? Promise.resolve();
+    };
+    expect((await run.kg.index(HARBOURS)).failures).toEqual([]);
+    expect(await gate.released).toBe("chunk text");
+    await run.close();
+  } finally {
+    await server.close();
+  }
+}
+
+/** Calls in flight: the default model's, and extraction's own under `stages` when given. */
+interface HarbourCalls {
+  llmConcurrency?: number;
+  extractionConcurrency?: number;
+}
+
+/**
+ * A workspace indexing through the scripted model, two requests at a time (unless `calls` says), whose first
  * registration batch is cut at `firstRegistrationChunks`; `beforeBatch` runs before each
  * registration batch is stored (numbered from 1) and may hold it or fail it.
  */
@@ -322,7 +303,7 @@ async function harbourWorkspace(
   baseURL: string,
   firstRegistrationChunks: number,
   overlap: Record<string, number> = {},
-  calls: { llmConcurrency?: number; extractionConcurrency?: number } = {},
+  calls: HarbourCalls = {},
 ) {
   const workspace = await mkdtemp(join(tmpdir(), "kgrag-overlap-"));
   const kg = await createKgrag({
