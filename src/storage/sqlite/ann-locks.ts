@@ -9,6 +9,7 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
+import { isRunning } from "../../util/process-alive.js";
 
 /**
  * Lock files beside the HNSW files, shared by every process on a workspace: a writer, readers that
@@ -147,7 +148,7 @@ function staleContent(path: string, staleMs: number): string | undefined {
   const age = Date.now() - modifiedMs;
   const owner = Number(content.split(" ")[0]);
   if (!(owner > 0)) return age > UNFILLED_STALE_MS ? content : undefined;
-  if (!isAlive(owner)) return content;
+  if (!isRunning(owner)) return content;
   return staleMs > 0 && age > staleMs ? content : undefined;
 }
 
@@ -165,14 +166,5 @@ function utimesQuietly(path: string, at: Date): void {
     utimesSync(path, at, at);
   } catch {
     // A lock released meanwhile needs no touch.
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
