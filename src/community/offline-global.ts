@@ -142,13 +142,6 @@ interface ReportIndex {
   ids: FixedIdSet;
   /** Id -> position in the list. */
   positions: Map<string, number>;
-  /**
-   * The list's positions in tie order: higher rating, then larger size, then list order (what
-   * `priority` gives reports of equal similarity, the sort being stable).
-   */
-  tieOrder: Int32Array;
-  /** Position -> its rank in tieOrder: comparing two ranks breaks a similarity tie as `priority` does. */
-  tieRank: Int32Array;
 }
 
 /** The ids of a report list and their positions, built once per list: the query side passes the same cached list every query. */
@@ -157,30 +150,13 @@ const indexOfReports = new WeakMap<ReportedCommunity[], ReportIndex>();
 function reportIndex(reports: ReportedCommunity[]): ReportIndex {
   let index = indexOfReports.get(reports);
   if (!index) {
-    const tieOrder = tieOrderOf(reports);
-    const tieRank = new Int32Array(reports.length);
-    for (let rank = 0; rank < tieOrder.length; rank++) tieRank[tieOrder[rank] as number] = rank;
     index = {
       ids: new FixedIdSet(reports.map((c) => c.id)),
       positions: new Map(reports.map((c, i) => [c.id, i])),
-      tieOrder,
-      tieRank,
     };
     indexOfReports.set(reports, index);
   }
   return index;
-}
-
-/** The list's positions by rating (higher first), then size (larger first), then position. */
-function tieOrderOf(reports: ReportedCommunity[]): Int32Array {
-  const ratings = Float64Array.from(reports, (c) => c.report.rating);
-  const sizes = Int32Array.from(reports, (c) => c.entityKeys.length);
-  const order = Array.from(reports, (_c, i) => i);
-  order.sort(
-    (a, b) =>
-      (ratings[b] as number) - (ratings[a] as number) || (sizes[b] as number) - (sizes[a] as number) || a - b,
-  );
-  return Int32Array.from(order);
 }
 
 /**
@@ -194,6 +170,8 @@ function* orderedReports(
   words: ReadonlySet<string> | undefined,
 ): Generator<GlobalCommunityRef> {
   const score = (c: ReportedCommunity) => similarity.get(c.id) ?? 0;
+  const priority = (a: ReportedCommunity, b: ReportedCommunity) =>
+    score(b) - score(a) || b.report.rating - a.report.rating || b.entityKeys.length - a.entityKeys.length;
   const toRef = (c: ReportedCommunity): GlobalCommunityRef => ({
     id: c.id,
     level: c.level,
@@ -201,24 +179,32 @@ function* orderedReports(
     summary: c.report.summary,
     score: score(c),
   });
-  const { positions, tieOrder, tieRank } = reportIndex(reports);
-  // Similarity first, ties by the list's tie order (rating, size, list order), worked out once per list.
-  const hits = Array.from(similarity, ([id, score]) => ({ at: positions.get(id) ?? -1, score })).filter(
-    (hit) => hit.at >= 0,
+  // The hits' reports in list order, as filtering the whole list would give them, without the pass over it.
+  const { positions } = reportIndex(reports);
+  const hitPositions = Int32Array.from(similarity.keys(), (id) => positions.get(id) ?? -1).sort();
+  const hits = Array.from(
+    hitPositions.filter((at) => at >= 0),
+    (at) => {
+      const report = reports[at] as ReportedCommunity;
+      return { report, score: score(report) };
+    },
   );
-  hits.sort((a, b) => b.score - a.score || (tieRank[a.at] as number) - (tieRank[b.at] as number));
+  hits.sort(
+    (a, b) =>
+      b.score - a.score ||
+      b.report.report.rating - a.report.report.rating ||
+      b.report.entityKeys.length - a.report.entityKeys.length,
+  );
   // The hits sharing a word first, each group in that order (a stable partition, the same order as
   // sorting on the test first): tested as the caller asks, which stops after a handful of the 64.
   const sharingNone: ReportedCommunity[] = [];
-  for (const { at } of hits) {
-    const report = reports[at] as ReportedCommunity;
+  for (const { report } of hits) {
     if (!words || reportSharesAWord(words, report)) yield toRef(report);
     else sharingNone.push(report);
   }
   yield* sharingNone.map(toRef);
-  // The reports the search did not reach all score 0: the tie order alone ranks them.
-  for (const at of tieOrder) {
-    const report = reports[at] as ReportedCommunity;
-    if (!similarity.has(report.id)) yield toRef(report);
-  }
+  yield* reports
+    .filter((c) => !similarity.has(c.id))
+    .sort(priority)
+    .map(toRef);
 }

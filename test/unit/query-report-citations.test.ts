@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { readableCitations } from "../../src/community/citations.js";
 import { embedCommunityReports } from "../../src/community/embed-reports.js";
 import { offlineGlobalSearch } from "../../src/community/offline-global.js";
-import type { ReportedCommunity } from "../../src/community/select-reports.js";
 import { selectReports } from "../../src/community/select-reports.js";
 import { reportSharesAWord } from "../../src/community/shared-words.js";
 import { entityKey } from "../../src/merge/keys.js";
@@ -12,7 +11,7 @@ import { lineTokens } from "../../src/query/context/line-tokens.js";
 import { runQuery } from "../../src/query/query-engine.js";
 import type { ContextCommunity, QueryResult } from "../../src/query/result.js";
 import { resultText } from "../../src/query/result-text.js";
-import type { CommunityRecord, CommunityReport } from "../../src/types.js";
+import type { CommunityRecord } from "../../src/types.js";
 import { buildFixture, type Fixture, StageChat } from "./query-fixture.js";
 
 // Counted: the offline answer quotes a summary that cites no report once per text, not per query.
@@ -230,72 +229,6 @@ describe("community report citations in query results", () => {
     expect(first.communities.map((c) => c.id)).toEqual([all.communities[0]?.id]);
     // The first report, and the one read to see that the answer is full: not all three.
     expect(tested.mock.calls.length).toBeLessThan(reports.length);
-  });
-
-  it("offline: reports of equal similarity go by rating, size and list order, worked out once per report list", async () => {
-    const f = await reportFixture();
-    // Four reports the vector search cannot tell apart (a zero question vector scores every one 0),
-    // two of them not embedded at all (beyond the search's hits): ties alone order them.
-    const tied = (id: string, rating: number, size: number) => {
-      const record = community(
-        id,
-        0,
-        Array.from({ length: size }, (_, i) => `${id} member ${i}`),
-        `About ${id}.`,
-      );
-      return { ...record, report: { ...record.report, rating } } as ReportedCommunity;
-    };
-    const embedded = [tied("t-low", 2, 3), tied("t-high-small", 8, 2), tied("t-high-large", 8, 4)];
-    await embedCommunityReports(f.services, embedded);
-    const listOf = (reports: ReportedCommunity[]) => {
-      // Counts rating reads: the tie order is worked out once per list, not per query or comparison.
-      let reads = 0;
-      const counted = reports.map((r) => {
-        const { rating, ...rest } = r.report;
-        const report = Object.defineProperty({ ...rest } as CommunityReport, "rating", {
-          get: () => {
-            reads += 1;
-            return rating;
-          },
-          enumerable: true,
-        });
-        return { ...r, report };
-      });
-      return { reports: counted, reads: () => reads };
-    };
-    const ranked = async (reports: ReportedCommunity[]) =>
-      (
-        await offlineGlobalSearch({ ...f.services, chat: null }, "Anything?", reports, {
-          offlineReports: reports.length,
-          questionVector: new Array(f.services.embedder.dimension).fill(0),
-        })
-      ).communities.map((c) => c.id);
-    const first = listOf([...embedded, tied("t-unembedded-high", 9, 1), tied("t-unembedded-low", 1, 5)]);
-    for (let i = 0; i < 3; i++)
-      expect(await ranked(first.reports)).toEqual([
-        "t-high-large",
-        "t-high-small",
-        "t-low",
-        "t-unembedded-high",
-        "t-unembedded-low",
-      ]);
-    expect(first.reads()).toBe(first.reports.length);
-    // A write gives the next queries a new list (see reportsAtLevel): its own ratings rank it.
-    const rerated = listOf([
-      tied("t-low", 9, 3),
-      tied("t-high-small", 8, 2),
-      tied("t-high-large", 1, 4),
-      tied("t-unembedded-high", 9, 1),
-      tied("t-unembedded-low", 1, 5),
-    ]);
-    expect(await ranked(rerated.reports)).toEqual([
-      "t-low",
-      "t-high-small",
-      "t-high-large",
-      "t-unembedded-high",
-      "t-unembedded-low",
-    ]);
-    expect(rerated.reads()).toBe(rerated.reports.length);
   });
 
   it("asks the embedder once a query: the reports are ranked with the question's vector from the query's one call", async () => {
