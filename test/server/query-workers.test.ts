@@ -160,6 +160,23 @@ describe("the query pool's choice of process", () => {
     }
   }, 60_000);
 
+  it("remembers a long question's process too (by a digest of it): asked again, it goes back there", async () => {
+    const workspace = dirs[0] as string;
+    const pool = new QueryPool(2, { env: { ...process.env }, workspaces: [workspace] });
+    try {
+      await pool.ready();
+      const long = `Who founded Lumen Robotics? ${"Tell me about its founders and their work. ".repeat(20)}`;
+      expect(long.length).toBeGreaterThan(512);
+      const ask = (question: string) => pool.run(workspace, question, { mode: "mix", contextOnly: true });
+      await Promise.all([ask("Where is the University of Porto?"), ask(long)]);
+      expect(pool.sentPerProcess).toEqual([1, 1]);
+      for (let i = 0; i < 3; i++) await ask(long);
+      expect(pool.sentPerProcess).toEqual([1, 4]);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
   it("keeps a question on its process while that one holds at most the slack beyond the least busy", async () => {
     const workspace = dirs[0] as string;
     const pool = new QueryPool(

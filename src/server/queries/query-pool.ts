@@ -64,6 +64,19 @@ const CLOSE_GRACE_MS = 5_000;
 /** Questions whose process is remembered (the oldest forgotten first). */
 const MAX_REMEMBERED_QUESTIONS = 4_096;
 
+/**
+ * Questions up to this length are remembered by their text; longer ones by a digest, so that long
+ * questions do not make the memory long. Hashing every question cost more of the request loop than
+ * the rest of the routing (a SHA-1 object per request).
+ */
+const MAX_QUESTION_KEY_CHARS = 512;
+
+/** The key a question's process is remembered by: its workspace and text, or their digest when long. */
+function questionKey(workspace: string, text: string): string {
+  if (workspace.length + text.length <= MAX_QUESTION_KEY_CHARS) return `${workspace}\0${text}`;
+  return createHash("sha1").update(workspace).update("\0").update(text).digest("base64");
+}
+
 /** The query process entry beside this file (see childEntry). */
 const workerEntry = () => childEntry(import.meta.url, "query-worker");
 
@@ -169,8 +182,7 @@ export class QueryPool {
   /** The process that answered the question before, unless it is busier than the least busy by more than the slack; else the least busy. */
   private workerFor(workspace: string, text: string): PoolWorker {
     const least = this.leastBusy();
-    // A digest, so that long questions do not make the memory long.
-    const question = createHash("sha1").update(workspace).update("\0").update(text).digest("base64");
+    const question = questionKey(workspace, text);
     const before = this.byQuestion.get(question);
     const slack = this.settings.affinitySlack ?? DEFAULT_QUERY_AFFINITY_SLACK;
     const chosen =
@@ -315,9 +327,7 @@ export class QueryPool {
         this.watchHead(slot);
         if (pending.cancelled) return;
         if (message.type === "done") {
-          // A copy: the message's bytes are a view into the channel's read buffer, which they would
-          // otherwise keep alive (in the query cache, for one).
-          pending.resolve(Buffer.from(message.json));
+          pending.resolve(ownBytes(message.json));
         } else {
           pending.reject(message.callerError ? badRequest(message.message) : new Error(message.message));
         }
@@ -353,6 +363,18 @@ function send(slot: PoolWorker, message: ToQueryWorker): void {
   slot.child.send(message, (error) => {
     if (error) slot.stderr = `${slot.stderr}\n${error.message}`.slice(-4000);
   });
+}
+
+/**
+ * A result's bytes as a Buffer that keeps at most about twice their size alive. They arrive as a
+ * view into the channel's read buffer: one read of up to 64 KB may hold several small messages, so
+ * a small result is copied (kept in the query cache, its view would keep the whole read buffer
+ * alive); a large one (a context is some 65 KB) arrives in a buffer joined from several reads,
+ * mostly its own, which is used as it is instead of being copied again.
+ */
+function ownBytes(view: Uint8Array): Buffer {
+  if (view.byteLength * 2 < view.buffer.byteLength) return Buffer.from(view);
+  return Buffer.from(view.buffer, view.byteOffset, view.byteLength);
 }
 
 async function stop(slot: PoolWorker): Promise<void> {

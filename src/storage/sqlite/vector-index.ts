@@ -5,6 +5,7 @@ import { decodeVector, VectorBlobEncoder } from "../vectors/vector-blob.js";
 import { MatrixBuilder, searchMatrix, type VectorMatrix } from "../vectors/vector-math.js";
 import type { AnnVectors } from "./ann-vectors.js";
 import { idList, type Sql } from "./connection.js";
+import { GenerationMap } from "./generation-map.js";
 
 interface Cached<T> {
   generation: number;
@@ -31,11 +32,21 @@ export class VectorIndex {
   private readonly sizes = new Map<VectorNamespace, Cached<number>>();
   /** Whether each namespace holds `minVectors` (a constant per store), by generation. */
   private readonly reachesMinimum = new Map<VectorNamespace, Cached<boolean>>();
+  /**
+   * Each namespace's generation and the embedder kind, read once per data generation (any write,
+   * here or by another process) rather than by a statement on every search: a query searches
+   * three or four namespaces, and these reads were most of a small search's fixed cost.
+   */
+  private readonly namespaceGenerations: GenerationMap<VectorNamespace, number>;
+  private readonly embeddingKinds: GenerationMap<"kind", string | undefined>;
 
   constructor(
     private readonly sql: Sql,
     private readonly ann?: { vectors: AnnVectors; config: VectorIndexConfig },
-  ) {}
+  ) {
+    this.namespaceGenerations = new GenerationMap(sql, 16);
+    this.embeddingKinds = new GenerationMap(sql, 1);
+  }
 
   /** Call inside a transaction: the dimension check and the writes must see the same state. */
   upsert(ns: VectorNamespace, items: VectorItem[]): void {
@@ -116,8 +127,7 @@ export class VectorIndex {
     const config = this.ann?.config;
     if (!config || config.kind === "exact") return "exact";
     if (config.kind === "ann") return "ann";
-    const sparse =
-      this.sql.column<string>("SELECT value FROM meta WHERE key = 'embedding.kind'")[0] === "hashing";
+    const sparse = this.embeddingKind() === "hashing";
     return !sparse && this.holdsAtLeast(ns, config.minVectors) ? "ann" : "exact";
   }
 
@@ -169,10 +179,28 @@ export class VectorIndex {
     )?.generation as number;
   }
 
-  /** The cached value while the namespace's generation is unchanged, else a freshly built one. */
-  private cached<T>(cache: Map<VectorNamespace, Cached<T>>, ns: VectorNamespace, build: () => T): T {
+  /** The embedder kind the workspace was indexed with (meta `embedding.kind`). */
+  private embeddingKind(): string | undefined {
+    const known = this.embeddingKinds.current(0);
+    if (known.has("kind")) return known.get("kind");
+    const kind = this.sql.column<string>("SELECT value FROM meta WHERE key = 'embedding.kind'")[0];
+    this.embeddingKinds.current(1).set("kind", kind);
+    return kind;
+  }
+
+  /** The namespace's generation: bumped by every write to it, from any connection or process. */
+  private namespaceGeneration(ns: VectorNamespace): number {
+    const known = this.namespaceGenerations.current(0).get(ns);
+    if (known !== undefined) return known;
     const generation =
       this.sql.column<number>("SELECT generation FROM vector_generations WHERE namespace = ?", ns)[0] ?? 0;
+    this.namespaceGenerations.current(1).set(ns, generation);
+    return generation;
+  }
+
+  /** The cached value while the namespace's generation is unchanged, else a freshly built one. */
+  private cached<T>(cache: Map<VectorNamespace, Cached<T>>, ns: VectorNamespace, build: () => T): T {
+    const generation = this.namespaceGeneration(ns);
     const hit = cache.get(ns);
     if (hit && hit.generation === generation) return hit.value;
     const value = build();
