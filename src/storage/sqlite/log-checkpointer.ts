@@ -86,7 +86,7 @@ export class LogCheckpointer {
     await this.last.catch(() => {});
     const thread = this.thread;
     this.thread = undefined;
-    if (!thread) return;
+    if (!thread || this.threadFailed) return;
     await new Promise<void>((resolve) => {
       thread.once("message", () => resolve());
       thread.once("exit", () => resolve());
@@ -137,8 +137,16 @@ export class LogCheckpointer {
     try {
       const driver = createRequire(import.meta.url).resolve("better-sqlite3");
       const { file, busyTimeoutMs } = this.options;
-      this.thread = new Worker(THREAD_SCRIPT, { eval: true, workerData: { driver, file, busyTimeoutMs } });
-      return this.thread;
+      const thread = new Worker(THREAD_SCRIPT, { eval: true, workerData: { driver, file, busyTimeoutMs } });
+      // Always heard, also between checkpoints and while closing: an unheard 'error' would be
+      // thrown in the main thread. A thread that failed or ended is not used (nor waited for) again.
+      const gone = () => {
+        this.threadFailed = true;
+      };
+      thread.on("error", gone);
+      thread.on("exit", gone);
+      this.thread = thread;
+      return thread;
     } catch {
       this.threadFailed = true;
       return undefined;
