@@ -724,6 +724,13 @@ export const ConfigSchema = z
       .max(65536)
       .refine((n) => (n & (n - 1)) === 0, "a power of two")
       .default(16384),
+    /**
+     * While a process writes the SQLite workspace, its write-ahead log is copied into the file
+     * every this many ms, on a thread of its own: the disk writes of an index run spread over the
+     * run instead of waiting, all together, in the checkpoint after its last writes (README "Model
+     * kept busy"). 0: only after a run and on close.
+     */
+    sqliteCheckpointEveryMs: z.number().int().min(0).default(1000),
     chunking: ChunkingSchema.prefault({}),
     extraction: ExtractionSchema.prefault({}),
     merge: MergeSchema.prefault({}),

@@ -18,6 +18,7 @@ export async function openStore(
       readCache: config.sqliteReadCache,
       search: config.sqliteSearch,
       pageSize: config.sqlitePageSize,
+      checkpointEveryMs: config.sqliteCheckpointEveryMs,
       ...(progress ? { progress } : {}),
     });
   }

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { relationshipKey } from "../../src/merge/keys.js";
 import { openDatabase } from "../../src/storage/sqlite/connection.js";
 import { SCHEMA_VERSION, SCHEMA_VERSION_KEY } from "../../src/storage/sqlite/schema.js";
@@ -47,6 +47,48 @@ describe("SQLite refreshIndexes", () => {
     await store.refreshIndexes();
     // In WAL mode new pages live in the log until a checkpoint writes them to the database file.
     expect(size()).toBeGreaterThan(beforeCheckpoint);
+    await store.close();
+  });
+
+  it("copies the log on a thread of its own: the event loop turns before the copy is done", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    await seedDocument(store, "d1", ["the harbour's lanterns ".repeat(200), "the quay at dawn ".repeat(200)]);
+    const beforeCheckpoint = statSync(sqliteFile(workspace)).size;
+    let refreshed = false;
+    const refreshing = store.refreshIndexes().then(() => {
+      refreshed = true;
+    });
+    // On the main connection the copy was done, and the refresh settled, before this turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    const settledWithinATurn = refreshed;
+    await refreshing;
+    expect(settledWithinATurn).toBe(false);
+    expect(statSync(sqliteFile(workspace)).size).toBeGreaterThan(beforeCheckpoint);
+    // The main connection closes last: it copies the rest and removes the log.
+    await store.close();
+    expect(existsSync(`${sqliteFile(workspace)}-wal`)).toBe(false);
+  });
+
+  it("copies the log while a connection writes, before any refresh (checkpointEveryMs)", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace, { checkpointEveryMs: 10 });
+    const size = () => statSync(sqliteFile(workspace)).size;
+    const beforeWrites = size();
+    await seedDocument(store, "d1", ["the harbour's lanterns ".repeat(200), "the quay at dawn ".repeat(200)]);
+    // Without a refresh or a close, only a checkpoint moves the pages out of the log into the file.
+    await vi.waitFor(() => expect(size()).toBeGreaterThan(beforeWrites));
+    await store.close();
+  });
+
+  it("does not copy the log while writing when checkpointEveryMs is 0 (the default of the store)", async () => {
+    const workspace = await tempWorkspace();
+    const store = await openSqliteStore(workspace);
+    const size = () => statSync(sqliteFile(workspace)).size;
+    const beforeWrites = size();
+    await seedDocument(store, "d1", ["the harbour's lanterns ".repeat(200)]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(size()).toBe(beforeWrites);
     await store.close();
   });
 });

@@ -6,7 +6,7 @@ import { MIGRATIONS, MISSING_COLUMNS, SCHEMA_VERSION, SCHEMA_VERSION_KEY } from 
 export type SqliteDatabase = Database.Database;
 
 /** How long a write waits for another process's transaction before giving up. */
-const BUSY_TIMEOUT_MS = 15_000;
+export const BUSY_TIMEOUT_MS = 15_000;
 
 /**
  * Prepared statements cached by their SQL text: preparing costs more than running a small
@@ -47,6 +47,11 @@ export class Sql {
   /** True once this connection wrote: a connection that only reads must never take the write lock. */
   hasWritten(): boolean {
     return this.writes > 0;
+  }
+
+  /** Writes issued so far: a caller that noted it earlier tells from it whether this connection wrote since. */
+  writeCount(): number {
+    return this.writes;
   }
 
   /** Rows typed by the caller: SQLite hands back untyped objects, the SQL text defines their shape. */

@@ -49,13 +49,14 @@ import { AnnVectors } from "./ann-vectors.js";
 import type { BackgroundFold } from "./background-fold.js";
 import { ChunkTable } from "./chunks.js";
 import { CommunityTable } from "./communities.js";
-import { openDatabase, Sql, type SqliteDatabase } from "./connection.js";
+import { BUSY_TIMEOUT_MS, openDatabase, Sql, type SqliteDatabase } from "./connection.js";
 import { DocumentTable } from "./documents.js";
 import { EntityTable } from "./entities.js";
 import { FullTextIndex } from "./fts.js";
 import { GenerationMap } from "./generation-map.js";
 import { HistoryLog } from "./history.js";
 import { LlmCacheTable } from "./llm-cache.js";
+import { LogCheckpointer } from "./log-checkpointer.js";
 import { type ChunkMentions, MentionTable } from "./mentions.js";
 import { RelationshipTable } from "./relationships.js";
 import { VectorIndex } from "./vector-index.js";
@@ -75,6 +76,11 @@ export interface SqliteStoreOptions {
   pageSize?: number;
   /** Shows a bar while an HNSW file is rebuilt. */
   progress?: ProgressReporter;
+  /**
+   * While this connection writes, its write-ahead log is copied into the file every this many ms,
+   * on a thread of its own (config `sqliteCheckpointEveryMs`); 0: only when the indexes are refreshed.
+   */
+  checkpointEveryMs?: number;
 }
 
 /**
@@ -113,6 +119,9 @@ export class SqliteGraphStore implements GraphStore {
   private readonly documentById: GenerationMap<string, DocumentRecord | undefined>;
 
   private readonly ann: AnnVectors | undefined;
+  /** Checkpoints off the main thread (a file-backed store only). */
+  private readonly logCheckpoints: LogCheckpointer | undefined;
+  private readonly checkpointTimer: NodeJS.Timeout | undefined;
   private readonly readCache: SqliteReadCacheConfig;
   private readonly progress: ProgressReporter;
 
@@ -148,10 +157,42 @@ export class SqliteGraphStore implements GraphStore {
     this.communities = new CommunityTable(this.sql);
     this.llmCache = new LlmCacheTable(this.sql);
     this.history = new HistoryLog(this.sql);
+    this.logCheckpoints = db.memory
+      ? undefined
+      : new LogCheckpointer({
+          file: db.name,
+          busyTimeoutMs: BUSY_TIMEOUT_MS,
+          onMainThread: () => this.db.pragma("wal_checkpoint(PASSIVE)"),
+        });
+    this.checkpointTimer = this.checkpointWhileWriting(options.checkpointEveryMs ?? 0);
+  }
+
+  /**
+   * Every `everyMs`, a checkpoint when this connection wrote since the last one: the log's pages
+   * reach the disk while the writer works (an index run waits for its model most of the time),
+   * rather than all in the checkpoint that follows its last writes, on its way to the end.
+   */
+  private checkpointWhileWriting(everyMs: number): NodeJS.Timeout | undefined {
+    const checkpoints = this.logCheckpoints;
+    if (!checkpoints || everyMs === 0) return undefined;
+    let checkpointedAt = this.sql.writeCount();
+    const timer = setInterval(() => {
+      const writes = this.sql.writeCount();
+      if (writes === checkpointedAt || !this.db.open) return;
+      checkpointedAt = writes;
+      // A failed copy is left to the next one, or to closing, which copies the rest.
+      checkpoints.checkpoint().catch(() => {});
+    }, everyMs);
+    // Not a reason for the process to stay: closing copies whatever is left.
+    timer.unref();
+    return timer;
   }
 
   /** A connection that wrote indexes its queued full-text rows first, so the next reader finds them. */
   async close(): Promise<void> {
+    clearInterval(this.checkpointTimer);
+    // First: the main connection, closed last, copies what is left and removes the log.
+    await this.logCheckpoints?.close();
     this.ann?.close();
     if (!this.db.open) return;
     if (this.sql.hasWritten()) this.fullText.flushAll();
@@ -184,16 +225,19 @@ export class SqliteGraphStore implements GraphStore {
       }
       this.ann.startDueFolds();
     }
-    this.checkpointLog();
+    await this.checkpointLog();
   }
 
   /**
    * Copies the write-ahead log into the database file now (a passive checkpoint: it waits for no
    * reader or writer), after a run's bulk is written: an index run then still waits for its last
    * model replies, and closing the workspace, which would otherwise do it, has little left to copy.
+   * On the checkpoint thread, so the main thread reads those replies meanwhile.
    */
-  private checkpointLog(): void {
-    if (this.sql.hasWritten()) this.db.pragma("wal_checkpoint(PASSIVE)");
+  private async checkpointLog(): Promise<void> {
+    if (!this.sql.hasWritten()) return;
+    if (this.logCheckpoints) await this.logCheckpoints.checkpoint();
+    else this.db.pragma("wal_checkpoint(PASSIVE)");
   }
 
   /** The background folds this connection started (a bench waits for them to end). */
