@@ -4,7 +4,7 @@ import { answerKindsIn } from "./answer-evidence.js";
 import { bridgeTerms, passagesNamedBy } from "./bridge.js";
 import { verbsDoneToNames } from "./done-to-names.js";
 import type { AnswerPassage, AnswerSentence } from "./passages.js";
-import { type QuestionType, questionClauses, questionType } from "./question-type.js";
+import { type QuestionType, questionClauses, questionOptions, questionType } from "./question-type.js";
 import { agentNounVerb, contentTerms, contentWords } from "./terms.js";
 
 export interface ScoredSentence {
@@ -75,19 +75,26 @@ interface QuestionPart {
   others: Set<string>;
 }
 
-/** The parts of a question of several parts, each asking its own kind; none for a simple question. */
+/**
+ * The parts of a question, each answered by its own sentence: the options of a choice question
+ * ("Who was born first, Giotto or Frederick Law Olmsted?": one sentence on each, whatever kind
+ * "who" asks, since the answer is one of them), or the clauses of a question of several parts,
+ * each asking its own kind; none for a simple question.
+ */
 function questionParts(question: string, type: QuestionType): QuestionPart[] {
+  const options = questionOptions(question);
+  if (options.length >= 2) return options.map((option) => questionPart(question, option, { ...type, kinds: [] }));
   const clauses = questionClauses(question);
   if (clauses.length < 2) return [];
-  const words = contentWords(question).map((w) => w.term);
-  return clauses.map((clause) => {
-    const own = new Set(contentWords(clause).map((w) => w.term));
-    return {
-      type: { ...type, kinds: questionType(clause).kinds },
-      own,
-      others: new Set(words.filter((t) => !own.has(t))),
-    };
-  });
+  return clauses.map((clause) => questionPart(question, clause, { ...type, kinds: questionType(clause).kinds }));
+}
+
+function questionPart(question: string, part: string, type: QuestionType): QuestionPart {
+  const own = new Set(contentWords(part).map((w) => w.term));
+  const others = contentWords(question)
+    .map((w) => w.term)
+    .filter((t) => !own.has(t));
+  return { type, own, others: new Set(others) };
 }
 
 /** What a pick weighs beyond a candidate's own terms. */
