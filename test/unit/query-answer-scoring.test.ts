@@ -237,11 +237,12 @@ describe("extractive answer scoring", () => {
       "The Exies",
       "Circus Diablo",
     ]);
-    expect(questionOptions("Which came first the forming of The Dandy Warhols or the birth of Robert Young?")).toEqual([
-      "The Dandy Warhols",
-      "Robert Young",
-    ]);
-    expect(questionOptions("Who directed the film that was shot in or around Leland, North Carolina?")).toEqual([]);
+    expect(
+      questionOptions("Which came first the forming of The Dandy Warhols or the birth of Robert Young?"),
+    ).toEqual(["The Dandy Warhols", "Robert Young"]);
+    expect(
+      questionOptions("Who directed the film that was shot in or around Leland, North Carolina?"),
+    ).toEqual([]);
   });
 
   it("answers a yes/no question about two named things with a verdict before the quotes", () => {

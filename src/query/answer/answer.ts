@@ -8,7 +8,12 @@ import type { KgragServices } from "../../services.js";
 import type { BuiltContext } from "../context/build-context.js";
 import type { HistoryMessage } from "../options.js";
 import { citationFilter } from "./citation-stream.js";
-import { EXTRACTIVE_LABEL, extractiveQuotes, extractiveText, NO_MATCHING_SENTENCE } from "./extractive-answer.js";
+import {
+  EXTRACTIVE_LABEL,
+  extractiveQuotes,
+  extractiveText,
+  NO_MATCHING_SENTENCE,
+} from "./extractive-answer.js";
 import { formatHistory } from "./history.js";
 import { questionType } from "./question-type.js";
 import {
@@ -157,9 +162,12 @@ function offlineAnswer(question: string, built: BuiltContext, config: Extractive
   const { communities, chunks } = built.context;
   const theme = questionType(question).theme;
   const quoted =
-    chunks.length > 0 ? extractiveQuotes(question, chunks, built.references, config) : { verdict: null, quotes: [] };
+    chunks.length > 0
+      ? extractiveQuotes(question, chunks, built.references, config)
+      : { verdict: null, quotes: [] };
   // A question no passage sentence and no report shares a word with is not answered from them.
-  if (!theme && quoted.quotes.length === 0 && !aReportSharesAWord(question, communities)) return NOTHING_FOUND;
+  if (!theme && quoted.quotes.length === 0 && !aReportSharesAWord(question, communities))
+    return NOTHING_FOUND;
   const passages = chunks.length > 0 ? [extractiveText(quoted)] : [];
   const reports =
     communities.length > 0

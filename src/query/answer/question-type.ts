@@ -93,7 +93,10 @@ const NAME_CONNECTORS = new Set(["of", "the", "de", "du", "da", "del", "der", "v
  * other question, and for Chinese.
  */
 export function questionOptions(question: string): string[] {
-  const body = question.normalize("NFKC").trim().replace(/[\s?]+$/, "");
+  const body = question
+    .normalize("NFKC")
+    .trim()
+    .replace(/[\s?]+$/, "");
   if (!/^(which|who|what)\b/i.test(body)) return [];
   const or = body.lastIndexOf(" or ");
   if (or < 0) return [];

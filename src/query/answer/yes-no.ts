@@ -15,14 +15,30 @@ export interface YesNoQuestion {
 
 const BOTH_AND = /^(?:are|were|is|was)\s+both\s+(?:[^,]+,\s*)?(.+?)\s+and\s+(.+?),\s*(.+)$/i;
 const X_AND_Y = /^(?:are|were|do|did)\s+(.+?)\s+and\s+(.+)$/i;
-const NAME_CONNECTORS = new Set(["of", "the", "from", "de", "du", "da", "del", "der", "van", "von", "and", "&"]);
+const NAME_CONNECTORS = new Set([
+  "of",
+  "the",
+  "from",
+  "de",
+  "du",
+  "da",
+  "del",
+  "der",
+  "van",
+  "von",
+  "and",
+  "&",
+]);
 
 /**
  * Reads "Are X and Y both P?", "Are both <noun>, X and Y, P?" and "Are X and Y <...> the same N?";
  * null for any other question (Y is the capitalised name after "and", connectors inside kept).
  */
 export function yesNoQuestion(question: string): YesNoQuestion | null {
-  const body = question.normalize("NFKC").trim().replace(/[\s?]+$/, "");
+  const body = question
+    .normalize("NFKC")
+    .trim()
+    .replace(/[\s?]+$/, "");
   const listed = BOTH_AND.exec(body);
   if (listed) return reading(listed[1] ?? "", listed[2] ?? "", listed[3] ?? "");
   const pair = X_AND_Y.exec(body);
