@@ -82,8 +82,21 @@ export function questionClauses(question: string): string[] {
   return parts.length > 0 ? parts : [question];
 }
 
-/** Words kept inside a name read back from " or " ("Bank of England", "Géza von Cziffra"). */
-const NAME_CONNECTORS = new Set(["of", "the", "de", "du", "da", "del", "der", "van", "von", "and", "&"]);
+/** Words kept inside a name ("Bank of England", "Géza von Cziffra", "Escape from the Dark"). */
+export const NAME_CONNECTORS = new Set([
+  "of",
+  "the",
+  "from",
+  "de",
+  "du",
+  "da",
+  "del",
+  "der",
+  "van",
+  "von",
+  "and",
+  "&",
+]);
 
 /**
  * The options of a choice question, whose answer is one of them: "Who was born first, Giotto or

@@ -1,5 +1,6 @@
 import type { Mention } from "../../nlp/types.js";
 import type { AnswerPassage, AnswerSentence } from "./passages.js";
+import { NAME_CONNECTORS } from "./question-type.js";
 import { contentTerms, contentWords } from "./terms.js";
 
 /**
@@ -15,20 +16,6 @@ export interface YesNoQuestion {
 
 const BOTH_AND = /^(?:are|were|is|was)\s+both\s+(?:[^,]+,\s*)?(.+?)\s+and\s+(.+?),\s*(.+)$/i;
 const X_AND_Y = /^(?:are|were|do|did)\s+(.+?)\s+and\s+(.+)$/i;
-const NAME_CONNECTORS = new Set([
-  "of",
-  "the",
-  "from",
-  "de",
-  "du",
-  "da",
-  "del",
-  "der",
-  "van",
-  "von",
-  "and",
-  "&",
-]);
 
 /**
  * Reads "Are X and Y both P?", "Are both <noun>, X and Y, P?" and "Are X and Y <...> the same N?";
