@@ -9,6 +9,7 @@
  */
 import { join } from "node:path";
 import { createKgrag } from "../src/kgrag.js";
+import { answerStatements } from "../src/query/answer/answer.js";
 import { answerContains, mean } from "../src/query/eval/metrics.js";
 import { readEvalQuestions } from "../src/query/eval/run-eval.js";
 import { QUERY_MODES, type QueryMode } from "../src/query/options.js";
@@ -33,8 +34,10 @@ async function main(): Promise<void> {
       for (const q of questions) {
         const result = await kgrag.query(q.question, { mode });
         const accepted = [q.answer ?? "", ...q.aliases];
-        const answer = result.answer.replace(/\[\d+\]/g, "");
-        const quoted = answer.split(REPORTS)[0] ?? "";
+        const raw = result.answer.replace(/\[\d+\]/g, "");
+        // Without the fixed lines: the label's "no LLM" would answer every yes/no question "no".
+        const answer = answerStatements(raw);
+        const quoted = answerStatements(raw.split(REPORTS)[0] ?? "");
         whole.push(answerContains(answer, accepted));
         sentences.push(answerContains(quoted, accepted));
         if (args.includes("--misses") && sentences.at(-1) === 0)

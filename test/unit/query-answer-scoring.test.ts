@@ -3,7 +3,12 @@ import { analyzeText } from "../../src/nlp/analyze.js";
 import { verbsDoneToNames } from "../../src/query/answer/done-to-names.js";
 import { extractiveAnswer } from "../../src/query/answer/extractive-answer.js";
 import { resolveSubjects, subjectName } from "../../src/query/answer/pronoun.js";
-import { isThemeQuestion, questionClauses, questionType } from "../../src/query/answer/question-type.js";
+import {
+  isThemeQuestion,
+  questionClauses,
+  questionOptions,
+  questionType,
+} from "../../src/query/answer/question-type.js";
 import type { ContextChunk, Reference } from "../../src/query/result.js";
 
 const mentionsOf = (s: string) => analyzeText(s).mentions;
@@ -206,5 +211,54 @@ describe("extractive answer scoring", () => {
       ["Tidewell Robotics", "Tidewell Robotics builds survey drones. Its main product is the Gullwing."],
     ]);
     expect(lines).toEqual(["Vessen is a river city. [1]", "Tidewell Robotics builds survey drones. [2]"]);
+  });
+
+  it("quotes a sentence naming each option of a choice question", () => {
+    // Without a sentence per option, "He ... first" (on Osric Venn, by its pronoun) and the
+    // unrelated sentence sharing "born" and "first" fill the answer, and Mara Quell is never named.
+    const lines = quoted("Who was born first, Mara Quell or Osric Venn?", [
+      ["Mara Quell", "Mara Quell was an optician who ground lenses in Vessen."],
+      [
+        "Osric Venn",
+        "Osric Venn was a footballer from Dunmoor. He was the first to score for the Saltmere Gulls, in 1901.",
+      ],
+      ["Idris Vale", "Born in Port Ellery, Idris Vale was among the first engineers there."],
+    ]);
+    expect(lines).toContain("Mara Quell was an optician who ground lenses in Vessen. [1]");
+    expect(lines).toContain("Osric Venn was a footballer from Dunmoor. [2]");
+  });
+
+  it("reads the options of a choice question", () => {
+    expect(questionOptions("Who was born first, Giotto or Frederick Law Olmsted?")).toEqual([
+      "Giotto",
+      "Frederick Law Olmsted",
+    ]);
+    expect(questionOptions("Which band was formed first The Exies or Circus Diablo ?")).toEqual([
+      "The Exies",
+      "Circus Diablo",
+    ]);
+    expect(
+      questionOptions("Which came first the forming of The Dandy Warhols or the birth of Robert Young?"),
+    ).toEqual(["The Dandy Warhols", "Robert Young"]);
+    expect(
+      questionOptions("Who directed the film that was shot in or around Leland, North Carolina?"),
+    ).toEqual([]);
+  });
+
+  it("answers a yes/no question about two named things with a verdict before the quotes", () => {
+    const passages: [string, string][] = [
+      ["Mara Quell", "Mara Quell is an English film director. She was born in Vessen."],
+      ["Osric Venn", "Osric Venn is an Indian film and documentary director."],
+      ["Idris Vale", "Idris Vale is a Welsh stage actor."],
+    ];
+    expect(quoted("Are Mara Quell and Osric Venn both film directors?", passages)[0]).toBe(
+      'Yes: the passages say "film directors" of each.',
+    );
+    expect(quoted("Are Mara Quell and Idris Vale both film directors?", passages)[0]).toBe(
+      'No, as far as the passages say: none says "film directors" of Idris Vale.',
+    );
+    expect(quoted("Are Mara Quell and Osric Venn from the same town?", passages)[0]).toMatch(/^No, /);
+    // Not a yes/no question about two things: no verdict.
+    expect(quoted("Is Mara Quell a film director?", passages)[0]).toMatch(/\[1\]$/);
   });
 });

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { answerStatements } from "../../src/query/answer/answer.js";
+import { EXTRACTIVE_LABEL } from "../../src/query/answer/extractive-answer.js";
 import {
   answerContains,
   exactMatch,
@@ -51,5 +53,12 @@ describe("answer scores", () => {
     expect(answerContains(answer, ["King Kong", "stephen  king"])).toBe(1);
     expect(answerContains(answer, ["Kin"])).toBe(0);
     expect(answerContains(answer, [""])).toBe(0);
+  });
+
+  it("scores what an offline answer states, not its label's 'no LLM'", () => {
+    const answer = `${EXTRACTIVE_LABEL}\nMara Quell is a film director. [1]`;
+    expect(answerContains(answer, ["no"])).toBe(1);
+    expect(answerContains(answerStatements(answer), ["no"])).toBe(0);
+    expect(answerStatements(answer)).toBe("Mara Quell is a film director. [1]");
   });
 });

@@ -8,7 +8,12 @@ import type { KgragServices } from "../../services.js";
 import type { BuiltContext } from "../context/build-context.js";
 import type { HistoryMessage } from "../options.js";
 import { citationFilter } from "./citation-stream.js";
-import { extractiveQuotes, extractiveText } from "./extractive-answer.js";
+import {
+  EXTRACTIVE_LABEL,
+  extractiveQuotes,
+  extractiveText,
+  NO_MATCHING_SENTENCE,
+} from "./extractive-answer.js";
 import { formatHistory } from "./history.js";
 import { questionType } from "./question-type.js";
 import {
@@ -28,6 +33,21 @@ export interface AnswerOptions {
 }
 
 export const NOTHING_FOUND = "Nothing in the indexed documents matches this question.";
+
+const REPORTS_HEADING = "From the community reports (extractive, offline: the reports' own summaries):";
+
+/**
+ * What an answer states, without the offline answer's fixed lines (its label, the reports'
+ * heading, the line saying no sentence matched): scored against a gold answer, the label's "no
+ * LLM" would count as the answer "no" to every yes/no question.
+ */
+export function answerStatements(answer: string): string {
+  const fixed = new Set([EXTRACTIVE_LABEL, REPORTS_HEADING, NO_MATCHING_SENTENCE, NOTHING_FOUND]);
+  return answer
+    .split("\n")
+    .filter((line) => !fixed.has(line.trim()))
+    .join("\n");
+}
 
 export interface Answer {
   text: string;
@@ -141,15 +161,19 @@ function removedCitationWarnings(cleaned: CleanedCitations): string[] {
 function offlineAnswer(question: string, built: BuiltContext, config: ExtractiveAnswerConfig): string {
   const { communities, chunks } = built.context;
   const theme = questionType(question).theme;
-  const quotes = chunks.length > 0 ? extractiveQuotes(question, chunks, built.references, config) : [];
+  const quoted =
+    chunks.length > 0
+      ? extractiveQuotes(question, chunks, built.references, config)
+      : { verdict: null, quotes: [] };
   // A question no passage sentence and no report shares a word with is not answered from them.
-  if (!theme && quotes.length === 0 && !aReportSharesAWord(question, communities)) return NOTHING_FOUND;
-  const passages = chunks.length > 0 ? [extractiveText(quotes)] : [];
+  if (!theme && quoted.quotes.length === 0 && !aReportSharesAWord(question, communities))
+    return NOTHING_FOUND;
+  const passages = chunks.length > 0 ? [extractiveText(quoted)] : [];
   const reports =
     communities.length > 0
       ? [
           [
-            "From the community reports (extractive, offline: the reports' own summaries):",
+            REPORTS_HEADING,
             ...communities.map((c) => `- ${c.title} [C:${c.id}]: ${c.summary.replace(/\s+/g, " ").trim()}`),
           ].join("\n"),
         ]

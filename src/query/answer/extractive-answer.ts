@@ -7,6 +7,7 @@ import { type AnswerPassage, answerPassages } from "./passages.js";
 import { questionType } from "./question-type.js";
 import { scoreSentences } from "./sentence-scoring.js";
 import { contentTerms } from "./terms.js";
+import { yesNoQuestion, yesNoVerdict } from "./yes-no.js";
 
 export const EXTRACTIVE_LABEL =
   "Extractive answer (offline, no LLM: the passages' sentences that best match the question):";
@@ -35,28 +36,39 @@ export function extractiveAnswer(
   return extractiveText(extractiveQuotes(question, chunks, references, config));
 }
 
-/** The labelled answer of quoted sentences, each with its [n]; or the line saying none matched. */
-export function extractiveText(quoted: { text: string; n: number }[]): string {
-  const lines = quoted.length > 0 ? quoted.map((l) => `${l.text} [${l.n}]`) : [NO_MATCHING_SENTENCE];
-  return [EXTRACTIVE_LABEL, ...lines].join("\n");
+/** What the offline answer says: a yes/no question's verdict, if any, and the quoted sentences. */
+export interface ExtractiveQuotes {
+  verdict: string | null;
+  quotes: { text: string; n: number }[];
 }
 
-/** The sentences the offline answer quotes, with their passage's [n]; none when none matches. */
+/** The labelled answer: the verdict, then the quoted sentences, each with its [n]; or the line saying none matched. */
+export function extractiveText({ verdict, quotes }: ExtractiveQuotes): string {
+  const lines = quotes.length > 0 ? quotes.map((l) => `${l.text} [${l.n}]`) : [NO_MATCHING_SENTENCE];
+  return [EXTRACTIVE_LABEL, ...(verdict ? [verdict] : []), ...lines].join("\n");
+}
+
+/**
+ * The sentences the offline answer quotes, with their passage's [n] (none when none matches), and
+ * for a yes/no question about two named things, the verdict the passages support (see yesNoVerdict).
+ */
 export function extractiveQuotes(
   question: string,
   chunks: ContextChunk[],
   references: Reference[],
   config: ExtractiveAnswerConfig = DEFAULTS,
-): { text: string; n: number }[] {
+): ExtractiveQuotes {
   const mentionsOf = memoizedMentions();
   const readable = inQuestionLanguage(question, chunks, references);
   const passages = answerPassages(readable.chunks, readable.references, mentionsOf);
   const type = questionType(question);
-  if (type.theme) return openingSentences(passages, config.sentences);
+  if (type.theme) return { verdict: null, quotes: openingSentences(passages, config.sentences) };
   const scored = scoreSentences(question, type, passages, config, mentionsOf)
     .slice(0, config.sentences)
     .map((s) => ({ text: s.sentence.text, n: s.n }));
-  return scored.length > 0 ? scored : topPassageOpening(question, passages);
+  const quotes = scored.length > 0 ? scored : topPassageOpening(question, passages);
+  const yesNo = quotes.length > 0 ? yesNoQuestion(question) : null;
+  return { verdict: yesNo ? yesNoVerdict(yesNo, passages, mentionsOf) : null, quotes };
 }
 
 /**

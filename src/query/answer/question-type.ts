@@ -81,3 +81,62 @@ export function questionClauses(question: string): string[] {
     .filter((p) => p.length > 0);
   return parts.length > 0 ? parts : [question];
 }
+
+/** Words kept inside a name ("Bank of England", "Géza von Cziffra", "Escape from the Dark"). */
+export const NAME_CONNECTORS = new Set([
+  "of",
+  "the",
+  "from",
+  "de",
+  "du",
+  "da",
+  "del",
+  "der",
+  "van",
+  "von",
+  "and",
+  "&",
+]);
+
+/**
+ * The options of a choice question, whose answer is one of them: "Who was born first, Giotto or
+ * Frederick Law Olmsted?", "Which band was formed first The Exies or Circus Diablo?". Each is the
+ * text after the first comma before " or " (else the capitalised name just before it) and the text after
+ * it, without leading lower-case words ("the birth of Robert Young": Robert Young). Empty for any
+ * other question, and for Chinese.
+ */
+export function questionOptions(question: string): string[] {
+  const body = question
+    .normalize("NFKC")
+    .trim()
+    .replace(/[\s?]+$/, "");
+  if (!/^(which|who|what)\b/i.test(body)) return [];
+  const or = body.lastIndexOf(" or ");
+  if (or < 0) return [];
+  const before = body.slice(0, or);
+  // The first comma: a name may hold one ("Fernando Álvarez de Toledo, 3rd Duke of Alba").
+  const comma = before.indexOf(",");
+  const first = comma >= 0 ? withoutLeadingLowerCase(before.slice(comma + 1)) : trailingName(before);
+  const second = withoutLeadingLowerCase(body.slice(or + 4));
+  return first && second && !second.includes(",") ? [first, second] : [];
+}
+
+/** The capitalised words a text ends with, connectors inside kept: "...first the forming of The Dandy Warhols". */
+function trailingName(text: string): string {
+  const words = text.trim().split(/\s+/);
+  let start = words.length;
+  for (let i = words.length - 1; i >= 0; i--) {
+    const word = words[i] ?? "";
+    if (/^\p{Lu}/u.test(word)) start = i;
+    else if (!NAME_CONNECTORS.has(word) || i === 0 || !/^\p{Lu}/u.test(words[i - 1] ?? "")) break;
+  }
+  return words.slice(start).join(" ");
+}
+
+/** "the Cotula" -> "Cotula"; a text without a capital keeps all but its articles ("the red one"). */
+function withoutLeadingLowerCase(text: string): string {
+  const trimmed = text.trim();
+  const capital = trimmed.search(/(?<=^|\s)\p{Lu}/u);
+  if (capital >= 0) return trimmed.slice(capital);
+  return trimmed.replace(/^(?:the|a|an)\s+/i, "");
+}

@@ -4,7 +4,7 @@ import { answerKindsIn } from "./answer-evidence.js";
 import { bridgeTerms, passagesNamedBy } from "./bridge.js";
 import { verbsDoneToNames } from "./done-to-names.js";
 import type { AnswerPassage, AnswerSentence } from "./passages.js";
-import { type QuestionType, questionClauses, questionType } from "./question-type.js";
+import { type QuestionType, questionClauses, questionOptions, questionType } from "./question-type.js";
 import { agentNounVerb, contentTerms, contentWords } from "./terms.js";
 
 export interface ScoredSentence {
@@ -55,8 +55,11 @@ export function scoreSentences(
   const picked: ScoredSentence[] = [];
   for (const part of questionParts(question, type).slice(0, config.sentences)) {
     const candidates = candidatesFor(question, part.type, passages, config, mentionsOf);
-    // The sentence answering a part must hold some word of that part, not only the others'.
-    const relevant = candidates.filter((c) => [...c.gains.keys()].some((t) => part.own.has(t)));
+    // The sentence answering a part must hold some word of that part, not only the others'; an
+    // option's sentence must name it, not only refer to it ("He is also remembered..."): the
+    // reader tells the options apart by their names.
+    const holds = (c: Candidate, t: string) => (part.named ? c.sentence.terms.has(t) : c.gains.has(t));
+    const relevant = candidates.filter((c) => [...part.own].some((t) => holds(c, t)));
     pick(picked, relevant, { covered: part.others, hops: new Map(), hopNeedsKind: true, config });
   }
   const candidates = candidatesFor(question, type, passages, config, mentionsOf);
@@ -73,21 +76,33 @@ interface QuestionPart {
   /** The part's own terms, and the other parts' terms (which say what "it" in "who founded it?" is). */
   own: Set<string>;
   others: Set<string>;
+  /** The part is an option of a choice question: its sentence must name it. */
+  named: boolean;
 }
 
-/** The parts of a question of several parts, each asking its own kind; none for a simple question. */
+/**
+ * The parts of a question, each answered by its own sentence: the options of a choice question
+ * ("Who was born first, Giotto or Frederick Law Olmsted?": one sentence on each, whatever kind
+ * "who" asks, since the answer is one of them), or the clauses of a question of several parts,
+ * each asking its own kind; none for a simple question.
+ */
 function questionParts(question: string, type: QuestionType): QuestionPart[] {
+  const options = questionOptions(question);
+  if (options.length >= 2)
+    return options.map((option) => questionPart(question, option, { ...type, kinds: [] }, true));
   const clauses = questionClauses(question);
   if (clauses.length < 2) return [];
-  const words = contentWords(question).map((w) => w.term);
-  return clauses.map((clause) => {
-    const own = new Set(contentWords(clause).map((w) => w.term));
-    return {
-      type: { ...type, kinds: questionType(clause).kinds },
-      own,
-      others: new Set(words.filter((t) => !own.has(t))),
-    };
-  });
+  return clauses.map((clause) =>
+    questionPart(question, clause, { ...type, kinds: questionType(clause).kinds }, false),
+  );
+}
+
+function questionPart(question: string, part: string, type: QuestionType, named: boolean): QuestionPart {
+  const own = new Set(contentWords(part).map((w) => w.term));
+  const others = contentWords(question)
+    .map((w) => w.term)
+    .filter((t) => !own.has(t));
+  return { type, own, others: new Set(others), named };
 }
 
 /** What a pick weighs beyond a candidate's own terms. */

@@ -1,4 +1,5 @@
 import type { KgragServices } from "../../services.js";
+import { answerStatements } from "../answer/answer.js";
 import { type GraphRanking, QUERY_MODES, type QueryMode } from "../options.js";
 import { runQuery } from "../query-engine.js";
 import { DEFAULT_KS } from "./cut-offs.js";
@@ -103,7 +104,7 @@ async function evaluateQuestion(
     retrievalMs: result.timings.retrievalMs,
   };
   if (scoreAnswers && q.answer !== undefined) {
-    const answer = result.answer.replace(/\[\d+\]/g, "");
+    const answer = answerStatements(result.answer).replace(/\[\d+\]/g, "");
     const accepted = [q.answer, ...q.aliases];
     outcome.answerContains = answerContains(answer, accepted);
     // A short answer is what EM and F1 grade; an extractive answer quotes whole sentences.
