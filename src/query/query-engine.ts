@@ -131,14 +131,18 @@ async function runQuerySteps(
   const emptyContext = built.context.chunks.length === 0 && built.context.communities.length === 0;
   const squeezed = ranked.chunks.length > 0 && emptyContext;
   const staleReports = built.context.communities.length > 0 && (await communitiesAreStale(services.store));
-  const warnings = [
-    ...(unfinished > 0 ? [notFullyIndexed(unfinished)] : []),
-    ...(emptyScope ? [EMPTY_SCOPE] : []),
-    ...(retrieval.warnings ?? []),
-    ...(reranked.warning ? [reranked.warning] : []),
-    ...(squeezed ? [budgetTooSmall(options.totalTokens)] : []),
-    ...(staleReports ? [STALE_COMMUNITY_REPORTS] : []),
-  ];
+  // A workspace with no document finds nothing: say that, not how to build its community reports.
+  const nothingIndexed = emptyContext && (await services.store.counts()).documents === 0;
+  const warnings = nothingIndexed
+    ? [NOTHING_INDEXED]
+    : [
+        ...(unfinished > 0 ? [notFullyIndexed(unfinished)] : []),
+        ...(emptyScope ? [EMPTY_SCOPE] : []),
+        ...(retrieval.warnings ?? []),
+        ...(reranked.warning ? [reranked.warning] : []),
+        ...(squeezed ? [budgetTooSmall(options.totalTokens)] : []),
+        ...(staleReports ? [STALE_COMMUNITY_REPORTS] : []),
+      ];
   const { text: answer, warnings: answerWarnings } = options.contextOnly
     ? { text: "", warnings: [] }
     : emptyScope && emptyContext && !options.structuredOutput
@@ -184,6 +188,12 @@ function answerTokens(onToken: ((delta: string) => void) | undefined) {
     },
   };
 }
+
+/** The only warning of a query on a workspace where no document is indexed yet. */
+export const NOTHING_INDEXED =
+  "No document is indexed in this workspace yet, so there is nothing to answer from. Index some " +
+  "first: `kgrag index PATH`, or upload them to `kgrag serve` (the web app's Documents view, " +
+  "`POST /api/v1/documents`).";
 
 /** The answer when the scope's filters, together, leave no document (see EMPTY_SCOPE). */
 export const NOTHING_IN_SCOPE =

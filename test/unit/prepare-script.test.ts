@@ -14,8 +14,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/cli-child.js";
 
 /**
- * scripts/prepare.mjs, which `prepare` runs before the build: in a copy of the clone without
- * node_modules (as npm leaves a path dependency) it must say what to do instead of `tsc: not found`.
+ * scripts/prepare.mjs, which `prepare` runs to build: in a copy of the clone without node_modules
+ * (as npm leaves a path dependency) it must say what to do instead of `tsc: not found`, and under
+ * `npx kgrag` in a built clone it must not build again.
  */
 let clone: string;
 
@@ -28,6 +29,37 @@ function hasNodeModulesAbove(dir: string): boolean {
 
 function runPrepareCheck() {
   return spawnSync(process.execPath, [join("scripts", "prepare.mjs")], { cwd: clone, encoding: "utf8" });
+}
+
+/** The `prepare` script of package.json as npm runs it (a shell), `npm_command` set as npm sets it. */
+function runPrepareAsNpm(npmCommand: string) {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
+  return spawnSync(pkg.scripts.prepare, {
+    cwd: clone,
+    encoding: "utf8",
+    shell: true,
+    env: { ...process.env, npm_command: npmCommand },
+  });
+}
+
+const BUILT_MARKER = "build-ran";
+
+/** The copy's package.json builds by writing a marker file, so a test sees whether it built. */
+function fakeBuildScript(): void {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
+  pkg.scripts.build = `node -e "require('fs').writeFileSync('${BUILT_MARKER}', '')"`;
+  writeFileSync(join(clone, "package.json"), JSON.stringify(pkg));
+}
+
+function fakeBuildOutputs(): void {
+  for (const file of ["dist/src/index.js", "dist/cli/kgrag-cli.js", "web/dist/index.html"]) {
+    mkdirSync(dirname(join(clone, file)), { recursive: true });
+    writeFileSync(join(clone, file), "");
+  }
+}
+
+function fakeBuildTools(): void {
+  for (const name of ["typescript", "esbuild", "vite"]) fakePackage(name);
 }
 
 function fakePackage(name: string): void {
@@ -46,9 +78,12 @@ afterEach(() => {
 });
 
 describe("prepare in a clone", () => {
-  it("runs the check before the build", () => {
-    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
-    expect(pkg.scripts.prepare).toBe("node scripts/prepare.mjs && npm run build");
+  it("runs the check, then the build", () => {
+    fakeBuildScript();
+    fakeBuildTools();
+    const result = runPrepareAsNpm("ci");
+    expect(result.status, result.stderr).toBe(0);
+    expect(existsSync(join(clone, BUILT_MARKER))).toBe(true);
   });
 
   it("without its devDependencies: exits non-zero saying to run npm ci in the clone", () => {
@@ -63,6 +98,7 @@ describe("prepare in a clone", () => {
   });
 
   it("names only what is missing, and passes once the build tools are installed", () => {
+    fakeBuildScript();
     fakePackage("typescript");
     fakePackage("esbuild");
     const half = runPrepareCheck();
@@ -72,5 +108,25 @@ describe("prepare in a clone", () => {
     const ready = runPrepareCheck();
     expect(ready.status, ready.stderr).toBe(0);
     expect(ready.stderr).toBe("");
+    expect(existsSync(join(clone, BUILT_MARKER))).toBe(true);
+  });
+});
+
+describe("prepare under `npx kgrag` in a clone (npx installs the clone into its cache)", () => {
+  it("does not build a clone that is already built", () => {
+    fakeBuildScript();
+    fakeBuildTools();
+    fakeBuildOutputs();
+    const result = runPrepareAsNpm("exec");
+    expect(result.status, result.stderr).toBe(0);
+    expect(existsSync(join(clone, BUILT_MARKER))).toBe(false);
+  });
+
+  it("builds a clone that is not built yet", () => {
+    fakeBuildScript();
+    fakeBuildTools();
+    const result = runPrepareAsNpm("exec");
+    expect(result.status, result.stderr).toBe(0);
+    expect(existsSync(join(clone, BUILT_MARKER))).toBe(true);
   });
 });

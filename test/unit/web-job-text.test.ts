@@ -64,4 +64,9 @@ describe("web app: a job card's step", () => {
     expect(stepText({ stage: "copy documents", done: 2, total: 4 })).toBe("copy documents · 2 / 4");
     expect(stepText({ stage: "", done: 0, total: 0 })).toBe("");
   });
+
+  it("says a finished job is done without its last step's count, which beside Done reads as documents", () => {
+    // Seen on a job of 5 files (7 documents) that ended on embedding 9 community reports.
+    expect(stepText({ stage: "done", done: 9, total: 9 })).toBe("Done");
+  });
 });

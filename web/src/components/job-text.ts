@@ -113,7 +113,9 @@ function stepWords(stage: string): { name: string; counts?: [string, string] } {
  */
 export function stepText(job: Pick<JobSummary, "stage" | "done" | "total">): string {
   const { name, counts } = stepWords(job.stage ?? "");
-  if (job.total <= 0) return name;
+  // A finished job keeps its last step's count (9 / 9 community reports): beside "Done" it reads
+  // as a count of the job's documents.
+  if (job.total <= 0 || job.stage === "done") return name;
   const unit = counts ? ` ${counts[job.total === 1 ? 0 : 1]}` : "";
   const count = `${job.done} / ${job.total}${unit}`;
   return name ? `${name} · ${count}` : count;

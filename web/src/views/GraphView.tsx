@@ -46,7 +46,8 @@ export default function GraphView(props: { entity?: string }) {
   const [colourBy, setColourBy] = useState<ColourBy>("community");
   const [depth, setDepth] = useState(1);
   const [maxNodes, setMaxNodes] = useState(200);
-  const [popular, setPopular] = useState<EntityRow[]>([]);
+  /** The most connected entities, once the server has answered (none: nothing is indexed yet). */
+  const [popular, setPopular] = useState<EntityRow[]>();
   const [failure, setFailure] = useState<string>();
   const [loading, setLoading] = useState(false);
   /** Bumped by an edit in the panel, so the panel reads the entity again under the same name. */
@@ -225,7 +226,13 @@ export default function GraphView(props: { entity?: string }) {
         {graph.truncated && (
           <p class="muted small">The server capped this neighbourhood; expand nodes to see more.</p>
         )}
-        {graph.nodes.length === 0 && popular.length > 0 && (
+        {graph.nodes.length === 0 && popular?.length === 0 && (
+          <p class="muted">
+            No entity yet: this workspace has nothing indexed. Add documents in{" "}
+            <a href={routeHash("documents")}>Documents</a>, and their graph shows here.
+          </p>
+        )}
+        {graph.nodes.length === 0 && popular && popular.length > 0 && (
           <p class="chips">
             {popular.map((entity) => (
               <button type="button" key={entity.name} onClick={() => pick(entity.name, true)}>
