@@ -493,14 +493,17 @@ describe("a run stopped while its reports are written on their thread", () => {
 describe("an index run's chunks in flight", () => {
   const root = describeFolder("kgrag-in-flight-");
 
-  it("follow the extractor's inFlight (the thread is kept busy while merges commit)", async () => {
+  it("follow the extractor's inFlight (the thread is kept busy while merges commit); the run starts knowing its documents", async () => {
     const kgrag = await createKgrag({ env: {}, config: { workspace: root } });
     const here = new OfflineNlpExtractor();
     let running = 0;
     let most = 0;
+    const runs: unknown[] = [];
     const extractor: Extractor = {
       kind: "offline-nlp",
       inFlight: 7,
+      // Told the run's size although the documents reach extraction in batches.
+      beginRun: (run) => runs.push(run),
       extract: async (chunk, context) => {
         running += 1;
         most = Math.max(most, running);
@@ -521,6 +524,7 @@ describe("an index run's chunks in flight", () => {
         communities: false,
       });
       expect(most).toBe(7);
+      expect(runs).toEqual([{ documents: 20 }]);
       expect((await kgrag.services.store.counts()).chunks).toBe(20);
     } finally {
       await kgrag.close();
