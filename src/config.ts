@@ -675,10 +675,11 @@ export const BuiltInThreadSchema = z.object({
   enabled: z.boolean().default(true),
   /**
    * Chunks a run extracts in-process before handing the rest to the thread: a small run never pays
-   * for starting it (about half a second to load the NLP models).
+   * for starting it (about half a second to load the NLP models). A run known to have more
+   * documents than this hands every chunk to the thread from the first.
    */
   inProcessChunks: z.number().int().min(0).default(256),
-  /** Texts embedded in-process before large embedding calls go to the thread. */
+  /** Texts embedded in-process before large embedding calls go to the thread (at once while it runs). */
   inProcessTexts: z.number().int().min(0).default(4096),
   /** Embedding calls of fewer texts stay in-process (a question's vector never waits behind a batch). */
   minEmbedTexts: z.number().int().min(1).default(64),

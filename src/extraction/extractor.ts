@@ -19,6 +19,12 @@ export interface ExtractionContext {
   signal?: AbortSignal;
 }
 
+/** What a caller knows of an extraction run as it starts. */
+export interface ExtractionRun {
+  /** Documents with chunks to extract (a lower bound of the run's chunks). */
+  documents: number;
+}
+
 /**
  * Pulls entities and relationships out of one chunk. "llm" asks a chat model (plus gleaning);
  * "offline-nlp" is the built-in NLP extractor that needs no model. Failures are returned, never
@@ -28,8 +34,11 @@ export interface Extractor {
   readonly kind: "llm" | "offline-nlp";
   /** Chunks worth having in flight at once; by default twice the chat model's concurrency. */
   readonly inFlight?: number;
-  /** Called as an extraction run starts (an extractor may serve many runs). */
-  beginRun?(): void;
+  /**
+   * Called as an extraction run starts (an extractor may serve many runs), with the number of
+   * documents the run will extract when the caller knows it (each has at least one chunk).
+   */
+  beginRun?(run?: ExtractionRun): void;
   /**
    * Runs once what reading the first replies will need (schema checks compiled on first use), in
    * the wait for the first round's replies rather than on the way to the next requests.

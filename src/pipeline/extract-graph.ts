@@ -76,7 +76,8 @@ export async function extractGraph(
   const result: ExtractGraphResult = { merged: 0, failed: [] };
   // Merges recorded earlier (resolution, curation) apply to new mentions as they are merged.
   const planOptions = { ...services.config.merge, resolution: await loadResolution(store) };
-  extractor.beginRun?.();
+  // A list says how large the run is; batches still to come do not (the caller's extractor may know).
+  extractor.beginRun?.(Array.isArray(documents) ? { documents: documents.length } : undefined);
   const mergeQueue = pLimit(1);
   // Enough extractions in flight to keep the model busy without holding every chunk's promise at once.
   const inFlight = pLimit(extractor.inFlight ?? Math.max(2, (services.config.llm?.concurrency ?? 1) * 2));

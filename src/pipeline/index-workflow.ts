@@ -3,7 +3,7 @@ import type { Clusterer, Clustering } from "../community/cluster.js";
 import type { ExtractiveReportsHost } from "../community/extractive-reports.js";
 import { loadClusteringLibraries } from "../community/project-graph.js";
 import type { ReportWriter } from "../community/report-writer.js";
-import type { Extractor } from "../extraction/extractor.js";
+import type { ExtractionRun, Extractor } from "../extraction/extractor.js";
 import { stageRequestsSent } from "../llm/requests-sent.js";
 import { stageSettings } from "../llm/stage-models.js";
 import type { DescriptionSummarizer } from "../merge/summarizer.js";
@@ -183,7 +183,9 @@ async function indexWorkflow(
         })
       : Promise.resolve(),
   );
-  const extractor = signallingFirstCall(components.extractor, firstRequest.settle);
+  const extractor = signallingFirstCall(components.extractor, firstRequest.settle, {
+    documents: plan.toProcess.length,
+  });
   let extracted: Awaited<ReturnType<typeof extractGraph>>;
   try {
     extracted = await stage(
@@ -334,12 +336,15 @@ function settleOnce(): { settled: Promise<void>; settle: () => void } {
   return { settled, settle };
 }
 
-/** The extractor, calling `onCall` as each extraction starts. */
-function signallingFirstCall(extractor: Extractor, onCall: () => void): Extractor {
+/**
+ * The extractor, calling `onCall` as each extraction starts; its run starts knowing `run` (the
+ * documents arrive in batches, so extractGraph cannot count them up front).
+ */
+function signallingFirstCall(extractor: Extractor, onCall: () => void, run: ExtractionRun): Extractor {
   return {
     kind: extractor.kind,
     ...(extractor.inFlight === undefined ? {} : { inFlight: extractor.inFlight }),
-    beginRun: () => extractor.beginRun?.(),
+    beginRun: () => extractor.beginRun?.(run),
     warmUp: () => extractor.warmUp?.(),
     extract: (chunk, context) => {
       onCall();

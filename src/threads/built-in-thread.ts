@@ -105,6 +105,11 @@ export class BuiltInThread {
     return this.failure === undefined;
   }
 
+  /** Whether the thread is running now (started and not yet ended for idling, closed or failed). */
+  get started(): boolean {
+    return this.worker !== undefined;
+  }
+
   /** Requests the thread has answered so far (for diagnostics and tests). */
   get answered(): number {
     return this.answeredCount;

@@ -15,7 +15,12 @@ import type {
 import type { BuiltInThreadConfig, OfflineExtractionConfig } from "../config.js";
 import type { Embedder } from "../embedding/embedder.js";
 import { HashingEmbedder } from "../embedding/hashing-embedder.js";
-import type { ExtractionContext, ExtractionOutcome, Extractor } from "../extraction/extractor.js";
+import type {
+  ExtractionContext,
+  ExtractionOutcome,
+  ExtractionRun,
+  Extractor,
+} from "../extraction/extractor.js";
 import { OFFLINE_EXTRACTION_DEFAULTS } from "../extraction/offline-defaults.js";
 import type { OfflineNlpExtractor } from "../extraction/offline-extractor.js";
 import type { ChunkRecord } from "../types.js";
@@ -46,8 +51,10 @@ async function onThreadOrHere<T>(
 
 /**
  * The offline NLP extractor with its work on the built-ins' thread once a run has done
- * `inProcessChunks` chunks here (a small run never starts the thread). The thread answers in
- * order, so chunks come out in the order they went in, as in-process: the same graph.
+ * `inProcessChunks` chunks here (a small run never starts the thread), or from the first chunk
+ * when the run is known to be larger than that: the main thread, which merges, is then spared
+ * those chunks' NLP (the thread starts while the documents are still being chunked). The thread
+ * answers in order, so chunks come out in the order they went in, as in-process: the same graph.
  */
 export class ThreadedNlpExtractor implements Extractor {
   readonly kind = "offline-nlp" as const;
@@ -83,9 +90,10 @@ export class ThreadedNlpExtractor implements Extractor {
     return this.thread.usable ? this.config.chunksInFlight : 2;
   }
 
-  /** Each run starts in-process again: a small run never starts the thread. */
-  beginRun(): void {
-    this.extracted = 0;
+  /** Each run starts in-process again (a small run never starts the thread), unless known to be large. */
+  beginRun(run?: ExtractionRun): void {
+    const large = run !== undefined && run.documents > this.config.inProcessChunks;
+    this.extracted = large ? this.config.inProcessChunks : 0;
   }
 
   async extract(chunk: ChunkRecord, context: ExtractionContext): Promise<ExtractionOutcome> {
@@ -114,8 +122,9 @@ export class ThreadedNlpExtractor implements Extractor {
 
 /**
  * The hashing embedder with large calls on the built-ins' thread once `inProcessTexts` texts have
- * been embedded here; small calls (a question's vector) never wait behind a batch. Same vectors,
- * bit for bit.
+ * been embedded here, or at once while the thread is running anyway (a large run's extraction
+ * started it: nothing to save by staying on the main thread); small calls (a question's vector)
+ * never wait behind a batch. Same vectors, bit for bit.
  */
 export class ThreadedHashingEmbedder implements Embedder {
   readonly kind = "hashing" as const;
@@ -140,7 +149,7 @@ export class ThreadedHashingEmbedder implements Embedder {
 
   async embed(texts: string[]): Promise<number[][]> {
     const here = () => this.here.embed(texts);
-    const warm = this.embedded >= this.config.inProcessTexts;
+    const warm = this.embedded >= this.config.inProcessTexts || this.thread.started;
     this.embedded += texts.length;
     if (!warm || texts.length < this.config.minEmbedTexts) return here();
     return onThreadOrHere(this.thread, () => this.thread.embed(texts, this.dimension), here);

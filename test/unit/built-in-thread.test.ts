@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -28,7 +28,7 @@ import type { ChunkRecord, SourceDocument } from "../../src/types.js";
 import { silentProgress } from "../../src/util/progress.js";
 import { blockModelGraph, nodesOf } from "../support/community-graphs.js";
 import { graphSnapshot } from "../support/graph-snapshot.js";
-import { seededRandom, writeCorpus } from "../support/lifecycle-corpus.js";
+import { passage, seededRandom, writeCorpus } from "../support/lifecycle-corpus.js";
 
 const PASSAGES = [
   {
@@ -281,6 +281,45 @@ describe("stopping work queued on the thread", () => {
     await extractor.extract(chunkOf("Ada wrote notes.", 2), { title: "A" });
     expect(starts).toBe(1);
   });
+
+  it("hands a run known to be larger than inProcessChunks to the thread from its first chunk", async () => {
+    let starts = 0;
+    const thread = startedThread(() => {
+      starts += 1;
+      throw new Error("counted start");
+    });
+    const extractor = new ThreadedNlpExtractor(thread, { ...EAGER, inProcessChunks: 2 });
+    // Two documents: no more chunks known than inProcessChunks, so the run starts in-process.
+    extractor.beginRun({ documents: 2 });
+    await extractor.extract(chunkOf("Ada met Charles.", 0), { title: "A" });
+    expect(starts).toBe(0);
+    extractor.beginRun({ documents: 3 });
+    const outcome = await extractor.extract(chunkOf("Ada met Charles.", 0), { title: "A" });
+    expect(starts).toBe(1);
+    // The thread could not start: the chunk was extracted here all the same.
+    expect(outcome).toEqual({
+      ok: true,
+      extraction: new OfflineNlpExtractor().extractText("Ada met Charles.", "A"),
+    });
+  });
+
+  it("embeds large calls on the thread while it runs, before inProcessTexts texts", async () => {
+    const thread = startedThread();
+    const config = { ...EAGER, inProcessTexts: 1_000, minEmbedTexts: 2 };
+    const embedder = new ThreadedHashingEmbedder(thread, config, 16);
+    const texts = ["Ada met Charles.", "Charles met Ada."];
+    const here = await new HashingEmbedder(16).embed(texts);
+    expect(await embedder.embed(texts)).toEqual(here);
+    expect(thread.started).toBe(false);
+    await thread.extract(chunkRequest("Ada met Charles in London.", "A"));
+    expect(thread.started).toBe(true);
+    const answered = thread.answered;
+    expect(await embedder.embed(texts)).toEqual(here);
+    expect(thread.answered).toBe(answered + 1);
+    // A question's vector stays in-process all the same.
+    await embedder.embed(["a question"]);
+    expect(thread.answered).toBe(answered + 1);
+  });
 });
 
 describe("an index run with the built-ins on their thread", () => {
@@ -288,17 +327,25 @@ describe("an index run with the built-ins on their thread", () => {
 
   it("builds the same graph, communities and vectors as one on the main thread", async () => {
     const corpus = join(root, "corpus");
-    writeCorpus(corpus, 24, 11);
+    const paths = writeCorpus(corpus, 24, 11);
+    // One document of several chunks: 25 documents, more than 25 chunks.
+    const random = seededRandom(5);
+    const long = Array.from({ length: 30 }, (_, n) => passage(100 + n, random)).join(" ");
+    writeFileSync(join(corpus, "long.txt"), `${long}\n`);
+    const chunking = { size: 64, overlap: 8 };
     const snapshots = [];
     const vectorSamples = [];
     const communities = [];
-    // "switching": the run's first chunks in-process, the rest on the thread (order kept across).
+    // "switching": the run's first chunks in-process, the rest on the thread (order kept across);
+    // "large": more documents than inProcessChunks, so every chunk goes to the thread.
     for (const [name, builtInThread] of [
       ["threaded", EAGER],
-      ["switching", { ...EAGER, inProcessChunks: 7, inProcessTexts: 50, minEmbedTexts: 8 }],
+      ["switching", { ...EAGER, inProcessChunks: paths.length + 2, inProcessTexts: 50, minEmbedTexts: 8 }],
+      ["large", { ...EAGER, inProcessChunks: 7, inProcessTexts: 10_000, minEmbedTexts: 8 }],
       ["main", { enabled: false }],
     ] as const) {
-      const kgrag = await createKgrag({ env: {}, config: { workspace: join(root, name), builtInThread } });
+      const config = { workspace: join(root, name), builtInThread, chunking };
+      const kgrag = await createKgrag({ env: {}, config });
       try {
         await kgrag.index([corpus]);
         const { store } = kgrag.services;
@@ -321,11 +368,12 @@ describe("an index run with the built-ins on their thread", () => {
     const shared = sharedBuiltInThread(EAGER);
     expect(shared.usable).toBe(true);
     expect(shared.answered).toBeGreaterThan(24);
-    expect(vectorSamples[2]?.length).toBeGreaterThan(10);
-    for (const threaded of [0, 1]) {
-      expect(snapshots[threaded]).toEqual(snapshots[2]);
-      expect(vectorSamples[threaded]).toEqual(vectorSamples[2]);
-      expect(communities[threaded]).toEqual(communities[2]);
+    expect(vectorSamples[3]?.length).toBeGreaterThan(10);
+    expect(snapshots[3]?.chunks.length).toBeGreaterThan(paths.length + 4);
+    for (const threaded of [0, 1, 2]) {
+      expect(snapshots[threaded]).toEqual(snapshots[3]);
+      expect(vectorSamples[threaded]).toEqual(vectorSamples[3]);
+      expect(communities[threaded]).toEqual(communities[3]);
     }
   }, 60_000);
 });
@@ -445,14 +493,17 @@ describe("a run stopped while its reports are written on their thread", () => {
 describe("an index run's chunks in flight", () => {
   const root = describeFolder("kgrag-in-flight-");
 
-  it("follow the extractor's inFlight (the thread is kept busy while merges commit)", async () => {
+  it("follow the extractor's inFlight (the thread is kept busy while merges commit); the run starts knowing its documents", async () => {
     const kgrag = await createKgrag({ env: {}, config: { workspace: root } });
     const here = new OfflineNlpExtractor();
     let running = 0;
     let most = 0;
+    const runs: unknown[] = [];
     const extractor: Extractor = {
       kind: "offline-nlp",
       inFlight: 7,
+      // Told the run's size although the documents reach extraction in batches.
+      beginRun: (run) => runs.push(run),
       extract: async (chunk, context) => {
         running += 1;
         most = Math.max(most, running);
@@ -473,6 +524,7 @@ describe("an index run's chunks in flight", () => {
         communities: false,
       });
       expect(most).toBe(7);
+      expect(runs).toEqual([{ documents: 20 }]);
       expect((await kgrag.services.store.counts()).chunks).toBe(20);
     } finally {
       await kgrag.close();
