@@ -163,6 +163,14 @@ describe("unscoped BM25 summed from cached per-term scores", () => {
     }
   });
 
+  it("leaves nothing of a wider search in the next, narrower one (the touched rows are kept between calls)", async () => {
+    const wide = "river city station band album born king queen war novel written released";
+    for (const query of [wide, "ecrit cafe", wide, "nothing matches xyzzy", "river"]) {
+      const expected = fts5Ranking(reader, "relationships_fts", "relationships", "key", query, 40);
+      expect(await store.searchRelationshipText(query, 40), query).toEqual(expected);
+    }
+  });
+
   it("ranks an allowed set exactly as FTS5's scoped query does, ties by id", async () => {
     const chunkIds = reader.prepare("SELECT id FROM chunks ORDER BY seq").pluck().all() as string[];
     const keys = reader.prepare("SELECT key FROM relationships ORDER BY seq").pluck().all() as string[];

@@ -134,9 +134,6 @@ export class WalkGraph {
       }
       return id;
     };
-    const from: number[] = [];
-    const to: number[] = [];
-    const weight: number[] = [];
     const sources = new Int32Array(edges.length).fill(-1);
     const targets = new Int32Array(edges.length).fill(-1);
     const leftOut: number[] = [];
@@ -149,13 +146,8 @@ export class WalkGraph {
         leftOut.push(i);
         continue;
       }
-      const a = idOfNumber(source);
-      const b = idOfNumber(target);
-      sources[i] = a;
-      targets[i] = b;
-      from.push(a, b);
-      to.push(b, a);
-      weight.push(w, w);
+      sources[i] = idOfNumber(source);
+      targets[i] = idOfNumber(target);
     }
     const connected = nodes.length;
     for (const key of extraNodes) {
@@ -163,12 +155,13 @@ export class WalkGraph {
       index.add(key, nodes.length);
       nodes.push(key);
     }
+    const kept = numberedEntries(sources, targets, edges, edgeWeights, leftOut.length);
     for (const i of leftOut) {
       const edge = edges[i] as number;
       sources[i] = index.byNumber.get(edgeSources[edge] as number) ?? -1;
       targets[i] = index.byNumber.get(edgeTargets[edge] as number) ?? -1;
     }
-    return WalkGraph.rows(nodes, index, connected, { from, to, weight }, { sources, targets });
+    return WalkGraph.rows(nodes, index, connected, kept, { sources, targets });
   }
 
   /** Compressed sparse rows from the directed entries, each row in the order of its entries. */
@@ -176,11 +169,14 @@ export class WalkGraph {
     nodes: string[],
     index: NodeIndex,
     connected: number,
-    { from, to, weight }: { from: number[]; to: number[]; weight: number[] },
+    { from, to, weight }: DirectedEntries,
     edgeEnds: { sources: Int32Array; targets: Int32Array },
   ): WalkGraph {
     const offsets = new Int32Array(nodes.length + 1);
-    for (const a of from) offsets[a + 1] = (offsets[a + 1] as number) + 1;
+    for (let e = 0; e < from.length; e++) {
+      const a = from[e] as number;
+      offsets[a + 1] = (offsets[a + 1] as number) + 1;
+    }
     for (let i = 0; i < connected; i++) offsets[i + 1] = (offsets[i + 1] as number) + (offsets[i] as number);
     for (let i = connected; i < nodes.length; i++) offsets[i + 1] = offsets[i] as number;
     const next = offsets.slice(0, nodes.length);
@@ -216,6 +212,44 @@ export class WalkGraph {
     });
     return out;
   }
+}
+
+/** Both directions of each kept edge, in the order the edges came: from[e] -> to[e] weighing weight[e]. */
+interface DirectedEntries {
+  from: ArrayLike<number>;
+  to: ArrayLike<number>;
+  weight: ArrayLike<number>;
+}
+
+/**
+ * The directed entries of the numbered edges whose ends were numbered (sources[i] >= 0), in
+ * typed arrays of their final size: lists grown entry by entry were most of what a walk allocated.
+ */
+function numberedEntries(
+  sources: Int32Array,
+  targets: Int32Array,
+  edges: ArrayLike<number>,
+  edgeWeights: Float64Array,
+  leftOut: number,
+): DirectedEntries {
+  const size = 2 * (edges.length - leftOut);
+  const from = new Int32Array(size);
+  const to = new Int32Array(size);
+  const weight = new Float64Array(size);
+  let at = 0;
+  for (let i = 0; i < edges.length; i++) {
+    const a = sources[i] as number;
+    if (a < 0) continue;
+    const b = targets[i] as number;
+    const w = edgeWeights[edges[i] as number] as number;
+    from[at] = a;
+    to[at] = b;
+    weight[at++] = w;
+    from[at] = b;
+    to[at] = a;
+    weight[at++] = w;
+  }
+  return { from, to, weight };
 }
 
 /** A walk's node number by entity key. */

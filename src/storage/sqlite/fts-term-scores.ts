@@ -36,6 +36,11 @@ export class TermScores {
   /** Per-row sums and hit flags, kept between calls (only the rows a call touched are reset). */
   private sums = new Float64Array(0);
   private hit = new Uint8Array(0);
+  /**
+   * The rows a call touched, in the order first touched; kept between calls too (a list grown row by
+   * row was the largest allocation of a mix query).
+   */
+  private touched = new Int32Array(0);
 
   /** Row ids of the best `topK` rows matching any term, best first; ties go to the older row. */
   top(terms: string[], topK: number): { rowid: number; score: number }[] {
@@ -47,9 +52,10 @@ export class TermScores {
     if (this.sums.length <= last) {
       this.sums = new Float64Array(last + 1);
       this.hit = new Uint8Array(last + 1);
+      this.touched = new Int32Array(last + 1);
     }
-    const { sums, hit } = this;
-    const touched: number[] = [];
+    const { sums, hit, touched } = this;
+    let touchedCount = 0;
     // Term by term, in query order: the order FTS5 adds the shares in.
     for (const { rowids, scores } of postings) {
       for (let i = 0; i < rowids.length; i++) {
@@ -57,18 +63,22 @@ export class TermScores {
         sums[row] = (sums[row] as number) + (scores[i] as number);
         if (!hit[row]) {
           hit[row] = 1;
-          touched.push(row);
+          touched[touchedCount++] = row;
         }
       }
     }
     // The heap's k best scores do not depend on the order rows are offered in; ties at the k-th are refilled by rowid.
     const best = new TopK(topK);
-    for (const row of touched) best.offer(sums[row] as number, row);
+    for (let at = 0; at < touchedCount; at++) {
+      const row = touched[at] as number;
+      best.offer(sums[row] as number, row);
+    }
     const ranked = best.sorted();
     // Ties at the k-th score matter only when the heap is full; they are found as the sums are reset.
     const lowest = ranked.length < topK ? undefined : ranked.at(-1)?.score;
     const tied: number[] = [];
-    for (const row of touched) {
+    for (let at = 0; at < touchedCount; at++) {
+      const row = touched[at] as number;
       if (sums[row] === lowest) tied.push(row);
       sums[row] = 0;
       hit[row] = 0;
