@@ -9,20 +9,25 @@
  *
  * Run: npx tsx bench/index-offline-distinct.ts [--set wiki-vital-en|songci-zh] [--passages N]
  *        [--no-communities] [--no-thread] [--cli] [--cpu-prof DIR] [--keep DIR] [--config JSON]
+ *        [--memory FILE]
  *   --no-thread the built-ins work on the main thread only (config builtInThread.enabled false)
  *   --cli       also times `kgrag index corpus.jsonl` as a whole CLI process (from sources, via tsx)
  *   --cpu-prof  writes a V8 CPU profile of each in-process run into DIR
  *   --keep      leaves the workspaces in DIR instead of deleting them
  *   --config    config merged into the run's, e.g. '{"extraction":{"offline":{"maxRelationshipsPerChunk":20}}}'
+ *   --memory    samples the run's memory (RSS, its high-water mark, the main heap, threads alive) every
+ *               250 ms and at each progress step into FILE (tab-separated), and prints the peak RSS
+ *               of each set of steps that ran together
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { KgragConfigInput } from "../src/config.js";
 import { createKgrag } from "../src/kgrag.js";
 import { sqliteFile } from "../src/storage/sqlite/sqlite-store.js";
 import { DEV_SETS } from "./support/dev-sets.js";
+import { MemoryTrace } from "./support/memory-trace.js";
 import { workspaceFingerprint } from "./support/workspace-fingerprint.js";
 
 const SETS = ["wiki-vital-en", "songci-zh"];
@@ -45,6 +50,8 @@ interface RunFigures {
   communities: number;
   peakRssMb: number;
   fingerprint: Record<string, string>;
+  /** With --memory: the peak RSS of each set of progress steps that ran together. */
+  memoryPeaks?: ReturnType<MemoryTrace["peaksBySteps"]>;
 }
 
 /** The set's corpus, cut to its first `passages` lines when asked (a copy in the temp folder). */
@@ -69,7 +76,13 @@ async function childRun(set: string, corpus: string, workspace: string): Promise
   const communities = !args.includes("--no-communities");
   const builtInThread = { enabled: !args.includes("--no-thread") };
   const extra = JSON.parse(option("--config") ?? "{}") as KgragConfigInput;
-  const kgrag = await createKgrag({ env: {}, config: { ...extra, workspace, builtInThread } });
+  const memoryFile = option("--memory");
+  const trace = memoryFile ? new MemoryTrace() : undefined;
+  const kgrag = await createKgrag({
+    env: {},
+    config: { ...extra, workspace, builtInThread },
+    ...(trace ? { progress: trace.progress } : {}),
+  });
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   const mainCpuBefore = mainThreadCpuMs();
@@ -77,6 +90,7 @@ async function childRun(set: string, corpus: string, workspace: string): Promise
   const elapsed = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   const mainCpuAfter = mainThreadCpuMs();
+  if (trace && memoryFile) trace.close(memoryFile);
   const counts = await kgrag.services.store.counts();
   await kgrag.close();
   const figures: RunFigures = {
@@ -94,6 +108,7 @@ async function childRun(set: string, corpus: string, workspace: string): Promise
     communities: counts.communities,
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     fingerprint: workspaceFingerprint(sqliteFile(workspace)),
+    ...(trace ? { memoryPeaks: trace.peaksBySteps() } : {}),
   };
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
@@ -126,6 +141,8 @@ function inProcessRun(set: string, corpus: string, workspace: string): RunFigure
   const passthrough = ["--no-communities", "--no-thread"].filter((flag) => args.includes(flag));
   const config = option("--config");
   if (config) passthrough.push("--config", config);
+  const memory = option("--memory");
+  if (memory) passthrough.push("--memory", resolve(memory));
   const child = spawnSync(
     process.execPath,
     [
@@ -198,6 +215,11 @@ if (args[0] === "--child") {
       );
       console.log(`  stages (s): ${JSON.stringify(figures.stagesS)}`);
       console.log(`  fingerprint: ${JSON.stringify(figures.fingerprint)}`);
+      for (const peak of figures.memoryPeaks ?? []) {
+        console.log(
+          `  peak RSS ${peak.peakMb} MB (main heap ${peak.mainHeapMb} MB, ${peak.threads} threads): ${peak.steps}`,
+        );
+      }
       if (args.includes("--cli")) {
         const cli = cliRun(corpus, join(root, `ws-${set}-cli`), root);
         console.log(`  whole CLI process: ${cli.elapsedS} s, peak RSS ${cli.peakRssMb} MB; load ${load()}`);

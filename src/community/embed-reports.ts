@@ -24,29 +24,41 @@ export async function embedCommunityReports(
   /** Vectors written per transaction (a commit per embedding batch is slow on Neo4j). */
   writeSize = EMBED_BATCH,
 ): Promise<number> {
-  const embeddings = await ReportEmbeddings.open(services);
-  return embeddings.finish(communities, writeSize);
+  const embeddings = await ReportEmbeddings.open(services, writeSize);
+  return embeddings.finish(communities);
 }
 
 /**
  * Report vectors embedded while later reports are still being written: a request goes out as soon
  * as `EMBED_BATCH` finished reports wait for one (the size every request had when all were embedded
- * after the last report), and `finish` sends the rest, so no request is added. The vectors are
- * written at the end, after the reports are saved, as before.
+ * after the last report), and `finish` sends the rest, so no request is added. Answered vectors
+ * are written in the order their requests went out, `writeSize` per transaction as they arrive,
+ * so at most a write's worth waits in memory rather than every report's vector (about 50 MB for
+ * 11,600 reports). A vector written before its report is saved is harmless: it carries the
+ * report text's hash, and a report written again alike keeps it.
  */
 export class ReportEmbeddings {
   private readonly waiting: ReportText[] = [];
-  private readonly sent: { texts: ReportText[]; vectors: Promise<number[][]> }[] = [];
   private readonly taken = new Set<string>();
+  /** Answered vectors not yet written, in request order. */
+  private unwritten: VectorItem[] = [];
+  /** Every request sent, each written after the one before (rejected with the first failure). */
+  private written: Promise<void> = Promise.resolve();
+  private sentCount = 0;
+  private writtenCount = 0;
+  /** Set while `finish` reports the step, so later writes advance it. */
+  private reporting = false;
 
   private constructor(
     private readonly services: KgragServices,
     /** The text hash of every stored report vector, read when the step began. */
     private readonly stored: ReadonlyMap<string, string>,
+    private readonly writeSize: number,
   ) {}
 
-  static async open(services: KgragServices): Promise<ReportEmbeddings> {
-    return new ReportEmbeddings(services, await services.store.vectorHashes("communities"));
+  /** `writeSize`: vectors written per transaction. */
+  static async open(services: KgragServices, writeSize: number): Promise<ReportEmbeddings> {
+    return new ReportEmbeddings(services, await services.store.vectorHashes("communities"), writeSize);
   }
 
   /** A report just written: queued for its vector, and a full request sent. */
@@ -57,32 +69,24 @@ export class ReportEmbeddings {
 
   /**
    * Embeds every report of `communities` still without a current vector (those added included),
-   * writes the vectors `writeSize` per transaction, and returns how many were embedded.
+   * writes the vectors not written yet, and returns how many were embedded.
    */
-  async finish(communities: readonly CommunityRecord[], writeSize: number): Promise<number> {
-    const { store, progress } = this.services;
+  async finish(communities: readonly CommunityRecord[]): Promise<number> {
+    const { progress } = this.services;
     for (const community of communities) this.queue(community);
     for (const batch of slices(this.waiting.splice(0), EMBED_BATCH)) this.send(batch);
-    const total = this.sent.reduce((sum, s) => sum + s.texts.length, 0);
-    progress.start(STEP, total);
-    const items: VectorItem[] = [];
-    for (const { texts, vectors } of this.sent) {
-      const embedded = await vectors;
-      items.push(
-        ...texts.map((t, j) => ({ id: t.id, vector: embedded[j] as number[], textHash: t.textHash })),
-      );
-    }
-    for (const batch of slices(items, writeSize)) {
-      await store.upsertVectors("communities", batch);
-      progress.advance(STEP, batch.length);
-    }
+    progress.start(STEP, this.sentCount);
+    if (this.writtenCount > 0) progress.advance(STEP, this.writtenCount);
+    this.reporting = true;
+    await this.written;
+    await this.write(this.unwritten.splice(0));
     progress.finish(STEP);
-    return total;
+    return this.sentCount;
   }
 
-  /** Waits for every request sent, so none outlives a step that failed or stopped. */
+  /** Waits for every request sent and every write begun, so none outlives a step that failed or stopped. */
   async settled(): Promise<void> {
-    await Promise.allSettled(this.sent.map((s) => s.vectors));
+    await this.written.catch(() => {});
   }
 
   private queue(community: CommunityRecord): void {
@@ -95,8 +99,25 @@ export class ReportEmbeddings {
 
   private send(texts: ReportText[]): void {
     const vectors = this.services.embedder.embed(texts.map((t) => t.text));
-    // Awaited by finish; a failure before then must not count as unhandled.
+    // Awaited through the chain below; a failure before then must not count as unhandled.
     vectors.catch(() => {});
-    this.sent.push({ texts, vectors });
+    this.sentCount += texts.length;
+    this.written = this.written.then(async () => {
+      const embedded = await vectors;
+      for (const [j, t] of texts.entries()) {
+        this.unwritten.push({ id: t.id, vector: embedded[j] as number[], textHash: t.textHash });
+      }
+      while (this.unwritten.length >= this.writeSize)
+        await this.write(this.unwritten.splice(0, this.writeSize));
+    });
+    // Seen by finish or settled; a failure must not count as unhandled meanwhile.
+    this.written.catch(() => {});
+  }
+
+  private async write(items: VectorItem[]): Promise<void> {
+    if (items.length === 0) return;
+    await this.services.store.upsertVectors("communities", items);
+    this.writtenCount += items.length;
+    if (this.reporting) this.services.progress.advance(STEP, items.length);
   }
 }

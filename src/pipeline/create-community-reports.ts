@@ -38,7 +38,7 @@ export async function createCommunityReports(
   const communities = await store.listCommunities();
   const view = graph ?? (await loadGraphView(store));
   const stale = communities.filter((c) => needsReport(c, writer));
-  const embeddings = await ReportEmbeddings.open(services);
+  const embeddings = await ReportEmbeddings.open(services, vectorWriteSize(services));
   const saves = new ReportSaves(store, reportSaveSize(services), embeddings);
   progress.start(STEP, stale.length);
   const batches =
@@ -52,12 +52,13 @@ export async function createCommunityReports(
       await writeOneByOne(services, writer, { view, communities, stale, saves }, signal);
     }
   } catch (error) {
-    // No vector is written for a step that failed or stopped, but no request outlives it.
+    // The vectors answered so far are written (each beside its report's text hash); no request
+    // or write outlives the step.
     await embeddings.settled();
     throw error;
   }
   progress.finish(STEP);
-  await embeddings.finish(communities, vectorWriteSize(services));
+  await embeddings.finish(communities);
   return { written: stale.length, reused: communities.length - stale.length };
 }
 
@@ -218,7 +219,7 @@ class ReportSaves {
 
   async add(save: ReportSave, community: CommunityRecord): Promise<void> {
     this.pending.push(save);
-    // Its vector is embedded while later reports are written (written itself after the last).
+    // Its vector is embedded and written while later reports are written.
     this.embeddings.add(community);
     if (this.pending.length >= this.size) await this.flush();
   }

@@ -11,9 +11,14 @@ import { loadGraphView } from "./graph-view.js";
 import { stopPoint } from "./stop-point.js";
 import { vectorWriteSize } from "./write-batches.js";
 
-interface EmbeddingInput {
+/**
+ * One item to embed. Its text is built when asked (for its hash, then again when its batch is
+ * embedded): a namespace's texts built up front were all held until its last batch, about 100 MB
+ * on 277,000 relationships.
+ */
+export interface EmbeddingInput {
   id: string;
-  text: string;
+  text: () => string;
 }
 
 export function entityEmbeddingText(entity: Pick<GraphEntity, "name" | "aliases" | "description">): string {
@@ -55,9 +60,9 @@ export async function embedGraph(
   const { entities, relationships } = graph ?? (await loadGraphView(store));
   const names = new Map(entities.map((e) => [e.key, e.name]));
   const inputsOf = (ns: GraphVectorNamespace): EmbeddingInput[] => {
-    if (ns === "chunks") return chunks.map((c) => ({ id: c.id, text: c.text }));
-    if (ns === "entities") return entities.map((e) => ({ id: e.key, text: entityEmbeddingText(e) }));
-    return relationships.map((r) => ({ id: r.key, text: relationshipEmbeddingText(r, names) }));
+    if (ns === "chunks") return chunks.map((c) => ({ id: c.id, text: () => c.text }));
+    if (ns === "entities") return entities.map((e) => ({ id: e.key, text: () => entityEmbeddingText(e) }));
+    return relationships.map((r) => ({ id: r.key, text: () => relationshipEmbeddingText(r, names) }));
   };
 
   // The namespaces are independent: embedding them together keeps every request slot busy
@@ -83,7 +88,7 @@ export async function embedChunks(services: KgragServices, signal?: AbortSignal)
   return syncNamespace(
     services,
     "chunks",
-    chunks.map((c) => ({ id: c.id, text: c.text })),
+    chunks.map((c) => ({ id: c.id, text: () => c.text })),
     pLimit(1),
     signal,
   );
@@ -102,9 +107,10 @@ export async function syncNamespace(
   const live = new Set(inputs.map((i) => i.id));
   const stale = [...stored.keys()].filter((id) => !live.has(id));
   if (stale.length) await store.deleteVectors(ns, stale);
-  const todo = inputs
-    .map((i) => ({ ...i, textHash: hashText(i.text) }))
-    .filter((i) => stored.get(i.id) !== i.textHash);
+  const todo = inputs.flatMap((input) => {
+    const textHash = hashText(input.text());
+    return stored.get(input.id) === textHash ? [] : [{ input, textHash }];
+  });
   if (todo.length === 0) return 0;
   const write: VectorWrite = (namespace, items) => writes(() => store.upsertVectors(namespace, items));
   await embedInBatches(
@@ -163,7 +169,7 @@ type VectorWrite = KgragServices["store"]["upsertVectors"];
 async function embedInBatches(
   embedder: Embedder,
   ns: VectorNamespace,
-  todo: (EmbeddingInput & { textHash: string })[],
+  todo: { input: EmbeddingInput; textHash: string }[],
   writes: VectorWrites,
   progress: ProgressReporter,
   signal: AbortSignal | undefined,
@@ -175,9 +181,13 @@ async function embedInBatches(
       await stopPoint(signal);
       await shareTurn();
       const batch = todo.slice(i, i + WRITE_BATCH);
-      const vectors = await embedder.embed(batch.map((b) => b.text));
+      const vectors = await embedder.embed(batch.map((b) => b.input.text()));
       await writes.add(
-        batch.map((b, j) => ({ id: b.id, textHash: b.textHash, vector: vectorAt(vectors, j, embedder) })),
+        batch.map((b, j) => ({
+          id: b.input.id,
+          textHash: b.textHash,
+          vector: vectorAt(vectors, j, embedder),
+        })),
       );
       progress.advance(step, batch.length);
     }

@@ -114,7 +114,7 @@ async function similarPairs(
   const { similarity, maxBlockSize } = services.config.resolution;
   if (!similarity.enabled) return [];
   await stopPoint(signal);
-  const inputs = entities.map((e) => ({ id: e.key, text: entityEmbeddingText(e) }));
+  const inputs = entities.map((e) => ({ id: e.key, text: () => entityEmbeddingText(e) }));
   await syncNamespace(services, "entities", inputs, undefined, signal);
   // The embedding reply often comes back with chat replies whose slots hand on to waiting
   // requests: those go out first, then the scoring below holds the process.
