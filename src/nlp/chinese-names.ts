@@ -88,6 +88,7 @@ function nameBeforeSpeechVerb(surname: Word, next: Word | undefined): Word[] | n
 
 /** Tags jieba gives a given name it read apart from the surname: 周 / 文澜 (nrfg), 王 / 芳 (nr). */
 const GIVEN_NAME_TAGS = new Set(["nr", "nrfg"]);
+const GIVEN_NAME_TAGS_AFTER_SURNAME = new Set([...GIVEN_NAME_TAGS, "n"]);
 
 /**
  * jieba reads a surname apart from a given name it knows as a word (周 / 文澜), or its HMM glues
@@ -110,15 +111,13 @@ export function joinSurnames(words: Word[]): Word[] {
 
 function surnameAndGivenName(first: Word, given: Word | undefined): Word[] | null {
   // A word cut by a line break has no one-to-one offsets to split at.
-  if (
-    !given ||
-    !GIVEN_NAME_TAGS.has(given.tag) ||
-    given.word.length > 2 ||
-    first.end - first.start !== first.word.length
-  )
-    return null;
+  if (!given || given.word.length > 2 || first.end - first.start !== first.word.length) return null;
   const lead = first.tag === "x" && LEADING_FUNCTION_CHARS.has(first.word[0]!) ? 1 : 0;
   if (first.tag !== "nr" && lead === 0) return null;
+  // A surname jieba itself tagged a name's start may be followed by a given name it knows as a
+  // noun (陈 / 光标); after a glued preposition, only a given name tagged a name counts.
+  const givenTags = lead === 0 ? GIVEN_NAME_TAGS_AFTER_SURNAME : GIVEN_NAME_TAGS;
+  if (!givenTags.has(given.tag) || (given.tag === "n" && given.word.length !== 2)) return null;
   const surname = first.word.slice(lead);
   const name = surname + given.word;
   if (!isSurname(surname) || !mayBePersonName(name) || !/^\p{Script=Han}+$/u.test(name)) return null;

@@ -79,6 +79,8 @@ describe("analyzeChinese", () => {
     expect(named("江宁船厂由周文澜于1958年创立。")).toContain("周文澜:person");
     // jieba: 周 (nr) / 文澜 (nrfg).
     expect(named("周文澜与王芳是同事。")).toEqual(["周文澜:person", "王芳:person"]);
+    // jieba: 陈 (nr) / 光标 (n, a cursor): a given name that is also a noun.
+    expect(named("陈光标向灾区捐款。")).toEqual(["陈光标:person"]);
     const text = "江宁船厂由周文澜于1958年创立。";
     for (const m of analyzeChinese(text).mentions) expect(text.slice(m.start, m.end)).toBe(m.name);
   });
