@@ -7,7 +7,7 @@ import type { ChunkRecord, ExtractedEntity, Extraction } from "../types.js";
 import type { ExtractionOutcome, Extractor } from "./extractor.js";
 import { OFFLINE_EXTRACTION_DEFAULTS } from "./offline-defaults.js";
 import { type ChunkEntity, chunkEntities, headingSentences, isInformative } from "./offline-entities.js";
-import { personalPronounReferents } from "./offline-pronouns.js";
+import { markPeopleByPronoun, personalPronounReferents } from "./offline-pronouns.js";
 import { cooccurrences } from "./offline-relationships.js";
 import { type ChunkSentences, prepareSentences } from "./offline-text.js";
 import { titleEntityName, titleNamedIn } from "./offline-title.js";
@@ -66,6 +66,7 @@ export class OfflineNlpExtractor implements Extractor {
         : null;
     const entities = chunkEntities(analysis, subject, this.options.maxEntitiesPerChunk, headingLines);
     const sentences = prepareSentences(analysis, startsInside);
+    markPeopleByPronoun(analysis, entities);
     const referents = personalPronounReferents(analysis, entities);
     return {
       entities: entities.map((entity) =>

@@ -1,5 +1,9 @@
 import { entityKey } from "../merge/keys.js";
-import { LEADING_PUNCTUATION, opensWithPersonalPronoun } from "../nlp/reference-opening.js";
+import {
+  LEADING_PUNCTUATION,
+  opensWithPersonalPronoun,
+  opensWithSubjectPronoun,
+} from "../nlp/reference-opening.js";
 import type { TextAnalysis } from "../nlp/types.js";
 import type { ChunkEntity } from "./offline-entities.js";
 
@@ -28,6 +32,22 @@ export function personalPronounReferents(
     if (opening !== null) current = people.has(opening) ? opening : null;
   });
   return referents;
+}
+
+/**
+ * A full name (two words or more) opening a sentence that the next one continues with he or she is
+ * a person's, whatever its words suggested: compromise reads "Helena Marsh" as a place (marsh
+ * ends place names). Organisations keep their class: their words say it.
+ */
+export function markPeopleByPronoun(analysis: TextAnalysis, entities: readonly ChunkEntity[]): void {
+  const byKey = new Map(entities.map((e) => [e.key, e]));
+  analysis.sentences.forEach((sentence, index) => {
+    if (index === 0 || !opensWithSubjectPronoun(sentence.text)) return;
+    const opening = openingName(analysis, index - 1);
+    const entity = opening === null ? undefined : byKey.get(opening);
+    if (entity && (entity.kind === "location" || entity.kind === "concept") && entity.name.includes(" "))
+      entity.kind = "person";
+  });
 }
 
 /** The entity key of the name a sentence opens with, if it opens with one. */

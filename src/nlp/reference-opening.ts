@@ -25,3 +25,11 @@ export function opensWithPersonalPronoun(sentence: string): boolean {
   const start = sentence.replace(LEADING_PUNCTUATION, "");
   return ENGLISH_PERSONAL_PRONOUN.test(start) || CHINESE_PERSONAL_PRONOUN.test(start);
 }
+
+const ENGLISH_SUBJECT_PRONOUN = /^(he|she)\b/i;
+
+/** Whether the sentence opens with he or she (他, 她): its subject is a person. */
+export function opensWithSubjectPronoun(sentence: string): boolean {
+  const start = sentence.replace(LEADING_PUNCTUATION, "");
+  return ENGLISH_SUBJECT_PRONOUN.test(start) || CHINESE_PERSONAL_PRONOUN.test(start);
+}

@@ -74,6 +74,11 @@ describe("OfflineNlpExtractor on English", () => {
     expect(describe("Brightwater Harbor Authority")).toBe(
       "The Brightwater Harbor Authority manages the port of Brightwater.",
     );
+    // compromise reads "Marsh" as a place word; the "She" after her name makes her a person.
+    expect(typeOf(extraction, "Helena Marsh")).toBe("person");
+    expect(describe("Helena Marsh")).toBe(
+      "Helena Marsh grew up in Portsmouth. She studied economics at Leeds before joining the Brightwater Harbor Authority in 2004.",
+    );
     // Leeds has no other sentence: the one about Helena Marsh is better than its bare name.
     expect(describe("Leeds")).toBe(
       "She studied economics at Leeds before joining the Brightwater Harbor Authority in 2004.",
