@@ -7,6 +7,7 @@ import type { ChunkRecord, ExtractedEntity, Extraction } from "../types.js";
 import type { ExtractionOutcome, Extractor } from "./extractor.js";
 import { OFFLINE_EXTRACTION_DEFAULTS } from "./offline-defaults.js";
 import { type ChunkEntity, chunkEntities, headingSentences, isInformative } from "./offline-entities.js";
+import { markPeopleByPronoun, personalPronounReferents } from "./offline-pronouns.js";
 import { cooccurrences } from "./offline-relationships.js";
 import { type ChunkSentences, prepareSentences } from "./offline-text.js";
 import { titleEntityName, titleNamedIn } from "./offline-title.js";
@@ -65,22 +66,28 @@ export class OfflineNlpExtractor implements Extractor {
         : null;
     const entities = chunkEntities(analysis, subject, this.options.maxEntitiesPerChunk, headingLines);
     const sentences = prepareSentences(analysis, startsInside);
+    markPeopleByPronoun(analysis, entities);
+    const referents = personalPronounReferents(analysis, entities);
     return {
-      entities: entities.map((entity) => this.describe(entity, sentences, headings)),
+      entities: entities.map((entity) =>
+        this.describe(entity, describingSentences(entity, referents), sentences, headings),
+      ),
       relationships: cooccurrences(sentences, entities, this.options.maxRelationshipsPerChunk),
     };
   }
 
+  /** `own`: the sentences about the entity (see describingSentences), in text order. */
   private describe(
     entity: ChunkEntity,
+    own: number[],
     sentences: ChunkSentences,
     headings: ReadonlySet<string>,
   ): ExtractedEntity {
     const informative = (s: number) => isInformative(sentences.text[s]!, entity, headings);
-    let chosen = entity.sentences.filter(informative);
+    let chosen = own.filter(informative);
     // The title entity may never be written out in the text: the passage's opening is about it.
     if (chosen.length === 0 && entity.isTitle) chosen = sentences.text.map((_, s) => s).filter(informative);
-    if (chosen.length === 0) chosen = entity.sentences;
+    if (chosen.length === 0) chosen = own;
     const quoted = withoutPartialOpening(chosen, sentences)
       .slice(0, this.options.sentencesPerEntity)
       .map((s) => sentences.clipped[s]);
@@ -89,6 +96,22 @@ export class OfflineNlpExtractor implements Extractor {
     const description = [...roles, ...quoted].join(" ");
     return { name: entity.name, type: entity.kind, description: description || entity.name };
   }
+}
+
+/**
+ * The sentences that describe an entity: those naming it, except that a sentence opening with he,
+ * she (他, 她) speaks of a person. It describes the person it refers to, even unnamed in it; for an
+ * organisation, place or term it names ("She joined the Harbor Authority") it is a last resort. The
+ * title entity keeps every sentence naming it: the passage is about it.
+ */
+function describingSentences(entity: ChunkEntity, referents: ReadonlyMap<number, string | null>): number[] {
+  if (entity.kind === "person") {
+    const referring = [...referents].filter(([, key]) => key === entity.key).map(([s]) => s);
+    return [...new Set([...entity.sentences, ...referring])].sort((a, b) => a - b);
+  }
+  if (entity.isTitle) return entity.sentences;
+  const own = entity.sentences.filter((s) => !referents.has(s));
+  return own.length > 0 ? own : entity.sentences;
 }
 
 /**

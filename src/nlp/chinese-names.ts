@@ -86,6 +86,76 @@ function nameBeforeSpeechVerb(surname: Word, next: Word | undefined): Word[] | n
   ];
 }
 
+/** Tags jieba gives a given name it read apart from the surname: 周 / 文澜 (nrfg), 王 / 芳 (nr). */
+const GIVEN_NAME_TAGS = new Set(["nr", "nrfg"]);
+const GIVEN_NAME_TAGS_AFTER_SURNAME = new Set([...GIVEN_NAME_TAGS, "n"]);
+
+/**
+ * jieba reads a surname apart from a given name it knows as a word (周 / 文澜), or its HMM glues
+ * the surname to the preposition before it (由周 / 文澜). A surname, alone or after a function
+ * character, then a given name of one or two characters tagged a name, is one person's name.
+ */
+export function joinSurnames(words: Word[]): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const joined = surnameAndGivenName(words[i]!, words[i + 1]);
+    if (joined) {
+      out.push(...joined);
+      i++;
+    } else {
+      out.push(words[i]!);
+    }
+  }
+  return out;
+}
+
+function surnameAndGivenName(first: Word, given: Word | undefined): Word[] | null {
+  // A word cut by a line break has no one-to-one offsets to split at.
+  if (!given || given.word.length > 2 || first.end - first.start !== first.word.length) return null;
+  const lead = first.tag === "x" && LEADING_FUNCTION_CHARS.has(first.word[0]!) ? 1 : 0;
+  if (first.tag !== "nr" && lead === 0) return null;
+  // A surname jieba itself tagged a name's start may be followed by a given name it knows as a
+  // noun (陈 / 光标); after a glued preposition, only a given name tagged a name counts.
+  const givenTags = lead === 0 ? GIVEN_NAME_TAGS_AFTER_SURNAME : GIVEN_NAME_TAGS;
+  if (!givenTags.has(given.tag) || (given.tag === "n" && given.word.length !== 2)) return null;
+  const surname = first.word.slice(lead);
+  const name = surname + given.word;
+  if (!isSurname(surname) || !mayBePersonName(name) || !/^\p{Script=Han}+$/u.test(name)) return null;
+  const person: Word = { word: name, tag: "nr", start: first.start + lead, end: given.end };
+  if (lead === 0) return [person];
+  return [{ word: first.word.slice(0, lead), tag: "p", start: first.start, end: first.start + lead }, person];
+}
+
+/**
+ * Organisation endings that also end longer nouns jieba knows as words (船厂, 化工厂, 医学院); the
+ * one-character endings 部, 局, 党, 队 end everyday words too (东部, 结局, 团队), so only 厂 counts.
+ */
+function endsInOrganizationWord(word: string): boolean {
+  return ORGANIZATION_SUFFIXES.some(
+    (suffix) => (suffix.length > 1 || suffix === "厂") && word.endsWith(suffix),
+  );
+}
+
+/**
+ * jieba cuts an organisation named after a place or a person into the name and a noun ending in an
+ * organisation word (江宁 / 船厂, 南京 / 化工厂, 江宁 / 大学): the place is no entity of the text,
+ * the organisation is. Joined into one word tagged an organisation (nt).
+ */
+export function joinOrganizationNames(words: Word[]): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const next = words[i + 1];
+    if (next && (w.tag === "ns" || w.tag === "nr") && next.tag === "n" && endsInOrganizationWord(next.word)) {
+      out.push({ word: w.word + next.word, tag: "nt", start: w.start, end: next.end });
+      i++;
+    } else {
+      out.push(w);
+    }
+  }
+  return out;
+}
+
 export function mention(
   name: string,
   kind: MentionKind,

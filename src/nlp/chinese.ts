@@ -1,5 +1,13 @@
 import type { Jieba, TfIdf } from "@node-rs/jieba";
-import { joinTransliterations, mention, namesIn, splitSpeechVerbs, type Word } from "./chinese-names.js";
+import {
+  joinOrganizationNames,
+  joinSurnames,
+  joinTransliterations,
+  mention,
+  namesIn,
+  splitSpeechVerbs,
+  type Word,
+} from "./chinese-names.js";
 import { joinWholeNames, wholeNames } from "./chinese-whole-names.js";
 import { GENERIC_NOUNS, LIGHT_VERBS, NOUN_TAGS, ORGANIZATION_SUFFIXES } from "./chinese-words.js";
 import { chineseTools } from "./jieba.js";
@@ -53,8 +61,12 @@ export function analyzeChinese(
   // jieba reads each sentence with its wrapped lines joined, so a word cut by a line break is whole.
   const joined = sentences.map((sentence) => joinWrappedCjk(sentence.text));
   const tagged = joined.map((sentence, index) =>
-    splitSpeechVerbs(
-      joinTransliterations(tagWords(jieba.tag(sentence.text, true), sentence, sentences[index]!.start)),
+    joinOrganizationNames(
+      joinSurnames(
+        splitSpeechVerbs(
+          joinTransliterations(tagWords(jieba.tag(sentence.text, true), sentence, sentences[index]!.start)),
+        ),
+      ),
     ),
   );
   const whole = wholeNames(tagged, knownNames, rareWords(jieba, tfIdf));

@@ -15,3 +15,21 @@ export function opensWithReference(sentence: string): boolean {
   const start = sentence.replace(LEADING_PUNCTUATION, "");
   return ENGLISH_REFERENCE.test(start) || CHINESE_REFERENCE.test(start);
 }
+
+/** He, she and their possessives open a sentence about one person; "they", "it" may be anything's. */
+const ENGLISH_PERSONAL_PRONOUN = /^(he|she|his|her|him)\b/i;
+const CHINESE_PERSONAL_PRONOUN = /^[他她](?!们)/;
+
+/** Whether the sentence opens with a pronoun that stands for one person: "She studied...", "他生于...". */
+export function opensWithPersonalPronoun(sentence: string): boolean {
+  const start = sentence.replace(LEADING_PUNCTUATION, "");
+  return ENGLISH_PERSONAL_PRONOUN.test(start) || CHINESE_PERSONAL_PRONOUN.test(start);
+}
+
+const ENGLISH_SUBJECT_PRONOUN = /^(he|she)\b/i;
+
+/** Whether the sentence opens with he or she (他, 她): its subject is a person. */
+export function opensWithSubjectPronoun(sentence: string): boolean {
+  const start = sentence.replace(LEADING_PUNCTUATION, "");
+  return ENGLISH_SUBJECT_PRONOUN.test(start) || CHINESE_PERSONAL_PRONOUN.test(start);
+}

@@ -177,7 +177,7 @@ describe("kgrag serve: documents and jobs", () => {
     expect(badStatus.status).toBe(400);
     expect(((await json(badStatus)).error as { message: string }).message).toBe(
       'Invalid querystring: status: "done" is not a status; use one of pending, indexed, failed, partial ' +
-        "(the CLI's processed is indexed)",
+        "(processed is indexed)",
     );
 
     const reindex = await fetch(`${running.url}/api/v1/documents/porto/reindex`, { method: "POST" });

@@ -63,6 +63,45 @@ describe("OfflineNlpExtractor on English", () => {
     expect(warsaw?.description).toBe("She was born in Warsaw, Poland.");
   });
 
+  it("describes an organisation or place by a he/she sentence only when nothing else names it", async () => {
+    const text = [
+      "Helena Marsh grew up in Portsmouth.",
+      "She studied economics at Leeds before joining the Brightwater Harbor Authority in 2004.",
+      "The Brightwater Harbor Authority manages the port of Brightwater.",
+    ].join(" ");
+    const extraction = await extract(text, "harbor.txt");
+    const describe = (name: string) => extraction.entities.find((e) => e.name === name)?.description;
+    expect(describe("Brightwater Harbor Authority")).toBe(
+      "The Brightwater Harbor Authority manages the port of Brightwater.",
+    );
+    // compromise reads "Marsh" as a place word; the "She" after her name makes her a person.
+    expect(typeOf(extraction, "Helena Marsh")).toBe("person");
+    expect(describe("Helena Marsh")).toBe(
+      "Helena Marsh grew up in Portsmouth. She studied economics at Leeds before joining the Brightwater Harbor Authority in 2004.",
+    );
+    // Leeds has no other sentence: the one about Helena Marsh is better than its bare name.
+    expect(describe("Leeds")).toBe(
+      "She studied economics at Leeds before joining the Brightwater Harbor Authority in 2004.",
+    );
+  });
+
+  it("describes a person by the he/she sentences after the sentence the person's name opens", async () => {
+    const text = [
+      "Mara Okafor grew up in Portsmouth.",
+      "She studied economics at Leeds.",
+      "Tom Reed joined the Brightwater Harbor Authority in 2004.",
+      "He runs its pilot service.",
+    ].join(" ");
+    const extraction = await extract(text, "harbor.txt");
+    const describe = (name: string) => extraction.entities.find((e) => e.name === name)?.description;
+    expect(describe("Mara Okafor")).toBe(
+      "Mara Okafor grew up in Portsmouth. She studied economics at Leeds.",
+    );
+    expect(describe("Tom Reed")).toBe(
+      "Tom Reed joined the Brightwater Harbor Authority in 2004. He runs its pilot service.",
+    );
+  });
+
   it("names a person without the job title before the name, and gives the title in the description", async () => {
     const text = "Harbor Labs makes sensors. CEO Mara Okafor leads Harbor Labs.";
     const extraction = await extract(text, "Harbor Labs");
@@ -254,6 +293,16 @@ describe("OfflineNlpExtractor on Chinese", () => {
     );
     expect(founding?.description).toBe("马云在杭州创立了阿里巴巴。");
     expect(founding?.keywords).toContain("创立");
+  });
+
+  it("describes an organisation by a 他/她 sentence only when nothing else names it", async () => {
+    const extraction = await extract(
+      "周文澜生于南京。她在江宁船厂工作了三十年。江宁船厂位于长江边。",
+      "zh.txt",
+    );
+    const describe = (name: string) => extraction.entities.find((e) => e.name === name)?.description;
+    expect(describe("江宁船厂")).toBe("江宁船厂位于长江边。");
+    expect(describe("周文澜")).toContain("她在江宁船厂工作了三十年。");
   });
 
   it("keeps Chinese descriptions, the title entity and no pronouns", async () => {

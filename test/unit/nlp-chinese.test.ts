@@ -70,6 +70,35 @@ describe("analyzeChinese", () => {
     expect(mentions.map((m) => m.name)).not.toContain("由马云");
   });
 
+  it("keeps a surname with the given name jieba read apart from it", () => {
+    const named = (text: string) =>
+      analyzeChinese(text)
+        .mentions.filter((m) => m.named)
+        .map((m) => `${m.name}:${m.kind}`);
+    // jieba: 由周 (its HMM glued the surname to the preposition) / 文澜 (nrfg).
+    expect(named("江宁船厂由周文澜于1958年创立。")).toContain("周文澜:person");
+    // jieba: 周 (nr) / 文澜 (nrfg).
+    expect(named("周文澜与王芳是同事。")).toEqual(["周文澜:person", "王芳:person"]);
+    // jieba: 陈 (nr) / 光标 (n, a cursor): a given name that is also a noun.
+    expect(named("陈光标向灾区捐款。")).toEqual(["陈光标:person"]);
+    const text = "江宁船厂由周文澜于1958年创立。";
+    for (const m of analyzeChinese(text).mentions) expect(text.slice(m.start, m.end)).toBe(m.name);
+  });
+
+  it("keeps an organisation named after a place whole: the place and a noun ending in 厂, 大学...", () => {
+    const named = (text: string) =>
+      analyzeChinese(text)
+        .mentions.filter((m) => m.named)
+        .map((m) => `${m.name}:${m.kind}`);
+    // jieba: 江宁 (ns) / 船厂 (n), 南京 (ns) / 化工厂 (n).
+    expect(named("江宁船厂由周文澜于1958年创立。")).toEqual(["江宁船厂:organization", "周文澜:person"]);
+    expect(named("南京化工厂在江边。")).toContain("南京化工厂:organization");
+    expect(named("南京化工厂在江边。")).not.toContain("南京:location");
+    // Everyday nouns ending in 部 or 队 after a place are no organisation's: 上海 / 总部, 北京 / 团队.
+    expect(named("公司上海总部很大。")).toContain("上海:location");
+    expect(named("北京团队很强。")).toContain("北京:location");
+  });
+
   it("joins a transliterated name split at its middle dot", () => {
     const { mentions } = analyzeChinese("苹果公司由史蒂夫·乔布斯创立。");
     expect(mentions.map((m) => m.name)).toContain("史蒂夫·乔布斯");

@@ -1,4 +1,5 @@
 import type { Neo4jVectorIndexState, VectorIndexStatus } from "../../storage/graph-store.js";
+import { shownDocumentStatus } from "../../workspace/document-status.js";
 import {
   type IndexRunReport,
   indexRunReport,
@@ -38,7 +39,7 @@ export async function statusAction(opts: { workspace?: string; json?: boolean })
         documents: status.documents.map((d) => ({
           id: d.id,
           title: d.title,
-          status: d.status,
+          status: shownDocumentStatus(d),
           error: d.error,
           chunks: d.chunkCount,
           path: d.path,
@@ -46,7 +47,12 @@ export async function statusAction(opts: { workspace?: string; json?: boolean })
       });
       return;
     }
-    const rows = status.documents.map((d) => [d.id, truncateToWidth(d.title, 40), d.status, d.error ?? ""]);
+    const rows = status.documents.map((d) => [
+      d.id,
+      truncateToWidth(d.title, 40),
+      shownDocumentStatus(d),
+      d.error ?? "",
+    ]);
     process.stdout.write(`${formatTable(["id", "title", "status", "error"], rows)}\n\n`);
     const c = status.counts;
     process.stdout.write(

@@ -10,6 +10,11 @@ import { MetadataPatchSchema } from "../../pipeline/document-metadata.js";
 import { referenceTitle } from "../../query/context/references.js";
 import type { DocumentRecord } from "../../types.js";
 import { hashText } from "../../util/hash.js";
+import {
+  DOCUMENT_STATUSES,
+  type ShownDocumentStatus,
+  shownDocumentStatus,
+} from "../../workspace/document-status.js";
 import type { ServerContext } from "../context.js";
 import { editorOf } from "../editor.js";
 import { ApiError, badRequest, notFound, unsupportedMediaType } from "../errors.js";
@@ -34,11 +39,8 @@ const TextsBodySchema = z.object({
     .min(1, "documents must hold at least one document"),
 });
 
-const DOCUMENT_STATUSES = ["pending", "indexed", "failed", "partial"] as const;
-type ApiDocumentStatus = (typeof DOCUMENT_STATUSES)[number];
-
-/** The CLI's names for the store's states, as the API names them. */
-const STATUS_SYNONYMS: Record<string, ApiDocumentStatus> = { processed: "indexed", processing: "pending" };
+/** The store's names for its states (which `kgrag status` showed before it used the API's), as the API names them. */
+const STATUS_SYNONYMS: Record<string, ShownDocumentStatus> = { processed: "indexed", processing: "pending" };
 
 const StatusFilterSchema = z.preprocess(
   // Any case, spaces around ignored: "Indexed" as well as "PROCESSED ".
@@ -50,7 +52,7 @@ const StatusFilterSchema = z.preprocess(
   z.enum([...DOCUMENT_STATUSES, ""], {
     error: (issue) =>
       `${JSON.stringify(issue.input)} is not a status; use one of ${DOCUMENT_STATUSES.join(", ")} ` +
-      "(the CLI's processed is indexed)",
+      "(processed is indexed)",
   }),
 );
 
@@ -357,22 +359,10 @@ function documentRow(doc: DocumentRecord, workspace: string) {
   return {
     id: doc.id,
     title: doc.title,
-    status: apiStatus(doc),
+    status: shownDocumentStatus(doc),
     chunks: doc.chunkCount,
     ...(doc.error ? { error: hideServerPaths(doc.error, workspace) } : {}),
     metadata: shownMetadata(doc.metadata, doc.path, workspace),
     updatedAt: doc.updatedAt,
   };
-}
-
-/**
- * The store's status as the API names it. A failed document that kept some merged chunks (some
- * chunks failed, or a description summary did) is "partial": it answers questions already.
- */
-function apiStatus(doc: DocumentRecord): ApiDocumentStatus {
-  if (doc.status === "processed") return "indexed";
-  if (doc.status !== "failed") return "pending";
-  const chunks = /^(\d+) of (\d+) chunks not fully merged/.exec(doc.error ?? "");
-  if (chunks) return Number(chunks[1]) < Number(chunks[2]) ? "partial" : "failed";
-  return doc.chunkCount > 0 && /description summary/.test(doc.error ?? "") ? "partial" : "failed";
 }
