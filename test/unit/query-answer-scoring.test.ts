@@ -261,4 +261,16 @@ describe("extractive answer scoring", () => {
     // Not a yes/no question about two things: no verdict.
     expect(quoted("Is Mara Quell a film director?", passages)[0]).toMatch(/\[1\]$/);
   });
+
+  it("gives no verdict on a negated predicate (its content words leave the negation out)", () => {
+    const passages: [string, string][] = [
+      ["Mara Quell", "Mara Quell is an English film director. She was born in Vessen."],
+      ["Osric Venn", "Osric Venn is an Indian film and documentary director."],
+    ];
+    for (const question of [
+      "Are Mara Quell and Osric Venn both not film directors?",
+      "Were Mara Quell and Osric Venn both never film directors?",
+    ])
+      expect(quoted(question, passages)[0]).not.toMatch(/^(Yes|No)\b/);
+  });
 });

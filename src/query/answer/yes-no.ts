@@ -38,10 +38,17 @@ export function yesNoQuestion(question: string): YesNoQuestion | null {
   return reading(pair[1] ?? "", second, predicate);
 }
 
+/**
+ * A negation in the predicate ("both not film directors"): its content words leave the "not" out,
+ * so passages saying the predicate itself would read as a "Yes" to its negation.
+ */
+const NEGATION = /\b(?:not|never|no|neither|nor|none)\b|n't\b/i;
+
 function reading(first: string, second: string, predicate: string): YesNoQuestion | null {
   const subjects: [string, string] = [withoutArticle(first), withoutArticle(second)];
   const said = predicate.replace(/^both\s+/i, "");
   if (subjects.some((s) => contentTerms(s).length === 0) || contentTerms(said).length === 0) return null;
+  if (NEGATION.test(said)) return null;
   return { subjects, predicate: said, same: /\bsame\b/i.test(said) };
 }
 
