@@ -273,4 +273,17 @@ describe("extractive answer scoring", () => {
     ])
       expect(quoted(question, passages)[0]).not.toMatch(/^(Yes|No)\b/);
   });
+
+  it("gives no verdict when the predicate goes on past a comma or offers alternatives", () => {
+    const passages: [string, string][] = [
+      ["Mara Quell", "Mara Quell is an English film director. She was born in Vessen."],
+      ["Osric Venn", "Osric Venn is an Indian film and documentary director."],
+    ];
+    for (const question of [
+      "Are Mara Quell and Osric Venn both film directors, and where was Mara Quell born?",
+      "Were Mara Quell and Osric Venn both film directors, or only one?",
+      "Are Mara Quell and Osric Venn both film directors or stage actors?",
+    ])
+      expect(quoted(question, passages)[0]).not.toMatch(/^(Yes|No)\b/);
+  });
 });

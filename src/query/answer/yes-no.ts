@@ -44,11 +44,17 @@ export function yesNoQuestion(question: string): YesNoQuestion | null {
  */
 const NEGATION = /\b(?:not|never|no|neither|nor|none)\b|n't\b/i;
 
+/**
+ * A predicate going on past a comma or offering alternatives ("both film directors, and where were
+ * they born?", "both singers or actors"): every content word of it is not what each must be said to be.
+ */
+const FURTHER_CLAUSE = /,|\bor\b/i;
+
 function reading(first: string, second: string, predicate: string): YesNoQuestion | null {
   const subjects: [string, string] = [withoutArticle(first), withoutArticle(second)];
   const said = predicate.replace(/^both\s+/i, "");
   if (subjects.some((s) => contentTerms(s).length === 0) || contentTerms(said).length === 0) return null;
-  if (NEGATION.test(said)) return null;
+  if (NEGATION.test(said) || FURTHER_CLAUSE.test(said)) return null;
   return { subjects, predicate: said, same: /\bsame\b/i.test(said) };
 }
 
