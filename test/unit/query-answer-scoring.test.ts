@@ -274,7 +274,7 @@ describe("extractive answer scoring", () => {
       expect(quoted(question, passages)[0]).not.toMatch(/^(Yes|No)\b/);
   });
 
-  it("gives no verdict when the predicate goes on past a comma or offers alternatives", () => {
+  it("gives no verdict when the predicate goes on past a comma, offers alternatives or asks more", () => {
     const passages: [string, string][] = [
       ["Mara Quell", "Mara Quell is an English film director. She was born in Vessen."],
       ["Osric Venn", "Osric Venn is an Indian film and documentary director."],
@@ -283,7 +283,16 @@ describe("extractive answer scoring", () => {
       "Are Mara Quell and Osric Venn both film directors, and where was Mara Quell born?",
       "Were Mara Quell and Osric Venn both film directors, or only one?",
       "Are Mara Quell and Osric Venn both film directors or stage actors?",
+      "Are Mara Quell and Osric Venn both film directors and which was born in Vessen?",
     ])
       expect(quoted(question, passages)[0]).not.toMatch(/^(Yes|No)\b/);
+    // A relative "who" is part of what is asked of each.
+    const makers: [string, string][] = [
+      ["Mara Quell", "Mara Quell is a director who made films in Vessen."],
+      ["Osric Venn", "Osric Venn is a director who made films in Pune."],
+    ];
+    expect(quoted("Are Mara Quell and Osric Venn both directors who made films?", makers)[0]).toMatch(
+      /^Yes\b/,
+    );
   });
 });

@@ -45,10 +45,12 @@ export function yesNoQuestion(question: string): YesNoQuestion | null {
 const NEGATION = /\b(?:not|never|no|neither|nor|none)\b|n't\b/i;
 
 /**
- * A predicate going on past a comma or offering alternatives ("both film directors, and where were
- * they born?", "both singers or actors"): every content word of it is not what each must be said to be.
+ * A predicate going on past a comma, offering alternatives or asking a further question ("both
+ * film directors, and where were they born?", "both singers or actors", "both capitals and which
+ * is larger?"; a relative "who" stays: "both musicians who played jazz"): every content word of it is
+ * not what each must be said to be.
  */
-const FURTHER_CLAUSE = /,|\bor\b/i;
+const FURTHER_CLAUSE = /,|\bor\b|\band\s+(?:which|who|whom|whose|what|where|when|why|how)\b/i;
 
 function reading(first: string, second: string, predicate: string): YesNoQuestion | null {
   const subjects: [string, string] = [withoutArticle(first), withoutArticle(second)];
