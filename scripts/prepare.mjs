@@ -46,4 +46,9 @@ const build = spawnSync("npm", ["run", "build"], {
   stdio: "inherit",
   shell: process.platform === "win32",
 });
+// npm not found (a package manager other than npm ran this): without a word the install just failed.
+if (build.error)
+  process.stderr.write(
+    `kgrag: cannot build ${root}: \`npm run build\` did not start (${build.error.message}).\n`,
+  );
 process.exit(build.status ?? 1);

@@ -112,6 +112,27 @@ describe("prepare in a clone", () => {
   });
 });
 
+describe("prepare when the build cannot run", () => {
+  it("exits non-zero with the build's status", () => {
+    fakeBuildTools();
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
+    pkg.scripts.build = `node -e "process.exit(3)"`;
+    writeFileSync(join(clone, "package.json"), JSON.stringify(pkg));
+    expect(runPrepareCheck().status).toBe(3);
+  });
+
+  it("without npm on the PATH: exits non-zero saying the build did not start", () => {
+    fakeBuildTools();
+    const result = spawnSync(process.execPath, [join("scripts", "prepare.mjs")], {
+      cwd: clone,
+      encoding: "utf8",
+      env: { ...process.env, PATH: join(clone, "no-such-bin") },
+    });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("`npm run build` did not start");
+  });
+});
+
 describe("prepare under `npx kgrag` in a clone (npx installs the clone into its cache)", () => {
   it("does not build a clone that is already built", () => {
     fakeBuildScript();

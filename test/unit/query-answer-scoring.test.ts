@@ -261,4 +261,38 @@ describe("extractive answer scoring", () => {
     // Not a yes/no question about two things: no verdict.
     expect(quoted("Is Mara Quell a film director?", passages)[0]).toMatch(/\[1\]$/);
   });
+
+  it("gives no verdict on a negated predicate (its content words leave the negation out)", () => {
+    const passages: [string, string][] = [
+      ["Mara Quell", "Mara Quell is an English film director. She was born in Vessen."],
+      ["Osric Venn", "Osric Venn is an Indian film and documentary director."],
+    ];
+    for (const question of [
+      "Are Mara Quell and Osric Venn both not film directors?",
+      "Were Mara Quell and Osric Venn both never film directors?",
+    ])
+      expect(quoted(question, passages)[0]).not.toMatch(/^(Yes|No)\b/);
+  });
+
+  it("gives no verdict when the predicate goes on past a comma, offers alternatives or asks more", () => {
+    const passages: [string, string][] = [
+      ["Mara Quell", "Mara Quell is an English film director. She was born in Vessen."],
+      ["Osric Venn", "Osric Venn is an Indian film and documentary director."],
+    ];
+    for (const question of [
+      "Are Mara Quell and Osric Venn both film directors, and where was Mara Quell born?",
+      "Were Mara Quell and Osric Venn both film directors, or only one?",
+      "Are Mara Quell and Osric Venn both film directors or stage actors?",
+      "Are Mara Quell and Osric Venn both film directors and which was born in Vessen?",
+    ])
+      expect(quoted(question, passages)[0]).not.toMatch(/^(Yes|No)\b/);
+    // A relative "who" is part of what is asked of each.
+    const makers: [string, string][] = [
+      ["Mara Quell", "Mara Quell is a director who made films in Vessen."],
+      ["Osric Venn", "Osric Venn is a director who made films in Pune."],
+    ];
+    expect(quoted("Are Mara Quell and Osric Venn both directors who made films?", makers)[0]).toMatch(
+      /^Yes\b/,
+    );
+  });
 });

@@ -31,6 +31,27 @@ describe("LogCheckpointer", () => {
     await store.close();
   });
 
+  it("runs a checkpoint asked for once closing started on the main connection, never on a new thread", async () => {
+    const workspace = await mkdtemp(join(tmpdir(), "kgrag-checkpointer-"));
+    tempDirs.push(workspace);
+    const store = await openSqliteStore(workspace);
+    await seedDocument(store, "d1", ["the harbour's lanterns ".repeat(50)]);
+    const onMainThread = vi.fn();
+    const checkpoints = new LogCheckpointer({
+      file: sqliteFile(workspace),
+      busyTimeoutMs: 1_000,
+      onMainThread,
+    });
+    await checkpoints.checkpoint();
+    const closing = checkpoints.close();
+    const during = checkpoints.checkpoint();
+    await closing;
+    await during;
+    await checkpoints.checkpoint();
+    expect(onMainThread).toHaveBeenCalledTimes(2);
+    await store.close();
+  });
+
   it("falls back to the main connection when the thread cannot open the file, and stays there", async () => {
     const onMainThread = vi.fn();
     const checkpoints = new LogCheckpointer({

@@ -38,10 +38,25 @@ export function yesNoQuestion(question: string): YesNoQuestion | null {
   return reading(pair[1] ?? "", second, predicate);
 }
 
+/**
+ * A negation in the predicate ("both not film directors"): its content words leave the "not" out,
+ * so passages saying the predicate itself would read as a "Yes" to its negation.
+ */
+const NEGATION = /\b(?:not|never|no|neither|nor|none)\b|n't\b/i;
+
+/**
+ * A predicate going on past a comma, offering alternatives or asking a further question ("both
+ * film directors, and where were they born?", "both singers or actors", "both capitals and which
+ * is larger?"; a relative "who" stays: "both musicians who played jazz"): every content word of it is
+ * not what each must be said to be.
+ */
+const FURTHER_CLAUSE = /,|\bor\b|\band\s+(?:which|who|whom|whose|what|where|when|why|how)\b/i;
+
 function reading(first: string, second: string, predicate: string): YesNoQuestion | null {
   const subjects: [string, string] = [withoutArticle(first), withoutArticle(second)];
   const said = predicate.replace(/^both\s+/i, "");
   if (subjects.some((s) => contentTerms(s).length === 0) || contentTerms(said).length === 0) return null;
+  if (NEGATION.test(said) || FURTHER_CLAUSE.test(said)) return null;
   return { subjects, predicate: said, same: /\bsame\b/i.test(said) };
 }
 

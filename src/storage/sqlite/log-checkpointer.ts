@@ -54,6 +54,8 @@ export interface LogCheckpointerOptions {
 export class LogCheckpointer {
   private thread: Worker | undefined;
   private threadFailed = false;
+  /** Set as closing starts: a checkpoint asked for from then on runs on the main connection. */
+  private closed = false;
   /** The last checkpoint asked for (each starts after the one before). */
   private last: Promise<void> = Promise.resolve();
   /** A checkpoint asked for that has not started yet: a second call shares it. */
@@ -83,6 +85,9 @@ export class LogCheckpointer {
    * then ends on its own (tearing a thread down takes tens of ms on a busy machine: not waited for).
    */
   async close(): Promise<void> {
+    // A thread started after this would never be closed: its connection would stay open (and keep
+    // the main connection, closing, from removing the log) for the rest of the process.
+    this.closed = true;
     await this.last.catch(() => {});
     const thread = this.thread;
     this.thread = undefined;
@@ -132,7 +137,7 @@ export class LogCheckpointer {
   }
 
   private startedThread(): Worker | undefined {
-    if (this.threadFailed) return undefined;
+    if (this.threadFailed || this.closed) return undefined;
     if (this.thread) return this.thread;
     try {
       const driver = createRequire(import.meta.url).resolve("better-sqlite3");
