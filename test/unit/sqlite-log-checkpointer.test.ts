@@ -12,18 +12,24 @@ afterAll(async () => {
   await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
+/** A store with a document written (its log holds frames), and a checkpointer on its file. */
+async function checkpointerOnWrittenStore() {
+  const workspace = await mkdtemp(join(tmpdir(), "kgrag-checkpointer-"));
+  tempDirs.push(workspace);
+  const store = await openSqliteStore(workspace);
+  await seedDocument(store, "d1", ["the harbour's lanterns ".repeat(50)]);
+  const onMainThread = vi.fn();
+  const checkpoints = new LogCheckpointer({
+    file: sqliteFile(workspace),
+    busyTimeoutMs: 1_000,
+    onMainThread,
+  });
+  return { store, checkpoints, onMainThread };
+}
+
 describe("LogCheckpointer", () => {
   it("checkpoints on the thread, not on the main connection", async () => {
-    const workspace = await mkdtemp(join(tmpdir(), "kgrag-checkpointer-"));
-    tempDirs.push(workspace);
-    const store = await openSqliteStore(workspace);
-    await seedDocument(store, "d1", ["the harbour's lanterns ".repeat(50)]);
-    const onMainThread = vi.fn();
-    const checkpoints = new LogCheckpointer({
-      file: sqliteFile(workspace),
-      busyTimeoutMs: 1_000,
-      onMainThread,
-    });
+    const { store, checkpoints, onMainThread } = await checkpointerOnWrittenStore();
     await checkpoints.checkpoint();
     await checkpoints.checkpoint();
     await checkpoints.close();
@@ -32,16 +38,7 @@ describe("LogCheckpointer", () => {
   });
 
   it("runs a checkpoint asked for once closing started on the main connection, never on a new thread", async () => {
-    const workspace = await mkdtemp(join(tmpdir(), "kgrag-checkpointer-"));
-    tempDirs.push(workspace);
-    const store = await openSqliteStore(workspace);
-    await seedDocument(store, "d1", ["the harbour's lanterns ".repeat(50)]);
-    const onMainThread = vi.fn();
-    const checkpoints = new LogCheckpointer({
-      file: sqliteFile(workspace),
-      busyTimeoutMs: 1_000,
-      onMainThread,
-    });
+    const { store, checkpoints, onMainThread } = await checkpointerOnWrittenStore();
     await checkpoints.checkpoint();
     const closing = checkpoints.close();
     const during = checkpoints.checkpoint();
